@@ -1,0 +1,35 @@
+// npm run seed -- path/to/seed.json: upserts the file's clients and users, all or nothing.
+import fs from 'node:fs';
+import { PasswordHasher } from '../src/domain/passwords.js';
+import { applySeed, parseSeed, SeedError } from '../src/domain/seed.js';
+import { createLogger, loadRuntimeConfig, openMigratedDatabase } from '../src/runtime.js';
+
+const file = process.argv[2];
+if (!file) {
+  process.stderr.write('usage: npm run seed -- path/to/seed.json\n');
+  process.exit(2);
+}
+
+let seed;
+try {
+  seed = parseSeed(JSON.parse(fs.readFileSync(file, 'utf8')));
+} catch (err) {
+  const reason = err instanceof SeedError || err instanceof SyntaxError ? err.message : (err as Error).message;
+  process.stderr.write(`${file}: ${reason}\n`);
+  process.exit(1);
+}
+
+const config = loadRuntimeConfig();
+const logger = createLogger(config);
+const database = await openMigratedDatabase(config, logger);
+try {
+  const report = await applySeed(database.db, new PasswordHasher(config.argon2), seed);
+  const line = (name: string, c: { created: number; updated: number; unchanged: number }) =>
+    `${name}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`;
+  process.stdout.write(`${line('clients', report.clients)}\n${line('users', report.users)}\n`);
+} catch (err) {
+  process.stderr.write(`seeding failed, nothing was written: ${(err as Error).message}\n`);
+  process.exitCode = 1;
+} finally {
+  await database.close();
+}

@@ -1,0 +1,69 @@
+// buildApp(config, deps): the Fastify instance with every plugin and route wired from its arguments.
+// It never listens; src/server.ts does.
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { SecretVerificationCache } from './domain/clients.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import type { ProviderContext } from './domain/context.js';
+import { loadKeyStore } from './domain/keys.js';
+import { PasswordHasher } from './domain/passwords.js';
+import { parseForm } from './http/form-parser.js';
+import errorHandler from './http/plugins/error-handler.js';
+import requestLog from './http/plugins/request-log.js';
+import authorizeRoutes from './http/routes/authorize.js';
+import discoveryRoutes from './http/routes/discovery.js';
+import interactionRoutes from './http/routes/interaction.js';
+import jwksRoutes from './http/routes/jwks.js';
+import tokenRoutes from './http/routes/token.js';
+import userinfoRoutes from './http/routes/userinfo.js';
+import type { Db } from './storage/database.js';
+
+export interface AppDeps {
+  db: Db;
+  logger: FastifyBaseLogger;
+  clock?: Clock;
+}
+
+/** Token requests and sign-in forms are small; anything larger is refused before it is parsed. */
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const ctx: ProviderContext = {
+    config,
+    db: deps.db,
+    clock: deps.clock ?? systemClock,
+    keys: await loadKeyStore(deps.db),
+    passwords: new PasswordHasher(config.argon2),
+    clientSecrets: new SecretVerificationCache(config.clientAuthCacheSeconds * 1000),
+  };
+
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Fastify's two lines per request are replaced by the one line of http/plugins/request-log.ts.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // The issuer and every URL come from configuration, never from the Host header.
+    trustProxy: false,
+  });
+  app.decorateRequest('client', null);
+
+  await app.register(errorHandler);
+  await app.register(requestLog);
+  await app.register(cookie);
+  await app.register(formbody, { parser: parseForm, bodyLimit: BODY_LIMIT_BYTES });
+
+  await app.register(
+    async (sso) => {
+      await sso.register(discoveryRoutes, { config });
+      await sso.register(jwksRoutes, { keys: ctx.keys });
+      await sso.register(authorizeRoutes, { ctx });
+      await sso.register(interactionRoutes, { ctx });
+      await sso.register(tokenRoutes, { ctx });
+      await sso.register(userinfoRoutes, { ctx });
+    },
+    { prefix: '/sso' },
+  );
+  return app;
+}

@@ -1,0 +1,130 @@
+// Reads every setting from the environment once, validates it, and returns a frozen Config.
+// Nothing else in the code base reads process.env.
+import path from 'node:path';
+
+export interface Argon2Params {
+  readonly memoryKiB: number;
+  readonly timeCost: number;
+  readonly parallelism: number;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  /** `${baseUrl}/sso`, the exact string used as `iss` everywhere. */
+  readonly issuer: string;
+  readonly secureCookies: boolean;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly databasePoolMax: number;
+  readonly logLevel: string;
+  readonly codeTtlSeconds: number;
+  readonly accessTokenTtlSeconds: number;
+  readonly idTokenTtlSeconds: number;
+  readonly sessionTtlSeconds: number;
+  readonly interactionTtlSeconds: number;
+  readonly clientAuthCacheSeconds: number;
+  readonly argon2: Argon2Params;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+// OWASP Password Storage Cheat Sheet: argon2id with m=19 MiB, t=2, p=1 or an equivalent trade-off.
+// The weakest equivalent it lists is m=7 MiB, t=5 (35,840 KiB-passes); nothing below that is accepted.
+const ARGON2_MIN_MEMORY_KIB = 7168;
+const ARGON2_MIN_MEMORY_PASSES = 35_840;
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const read = (name: string, fallback: string): string => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? fallback : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name, String(fallback));
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = read(name, String(fallback)).toLowerCase();
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    problems.push(`${name} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+
+  const port = integer('PORT', 3000, 0, 65535);
+  const host = read('HOST', 'localhost');
+  const allowInsecureIssuer = boolean('ALLOW_INSECURE_ISSUER', false);
+  const baseUrl = read('BASE_URL', 'http://localhost:3000').replace(/\/+$/, '');
+  let secureCookies = false;
+  try {
+    const url = new URL(baseUrl);
+    secureCookies = url.protocol === 'https:';
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      problems.push(`BASE_URL must be an http(s) URL (got "${baseUrl}")`);
+    } else if (url.search || url.hash || url.username || url.password) {
+      problems.push('BASE_URL must not carry a query, fragment or credentials');
+    } else if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname) && !allowInsecureIssuer) {
+      problems.push(
+        `BASE_URL must use https outside loopback hosts (got "${baseUrl}"); set ALLOW_INSECURE_ISSUER=true to override`,
+      );
+    }
+  } catch {
+    problems.push(`BASE_URL must be an absolute URL (got "${baseUrl}")`);
+  }
+
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const logLevel = read('LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.has(logLevel)) problems.push(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')} (got "${logLevel}")`);
+
+  const argon2 = {
+    memoryKiB: integer('ARGON2_MEMORY_KIB', 19_456, ARGON2_MIN_MEMORY_KIB, 4_194_304),
+    timeCost: integer('ARGON2_TIME_COST', 2, 1, 100),
+    parallelism: integer('ARGON2_PARALLELISM', 1, 1, 64),
+  };
+  if (argon2.memoryKiB * argon2.timeCost < ARGON2_MIN_MEMORY_PASSES) {
+    problems.push(
+      `ARGON2_MEMORY_KIB x ARGON2_TIME_COST must be at least ${ARGON2_MIN_MEMORY_PASSES} (OWASP minimum; got ${argon2.memoryKiB * argon2.timeCost})`,
+    );
+  }
+
+  const config: Config = {
+    port,
+    host,
+    baseUrl,
+    issuer: `${baseUrl}/sso`,
+    secureCookies,
+    databaseUrl,
+    dataDir: path.resolve(read('DATA_DIR', './data')),
+    databasePoolMax: integer('DATABASE_POOL_MAX', 10, 1, 1000),
+    logLevel,
+    codeTtlSeconds: integer('CODE_TTL_SECONDS', 60, 1, 600),
+    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+    idTokenTtlSeconds: integer('ID_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+    sessionTtlSeconds: integer('SESSION_TTL_SECONDS', 86_400, 60, 31_536_000),
+    interactionTtlSeconds: integer('INTERACTION_TTL_SECONDS', 900, 60, 86_400),
+    clientAuthCacheSeconds: integer('CLIENT_AUTH_CACHE_SECONDS', 300, 0, 86_400),
+    argon2: Object.freeze(argon2),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}

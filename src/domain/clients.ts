@@ -1,0 +1,136 @@
+// Registered clients as the domain sees them, and how a client proves who it is at the token endpoint.
+import { createHash } from 'node:crypto';
+import { InvalidClient, InvalidRequest } from '../errors/oauth-error.js';
+import type { Db } from '../storage/database.js';
+import { findClient } from '../storage/clients.js';
+import type { ClientRow } from '../storage/schema.js';
+import type { PasswordHasher } from './passwords.js';
+
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface Client {
+  clientId: string;
+  clientName: string | null;
+  secretHash: string | null;
+  redirectUris: readonly string[];
+  grantTypes: readonly string[];
+  responseTypes: readonly string[];
+  authMethod: TokenEndpointAuthMethod;
+  /** A public client (RFC 6749 2.1) holds no secret and must use PKCE. */
+  isPublic: boolean;
+}
+
+export function rowToClient(row: ClientRow): Client {
+  return {
+    clientId: row.client_id,
+    clientName: row.client_name,
+    secretHash: row.client_secret_hash,
+    redirectUris: row.redirect_uris,
+    grantTypes: row.grant_types,
+    responseTypes: row.response_types,
+    authMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
+    isPublic: row.token_endpoint_auth_method === 'none',
+  };
+}
+
+export async function loadClient(db: Db, clientId: string): Promise<Client | undefined> {
+  const row = await findClient(db, clientId);
+  return row && rowToClient(row);
+}
+
+/** What the request presented; at most one method (RFC 6749 2.3: "MUST NOT use more than one"). */
+export type ClientCredentials =
+  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string }
+  | { method: 'none'; clientId: string };
+
+/**
+ * Remembers recent successful secret verifications so that a busy client costs one argon2
+ * verification per cache period, not one per request. The key digests the stored hash together
+ * with the presented secret: a rotated secret (new hash) or a different secret always misses.
+ * Only successes are kept; every failure pays the full argon2 cost.
+ */
+export class SecretVerificationCache {
+  private readonly entries = new Map<string, number>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  private key(storedHash: string, presented: string): string {
+    return createHash('sha256').update(storedHash).update('\0').update(presented).digest('base64url');
+  }
+
+  has(storedHash: string, presented: string, nowMs: number): boolean {
+    const key = this.key(storedHash, presented);
+    const expires = this.entries.get(key);
+    if (expires === undefined) return false;
+    if (expires > nowMs) return true;
+    this.entries.delete(key);
+    return false;
+  }
+
+  remember(storedHash: string, presented: string, nowMs: number): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(this.key(storedHash, presented), nowMs + this.ttlMs);
+  }
+}
+
+export interface ClientAuthDeps {
+  db: Db;
+  passwords: PasswordHasher;
+  cache: SecretVerificationCache;
+  now: () => Date;
+}
+
+/**
+ * Authenticates the client of a token request. Confidential clients may use either secret method
+ * (as Keycloak does; the registered token_endpoint_auth_method is the client's preference);
+ * `none` is only for public clients.
+ */
+export async function authenticateClient(deps: ClientAuthDeps, credentials: ClientCredentials): Promise<Client> {
+  const client = await loadClient(deps.db, credentials.clientId);
+  if (!client) {
+    throw new InvalidClient('client authentication failed');
+  }
+  if (credentials.method === 'none') {
+    if (!client.isPublic) throw new InvalidClient('client authentication failed');
+    return client;
+  }
+  if (client.isPublic || client.secretHash === null) {
+    throw new InvalidClient('client authentication failed');
+  }
+  const nowMs = deps.now().getTime();
+  if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return client;
+  if (!(await deps.passwords.verify(client.secretHash, credentials.secret))) {
+    throw new InvalidClient('client authentication failed');
+  }
+  deps.cache.remember(client.secretHash, credentials.secret, nowMs);
+  return client;
+}
+
+/**
+ * RFC 6749 2.3.1: the Basic credentials are the client id and secret, each form-url-encoded,
+ * joined by ':' and base64-encoded. Strict base64; split at the first ':'; '+' decodes to a space.
+ */
+export function decodeBasicCredentials(headerValue: string): { clientId: string; secret: string } {
+  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(headerValue.trim());
+  if (!match?.[1] || match[1].length % 4 !== 0) throw new InvalidRequest('malformed Basic authorization header');
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new InvalidRequest('malformed Basic authorization header');
+  try {
+    const clientId = formUrlDecode(decoded.slice(0, colon));
+    const secret = formUrlDecode(decoded.slice(colon + 1));
+    if (clientId === '') throw new InvalidRequest('malformed Basic authorization header');
+    return { clientId, secret };
+  } catch (err) {
+    if (err instanceof InvalidRequest) throw err;
+    throw new InvalidRequest('malformed Basic authorization header');
+  }
+}
+
+function formUrlDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}

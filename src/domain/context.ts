@@ -1,0 +1,16 @@
+// Everything the domain functions need, built once by buildApp and passed in (never global).
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import type { SecretVerificationCache } from './clients.js';
+import type { Clock } from './clock.js';
+import type { KeyStore } from './keys.js';
+import type { PasswordHasher } from './passwords.js';
+
+export interface ProviderContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly keys: KeyStore;
+  readonly passwords: PasswordHasher;
+  readonly clientSecrets: SecretVerificationCache;
+}

@@ -1,0 +1,44 @@
+// What the sign-in and consent pages do with the user's answers.
+import { AccessDenied } from '../errors/oauth-error.js';
+import { insertCode } from '../storage/authorization-codes.js';
+import { grantScopes } from '../storage/consents.js';
+import { completeInteraction } from '../storage/interactions.js';
+import type { ActiveSession } from '../storage/sessions.js';
+import { InteractionError, errorRedirect, hasConsent, newCode, successRedirect, type Interaction } from './authorize.js';
+import type { ProviderContext } from './context.js';
+
+export type NextStep = { kind: 'consent' } | { kind: 'redirect'; location: string };
+
+/** After sign-in (or on arrival with a session): straight back to the client, or on to consent. */
+export async function afterSignIn(ctx: ProviderContext, interaction: Interaction, session: ActiveSession): Promise<NextStep> {
+  if (interaction.forceConsent || !(await hasConsent(ctx, session.userId, interaction.request))) return { kind: 'consent' };
+  return { kind: 'redirect', location: await finish(ctx, interaction, session, false) };
+}
+
+/** The consent page's answer: Allow records the grant and issues the code; Deny tells the client access_denied. */
+export async function answerConsent(
+  ctx: ProviderContext,
+  interaction: Interaction,
+  session: ActiveSession,
+  allow: boolean,
+): Promise<string> {
+  if (allow) return finish(ctx, interaction, session, true);
+  if (!(await completeInteraction(ctx.db, interaction.id, ctx.clock()))) throw alreadyDone();
+  return errorRedirect(ctx, interaction.request, new AccessDenied('the user denied the request'));
+}
+
+/** Completes the interaction, records consent and issues the code: all in one transaction or none of it. */
+async function finish(ctx: ProviderContext, interaction: Interaction, session: ActiveSession, recordConsent: boolean): Promise<string> {
+  const { request } = interaction;
+  const { code, row } = newCode(ctx, request);
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();
+    if (recordConsent) await grantScopes(trx, session.userId, request.clientId, request.scopes, row.issuedAt);
+    await insertCode(trx, { ...row, userId: session.userId, authTime: session.authTime });
+  });
+  return successRedirect(ctx, request, code);
+}
+
+function alreadyDone(): InteractionError {
+  return new InteractionError('This sign-in was already completed. Go back to the application and start again.');
+}

@@ -1,0 +1,128 @@
+// The one error type every layer throws: an OAuth 2.0 / OpenID Connect error code with its HTTP status.
+// Subclasses fix the code and status (RFC 6749 4.1.2.1 and 5.2, RFC 6750 3.1, OIDC Core 3.1.2.6).
+
+export class OAuthError extends Error {
+  /** The `error` value on the wire. */
+  readonly error: string;
+  /** HTTP status when the error is answered directly (not redirected). */
+  readonly status: number;
+  /** Extra response headers (WWW-Authenticate, Retry-After). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
+    super(description);
+    this.name = 'OAuthError';
+    this.error = error;
+    this.status = status;
+    this.headers = headers;
+  }
+
+  /** `error_description`: safe ASCII only, as RFC 6749 5.2 requires (%x20-21 / %x23-5B / %x5D-7E). */
+  get description(): string {
+    return this.message.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?');
+  }
+}
+
+export class InvalidRequest extends OAuthError {
+  constructor(description: string) {
+    super('invalid_request', description);
+  }
+}
+
+/** RFC 6749 5.2: 401 with a WWW-Authenticate header naming the scheme the client tried (Basic by default). */
+export class InvalidClient extends OAuthError {
+  constructor(description: string) {
+    super('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="sso", charset="UTF-8"' });
+  }
+}
+
+export class InvalidGrant extends OAuthError {
+  constructor(description: string) {
+    super('invalid_grant', description);
+  }
+}
+
+export class UnauthorizedClient extends OAuthError {
+  constructor(description: string) {
+    super('unauthorized_client', description);
+  }
+}
+
+export class UnsupportedGrantType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_grant_type', description);
+  }
+}
+
+export class UnsupportedResponseType extends OAuthError {
+  constructor(description: string) {
+    super('unsupported_response_type', description);
+  }
+}
+
+export class InvalidScope extends OAuthError {
+  constructor(description: string) {
+    super('invalid_scope', description);
+  }
+}
+
+export class AccessDenied extends OAuthError {
+  constructor(description: string) {
+    super('access_denied', description, 403);
+  }
+}
+
+export class RequestNotSupported extends OAuthError {
+  constructor(description: string) {
+    super('request_not_supported', description);
+  }
+}
+
+export class RequestUriNotSupported extends OAuthError {
+  constructor(description: string) {
+    super('request_uri_not_supported', description);
+  }
+}
+
+export class LoginRequired extends OAuthError {
+  constructor(description: string) {
+    super('login_required', description);
+  }
+}
+
+export class ConsentRequired extends OAuthError {
+  constructor(description: string) {
+    super('consent_required', description);
+  }
+}
+
+/** RFC 6750 3.1: the bearer token is missing, expired, revoked or malformed. */
+export class InvalidToken extends OAuthError {
+  constructor(description: string) {
+    super('invalid_token', description, 401, {
+      'www-authenticate': `Bearer realm="sso", error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`,
+    });
+  }
+}
+
+/** RFC 6750 3.1: the token is valid but was not granted the scope this resource needs. */
+export class InsufficientScope extends OAuthError {
+  constructor(description: string, scope: string) {
+    super('insufficient_scope', description, 403, {
+      'www-authenticate': `Bearer realm="sso", error="insufficient_scope", scope="${scope}"`,
+    });
+  }
+}
+
+/** The database is out of reach for a moment; the client may retry. */
+export class TemporarilyUnavailable extends OAuthError {
+  constructor(description = 'the service is temporarily unavailable, try again shortly') {
+    super('temporarily_unavailable', description, 503, { 'retry-after': '1' });
+  }
+}
+
+export class ServerError extends OAuthError {
+  constructor() {
+    super('server_error', 'the server could not complete the request', 500);
+  }
+}

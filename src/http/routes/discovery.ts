@@ -1,0 +1,42 @@
+// OpenID Connect Discovery 1.0 metadata: what is advertised here is exactly what works.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
+import { SIGNING_ALGS } from '../../domain/keys.js';
+import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/scope.js';
+
+export function discoveryDocument(config: Config): Record<string, unknown> {
+  const issuer = config.issuer;
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    userinfo_endpoint: `${issuer}/userinfo`,
+    jwks_uri: `${issuer}/jwks`,
+    scopes_supported: SUPPORTED_SCOPES,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', ...SUPPORTED_CLAIMS.filter((c) => c !== 'sub')],
+    claim_types_supported: ['normal'],
+    code_challenge_methods_supported: ['S256'],
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    authorization_response_iss_parameter_supported: true,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    require_request_uri_registration: false,
+  };
+}
+
+export default async function discoveryRoutes(app: FastifyInstance, opts: { config: Config }) {
+  const body = JSON.stringify(discoveryDocument(opts.config));
+  app.get('/.well-known/openid-configuration', async (_request, reply) => {
+    return reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(body);
+  });
+}

@@ -1,0 +1,138 @@
+// The sign-in and consent pages of a pending authorization request.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InteractionError, loadInteraction, type Interaction } from '../../domain/authorize.js';
+import { loadClient } from '../../domain/clients.js';
+import type { ProviderContext } from '../../domain/context.js';
+import { afterSignIn, answerConsent } from '../../domain/interaction.js';
+import { single, type RawParams } from '../../domain/params.js';
+import { safeEqual } from '../../domain/secrets.js';
+import { createSession, resolveSession } from '../../domain/sessions.js';
+import { authenticateUser } from '../../domain/users.js';
+import type { ActiveSession } from '../../storage/sessions.js';
+import { INTERACTION_COOKIE, SESSION_COOKIE, interactionCookieOptions, sessionCookieOptions } from '../cookies.js';
+import { PAGE_HEADERS } from '../views/layout.js';
+import { consentPage, errorPage, loginPage } from '../views/pages.js';
+
+const WRONG_CREDENTIALS = 'The username or password is not correct.';
+
+interface Params {
+  id: string;
+}
+
+const paramsSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,64}$' } },
+  required: ['id'],
+} as const;
+
+const formSchema = {
+  type: 'object',
+  properties: {
+    csrf: { type: 'string' },
+    login: { type: 'string' },
+    password: { type: 'string' },
+    decision: { type: 'string', enum: ['allow', 'deny'] },
+  },
+} as const;
+
+export default async function interactionRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
+  const { ctx } = opts;
+  const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
+  const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
+
+  /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
+  async function interactionOf(request: FastifyRequest<{ Params: Params }>, form?: RawParams): Promise<{ interaction: Interaction; binding: string }> {
+    const binding = request.cookies[INTERACTION_COOKIE];
+    if (form) {
+      const csrf = single(form, 'csrf');
+      if (!binding || !csrf || !safeEqual(csrf, binding)) {
+        throw new InteractionError('The form has expired or did not come from this site. Go back to the application and start again.');
+      }
+    }
+    return { interaction: await loadInteraction(ctx, request.params.id, binding), binding: binding ?? '' };
+  }
+
+  async function clientName(clientId: string): Promise<string> {
+    const client = await loadClient(ctx.db, clientId);
+    return client?.clientName ?? clientId;
+  }
+
+  /** A session counts for this interaction unless prompt=login asked for a sign-in after the request began. */
+  async function usableSession(request: FastifyRequest, interaction: Interaction): Promise<ActiveSession | undefined> {
+    const session = await resolveSession(ctx, request.cookies[SESSION_COOKIE]);
+    if (session && interaction.forceLogin && session.authTime < interaction.createdAt) return undefined;
+    return session;
+  }
+
+  const seeOther = (reply: FastifyReply, location: string) =>
+    reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+
+  /** Signed in: back to the client when consent is already there, else the consent page (after a form post, via a GET). */
+  async function proceed(reply: FastifyReply, interaction: Interaction, binding: string, session: ActiveSession, afterPost: boolean) {
+    const next = await afterSignIn(ctx, interaction, session);
+    if (next.kind === 'redirect') {
+      reply.clearCookie(INTERACTION_COOKIE, interactionCookieOptions(ctx.config, interaction.id));
+      return seeOther(reply, next.location);
+    }
+    if (afterPost) return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
+    return page(reply, 200, consentPage({
+      action: action(interaction.id, 'consent'),
+      csrfToken: binding,
+      clientName: await clientName(interaction.request.clientId),
+      scopes: interaction.request.scopes,
+    }));
+  }
+
+  const withPageErrors = <R extends FastifyRequest<{ Params: Params }>>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
+    async (request: R, reply: FastifyReply) => {
+      try {
+        return await handler(request, reply);
+      } catch (err) {
+        if (err instanceof InteractionError) return page(reply, 400, errorPage(err.message));
+        throw err;
+      }
+    };
+
+  app.get<{ Params: Params }>('/interaction/:id', { schema: { params: paramsSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const { interaction, binding } = await interactionOf(request);
+      const session = await usableSession(request, interaction);
+      if (session) return proceed(reply, interaction, binding, session, false);
+      return page(reply, 200, loginPage({
+        action: action(interaction.id, 'login'),
+        csrfToken: binding,
+        clientName: await clientName(interaction.request.clientId),
+      }));
+    }));
+
+  app.post<{ Params: Params; Body: RawParams }>('/interaction/:id/login', { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const { interaction, binding } = await interactionOf(request, request.body);
+      const login = single(request.body, 'login') ?? '';
+      const password = single(request.body, 'password') ?? '';
+      const user = login && password ? await authenticateUser(ctx, login, password) : undefined;
+      if (!user) {
+        return page(reply, 401, loginPage({
+          action: action(interaction.id, 'login'),
+          csrfToken: binding,
+          clientName: await clientName(interaction.request.clientId),
+          login,
+          error: WRONG_CREDENTIALS,
+        }));
+      }
+      const authTime = ctx.clock();
+      const sessionId = await createSession(ctx, user.id, authTime);
+      reply.setCookie(SESSION_COOKIE, sessionId, sessionCookieOptions(ctx.config));
+      return proceed(reply, interaction, binding, { userId: user.id, authTime }, true);
+    }));
+
+  app.post<{ Params: Params; Body: RawParams }>('/interaction/:id/consent', { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const { interaction } = await interactionOf(request, request.body);
+      const session = await usableSession(request, interaction);
+      if (!session) throw new InteractionError('You are no longer signed in. Go back to the application and start again.');
+      const location = await answerConsent(ctx, interaction, session, single(request.body, 'decision') === 'allow');
+      reply.clearCookie(INTERACTION_COOKIE, interactionCookieOptions(ctx.config, interaction.id));
+      return seeOther(reply, location);
+    }));
+}

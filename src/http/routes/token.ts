@@ -1,0 +1,43 @@
+// The token endpoint (RFC 6749 3.2): form-encoded, client authenticated in a preHandler, one handler per grant.
+import type { FastifyInstance } from 'fastify';
+import type { ProviderContext } from '../../domain/context.js';
+import { exchangeAuthorizationCode } from '../../domain/grants/authorization-code.js';
+import { required, type RawParams } from '../../domain/params.js';
+import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
+import { clientAuthentication } from '../plugins/client-auth.js';
+
+const str = { type: 'string' } as const;
+
+const bodySchema = {
+  type: 'object',
+  properties: { grant_type: str, code: str, redirect_uri: str, code_verifier: str, client_id: str, client_secret: str },
+} as const;
+
+const responseSchema = {
+  200: {
+    type: 'object',
+    properties: { access_token: str, token_type: str, expires_in: { type: 'integer' }, scope: str, id_token: str },
+  },
+} as const;
+
+const grants = {
+  authorization_code: exchangeAuthorizationCode,
+} as const;
+
+export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
+  const { ctx } = opts;
+  app.post<{ Body: RawParams }>(
+    '/token',
+    { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx) },
+    async (request, reply) => {
+      const client = request.client!;
+      const grantType = required(request.body, 'grant_type');
+      if (!Object.hasOwn(grants, grantType)) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
+      // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
+      if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);
+      const response = await grants[grantType as keyof typeof grants](ctx, client, request.body);
+      // RFC 6749 5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every response with tokens.
+      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
+    },
+  );
+}

@@ -1,0 +1,50 @@
+// The page frame shared by every page, and the security headers that go with it.
+import { createHash } from 'node:crypto';
+import { html, SafeHtml } from './html.js';
+
+const STYLE = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f3f4f6;color:#111827}
+main{width:min(24rem,calc(100vw - 2rem));background:#fff;border-radius:12px;padding:2rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+h1{font-size:1.35rem;margin:0 0 .25rem}
+p.lead{margin:0 0 1.5rem;color:#4b5563}
+label{display:block;font-weight:600;margin:1rem 0 .35rem}
+input[type=text],input[type=password]{box-sizing:border-box;width:100%;padding:.6rem .7rem;border:1px solid #d1d5db;border-radius:8px;font:inherit}
+button{font:inherit;padding:.65rem 1rem;border-radius:8px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;width:100%;margin-top:1.5rem}
+button.secondary{background:transparent;color:#1d4ed8;margin-top:.5rem}
+.error{background:#fef2f2;border:1px solid #fecaca;color:#991b1b;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}
+ul.scopes{padding-left:1.2rem;margin:.5rem 0 0}ul.scopes li{margin:.3rem 0}
+@media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}p.lead{color:#9ca3af}
+input[type=text],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}}
+`;
+
+const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
+
+/** No script at all; the one inline style block is allowed by its hash. Pages are never framed. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'`,
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+});
+
+export function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title}</title>
+<style>${new SafeHtml(STYLE)}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`.value;
+}

@@ -1,0 +1,56 @@
+// The three pages a person sees: sign in, consent, and an error that cannot go back to the application.
+import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
+import { html } from './html.js';
+import { layout } from './layout.js';
+
+export interface LoginPageInput {
+  action: string;
+  csrfToken: string;
+  clientName: string;
+  login?: string;
+  error?: string;
+}
+
+export function loginPage(input: LoginPageInput): string {
+  return layout(
+    'Sign in',
+    html`<h1>Sign in</h1>
+<p class="lead">to continue to ${input.clientName}</p>
+${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="login">Username or email</label>
+<input type="text" id="login" name="login" value="${input.login ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus>
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export interface ConsentPageInput {
+  action: string;
+  csrfToken: string;
+  clientName: string;
+  scopes: readonly Scope[];
+}
+
+export function consentPage(input: ConsentPageInput): string {
+  return layout(
+    'Allow access',
+    html`<h1>Allow access?</h1>
+<p class="lead">${input.clientName} is asking to:</p>
+<ul class="scopes">
+${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
+</ul>
+<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+</form>`,
+  );
+}
+
+export function errorPage(message: string): string {
+  return layout('Sign-in error', html`<h1>Something went wrong</h1><p class="lead">${message}</p>`);
+}

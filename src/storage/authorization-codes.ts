@@ -1,0 +1,160 @@
+// Repository for authorization codes: issued once, redeemed at most once, kept after use to detect replay.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import type { AuthorizationCodeRow } from './schema.js';
+
+export interface NewCode {
+  codeHash: string;
+  clientId: string;
+  redirectUri: string;
+  redirectUriInRequest: boolean;
+  scope: string;
+  nonce: string | null;
+  codeChallenge: string | null;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+export async function insertCode(db: Db, code: NewCode & { userId: string; authTime: Date }): Promise<void> {
+  await db.insertInto('authorization_codes').values(codeValues(code, code.userId, code.authTime)).execute();
+}
+
+/**
+ * The authorize hot path in one round trip: inserts the code only when the session is live, its user
+ * enabled, and the user has already granted every scope in `scopes`. Returns false when any of that
+ * is missing, and the caller falls back to the sign-in or consent pages.
+ */
+export async function insertCodeForConsentedSession(
+  db: Db,
+  code: NewCode,
+  session: { idHash: string; scopes: string[]; now: Date },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('authorization_codes')
+    .columns([
+      'code_hash', 'client_id', 'user_id', 'redirect_uri', 'redirect_uri_in_request', 'scope',
+      'nonce', 'code_challenge', 'auth_time', 'issued_at', 'expires_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('sessions as s')
+        .innerJoin('users as u', 'u.id', 's.user_id')
+        .innerJoin('consents as c', (join) => join.onRef('c.user_id', '=', 's.user_id').on('c.client_id', '=', code.clientId))
+        // Parameters in a SELECT list have no column type to infer from: each is cast explicitly.
+        .select([
+          eb.cast(eb.val(code.codeHash), 'text').as('code_hash'),
+          eb.cast(eb.val(code.clientId), 'text').as('client_id'),
+          's.user_id',
+          eb.cast(eb.val(code.redirectUri), 'text').as('redirect_uri'),
+          eb.cast(eb.val(code.redirectUriInRequest), 'boolean').as('redirect_uri_in_request'),
+          eb.cast(eb.val(code.scope), 'text').as('scope'),
+          eb.cast(eb.val(code.nonce), 'text').as('nonce'),
+          eb.cast(eb.val(code.codeChallenge), 'text').as('code_challenge'),
+          's.auth_time',
+          eb.cast(eb.val(code.issuedAt), 'timestamptz').as('issued_at'),
+          eb.cast(eb.val(code.expiresAt), 'timestamptz').as('expires_at'),
+        ])
+        .where('s.id_hash', '=', session.idHash)
+        .where('s.expires_at', '>', session.now)
+        .where('s.revoked_at', 'is', null)
+        .where('u.disabled_at', 'is', null)
+        .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`),
+    )
+    .returning('code_hash')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+export interface Redemption {
+  codeHash: string;
+  clientId: string;
+  /** The redirect_uri of the token request, or null when it had none. */
+  redirectUri: string | null;
+  /** BASE64URL(SHA256(code_verifier)), or null when the request had no verifier. */
+  challengeOfVerifier: string | null;
+  now: Date;
+  accessToken: { tokenHash: string; expiresAt: Date };
+}
+
+/**
+ * The token hot path in one round trip: consumes the code only if it is unused, unexpired, issued to
+ * this client, for this redirect_uri and this PKCE challenge, and in the same statement stores the
+ * access token issued from it. Returns nothing when any condition fails (the caller asks why).
+ * Concurrent redemptions serialise on the row: exactly one sees consumed_at still null.
+ */
+export async function redeemCode(db: Db, r: Redemption): Promise<AuthorizationCodeRow | undefined> {
+  return db
+    .with('redeemed', (qb) =>
+      qb
+        .updateTable('authorization_codes')
+        .set({ consumed_at: r.now })
+        .where('code_hash', '=', r.codeHash)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', r.now)
+        .where('client_id', '=', r.clientId)
+        .where((eb) =>
+          r.redirectUri === null
+            ? eb('redirect_uri_in_request', '=', false)
+            : eb('redirect_uri', '=', r.redirectUri),
+        )
+        .where((eb) =>
+          r.challengeOfVerifier === null
+            ? eb('code_challenge', 'is', null)
+            : eb('code_challenge', '=', r.challengeOfVerifier),
+        )
+        .returningAll(),
+    )
+    .with('issued', (qb) =>
+      qb
+        .insertInto('access_tokens')
+        .columns(['token_hash', 'code_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('redeemed')
+            .select([
+              eb.cast(eb.val(r.accessToken.tokenHash), 'text').as('token_hash'),
+              'redeemed.code_hash',
+              'redeemed.client_id',
+              'redeemed.user_id',
+              'redeemed.scope',
+              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(r.accessToken.expiresAt), 'timestamptz').as('expires_at'),
+            ]),
+        )
+        .returning('token_hash'),
+    )
+    .selectFrom('redeemed')
+    .selectAll()
+    .executeTakeFirst();
+}
+
+export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow | undefined> {
+  return db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+}
+
+/** RFC 6749 4.1.2: a replayed code revokes every token issued from it. Returns how many were revoked. */
+export async function revokeTokensFromCode(db: Db, codeHash: string, now: Date): Promise<number> {
+  const result = await db
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+function codeValues(code: NewCode, userId: string, authTime: Date) {
+  return {
+    code_hash: code.codeHash,
+    client_id: code.clientId,
+    user_id: userId,
+    redirect_uri: code.redirectUri,
+    redirect_uri_in_request: code.redirectUriInRequest,
+    scope: code.scope,
+    nonce: code.nonce,
+    code_challenge: code.codeChallenge,
+    auth_time: authTime,
+    issued_at: code.issuedAt,
+    expires_at: code.expiresAt,
+  };
+}

@@ -1,0 +1,45 @@
+// Applies the plain .sql files of migrations/ in name order, each once, inside Kysely's Migrator
+// (a transaction and an advisory lock, so that several instances starting at once apply each file once).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
+import type { Db } from './database.js';
+import { splitSqlStatements } from './sql-statements.js';
+
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+
+class SqlFileMigrationProvider implements MigrationProvider {
+  constructor(private readonly dir: string) {}
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await fs.readdir(this.dir)).filter((f) => f.endsWith('.sql')).sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const statements = splitSqlStatements(await fs.readFile(path.join(this.dir, file), 'utf8'));
+      migrations[file.replace(/\.sql$/, '')] = {
+        up: async (db) => {
+          for (const statement of statements) await sql.raw(statement).execute(db);
+        },
+      };
+    }
+    return migrations;
+  }
+}
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+/** Brings the schema up to date; throws with the failing migration's name if one fails. */
+export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
+  const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider(dir) });
+  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`, { cause: error });
+  }
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}

@@ -1,0 +1,114 @@
+// The typed shape of every table, one interface per table, as Kysely sees them.
+import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+
+type Timestamp = ColumnType<Date, Date, Date>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface ClientsTable {
+  client_id: string;
+  client_secret_hash: string | null;
+  client_name: string | null;
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  token_endpoint_auth_method: string;
+  metadata: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  password_hash: string;
+  email: string | null;
+  email_verified: boolean;
+  claims: Json<Record<string, unknown>>;
+  disabled_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  alg: string;
+  private_jwk: Json<Record<string, unknown>>;
+  public_jwk: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: string;
+  auth_time: Timestamp;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface ConsentsTable {
+  user_id: string;
+  client_id: string;
+  scopes: string[];
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface InteractionsTable {
+  id: string;
+  binding_hash: string;
+  client_id: string;
+  request: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  completed_at: Timestamp | null;
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string;
+  client_id: string;
+  user_id: string;
+  redirect_uri: string;
+  redirect_uri_in_request: boolean;
+  scope: string;
+  nonce: string | null;
+  code_challenge: string | null;
+  auth_time: Timestamp;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+  consumed_at: Timestamp | null;
+}
+
+export interface AccessTokensTable {
+  token_hash: string;
+  code_hash: string | null;
+  client_id: string;
+  user_id: string;
+  scope: string;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface Database {
+  clients: ClientsTable;
+  users: UsersTable;
+  signing_keys: SigningKeysTable;
+  sessions: SessionsTable;
+  consents: ConsentsTable;
+  interactions: InteractionsTable;
+  authorization_codes: AuthorizationCodesTable;
+  access_tokens: AccessTokensTable;
+}
+
+export type ClientRow = Selectable<ClientsTable>;
+export type NewClientRow = Insertable<ClientsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type SigningKeyRow = Selectable<SigningKeysTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type InteractionRow = Selectable<InteractionsTable>;
+export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
+export type AccessTokenRow = Selectable<AccessTokensTable>;
