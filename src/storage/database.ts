@@ -41,6 +41,9 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   });
   // An idle client whose server went away emits 'error' on the pool; without a listener that kills the process.
   pool.on('error', (err) => options.logger?.warn({ err: { message: err.message } }, 'database connection lost'));
+  // A checked-out client also emits 'error' when its connection drops, and pg-pool listens only while it is
+  // idle: without this listener that kills the process. The query in flight (or the next one) fails by itself.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const parsed = new URL(url);
   return {

@@ -37,6 +37,8 @@ const formSchema = {
 
 export default async function interactionRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
+  // The pages post HTML forms (application/x-www-form-urlencoded); other bodies are refused.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
 

@@ -1,0 +1,74 @@
+// Runs the project's own entry points (src/server.ts, scripts/*.ts) as child processes with a controlled environment.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TEST_ENV } from './app.js';
+
+export const PROJECT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Every variable loadConfig reads; the parent's values never leak into a child. */
+const CONFIG_VARIABLES = [
+  'PORT', 'HOST', 'BASE_URL', 'ALLOW_INSECURE_ISSUER', 'LOG_LEVEL', 'DATABASE_URL', 'DATA_DIR', 'DATABASE_POOL_MAX',
+  'CODE_TTL_SECONDS', 'ACCESS_TOKEN_TTL_SECONDS', 'ID_TOKEN_TTL_SECONDS', 'SESSION_TTL_SECONDS',
+  'INTERACTION_TTL_SECONDS', 'CLIENT_AUTH_CACHE_SECONDS', 'ARGON2_MEMORY_KIB', 'ARGON2_TIME_COST', 'ARGON2_PARALLELISM',
+];
+
+/**
+ * The environment for a child: the parent's (PATH, HOME...) without any setting of its own, then the cheap
+ * test argon2 parameters, then `extra`. DATABASE_URL is set (empty means PGlite) so that a .env file cannot set it.
+ */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of [...CONFIG_VARIABLES, 'TEST_DATABASE_URL', 'NODE_OPTIONS']) delete env[name];
+  return {
+    ...env,
+    DATABASE_URL: '',
+    LOG_LEVEL: 'info',
+    ARGON2_MEMORY_KIB: TEST_ENV.ARGON2_MEMORY_KIB,
+    ARGON2_TIME_COST: TEST_ENV.ARGON2_TIME_COST,
+    ...extra,
+  };
+}
+
+/** `node --import tsx <script> ...args` in the project folder. */
+export function spawnTs(script: string, args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: PROJECT_DIR,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+export interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Collects a child's output until it exits; kills it (by its pid) after `timeoutMs`. */
+export function collect(child: ChildProcess, timeoutMs = 60_000): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`process ${child.pid} did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a script to its end. */
+export function runTs(script: string, args: string[], env: Record<string, string>, timeoutMs?: number): Promise<Finished> {
+  return collect(spawnTs(script, args, env), timeoutMs);
+}

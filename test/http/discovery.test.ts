@@ -1,0 +1,137 @@
+// The discovery document (OIDC Discovery 1.0) and the JWK Set it points to (RFC 7517, OIDC Core 10.1).
+import pino from 'pino';
+import t, { type Test } from 'tap';
+import { buildApp } from '../../src/app.js';
+import { buildTestApp, testConfig } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+const ISSUER = 'http://localhost:3000/sso';
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+
+t.test('discovery and jwks', async (t) => {
+  const { app, config } = await buildTestApp(t);
+
+  const discovery = async (t: Test) => {
+    const res = await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' });
+    t.equal(res.statusCode, 200, res.body);
+    t.match(res.headers['content-type'], /^application\/json/);
+    return res.json() as Record<string, unknown>;
+  };
+
+  t.test('the issuer is the configured issuer, character for character (Discovery 3, 4.3)', async (t) => {
+    const doc = await discovery(t);
+    t.equal(config.issuer, ISSUER);
+    t.equal(doc.issuer, ISSUER);
+  });
+
+  t.test('every endpoint is an absolute URL under the issuer (Discovery 3)', async (t) => {
+    const doc = await discovery(t);
+    const endpoints = ['authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'jwks_uri'];
+    for (const name of endpoints) {
+      const value = doc[name];
+      t.type(value, 'string', `${name} is present`);
+      t.ok(new URL(String(value)).protocol.startsWith('http'), `${name} is absolute`);
+      t.ok(String(value).startsWith(`${ISSUER}/`), `${name} (${String(value)}) is under the issuer`);
+    }
+    t.equal(doc.authorization_endpoint, `${ISSUER}/authorize`);
+    t.equal(doc.token_endpoint, `${ISSUER}/token`);
+    t.equal(doc.jwks_uri, `${ISSUER}/jwks`);
+  });
+
+  t.test('the advertised endpoints answer where they say they are (Discovery 3)', async (t) => {
+    const doc = await discovery(t);
+    const jwks = await app.inject({ method: 'GET', url: new URL(String(doc.jwks_uri)).pathname });
+    t.equal(jwks.statusCode, 200);
+    const token = await app.inject({ method: 'POST', url: new URL(String(doc.token_endpoint)).pathname, payload: {} });
+    t.not(token.statusCode, 404, 'token endpoint exists');
+    const userinfo = await app.inject({ method: 'GET', url: new URL(String(doc.userinfo_endpoint)).pathname });
+    t.equal(userinfo.statusCode, 401, 'userinfo endpoint exists and wants a token');
+  });
+
+  t.test('only the code response type and the S256 PKCE method are advertised (Discovery 3, RFC 8414 2)', async (t) => {
+    const doc = await discovery(t);
+    t.same(doc.response_types_supported, ['code']);
+    t.same(doc.code_challenge_methods_supported, ['S256']);
+  });
+
+  t.test('grant_types_supported lists only the grant that works (Discovery 3)', async (t) => {
+    const doc = await discovery(t);
+    t.same(doc.grant_types_supported, ['authorization_code']);
+  });
+
+  t.test('client_secret_basic and client_secret_post are advertised for the token endpoint (Discovery 3)', async (t) => {
+    const doc = await discovery(t);
+    const methods = doc.token_endpoint_auth_methods_supported as string[];
+    t.ok(Array.isArray(methods));
+    t.ok(methods.includes('client_secret_basic'));
+    t.ok(methods.includes('client_secret_post'));
+  });
+
+  t.test('the iss authorization response parameter is advertised (RFC 9207 3)', async (t) => {
+    const doc = await discovery(t);
+    t.equal(doc.authorization_response_iss_parameter_supported, true);
+  });
+
+  t.test('RS256 is among the ID token signing algorithms (Discovery 3, OIDC Core 15.1)', async (t) => {
+    const doc = await discovery(t);
+    t.ok((doc.id_token_signing_alg_values_supported as string[]).includes('RS256'));
+    t.notOk((doc.id_token_signing_alg_values_supported as string[]).includes('none'));
+  });
+
+  t.test('scopes_supported includes openid, profile and email (Discovery 3)', async (t) => {
+    const doc = await discovery(t);
+    const scopes = doc.scopes_supported as string[];
+    for (const scope of ['openid', 'profile', 'email']) t.ok(scopes.includes(scope), scope);
+  });
+
+  t.test('request objects are not advertised, since they are refused (Discovery 3)', async (t) => {
+    const doc = await discovery(t);
+    t.equal(doc.request_parameter_supported, false);
+    t.equal(doc.request_uri_parameter_supported, false);
+  });
+
+  t.test('the JWK Set holds only public members, each key with kid, alg and use "sig" (RFC 7517 4, RFC 7518 6.3.2)', async (t) => {
+    const res = await app.inject({ method: 'GET', url: '/sso/jwks' });
+    t.equal(res.statusCode, 200);
+    t.match(res.headers['content-type'], /^application\/(jwk-set\+)?json/);
+    const { keys } = res.json() as { keys: Array<Record<string, unknown>> };
+    t.ok(keys.length >= 1, 'at least one key');
+    for (const key of keys) {
+      for (const member of PRIVATE_MEMBERS) t.notOk(member in key, `no private member "${member}"`);
+      t.type(key.kid, 'string');
+      t.ok(String(key.kid).length > 0);
+      t.equal(key.alg, 'RS256');
+      t.equal(key.use, 'sig');
+      t.equal(key.kty, 'RSA');
+      t.type(key.n, 'string');
+      t.type(key.e, 'string');
+    }
+    t.equal(new Set(keys.map((k) => k.kid)).size, keys.length, 'kids are unique');
+  });
+});
+
+t.test('two instances on one database publish the same signing key, and another database a different one (OIDC Core 10.1)', async (t) => {
+  const config = testConfig();
+  const logger = pino({ level: 'silent' });
+  const shared = await createTestDatabase();
+  const other = await createTestDatabase();
+  const apps = [
+    await buildApp(config, { db: shared.handle.db, logger }),
+    await buildApp(config, { db: shared.handle.db, logger }),
+    await buildApp(config, { db: other.handle.db, logger }),
+  ];
+  t.teardown(async () => {
+    for (const app of apps) await app.close();
+    await shared.drop();
+    await other.drop();
+  });
+  const kids: string[][] = [];
+  for (const app of apps) {
+    const res = await app.inject({ method: 'GET', url: '/sso/jwks' });
+    t.equal(res.statusCode, 200);
+    kids.push((res.json() as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid));
+  }
+  t.equal(kids[0]!.length, 1);
+  t.same(kids[1], kids[0], 'the second instance loaded the key the first one stored');
+  t.not(kids[2]![0], kids[0]![0], 'a database of its own generates a key of its own');
+});

@@ -1,0 +1,137 @@
+// loadConfig: the documented defaults, the issuer rules, and one error that lists every bad variable.
+import path from 'node:path';
+import t, { type Test } from 'tap';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+/** The ConfigError that loading `env` throws; fails the test when it loads. */
+function configError(t: Test, env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    t.type(err, ConfigError);
+    return err as ConfigError;
+  }
+  t.fail(`expected ${JSON.stringify(env)} to be refused`);
+  return new ConfigError([]);
+}
+
+t.test('an empty environment loads the documented defaults', async (t) => {
+  const config = loadConfig({});
+  t.equal(config.port, 3000);
+  t.equal(config.host, 'localhost');
+  t.equal(config.baseUrl, 'http://localhost:3000');
+  t.equal(config.issuer, 'http://localhost:3000/sso');
+  t.equal(config.secureCookies, false);
+  t.equal(config.databaseUrl, undefined);
+  t.equal(config.dataDir, path.resolve('./data'));
+  t.ok(path.isAbsolute(config.dataDir), 'DATA_DIR is resolved to an absolute path');
+  t.equal(config.logLevel, 'info');
+  t.same(config.argon2, { memoryKiB: 19456, timeCost: 2, parallelism: 1 });
+  t.ok(Object.isFrozen(config), 'the config is frozen');
+  t.ok(Object.isFrozen(config.argon2), 'the argon2 parameters are frozen');
+});
+
+t.test('a relative DATA_DIR is resolved against the working directory', async (t) => {
+  t.equal(loadConfig({ DATA_DIR: 'var/sso' }).dataDir, path.join(process.cwd(), 'var/sso'));
+  t.equal(loadConfig({ DATA_DIR: '/srv/sso' }).dataDir, '/srv/sso');
+});
+
+t.test('a trailing slash on BASE_URL is removed before the issuer is derived', async (t) => {
+  const config = loadConfig({ BASE_URL: 'https://id.example.com/' });
+  t.equal(config.baseUrl, 'https://id.example.com');
+  t.equal(config.issuer, 'https://id.example.com/sso');
+  const nested = loadConfig({ BASE_URL: 'https://example.com/auth//' });
+  t.equal(nested.issuer, 'https://example.com/auth/sso');
+});
+
+t.test('http BASE_URL is accepted on localhost, 127.0.0.1 and [::1]', async (t) => {
+  for (const base of ['http://localhost:8080', 'http://127.0.0.1:3000', 'http://[::1]:3000']) {
+    const config = loadConfig({ BASE_URL: base });
+    t.equal(config.issuer, `${base}/sso`, base);
+    t.equal(config.secureCookies, false, `${base} does not set secure cookies`);
+  }
+});
+
+t.test('http BASE_URL on another host is refused with a message naming BASE_URL', async (t) => {
+  const err = configError(t, { BASE_URL: 'http://id.example.com' });
+  t.equal(err.problems.length, 1);
+  t.match(err.problems[0], /^BASE_URL must use https/);
+  t.match(err.message, 'http://id.example.com');
+  t.match(err.message, 'ALLOW_INSECURE_ISSUER');
+});
+
+t.test('ALLOW_INSECURE_ISSUER=true lets an http BASE_URL on another host through', async (t) => {
+  const config = loadConfig({ BASE_URL: 'http://id.example.com', ALLOW_INSECURE_ISSUER: 'true' });
+  t.equal(config.issuer, 'http://id.example.com/sso');
+  t.equal(config.secureCookies, false);
+  configError(t, { BASE_URL: 'http://id.example.com', ALLOW_INSECURE_ISSUER: 'false' });
+});
+
+t.test('an https BASE_URL turns on secure cookies', async (t) => {
+  const config = loadConfig({ BASE_URL: 'https://id.example.com' });
+  t.equal(config.secureCookies, true);
+  t.equal(config.issuer, 'https://id.example.com/sso');
+});
+
+t.test('a BASE_URL that is not an absolute http(s) URL is refused', async (t) => {
+  t.match(configError(t, { BASE_URL: 'id.example.com' }).problems, [/^BASE_URL must be an absolute URL/]);
+  t.match(configError(t, { BASE_URL: 'ftp://id.example.com' }).problems, [/^BASE_URL must be an http\(s\) URL/]);
+  t.match(configError(t, { BASE_URL: 'https://id.example.com/?a=1' }).problems, [/^BASE_URL must not carry a query/]);
+});
+
+t.test('a bad PORT is refused with a ConfigError naming PORT', async (t) => {
+  for (const port of ['abc', '-1', '65536', '3000.5', '0x10']) {
+    const err = configError(t, { PORT: port });
+    t.equal(err.problems.length, 1, port);
+    t.match(err.problems[0], /^PORT must be a whole number from 0 to 65535/, port);
+    t.match(err.message, `"${port}"`);
+  }
+});
+
+t.test('a bad LOG_LEVEL is refused with a ConfigError naming LOG_LEVEL', async (t) => {
+  const err = configError(t, { LOG_LEVEL: 'verbose' });
+  t.match(err.problems, [/^LOG_LEVEL must be one of .*"verbose"/]);
+});
+
+t.test('a DATABASE_URL that is not postgres:// is refused with a ConfigError naming DATABASE_URL', async (t) => {
+  const err = configError(t, { DATABASE_URL: 'mysql://db.example/sso' });
+  t.match(err.problems, [/^DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/]);
+  t.notMatch(err.message, 'db.example', 'the URL, which may hold a password, is not echoed');
+  t.equal(loadConfig({ DATABASE_URL: 'postgresql://u:p@db/sso' }).databaseUrl, 'postgresql://u:p@db/sso');
+});
+
+t.test('argon2 parameters below the OWASP minimum are refused naming the variable', async (t) => {
+  t.match(configError(t, { ARGON2_MEMORY_KIB: '4096' }).problems, [/^ARGON2_MEMORY_KIB must be a whole number from 7168/]);
+  t.match(configError(t, { ARGON2_TIME_COST: '0' }).problems, [/^ARGON2_TIME_COST must be a whole number from 1/]);
+  t.match(configError(t, { ARGON2_PARALLELISM: '0' }).problems, [/^ARGON2_PARALLELISM must be a whole number from 1/]);
+  // m=19 MiB with t=1 is 19,456 KiB-passes, under OWASP's weakest equivalent (7 MiB x 5 = 35,840).
+  t.match(configError(t, { ARGON2_TIME_COST: '1' }).problems, [/^ARGON2_MEMORY_KIB x ARGON2_TIME_COST must be at least 35840/]);
+  t.same(loadConfig({ ARGON2_MEMORY_KIB: '7168', ARGON2_TIME_COST: '5' }).argon2, { memoryKiB: 7168, timeCost: 5, parallelism: 1 });
+});
+
+t.test('several bad variables are all listed in one error', async (t) => {
+  const err = configError(t, {
+    PORT: 'abc',
+    LOG_LEVEL: 'loud',
+    DATABASE_URL: 'sqlite:///tmp/x',
+    BASE_URL: 'http://id.example.com',
+    ARGON2_MEMORY_KIB: '1',
+  });
+  const names = err.problems.map((p) => /^[A-Z_0-9]+/.exec(p)?.[0]);
+  t.same(names.sort(), ['ARGON2_MEMORY_KIB', 'BASE_URL', 'DATABASE_URL', 'LOG_LEVEL', 'PORT']);
+  for (const name of names) t.match(err.message, name!);
+});
+
+t.test('NODE_ENV=production with nothing else set still loads', async (t) => {
+  const config = loadConfig({ NODE_ENV: 'production' });
+  t.equal(config.issuer, 'http://localhost:3000/sso');
+  t.equal(config.port, 3000);
+});
+
+t.test('blank values fall back to their defaults', async (t) => {
+  const config = loadConfig({ PORT: '', LOG_LEVEL: '  ', DATABASE_URL: '', BASE_URL: '' });
+  t.equal(config.port, 3000);
+  t.equal(config.logLevel, 'info');
+  t.equal(config.databaseUrl, undefined);
+  t.equal(config.issuer, 'http://localhost:3000/sso');
+});
