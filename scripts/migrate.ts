@@ -2,7 +2,7 @@
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from '../src/runtime.js';
 
 const config = loadRuntimeConfig();
-const logger = createLogger(config);
+const logger = createLogger(config, 2);
 try {
   const database = await openMigratedDatabase(config, logger);
   logger.info({ database: database.kind, location: database.location }, 'schema is up to date');

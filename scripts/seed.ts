@@ -20,7 +20,7 @@ try {
 }
 
 const config = loadRuntimeConfig();
-const logger = createLogger(config);
+const logger = createLogger(config, 2);
 const database = await openMigratedDatabase(config, logger);
 try {
   const report = await applySeed(database.db, new PasswordHasher(config.argon2), seed);

@@ -52,6 +52,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(errorHandler);
   await app.register(requestLog);
   await app.register(cookie);
+  // Every POST endpoint takes form serialization only (RFC 6749 3.2, RFC 6750 2.2, OIDC Core 3.1.2.1):
+  // without Fastify's JSON and text parsers, any other body is refused as invalid_request.
+  app.removeAllContentTypeParsers();
   await app.register(formbody, { parser: parseForm, bodyLimit: BODY_LIMIT_BYTES });
 
   await app.register(

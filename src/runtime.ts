@@ -20,8 +20,9 @@ export function loadRuntimeConfig(): Config {
   }
 }
 
-export function createLogger(config: Config): Logger {
-  return pino(loggerOptions(config.logLevel));
+/** The server logs to stdout; the scripts log to stderr, keeping stdout for their report. */
+export function createLogger(config: Config, fd: 1 | 2 = 1): Logger {
+  return pino(loggerOptions(config.logLevel), pino.destination({ fd, sync: true }));
 }
 
 /** Opens the configured database and brings its schema up to date. */

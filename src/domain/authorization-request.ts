@@ -46,6 +46,10 @@ export interface AuthorizationRequest {
   nonce: string | null;
   codeChallenge: string | null;
   prompts: Prompt[];
+  /** OIDC Core 3.1.2.1 max_age: the longest time since the user last signed in, in seconds. */
+  maxAge: number | null;
+  /** OIDC Core 3.1.2.1 login_hint: prefills the sign-in form. */
+  loginHint: string | null;
 }
 
 function phaseOneParam(params: RawParams, name: string): string | undefined {
@@ -132,6 +136,9 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
   // OIDC Core 3.1.2.1: "If this parameter contains none with any other value, an error is returned."
   if (prompts.includes('none') && prompts.length > 1) throw new InvalidRequest('prompt=none cannot be combined');
 
+  const rawMaxAge = single(params, 'max_age');
+  if (rawMaxAge !== undefined && !/^\d{1,9}$/.test(rawMaxAge)) throw new InvalidRequest('max_age must be a non-negative number of seconds');
+
   return {
     clientId: client.clientId,
     redirectUri: target.redirectUri,
@@ -141,5 +148,7 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     nonce,
     codeChallenge,
     prompts,
+    maxAge: rawMaxAge === undefined ? null : Number(rawMaxAge),
+    loginHint: single(params, 'login_hint') ?? null,
   };
 }

@@ -4,6 +4,7 @@ import { ConsentRequired, LoginRequired, OAuthError } from '../errors/oauth-erro
 import { insertCodeForConsentedSession, type NewCode } from '../storage/authorization-codes.js';
 import { findConsentedScopes } from '../storage/consents.js';
 import { findInteraction, insertInteraction } from '../storage/interactions.js';
+import type { ActiveSession } from '../storage/sessions.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { addSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';
@@ -57,46 +58,59 @@ export function errorRedirect(
   });
 }
 
+/** Can this session answer the request without a new sign-in? */
+export function sessionIsFreshEnough(session: ActiveSession, minAuthTime: Date | null): boolean {
+  return minAuthTime === null || session.authTime >= minAuthTime;
+}
+
 /**
- * With a live session whose user has already consented to every requested scope, the code is
- * issued in one statement; otherwise the user is sent to the interaction pages (or, with
- * prompt=none, the client is told which interaction was needed).
+ * With a live session, fresh enough, whose user has already consented to every requested scope,
+ * the code is issued in one statement; otherwise the user is sent to the interaction pages (or,
+ * with prompt=none, the client is told which interaction was needed).
  */
 export async function authorize(
   ctx: ProviderContext,
   request: AuthorizationRequest,
   sessionCookie: string | undefined,
 ): Promise<AuthorizeOutcome> {
+  const now = ctx.clock();
+  // OIDC Core 3.1.2.1: prompt=login (and select_account, with one account per browser) wants a sign-in
+  // after this request arrived; max_age one within that many seconds of it.
   const forceLogin = request.prompts.includes('login') || request.prompts.includes('select_account');
+  const minAuthTime = forceLogin ? now : request.maxAge !== null ? new Date(now.getTime() - request.maxAge * 1000) : null;
   const forceConsent = request.prompts.includes('consent');
   if (sessionCookie && !forceLogin && !forceConsent) {
     const { code, row } = newCode(ctx, request);
     const issued = await insertCodeForConsentedSession(ctx.db, row, {
       idHash: sha256(sessionCookie),
       scopes: request.scopes,
-      now: ctx.clock(),
+      now,
+      minAuthTime,
     });
     if (issued) return { kind: 'redirect', location: successRedirect(ctx, request, code) };
   }
   if (request.prompts.includes('none')) {
     // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed.
     const session = await resolveSession(ctx, sessionCookie);
-    const err = session ? new ConsentRequired('the user has not consented to this request') : new LoginRequired('the user is not signed in');
+    const err = session && sessionIsFreshEnough(session, minAuthTime)
+      ? new ConsentRequired('the user has not consented to this request')
+      : new LoginRequired('the user is not signed in, or not recently enough');
     return { kind: 'redirect', location: errorRedirect(ctx, request, err) };
   }
-  return { kind: 'interaction', ...(await startInteraction(ctx, request, { forceLogin, forceConsent })) };
+  return { kind: 'interaction', ...(await startInteraction(ctx, request, { minAuthTime: minAuthTime?.getTime() ?? null, forceConsent })) };
 }
 
 interface StoredInteraction {
   request: AuthorizationRequest;
-  forceLogin: boolean;
+  /** Epoch milliseconds; a session signed in before this cannot serve the request. */
+  minAuthTime: number | null;
   forceConsent: boolean;
 }
 
 async function startInteraction(
   ctx: ProviderContext,
   request: AuthorizationRequest,
-  flags: { forceLogin: boolean; forceConsent: boolean },
+  flags: { minAuthTime: number | null; forceConsent: boolean },
 ): Promise<{ interactionId: string; bindingSecret: string }> {
   const interactionId = randomToken(16);
   const bindingSecret = randomToken();

@@ -22,12 +22,12 @@ export async function insertCode(db: Db, code: NewCode & { userId: string; authT
 /**
  * The authorize hot path in one round trip: inserts the code only when the session is live, its user
  * enabled, and the user has already granted every scope in `scopes`. Returns false when any of that
- * is missing, and the caller falls back to the sign-in or consent pages.
+ * is missing (or the sign-in is older than minAuthTime), and the caller falls back to the sign-in or consent pages.
  */
 export async function insertCodeForConsentedSession(
   db: Db,
   code: NewCode,
-  session: { idHash: string; scopes: string[]; now: Date },
+  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null },
 ): Promise<boolean> {
   const inserted = await db
     .insertInto('authorization_codes')
@@ -58,6 +58,7 @@ export async function insertCodeForConsentedSession(
         .where('s.expires_at', '>', session.now)
         .where('s.revoked_at', 'is', null)
         .where('u.disabled_at', 'is', null)
+        .$if(session.minAuthTime !== null, (qb) => qb.where('s.auth_time', '>=', session.minAuthTime!))
         .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`),
     )
     .returning('code_hash')
@@ -79,7 +80,7 @@ export interface Redemption {
 /**
  * The token hot path in one round trip: consumes the code only if it is unused, unexpired, issued to
  * this client, for this redirect_uri and this PKCE challenge, and in the same statement stores the
- * access token issued from it. Returns nothing when any condition fails (the caller asks why).
+ * access token issued from it. Returns nothing when any condition fails (or the user was disabled) (the caller asks why).
  * Concurrent redemptions serialise on the row: exactly one sees consumed_at still null.
  */
 export async function redeemCode(db: Db, r: Redemption): Promise<AuthorizationCodeRow | undefined> {
@@ -87,22 +88,26 @@ export async function redeemCode(db: Db, r: Redemption): Promise<AuthorizationCo
     .with('redeemed', (qb) =>
       qb
         .updateTable('authorization_codes')
+        .from('users')
         .set({ consumed_at: r.now })
-        .where('code_hash', '=', r.codeHash)
-        .where('consumed_at', 'is', null)
-        .where('expires_at', '>', r.now)
-        .where('client_id', '=', r.clientId)
+        .where('authorization_codes.code_hash', '=', r.codeHash)
+        .where('authorization_codes.consumed_at', 'is', null)
+        .where('authorization_codes.expires_at', '>', r.now)
+        .where('authorization_codes.client_id', '=', r.clientId)
         .where((eb) =>
           r.redirectUri === null
-            ? eb('redirect_uri_in_request', '=', false)
-            : eb('redirect_uri', '=', r.redirectUri),
+            ? eb('authorization_codes.redirect_uri_in_request', '=', false)
+            : eb('authorization_codes.redirect_uri', '=', r.redirectUri),
         )
         .where((eb) =>
           r.challengeOfVerifier === null
-            ? eb('code_challenge', 'is', null)
-            : eb('code_challenge', '=', r.challengeOfVerifier),
+            ? eb('authorization_codes.code_challenge', 'is', null)
+            : eb('authorization_codes.code_challenge', '=', r.challengeOfVerifier),
         )
-        .returningAll(),
+        // A user disabled after signing in gets no tokens from a code still in flight.
+        .whereRef('users.id', '=', 'authorization_codes.user_id')
+        .where('users.disabled_at', 'is', null)
+        .returningAll('authorization_codes'),
     )
     .with('issued', (qb) =>
       qb

@@ -15,7 +15,7 @@ export function splitSqlStatements(source: string): string[] {
     } else if (ch === "'" || ch === '"') {
       i = endOf(source, ch, i + 1);
     } else if (ch === '$') {
-      const tag = /^\$[A-Za-z_0-9]*\$/.exec(source.slice(i))?.[0];
+      const tag = /^\$(?:[A-Za-z_][A-Za-z_0-9]*)?\$/.exec(source.slice(i, i + 64))?.[0];
       i = tag ? endOf(source, tag, i + tag.length) : i + 1;
     } else if (ch === ';') {
       pushStatement(statements, source.slice(start, i));

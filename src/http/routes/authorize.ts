@@ -17,8 +17,6 @@ function redirect(reply: FastifyReply, location: string): FastifyReply {
 
 export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
-  // OIDC Core 3.1.2.1: "If using the HTTP POST method, the request parameters MUST be serialized using Form Serialization".
-  app.removeContentTypeParser(['application/json', 'text/plain']);
 
   async function handle(request: FastifyRequest, reply: FastifyReply, params: RawParams) {
     // Phase one: until the client and its redirect URI are verified, errors are shown, never redirected.

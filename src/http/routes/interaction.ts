@@ -1,6 +1,6 @@
 // The sign-in and consent pages of a pending authorization request.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InteractionError, loadInteraction, type Interaction } from '../../domain/authorize.js';
+import { InteractionError, loadInteraction, sessionIsFreshEnough, type Interaction } from '../../domain/authorize.js';
 import { loadClient } from '../../domain/clients.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { afterSignIn, answerConsent } from '../../domain/interaction.js';
@@ -37,8 +37,6 @@ const formSchema = {
 
 export default async function interactionRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
-  // The pages post HTML forms (application/x-www-form-urlencoded); other bodies are refused.
-  app.removeContentTypeParser(['application/json', 'text/plain']);
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
 
@@ -59,11 +57,11 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     return client?.clientName ?? clientId;
   }
 
-  /** A session counts for this interaction unless prompt=login asked for a sign-in after the request began. */
+  /** The browser's session, unless prompt=login or max_age asked for a more recent sign-in. */
   async function usableSession(request: FastifyRequest, interaction: Interaction): Promise<ActiveSession | undefined> {
     const session = await resolveSession(ctx, request.cookies[SESSION_COOKIE]);
-    if (session && interaction.forceLogin && session.authTime < interaction.createdAt) return undefined;
-    return session;
+    const minAuthTime = interaction.minAuthTime === null ? null : new Date(interaction.minAuthTime);
+    return session && sessionIsFreshEnough(session, minAuthTime) ? session : undefined;
   }
 
   const seeOther = (reply: FastifyReply, location: string) =>
@@ -104,6 +102,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
         action: action(interaction.id, 'login'),
         csrfToken: binding,
         clientName: await clientName(interaction.request.clientId),
+        login: interaction.request.loginHint ?? undefined,
       }));
     }));
 

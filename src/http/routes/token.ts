@@ -26,8 +26,6 @@ const grants = {
 
 export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
-  // RFC 6749 3.2: "using the application/x-www-form-urlencoded format"; other bodies are refused (415 -> invalid_request).
-  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.post<{ Body: RawParams }>(
     '/token',
     { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx) },

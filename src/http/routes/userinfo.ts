@@ -22,8 +22,6 @@ function bearerToken(request: FastifyRequest): string {
 
 export default async function userinfoRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
-  // RFC 6750 2.2: a token in the body comes "using the application/x-www-form-urlencoded" content type only.
-  app.removeContentTypeParser(['application/json', 'text/plain']);
   const handler = async (request: FastifyRequest) => userinfo(ctx, bearerToken(request));
   const send = (reply: import('fastify').FastifyReply, claims: Record<string, unknown>) =>
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(claims);
