@@ -9,15 +9,21 @@ import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
 import { loadKeyStore } from './domain/keys.js';
 import { PasswordHasher } from './domain/passwords.js';
+import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
+import cors from './http/plugins/cors.js';
 import errorHandler from './http/plugins/error-handler.js';
 import requestLog from './http/plugins/request-log.js';
+import securityHeaders from './http/plugins/security-headers.js';
 import authorizeRoutes from './http/routes/authorize.js';
 import discoveryRoutes from './http/routes/discovery.js';
 import interactionRoutes from './http/routes/interaction.js';
+import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
+import revocationRoutes from './http/routes/revocation.js';
 import tokenRoutes from './http/routes/token.js';
 import userinfoRoutes from './http/routes/userinfo.js';
+import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import type { Db } from './storage/database.js';
 
 export interface AppDeps {
@@ -30,12 +36,13 @@ export interface AppDeps {
 const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const clock = deps.clock ?? systemClock;
   const ctx: ProviderContext = {
     config,
     db: deps.db,
-    clock: deps.clock ?? systemClock,
-    keys: await loadKeyStore(deps.db),
-    passwords: new PasswordHasher(config.argon2),
+    clock,
+    keys: await loadKeyStore(deps.db, config, clock, deps.logger),
+    passwords: new PasswordHasher(config.argon2, config.passwordWork),
     clientSecrets: new SecretVerificationCache(config.clientAuthCacheSeconds * 1000),
   };
 
@@ -46,11 +53,29 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: BODY_LIMIT_BYTES,
     // The issuer and every URL come from configuration, never from the Host header.
     trustProxy: false,
+    // A URL or headers too large for Node's parser get an OAuth error body too.
+    clientErrorHandler,
   });
   app.decorateRequest('client', null);
+  app.addHook('onClose', async () => ctx.keys.close());
+  if (config.purgeIntervalSeconds > 0) {
+    let purge: PurgeJob | undefined;
+    app.addHook('onReady', async () => {
+      purge = startPurgeJob({
+        db: deps.db,
+        clock,
+        logger: deps.logger,
+        intervalSeconds: config.purgeIntervalSeconds,
+        accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+      });
+    });
+    app.addHook('onClose', async () => purge?.stop());
+  }
 
   await app.register(errorHandler);
   await app.register(requestLog);
+  await app.register(securityHeaders);
+  await app.register(cors);
   await app.register(cookie);
   // Every POST endpoint takes form serialization only (RFC 6749 3.2, RFC 6750 2.2, OIDC Core 3.1.2.1):
   // without Fastify's JSON and text parsers, any other body is refused as invalid_request.
@@ -65,6 +90,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(interactionRoutes, { ctx });
       await sso.register(tokenRoutes, { ctx });
       await sso.register(userinfoRoutes, { ctx });
+      await sso.register(revocationRoutes, { ctx });
+      await sso.register(introspectionRoutes, { ctx });
     },
     { prefix: '/sso' },
   );

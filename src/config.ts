@@ -8,6 +8,28 @@ export interface Argon2Params {
   readonly parallelism: number;
 }
 
+export interface PasswordWorkLimits {
+  /** Verifications running at once. */
+  readonly maxConcurrent: number;
+  /** Verifications waiting for a slot; one more is refused with temporarily_unavailable. */
+  readonly maxQueued: number;
+}
+
+/** `freeAttempts` counted attempts, then a lock of base seconds that doubles with each further one, capped. */
+export interface ThrottlePolicy {
+  readonly freeAttempts: number;
+  readonly lockBaseSeconds: number;
+  readonly lockMaxSeconds: number;
+}
+
+export interface SignInThrottleSettings {
+  readonly account: ThrottlePolicy;
+  /** null when the per-address throttle is off (SIGN_IN_IP_FREE_ATTEMPTS=0). */
+  readonly ip: ThrottlePolicy | null;
+  /** A counter is forgotten this long after its last counted attempt. */
+  readonly windowSeconds: number;
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -21,11 +43,25 @@ export interface Config {
   readonly logLevel: string;
   readonly codeTtlSeconds: number;
   readonly accessTokenTtlSeconds: number;
+  /** Lifetime of each refresh token; a rotation issues a new one with a fresh lifetime. */
+  readonly refreshTokenTtlSeconds: number;
   readonly idTokenTtlSeconds: number;
   readonly sessionTtlSeconds: number;
   readonly interactionTtlSeconds: number;
   readonly clientAuthCacheSeconds: number;
   readonly argon2: Argon2Params;
+  /** Bounds on concurrent argon2 verifications in this process (a flood is refused, not queued without end). */
+  readonly passwordWork: PasswordWorkLimits;
+  /** Failed sign-in throttling per account and per client address (src/domain/sign-in-throttle.ts). */
+  readonly signInThrottle: SignInThrottleSettings;
+  /** How often each instance deletes expired rows; 0 turns the job off. */
+  readonly purgeIntervalSeconds: number;
+  /** Derives the key that encrypts the private signing keys at rest; undefined stores them in the clear. */
+  readonly keysEncryptionSecret: string | undefined;
+  /** How long a rotated-in key is published before it signs (RPs refresh their JWKS cache meanwhile). */
+  readonly keyActivationDelaySeconds: number;
+  /** How often each instance reloads the signing keys from the database. */
+  readonly keysRefreshSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -106,6 +142,29 @@ export function loadConfig(env: Env = process.env): Config {
       `ARGON2_MEMORY_KIB x ARGON2_TIME_COST must be at least ${ARGON2_MIN_MEMORY_PASSES} (OWASP minimum; got ${argon2.memoryKiB * argon2.timeCost})`,
     );
   }
+  const passwordWork = {
+    maxConcurrent: integer('ARGON2_MAX_CONCURRENT', 2, 1, 64),
+    maxQueued: integer('ARGON2_MAX_QUEUED', 32, 0, 10_000),
+  };
+
+  const lockBaseSeconds = integer('SIGN_IN_LOCK_BASE_SECONDS', 2, 1, 3600);
+  const lockMaxSeconds = integer('SIGN_IN_LOCK_MAX_SECONDS', 900, 1, 86_400);
+  const ipFreeAttempts = integer('SIGN_IN_IP_FREE_ATTEMPTS', 50, 0, 1_000_000);
+  const throttleWindowSeconds = integer('SIGN_IN_THROTTLE_WINDOW_SECONDS', 86_400, 60, 31_536_000);
+  if (lockMaxSeconds < lockBaseSeconds) problems.push('SIGN_IN_LOCK_MAX_SECONDS must be at least SIGN_IN_LOCK_BASE_SECONDS');
+  // A counter forgotten before its lock ends would end the lock early.
+  if (throttleWindowSeconds < lockMaxSeconds) problems.push('SIGN_IN_THROTTLE_WINDOW_SECONDS must be at least SIGN_IN_LOCK_MAX_SECONDS');
+  const signInThrottle: SignInThrottleSettings = {
+    account: Object.freeze({ freeAttempts: integer('SIGN_IN_ACCOUNT_FREE_ATTEMPTS', 5, 1, 1000), lockBaseSeconds, lockMaxSeconds }),
+    ip: ipFreeAttempts === 0 ? null : Object.freeze({ freeAttempts: ipFreeAttempts, lockBaseSeconds, lockMaxSeconds }),
+    windowSeconds: throttleWindowSeconds,
+  };
+
+  // A secret that derives an AES-256 key should carry at least 256 bits when it is random base64 (openssl rand -base64 32).
+  const keysEncryptionSecret = env.KEYS_ENCRYPTION_SECRET?.trim() || undefined;
+  if (keysEncryptionSecret !== undefined && keysEncryptionSecret.length < 32) {
+    problems.push('KEYS_ENCRYPTION_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
+  }
 
   const config: Config = {
     port,
@@ -119,11 +178,18 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     codeTtlSeconds: integer('CODE_TTL_SECONDS', 60, 1, 600),
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
+    refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 1_209_600, 60, 31_536_000),
     idTokenTtlSeconds: integer('ID_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
     sessionTtlSeconds: integer('SESSION_TTL_SECONDS', 86_400, 60, 31_536_000),
     interactionTtlSeconds: integer('INTERACTION_TTL_SECONDS', 900, 60, 86_400),
     clientAuthCacheSeconds: integer('CLIENT_AUTH_CACHE_SECONDS', 300, 0, 86_400),
     argon2: Object.freeze(argon2),
+    passwordWork: Object.freeze(passwordWork),
+    signInThrottle: Object.freeze(signInThrottle),
+    purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS', 600, 0, 86_400),
+    keysEncryptionSecret,
+    keyActivationDelaySeconds: integer('KEY_ACTIVATION_DELAY_SECONDS', 3600, 0, 2_592_000),
+    keysRefreshSeconds: integer('KEYS_REFRESH_SECONDS', 60, 1, 86_400),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -11,6 +11,7 @@ import {
   UnsupportedResponseType,
 } from '../errors/oauth-error.js';
 import type { Db } from '../storage/database.js';
+import { isResponseMode, type ResponseMode } from './authorization-response.js';
 import { loadClient, type Client } from './clients.js';
 import { single, type RawParams } from './params.js';
 import { isValidS256Challenge } from './pkce.js';
@@ -33,6 +34,8 @@ export interface VerifiedTarget {
   redirectUriInRequest: boolean;
   /** The state to echo on error redirects, if it was readable. */
   state: string | undefined;
+  /** How errors are delivered: form_post when it was asked for, else query (an invalid value is reported in phase two). */
+  responseMode: ResponseMode;
 }
 
 export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
@@ -50,6 +53,10 @@ export interface AuthorizationRequest {
   maxAge: number | null;
   /** OIDC Core 3.1.2.1 login_hint: prefills the sign-in form. */
   loginHint: string | null;
+  /** OAuth 2.0 Form Post Response Mode: how the response is delivered. */
+  responseMode: ResponseMode;
+  /** OIDC Core 3.1.2.1 id_token_hint, unverified (authorize() verifies it); never stored. */
+  idTokenHint: string | null;
 }
 
 function phaseOneParam(params: RawParams, name: string): string | undefined {
@@ -90,7 +97,13 @@ export async function verifyTarget(db: Db, params: RawParams): Promise<VerifiedT
   } catch {
     state = undefined; // a repeated or oversized state is reported in phase two, without echoing it
   }
-  return { client, redirectUri, redirectUriInRequest: requested !== undefined, state };
+  let responseMode: ResponseMode;
+  try {
+    responseMode = single(params, 'response_mode') === 'form_post' ? 'form_post' : 'query';
+  } catch {
+    responseMode = 'query';
+  }
+  return { client, redirectUri, redirectUriInRequest: requested !== undefined, state, responseMode };
 }
 
 const PROMPTS = new Set<Prompt>(['none', 'login', 'consent', 'select_account']);
@@ -108,14 +121,17 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
   if (!client.responseTypes.includes('code') || !client.grantTypes.includes('authorization_code')) {
     throw new UnauthorizedClient('this client may not use the authorization code flow');
   }
-  const responseMode = single(params, 'response_mode');
-  if (responseMode !== undefined && responseMode !== 'query') {
-    throw new InvalidRequest('only response_mode=query is supported');
-  }
+  // OAuth 2.0 Multiple Response Type Encoding Practices 2.1: response_mode "Informs the Authorization Server of
+  // the mechanism to be used for returning Authorization Response parameters"; of those, query (the default for
+  // code) and form_post (OAuth 2.0 Form Post Response Mode 2) are supported, and any other is refused.
+  const responseMode = single(params, 'response_mode') ?? 'query';
+  if (!isResponseMode(responseMode)) throw new InvalidRequest('response_mode must be query or form_post');
 
   const state = single(params, 'state') ?? null;
   const nonce = single(params, 'nonce') ?? null;
-  const scopes = parseScope(single(params, 'scope'));
+  // OIDC Core 11: offline_access asks for a refresh token; for a client that may not use the refresh_token grant it
+  // is ignored (as node-oidc-provider does), so the consent page never offers what will not be issued.
+  const scopes = parseScope(single(params, 'scope')).filter((s) => s !== 'offline_access' || client.grantTypes.includes('refresh_token'));
   if (scopes.length === 0) throw new InvalidScope('the scope parameter names no supported scope');
 
   const codeChallenge = single(params, 'code_challenge') ?? null;
@@ -139,6 +155,8 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
   const rawMaxAge = single(params, 'max_age');
   if (rawMaxAge !== undefined && !/^\d{1,9}$/.test(rawMaxAge)) throw new InvalidRequest('max_age must be a non-negative number of seconds');
 
+  // OIDC Core 3.1.2.1 display, ui_locales, claims_locales and acr_values are OPTIONAL requests, not demands:
+  // they are accepted and not acted upon (one page layout, English, no authentication levels).
   return {
     clientId: client.clientId,
     redirectUri: target.redirectUri,
@@ -150,5 +168,7 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     prompts,
     maxAge: rawMaxAge === undefined ? null : Number(rawMaxAge),
     loginHint: single(params, 'login_hint') ?? null,
+    responseMode,
+    idTokenHint: single(params, 'id_token_hint') ?? null,
   };
 }

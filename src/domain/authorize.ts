@@ -1,19 +1,20 @@
 // The authorization endpoint's decisions: answer at once with a code, or hand over to the sign-in
 // and consent pages through an interaction bound to this browser.
-import { ConsentRequired, LoginRequired, OAuthError } from '../errors/oauth-error.js';
+import { ConsentRequired, LoginRequired } from '../errors/oauth-error.js';
 import { insertCodeForConsentedSession, type NewCode } from '../storage/authorization-codes.js';
 import { findConsentedScopes } from '../storage/consents.js';
 import { findInteraction, insertInteraction } from '../storage/interactions.js';
 import type { ActiveSession } from '../storage/sessions.js';
 import type { AuthorizationRequest } from './authorization-request.js';
+import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
 import { addSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';
-import { withResponseParams } from './redirect-uri.js';
+import { verifyIdTokenHint } from './id-token-hint.js';
 import { randomToken, safeEqual, sha256 } from './secrets.js';
 import { resolveSession } from './sessions.js';
 
 export type AuthorizeOutcome =
-  | { kind: 'redirect'; location: string }
+  | { kind: 'respond'; response: AuthorizationResponse }
   | { kind: 'interaction'; interactionId: string; bindingSecret: string };
 
 export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { code: string; row: NewCode } {
@@ -35,38 +36,15 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
   };
 }
 
-/** RFC 6749 4.1.2 with RFC 9207's iss. */
-export function successRedirect(ctx: ProviderContext, request: AuthorizationRequest, code: string): string {
-  return withResponseParams(request.redirectUri, {
-    code,
-    state: request.state ?? undefined,
-    iss: ctx.config.issuer,
-  });
-}
-
-/** RFC 6749 4.1.2.1 with RFC 9207's iss. */
-export function errorRedirect(
-  ctx: ProviderContext,
-  target: { redirectUri: string; state: string | null | undefined },
-  err: OAuthError,
-): string {
-  return withResponseParams(target.redirectUri, {
-    error: err.error,
-    error_description: err.description,
-    state: target.state ?? undefined,
-    iss: ctx.config.issuer,
-  });
-}
-
 /** Can this session answer the request without a new sign-in? */
 export function sessionIsFreshEnough(session: ActiveSession, minAuthTime: Date | null): boolean {
   return minAuthTime === null || session.authTime >= minAuthTime;
 }
 
 /**
- * With a live session, fresh enough, whose user has already consented to every requested scope,
- * the code is issued in one statement; otherwise the user is sent to the interaction pages (or,
- * with prompt=none, the client is told which interaction was needed).
+ * With a live session, fresh enough, whose user has already consented to every requested scope (and is
+ * the user of id_token_hint, when there is one), the code is issued in one statement; otherwise the user
+ * is sent to the interaction pages (or, with prompt=none, the client is told which interaction was needed).
  */
 export async function authorize(
   ctx: ProviderContext,
@@ -74,10 +52,11 @@ export async function authorize(
   sessionCookie: string | undefined,
 ): Promise<AuthorizeOutcome> {
   const now = ctx.clock();
+  const hint = request.idTokenHint === null ? undefined : await verifyIdTokenHint(ctx, request.idTokenHint, request.clientId);
   // OIDC Core 3.1.2.1: prompt=login (and select_account, with one account per browser) wants a sign-in
   // after this request arrived; max_age one within that many seconds of it.
   const forceLogin = request.prompts.includes('login') || request.prompts.includes('select_account');
-  const minAuthTime = forceLogin ? now : request.maxAge !== null ? new Date(now.getTime() - request.maxAge * 1000) : null;
+  let minAuthTime = forceLogin ? now : request.maxAge !== null ? new Date(now.getTime() - request.maxAge * 1000) : null;
   const forceConsent = request.prompts.includes('consent');
   if (sessionCookie && !forceLogin && !forceConsent) {
     const { code, row } = newCode(ctx, request);
@@ -86,18 +65,30 @@ export async function authorize(
       scopes: request.scopes,
       now,
       minAuthTime,
+      userId: hint?.subject,
     });
-    if (issued) return { kind: 'redirect', location: successRedirect(ctx, request, code) };
+    if (issued) return { kind: 'respond', response: successResponse(ctx, request, code) };
   }
-  if (request.prompts.includes('none')) {
+  const promptNone = request.prompts.includes('none');
+  const session = promptNone || hint ? await resolveSession(ctx, sessionCookie) : undefined;
+  // OIDC Core 3.1.2.1 id_token_hint: "If the End-User identified by the ID Token is logged in or is logged in
+  // by the request, then the Authorization Server returns a positive response; otherwise, it SHOULD return an
+  // error, such as login_required."
+  const otherUser = hint !== undefined && session !== undefined && session.userId !== hint.subject;
+  if (promptNone) {
     // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed.
-    const session = await resolveSession(ctx, sessionCookie);
-    const err = session && sessionIsFreshEnough(session, minAuthTime)
+    const err = session && !otherUser && sessionIsFreshEnough(session, minAuthTime)
       ? new ConsentRequired('the user has not consented to this request')
-      : new LoginRequired('the user is not signed in, or not recently enough');
-    return { kind: 'redirect', location: errorRedirect(ctx, request, err) };
+      : new LoginRequired(otherUser
+        ? 'the signed-in user is not the user of id_token_hint'
+        : 'the user is not signed in, or not recently enough');
+    return { kind: 'respond', response: errorResponse(ctx, request, err) };
   }
-  return { kind: 'interaction', ...(await startInteraction(ctx, request, { minAuthTime: minAuthTime?.getTime() ?? null, forceConsent })) };
+  // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.
+  if (otherUser) minAuthTime = now;
+  // The hint has done its work; the interaction keeps no copy of the token.
+  const pending = { ...request, idTokenHint: null };
+  return { kind: 'interaction', ...(await startInteraction(ctx, pending, { minAuthTime: minAuthTime?.getTime() ?? null, forceConsent })) };
 }
 
 interface StoredInteraction {

@@ -5,6 +5,7 @@ import type { Db } from '../storage/database.js';
 import { findClient } from '../storage/clients.js';
 import type { ClientRow } from '../storage/schema.js';
 import type { PasswordHasher } from './passwords.js';
+import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from './signing-algs.js';
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
@@ -18,6 +19,10 @@ export interface Client {
   authMethod: TokenEndpointAuthMethod;
   /** A public client (RFC 6749 2.1) holds no secret and must use PKCE. */
   isPublic: boolean;
+  /** The JWS alg of its ID tokens (OIDC Dynamic Client Registration 2); RS256 unless registered otherwise. */
+  idTokenSignedResponseAlg: SigningAlg;
+  /** The registered `scope` metadata (RFC 7591 2), space-delimited: what client_credentials may grant. */
+  registeredScope: string | null;
 }
 
 export function rowToClient(row: ClientRow): Client {
@@ -30,7 +35,17 @@ export function rowToClient(row: ClientRow): Client {
     responseTypes: row.response_types,
     authMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
     isPublic: row.token_endpoint_auth_method === 'none',
+    idTokenSignedResponseAlg: idTokenSignedResponseAlg(row),
+    registeredScope: typeof row.metadata.scope === 'string' ? row.metadata.scope : null,
   };
+}
+
+/** Seeding validates the value; one that is no longer supported fails loudly rather than signing with another alg. */
+function idTokenSignedResponseAlg(row: ClientRow): SigningAlg {
+  const alg = row.metadata.id_token_signed_response_alg;
+  if (alg === undefined) return DEFAULT_SIGNING_ALG;
+  if (!isSigningAlg(alg)) throw new Error(`client ${row.client_id} has an unsupported id_token_signed_response_alg`);
+  return alg;
 }
 
 export async function loadClient(db: Db, clientId: string): Promise<Client | undefined> {

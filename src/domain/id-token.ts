@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { epochSeconds } from './clock.js';
 import type { KeyStore } from './keys.js';
+import { DEFAULT_SIGNING_ALG, tokenHashAlgorithm, type SigningAlg } from './signing-algs.js';
 
 export interface IdTokenInput {
   issuer: string;
@@ -13,22 +14,26 @@ export interface IdTokenInput {
   accessToken: string;
   now: Date;
   ttlSeconds: number;
+  /** The client's id_token_signed_response_alg; RS256 when omitted (OIDC Dynamic Client Registration 2). */
+  alg?: SigningAlg;
 }
 
 /**
- * OIDC Core 3.1.3.6: at_hash is the base64url encoding of the left-most half of the hash of the
- * access token, with the hash that the ID token's alg uses (SHA-256 for RS256).
+ * OIDC Core 3.1.3.6: "Its value is the base64url encoding of the left-most half of the hash of the octets of the
+ * ASCII representation of the access_token value, where the hash algorithm used is the hash algorithm used in the
+ * alg Header Parameter of the ID Token's JOSE Header." SHA-256 for RS256, PS256, ES256; SHA-512 for EdDSA (Ed25519).
  */
-export function accessTokenHash(accessToken: string): string {
-  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+export function accessTokenHash(accessToken: string, alg: SigningAlg = DEFAULT_SIGNING_ALG): string {
+  const digest = createHash(tokenHashAlgorithm(alg)).update(accessToken, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
 export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<string> {
-  const key = keys.signer('RS256');
+  const key = keys.signer(input.alg ?? DEFAULT_SIGNING_ALG);
   const iat = epochSeconds(input.now);
   const claims: Record<string, unknown> = {
     auth_time: epochSeconds(input.authTime),
-    at_hash: accessTokenHash(input.accessToken),
+    at_hash: accessTokenHash(input.accessToken, key.alg),
   };
   if (input.nonce !== null) claims.nonce = input.nonce;
   return new SignJWT(claims)

@@ -4,15 +4,16 @@ import { insertCode } from '../storage/authorization-codes.js';
 import { grantScopes } from '../storage/consents.js';
 import { completeInteraction } from '../storage/interactions.js';
 import type { ActiveSession } from '../storage/sessions.js';
-import { InteractionError, errorRedirect, hasConsent, newCode, successRedirect, type Interaction } from './authorize.js';
+import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
+import { InteractionError, hasConsent, newCode, type Interaction } from './authorize.js';
 import type { ProviderContext } from './context.js';
 
-export type NextStep = { kind: 'consent' } | { kind: 'redirect'; location: string };
+export type NextStep = { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse };
 
 /** After sign-in (or on arrival with a session): straight back to the client, or on to consent. */
 export async function afterSignIn(ctx: ProviderContext, interaction: Interaction, session: ActiveSession): Promise<NextStep> {
   if (interaction.forceConsent || !(await hasConsent(ctx, session.userId, interaction.request))) return { kind: 'consent' };
-  return { kind: 'redirect', location: await finish(ctx, interaction, session, false) };
+  return { kind: 'respond', response: await finish(ctx, interaction, session, false) };
 }
 
 /** The consent page's answer: Allow records the grant and issues the code; Deny tells the client access_denied. */
@@ -21,14 +22,14 @@ export async function answerConsent(
   interaction: Interaction,
   session: ActiveSession,
   allow: boolean,
-): Promise<string> {
+): Promise<AuthorizationResponse> {
   if (allow) return finish(ctx, interaction, session, true);
   if (!(await completeInteraction(ctx.db, interaction.id, ctx.clock()))) throw alreadyDone();
-  return errorRedirect(ctx, interaction.request, new AccessDenied('the user denied the request'));
+  return errorResponse(ctx, interaction.request, new AccessDenied('the user denied the request'));
 }
 
 /** Completes the interaction, records consent and issues the code: all in one transaction or none of it. */
-async function finish(ctx: ProviderContext, interaction: Interaction, session: ActiveSession, recordConsent: boolean): Promise<string> {
+async function finish(ctx: ProviderContext, interaction: Interaction, session: ActiveSession, recordConsent: boolean): Promise<AuthorizationResponse> {
   const { request } = interaction;
   const { code, row } = newCode(ctx, request);
   await ctx.db.transaction().execute(async (trx) => {
@@ -36,7 +37,7 @@ async function finish(ctx: ProviderContext, interaction: Interaction, session: A
     if (recordConsent) await grantScopes(trx, session.userId, request.clientId, request.scopes, row.issuedAt);
     await insertCode(trx, { ...row, userId: session.userId, authTime: session.authTime });
   });
-  return successRedirect(ctx, request, code);
+  return successResponse(ctx, request, code);
 }
 
 function alreadyDone(): InteractionError {

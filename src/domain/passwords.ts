@@ -1,12 +1,21 @@
 // argon2id hashing for user passwords and client secrets, with the configured (OWASP) parameters.
+// Verifications go through a bounded semaphore, so that a flood of sign-ins cannot queue unbounded CPU work.
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
-import type { Argon2Params } from '../config.js';
+import type { Argon2Params, PasswordWorkLimits } from '../config.js';
+import { WorkLimiter } from './work-limiter.js';
 
 export class PasswordHasher {
   private dummyHash: Promise<string> | undefined;
+  private readonly limiter: WorkLimiter | undefined;
 
-  constructor(private readonly params: Argon2Params) {}
+  /** Without `limits` (the seed script), verifications are not bounded. */
+  constructor(
+    private readonly params: Argon2Params,
+    limits?: PasswordWorkLimits,
+  ) {
+    this.limiter = limits && new WorkLimiter(limits.maxConcurrent, limits.maxQueued);
+  }
 
   hash(plain: string): Promise<string> {
     return argon2.hash(plain, {
@@ -17,13 +26,19 @@ export class PasswordHasher {
     });
   }
 
-  /** False for a wrong password and for a hash that cannot be parsed. */
+  /**
+   * False for a wrong password and for a hash that cannot be parsed. Throws TemporarilyUnavailable,
+   * before any work, when the verifications running and waiting in this process are at their limits.
+   */
   async verify(hash: string, plain: string): Promise<boolean> {
-    try {
-      return await argon2.verify(hash, plain);
-    } catch {
-      return false;
-    }
+    const check = async () => {
+      try {
+        return await argon2.verify(hash, plain);
+      } catch {
+        return false;
+      }
+    };
+    return this.limiter ? this.limiter.run(check) : check();
   }
 
   /**

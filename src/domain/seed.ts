@@ -5,6 +5,7 @@ import { insertClient, findClient, updateClient } from '../storage/clients.js';
 import type { Db } from '../storage/database.js';
 import { findUserByUsername, insertUser, updateUser } from '../storage/users.js';
 import type { PasswordHasher } from './passwords.js';
+import { SIGNING_ALGS, isSigningAlg } from './signing-algs.js';
 
 export interface SeedClient {
   client_id: string;
@@ -44,6 +45,7 @@ const CLIENT_URL_FIELDS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri'];
 const CLIENT_FIELDS = new Set([
   'client_id', 'client_secret', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types',
   'response_types', 'token_endpoint_auth_method', 'contacts', 'scope', ...CLIENT_URL_FIELDS,
+  'id_token_signed_response_alg',
 ]);
 // OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
 const STRING_CLAIMS = [
@@ -107,6 +109,9 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   }
   if (c.contacts !== undefined && !isStringArray(c.contacts)) bad('contacts must be an array of strings');
   if (c.scope !== undefined && !isString(c.scope)) bad('scope must be a string');
+  if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
+    bad(`id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
+  }
 }
 
 function checkUser(raw: unknown, where: string, problems: string[]): void {

@@ -1,27 +1,35 @@
 // The provider's cookies: names and attributes in one place.
+//
+// On an https issuer every cookie carries the "__Host-" prefix (RFC 6265bis 4.1.3.2): the browser then
+// accepts it only when it is Secure, has Path=/ and no Domain, so no sibling or parent domain, and no
+// plain-http page, can plant or overwrite it. On an http issuer (local development) the names and paths
+// stay unprefixed, since browsers refuse "__Host-" cookies without Secure.
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { Config } from '../config.js';
 
-export const SESSION_COOKIE = 'sso_session';
-export const INTERACTION_COOKIE = 'sso_interaction';
-
-export function sessionCookieOptions(config: Config): CookieSerializeOptions {
-  return {
-    path: '/sso',
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: config.secureCookies,
-    maxAge: config.sessionTtlSeconds,
-  };
+export interface CookieSpec {
+  name: string;
+  options: CookieSerializeOptions;
 }
 
-/** Scoped to one interaction's pages, so that sign-ins in several tabs do not disturb each other. */
-export function interactionCookieOptions(config: Config, interactionId: string): CookieSerializeOptions {
-  return {
-    path: `/sso/interaction/${interactionId}`,
-    httpOnly: true,
-    sameSite: 'lax',
-    secure: config.secureCookies,
-    maxAge: config.interactionTtlSeconds,
-  };
+const HOST_PREFIX = '__Host-';
+
+/** The browser's sign-in session. */
+export function sessionCookie(config: Config): CookieSpec {
+  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.sessionTtlSeconds };
+  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_session`, options: { ...options, path: '/', secure: true } };
+  return { name: 'sso_session', options: { ...options, path: '/sso', secure: false } };
+}
+
+/**
+ * Binds one pending interaction to the browser that started it; one cookie per interaction, so that
+ * sign-ins in several tabs do not disturb each other: scoped by path on http, and, since a "__Host-"
+ * cookie must have Path=/, by name on https.
+ */
+export function interactionCookie(config: Config, interactionId: string): CookieSpec {
+  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.interactionTtlSeconds };
+  if (config.secureCookies) {
+    return { name: `${HOST_PREFIX}sso_interaction_${interactionId}`, options: { ...options, path: '/', secure: true } };
+  }
+  return { name: 'sso_interaction', options: { ...options, path: `/sso/interaction/${interactionId}`, secure: false } };
 }

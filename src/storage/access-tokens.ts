@@ -1,6 +1,6 @@
 // Repository for opaque bearer access tokens, looked up by the digest of their value.
 import type { Db } from './database.js';
-import type { UserRow } from './schema.js';
+import type { AccessTokenRow, UserRow } from './schema.js';
 
 export interface AccessTokenWithUser {
   clientId: string;
@@ -22,4 +22,39 @@ export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promis
   if (!row) return undefined;
   const { token_client_id, token_scope, token_expires_at, token_revoked_at, ...user } = row;
   return { clientId: token_client_id, scope: token_scope, expiresAt: token_expires_at, revokedAt: token_revoked_at, user };
+}
+
+/** A client_credentials access token (RFC 6749 4.4): no user, no code, no refresh token. */
+export async function insertClientAccessToken(
+  db: Db,
+  token: { tokenHash: string; clientId: string; scope: string; issuedAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db
+    .insertInto('access_tokens')
+    .values({
+      token_hash: token.tokenHash,
+      client_id: token.clientId,
+      user_id: null,
+      scope: token.scope,
+      issued_at: token.issuedAt,
+      expires_at: token.expiresAt,
+    })
+    .execute();
+}
+
+/** The access token and whether its user (if it has one) is disabled. */
+export type AccessTokenWithUserState = AccessTokenRow & { user_disabled_at: Date | null };
+
+export function findAccessToken(db: Db, tokenHash: string): Promise<AccessTokenWithUserState | undefined> {
+  return db
+    .selectFrom('access_tokens as t')
+    .leftJoin('users as u', 'u.id', 't.user_id')
+    .selectAll('t')
+    .select('u.disabled_at as user_disabled_at')
+    .where('t.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function revokeAccessToken(db: Db, tokenHash: string, now: Date): Promise<void> {
+  await db.updateTable('access_tokens').set({ revoked_at: now }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
 }

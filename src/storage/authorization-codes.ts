@@ -22,12 +22,12 @@ export async function insertCode(db: Db, code: NewCode & { userId: string; authT
 /**
  * The authorize hot path in one round trip: inserts the code only when the session is live, its user
  * enabled, and the user has already granted every scope in `scopes`. Returns false when any of that
- * is missing (or the sign-in is older than minAuthTime), and the caller falls back to the sign-in or consent pages.
+ * is missing (or the sign-in is older than minAuthTime, or the session is not userId's), and the caller falls back to the sign-in or consent pages.
  */
 export async function insertCodeForConsentedSession(
   db: Db,
   code: NewCode,
-  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null },
+  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null; userId?: string | undefined },
 ): Promise<boolean> {
   const inserted = await db
     .insertInto('authorization_codes')
@@ -59,6 +59,8 @@ export async function insertCodeForConsentedSession(
         .where('s.revoked_at', 'is', null)
         .where('u.disabled_at', 'is', null)
         .$if(session.minAuthTime !== null, (qb) => qb.where('s.auth_time', '>=', session.minAuthTime!))
+        // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
+        .$if(session.userId !== undefined, (qb) => qb.where(sql<string>`s.user_id::text`, '=', session.userId!))
         .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`),
     )
     .returning('code_hash')
@@ -75,15 +77,25 @@ export interface Redemption {
   challengeOfVerifier: string | null;
   now: Date;
   accessToken: { tokenHash: string; expiresAt: Date };
+  /**
+   * A refresh token to store with the access token when the granted scope holds `onlyWithScope`;
+   * null when the client may not have one.
+   */
+  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
 }
+
+/** The redeemed code, and the refresh token family issued with it (null when none was). */
+export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null };
 
 /**
  * The token hot path in one round trip: consumes the code only if it is unused, unexpired, issued to
  * this client, for this redirect_uri and this PKCE challenge, and in the same statement stores the
- * access token issued from it. Returns nothing when any condition fails (or the user was disabled) (the caller asks why).
+ * access token issued from it (and the refresh token, when one is due). Returns nothing when any condition
+ * fails (or the user was disabled) (the caller asks why).
  * Concurrent redemptions serialise on the row: exactly one sees consumed_at still null.
  */
-export async function redeemCode(db: Db, r: Redemption): Promise<AuthorizationCodeRow | undefined> {
+export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | undefined> {
+  const refresh = r.refreshToken;
   return db
     .with('redeemed', (qb) =>
       qb
@@ -109,10 +121,35 @@ export async function redeemCode(db: Db, r: Redemption): Promise<AuthorizationCo
         .where('users.disabled_at', 'is', null)
         .returningAll('authorization_codes'),
     )
+    .with('issued_refresh', (qb) =>
+      qb
+        .insertInto('refresh_tokens')
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('redeemed')
+            .select([
+              eb.cast(eb.val(refresh?.tokenHash ?? null), 'text').as('token_hash'),
+              eb.cast(eb.val(refresh?.familyId ?? null), 'uuid').as('family_id'),
+              'redeemed.client_id',
+              'redeemed.user_id',
+              'redeemed.scope',
+              'redeemed.auth_time',
+              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(refresh?.expiresAt ?? null), 'timestamptz').as('expires_at'),
+            ])
+            .where(
+              refresh === null
+                ? sql.lit(false)
+                : sql<boolean>`${refresh.onlyWithScope} = any(string_to_array(redeemed.scope, ' '))`,
+            ),
+        )
+        .returning('family_id'),
+    )
     .with('issued', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'code_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at'])
+        .columns(['token_hash', 'code_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
         .expression((eb) =>
           eb
             .selectFrom('redeemed')
@@ -124,12 +161,14 @@ export async function redeemCode(db: Db, r: Redemption): Promise<AuthorizationCo
               'redeemed.scope',
               eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(r.accessToken.expiresAt), 'timestamptz').as('expires_at'),
+              eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
             ]),
         )
         .returning('token_hash'),
     )
     .selectFrom('redeemed')
-    .selectAll()
+    .selectAll('redeemed')
+    .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'))
     .executeTakeFirst();
 }
 
@@ -137,12 +176,31 @@ export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow
   return db.selectFrom('authorization_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
 }
 
-/** RFC 6749 4.1.2: a replayed code revokes every token issued from it. Returns how many were revoked. */
+/**
+ * RFC 6749 4.1.2: a replayed code revokes every token issued from it: its access token, and the refresh token
+ * family issued with it together with every access token of that family. Returns how many access tokens were revoked.
+ */
 export async function revokeTokensFromCode(db: Db, codeHash: string, now: Date): Promise<number> {
   const result = await db
+    .with('families', (qb) =>
+      qb.selectFrom('access_tokens').select('refresh_family_id').where('code_hash', '=', codeHash).where('refresh_family_id', 'is not', null),
+    )
+    .with('refresh', (qb) =>
+      qb
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: now })
+        .where('family_id', 'in', (eb) => eb.selectFrom('families').select('families.refresh_family_id').$narrowType<{ refresh_family_id: string }>())
+        .where('revoked_at', 'is', null)
+        .returning('token_hash'),
+    )
     .updateTable('access_tokens')
     .set({ revoked_at: now })
-    .where('code_hash', '=', codeHash)
+    .where((eb) =>
+      eb.or([
+        eb('code_hash', '=', codeHash),
+        eb('refresh_family_id', 'in', eb.selectFrom('families').select('families.refresh_family_id')),
+      ]),
+    )
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);

@@ -36,6 +36,15 @@ export interface SigningKeysTable {
   private_jwk: Json<Record<string, unknown>>;
   public_jwk: Json<Record<string, unknown>>;
   created_at: Timestamp;
+  /** When the key starts signing; it is published from created_at. */
+  activates_at: Timestamp;
+}
+
+export interface KeyEncryptionTable {
+  id: ColumnType<boolean, boolean | undefined, never>;
+  kdf: string;
+  salt: string;
+  created_at: Timestamp;
 }
 
 export interface SessionsTable {
@@ -84,22 +93,50 @@ export interface AccessTokensTable {
   token_hash: string;
   code_hash: string | null;
   client_id: string;
-  user_id: string;
+  /** Null for a client_credentials token (RFC 6749 4.4): it acts for the client, not for a user. */
+  user_id: string | null;
   scope: string;
   issued_at: Timestamp;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** The refresh token family issued with it, if any: revoking the family revokes this token. */
+  refresh_family_id: string | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  /** Every rotation of one grant shares the family id. */
+  family_id: string;
+  client_id: string;
+  user_id: string;
+  scope: string;
+  auth_time: Timestamp;
+  issued_at: Timestamp;
+  expires_at: Timestamp;
+  rotated_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+/** Failed sign-in counters per account or client address (src/domain/sign-in-throttle.ts). */
+export interface SignInThrottleTable {
+  key: string;
+  failures: number;
+  locked_until: Timestamp;
+  expires_at: Timestamp;
 }
 
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
   signing_keys: SigningKeysTable;
+  key_encryption: KeyEncryptionTable;
   sessions: SessionsTable;
   consents: ConsentsTable;
   interactions: InteractionsTable;
   authorization_codes: AuthorizationCodesTable;
   access_tokens: AccessTokensTable;
+  refresh_tokens: RefreshTokensTable;
+  sign_in_throttle: SignInThrottleTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -108,7 +145,9 @@ export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 export type SigningKeyRow = Selectable<SigningKeysTable>;
+export type KeyEncryptionRow = Selectable<KeyEncryptionTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type InteractionRow = Selectable<InteractionsTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 export type AccessTokenRow = Selectable<AccessTokensTable>;
+export type RefreshTokenRow = Selectable<RefreshTokensTable>;

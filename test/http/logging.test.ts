@@ -20,6 +20,8 @@ t.test('a full sign-in and token flow logs one line per request and no secret (R
   const raw: string[] = [];
   const logger = pino(loggerOptions('info'), { write: (line: string) => void raw.push(line) });
   const { app } = await buildTestApp(t, { logger });
+  t.notMatch(raw.join(''), /"d":|private_jwk|ciphertext/, 'the start-up lines carry no key material');
+  raw.length = 0; // the start-up lines (signing keys generated, KEYS_ENCRYPTION_SECRET warning) are not requests
 
   const sent: Array<{ method: string; path: string; status: number }> = [];
   const record = (method: string, url: string, res: LightMyRequestResponse) => {

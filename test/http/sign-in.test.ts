@@ -446,7 +446,8 @@ t.test('the session and interaction cookies are Secure when the issuer is https 
   const started = await browser.request(app, 'GET', authorizePath(request()));
   t.equal(started.statusCode, 303);
   t.match(String(started.headers.location), /^https:\/\/sso\.example\/sso\/interaction\//);
-  t.match(setCookie(started, 'sso_interaction'), /; Secure/i);
+  const id = String(started.headers.location).split('/').pop();
+  t.match(setCookie(started, `__Host-sso_interaction_${id}`), /; Secure/i, 'https cookies carry the __Host- prefix (see host-cookies.test.ts)');
   const page = await browser.request(app, 'GET', localPath(String(started.headers.location)));
   t.equal(page.statusCode, 200);
   const action = formAction(page.body);
@@ -457,7 +458,7 @@ t.test('the session and interaction cookies are Secure when the issuer is https 
     password: ALICE.password,
   });
   t.equal(res.statusCode, 303);
-  const cookie = setCookie(res, 'sso_session');
+  const cookie = setCookie(res, '__Host-sso_session');
   t.match(cookie, /; Secure/i);
   t.match(cookie, /; HttpOnly/i);
   t.match(cookie, /; SameSite=Lax/i);

@@ -71,10 +71,13 @@ t.test('the real migrations split into statements that apply one by one', async 
   const database = await createTestDatabase({ migrate: false });
   t.teardown(() => database.drop());
   let applied = 0;
+  const created: string[] = [];
   for (const file of files) {
     for (const statement of splitSqlStatements(await fs.readFile(path.join(MIGRATIONS_DIR, file), 'utf8'))) {
       await sql.raw(statement).execute(database.handle.db);
       applied += 1;
+      const table = /^(?:--[^\n]*\n|\s)*CREATE TABLE (\w+)/i.exec(statement)?.[1];
+      if (table) created.push(table);
     }
   }
   t.ok(applied >= 12, `${applied} statements applied`);
@@ -82,6 +85,10 @@ t.test('the real migrations split into statements that apply one by one', async 
     select table_name from information_schema.tables where table_schema = 'public' order by table_name`.execute(database.handle.db);
   t.same(
     tables.rows.map((r) => r.table_name),
-    ['access_tokens', 'authorization_codes', 'clients', 'consents', 'interactions', 'sessions', 'signing_keys', 'users'],
+    created.sort(),
+    'every table a migration creates exists, and no other',
   );
+  for (const table of ['access_tokens', 'authorization_codes', 'clients', 'consents', 'interactions', 'sessions', 'signing_keys', 'users']) {
+    t.ok(created.includes(table), `the initial table ${table} is among them`);
+  }
 });

@@ -9,6 +9,7 @@ import { signIdToken } from '../id-token.js';
 import { required, single, type RawParams } from '../params.js';
 import { isValidVerifier, s256 } from '../pkce.js';
 import { randomToken, sha256 } from '../secrets.js';
+import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -16,6 +17,7 @@ export interface TokenResponse {
   expires_in: number;
   scope: string;
   id_token?: string;
+  refresh_token?: string;
 }
 
 export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
@@ -29,6 +31,8 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
   const accessToken = randomToken();
   const codeHash = sha256(code);
   const now = ctx.clock();
+  // OIDC Core 11: a refresh token only for a client allowed the grant, and only when the user consented to offline_access.
+  const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
   const redeemed = await redeemCode(ctx.db, {
     codeHash,
     clientId: client.clientId,
@@ -36,6 +40,7 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
     challengeOfVerifier: verifier === null ? null : s256(verifier),
     now,
     accessToken: { tokenHash: sha256(accessToken), expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds) },
+    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
   });
   if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier);
 
@@ -45,8 +50,10 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
     expires_in: ctx.config.accessTokenTtlSeconds,
     scope: redeemed.scope,
   };
+  if (refreshToken !== null && redeemed.refresh_family_id !== null) response.refresh_token = refreshToken.value;
   if (redeemed.scope.split(' ').includes('openid')) {
     response.id_token = await signIdToken(ctx.keys, {
+      alg: client.idTokenSignedResponseAlg,
       issuer: ctx.config.issuer,
       subject: redeemed.user_id,
       audience: client.clientId,

@@ -1,12 +1,14 @@
 // The authorization endpoint (RFC 6749 3.1, OIDC Core 3.1.2), GET and POST.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyTarget, validateRequest, UntrustedRedirectError, type VerifiedTarget } from '../../domain/authorization-request.js';
-import { authorize, errorRedirect } from '../../domain/authorize.js';
+import { errorResponse } from '../../domain/authorization-response.js';
+import { authorize } from '../../domain/authorize.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { toOAuthError } from '../../errors/to-oauth-error.js';
-import { INTERACTION_COOKIE, SESSION_COOKIE, interactionCookieOptions } from '../cookies.js';
+import { sendAuthorizationResponse } from '../authorization-response.js';
+import { interactionCookie, sessionCookie } from '../cookies.js';
 import { parseForm } from '../form-parser.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
@@ -27,17 +29,18 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       if (!(err instanceof UntrustedRedirectError)) throw err;
       return reply.code(err.status).headers(PAGE_HEADERS).send(errorPage(err.message));
     }
-    // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1).
+    // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1), in the response mode asked for.
     try {
       const authRequest = validateRequest(target, params);
-      const outcome = await authorize(ctx, authRequest, request.cookies[SESSION_COOKIE]);
-      if (outcome.kind === 'redirect') return redirect(reply, outcome.location);
-      reply.setCookie(INTERACTION_COOKIE, outcome.bindingSecret, interactionCookieOptions(ctx.config, outcome.interactionId));
+      const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name]);
+      if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, outcome.response);
+      const binding = interactionCookie(ctx.config, outcome.interactionId);
+      reply.setCookie(binding.name, outcome.bindingSecret, binding.options);
       return redirect(reply, `${ctx.config.issuer}/interaction/${outcome.interactionId}`);
     } catch (err) {
       const { oauth, unexpected } = toOAuthError(err);
       if (unexpected) request.log.error({ err }, 'authorization request failed');
-      return redirect(reply, errorRedirect(ctx, target, oauth));
+      return sendAuthorizationResponse(reply, errorResponse(ctx, target, oauth));
     }
   }
 

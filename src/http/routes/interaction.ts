@@ -5,15 +5,34 @@ import { loadClient } from '../../domain/clients.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { afterSignIn, answerConsent } from '../../domain/interaction.js';
 import { single, type RawParams } from '../../domain/params.js';
+import { signInWithPassword, type PasswordSignIn } from '../../domain/password-sign-in.js';
 import { safeEqual } from '../../domain/secrets.js';
 import { createSession, resolveSession } from '../../domain/sessions.js';
-import { authenticateUser } from '../../domain/users.js';
 import type { ActiveSession } from '../../storage/sessions.js';
-import { INTERACTION_COOKIE, SESSION_COOKIE, interactionCookieOptions, sessionCookieOptions } from '../cookies.js';
+import { sendAuthorizationResponse } from '../authorization-response.js';
+import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
+import { interactionCookie, sessionCookie } from '../cookies.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { consentPage, errorPage, loginPage } from '../views/pages.js';
 
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
+
+type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' }> | { kind: 'busy' };
+
+/** What the sign-in page says, and with which status, when an attempt does not sign in. */
+function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
+  switch (outcome.kind) {
+    case 'wrong-credentials':
+      return { status: 401, message: WRONG_CREDENTIALS };
+    case 'throttled': {
+      // RFC 6585 4: 429 Too Many Requests, "MAY include a Retry-After header indicating how long to wait".
+      const n = outcome.retryAfterSeconds;
+      return { status: 429, message: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`, retryAfter: n };
+    }
+    case 'busy':
+      return { status: 503, message: 'The service is busy. Try again in a few seconds.', retryAfter: 1 };
+  }
+}
 
 interface Params {
   id: string;
@@ -42,7 +61,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
   async function interactionOf(request: FastifyRequest<{ Params: Params }>, form?: RawParams): Promise<{ interaction: Interaction; binding: string }> {
-    const binding = request.cookies[INTERACTION_COOKIE];
+    const binding = request.cookies[interactionCookie(ctx.config, request.params.id).name];
     if (form) {
       const csrf = single(form, 'csrf');
       if (!binding || !csrf || !safeEqual(csrf, binding)) {
@@ -59,9 +78,24 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
 
   /** The browser's session, unless prompt=login or max_age asked for a more recent sign-in. */
   async function usableSession(request: FastifyRequest, interaction: Interaction): Promise<ActiveSession | undefined> {
-    const session = await resolveSession(ctx, request.cookies[SESSION_COOKIE]);
+    const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
     const minAuthTime = interaction.minAuthTime === null ? null : new Date(interaction.minAuthTime);
     return session && sessionIsFreshEnough(session, minAuthTime) ? session : undefined;
+  }
+
+  const clearBinding = (reply: FastifyReply, interactionId: string) => {
+    const cookie = interactionCookie(ctx.config, interactionId);
+    reply.clearCookie(cookie.name, cookie.options);
+  };
+
+  /** A busy process answers like a refused attempt: on the sign-in page, which the person can submit again. */
+  async function attemptSignIn(login: string, password: string, ip: string): Promise<PasswordSignIn | { kind: 'busy' }> {
+    try {
+      return await signInWithPassword(ctx, login, password, ip);
+    } catch (err) {
+      if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };
+      throw err;
+    }
   }
 
   const seeOther = (reply: FastifyReply, location: string) =>
@@ -70,9 +104,9 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   /** Signed in: back to the client when consent is already there, else the consent page (after a form post, via a GET). */
   async function proceed(reply: FastifyReply, interaction: Interaction, binding: string, session: ActiveSession, afterPost: boolean) {
     const next = await afterSignIn(ctx, interaction, session);
-    if (next.kind === 'redirect') {
-      reply.clearCookie(INTERACTION_COOKIE, interactionCookieOptions(ctx.config, interaction.id));
-      return seeOther(reply, next.location);
+    if (next.kind === 'respond') {
+      clearBinding(reply, interaction.id);
+      return sendAuthorizationResponse(reply, next.response);
     }
     if (afterPost) return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
     return page(reply, 200, consentPage({
@@ -111,19 +145,23 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       const { interaction, binding } = await interactionOf(request, request.body);
       const login = single(request.body, 'login') ?? '';
       const password = single(request.body, 'password') ?? '';
-      const user = login && password ? await authenticateUser(ctx, login, password) : undefined;
-      if (!user) {
-        return page(reply, 401, loginPage({
+      const outcome = await attemptSignIn(login, password, request.ip);
+      if (outcome.kind !== 'signed-in') {
+        const { status, message, retryAfter } = refusal(outcome);
+        if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+        return page(reply, status, loginPage({
           action: action(interaction.id, 'login'),
           csrfToken: binding,
           clientName: await clientName(interaction.request.clientId),
           login,
-          error: WRONG_CREDENTIALS,
+          error: message,
         }));
       }
+      const { user } = outcome;
       const authTime = ctx.clock();
       const sessionId = await createSession(ctx, user.id, authTime);
-      reply.setCookie(SESSION_COOKIE, sessionId, sessionCookieOptions(ctx.config));
+      const session = sessionCookie(ctx.config);
+      reply.setCookie(session.name, sessionId, session.options);
       return proceed(reply, interaction, binding, { userId: user.id, authTime }, true);
     }));
 
@@ -132,8 +170,8 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       const { interaction } = await interactionOf(request, request.body);
       const session = await usableSession(request, interaction);
       if (!session) throw new InteractionError('You are no longer signed in. Go back to the application and start again.');
-      const location = await answerConsent(ctx, interaction, session, single(request.body, 'decision') === 'allow');
-      reply.clearCookie(INTERACTION_COOKIE, interactionCookieOptions(ctx.config, interaction.id));
-      return seeOther(reply, location);
+      const response = await answerConsent(ctx, interaction, session, single(request.body, 'decision') === 'allow');
+      clearBinding(reply, interaction.id);
+      return sendAuthorizationResponse(reply, response);
     }));
 }

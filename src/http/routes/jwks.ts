@@ -1,12 +1,13 @@
-// The JSON Web Key Set: public signing keys only, each with kid, alg and use.
+// The JSON Web Key Set: public signing keys only, each with kid, alg and use. Read from the key store on every
+// request (a prebuilt string, swapped when the keys are reloaded), so a rotation shows without a restart.
 import type { FastifyInstance } from 'fastify';
-import type { KeyStore } from '../../domain/keys.js';
+import { JWKS_MAX_AGE_SECONDS, type KeyStore } from '../../domain/keys.js';
 
 export default async function jwksRoutes(app: FastifyInstance, opts: { keys: KeyStore }) {
   app.get('/jwks', async (_request, reply) => {
     return reply
       .header('content-type', 'application/jwk-set+json; charset=utf-8')
-      .header('cache-control', 'public, max-age=300')
+      .header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
       .send(opts.keys.jwksJson);
   });
 }

@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { exchangeAuthorizationCode } from '../../domain/grants/authorization-code.js';
+import { clientCredentialsGrant } from '../../domain/grants/client-credentials.js';
+import { refreshTokenGrant } from '../../domain/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
 import { clientAuthentication } from '../plugins/client-auth.js';
@@ -10,18 +12,20 @@ const str = { type: 'string' } as const;
 
 const bodySchema = {
   type: 'object',
-  properties: { grant_type: str, code: str, redirect_uri: str, code_verifier: str, client_id: str, client_secret: str },
+  properties: { grant_type: str, code: str, redirect_uri: str, code_verifier: str, client_id: str, client_secret: str, refresh_token: str, scope: str },
 } as const;
 
 const responseSchema = {
   200: {
     type: 'object',
-    properties: { access_token: str, token_type: str, expires_in: { type: 'integer' }, scope: str, id_token: str },
+    properties: { access_token: str, token_type: str, expires_in: { type: 'integer' }, scope: str, id_token: str, refresh_token: str },
   },
 } as const;
 
 const grants = {
   authorization_code: exchangeAuthorizationCode,
+  refresh_token: refreshTokenGrant,
+  client_credentials: clientCredentialsGrant,
 } as const;
 
 export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {

@@ -1,0 +1,54 @@
+// Verifies an id_token_hint: an ID token this provider issued to the requesting client (OIDC Core 3.1.2.1).
+import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { InvalidRequest } from '../errors/oauth-error.js';
+import type { ProviderContext } from './context.js';
+
+export interface IdTokenHint {
+  /** The user the client believes is signed in. */
+  subject: string;
+}
+
+let cached: { json: string; keys: ReturnType<typeof createLocalJWKSet>; algorithms: string[] } | undefined;
+
+/** The published keys as they are now (they change on rotation), parsed once per distinct document. */
+function currentKeys(jwksJson: string): NonNullable<typeof cached> {
+  if (cached?.json !== jwksJson) {
+    const jwks = JSON.parse(jwksJson) as JSONWebKeySet;
+    const algorithms = [...new Set(jwks.keys.map((k) => k.alg).filter((alg): alg is string => typeof alg === 'string'))];
+    cached = { json: jwksJson, keys: createLocalJWKSet(jwks), algorithms };
+  }
+  return cached;
+}
+
+function invalid(): InvalidRequest {
+  return new InvalidRequest('id_token_hint is not an ID token issued by this server to this client');
+}
+
+/**
+ * OIDC Core 3.1.2.1: "ID Token previously issued by the Authorization Server being passed as a hint about the
+ * End-User's current or past authenticated session with the Client." So: our signature, with one of our
+ * published keys and algorithms, our iss, and the client among its audiences. An expired ID token is still a
+ * good hint (its lifetime says nothing of the session's), so exp is not checked.
+ */
+export async function verifyIdTokenHint(ctx: ProviderContext, token: string, clientId: string): Promise<IdTokenHint> {
+  const { keys, algorithms } = currentKeys(ctx.keys.jwksJson);
+  let payload: Uint8Array;
+  try {
+    ({ payload } = await compactVerify(token, keys, { algorithms }));
+  } catch {
+    throw invalid();
+  }
+  let claims: unknown;
+  try {
+    claims = JSON.parse(new TextDecoder().decode(payload));
+  } catch {
+    throw invalid();
+  }
+  if (typeof claims !== 'object' || claims === null) throw invalid();
+  const { iss, aud, sub } = claims as Record<string, unknown>;
+  if (iss !== ctx.config.issuer) throw invalid();
+  const audiences = Array.isArray(aud) ? aud : [aud];
+  if (!audiences.includes(clientId)) throw invalid();
+  if (typeof sub !== 'string' || sub === '') throw invalid();
+  return { subject: sub };
+}

@@ -1,0 +1,19 @@
+// Sends an authorization response the way the request asked: a 303 redirect with the parameters in the
+// query (RFC 6749 4.1.2), or the form_post page (OAuth 2.0 Form Post Response Mode 2).
+import type { FastifyReply } from 'fastify';
+import type { AuthorizationResponse } from '../domain/authorization-response.js';
+import { withResponseParams } from '../domain/redirect-uri.js';
+import { FORM_POST_HEADERS, formPostPage } from './views/form-post.js';
+
+export function sendAuthorizationResponse(reply: FastifyReply, response: AuthorizationResponse): FastifyReply {
+  if (response.mode === 'form_post') {
+    // "Authorization Response parameters are encoded as HTML form values that are auto-submitted in the User
+    // Agent, and thus are transmitted via the HTTP POST method to the Client".
+    return reply.code(200).headers(FORM_POST_HEADERS).send(formPostPage({ action: response.redirectUri, params: response.params }));
+  }
+  return reply
+    .code(303)
+    .header('location', withResponseParams(response.redirectUri, response.params))
+    .header('cache-control', 'no-store')
+    .send();
+}

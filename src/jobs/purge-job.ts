@@ -1,0 +1,61 @@
+// Runs the purge of expired rows periodically in this instance; every instance may run it (see storage/purge.ts).
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../domain/clock.js';
+import type { Db } from '../storage/database.js';
+import { purgeExpired } from '../storage/purge.js';
+
+export interface PurgeJobOptions {
+  db: Db;
+  clock: Clock;
+  logger: Pick<FastifyBaseLogger, 'info' | 'error'>;
+  intervalSeconds: number;
+  accessTokenTtlSeconds: number;
+}
+
+export interface PurgeJob {
+  /** Cancels the next run and waits for one in progress. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Purges every `intervalSeconds` (give or take a tenth, so that instances started together spread out),
+ * never two runs at once in one process. The timer does not keep the process alive, and a failed run is
+ * logged and tried again at the next interval, never thrown.
+ */
+export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
+  const { db, clock, logger, intervalSeconds, accessTokenTtlSeconds } = options;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const run = async () => {
+    try {
+      const deleted = await purgeExpired(db, { now: clock(), accessTokenTtlSeconds });
+      const total = Object.values(deleted).reduce((a, b) => a + b, 0);
+      if (total > 0) logger.info({ deleted }, `purged ${total} expired rows`);
+    } catch (err) {
+      logger.error({ err }, 'purge of expired rows failed');
+    }
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    const delayMs = intervalSeconds * 1000 * (0.9 + Math.random() * 0.2);
+    timer = setTimeout(() => {
+      running = run().finally(() => {
+        running = undefined;
+        schedule();
+      });
+    }, delayMs);
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}

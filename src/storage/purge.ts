@@ -1,0 +1,60 @@
+// Deletes expired rows in small batches. One entry per table below: add a line for a new table that expires.
+// Safe on every instance at once: each batch is one DELETE that picks its rows with SKIP LOCKED, so two
+// purges never wait on, nor fail on, each other's rows; nothing is read first and written later.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import type { Database } from './schema.js';
+
+export interface PurgeSettings {
+  now: Date;
+  /** A used code is kept this long after it expires (see below). */
+  accessTokenTtlSeconds: number;
+}
+
+interface PurgeTarget {
+  table: keyof Database & string;
+  /** Rows whose expires_at is before this moment go. */
+  cutoff(settings: PurgeSettings): Date;
+}
+
+const expired = (s: PurgeSettings) => s.now;
+
+export const PURGE_TARGETS: readonly PurgeTarget[] = [
+  // A code outlives its expiry by an access token lifetime: a replay within that time still finds it, is refused
+  // as a replay and revokes what was issued from it (RFC 6749 4.1.2), and by then those tokens have expired.
+  { table: 'authorization_codes', cutoff: (s) => new Date(s.now.getTime() - s.accessTokenTtlSeconds * 1000) },
+  { table: 'access_tokens', cutoff: expired },
+  // A rotated refresh token stays until it expires, so that its replay revokes its family (RFC 9700 4.14.2).
+  { table: 'refresh_tokens', cutoff: expired },
+  { table: 'sessions', cutoff: expired },
+  { table: 'interactions', cutoff: expired },
+  { table: 'sign_in_throttle', cutoff: expired },
+];
+
+export const PURGE_BATCH_SIZE = 1000;
+
+/** Deletes up to `limit` expired rows of one table; returns how many went. */
+async function purgeBatch(db: Db, table: string, cutoff: Date, limit: number): Promise<number> {
+  // ctid = ANY(ARRAY(...)) is a TID scan over exactly the picked rows.
+  const result = await sql`
+    DELETE FROM ${sql.table(table)} WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM ${sql.table(table)} WHERE expires_at < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ))`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** Deletes every expired row, batch by batch; returns the count per table. */
+export async function purgeExpired(db: Db, settings: PurgeSettings, batchSize = PURGE_BATCH_SIZE): Promise<Record<string, number>> {
+  const deleted: Record<string, number> = {};
+  for (const target of PURGE_TARGETS) {
+    const cutoff = target.cutoff(settings);
+    let total = 0;
+    let batch: number;
+    do {
+      batch = await purgeBatch(db, target.table, cutoff, batchSize);
+      total += batch;
+    } while (batch === batchSize);
+    deleted[target.table] = total;
+  }
+  return deleted;
+}

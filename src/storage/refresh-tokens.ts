@@ -1,0 +1,117 @@
+// Repository for refresh tokens: stored by digest, rotated at most once each, kept after rotation to detect replay.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import type { RefreshTokenRow } from './schema.js';
+
+export interface Rotation {
+  tokenHash: string;
+  clientId: string;
+  now: Date;
+  /** The narrower scope asked for, or null to keep the granted one; the granted scope must hold every value. */
+  scope: string[] | null;
+  /** The refresh token that replaces this one, in the same family with the same scope. */
+  next: { tokenHash: string; expiresAt: Date };
+  accessToken: { tokenHash: string; expiresAt: Date };
+}
+
+/**
+ * The refresh hot path in one round trip: marks the token rotated only if it is not rotated, not revoked,
+ * unexpired, issued to this client, its user enabled and its scope a superset of the one asked for; and in the
+ * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
+ * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
+ */
+export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTokenRow | undefined> {
+  return db
+    .with('rotated', (qb) =>
+      qb
+        .updateTable('refresh_tokens')
+        .from('users')
+        .set({ rotated_at: r.now })
+        .where('refresh_tokens.token_hash', '=', r.tokenHash)
+        .where('refresh_tokens.rotated_at', 'is', null)
+        .where('refresh_tokens.revoked_at', 'is', null)
+        .where('refresh_tokens.expires_at', '>', r.now)
+        .where('refresh_tokens.client_id', '=', r.clientId)
+        .whereRef('users.id', '=', 'refresh_tokens.user_id')
+        .where('users.disabled_at', 'is', null)
+        .$if(r.scope !== null, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(r.scope)}::text[]`))
+        .returningAll('refresh_tokens'),
+    )
+    .with('next_refresh', (qb) =>
+      qb
+        .insertInto('refresh_tokens')
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('rotated')
+            .select([
+              eb.cast(eb.val(r.next.tokenHash), 'text').as('token_hash'),
+              'rotated.family_id',
+              'rotated.client_id',
+              'rotated.user_id',
+              'rotated.scope',
+              'rotated.auth_time',
+              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(r.next.expiresAt), 'timestamptz').as('expires_at'),
+            ]),
+        )
+        .returning('token_hash'),
+    )
+    .with('next_access', (qb) =>
+      qb
+        .insertInto('access_tokens')
+        .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
+        .expression((eb) =>
+          eb
+            .selectFrom('rotated')
+            .select([
+              eb.cast(eb.val(r.accessToken.tokenHash), 'text').as('token_hash'),
+              'rotated.client_id',
+              'rotated.user_id',
+              r.scope === null ? 'rotated.scope' : eb.cast(eb.val(r.scope.join(' ')), 'text').as('scope'),
+              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(r.accessToken.expiresAt), 'timestamptz').as('expires_at'),
+              'rotated.family_id as refresh_family_id',
+            ]),
+        )
+        .returning('token_hash'),
+    )
+    .selectFrom('rotated')
+    .selectAll()
+    .executeTakeFirst();
+}
+
+/** The refresh token and whether its user is disabled (null when the user is enabled). */
+export type RefreshTokenWithUser = RefreshTokenRow & { user_disabled_at: Date | null };
+
+export function findRefreshToken(db: Db, tokenHash: string): Promise<RefreshTokenWithUser | undefined> {
+  return db
+    .selectFrom('refresh_tokens as r')
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .selectAll('r')
+    .select('u.disabled_at as user_disabled_at')
+    .where('r.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/**
+ * Revokes every refresh token of a family and every access token issued with them, in one statement
+ * (RFC 9700 4.14.2 on replay; RFC 7009 2.1 on revocation). Returns how many access tokens were revoked.
+ */
+export async function revokeRefreshFamily(db: Db, familyId: string, now: Date): Promise<number> {
+  const result = await db
+    .with('family', (qb) =>
+      qb
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: now })
+        .where('family_id', '=', familyId)
+        .where('revoked_at', 'is', null)
+        .returning('token_hash'),
+    )
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('refresh_family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,166 @@
+// The purge of expired rows: what goes and what stays per table, batches, two purges at once, and the periodic job.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import pino from 'pino';
+import t from 'tap';
+import { startPurgeJob } from '../../src/jobs/purge-job.js';
+import { PasswordHasher } from '../../src/domain/passwords.js';
+import { applySeed } from '../../src/domain/seed.js';
+import { openDatabase, type Db } from '../../src/storage/database.js';
+import type { Database } from '../../src/storage/schema.js';
+import { PURGE_TARGETS, purgeExpired } from '../../src/storage/purge.js';
+import { buildTestApp, FIXTURES, testConfig } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+const config = testConfig();
+const database = await createTestDatabase();
+t.teardown(() => database.drop());
+const db = database.handle.db;
+await applySeed(db, new PasswordHasher(config.argon2), FIXTURES);
+const userId = (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id;
+const CLIENT = FIXTURES.clients[0]!.client_id;
+const HOUR = 3600;
+
+const at = (base: Date, seconds: number) => new Date(base.getTime() + seconds * 1000);
+const id = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
+
+/** One row in each purged table expiring at `expiresAt`; returns the keys it used. */
+async function insertRows(db: Db, expiresAt: Date, label: string) {
+  const issuedAt = at(expiresAt, -60);
+  const keys = { code: id(`code-${label}`), token: id(`at-${label}`), refresh: id(`rt-${label}`), session: id(`s-${label}`), interaction: id(`i-${label}`), throttle: id(`account:${label}`) };
+  await db.insertInto('authorization_codes').values({
+    code_hash: keys.code, client_id: CLIENT, user_id: userId, redirect_uri: 'https://app.example/cb', redirect_uri_in_request: true,
+    scope: 'openid', nonce: null, code_challenge: null, auth_time: issuedAt, issued_at: issuedAt, expires_at: expiresAt, consumed_at: null,
+  }).execute();
+  await db.insertInto('access_tokens').values({
+    token_hash: keys.token, code_hash: keys.code, client_id: CLIENT, user_id: userId, scope: 'openid', issued_at: issuedAt, expires_at: expiresAt,
+    revoked_at: null, refresh_family_id: null,
+  }).execute();
+  await db.insertInto('refresh_tokens').values({
+    token_hash: keys.refresh, family_id: randomUUID(), client_id: CLIENT, user_id: userId, scope: 'openid offline_access', auth_time: issuedAt,
+    issued_at: issuedAt, expires_at: expiresAt, rotated_at: null, revoked_at: null,
+  }).execute();
+  await db.insertInto('sessions').values({ id_hash: keys.session, user_id: userId, auth_time: issuedAt, created_at: issuedAt, expires_at: expiresAt }).execute();
+  await db.insertInto('interactions').values({
+    id: keys.interaction, binding_hash: 'b', client_id: CLIENT, request: '{}', created_at: issuedAt, expires_at: expiresAt,
+  }).execute();
+  await db.insertInto('sign_in_throttle').values({ key: keys.throttle, failures: 3, locked_until: issuedAt, expires_at: expiresAt }).execute();
+  return keys;
+}
+
+async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
+  const has = async (query: Promise<unknown>) => (await query) !== undefined;
+  return {
+    authorization_codes: await has(db.selectFrom('authorization_codes').select('code_hash').where('code_hash', '=', keys.code).executeTakeFirst()),
+    access_tokens: await has(db.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', keys.token).executeTakeFirst()),
+    refresh_tokens: await has(db.selectFrom('refresh_tokens').select('token_hash').where('token_hash', '=', keys.refresh).executeTakeFirst()),
+    sessions: await has(db.selectFrom('sessions').select('id_hash').where('id_hash', '=', keys.session).executeTakeFirst()),
+    interactions: await has(db.selectFrom('interactions').select('id').where('id', '=', keys.interaction).executeTakeFirst()),
+    sign_in_throttle: await has(db.selectFrom('sign_in_throttle').select('key').where('key', '=', keys.throttle).executeTakeFirst()),
+  };
+}
+
+async function count(db: Db, table: 'sessions'): Promise<number> {
+  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters', async (t) => {
+  t.same(PURGE_TARGETS.map((p) => p.table).sort(), ['access_tokens', 'authorization_codes', 'interactions', 'refresh_tokens', 'sessions', 'sign_in_throttle']);
+});
+
+t.test('expired rows go and unexpired rows stay, in every table; a code stays an access token lifetime past its expiry (RFC 6749 4.1.2)', async (t) => {
+  const now = new Date(Date.now() + 10 * 24 * HOUR * 1000);
+  const live = await insertRows(db, at(now, 60), 'live');
+  const justExpired = await insertRows(db, at(now, -10), 'recent');
+  const longExpired = await insertRows(db, at(now, -(HOUR + 10)), 'old');
+
+  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR });
+  t.same(await present(db, live), {
+    authorization_codes: true, access_tokens: true, refresh_tokens: true, sessions: true, interactions: true, sign_in_throttle: true,
+  }, 'nothing unexpired is touched');
+  t.same(await present(db, justExpired), {
+    authorization_codes: true, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false,
+  }, 'a code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes');
+  t.same(await present(db, longExpired), {
+    authorization_codes: false, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false,
+  }, 'a code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too');
+  t.ok(deleted.authorization_codes! >= 1 && deleted.sessions! >= 2 && deleted.sign_in_throttle! >= 2, `counts per table: ${JSON.stringify(deleted)}`);
+  t.same(await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }), {
+    authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, interactions: 0, sign_in_throttle: 0,
+  }, 'a second run finds nothing');
+});
+
+async function insertExpiredSessions(n: number, expiresAt: Date) {
+  const rows = Array.from({ length: n }, () => ({ id_hash: id('bulk'), user_id: userId, auth_time: at(expiresAt, -60), created_at: at(expiresAt, -60), expires_at: expiresAt }));
+  await db.insertInto('sessions').values(rows).execute();
+}
+
+t.test('more expired rows than one batch are all removed, batch by batch', async (t) => {
+  const now = new Date(Date.now() + 20 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }); // what earlier tests left behind
+  await insertExpiredSessions(25, at(now, -1));
+  const before = await count(db, 'sessions');
+  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }, 4);
+  t.equal(deleted.sessions, 25);
+  t.equal(await count(db, 'sessions'), before - 25);
+});
+
+t.test('two purges at once both succeed and remove each row exactly once (safe on every instance)', async (t) => {
+  const now = new Date(Date.now() + 30 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }); // what earlier tests left behind
+  await insertExpiredSessions(300, at(now, -1));
+  const before = await count(db, 'sessions');
+  // On PostgreSQL a second connection pool to the same database, as a second instance has; PGlite has one session.
+  const second = database.url ? await openDatabase({ url: database.url, dataDir: 'memory://' }) : undefined;
+  t.teardown(() => second?.close());
+  const other = second?.db ?? db;
+  const [a, b] = await Promise.all([
+    purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }, 7),
+    purgeExpired(other, { now, accessTokenTtlSeconds: HOUR }, 7),
+  ]);
+  t.equal(a.sessions! + b.sessions!, 300, `together they removed all 300 (${a.sessions} + ${b.sessions})`);
+  t.equal(await count(db, 'sessions'), before - 300);
+});
+
+t.test('the job purges periodically, logs what it removed, and stops', async (t) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  await insertExpiredSessions(3, new Date(Date.now() - 1000));
+  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 0.05, accessTokenTtlSeconds: HOUR });
+  for (let i = 0; i < 100 && !lines.some((l) => l.msg === 'purged 3 expired rows'); i += 1) await new Promise((r) => setTimeout(r, 20));
+  await job.stop();
+  const logged = lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('purged'));
+  t.ok(logged, 'a line says what was purged');
+  t.match(logged?.deleted, { sessions: 3 });
+  const after = lines.length;
+  await new Promise((r) => setTimeout(r, 150));
+  t.equal(lines.length, after, 'nothing runs after stop()');
+});
+
+t.test('a failing run is logged, not thrown, and the job tries again at the next interval', async (t) => {
+  // A database nobody listens on: every query fails at once with ECONNREFUSED.
+  const broken = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://sso@127.0.0.1:1/none' }) }) });
+  t.teardown(() => broken.destroy());
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  const job = startPurgeJob({ db: broken, clock: () => new Date(), logger, intervalSeconds: 0.03, accessTokenTtlSeconds: HOUR });
+  for (let i = 0; i < 100 && lines.filter((l) => l.level === 50).length < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
+  await job.stop();
+  const errors = lines.filter((l) => l.level === 50);
+  t.ok(errors.length >= 2, `failed runs are logged and retried (${errors.length})`);
+  t.equal(errors[0]?.msg, 'purge of expired rows failed');
+});
+
+t.test('the app runs the job every PURGE_INTERVAL_SECONDS', async (t) => {
+  const testApp = await buildTestApp(t, { env: { PURGE_INTERVAL_SECONDS: '1' } });
+  const session = id('app-job');
+  const user = (await testApp.db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
+  const past = new Date(Date.now() - 1000);
+  await testApp.db.insertInto('sessions').values({ id_hash: session, user_id: user, auth_time: past, created_at: past, expires_at: past }).execute();
+  const gone = async () => (await testApp.db.selectFrom('sessions').select('id_hash').where('id_hash', '=', session).executeTakeFirst()) === undefined;
+  let removed = false;
+  for (let i = 0; i < 40 && !(removed = await gone()); i += 1) await new Promise((r) => setTimeout(r, 100));
+  t.ok(removed, 'the expired session was purged within about a second');
+});
