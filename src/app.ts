@@ -17,12 +17,14 @@ import requestLog from './http/plugins/request-log.js';
 import securityHeaders from './http/plugins/security-headers.js';
 import authorizeRoutes from './http/routes/authorize.js';
 import discoveryRoutes from './http/routes/discovery.js';
+import endSessionRoutes from './http/routes/end-session.js';
 import interactionRoutes from './http/routes/interaction.js';
 import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
 import revocationRoutes from './http/routes/revocation.js';
 import tokenRoutes from './http/routes/token.js';
 import userinfoRoutes from './http/routes/userinfo.js';
+import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
 import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import type { Db } from './storage/database.js';
 
@@ -72,6 +74,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', async () => purge?.stop());
   }
 
+  let backchannel: BackchannelLogoutJob | undefined;
+  app.addHook('onReady', async () => {
+    backchannel = startBackchannelLogoutJob(ctx, deps.logger);
+  });
+  app.addHook('onClose', async () => backchannel?.stop());
+
   await app.register(errorHandler);
   await app.register(requestLog);
   await app.register(securityHeaders);
@@ -92,6 +100,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(userinfoRoutes, { ctx });
       await sso.register(revocationRoutes, { ctx });
       await sso.register(introspectionRoutes, { ctx });
+      await sso.register(endSessionRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick() });
     },
     { prefix: '/sso' },
   );

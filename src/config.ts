@@ -30,6 +30,18 @@ export interface SignInThrottleSettings {
   readonly windowSeconds: number;
 }
 
+/** Back-Channel Logout deliveries (src/domain/backchannel-logout.ts). */
+export interface BackchannelLogoutSettings {
+  /** How long one POST to a client may take before it counts as failed. */
+  readonly timeoutSeconds: number;
+  /** Attempts per logout token before it is given up (and logged). */
+  readonly maxAttempts: number;
+  /** The wait after the first failed attempt; it doubles after each further one. */
+  readonly retrySeconds: number;
+  /** How often each instance looks for deliveries that are due (after a crash, or for a retry). */
+  readonly pollSeconds: number;
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -62,6 +74,7 @@ export interface Config {
   readonly keyActivationDelaySeconds: number;
   /** How often each instance reloads the signing keys from the database. */
   readonly keysRefreshSeconds: number;
+  readonly backchannelLogout: BackchannelLogoutSettings;
 }
 
 export class ConfigError extends Error {
@@ -190,6 +203,12 @@ export function loadConfig(env: Env = process.env): Config {
     keysEncryptionSecret,
     keyActivationDelaySeconds: integer('KEY_ACTIVATION_DELAY_SECONDS', 3600, 0, 2_592_000),
     keysRefreshSeconds: integer('KEYS_REFRESH_SECONDS', 60, 1, 86_400),
+    backchannelLogout: Object.freeze({
+      timeoutSeconds: integer('BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS', 5, 1, 60),
+      maxAttempts: integer('BACKCHANNEL_LOGOUT_MAX_ATTEMPTS', 5, 1, 20),
+      retrySeconds: integer('BACKCHANNEL_LOGOUT_RETRY_SECONDS', 10, 1, 3600),
+      pollSeconds: integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 5, 1, 3600),
+    }),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -23,6 +23,12 @@ export interface Client {
   idTokenSignedResponseAlg: SigningAlg;
   /** The registered `scope` metadata (RFC 7591 2), space-delimited: what client_credentials may grant. */
   registeredScope: string | null;
+  /** Where RP-Initiated Logout may send the browser back to (exact match only). */
+  postLogoutRedirectUris: readonly string[];
+  /** Back-Channel Logout 1.0 2.2: where logout tokens are posted, or null. */
+  backchannelLogoutUri: string | null;
+  /** Back-Channel Logout 1.0 2.2: the client needs `sid` in logout tokens. */
+  backchannelLogoutSessionRequired: boolean;
 }
 
 export function rowToClient(row: ClientRow): Client {
@@ -37,6 +43,9 @@ export function rowToClient(row: ClientRow): Client {
     isPublic: row.token_endpoint_auth_method === 'none',
     idTokenSignedResponseAlg: idTokenSignedResponseAlg(row),
     registeredScope: typeof row.metadata.scope === 'string' ? row.metadata.scope : null,
+    postLogoutRedirectUris: row.post_logout_redirect_uris,
+    backchannelLogoutUri: typeof row.metadata.backchannel_logout_uri === 'string' ? row.metadata.backchannel_logout_uri : null,
+    backchannelLogoutSessionRequired: row.metadata.backchannel_logout_session_required === true,
   };
 }
 

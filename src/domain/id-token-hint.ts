@@ -24,13 +24,20 @@ function invalid(): InvalidRequest {
   return new InvalidRequest('id_token_hint is not an ID token issued by this server to this client');
 }
 
+/** What an ID token we issued says about its user, session and clients. */
+export interface VerifiedIdToken {
+  subject: string;
+  audiences: string[];
+  /** The session it was issued in, when it carries one. */
+  sid: string | undefined;
+}
+
 /**
- * OIDC Core 3.1.2.1: "ID Token previously issued by the Authorization Server being passed as a hint about the
- * End-User's current or past authenticated session with the Client." So: our signature, with one of our
- * published keys and algorithms, our iss, and the client among its audiences. An expired ID token is still a
- * good hint (its lifetime says nothing of the session's), so exp is not checked.
+ * An ID token this provider issued: our signature, with one of our published keys and algorithms, and our iss.
+ * An expired ID token still passes (its lifetime says nothing of the session's), so exp is not checked.
+ * Throws `invalid` for anything else.
  */
-export async function verifyIdTokenHint(ctx: ProviderContext, token: string, clientId: string): Promise<IdTokenHint> {
+export async function verifyOwnIdToken(ctx: ProviderContext, token: string, invalid: () => Error): Promise<VerifiedIdToken> {
   const { keys, algorithms } = currentKeys(ctx.keys.jwksJson);
   let payload: Uint8Array;
   try {
@@ -45,10 +52,22 @@ export async function verifyIdTokenHint(ctx: ProviderContext, token: string, cli
     throw invalid();
   }
   if (typeof claims !== 'object' || claims === null) throw invalid();
-  const { iss, aud, sub } = claims as Record<string, unknown>;
+  const { iss, aud, sub, sid } = claims as Record<string, unknown>;
   if (iss !== ctx.config.issuer) throw invalid();
   const audiences = Array.isArray(aud) ? aud : [aud];
-  if (!audiences.includes(clientId)) throw invalid();
+  if (audiences.length === 0 || !audiences.every((a): a is string => typeof a === 'string')) throw invalid();
   if (typeof sub !== 'string' || sub === '') throw invalid();
-  return { subject: sub };
+  if (sid !== undefined && typeof sid !== 'string') throw invalid();
+  return { subject: sub, audiences, sid };
+}
+
+/**
+ * OIDC Core 3.1.2.1: "ID Token previously issued by the Authorization Server being passed as a hint about the
+ * End-User's current or past authenticated session with the Client." So: one of our ID tokens (see
+ * verifyOwnIdToken) with the client among its audiences.
+ */
+export async function verifyIdTokenHint(ctx: ProviderContext, token: string, clientId: string): Promise<IdTokenHint> {
+  const verified = await verifyOwnIdToken(ctx, token, invalid);
+  if (!verified.audiences.includes(clientId)) throw invalid();
+  return { subject: verified.subject };
 }

@@ -11,6 +11,8 @@ export interface IdTokenInput {
   audience: string;
   authTime: Date;
   nonce: string | null;
+  /** The session the user signed in with (Back-Channel Logout 1.0 2.1, Front-Channel Logout 1.0 3), when known. */
+  sid?: string | null;
   accessToken: string;
   now: Date;
   ttlSeconds: number;
@@ -36,6 +38,7 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
     at_hash: accessTokenHash(input.accessToken, key.alg),
   };
   if (input.nonce !== null) claims.nonce = input.nonce;
+  if (input.sid) claims.sid = input.sid;
   return new SignJWT(claims)
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .setIssuer(input.issuer)

@@ -45,7 +45,7 @@ const CLIENT_URL_FIELDS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri'];
 const CLIENT_FIELDS = new Set([
   'client_id', 'client_secret', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types',
   'response_types', 'token_endpoint_auth_method', 'contacts', 'scope', ...CLIENT_URL_FIELDS,
-  'id_token_signed_response_alg',
+  'id_token_signed_response_alg', 'backchannel_logout_uri', 'backchannel_logout_session_required',
 ]);
 // OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
 const STRING_CLAIMS = [
@@ -109,6 +109,14 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   }
   if (c.contacts !== undefined && !isStringArray(c.contacts)) bad('contacts must be an array of strings');
   if (c.scope !== undefined && !isString(c.scope)) bad('scope must be a string');
+  if (c.backchannel_logout_uri !== undefined) {
+    // Back-Channel Logout 1.0 2.2: absolute, no fragment; https unless loopback, like a redirect URI.
+    const p = isString(c.backchannel_logout_uri) ? redirectUriProblem(c.backchannel_logout_uri) : 'is not an absolute URI';
+    if (p || !/^https?:/.test(c.backchannel_logout_uri as string)) bad(`backchannel_logout_uri ${p ?? 'must be an http(s) URL'}`);
+  }
+  if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
+    bad('backchannel_logout_session_required must be true or false');
+  }
   if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
     bad(`id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   }

@@ -1,7 +1,7 @@
 // Repository for authorization codes: issued once, redeemed at most once, kept after use to detect replay.
-import { sql } from 'kysely';
+import { sql, type QueryCreator } from 'kysely';
 import type { Db } from './database.js';
-import type { AuthorizationCodeRow } from './schema.js';
+import type { AuthorizationCodeRow, Database } from './schema.js';
 
 export interface NewCode {
   codeHash: string;
@@ -15,14 +15,40 @@ export interface NewCode {
   expiresAt: Date;
 }
 
-export async function insertCode(db: Db, code: NewCode & { userId: string; authTime: Date }): Promise<void> {
-  await db.insertInto('authorization_codes').values(codeValues(code, code.userId, code.authTime)).execute();
+/** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
+export async function insertCode(db: Db, code: NewCode & { userId: string; authTime: Date; sid: string }): Promise<void> {
+  await db
+    .with('code', (qb) => qb.insertInto('authorization_codes').values(codeValues(code, code.userId, code.authTime, code.sid)).returning(['sid', 'client_id']))
+    .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
+    .selectFrom('code')
+    .select('code.client_id')
+    .execute();
+}
+
+/**
+ * The session behind a code has signed in to the code's client: a row for Back-Channel Logout, written in
+ * the statement that issues the code (the `code` CTE), and only once per session and client.
+ */
+function recordSessionClient<DB extends Database & { code: { sid: string | null; client_id: string } }>(qb: QueryCreator<DB>, now: Date) {
+  const db = qb as unknown as QueryCreator<Database & { code: { sid: string | null; client_id: string } }>;
+  return db
+    .insertInto('session_clients')
+    .columns(['sid', 'client_id', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('code')
+        .select(['code.sid', 'code.client_id', eb.cast(eb.val(now), 'timestamptz').as('created_at')])
+        .where('code.sid', 'is not', null),
+    )
+    .onConflict((oc) => oc.doNothing())
+    .returning('session_clients.sid');
 }
 
 /**
  * The authorize hot path in one round trip: inserts the code only when the session is live, its user
- * enabled, and the user has already granted every scope in `scopes`. Returns false when any of that
- * is missing (or the sign-in is older than minAuthTime, or the session is not userId's), and the caller falls back to the sign-in or consent pages.
+ * enabled, and the user has already granted every scope in `scopes`, and records that the session signed in
+ * to this client. Returns false when any of that is missing (or the sign-in is older than minAuthTime, or the
+ * session is not userId's), and the caller falls back to the sign-in or consent pages.
  */
 export async function insertCodeForConsentedSession(
   db: Db,
@@ -30,40 +56,47 @@ export async function insertCodeForConsentedSession(
   session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null; userId?: string | undefined },
 ): Promise<boolean> {
   const inserted = await db
-    .insertInto('authorization_codes')
-    .columns([
-      'code_hash', 'client_id', 'user_id', 'redirect_uri', 'redirect_uri_in_request', 'scope',
-      'nonce', 'code_challenge', 'auth_time', 'issued_at', 'expires_at',
-    ])
-    .expression((eb) =>
-      eb
-        .selectFrom('sessions as s')
-        .innerJoin('users as u', 'u.id', 's.user_id')
-        .innerJoin('consents as c', (join) => join.onRef('c.user_id', '=', 's.user_id').on('c.client_id', '=', code.clientId))
-        // Parameters in a SELECT list have no column type to infer from: each is cast explicitly.
-        .select([
-          eb.cast(eb.val(code.codeHash), 'text').as('code_hash'),
-          eb.cast(eb.val(code.clientId), 'text').as('client_id'),
-          's.user_id',
-          eb.cast(eb.val(code.redirectUri), 'text').as('redirect_uri'),
-          eb.cast(eb.val(code.redirectUriInRequest), 'boolean').as('redirect_uri_in_request'),
-          eb.cast(eb.val(code.scope), 'text').as('scope'),
-          eb.cast(eb.val(code.nonce), 'text').as('nonce'),
-          eb.cast(eb.val(code.codeChallenge), 'text').as('code_challenge'),
-          's.auth_time',
-          eb.cast(eb.val(code.issuedAt), 'timestamptz').as('issued_at'),
-          eb.cast(eb.val(code.expiresAt), 'timestamptz').as('expires_at'),
+    .with('code', (qb) =>
+      qb
+        .insertInto('authorization_codes')
+        .columns([
+          'code_hash', 'client_id', 'user_id', 'redirect_uri', 'redirect_uri_in_request', 'scope',
+          'nonce', 'code_challenge', 'auth_time', 'issued_at', 'expires_at', 'sid',
         ])
-        .where('s.id_hash', '=', session.idHash)
-        .where('s.expires_at', '>', session.now)
-        .where('s.revoked_at', 'is', null)
-        .where('u.disabled_at', 'is', null)
-        .$if(session.minAuthTime !== null, (qb) => qb.where('s.auth_time', '>=', session.minAuthTime!))
-        // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
-        .$if(session.userId !== undefined, (qb) => qb.where(sql<string>`s.user_id::text`, '=', session.userId!))
-        .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`),
+        .expression((eb) =>
+          eb
+            .selectFrom('sessions as s')
+            .innerJoin('users as u', 'u.id', 's.user_id')
+            .innerJoin('consents as c', (join) => join.onRef('c.user_id', '=', 's.user_id').on('c.client_id', '=', code.clientId))
+            // Parameters in a SELECT list have no column type to infer from: each is cast explicitly.
+            .select([
+              eb.cast(eb.val(code.codeHash), 'text').as('code_hash'),
+              eb.cast(eb.val(code.clientId), 'text').as('client_id'),
+              's.user_id',
+              eb.cast(eb.val(code.redirectUri), 'text').as('redirect_uri'),
+              eb.cast(eb.val(code.redirectUriInRequest), 'boolean').as('redirect_uri_in_request'),
+              eb.cast(eb.val(code.scope), 'text').as('scope'),
+              eb.cast(eb.val(code.nonce), 'text').as('nonce'),
+              eb.cast(eb.val(code.codeChallenge), 'text').as('code_challenge'),
+              's.auth_time',
+              eb.cast(eb.val(code.issuedAt), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(code.expiresAt), 'timestamptz').as('expires_at'),
+              's.sid',
+            ])
+            .where('s.id_hash', '=', session.idHash)
+            .where('s.expires_at', '>', session.now)
+            .where('s.revoked_at', 'is', null)
+            .where('u.disabled_at', 'is', null)
+            .$if(session.minAuthTime !== null, (qb) => qb.where('s.auth_time', '>=', session.minAuthTime!))
+            // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
+            .$if(session.userId !== undefined, (qb) => qb.where(sql<string>`s.user_id::text`, '=', session.userId!))
+            .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`),
+        )
+        .returning(['code_hash', 'sid', 'client_id']),
     )
-    .returning('code_hash')
+    .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
+    .selectFrom('code')
+    .select('code.code_hash')
     .executeTakeFirst();
   return inserted !== undefined;
 }
@@ -124,7 +157,7 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
     .with('issued_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at'])
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid'])
         .expression((eb) =>
           eb
             .selectFrom('redeemed')
@@ -137,6 +170,7 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
               'redeemed.auth_time',
               eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(refresh?.expiresAt ?? null), 'timestamptz').as('expires_at'),
+              'redeemed.sid',
             ])
             .where(
               refresh === null
@@ -206,7 +240,7 @@ export async function revokeTokensFromCode(db: Db, codeHash: string, now: Date):
   return Number(result.numUpdatedRows);
 }
 
-function codeValues(code: NewCode, userId: string, authTime: Date) {
+function codeValues(code: NewCode, userId: string, authTime: Date, sid: string) {
   return {
     code_hash: code.codeHash,
     client_id: code.clientId,
@@ -219,5 +253,6 @@ function codeValues(code: NewCode, userId: string, authTime: Date) {
     auth_time: authTime,
     issued_at: code.issuedAt,
     expires_at: code.expiresAt,
+    sid,
   };
 }

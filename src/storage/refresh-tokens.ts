@@ -40,7 +40,7 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTo
     .with('next_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at'])
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid'])
         .expression((eb) =>
           eb
             .selectFrom('rotated')
@@ -53,6 +53,7 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTo
               'rotated.auth_time',
               eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(r.next.expiresAt), 'timestamptz').as('expires_at'),
+              'rotated.sid',
             ]),
         )
         .returning('token_hash'),

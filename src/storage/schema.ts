@@ -49,6 +49,8 @@ export interface KeyEncryptionTable {
 
 export interface SessionsTable {
   id_hash: string;
+  /** The public session id: the `sid` claim of ID tokens and logout tokens (random by default). */
+  sid: ColumnType<string, string | undefined, never>;
   user_id: string;
   auth_time: Timestamp;
   created_at: Timestamp;
@@ -87,6 +89,8 @@ export interface AuthorizationCodesTable {
   issued_at: Timestamp;
   expires_at: Timestamp;
   consumed_at: Timestamp | null;
+  /** The session the code was issued in. */
+  sid: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccessTokensTable {
@@ -115,6 +119,26 @@ export interface RefreshTokensTable {
   expires_at: Timestamp;
   rotated_at: Timestamp | null;
   revoked_at: Timestamp | null;
+  /** The session of the sign-in that began the family. */
+  sid: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A client a session has signed in to. */
+export interface SessionClientsTable {
+  sid: string;
+  client_id: string;
+  created_at: Timestamp;
+}
+
+/** A logout token still to be delivered to a client's backchannel_logout_uri. */
+export interface BackchannelLogoutsTable {
+  id: ColumnType<string, string | undefined, never>;
+  client_id: string;
+  sub: string;
+  sid: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  created_at: Timestamp;
 }
 
 /** Failed sign-in counters per account or client address (src/domain/sign-in-throttle.ts). */
@@ -137,6 +161,8 @@ export interface Database {
   access_tokens: AccessTokensTable;
   refresh_tokens: RefreshTokensTable;
   sign_in_throttle: SignInThrottleTable;
+  session_clients: SessionClientsTable;
+  backchannel_logouts: BackchannelLogoutsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -151,3 +177,4 @@ export type InteractionRow = Selectable<InteractionsTable>;
 export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 export type RefreshTokenRow = Selectable<RefreshTokensTable>;
+export type BackchannelLogoutRow = Selectable<BackchannelLogoutsTable>;

@@ -59,6 +59,7 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
       audience: client.clientId,
       authTime: redeemed.auth_time,
       nonce: redeemed.nonce,
+      sid: redeemed.sid,
       accessToken,
       now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,

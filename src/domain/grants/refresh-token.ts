@@ -67,6 +67,7 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
       audience: client.clientId,
       authTime: rotated.auth_time,
       nonce: null,
+      sid: rotated.sid,
       accessToken,
       now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,

@@ -159,10 +159,10 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       }
       const { user } = outcome;
       const authTime = ctx.clock();
-      const sessionId = await createSession(ctx, user.id, authTime);
-      const session = sessionCookie(ctx.config);
-      reply.setCookie(session.name, sessionId, session.options);
-      return proceed(reply, interaction, binding, { userId: user.id, authTime }, true);
+      const created = await createSession(ctx, user.id, authTime);
+      const cookie = sessionCookie(ctx.config);
+      reply.setCookie(cookie.name, created.cookie, cookie.options);
+      return proceed(reply, interaction, binding, created.session, true);
     }));
 
   app.post<{ Params: Params; Body: RawParams }>('/interaction/:id/consent', { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },

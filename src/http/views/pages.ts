@@ -1,4 +1,4 @@
-// The three pages a person sees: sign in, consent, and an error that cannot go back to the application.
+// The pages a person sees: sign in, consent, sign out, and an error that cannot go back to the application.
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
@@ -53,4 +53,33 @@ ${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
 
 export function errorPage(message: string): string {
   return layout('Sign-in error', html`<h1>Something went wrong</h1><p class="lead">${message}</p>`);
+}
+
+export interface LogoutConfirmPageInput {
+  action: string;
+  csrfToken: string;
+  /** The client that asked, if the request named one. */
+  clientName: string | null;
+  /** Carried to the answer, which validates them again. */
+  hidden: Record<string, string>;
+}
+
+export function logoutConfirmPage(input: LogoutConfirmPageInput): string {
+  return layout(
+    'Sign out',
+    html`<h1>Sign out?</h1>
+<p class="lead">${input.clientName ? html`${input.clientName} asks to sign you out of this site.` : 'A site asks to sign you out.'} Do you want to sign out?</p>
+<form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+${Object.entries(input.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" name="decision" value="logout">Sign out</button>
+<button type="submit" name="decision" value="stay" class="secondary">Stay signed in</button>
+</form>`,
+  );
+}
+
+export function signedOutPage(signedOut: boolean): string {
+  return signedOut
+    ? layout('Signed out', html`<h1>You are signed out</h1><p class="lead">You can close this window.</p>`)
+    : layout('Still signed in', html`<h1>You are still signed in</h1><p class="lead">You can close this window.</p>`);
 }
