@@ -1,32 +1,11 @@
 // `npm run keys` (scripts/keys.ts) as an operator runs it, in a child process with a controlled environment,
 // on a data folder of its own (PGlite) or a database of its own on TEST_DATABASE_URL's server.
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import t, { type Test } from 'tap';
-import { runTs } from '../helpers/child-process.js';
 import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
-import { createTestDatabase, onServer } from '../helpers/database.js';
+import { onServer } from '../helpers/database.js';
 import { obtainCode, tokenRequest } from '../helpers/flow.js';
-
-const SECRET = 'operator-secret-0123456789-ABCDEFGHIJ';
-const WRONG_SECRET = 'not-the-operator-secret-0123456789-xyz';
-
-/** Where the keys live for this test: a data folder of its own, or a database of its own on the server. */
-async function store(t: Test): Promise<Record<string, string>> {
-  if (onServer) {
-    const database = await createTestDatabase({ migrate: false });
-    await database.handle.close();
-    t.teardown(() => database.drop());
-    return { DATABASE_URL: database.url! };
-  }
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-keys-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-  return { DATA_DIR: dir };
-}
-
-const keys = (args: string[], env: Record<string, string>) => runTs('scripts/keys.ts', args, { LOG_LEVEL: 'warn', ...env });
+import { keyStore, KEYS_SECRET, runKeys, WRONG_KEYS_SECRET } from '../helpers/keys.js';
 
 interface Listed {
   kid: string;
@@ -41,7 +20,7 @@ interface Listed {
 
 /** `npm run keys -- list`, its table parsed. */
 async function list(t: Test, env: Record<string, string>): Promise<Listed[]> {
-  const run = await keys(['list'], env);
+  const run = await runKeys(['list'], env);
   t.equal(run.code, 0, run.stderr);
   const [header, ...lines] = run.stdout.trimEnd().split('\n');
   t.match(header, /^kid +alg +state +created +activates +retires +leaves jwks +at rest$/);
@@ -54,8 +33,8 @@ async function list(t: Test, env: Record<string, string>): Promise<Listed[]> {
 const ROTATED = /^(RS256|PS256|ES256|EdDSA) key ([A-Za-z0-9_-]{43}) added: published now, signs from (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) \(in (\d+) s\)$/;
 
 t.test('npm run keys -- rotate adds a key that signs after the delay, and list shows every key with its state', async (t) => {
-  const env = await store(t);
-  const run = await keys(['rotate', '--alg', 'ES256', '--delay', '600'], env);
+  const env = await keyStore(t);
+  const run = await runKeys(['rotate', '--alg', 'ES256', '--delay', '600'], env);
   t.equal(run.code, 0, run.stderr);
   const match = ROTATED.exec(run.stdout.trimEnd());
   if (!match) throw new Error(`unexpected output: ${run.stdout}`);
@@ -76,29 +55,29 @@ t.test('npm run keys -- rotate adds a key that signs after the delay, and list s
 });
 
 t.test('with KEYS_ENCRYPTION_SECRET the CLI encrypts the keys, and a wrong secret is refused by name with nothing added', async (t) => {
-  const env = await store(t);
-  t.equal((await keys(['rotate', '--alg', 'RS256', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: SECRET })).code, 0);
+  const env = await keyStore(t);
+  t.equal((await runKeys(['rotate', '--alg', 'RS256', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
   const before = await list(t, env);
   t.equal(before.length, 5);
   t.ok(before.every((k) => k.atRest === 'encrypted'), 'every private key is encrypted at rest');
   t.same(before.filter((k) => k.alg === 'RS256').map((k) => k.state), ['retired', 'active'], 'with no delay the new key signs at once');
 
-  const wrong = await keys(['rotate'], { ...env, KEYS_ENCRYPTION_SECRET: WRONG_SECRET });
+  const wrong = await runKeys(['rotate'], { ...env, KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET });
   t.equal(wrong.code, 1);
   t.equal(wrong.stderr.trim(), 'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with');
-  t.notMatch(wrong.stdout + wrong.stderr, WRONG_SECRET);
-  const missing = await keys(['rotate'], env);
+  t.notMatch(wrong.stdout + wrong.stderr, WRONG_KEYS_SECRET);
+  const missing = await runKeys(['rotate'], env);
   t.equal(missing.code, 1);
   t.equal(missing.stderr.trim(), 'the signing keys in the database are encrypted: set KEYS_ENCRYPTION_SECRET to the secret they were encrypted with');
   t.same(await list(t, env), before, 'nothing was added');
 });
 
 t.test('the CLI refuses an unknown algorithm or command with its usage and exit code 2', async (t) => {
-  const env = await store(t);
-  const alg = await keys(['rotate', '--alg', 'HS256'], env);
+  const env = await keyStore(t);
+  const alg = await runKeys(['rotate', '--alg', 'HS256'], env);
   t.equal(alg.code, 2);
   t.match(alg.stderr, /^--alg must be one of RS256, PS256, ES256, EdDSA \(got "HS256"\)\nusage: npm run keys -- list/);
-  const command = await keys(['revoke'], env);
+  const command = await runKeys(['revoke'], env);
   t.equal(command.code, 2);
   t.match(command.stderr, /^expected one command: list or rotate\n/);
 });
@@ -112,7 +91,7 @@ t.test('a running instance signs with a key the CLI rotated in, after its next r
     return decodeProtectedHeader((res.json() as { id_token: string }).id_token).kid;
   };
   const before = await signedKid();
-  const run = await keys(['rotate', '--alg', 'RS256', '--delay', '0'], { DATABASE_URL: database.url! });
+  const run = await runKeys(['rotate', '--alg', 'RS256', '--delay', '0'], { DATABASE_URL: database.url! });
   t.equal(run.code, 0, run.stderr);
   const kid = ROTATED.exec(run.stdout.trimEnd())?.[2];
   t.ok(kid);

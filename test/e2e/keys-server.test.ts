@@ -1,31 +1,10 @@
 // The server's start as an operator sees it regarding the signing keys: the warning without KEYS_ENCRYPTION_SECRET,
 // clear keys encrypted with one, and a wrong one refused by name; src/server.ts run as a child process.
 import type { ChildProcess } from 'node:child_process';
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import t, { type Test } from 'tap';
 import { collect, runTs, spawnTs } from '../helpers/child-process.js';
-import { createTestDatabase, onServer } from '../helpers/database.js';
+import { keyStore, KEYS_SECRET, runKeys, WRONG_KEYS_SECRET } from '../helpers/keys.js';
 import { freePort } from '../helpers/listening.js';
-
-const SECRET = 'operator-secret-0123456789-ABCDEFGHIJ';
-const WRONG_SECRET = 'not-the-operator-secret-0123456789-xyz';
-
-/** Where the keys live for this test: a data folder of its own, or a database of its own on the server. */
-async function store(t: Test): Promise<Record<string, string>> {
-  if (onServer) {
-    const database = await createTestDatabase({ migrate: false });
-    await database.handle.close();
-    t.teardown(() => database.drop());
-    return { DATABASE_URL: database.url! };
-  }
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-keys-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-  return { DATA_DIR: dir };
-}
-
-const keys = (args: string[], env: Record<string, string>) => runTs('scripts/keys.ts', args, { LOG_LEVEL: 'warn', ...env });
 
 interface Started {
   child: ChildProcess;
@@ -66,24 +45,24 @@ const clearWarnings = (lines: Array<Record<string, unknown>>) =>
   lines.filter((l) => l.level === 40 && typeof l.msg === 'string' && l.msg.startsWith('KEYS_ENCRYPTION_SECRET is not set'));
 
 t.test('the server warns once at start when KEYS_ENCRYPTION_SECRET is not set, and not when it is', async (t) => {
-  const env = await store(t);
+  const env = await keyStore(t);
   const clear = await startServer(t, env);
   t.equal(clearWarnings(clear.lines).length, 1, 'one warning');
   t.match(clearWarnings(clear.lines)[0], { level: 40, msg: /IN THE CLEAR/ });
   t.equal(await stop(clear), 0);
 
-  const encrypted = await startServer(t, { ...env, KEYS_ENCRYPTION_SECRET: SECRET });
+  const encrypted = await startServer(t, { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET });
   t.same(clearWarnings(encrypted.lines), []);
   t.match(encrypted.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('clear private signing keys encrypted')), { level: 30, count: 4 });
-  t.notMatch(JSON.stringify(encrypted.lines), SECRET, 'the secret is not logged');
+  t.notMatch(JSON.stringify(encrypted.lines), KEYS_SECRET, 'the secret is not logged');
   t.equal(await stop(encrypted), 0);
 });
 
 t.test('a wrong KEYS_ENCRYPTION_SECRET stops the server with a message naming the variable, never the secret', async (t) => {
-  const env = await store(t);
-  t.equal((await keys(['rotate', '--alg', 'EdDSA', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: SECRET })).code, 0);
+  const env = await keyStore(t);
+  t.equal((await runKeys(['rotate', '--alg', 'EdDSA', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
   const port = await freePort();
-  const run = await runTs('src/server.ts', [], { ...env, HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, KEYS_ENCRYPTION_SECRET: WRONG_SECRET });
+  const run = await runTs('src/server.ts', [], { ...env, HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET });
   t.equal(run.code, 1);
   const fatal = run.stdout
     .split('\n')
@@ -94,6 +73,6 @@ t.test('a wrong KEYS_ENCRYPTION_SECRET stops the server with a message naming th
     msg: 'could not start',
     err: { type: 'KeyEncryptionError', message: 'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with' },
   });
-  t.notMatch(run.stdout + run.stderr, WRONG_SECRET);
-  t.notMatch(run.stdout + run.stderr, SECRET);
+  t.notMatch(run.stdout + run.stderr, WRONG_KEYS_SECRET);
+  t.notMatch(run.stdout + run.stderr, KEYS_SECRET);
 });

@@ -3,146 +3,10 @@
 import * as oidc from 'openid-client';
 import t from 'tap';
 import { ALICE, CONFIDENTIAL, PUBLIC } from '../helpers/app.js';
+import { CookieJar, visit } from '../helpers/fetch-browser.js';
 import { basicAuth } from '../helpers/flow.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
-
-/** A cookie jar for one origin, honouring Path, Max-Age and Expires: enough for the provider's two cookies. */
-class CookieJar {
-  private readonly cookies = new Map<string, { name: string; value: string; path: string }>();
-
-  store(response: Response): void {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';').map((s) => s.trim());
-      const eq = pair.indexOf('=');
-      const name = pair.slice(0, eq);
-      const value = pair.slice(eq + 1);
-      let path = '/';
-      let expired = value === '';
-      for (const attribute of attributes) {
-        const [key = '', val = ''] = attribute.split('=');
-        if (key.toLowerCase() === 'path') path = val;
-        if (key.toLowerCase() === 'max-age' && Number(val) <= 0) expired = true;
-        if (key.toLowerCase() === 'expires' && Date.parse(val) <= Date.now()) expired = true;
-      }
-      const key = `${path}\t${name}`;
-      if (expired) this.cookies.delete(key);
-      else this.cookies.set(key, { name, value, path });
-    }
-  }
-
-  header(url: URL): string {
-    return [...this.cookies.values()]
-      .filter((c) => url.pathname === c.path || url.pathname.startsWith(c.path.endsWith('/') ? c.path : `${c.path}/`))
-      .map((c) => `${c.name}=${c.value}`)
-      .join('; ');
-  }
-}
-
-function decodeAttribute(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-}
-
-function formOf(page: string): { action: string; csrf: string } {
-  const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1];
-  const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(page)?.[1];
-  if (!action || !csrf) throw new Error(`no form with a csrf field in page: ${page.slice(0, 300)}`);
-  return { action: decodeAttribute(action), csrf: decodeAttribute(csrf) };
-}
-
-interface Visit {
-  /** The provider's pages seen on the way, in order. */
-  pages: Array<'login' | 'consent'>;
-  /** Where the provider finally sent the browser: never fetched. */
-  callback: URL;
-}
-
-/**
- * Follows the authorization URL like a browser with redirect: 'manual': GETs the provider's own pages,
- * posts the sign-in and consent forms, and stops at the first redirect that leaves the provider.
- */
-async function visit(server: ListeningApp, authorizationUrl: URL, user = ALICE, jar = new CookieJar()): Promise<Visit> {
-  const origin = new URL(server.baseUrl).origin;
-  const pages: Visit['pages'] = [];
-  const send = async (url: URL, form?: Record<string, string>) => {
-    if (url.origin !== origin) throw new Error(`refusing to send a request off the loopback server: ${url.href}`);
-    const headers: Record<string, string> = {};
-    const cookie = jar.header(url);
-    if (cookie) headers.cookie = cookie;
-    if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const response = await fetch(url, {
-      method: form ? 'POST' : 'GET',
-      headers,
-      body: form ? new URLSearchParams(form).toString() : undefined,
-      redirect: 'manual',
-    });
-    jar.store(response);
-    return response;
-  };
-
-  let url = authorizationUrl;
-  let response = await send(url);
-  for (let step = 0; step < 10; step += 1) {
-    if (response.status === 302 || response.status === 303) {
-      const location = new URL(response.headers.get('location') ?? '', url);
-      await response.body?.cancel();
-      if (location.origin !== origin) return { pages, callback: location };
-      url = location;
-      response = await send(url);
-      continue;
-    }
-    const body = await response.text();
-    if (response.status !== 200) throw new Error(`sign-in stopped at HTTP ${response.status}: ${body.slice(0, 300)}`);
-    const { action, csrf } = formOf(body);
-    url = new URL(action);
-    if (body.includes('type="password"')) {
-      pages.push('login');
-      response = await send(url, { csrf, login: user.username, password: user.password });
-    } else {
-      pages.push('consent');
-      response = await send(url, { csrf, decision: 'allow' });
-    }
-  }
-  throw new Error('sign-in did not finish in 10 steps');
-}
-
-interface Attempt {
-  config: oidc.Configuration;
-  verifier: string;
-  nonce: string;
-  state: string;
-  authorizationUrl: URL;
-}
-
-/** Discovery with client_secret_basic (openid-client defaults to client_secret_post). */
-function discoverConfidential(server: ListeningApp): Promise<oidc.Configuration> {
-  return oidc.discovery(new URL(server.issuer), CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret, oidc.ClientSecretBasic(CONFIDENTIAL.client_secret), {
-    execute: [oidc.allowInsecureRequests],
-  });
-}
-
-async function prepare(config: oidc.Configuration, redirectUri: string, scope = 'openid profile email'): Promise<Attempt> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const nonce = oidc.randomNonce();
-  const state = oidc.randomState();
-  const authorizationUrl = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    nonce,
-    state,
-  });
-  return { config, verifier, nonce, state, authorizationUrl };
-}
-
-function redeem(attempt: Attempt, callback: URL) {
-  return oidc.authorizationCodeGrant(attempt.config, callback, {
-    pkceCodeVerifier: attempt.verifier,
-    expectedNonce: attempt.nonce,
-    expectedState: attempt.state,
-    idTokenExpected: true,
-  });
-}
+import { listenTestApp } from '../helpers/listening.js';
+import { discover, discoverConfidential, prepareAttempt, redeem, rejection } from '../helpers/relying-party.js';
 
 t.test('openid-client signs a user in with PKCE and client_secret_basic, validates the ID token and reads userinfo', async (t) => {
   const server = await listenTestApp(t);
@@ -154,7 +18,7 @@ t.test('openid-client signs a user in with PKCE and client_secret_basic, validat
   t.equal(metadata.authorization_response_iss_parameter_supported, true);
   t.same(metadata.code_challenge_methods_supported, ['S256']);
 
-  const attempt = await prepare(config, CONFIDENTIAL.redirect_uris[0]!);
+  const attempt = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!);
   t.equal(attempt.authorizationUrl.href.startsWith(`${server.issuer}/authorize?`), true, attempt.authorizationUrl.href);
   const { pages, callback } = await visit(server, attempt.authorizationUrl);
   t.same(pages, ['login', 'consent'], 'a first visit shows the sign-in page, then the consent page');
@@ -190,9 +54,9 @@ t.test('openid-client signs a user in with PKCE and client_secret_basic, validat
 
   // Consent is remembered; and in a browser already signed in, the provider answers at once with a new code.
   const jar = new CookieJar();
-  const first = await visit(server, (await prepare(config, CONFIDENTIAL.redirect_uris[0]!)).authorizationUrl, ALICE, jar);
+  const first = await visit(server, (await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!)).authorizationUrl, ALICE, jar);
   t.same(first.pages, ['login'], 'in a new browser only the sign-in page: consent was remembered');
-  const again = await prepare(config, CONFIDENTIAL.redirect_uris[0]!);
+  const again = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!);
   const second = await visit(server, again.authorizationUrl, ALICE, jar);
   t.same(second.pages, [], 'no page is shown to a signed-in user who already consented');
   const secondTokens = await redeem(again, second.callback);
@@ -202,27 +66,21 @@ t.test('openid-client signs a user in with PKCE and client_secret_basic, validat
 t.test('a replayed code is refused with invalid_grant and revokes the access token issued from it', async (t) => {
   const server = await listenTestApp(t);
   const config = await discoverConfidential(server);
-  const attempt = await prepare(config, CONFIDENTIAL.redirect_uris[0]!);
+  const attempt = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!);
   const { callback } = await visit(server, attempt.authorizationUrl);
 
   const tokens = await redeem(attempt, callback);
   const sub = tokens.claims()!.sub;
   t.equal((await oidc.fetchUserInfo(config, tokens.access_token, sub)).email, ALICE.email);
 
-  const replay = await redeem(attempt, callback).then(
-    () => undefined,
-    (err: unknown) => err,
-  );
+  const replay = await rejection(redeem(attempt, callback));
   t.ok(replay instanceof oidc.ResponseBodyError, `a ResponseBodyError, got ${String(replay)}`);
   const bodyError = replay as oidc.ResponseBodyError;
   t.equal(bodyError.status, 400);
   t.equal(bodyError.error, 'invalid_grant');
   t.equal(bodyError.error_description, 'the authorization code was already used');
 
-  const revoked = await oidc.fetchUserInfo(config, tokens.access_token, sub).then(
-    () => undefined,
-    (err: unknown) => err,
-  );
+  const revoked = await rejection(oidc.fetchUserInfo(config, tokens.access_token, sub));
   t.ok(revoked instanceof oidc.WWWAuthenticateChallengeError, `a WWWAuthenticateChallengeError, got ${String(revoked)}`);
   const challenge = revoked as oidc.WWWAuthenticateChallengeError;
   t.equal(challenge.status, 401);
@@ -233,7 +91,7 @@ t.test('a replayed code is refused with invalid_grant and revokes the access tok
 t.test('of 20 concurrent redemptions of one code exactly one succeeds', async (t) => {
   const server = await listenTestApp(t);
   const config = await discoverConfidential(server);
-  const attempt = await prepare(config, CONFIDENTIAL.redirect_uris[0]!);
+  const attempt = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!);
   const { callback } = await visit(server, attempt.authorizationUrl);
   const code = callback.searchParams.get('code')!;
 
@@ -275,10 +133,8 @@ t.test('of 20 concurrent redemptions of one code exactly one succeeds', async (t
 
 t.test('a public client completes the flow with PKCE and no client secret', async (t) => {
   const server = await listenTestApp(t);
-  const config = await oidc.discovery(new URL(server.issuer), PUBLIC.client_id, undefined, oidc.None(), {
-    execute: [oidc.allowInsecureRequests],
-  });
-  const attempt = await prepare(config, PUBLIC.redirect_uris[0]!, 'openid email');
+  const config = await discover(server, PUBLIC.client_id, oidc.None());
+  const attempt = await prepareAttempt(config, PUBLIC.redirect_uris[0]!, 'openid email');
   t.equal(attempt.authorizationUrl.searchParams.get('client_id'), PUBLIC.client_id);
   const { pages, callback } = await visit(server, attempt.authorizationUrl);
   t.same(pages, ['login', 'consent']);
@@ -297,17 +153,12 @@ t.test('a public client completes the flow with PKCE and no client secret', asyn
 
 t.test('a public client cannot redeem its code without the PKCE verifier', async (t) => {
   const server = await listenTestApp(t);
-  const config = await oidc.discovery(new URL(server.issuer), PUBLIC.client_id, undefined, oidc.None(), {
-    execute: [oidc.allowInsecureRequests],
-  });
-  const attempt = await prepare(config, PUBLIC.redirect_uris[0]!);
+  const config = await discover(server, PUBLIC.client_id, oidc.None());
+  const attempt = await prepareAttempt(config, PUBLIC.redirect_uris[0]!);
   const { callback } = await visit(server, attempt.authorizationUrl);
-  const err = await oidc
-    .authorizationCodeGrant(config, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedNonce: attempt.nonce, expectedState: attempt.state })
-    .then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+  const err = await rejection(
+    oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedNonce: attempt.nonce, expectedState: attempt.state }),
+  );
   t.ok(err instanceof oidc.ResponseBodyError, `a ResponseBodyError, got ${String(err)}`);
   t.equal((err as oidc.ResponseBodyError).error, 'invalid_grant');
   t.equal((err as oidc.ResponseBodyError).error_description, 'code_verifier does not match the code_challenge');
@@ -316,7 +167,7 @@ t.test('a public client cannot redeem its code without the PKCE verifier', async
 t.test('the callback carries iss (RFC 9207) and openid-client refuses a wrong or missing one', async (t) => {
   const server = await listenTestApp(t);
   const config = await discoverConfidential(server);
-  const attempt = await prepare(config, CONFIDENTIAL.redirect_uris[0]!);
+  const attempt = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!);
   const { callback } = await visit(server, attempt.authorizationUrl);
   t.equal(callback.searchParams.get('iss'), server.issuer);
 

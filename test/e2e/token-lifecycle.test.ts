@@ -3,49 +3,22 @@
 import * as oidc from 'openid-client';
 import t from 'tap';
 import { ALICE } from '../helpers/app.js';
-import { GRANT_FIXTURES, MACHINE, PUBLIC_REFRESHING, REFRESHING } from '../helpers/grants.js';
+import { visit } from '../helpers/fetch-browser.js';
+import { GRANT_FIXTURES, MACHINE, OFFLINE_SCOPE, PUBLIC_REFRESHING, REFRESHING } from '../helpers/grants.js';
 import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
-import { visit } from '../helpers/visit.js';
-
-const OFFLINE_SCOPE = 'openid profile offline_access';
-
-function configFor(server: ListeningApp, clientId: string, auth: oidc.ClientAuth, secret?: string): Promise<oidc.Configuration> {
-  return oidc.discovery(new URL(server.issuer), clientId, secret, auth, { execute: [oidc.allowInsecureRequests] });
-}
+import { discover, prepareAttempt, redeem, rejection } from '../helpers/relying-party.js';
 
 /** The code flow with PKCE, state and nonce, through the real sign-in pages, as openid-client drives it. */
 async function signInFor(server: ListeningApp, config: oidc.Configuration, redirectUri: string, scope = OFFLINE_SCOPE) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const nonce = oidc.randomNonce();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    nonce,
-    state,
-  });
-  const result = await visit(server, url);
-  const tokens = await oidc.authorizationCodeGrant(config, result.callback, {
-    pkceCodeVerifier: verifier,
-    expectedNonce: nonce,
-    expectedState: state,
-    idTokenExpected: true,
-  });
-  return { ...result, tokens, nonce };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
+  const attempt = await prepareAttempt(config, redirectUri, scope);
+  const result = await visit(server, attempt.authorizationUrl);
+  const tokens = await redeem(attempt, result.callback);
+  return { ...result, tokens, nonce: attempt.nonce };
 }
 
 t.test('openid-client refreshes with offline_access: new tokens for the same sub, and a rotated refresh token used again kills the family', async (t) => {
   const server = await listenTestApp(t, { seed: GRANT_FIXTURES });
-  const config = await configFor(server, REFRESHING.client_id, oidc.ClientSecretBasic(REFRESHING.client_secret), REFRESHING.client_secret);
+  const config = await discover(server, REFRESHING.client_id, oidc.ClientSecretBasic(REFRESHING.client_secret), REFRESHING.client_secret);
   const metadata = config.serverMetadata();
   t.same(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
   t.ok(metadata.scopes_supported?.includes('offline_access'));
@@ -95,7 +68,7 @@ t.test('openid-client refreshes with offline_access: new tokens for the same sub
 
 t.test('openid-client gets a client_credentials token and introspects it with client_secret_post (RFC 6749 4.4, RFC 7662)', async (t) => {
   const server = await listenTestApp(t, { seed: GRANT_FIXTURES });
-  const config = await configFor(server, MACHINE.client_id, oidc.ClientSecretPost(MACHINE.client_secret), MACHINE.client_secret);
+  const config = await discover(server, MACHINE.client_id, oidc.ClientSecretPost(MACHINE.client_secret), MACHINE.client_secret);
   const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api:read' });
   t.equal(tokens.token_type, 'bearer');
   t.equal(tokens.scope, 'api:read');
@@ -120,7 +93,7 @@ t.test('openid-client gets a client_credentials token and introspects it with cl
 
 t.test('openid-client introspects and revokes a refresh token, which revokes its access tokens (RFC 7662 2, RFC 7009 2.1)', async (t) => {
   const server = await listenTestApp(t, { seed: GRANT_FIXTURES });
-  const config = await configFor(server, REFRESHING.client_id, oidc.ClientSecretBasic(REFRESHING.client_secret), REFRESHING.client_secret);
+  const config = await discover(server, REFRESHING.client_id, oidc.ClientSecretBasic(REFRESHING.client_secret), REFRESHING.client_secret);
   const metadata = config.serverMetadata();
   t.equal(metadata.revocation_endpoint, `${server.issuer}/revoke`);
   t.equal(metadata.introspection_endpoint, `${server.issuer}/introspect`);
@@ -154,7 +127,7 @@ t.test('openid-client introspects and revokes a refresh token, which revokes its
 
 t.test('openid-client revokes the tokens of a public client, which authenticates with its client_id only (RFC 7009 5)', async (t) => {
   const server = await listenTestApp(t, { seed: GRANT_FIXTURES });
-  const config = await configFor(server, PUBLIC_REFRESHING.client_id, oidc.None());
+  const config = await discover(server, PUBLIC_REFRESHING.client_id, oidc.None());
   const { tokens } = await signInFor(server, config, PUBLIC_REFRESHING.redirect_uris[0]!, 'openid offline_access');
   const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
   await oidc.tokenRevocation(config, refreshed.refresh_token!);

@@ -2,6 +2,7 @@
 // consent forms, redirects, and the point where the provider answers the client (redirect or form_post page).
 import { ALICE } from './app.js';
 import { decodeEntities, readFormPost, type FormPost } from './form-post.js';
+import type { ListeningApp } from './listening.js';
 
 /** A cookie jar for one origin, honouring Path, Max-Age and Expires. */
 export class CookieJar {
@@ -35,9 +36,14 @@ export class CookieJar {
   }
 }
 
-export type ClientAnswer =
-  | { mode: 'query'; callback: URL; pages: Array<'login' | 'consent'> }
-  | { mode: 'form_post'; form: FormPost; pages: Array<'login' | 'consent'> };
+interface Seen {
+  /** The provider's pages shown on the way, in order. */
+  pages: Array<'login' | 'consent'>;
+  /** The consent page's HTML, when one was shown. */
+  consentPage: string | undefined;
+}
+
+export type ClientAnswer = Seen & ({ mode: 'query'; callback: URL } | { mode: 'form_post'; form: FormPost });
 
 /**
  * Follows an authorization URL like a browser with redirect: 'manual', posting the sign-in and consent
@@ -50,7 +56,7 @@ export async function visitToClient(
 ): Promise<ClientAnswer> {
   const user = options.user ?? ALICE;
   const jar = options.jar ?? new CookieJar();
-  const pages: Array<'login' | 'consent'> = [];
+  const seen: Seen = { pages: [], consentPage: undefined };
   const send = async (url: URL, form?: Record<string, string>) => {
     if (url.origin !== origin) throw new Error(`refusing to send a request off the loopback server: ${url.href}`);
     const headers: Record<string, string> = {};
@@ -73,7 +79,7 @@ export async function visitToClient(
     if (response.status === 303 || response.status === 302) {
       const location = new URL(response.headers.get('location') ?? '', url);
       await response.body?.cancel();
-      if (location.origin !== origin) return { mode: 'query', callback: location, pages };
+      if (location.origin !== origin) return { mode: 'query', callback: location, ...seen };
       url = location;
       response = await send(url);
       continue;
@@ -81,20 +87,38 @@ export async function visitToClient(
     const body = await response.text();
     if (response.status !== 200) throw new Error(`sign-in stopped at HTTP ${response.status}: ${body.slice(0, 300)}`);
     const form = readFormPost(body);
-    if (form) return { mode: 'form_post', form, pages };
+    if (form) return { mode: 'form_post', form, ...seen };
     const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
     const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(body)?.[1];
     if (!action || !csrf) throw new Error(`no form in page: ${body.slice(0, 300)}`);
     url = new URL(decodeEntities(action));
     if (body.includes('type="password"')) {
-      pages.push('login');
+      seen.pages.push('login');
       response = await send(url, { csrf: decodeEntities(csrf), login: user.username, password: user.password });
     } else {
-      pages.push('consent');
+      seen.pages.push('consent');
+      seen.consentPage = body;
       response = await send(url, { csrf: decodeEntities(csrf), decision: 'allow' });
     }
   }
   throw new Error('sign-in did not finish in 10 steps');
+}
+
+export interface Visit extends Seen {
+  /** Where the provider finally sent the browser: never fetched. */
+  callback: URL;
+}
+
+/** Follows an authorization URL on `server` until the provider redirects the browser to the client. */
+export async function visit(
+  server: ListeningApp,
+  authorizationUrl: URL,
+  user: { username: string; password: string } = ALICE,
+  jar = new CookieJar(),
+): Promise<Visit> {
+  const answer = await visitToClient(new URL(server.baseUrl).origin, authorizationUrl, { user, jar });
+  if (answer.mode !== 'query') throw new Error(`expected a redirect to the client, got a form_post page for ${answer.form.action}`);
+  return { pages: answer.pages, consentPage: answer.consentPage, callback: answer.callback };
 }
 
 /** The POST a browser makes when it submits a form_post page: what the client's callback receives. */

@@ -1,9 +1,10 @@
 // Clients and helpers for the refresh_token and client_credentials grants, revocation and introspection tests.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
-import { CONFIDENTIAL, FIXTURES, PUBLIC } from './app.js';
+import { ALICE, CONFIDENTIAL, FIXTURES, PUBLIC } from './app.js';
 import { basicAuth, obtainCode, tokenRequest } from './flow.js';
 import type { SeedFile } from '../../src/domain/seed.js';
+import type { Db } from '../../src/storage/database.js';
 
 /** A confidential client allowed refresh tokens. */
 export const REFRESHING = {
@@ -65,6 +66,9 @@ export interface Tokens {
 
 type Client = { client_id: string; redirect_uris: string[] };
 
+/** OIDC Core 11: the scope that asks for a refresh token. */
+export const OFFLINE_SCOPE = 'openid profile offline_access';
+
 /** Signs Alice in for `client` with `scope`, redeems the code and returns the token response (which must be 200). */
 export async function codeTokens(app: FastifyInstance, client: Client, auth: string | undefined, scope: string): Promise<Tokens> {
   const grant = await obtainCode(app, { client_id: client.client_id, redirect_uri: client.redirect_uris[0], scope });
@@ -80,19 +84,68 @@ export async function codeTokens(app: FastifyInstance, client: Client, auth: str
   return res.json() as Tokens;
 }
 
+/** Tokens for REFRESHING (client_secret_basic) from a code granted `scope`, which must include a refresh token. */
+export async function offlineTokens(app: FastifyInstance, scope = OFFLINE_SCOPE): Promise<Tokens & { refresh_token: string }> {
+  const tokens = await codeTokens(app, REFRESHING, REFRESHING_BASIC, scope);
+  if (!tokens.refresh_token) throw new Error(`no refresh token in ${JSON.stringify(tokens)}`);
+  return tokens as Tokens & { refresh_token: string };
+}
+
+/** An access token for MACHINE from the client_credentials grant (the request must succeed). */
+export async function machineToken(app: FastifyInstance, scope?: string): Promise<string> {
+  const res = await tokenRequest(app, { grant_type: 'client_credentials', scope }, MACHINE_BASIC);
+  if (res.statusCode !== 200) throw new Error(`client_credentials request failed: ${res.body}`);
+  return (res.json() as Tokens).access_token;
+}
+
 /** A refresh_token grant request. */
 export function refreshRequest(app: FastifyInstance, refreshToken: string, extra: Record<string, string> = {}, auth = REFRESHING_BASIC) {
   return tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra }, auth);
 }
 
-/** A form POST to /sso/revoke or /sso/introspect. */
-export function formPost(app: FastifyInstance, path: '/sso/revoke' | '/sso/introspect', form: Record<string, string>, auth: string | undefined) {
+/**
+ * A form POST to /sso/revoke, /sso/introspect or /sso/token, as REFRESHING with Basic unless told otherwise (null
+ * sends no Authorization header); a string form is sent as it is, so that a test can repeat a parameter.
+ */
+export function formPost(
+  app: FastifyInstance,
+  path: '/sso/revoke' | '/sso/introspect' | '/sso/token',
+  form: Record<string, string> | string,
+  auth: string | null = REFRESHING_BASIC,
+) {
   return app.inject({
     method: 'POST',
     url: path,
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(auth ? { authorization: auth } : {}) },
-    payload: new URLSearchParams(form).toString(),
+    payload: typeof form === 'string' ? form : new URLSearchParams(form).toString(),
   });
+}
+
+/**
+ * RFC 6749 3.1: "Request and response parameters MUST NOT be included more than once." Posts `payload`, which
+ * repeats `name`, as REFRESHING and asserts the invalid_request that names the parameter.
+ */
+export async function assertRepeatRefused(
+  t: Test,
+  app: FastifyInstance,
+  path: '/sso/revoke' | '/sso/introspect' | '/sso/token',
+  payload: string,
+  name: string,
+): Promise<void> {
+  const res = await formPost(app, path, payload);
+  assertOAuthError(t, res, { status: 400, error: 'invalid_request', description: `parameter ${name} must not be repeated` });
+}
+
+/** The id of a seeded user. */
+export async function userId(db: Db, username = ALICE.username): Promise<string> {
+  return (await db.selectFrom('users').select('id').where('username', '=', username).executeTakeFirstOrThrow()).id;
+}
+
+/** Disables a seeded user until the end of `t`. */
+export async function disableUser(t: Test, db: Db, username = ALICE.username): Promise<void> {
+  const id = await userId(db, username);
+  await db.updateTable('users').set({ disabled_at: new Date() }).where('id', '=', id).execute();
+  t.teardown(() => db.updateTable('users').set({ disabled_at: null }).where('id', '=', id).execute());
 }
 
 export function userinfo(app: FastifyInstance, accessToken: string) {

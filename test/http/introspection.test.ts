@@ -2,37 +2,29 @@
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { buildTestApp } from '../helpers/app.js';
-import { tokenRequest } from '../helpers/flow.js';
 import {
   assertOAuthError,
+  assertRepeatRefused,
   codeTokens,
+  disableUser,
   formPost,
   GRANT_FIXTURES,
   MACHINE,
+  machineToken,
   MACHINE_BASIC,
+  offlineTokens,
   OTHER_RP_BASIC,
   PUBLIC_REFRESHING,
   REFRESHING,
-  REFRESHING_BASIC,
   refreshRequest,
+  userId,
 } from '../helpers/grants.js';
 
 const REFRESH_TTL = 7200;
 const { app, db, config, advance } = await buildTestApp(t, { seed: GRANT_FIXTURES, env: { REFRESH_TOKEN_TTL_SECONDS: String(REFRESH_TTL) } });
 
-/** Authenticates as REFRESHING with Basic unless told otherwise; null sends no Authorization header. */
-function introspect(form: Record<string, string>, auth: string | null = REFRESHING_BASIC) {
-  return formPost(app, '/sso/introspect', form, auth ?? undefined);
-}
-
-async function offlineTokens() {
-  const tokens = await codeTokens(app, REFRESHING, REFRESHING_BASIC, 'openid profile offline_access');
-  return { ...tokens, refresh_token: tokens.refresh_token! };
-}
-
-async function aliceId(): Promise<string> {
-  return (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id;
-}
+/** As REFRESHING with Basic unless told otherwise; null sends no Authorization header. */
+const introspect = (form: Record<string, string>, auth?: string | null) => formPost(app, '/sso/introspect', form, auth);
 
 /** RFC 7662 2.2: JSON, never cached. */
 function answer(t: Test, res: LightMyRequestResponse): Record<string, unknown> {
@@ -49,13 +41,13 @@ function assertInactive(t: Test, res: LightMyRequestResponse): void {
 
 t.test('RFC 7662 2.2: an active access token is described by scope, client_id, sub, exp, iat, token_type and iss', async (t) => {
   const before = Math.floor(Date.now() / 1000);
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const body = answer(t, await introspect({ token: tokens.access_token }));
   t.same(Object.keys(body).sort(), ['active', 'client_id', 'exp', 'iat', 'iss', 'scope', 'sub', 'token_type']);
   t.equal(body.active, true);
   t.equal(body.scope, 'openid profile offline_access');
   t.equal(body.client_id, REFRESHING.client_id);
-  t.equal(body.sub, await aliceId());
+  t.equal(body.sub, await userId(db));
   t.equal(body.token_type, 'Bearer');
   t.equal(body.iss, config.issuer);
   t.ok((body.iat as number) >= before - 1 && (body.iat as number) <= before + 5, 'iat is when it was issued');
@@ -63,25 +55,25 @@ t.test('RFC 7662 2.2: an active access token is described by scope, client_id, s
 });
 
 t.test('RFC 7662 2.2: an active refresh token has token_type refresh_token and its own expiry', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const body = answer(t, await introspect({ token: tokens.refresh_token, token_type_hint: 'refresh_token' }));
   t.equal(body.active, true);
   t.equal(body.token_type, 'refresh_token');
   t.equal(body.client_id, REFRESHING.client_id);
-  t.equal(body.sub, await aliceId());
+  t.equal(body.sub, await userId(db));
   t.equal(body.scope, 'openid profile offline_access');
   t.equal((body.exp as number) - (body.iat as number), REFRESH_TTL);
 });
 
 t.test('RFC 7662 2.1: the token_type_hint only says where to look first', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   t.equal(answer(t, await introspect({ token: tokens.refresh_token, token_type_hint: 'access_token' })).token_type, 'refresh_token');
   t.equal(answer(t, await introspect({ token: tokens.access_token, token_type_hint: 'refresh_token' })).token_type, 'Bearer');
   t.equal(answer(t, await introspect({ token: tokens.access_token, token_type_hint: 'something_else' })).active, true);
 });
 
 t.test('RFC 7662 2.2: a client_credentials access token has no sub', async (t) => {
-  const token = (await tokenRequest(app, { grant_type: 'client_credentials', scope: 'api:read' }, MACHINE_BASIC)).json().access_token as string;
+  const token = await machineToken(app, 'api:read');
   const body = answer(t, await introspect({ token }, MACHINE_BASIC));
   t.equal(body.active, true);
   t.equal(body.client_id, MACHINE.client_id);
@@ -95,37 +87,35 @@ t.test('RFC 7662 2.2: an unknown token is inactive', async (t) => {
 });
 
 t.test('RFC 7662 2.2: a revoked token is inactive', async (t) => {
-  const tokens = await offlineTokens();
-  t.equal((await formPost(app, '/sso/revoke', { token: tokens.refresh_token }, REFRESHING_BASIC)).statusCode, 200);
+  const tokens = await offlineTokens(app);
+  t.equal((await formPost(app, '/sso/revoke', { token: tokens.refresh_token })).statusCode, 200);
   assertInactive(t, await introspect({ token: tokens.refresh_token }));
   assertInactive(t, await introspect({ token: tokens.access_token }));
 });
 
 t.test('RFC 7662 2.2: a rotated refresh token is inactive and its successor active', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const next = (await refreshRequest(app, tokens.refresh_token)).json();
   assertInactive(t, await introspect({ token: tokens.refresh_token }));
   t.equal(answer(t, await introspect({ token: next.refresh_token })).active, true);
 });
 
 t.test("RFC 7662 2.2: another client's token is inactive for the caller", async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   assertInactive(t, await introspect({ token: tokens.access_token }, OTHER_RP_BASIC));
   assertInactive(t, await introspect({ token: tokens.refresh_token }, OTHER_RP_BASIC));
   t.equal(answer(t, await introspect({ token: tokens.access_token })).active, true, 'it is active for its own client');
 });
 
 t.test("RFC 7662 2.2: a disabled user's tokens are inactive", async (t) => {
-  const tokens = await offlineTokens();
-  const id = await aliceId();
-  await db.updateTable('users').set({ disabled_at: new Date() }).where('id', '=', id).execute();
-  t.teardown(() => db.updateTable('users').set({ disabled_at: null }).where('id', '=', id).execute());
+  const tokens = await offlineTokens(app);
+  await disableUser(t, db);
   assertInactive(t, await introspect({ token: tokens.access_token }));
   assertInactive(t, await introspect({ token: tokens.refresh_token }));
 });
 
 t.test('RFC 7662 2.2: an expired token is inactive', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   advance(config.accessTokenTtlSeconds + 1);
   assertInactive(t, await introspect({ token: tokens.access_token }));
   t.equal(answer(t, await introspect({ token: tokens.refresh_token })).active, true, 'the refresh token lives longer');
@@ -138,17 +128,11 @@ t.test('RFC 7662 2.1: a request without token is refused with invalid_request', 
 });
 
 t.test('RFC 6749 3.1: a repeated token parameter is refused with invalid_request', async (t) => {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/sso/introspect',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: REFRESHING_BASIC },
-    payload: 'token=a&token=b',
-  });
-  assertOAuthError(t, res, { status: 400, error: 'invalid_request', description: 'parameter token must not be repeated' });
+  await assertRepeatRefused(t, app, '/sso/introspect', 'token=a&token=b', 'token');
 });
 
 t.test('RFC 7662 2.1: a caller that does not authenticate is refused with invalid_client', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const none = await introspect({ token: tokens.access_token }, null);
   assertOAuthError(t, none, { status: 401, error: 'invalid_client', secrets: [tokens.access_token] });
   t.match(none.headers['www-authenticate'], /^Basic /);

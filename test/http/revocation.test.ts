@@ -2,35 +2,30 @@
 import t from 'tap';
 import { sha256 } from '../../src/domain/secrets.js';
 import { buildTestApp } from '../helpers/app.js';
-import { basicAuth, tokenRequest } from '../helpers/flow.js';
+import { basicAuth } from '../helpers/flow.js';
 import {
   assertOAuthError,
+  assertRepeatRefused,
   codeTokens,
   formPost,
   GRANT_FIXTURES,
+  machineToken,
   MACHINE_BASIC,
+  offlineTokens,
   OTHER_RP_BASIC,
   PUBLIC_REFRESHING,
   REFRESHING,
-  REFRESHING_BASIC,
   refreshRequest,
   userinfo,
 } from '../helpers/grants.js';
 
 const { app, db, config } = await buildTestApp(t, { seed: GRANT_FIXTURES });
 
-/** Authenticates as REFRESHING with Basic unless told otherwise; null sends no Authorization header. */
-function revoke(form: Record<string, string>, auth: string | null = REFRESHING_BASIC) {
-  return formPost(app, '/sso/revoke', form, auth ?? undefined);
-}
-
-async function offlineTokens() {
-  const tokens = await codeTokens(app, REFRESHING, REFRESHING_BASIC, 'openid profile offline_access');
-  return { ...tokens, refresh_token: tokens.refresh_token! };
-}
+/** As REFRESHING with Basic unless told otherwise; null sends no Authorization header. */
+const revoke = (form: Record<string, string>, auth?: string | null) => formPost(app, '/sso/revoke', form, auth);
 
 t.test('RFC 7009 2.2: revoking an access token answers 200 with an empty body, and the token no longer works', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   t.equal((await userinfo(app, tokens.access_token)).statusCode, 200);
   const res = await revoke({ token: tokens.access_token, token_type_hint: 'access_token' });
   t.equal(res.statusCode, 200, res.body);
@@ -41,7 +36,7 @@ t.test('RFC 7009 2.2: revoking an access token answers 200 with an empty body, a
 });
 
 t.test('RFC 7009 2.1: revoking a refresh token revokes its family and the access tokens issued with it', async (t) => {
-  const first = await offlineTokens();
+  const first = await offlineTokens(app);
   const second = (await refreshRequest(app, first.refresh_token)).json();
   const res = await revoke({ token: second.refresh_token, token_type_hint: 'refresh_token' });
   t.equal(res.statusCode, 200, res.body);
@@ -57,30 +52,30 @@ t.test('RFC 7009 2.2: an unknown token answers 200', async (t) => {
 });
 
 t.test('RFC 7009 2.2: revoking a token twice answers 200 both times', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   t.equal((await revoke({ token: tokens.refresh_token })).statusCode, 200);
   t.equal((await revoke({ token: tokens.refresh_token })).statusCode, 200);
 });
 
 t.test('RFC 7009 2.1: a wrong token_type_hint does not stop the server from finding the token', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const res = await revoke({ token: tokens.refresh_token, token_type_hint: 'access_token' });
   t.equal(res.statusCode, 200, res.body);
   assertOAuthError(t, await refreshRequest(app, tokens.refresh_token), { status: 400, error: 'invalid_grant', description: 'the refresh token was revoked' });
-  const access = await offlineTokens();
+  const access = await offlineTokens(app);
   t.equal((await revoke({ token: access.access_token, token_type_hint: 'refresh_token' })).statusCode, 200);
   t.equal((await userinfo(app, access.access_token)).statusCode, 401);
 });
 
 t.test('RFC 7009 2.1: an unknown token_type_hint is ignored, not refused', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const res = await revoke({ token: tokens.access_token, token_type_hint: 'id_token' });
   t.equal(res.statusCode, 200, res.body);
   t.equal((await userinfo(app, tokens.access_token)).statusCode, 401);
 });
 
 t.test("RFC 7009 2.1: another client's token is refused with invalid_request and stays valid", async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const res = await revoke({ token: tokens.refresh_token }, OTHER_RP_BASIC);
   assertOAuthError(t, res, { status: 400, error: 'invalid_request', description: 'the token was not issued to this client', secrets: [tokens.refresh_token] });
   const access = await revoke({ token: tokens.access_token }, OTHER_RP_BASIC);
@@ -95,17 +90,11 @@ t.test('RFC 7009 2.1: a request without token is refused with invalid_request', 
 });
 
 t.test('RFC 6749 3.1: a repeated token parameter is refused with invalid_request', async (t) => {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/sso/revoke',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: REFRESHING_BASIC },
-    payload: 'token=a&token=b',
-  });
-  assertOAuthError(t, res, { status: 400, error: 'invalid_request', description: 'parameter token must not be repeated' });
+  await assertRepeatRefused(t, app, '/sso/revoke', 'token=a&token=b', 'token');
 });
 
 t.test('RFC 7009 2.1: a request whose client does not authenticate is refused with invalid_client', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const none = await revoke({ token: tokens.access_token }, null);
   assertOAuthError(t, none, { status: 401, error: 'invalid_client' });
   t.match(none.headers['www-authenticate'], /^Basic /);
@@ -117,7 +106,7 @@ t.test('RFC 7009 2.1: a request whose client does not authenticate is refused wi
 });
 
 t.test('RFC 7009 2.1: client_secret_post authenticates the client as well', async (t) => {
-  const tokens = await offlineTokens();
+  const tokens = await offlineTokens(app);
   const res = await revoke({ token: tokens.access_token, client_id: REFRESHING.client_id, client_secret: REFRESHING.client_secret }, null);
   t.equal(res.statusCode, 200, res.body);
   t.equal((await userinfo(app, tokens.access_token)).statusCode, 401);
@@ -127,13 +116,13 @@ t.test('RFC 7009 5: a public client revokes its own refresh token with its clien
   const tokens = await codeTokens(app, PUBLIC_REFRESHING, undefined, 'openid offline_access');
   const res = await revoke({ token: tokens.refresh_token!, client_id: PUBLIC_REFRESHING.client_id }, null);
   t.equal(res.statusCode, 200, res.body);
-  const refresh = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: PUBLIC_REFRESHING.client_id }, '');
+  const refresh = await refreshRequest(app, tokens.refresh_token!, { client_id: PUBLIC_REFRESHING.client_id }, '');
   assertOAuthError(t, refresh, { status: 400, error: 'invalid_grant', description: 'the refresh token was revoked' });
   t.equal((await userinfo(app, tokens.access_token)).statusCode, 401);
 });
 
 t.test('RFC 7009 2.1: a client_credentials access token is revoked by its client', async (t) => {
-  const token = (await tokenRequest(app, { grant_type: 'client_credentials' }, MACHINE_BASIC)).json().access_token as string;
+  const token = await machineToken(app);
   t.equal((await revoke({ token }, MACHINE_BASIC)).statusCode, 200);
   const row = await db.selectFrom('access_tokens').select('revoked_at').where('token_hash', '=', sha256(token)).executeTakeFirstOrThrow();
   t.not(row.revoked_at, null);

@@ -1,0 +1,29 @@
+// The signing keys as an operator handles them: a store of the test's own for child processes (a data folder on
+// PGlite, or an unmigrated database on TEST_DATABASE_URL's server) and `npm run keys` (scripts/keys.ts) run on it.
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Test } from 'tap';
+import { runTs } from './child-process.js';
+import { createTestDatabase, onServer } from './database.js';
+
+export const KEYS_SECRET = 'operator-secret-0123456789-ABCDEFGHIJ';
+export const WRONG_KEYS_SECRET = 'not-the-operator-secret-0123456789-xyz';
+
+/** The environment that points a child process at a key store of this test's own; removed in teardown. */
+export async function keyStore(t: Test): Promise<Record<string, string>> {
+  if (onServer) {
+    const database = await createTestDatabase({ migrate: false });
+    await database.handle.close();
+    t.teardown(() => database.drop());
+    return { DATABASE_URL: database.url! };
+  }
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-keys-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  return { DATA_DIR: dir };
+}
+
+/** `npm run keys -- ...args` with `env`, to its end. */
+export function runKeys(args: string[], env: Record<string, string>) {
+  return runTs('scripts/keys.ts', args, { LOG_LEVEL: 'warn', ...env });
+}
