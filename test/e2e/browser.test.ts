@@ -3,29 +3,17 @@
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import t from 'tap';
 import type { Test } from 'tap';
 import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
 import { basicAuth, pkcePair } from '../helpers/flow.js';
+import { withChromium } from '../helpers/chromium.js';
 import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // Every host but the loopback server fails to resolve: nothing can leave the machine, even by mistake.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
 
 interface Started {
   server: ListeningApp;
@@ -102,9 +90,7 @@ function assertPng(t: Test, file: string): void {
   t.same(readFileSync(file).subarray(0, 8), PNG_SIGNATURE, `${file} is a PNG`);
 }
 
-async function browserTests(): Promise<void> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
-  t.teardown(() => browser.close());
+async function browserTests(browser: Browser): Promise<void> {
   const screenshots = mkdtempSync(path.join(os.tmpdir(), 'sso-browser-screenshots-'));
   t.comment(`screenshots in ${screenshots}`);
 
@@ -233,10 +219,4 @@ async function browserTests(): Promise<void> {
   });
 }
 
-if (process.env.SKIP_BROWSER_TESTS === '1') {
-  t.plan(0, 'SKIP_BROWSER_TESTS=1: browser tests skipped');
-} else if (!existsSync(CHROMIUM)) {
-  t.fail(`${CHROMIUM} does not exist: install Debian's chromium package (apt-get install chromium), or set SKIP_BROWSER_TESTS=1 to skip the browser tests`);
-} else {
-  await browserTests();
-}
+await withChromium(t, browserTests);

@@ -1,28 +1,15 @@
 // response_mode=form_post in a real browser (Debian's Chromium through playwright-core): the response page
 // posts itself to the client's redirect URI with JavaScript, and by its Continue button without; the
 // redirect URI is intercepted, never fetched.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import t from 'tap';
 import type { Test } from 'tap';
 import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
 import { basicAuth, pkcePair } from '../helpers/flow.js';
+import { withChromium } from '../helpers/chromium.js';
 import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
-
-const LAUNCH_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  // Every host but the loopback server fails to resolve: nothing can leave the machine, even by mistake.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-];
 
 interface Captured {
   method: string;
@@ -116,9 +103,7 @@ async function assertPostedResponse(t: Test, started: Started, captured: Capture
   t.equal(tokens.status, 200, 'the posted code redeems');
 }
 
-async function browserTests(): Promise<void> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
-  t.teardown(() => browser.close());
+async function browserTests(browser: Browser): Promise<void> {
 
   t.test('with JavaScript the form_post page submits itself to the redirect URI (Form Post Response Mode 2)', async (t) => {
     const started = await start(t, browser, true);
@@ -153,10 +138,4 @@ async function browserTests(): Promise<void> {
   });
 }
 
-if (process.env.SKIP_BROWSER_TESTS === '1') {
-  t.plan(0, 'SKIP_BROWSER_TESTS=1: browser tests skipped');
-} else if (!existsSync(CHROMIUM)) {
-  t.fail(`${CHROMIUM} does not exist: install Debian's chromium package (apt-get install chromium), or set SKIP_BROWSER_TESTS=1 to skip the browser tests`);
-} else {
-  await browserTests();
-}
+await withChromium(t, browserTests);

@@ -1,0 +1,37 @@
+// Debian's Chromium through playwright-core for the page tests: launched headless, unable to reach anything
+// but the loopback server, and closed with the test.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import type { Test } from 'tap';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // Every host but the loopback server fails to resolve: nothing can leave the machine, even by mistake.
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+];
+
+/**
+ * Runs `tests` with a launched browser. SKIP_BROWSER_TESTS=1 skips them on purpose; a missing Chromium fails,
+ * so that a machine without it cannot pass the page tests by accident.
+ */
+export async function withChromium(t: Test, tests: (browser: Browser) => Promise<void>): Promise<void> {
+  if (process.env.SKIP_BROWSER_TESTS === '1') {
+    t.plan(0, 'SKIP_BROWSER_TESTS=1: browser tests skipped');
+    return;
+  }
+  if (!existsSync(CHROMIUM)) {
+    t.fail(`${CHROMIUM} does not exist: install Debian's chromium package (apt-get install chromium), or set SKIP_BROWSER_TESTS=1 to skip the browser tests`);
+    return;
+  }
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
+  t.teardown(() => browser.close());
+  await tests(browser);
+}
