@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { PGliteDialect } from './pglite-dialect.js';
+import { PreparingClient } from './preparing-client.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -33,6 +34,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
 
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: url,
     max: options.poolMax ?? 10,
     // A request waits at most this long for a connection; then it fails fast with 503 instead of hanging.
