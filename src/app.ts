@@ -4,6 +4,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import { ClientCache } from './domain/client-cache.js';
 import { SecretVerificationCache } from './domain/clients.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
@@ -46,6 +47,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     keys: await loadKeyStore(deps.db, config, clock, deps.logger),
     passwords: new PasswordHasher(config.argon2, config.passwordWork),
     clientSecrets: new SecretVerificationCache(config.clientAuthCacheSeconds * 1000),
+    clients: new ClientCache(),
   };
 
   const app = Fastify({
@@ -59,6 +61,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     clientErrorHandler,
   });
   app.decorateRequest('client', null);
+  app.decorateRequest('clientRemembered', false);
   app.addHook('onClose', async () => ctx.keys.close());
   if (config.purgeIntervalSeconds > 0) {
     let purge: PurgeJob | undefined;

@@ -10,9 +10,8 @@ import {
   UnauthorizedClient,
   UnsupportedResponseType,
 } from '../errors/oauth-error.js';
-import type { Db } from '../storage/database.js';
 import { isResponseMode, type ResponseMode } from './authorization-response.js';
-import { loadClient, type Client } from './clients.js';
+import type { Client } from './clients.js';
 import { single, type RawParams } from './params.js';
 import { isValidS256Challenge } from './pkce.js';
 import { parseScope, type Scope } from './scope.js';
@@ -69,10 +68,13 @@ function phaseOneParam(params: RawParams, name: string): string | undefined {
 }
 
 /** Phase one: the client exists and the redirect URI is registered for it, to the character. */
-export async function verifyTarget(db: Db, params: RawParams): Promise<VerifiedTarget> {
+export async function verifyTarget(
+  load: (clientId: string) => Promise<Client | undefined>,
+  params: RawParams,
+): Promise<VerifiedTarget> {
   const clientId = phaseOneParam(params, 'client_id');
   if (clientId === undefined) throw new UntrustedRedirectError('The request has no client_id.');
-  const client = await loadClient(db, clientId);
+  const client = await load(clientId);
   if (!client) throw new UntrustedRedirectError('The application that sent you here is not registered.');
 
   const requested = phaseOneParam(params, 'redirect_uri');

@@ -13,9 +13,14 @@ import { verifyIdTokenHint } from './id-token-hint.js';
 import { randomToken, safeEqual, sha256 } from './secrets.js';
 import { resolveSession } from './sessions.js';
 
+/**
+ * `clientConfirmed`: the outcome was committed in a statement that checked the client's revision (the hot path),
+ * so it holds even if the client was read from memory; any other outcome made with a remembered client must be
+ * confirmed by the caller (domain/client-cache.ts).
+ */
 export type AuthorizeOutcome =
-  | { kind: 'respond'; response: AuthorizationResponse }
-  | { kind: 'interaction'; interactionId: string; bindingSecret: string };
+  | { kind: 'respond'; response: AuthorizationResponse; clientConfirmed: boolean }
+  | { kind: 'interaction'; interactionId: string; bindingSecret: string; clientConfirmed: false };
 
 export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { code: string; row: NewCode } {
   const code = randomToken();
@@ -50,6 +55,7 @@ export async function authorize(
   ctx: ProviderContext,
   request: AuthorizationRequest,
   sessionCookie: string | undefined,
+  clientRevision: number,
 ): Promise<AuthorizeOutcome> {
   const now = ctx.clock();
   const hint = request.idTokenHint === null ? undefined : await verifyIdTokenHint(ctx, request.idTokenHint, request.clientId);
@@ -66,8 +72,9 @@ export async function authorize(
       now,
       minAuthTime,
       userId: hint?.subject,
+      clientRevision,
     });
-    if (issued) return { kind: 'respond', response: successResponse(ctx, request, code) };
+    if (issued) return { kind: 'respond', response: successResponse(ctx, request, code), clientConfirmed: true };
   }
   const promptNone = request.prompts.includes('none');
   const session = promptNone || hint ? await resolveSession(ctx, sessionCookie) : undefined;
@@ -82,13 +89,14 @@ export async function authorize(
       : new LoginRequired(otherUser
         ? 'the signed-in user is not the user of id_token_hint'
         : 'the user is not signed in, or not recently enough');
-    return { kind: 'respond', response: errorResponse(ctx, request, err) };
+    return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
   }
   // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.
   if (otherUser) minAuthTime = now;
   // The hint has done its work; the interaction keeps no copy of the token.
   const pending = { ...request, idTokenHint: null };
-  return { kind: 'interaction', ...(await startInteraction(ctx, pending, { minAuthTime: minAuthTime?.getTime() ?? null, forceConsent })) };
+  const started = await startInteraction(ctx, pending, { minAuthTime: minAuthTime?.getTime() ?? null, forceConsent });
+  return { kind: 'interaction', ...started, clientConfirmed: false };
 }
 
 interface StoredInteraction {

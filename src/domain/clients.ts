@@ -29,6 +29,8 @@ export interface Client {
   backchannelLogoutUri: string | null;
   /** Back-Channel Logout 1.0 2.2: the client needs `sid` in logout tokens. */
   backchannelLogoutSessionRequired: boolean;
+  /** The row's revision when it was read (see client-cache.ts). */
+  revision: number;
 }
 
 export function rowToClient(row: ClientRow): Client {
@@ -46,6 +48,7 @@ export function rowToClient(row: ClientRow): Client {
     postLogoutRedirectUris: row.post_logout_redirect_uris,
     backchannelLogoutUri: typeof row.metadata.backchannel_logout_uri === 'string' ? row.metadata.backchannel_logout_uri : null,
     backchannelLogoutSessionRequired: row.metadata.backchannel_logout_session_required === true,
+    revision: row.revision,
   };
 }
 
@@ -102,7 +105,8 @@ export class SecretVerificationCache {
 }
 
 export interface ClientAuthDeps {
-  db: Db;
+  /** Finds the client: from the database, or from memory (then `cached` is true). */
+  lookup: (clientId: string) => Promise<{ client: Client; cached: boolean } | undefined>;
   passwords: PasswordHasher;
   cache: SecretVerificationCache;
   now: () => Date;
@@ -113,25 +117,26 @@ export interface ClientAuthDeps {
  * (as Keycloak does; the registered token_endpoint_auth_method is the client's preference);
  * `none` is only for public clients.
  */
-export async function authenticateClient(deps: ClientAuthDeps, credentials: ClientCredentials): Promise<Client> {
-  const client = await loadClient(deps.db, credentials.clientId);
-  if (!client) {
+export async function authenticateClient(deps: ClientAuthDeps, credentials: ClientCredentials): Promise<{ client: Client; cached: boolean }> {
+  const found = await deps.lookup(credentials.clientId);
+  if (!found) {
     throw new InvalidClient('client authentication failed');
   }
+  const { client } = found;
   if (credentials.method === 'none') {
     if (!client.isPublic) throw new InvalidClient('client authentication failed');
-    return client;
+    return found;
   }
   if (client.isPublic || client.secretHash === null) {
     throw new InvalidClient('client authentication failed');
   }
   const nowMs = deps.now().getTime();
-  if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return client;
+  if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return found;
   if (!(await deps.passwords.verify(client.secretHash, credentials.secret))) {
     throw new InvalidClient('client authentication failed');
   }
   deps.cache.remember(client.secretHash, credentials.secret, nowMs);
-  return client;
+  return found;
 }
 
 /**

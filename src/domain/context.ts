@@ -1,6 +1,7 @@
 // Everything the domain functions need, built once by buildApp and passed in (never global).
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
+import type { ClientCache } from './client-cache.js';
 import type { SecretVerificationCache } from './clients.js';
 import type { Clock } from './clock.js';
 import type { KeyStore } from './keys.js';
@@ -13,4 +14,5 @@ export interface ProviderContext {
   readonly keys: KeyStore;
   readonly passwords: PasswordHasher;
   readonly clientSecrets: SecretVerificationCache;
+  readonly clients: ClientCache;
 }

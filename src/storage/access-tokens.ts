@@ -25,21 +25,30 @@ export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promis
 }
 
 /** A client_credentials access token (RFC 6749 4.4): no user, no code, no refresh token. */
+/** Stores a client_credentials token, only while the client has `clientRevision`; false when it no longer does. */
 export async function insertClientAccessToken(
   db: Db,
-  token: { tokenHash: string; clientId: string; scope: string; issuedAt: Date; expiresAt: Date },
-): Promise<void> {
-  await db
+  token: { tokenHash: string; clientId: string; clientRevision: number; scope: string; issuedAt: Date; expiresAt: Date },
+): Promise<boolean> {
+  const inserted = await db
     .insertInto('access_tokens')
-    .values({
-      token_hash: token.tokenHash,
-      client_id: token.clientId,
-      user_id: null,
-      scope: token.scope,
-      issued_at: token.issuedAt,
-      expires_at: token.expiresAt,
-    })
-    .execute();
+    .columns(['token_hash', 'client_id', 'scope', 'issued_at', 'expires_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('clients')
+        .select([
+          eb.cast(eb.val(token.tokenHash), 'text').as('token_hash'),
+          'clients.client_id',
+          eb.cast(eb.val(token.scope), 'text').as('scope'),
+          eb.cast(eb.val(token.issuedAt), 'timestamptz').as('issued_at'),
+          eb.cast(eb.val(token.expiresAt), 'timestamptz').as('expires_at'),
+        ])
+        .where('clients.client_id', '=', token.clientId)
+        .where('clients.revision', '=', token.clientRevision),
+    )
+    .returning('token_hash')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
 /** The access token and whether its user (if it has one) is disabled. */

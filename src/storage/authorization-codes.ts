@@ -1,5 +1,6 @@
 // Repository for authorization codes: issued once, redeemed at most once, kept after use to detect replay.
 import { sql, type QueryCreator } from 'kysely';
+import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
 
@@ -53,7 +54,7 @@ function recordSessionClient<DB extends Database & { code: { sid: string | null;
 export async function insertCodeForConsentedSession(
   db: Db,
   code: NewCode,
-  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null; userId?: string | undefined },
+  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null; userId?: string | undefined; clientRevision: number },
 ): Promise<boolean> {
   const inserted = await db
     .with('code', (qb) =>
@@ -90,7 +91,8 @@ export async function insertCodeForConsentedSession(
             .$if(session.minAuthTime !== null, (qb) => qb.where('s.auth_time', '>=', session.minAuthTime!))
             // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
             .$if(session.userId !== undefined, (qb) => qb.where(sql<string>`s.user_id::text`, '=', session.userId!))
-            .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`),
+            .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`)
+            .where((eb) => clientUnchanged(eb as never, code.clientId, session.clientRevision)),
         )
         .returning(['code_hash', 'sid', 'client_id']),
     )
@@ -104,6 +106,8 @@ export async function insertCodeForConsentedSession(
 export interface Redemption {
   codeHash: string;
   clientId: string;
+  /** The revision of the client as authenticated: nothing is redeemed if the client changed since. */
+  clientRevision: number;
   /** The redirect_uri of the token request, or null when it had none. */
   redirectUri: string | null;
   /** BASE64URL(SHA256(code_verifier)), or null when the request had no verifier. */
@@ -152,6 +156,7 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
         // A user disabled after signing in gets no tokens from a code still in flight.
         .whereRef('users.id', '=', 'authorization_codes.user_id')
         .where('users.disabled_at', 'is', null)
+        .where((eb) => clientUnchanged(eb as never, r.clientId, r.clientRevision))
         .returningAll('authorization_codes'),
     )
     .with('issued_refresh', (qb) =>

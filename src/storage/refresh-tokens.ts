@@ -1,11 +1,14 @@
 // Repository for refresh tokens: stored by digest, rotated at most once each, kept after rotation to detect replay.
 import { sql } from 'kysely';
+import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
 import type { RefreshTokenRow } from './schema.js';
 
 export interface Rotation {
   tokenHash: string;
   clientId: string;
+  /** The revision of the client as authenticated: nothing is rotated if the client changed since. */
+  clientRevision: number;
   now: Date;
   /** The narrower scope asked for, or null to keep the granted one; the granted scope must hold every value. */
   scope: string[] | null;
@@ -34,6 +37,7 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTo
         .where('refresh_tokens.client_id', '=', r.clientId)
         .whereRef('users.id', '=', 'refresh_tokens.user_id')
         .where('users.disabled_at', 'is', null)
+        .where((eb) => clientUnchanged(eb as never, r.clientId, r.clientRevision))
         .$if(r.scope !== null, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(r.scope)}::text[]`))
         .returningAll('refresh_tokens'),
     )

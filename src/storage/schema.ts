@@ -16,6 +16,8 @@ export interface ClientsTable {
   metadata: Json<Record<string, unknown>>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** Raised by a trigger on every update: what a cached copy of the row is checked against. */
+  revision: ColumnType<number, never, never>;
 }
 
 export interface UsersTable {

@@ -1,9 +1,10 @@
 // OpenID Connect Back-Channel Logout 1.0: logout tokens to the clients of an ended session, queued durably,
 // delivered without holding up the user, retried a bounded number of times.
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { deliverDueLogouts, type LogoutSender } from '../../src/domain/backchannel-logout.js';
+import { ClientCache } from '../../src/domain/client-cache.js';
 import { SecretVerificationCache } from '../../src/domain/clients.js';
 import type { ProviderContext } from '../../src/domain/context.js';
 import { loadKeyStore } from '../../src/domain/keys.js';
@@ -62,6 +63,18 @@ async function signInTo(test: TestApp, client: SeededClient, browser?: Browser) 
 
 function logOut(test: TestApp, browser: Browser, idToken: string) {
   return browser.request(test.app, 'GET', `/sso/session/end?${new URLSearchParams({ id_token_hint: idToken })}`);
+}
+
+/** What the app's routes get, built beside it on its database, to drive deliveries by hand. */
+async function providerContext(t: Test, test: TestApp, clock: () => Date): Promise<ProviderContext> {
+  const { config, db } = test;
+  const ctx: ProviderContext = {
+    config, db, clock,
+    keys: await loadKeyStore(db, config, clock, pino({ level: 'silent' })),
+    passwords: new PasswordHasher(config.argon2), clientSecrets: new SecretVerificationCache(0), clients: new ClientCache(),
+  };
+  t.teardown(() => ctx.keys.close());
+  return ctx;
 }
 
 async function jwks(test: TestApp) {
@@ -145,13 +158,7 @@ t.test('durable and exactly once: the queue is written with the session end, and
   t.equal(await endSession(test.db, sha256(cookie), new Date()), undefined, 'an ended session cannot end twice');
   t.equal(await countQueuedLogouts(test.db), 2, 'nor queue twice');
 
-  const config = test.config;
-  const ctx: ProviderContext = {
-    config, db: test.db, clock: () => new Date(),
-    keys: await loadKeyStore(test.db, config, () => new Date(), pino({ level: 'silent' })),
-    passwords: new PasswordHasher(config.argon2), clientSecrets: new SecretVerificationCache(0),
-  };
-  t.teardown(() => ctx.keys.close());
+  const ctx = await providerContext(t, test, () => new Date());
   const sent: string[] = [];
   const send: LogoutSender = async (uri) => {
     sent.push(uri);
@@ -170,14 +177,7 @@ t.test('Back-Channel Logout 2.4: a failed delivery waits for its retry time befo
   const { browser } = await signInTo(test, c.withSid);
   await endSession(test.db, sha256(browser.get('sso_session')!), new Date());
   let offset = 0;
-  const config = test.config;
-  const clock = () => new Date(Date.now() + offset);
-  const ctx: ProviderContext = {
-    config, db: test.db, clock,
-    keys: await loadKeyStore(test.db, config, clock, pino({ level: 'silent' })),
-    passwords: new PasswordHasher(config.argon2), clientSecrets: new SecretVerificationCache(0),
-  };
-  t.teardown(() => ctx.keys.close());
+  const ctx = await providerContext(t, test, () => new Date(Date.now() + offset));
   const failing: LogoutSender = async () => {
     throw new Error('the client answered 500');
   };

@@ -18,6 +18,7 @@ function row(metadata: Record<string, unknown>): ClientRow {
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
     metadata,
+    revision: 1,
     created_at: new Date(),
     updated_at: new Date(),
   } as ClientRow;

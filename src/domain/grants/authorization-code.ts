@@ -36,6 +36,7 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
   const redeemed = await redeemCode(ctx.db, {
     codeHash,
     clientId: client.clientId,
+    clientRevision: client.revision,
     redirectUri,
     challengeOfVerifier: verifier === null ? null : s256(verifier),
     now,

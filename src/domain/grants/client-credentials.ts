@@ -1,5 +1,5 @@
 // The client_credentials grant (RFC 6749 4.4): an access token for the client itself; no user, no ID token, no refresh token.
-import { InvalidScope, UnauthorizedClient } from '../../errors/oauth-error.js';
+import { InvalidClient, InvalidScope, UnauthorizedClient } from '../../errors/oauth-error.js';
 import { insertClientAccessToken } from '../../storage/access-tokens.js';
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
@@ -22,13 +22,16 @@ export async function clientCredentialsGrant(ctx: ProviderContext, client: Clien
 
   const accessToken = randomToken();
   const now = ctx.clock();
-  await insertClientAccessToken(ctx.db, {
+  const issued = await insertClientAccessToken(ctx.db, {
     tokenHash: sha256(accessToken),
     clientId: client.clientId,
+    clientRevision: client.revision,
     scope: scope.join(' '),
     issuedAt: now,
     expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds),
   });
+  // The client changed since it was authenticated (the token route then authenticates it afresh).
+  if (!issued) throw new InvalidClient('client authentication failed');
   // RFC 6749 4.4.3: "A refresh token SHOULD NOT be included."
   return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.config.accessTokenTtlSeconds, scope: scope.join(' ') };
 }

@@ -42,6 +42,7 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
   const rotated = await rotateRefreshToken(ctx.db, {
     tokenHash,
     clientId: client.clientId,
+    clientRevision: client.revision,
     now,
     scope,
     next: { tokenHash: next.row.tokenHash, expiresAt: next.row.expiresAt },

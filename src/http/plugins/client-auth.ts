@@ -3,12 +3,15 @@
 import type { FastifyRequest } from 'fastify';
 import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
 import { authenticateClient, decodeBasicCredentials, type Client, type ClientCredentials } from '../../domain/clients.js';
+import { lookupClient } from '../../domain/client-cache.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     client: Client | null;
+    /** The client was read from memory: what is committed with it must confirm its revision (domain/client-cache.ts). */
+    clientRemembered: boolean;
   }
 }
 
@@ -29,11 +32,23 @@ function presentedCredentials(request: FastifyRequest): ClientCredentials {
   return { method: 'none', clientId: bodyId };
 }
 
-export function clientAuthentication(ctx: ProviderContext) {
+/**
+ * `remembered`: the client may come from memory (the token endpoint, whose grants commit only while the client
+ * keeps that revision); otherwise it is read from the database (revocation, introspection).
+ */
+export function clientAuthentication(ctx: ProviderContext, options: { remembered: boolean } = { remembered: false }) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
-    request.client = await authenticateClient(
-      { db: ctx.db, passwords: ctx.passwords, cache: ctx.clientSecrets, now: ctx.clock },
-      presentedCredentials(request),
-    );
+    await authenticateRequestClient(ctx, request, !options.remembered);
   };
+}
+
+/** Authenticates the request's client and puts it on the request. */
+export async function authenticateRequestClient(ctx: ProviderContext, request: FastifyRequest, fresh: boolean): Promise<Client> {
+  const { client, cached } = await authenticateClient(
+    { lookup: (clientId) => lookupClient(ctx, clientId, fresh), passwords: ctx.passwords, cache: ctx.clientSecrets, now: ctx.clock },
+    presentedCredentials(request),
+  );
+  request.client = client;
+  request.clientRemembered = cached;
+  return client;
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyTarget, validateRequest, UntrustedRedirectError, type VerifiedTarget } from '../../domain/authorization-request.js';
 import { errorResponse } from '../../domain/authorization-response.js';
 import { authorize } from '../../domain/authorize.js';
+import { isCurrent, lookupClient } from '../../domain/client-cache.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
@@ -20,24 +21,41 @@ function redirect(reply: FastifyReply, location: string): FastifyReply {
 export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
 
-  async function handle(request: FastifyRequest, reply: FastifyReply, params: RawParams) {
+  /**
+   * `fresh`: read the client from the database rather than memory. A decision made with a remembered client
+   * stands only when the statement that committed it confirmed the client's revision (a code from the session);
+   * anything else (an error page, an error redirect, a sign-in page) is first confirmed, and redone with a fresh
+   * client when the client changed meanwhile (domain/client-cache.ts).
+   */
+  async function handle(request: FastifyRequest, reply: FastifyReply, params: RawParams, fresh = false): Promise<FastifyReply> {
+    let remembered = false;
+    const load = async (clientId: string) => {
+      const found = await lookupClient(ctx, clientId, fresh);
+      remembered = found?.cached ?? false;
+      return found?.client;
+    };
+    const stale = async (target: VerifiedTarget) => remembered && !(await isCurrent(ctx, target.client));
+
     // Phase one: until the client and its redirect URI are verified, errors are shown, never redirected.
     let target: VerifiedTarget;
     try {
-      target = await verifyTarget(ctx.db, params);
+      target = await verifyTarget(load, params);
     } catch (err) {
       if (!(err instanceof UntrustedRedirectError)) throw err;
+      if (remembered) return handle(request, reply, params, true);
       return reply.code(err.status).headers(PAGE_HEADERS).send(errorPage(err.message));
     }
     // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1), in the response mode asked for.
     try {
       const authRequest = validateRequest(target, params);
-      const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name]);
+      const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
+      if (!outcome.clientConfirmed && (await stale(target))) return handle(request, reply, params, true);
       if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, outcome.response);
       const binding = interactionCookie(ctx.config, outcome.interactionId);
       reply.setCookie(binding.name, outcome.bindingSecret, binding.options);
       return redirect(reply, `${ctx.config.issuer}/interaction/${outcome.interactionId}`);
     } catch (err) {
+      if (await stale(target)) return handle(request, reply, params, true);
       const { oauth, unexpected } = toOAuthError(err);
       if (unexpected) request.log.error({ err }, 'authorization request failed');
       return sendAuthorizationResponse(reply, errorResponse(ctx, target, oauth));

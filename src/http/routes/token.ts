@@ -1,12 +1,14 @@
 // The token endpoint (RFC 6749 3.2): form-encoded, client authenticated in a preHandler, one handler per grant.
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
-import { exchangeAuthorizationCode } from '../../domain/grants/authorization-code.js';
+import { isCurrent } from '../../domain/client-cache.js';
+import type { Client } from '../../domain/clients.js';
+import { exchangeAuthorizationCode, type TokenResponse } from '../../domain/grants/authorization-code.js';
 import { clientCredentialsGrant } from '../../domain/grants/client-credentials.js';
 import { refreshTokenGrant } from '../../domain/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
-import { clientAuthentication } from '../plugins/client-auth.js';
+import { authenticateRequestClient, clientAuthentication } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
 
@@ -32,14 +34,24 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
   const { ctx } = opts;
   app.post<{ Body: RawParams }>(
     '/token',
-    { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx) },
+    { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx, { remembered: true }) },
     async (request, reply) => {
-      const client = request.client!;
       const grantType = required(request.body, 'grant_type');
       if (!Object.hasOwn(grants, grantType)) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
-      // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
-      if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);
-      const response = await grants[grantType as keyof typeof grants](ctx, client, request.body);
+      const grant = (client: Client) => {
+        // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
+        if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);
+        return grants[grantType as keyof typeof grants](ctx, client, request.body);
+      };
+      let response: TokenResponse;
+      try {
+        response = await grant(request.client!);
+      } catch (err) {
+        // A client from memory that has changed since (domain/client-cache.ts): nothing was issued with it;
+        // authenticate it afresh and grant once more with what is registered now.
+        if (!request.clientRemembered || (await isCurrent(ctx, request.client!))) throw err;
+        response = await grant(await authenticateRequestClient(ctx, request, true));
+      }
       // RFC 6749 5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every response with tokens.
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
     },
