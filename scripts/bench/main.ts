@@ -1,0 +1,180 @@
+// npm run bench: the project's own load benchmark (see USAGE in options.ts). Database, seed, server, one
+// sign-in, then every scenario at every concurrency; a table on stdout and the figures as JSON.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Cleanup } from './cleanup.js';
+import { CpuMeter } from './cpu-meter.js';
+import { newFixtures, seedFixtures } from './fixtures.js';
+import { OidcClient } from './oidc-client.js';
+import { USAGE, UsageError, parseOptions, type BenchOptions } from './options.js';
+import { signInAndCheck } from './preflight.js';
+import { cpuSeconds, memory } from './proc-stats.js';
+import { PROJECT_DIR } from './project.js';
+import { progressLine, table, toRecord, type RunRecord } from './report.js';
+import { SCENARIO_IMPLEMENTATIONS } from './scenarios/index.js';
+import type { BenchContext } from './scenarios/scenario.js';
+import { freePort, startServer } from './server-process.js';
+import { prepareDatabase } from './target-database.js';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/**
+ * Settings the bench owns. Production mode; the per-address sign-in throttle off (every request comes from
+ * 127.0.0.1) and a per-account allowance no closed loop of successful sign-ins can reach, so that the
+ * password scenario measures sign-ins rather than refusals. Everything else comes from the environment.
+ */
+const SERVER_SETTINGS = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'warn',
+  SIGN_IN_IP_FREE_ATTEMPTS: '0',
+  SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '1000',
+};
+
+/** Server settings taken from the environment, recorded with the results (secrets left out). */
+const RECORDED_SETTINGS = /^(ARGON2_|DATABASE_POOL_MAX$|CLIENT_AUTH_CACHE_SECONDS$|SIGN_IN_|PURGE_INTERVAL_SECONDS$|KEYS_REFRESH_SECONDS$|.*_TTL_SECONDS$|UV_THREADPOOL_SIZE$|NODE_OPTIONS$)/;
+
+function gitDescription(): string | null {
+  try {
+    return execFileSync('git', ['describe', '--always', '--dirty'], { cwd: PROJECT_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function readOptions(): BenchOptions {
+  try {
+    const options = parseOptions(process.argv.slice(2));
+    if (options) return options;
+    process.stdout.write(USAGE);
+    process.exit(0);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`${err.message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const options = readOptions();
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+const outFile = path.resolve(options.out ?? path.join(PROJECT_DIR, 'bench-results', `bench-${stamp}.json`));
+const serverLogFile = `${outFile.replace(/\.json$/, '')}.server.log`;
+const cleanup = new Cleanup();
+
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`\n${signal}: stopping the server and cleaning up`);
+    void cleanup.run().finally(() => process.exit(130));
+  });
+}
+
+async function main(): Promise<number> {
+  await fs.mkdir(path.dirname(outFile), { recursive: true });
+  const serverLog = await fs.open(serverLogFile, 'a');
+  cleanup.add('close the server log', async () => {
+    const { size } = await serverLog.stat();
+    await serverLog.close();
+    if (size === 0) await fs.rm(serverLogFile, { force: true });
+  });
+
+  const database = await prepareDatabase({ embedded: options.embedded, env: process.env });
+  cleanup.add('dispose of the database', () => database.dispose());
+  log(`database: ${database.description}`);
+
+  const serverEnv: NodeJS.ProcessEnv = { ...process.env, ...database.env, ...SERVER_SETTINGS };
+  const fixtures = newFixtures();
+  await seedFixtures(fixtures, serverEnv, serverLog);
+
+  const profileDir = path.join(path.dirname(outFile), `profile-${stamp}`);
+  const nodeArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const server = startServer({ port: await freePort(), env: serverEnv, log: serverLog, nodeArgs });
+  cleanup.add('stop the server', () => server.stop());
+  const discovery = await server.ready(120_000);
+  log(`server: pid ${server.pid}, ${server.baseUrl}/sso (log: ${path.relative(process.cwd(), serverLogFile)})`);
+
+  const origin = new URL(server.baseUrl);
+  const oidc = new OidcClient(origin, discovery, fixtures);
+  const signedIn = await signInAndCheck(oidc, origin);
+  log(`signed in as ${fixtures.username} (sub ${signedIn.sub}); preflight passed; ID tokens signed with ${signedIn.idTokenAlgs.join(', ')}`);
+
+  const ctx: BenchContext = {
+    oidc,
+    origin,
+    session: signedIn.session,
+    sub: signedIn.sub,
+    jwks: signedIn.jwks,
+    meter: new CpuMeter(server.pid, database.kind === 'postgres'),
+    serverPid: server.pid,
+    options,
+  };
+  const meta = {
+    tool: 'sso-provider bench 1',
+    date: new Date().toISOString(),
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim(),
+    git: gitDescription(),
+    host: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.type()} ${os.release()}`,
+      loadAverageAtStart: os.loadavg(),
+    },
+    database: { kind: database.kind, description: database.description, serverVersion: database.serverVersion ?? null },
+    server: {
+      pid: server.pid,
+      issuer: oidc.issuer,
+      settings: SERVER_SETTINGS,
+      fromEnvironment: Object.fromEntries(Object.entries(process.env).filter(([k]) => RECORDED_SETTINGS.test(k))),
+      idTokenAlgs: signedIn.idTokenAlgs,
+      atStart: { cpuS: cpuSeconds(server.pid), ...memory(server.pid) },
+    },
+    settings: options,
+  };
+
+  const runs = options.scenarios.length * options.concurrencies.length;
+  log(`${runs} runs of ${options.warmupS} s warm-up + ${options.durationS} s measured each`);
+  const records: RunRecord[] = [];
+  const failures: Array<{ scenario: string; concurrency: number; error: string }> = [];
+  for (const name of options.scenarios) {
+    const scenario = SCENARIO_IMPLEMENTATIONS[name];
+    for (const concurrency of options.concurrencies) {
+      if (interrupted) throw new Error('interrupted');
+      if (cpuSeconds(server.pid) === null) throw new Error(`the server (pid ${server.pid}) is gone; see ${serverLogFile}`);
+      try {
+        const record = toRecord(name, scenario.unit, concurrency, await scenario.run(ctx, concurrency));
+        records.push(record);
+        log(progressLine(record));
+      } catch (err) {
+        failures.push({ scenario: name, concurrency, error: (err as Error).message });
+        log(`${name.padEnd(18)} c=${String(concurrency).padStart(3)} FAILED: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  if (interrupted) throw new Error('interrupted');
+  const atEnd = { cpuS: cpuSeconds(server.pid), ...memory(server.pid) };
+  await fs.writeFile(outFile, `${JSON.stringify({ meta: { ...meta, server: { ...meta.server, atEnd } }, results: records, failures }, null, 2)}\n`);
+  process.stdout.write(`\n${table(records)}\n\n`);
+  const peak = atEnd.peakKiB === null ? '?' : (atEnd.peakKiB / 1024).toFixed(1);
+  log(`server peak RSS over the whole run ${peak} MiB; database ${database.kind}; results in ${path.relative(process.cwd(), outFile)}`);
+  if (options.cpuProf) log(`the server writes its CPU profile to ${path.relative(process.cwd(), profileDir)} as it stops`);
+  return failures.length === 0 && records.every((r) => r.valid) ? 0 : 3;
+}
+
+let exitCode = 1;
+let failed = false;
+try {
+  exitCode = await main();
+} catch (err) {
+  failed = true;
+  log(`bench: ${(err as Error).message}`);
+} finally {
+  await cleanup.run();
+}
+if (failed && (await fs.stat(serverLogFile).catch(() => null))) log(`(the seed script's and the server's output: ${serverLogFile})`);
+process.exit(exitCode);

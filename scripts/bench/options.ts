@@ -1,0 +1,93 @@
+// The command line of npm run bench, parsed and checked once into a frozen BenchOptions.
+import { parseArgs } from 'node:util';
+
+export const SCENARIOS = [
+  'discovery', 'jwks', 'authorize', 'token', 'userinfo', 'full-flow', 'password', 'refresh', 'client_credentials',
+] as const;
+export type ScenarioName = (typeof SCENARIOS)[number];
+
+export interface BenchOptions {
+  readonly scenarios: readonly ScenarioName[];
+  readonly concurrencies: readonly number[];
+  /** Measured seconds per scenario and concurrency. */
+  readonly durationS: number;
+  /** Unmeasured seconds of the same load before each measured run. */
+  readonly warmupS: number;
+  /** The embedded database (PGlite in the server process) instead of PostgreSQL. */
+  readonly embedded: boolean;
+  /** The first ID token of a run and every n-th after it are verified against the JWKS. */
+  readonly sampleEvery: number;
+  /** Codes minted (untimed) before each batch of timed exchanges in the token scenario. */
+  readonly tokenBatch: number;
+  /** Write the server's V8 CPU profile (node --cpu-prof) next to the results. */
+  readonly cpuProf: boolean;
+  /** The results file; default bench-results/bench-<timestamp>.json. */
+  readonly out: string | undefined;
+}
+
+export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENARIOS.join(',')}]
+         [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
+         [--cpu-prof] [--out=FILE.json]
+
+Starts src/server.ts in production mode on a fresh PostgreSQL database created through BENCH_PG_ADMIN_URL
+(default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
+(kept), or, with --embedded, on PGlite in a temporary folder; seeds a client and a user, signs in once, then runs closed-loop load per scenario and concurrency.
+Everything goes to 127.0.0.1. Other settings of the server (ARGON2_*, DATABASE_POOL_MAX, ...) are taken
+from the environment.
+`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function wholeNumber(flag: string, raw: string, min: number, max: number): number {
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  return value;
+}
+
+function isScenario(name: string): name is ScenarioName {
+  return (SCENARIOS as readonly string[]).includes(name);
+}
+
+/** Returns undefined for --help. */
+export function parseOptions(argv: string[]): BenchOptions | undefined {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        scenarios: { type: 'string', default: SCENARIOS.join(',') },
+        concurrency: { type: 'string', default: '1,8,32' },
+        duration: { type: 'string', default: '10' },
+        warmup: { type: 'string', default: '2' },
+        embedded: { type: 'boolean', default: false },
+        'sample-every': { type: 'string', default: '50' },
+        'token-batch': { type: 'string', default: '500' },
+        'cpu-prof': { type: 'boolean', default: false },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return undefined;
+
+  const scenarios = values.scenarios.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of scenarios) if (!isScenario(s)) throw new UsageError(`unknown scenario "${s}" (known: ${SCENARIOS.join(', ')})`);
+  if (scenarios.length === 0) throw new UsageError('--scenarios names no scenario');
+  const concurrencies = values.concurrency.split(',').map((c) => wholeNumber('concurrency', c.trim(), 1, 1024));
+
+  return Object.freeze({
+    scenarios: Object.freeze([...new Set(scenarios as ScenarioName[])]),
+    concurrencies: Object.freeze([...new Set(concurrencies)]),
+    durationS: wholeNumber('duration', values.duration, 1, 600),
+    warmupS: wholeNumber('warmup', values.warmup, 0, 600),
+    embedded: values.embedded,
+    sampleEvery: wholeNumber('sample-every', values['sample-every'], 1, 1_000_000),
+    tokenBatch: wholeNumber('token-batch', values['token-batch'], 10, 100_000),
+    cpuProf: values['cpu-prof'],
+    out: values.out,
+  });
+}

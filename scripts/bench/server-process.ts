@@ -1,0 +1,91 @@
+// The server under test: src/server.ts in its own node process, started, awaited and stopped by its pid.
+import { spawn, type ChildProcess } from 'node:child_process';
+import type fs from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import { PROJECT_DIR } from './project.js';
+
+const HOST = '127.0.0.1';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A loopback port the kernel says is free now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: HOST }, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+export interface ServerProcess {
+  readonly pid: number;
+  readonly baseUrl: string;
+  /** Resolves with the discovery document once it answers; rejects if the process exits first. */
+  ready(timeoutMs: number): Promise<Record<string, unknown>>;
+  /** SIGTERM (the server closes gracefully), SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+function getJson(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { agent: false, timeout: 2000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+export function startServer(options: { port: number; env: NodeJS.ProcessEnv; log: fs.FileHandle; nodeArgs?: string[] }): ServerProcess {
+  const baseUrl = `http://${HOST}:${options.port}`;
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
+    cwd: PROJECT_DIR,
+    env: { ...options.env, HOST, PORT: String(options.port), BASE_URL: baseUrl },
+    stdio: ['ignore', options.log.fd, options.log.fd],
+  });
+  if (child.pid === undefined) throw new Error('could not start src/server.ts');
+  const pid = child.pid;
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  const exited = new Promise<void>((resolve) => {
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      resolve();
+    });
+  });
+
+  async function ready(timeoutMs: number): Promise<Record<string, unknown>> {
+    const url = `${baseUrl}/sso/.well-known/openid-configuration`;
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      if (exit) throw new Error(`the server exited (code ${exit.code}, signal ${exit.signal}) before it answered ${url}`);
+      try {
+        const res = await getJson(url);
+        if (res.status === 200) return JSON.parse(res.body) as Record<string, unknown>;
+        last = `HTTP ${res.status}`;
+      } catch (err) {
+        last = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      }
+      await sleep(200);
+    }
+    throw new Error(`the server did not answer ${url} within ${timeoutMs / 1000} s (last: ${last})`);
+  }
+
+  async function stop(graceMs = 10_000): Promise<void> {
+    if (exit) return;
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(graceMs)]);
+    if (exit) return;
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  return { pid, baseUrl, ready, stop };
+}
