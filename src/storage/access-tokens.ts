@@ -1,5 +1,6 @@
 // Repository for opaque bearer access tokens, looked up by the digest of their value.
 import type { Db } from './database.js';
+import { reusableQuery } from './reusable-query.js';
 import type { AccessTokenRow, UserRow } from './schema.js';
 
 export interface AccessTokenWithUser {
@@ -10,27 +11,27 @@ export interface AccessTokenWithUser {
   user: UserRow;
 }
 
-/** The token and its user in one round trip (the userinfo hot path). */
-export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promise<AccessTokenWithUser | undefined> {
-  const row = await db
+const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
+  db
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .selectAll('u')
     .select(['t.client_id as token_client_id', 't.scope as token_scope', 't.expires_at as token_expires_at', 't.revoked_at as token_revoked_at'])
-    .where('t.token_hash', '=', tokenHash)
-    .executeTakeFirst();
+    .where('t.token_hash', '=', v.tokenHash),
+);
+
+/** The token and its user in one round trip (the userinfo hot path). */
+export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promise<AccessTokenWithUser | undefined> {
+  const [row] = await tokenWithUserQuery.execute(db, { tokenHash }, {});
   if (!row) return undefined;
   const { token_client_id, token_scope, token_expires_at, token_revoked_at, ...user } = row;
   return { clientId: token_client_id, scope: token_scope, expiresAt: token_expires_at, revokedAt: token_revoked_at, user };
 }
 
-/** A client_credentials access token (RFC 6749 4.4): no user, no code, no refresh token. */
-/** Stores a client_credentials token, only while the client has `clientRevision`; false when it no longer does. */
-export async function insertClientAccessToken(
-  db: Db,
-  token: { tokenHash: string; clientId: string; clientRevision: number; scope: string; issuedAt: Date; expiresAt: Date },
-): Promise<boolean> {
-  const inserted = await db
+type ClientTokenValues = { tokenHash: string; clientId: string; clientRevision: number; scope: string; issuedAt: Date; expiresAt: Date };
+
+const clientTokenQuery = reusableQuery((db: Db, token: ClientTokenValues) =>
+  db
     .insertInto('access_tokens')
     .columns(['token_hash', 'client_id', 'scope', 'issued_at', 'expires_at'])
     .expression((eb) =>
@@ -46,9 +47,15 @@ export async function insertClientAccessToken(
         .where('clients.client_id', '=', token.clientId)
         .where('clients.revision', '=', token.clientRevision),
     )
-    .returning('token_hash')
-    .executeTakeFirst();
-  return inserted !== undefined;
+    .returning('token_hash'),
+);
+
+/**
+ * Stores a client_credentials access token (RFC 6749 4.4: no user, no code, no refresh token), only while the
+ * client has `clientRevision`; false when it no longer does.
+ */
+export async function insertClientAccessToken(db: Db, token: ClientTokenValues): Promise<boolean> {
+  return (await clientTokenQuery.execute(db, token, {})).length > 0;
 }
 
 /** The access token and whether its user (if it has one) is disabled. */

@@ -2,6 +2,7 @@
 import { sql, type QueryCreator } from 'kysely';
 import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
+import { reusableQuery } from './reusable-query.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
 
 export interface NewCode {
@@ -51,12 +52,17 @@ function recordSessionClient<DB extends Database & { code: { sid: string | null;
  * to this client. Returns false when any of that is missing (or the sign-in is older than minAuthTime, or the
  * session is not userId's), and the caller falls back to the sign-in or consent pages.
  */
-export async function insertCodeForConsentedSession(
-  db: Db,
-  code: NewCode,
-  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null; userId?: string | undefined; clientRevision: number },
-): Promise<boolean> {
-  const inserted = await db
+type ConsentedCodeValues = NewCode & {
+  idHash: string;
+  scopes: string[];
+  now: Date;
+  minAuthTime: Date | null;
+  userId: string | null;
+  clientRevision: number;
+};
+
+const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape: { minAuthTime: boolean; userId: boolean }) =>
+  db
     .with('code', (qb) =>
       qb
         .insertInto('authorization_codes')
@@ -68,39 +74,57 @@ export async function insertCodeForConsentedSession(
           eb
             .selectFrom('sessions as s')
             .innerJoin('users as u', 'u.id', 's.user_id')
-            .innerJoin('consents as c', (join) => join.onRef('c.user_id', '=', 's.user_id').on('c.client_id', '=', code.clientId))
+            .innerJoin('consents as c', (join) => join.onRef('c.user_id', '=', 's.user_id').on('c.client_id', '=', v.clientId))
             // Parameters in a SELECT list have no column type to infer from: each is cast explicitly.
             .select([
-              eb.cast(eb.val(code.codeHash), 'text').as('code_hash'),
-              eb.cast(eb.val(code.clientId), 'text').as('client_id'),
+              eb.cast(eb.val(v.codeHash), 'text').as('code_hash'),
+              eb.cast(eb.val(v.clientId), 'text').as('client_id'),
               's.user_id',
-              eb.cast(eb.val(code.redirectUri), 'text').as('redirect_uri'),
-              eb.cast(eb.val(code.redirectUriInRequest), 'boolean').as('redirect_uri_in_request'),
-              eb.cast(eb.val(code.scope), 'text').as('scope'),
-              eb.cast(eb.val(code.nonce), 'text').as('nonce'),
-              eb.cast(eb.val(code.codeChallenge), 'text').as('code_challenge'),
+              eb.cast(eb.val(v.redirectUri), 'text').as('redirect_uri'),
+              eb.cast(eb.val(v.redirectUriInRequest), 'boolean').as('redirect_uri_in_request'),
+              eb.cast(eb.val(v.scope), 'text').as('scope'),
+              eb.cast(eb.val(v.nonce), 'text').as('nonce'),
+              eb.cast(eb.val(v.codeChallenge), 'text').as('code_challenge'),
               's.auth_time',
-              eb.cast(eb.val(code.issuedAt), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(code.expiresAt), 'timestamptz').as('expires_at'),
+              eb.cast(eb.val(v.issuedAt), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(v.expiresAt), 'timestamptz').as('expires_at'),
               's.sid',
             ])
-            .where('s.id_hash', '=', session.idHash)
-            .where('s.expires_at', '>', session.now)
+            .where('s.id_hash', '=', v.idHash)
+            .where('s.expires_at', '>', v.now)
             .where('s.revoked_at', 'is', null)
             .where('u.disabled_at', 'is', null)
-            .$if(session.minAuthTime !== null, (qb) => qb.where('s.auth_time', '>=', session.minAuthTime!))
+            .$if(shape.minAuthTime, (qb) => qb.where('s.auth_time', '>=', v.minAuthTime!))
             // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
-            .$if(session.userId !== undefined, (qb) => qb.where(sql<string>`s.user_id::text`, '=', session.userId!))
-            .where(sql<boolean>`c.scopes @> ${sql.val(session.scopes)}::text[]`)
-            .where((eb) => clientUnchanged(eb as never, code.clientId, session.clientRevision)),
+            .$if(shape.userId, (qb) => qb.where(sql<string>`s.user_id::text`, '=', v.userId!))
+            .where(sql<boolean>`c.scopes @> ${sql.val(v.scopes)}::text[]`)
+            .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision)),
         )
         .returning(['code_hash', 'sid', 'client_id']),
     )
-    .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
+    .with('seen', (qb) => recordSessionClient(qb, v.issuedAt))
     .selectFrom('code')
-    .select('code.code_hash')
-    .executeTakeFirst();
-  return inserted !== undefined;
+    .select('code.code_hash'),
+);
+
+/**
+ * The authorize hot path in one round trip: inserts the code only when the session is live, its user
+ * enabled, the user has already granted every scope in `scopes` and the client still has `clientRevision`,
+ * and records that the session signed in to this client. Returns false when any of that is missing (or the
+ * sign-in is older than minAuthTime, or the session is not userId's), and the caller falls back to the
+ * sign-in or consent pages.
+ */
+export async function insertCodeForConsentedSession(
+  db: Db,
+  code: NewCode,
+  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null; userId?: string | undefined; clientRevision: number },
+): Promise<boolean> {
+  const rows = await consentedCodeQuery.execute(
+    db,
+    { ...code, ...session, userId: session.userId ?? null },
+    { minAuthTime: session.minAuthTime !== null, userId: session.userId !== undefined },
+  );
+  return rows.length > 0;
 }
 
 export interface Redemption {
@@ -124,39 +148,46 @@ export interface Redemption {
 /** The redeemed code, and the refresh token family issued with it (null when none was). */
 export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null };
 
-/**
- * The token hot path in one round trip: consumes the code only if it is unused, unexpired, issued to
- * this client, for this redirect_uri and this PKCE challenge, and in the same statement stores the
- * access token issued from it (and the refresh token, when one is due). Returns nothing when any condition
- * fails (or the user was disabled) (the caller asks why).
- * Concurrent redemptions serialise on the row: exactly one sees consumed_at still null.
- */
-export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | undefined> {
-  const refresh = r.refreshToken;
-  return db
+type RedemptionValues = {
+  codeHash: string;
+  clientId: string;
+  clientRevision: number;
+  redirectUri: string | null;
+  challengeOfVerifier: string | null;
+  now: Date;
+  accessTokenHash: string;
+  accessTokenExpiresAt: Date;
+  refreshTokenHash: string | null;
+  refreshFamilyId: string | null;
+  refreshExpiresAt: Date | null;
+  refreshOnlyWithScope: string | null;
+};
+
+const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirectUri: boolean; verifier: boolean; refresh: boolean }) =>
+  db
     .with('redeemed', (qb) =>
       qb
         .updateTable('authorization_codes')
         .from('users')
-        .set({ consumed_at: r.now })
-        .where('authorization_codes.code_hash', '=', r.codeHash)
+        .set({ consumed_at: v.now })
+        .where('authorization_codes.code_hash', '=', v.codeHash)
         .where('authorization_codes.consumed_at', 'is', null)
-        .where('authorization_codes.expires_at', '>', r.now)
-        .where('authorization_codes.client_id', '=', r.clientId)
+        .where('authorization_codes.expires_at', '>', v.now)
+        .where('authorization_codes.client_id', '=', v.clientId)
         .where((eb) =>
-          r.redirectUri === null
-            ? eb('authorization_codes.redirect_uri_in_request', '=', false)
-            : eb('authorization_codes.redirect_uri', '=', r.redirectUri),
+          shape.redirectUri
+            ? eb('authorization_codes.redirect_uri', '=', v.redirectUri!)
+            : eb('authorization_codes.redirect_uri_in_request', '=', false),
         )
         .where((eb) =>
-          r.challengeOfVerifier === null
-            ? eb('authorization_codes.code_challenge', 'is', null)
-            : eb('authorization_codes.code_challenge', '=', r.challengeOfVerifier),
+          shape.verifier
+            ? eb('authorization_codes.code_challenge', '=', v.challengeOfVerifier!)
+            : eb('authorization_codes.code_challenge', 'is', null),
         )
         // A user disabled after signing in gets no tokens from a code still in flight.
         .whereRef('users.id', '=', 'authorization_codes.user_id')
         .where('users.disabled_at', 'is', null)
-        .where((eb) => clientUnchanged(eb as never, r.clientId, r.clientRevision))
+        .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
         .returningAll('authorization_codes'),
     )
     .with('issued_refresh', (qb) =>
@@ -167,20 +198,20 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
           eb
             .selectFrom('redeemed')
             .select([
-              eb.cast(eb.val(refresh?.tokenHash ?? null), 'text').as('token_hash'),
-              eb.cast(eb.val(refresh?.familyId ?? null), 'uuid').as('family_id'),
+              eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
+              eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
               'redeemed.client_id',
               'redeemed.user_id',
               'redeemed.scope',
               'redeemed.auth_time',
-              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(refresh?.expiresAt ?? null), 'timestamptz').as('expires_at'),
+              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
               'redeemed.sid',
             ])
             .where(
-              refresh === null
-                ? sql.lit(false)
-                : sql<boolean>`${refresh.onlyWithScope} = any(string_to_array(redeemed.scope, ' '))`,
+              shape.refresh
+                ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))`
+                : sql.lit(false),
             ),
         )
         .returning('family_id'),
@@ -193,13 +224,13 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
           eb
             .selectFrom('redeemed')
             .select([
-              eb.cast(eb.val(r.accessToken.tokenHash), 'text').as('token_hash'),
+              eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
               'redeemed.code_hash',
               'redeemed.client_id',
               'redeemed.user_id',
               'redeemed.scope',
-              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(r.accessToken.expiresAt), 'timestamptz').as('expires_at'),
+              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
               eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
             ]),
         )
@@ -207,8 +238,37 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
     )
     .selectFrom('redeemed')
     .selectAll('redeemed')
-    .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'))
-    .executeTakeFirst();
+    .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id')),
+);
+
+/**
+ * The token hot path in one round trip: consumes the code only if it is unused, unexpired, issued to
+ * this client (which still has `clientRevision`), for this redirect_uri and this PKCE challenge, and in the
+ * same statement stores the access token issued from it (and the refresh token, when one is due). Returns
+ * nothing when any condition fails (or the user was disabled) (the caller asks why).
+ * Concurrent redemptions serialise on the row: exactly one sees consumed_at still null.
+ */
+export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | undefined> {
+  const refresh = r.refreshToken;
+  const rows = await redeemQuery.execute(
+    db,
+    {
+      codeHash: r.codeHash,
+      clientId: r.clientId,
+      clientRevision: r.clientRevision,
+      redirectUri: r.redirectUri,
+      challengeOfVerifier: r.challengeOfVerifier,
+      now: r.now,
+      accessTokenHash: r.accessToken.tokenHash,
+      accessTokenExpiresAt: r.accessToken.expiresAt,
+      refreshTokenHash: refresh?.tokenHash ?? null,
+      refreshFamilyId: refresh?.familyId ?? null,
+      refreshExpiresAt: refresh?.expiresAt ?? null,
+      refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
+    },
+    { redirectUri: r.redirectUri !== null, verifier: r.challengeOfVerifier !== null, refresh: refresh !== null },
+  );
+  return rows[0];
 }
 
 export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow | undefined> {

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
+import { reusableQuery } from './reusable-query.js';
 import type { RefreshTokenRow } from './schema.js';
 
 export interface Rotation {
@@ -17,28 +18,35 @@ export interface Rotation {
   accessToken: { tokenHash: string; expiresAt: Date };
 }
 
-/**
- * The refresh hot path in one round trip: marks the token rotated only if it is not rotated, not revoked,
- * unexpired, issued to this client, its user enabled and its scope a superset of the one asked for; and in the
- * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
- * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
- */
-export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTokenRow | undefined> {
-  return db
+type RotationValues = {
+  tokenHash: string;
+  clientId: string;
+  clientRevision: number;
+  now: Date;
+  scope: string[] | null;
+  scopeText: string | null;
+  nextTokenHash: string;
+  nextExpiresAt: Date;
+  accessTokenHash: string;
+  accessTokenExpiresAt: Date;
+};
+
+const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower: boolean }) =>
+  db
     .with('rotated', (qb) =>
       qb
         .updateTable('refresh_tokens')
         .from('users')
-        .set({ rotated_at: r.now })
-        .where('refresh_tokens.token_hash', '=', r.tokenHash)
+        .set({ rotated_at: v.now })
+        .where('refresh_tokens.token_hash', '=', v.tokenHash)
         .where('refresh_tokens.rotated_at', 'is', null)
         .where('refresh_tokens.revoked_at', 'is', null)
-        .where('refresh_tokens.expires_at', '>', r.now)
-        .where('refresh_tokens.client_id', '=', r.clientId)
+        .where('refresh_tokens.expires_at', '>', v.now)
+        .where('refresh_tokens.client_id', '=', v.clientId)
         .whereRef('users.id', '=', 'refresh_tokens.user_id')
         .where('users.disabled_at', 'is', null)
-        .where((eb) => clientUnchanged(eb as never, r.clientId, r.clientRevision))
-        .$if(r.scope !== null, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(r.scope)}::text[]`))
+        .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
+        .$if(shape.narrower, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(v.scope)}::text[]`))
         .returningAll('refresh_tokens'),
     )
     .with('next_refresh', (qb) =>
@@ -49,14 +57,14 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTo
           eb
             .selectFrom('rotated')
             .select([
-              eb.cast(eb.val(r.next.tokenHash), 'text').as('token_hash'),
+              eb.cast(eb.val(v.nextTokenHash), 'text').as('token_hash'),
               'rotated.family_id',
               'rotated.client_id',
               'rotated.user_id',
               'rotated.scope',
               'rotated.auth_time',
-              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(r.next.expiresAt), 'timestamptz').as('expires_at'),
+              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(v.nextExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.sid',
             ]),
         )
@@ -70,20 +78,46 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTo
           eb
             .selectFrom('rotated')
             .select([
-              eb.cast(eb.val(r.accessToken.tokenHash), 'text').as('token_hash'),
+              eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
               'rotated.client_id',
               'rotated.user_id',
-              r.scope === null ? 'rotated.scope' : eb.cast(eb.val(r.scope.join(' ')), 'text').as('scope'),
-              eb.cast(eb.val(r.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(r.accessToken.expiresAt), 'timestamptz').as('expires_at'),
+              shape.narrower ? eb.cast(eb.val(v.scopeText), 'text').as('scope') : 'rotated.scope',
+              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.family_id as refresh_family_id',
             ]),
         )
         .returning('token_hash'),
     )
     .selectFrom('rotated')
-    .selectAll()
-    .executeTakeFirst();
+    .selectAll(),
+);
+
+
+/**
+ * The refresh hot path in one round trip: marks the token rotated only if it is not rotated, not revoked,
+ * unexpired, issued to this client (which still has `clientRevision`), its user enabled and its scope a superset of the one asked for; and in the
+ * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
+ * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
+ */
+export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTokenRow | undefined> {
+  const rows = await rotateQuery.execute(
+    db,
+    {
+      tokenHash: r.tokenHash,
+      clientId: r.clientId,
+      clientRevision: r.clientRevision,
+      now: r.now,
+      scope: r.scope,
+      scopeText: r.scope?.join(' ') ?? null,
+      nextTokenHash: r.next.tokenHash,
+      nextExpiresAt: r.next.expiresAt,
+      accessTokenHash: r.accessToken.tokenHash,
+      accessTokenExpiresAt: r.accessToken.expiresAt,
+    },
+    { narrower: r.scope !== null },
+  );
+  return rows[0];
 }
 
 /** The refresh token and whether its user is disabled (null when the user is enabled). */
