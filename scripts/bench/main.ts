@@ -15,7 +15,7 @@ import { PROJECT_DIR } from './project.js';
 import { progressLine, table, toRecord, type RunRecord } from './report.js';
 import { SCENARIO_IMPLEMENTATIONS } from './scenarios/index.js';
 import type { BenchContext } from './scenarios/scenario.js';
-import { freePort, startServer } from './server-process.js';
+import { buildServer, freePort, startServer } from './server-process.js';
 import { prepareDatabase } from './target-database.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -91,6 +91,7 @@ async function main(): Promise<number> {
 
   const profileDir = path.join(path.dirname(outFile), `profile-${stamp}`);
   const nodeArgs = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  buildServer();
   const server = startServer({ port: await freePort(), env: serverEnv, log: serverLog, nodeArgs });
   cleanup.add('stop the server', () => server.stop());
   const discovery = await server.ready(120_000);

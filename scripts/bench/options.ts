@@ -29,8 +29,8 @@ export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENAR
          [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
          [--cpu-prof] [--out=FILE.json]
 
-Starts src/server.ts in production mode on a fresh PostgreSQL database created through BENCH_PG_ADMIN_URL
-(default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
+Builds dist/ and starts dist/server.js (as npm start does) in production mode on a fresh PostgreSQL
+database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
 (kept), or, with --embedded, on PGlite in a temporary folder; seeds a client and a user, signs in once, then runs closed-loop load per scenario and concurrency.
 Everything goes to 127.0.0.1. Other settings of the server (ARGON2_*, DATABASE_POOL_MAX, ...) are taken
 from the environment.

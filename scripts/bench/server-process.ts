@@ -1,5 +1,5 @@
-// The server under test: src/server.ts in its own node process, started, awaited and stopped by its pid.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The server under test: the built dist/server.js in its own node process, started, awaited and stopped by its pid.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type fs from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
@@ -43,14 +43,21 @@ function getJson(url: string): Promise<{ status: number; body: string }> {
   });
 }
 
+/** Builds dist/ as `npm start` does (its prestart step), so that the server runs as it does in production. */
+export function buildServer(): void {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build.ts'], { cwd: PROJECT_DIR, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('npm run build failed');
+}
+
+/** `node dist/server.js`, what `npm start` runs after building (see buildServer). */
 export function startServer(options: { port: number; env: NodeJS.ProcessEnv; log: fs.FileHandle; nodeArgs?: string[] }): ServerProcess {
   const baseUrl = `http://${HOST}:${options.port}`;
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), 'dist/server.js'], {
     cwd: PROJECT_DIR,
     env: { ...options.env, HOST, PORT: String(options.port), BASE_URL: baseUrl },
     stdio: ['ignore', options.log.fd, options.log.fd],
   });
-  if (child.pid === undefined) throw new Error('could not start src/server.ts');
+  if (child.pid === undefined) throw new Error('could not start dist/server.js');
   const pid = child.pid;
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   const exited = new Promise<void>((resolve) => {

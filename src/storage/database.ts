@@ -1,7 +1,6 @@
 // Opens the one database the provider uses: PostgreSQL through pg when a URL is given, else embedded PGlite.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -57,6 +56,8 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
 }
 
 async function openPGlite(dataDir: string): Promise<DatabaseHandle> {
+  // Loaded only for the embedded database: the module alone costs a server on PostgreSQL some 45 MiB of memory.
+  const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir === 'memory://') {
     const pglite = await PGlite.create();
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });

@@ -1,0 +1,58 @@
+// `npm start` as the README gives it: builds dist/ (prestart) and serves a working issuer from plain JavaScript
+// on the embedded database, without the TypeScript loader in the serving process.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import t from 'tap';
+import { childEnv, PROJECT_DIR } from '../helpers/child-process.js';
+import { freePort } from '../helpers/listening.js';
+
+t.test('npm start builds dist/ and serves discovery from dist/server.js', async (t) => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sso-npm-start-'));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // Its own process group, so that npm, its shell and the server it starts can all be stopped by the group's id.
+  const npm = spawn('npm', ['start'], {
+    cwd: PROJECT_DIR,
+    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: baseUrl, DATA_DIR: dataDir }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  npm.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  npm.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+  t.teardown(async () => {
+    try {
+      process.kill(-npm.pid!, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const deadline = Date.now() + 60_000;
+  let discovery: Record<string, unknown> | undefined;
+  while (discovery === undefined) {
+    if (Date.now() > deadline) throw new Error(`npm start did not serve discovery within 60 s:\n${output}`);
+    try {
+      const res = await fetch(`${baseUrl}/sso/.well-known/openid-configuration`);
+      if (res.ok) discovery = (await res.json()) as Record<string, unknown>;
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  t.equal(discovery.issuer, `${baseUrl}/sso`);
+  t.ok(readFileSync(path.join(PROJECT_DIR, 'dist/server.js'), 'utf8').length > 0, 'dist/server.js was built');
+
+  // The process listening on the port runs the built JavaScript, not the TypeScript source through tsx.
+  const listening = await fetch(`${baseUrl}/sso/jwks`);
+  t.equal(listening.status, 200);
+  const serverPid = Number(/"pid":(\d+)/.exec(output)?.[1]);
+  t.ok(serverPid > 0, 'the server logged its pid');
+  const cmdline = readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0');
+  t.ok(cmdline.includes('dist/server.js'), `the server runs dist/server.js (${cmdline.join(' ')})`);
+  t.notOk(cmdline.some((arg) => arg.includes('tsx')), 'without the TypeScript loader');
+});
