@@ -12,7 +12,6 @@ import { loadKeyStore } from './domain/keys.js';
 import { PasswordHasher } from './domain/passwords.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
-import { requestLogger } from './http/request-logger.js';
 import cors from './http/plugins/cors.js';
 import errorHandler from './http/plugins/error-handler.js';
 import requestLog from './http/plugins/request-log.js';
@@ -55,7 +54,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     loggerInstance: deps.logger,
     // Fastify's two lines per request are replaced by the one line of http/plugins/request-log.ts.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: (logger, bindings) => requestLogger(logger, bindings),
     bodyLimit: BODY_LIMIT_BYTES,
     // The issuer and every URL come from configuration, never from the Host header.
     trustProxy: false,
