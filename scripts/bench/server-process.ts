@@ -1,8 +1,10 @@
 // The server under test: the built dist/server.js in its own node process, started, awaited and stopped by its pid.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type fs from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import { PROJECT_DIR } from './project.js';
 
 const HOST = '127.0.0.1';
@@ -49,10 +51,18 @@ export function buildServer(): void {
   if (result.status !== 0) throw new Error('npm run build failed');
 }
 
-/** `node dist/server.js`, what `npm start` runs after building (see buildServer). */
+/** The node arguments of package.json's start script (`node <flags> dist/server.js`), so the bench runs what npm start runs. */
+function startArgs(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/);
+  if (command !== 'node') throw new Error(`package.json's start script does not run node: ${pkg.scripts.start}`);
+  return args;
+}
+
+/** What `npm start` runs after building (see buildServer), with any extra node arguments (--cpu-prof) first. */
 export function startServer(options: { port: number; env: NodeJS.ProcessEnv; log: fs.FileHandle; nodeArgs?: string[] }): ServerProcess {
   const baseUrl = `http://${HOST}:${options.port}`;
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), 'dist/server.js'], {
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...startArgs()], {
     cwd: PROJECT_DIR,
     env: { ...options.env, HOST, PORT: String(options.port), BASE_URL: baseUrl },
     stdio: ['ignore', options.log.fd, options.log.fd],
