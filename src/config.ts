@@ -75,6 +75,8 @@ export interface Config {
   /** How often each instance reloads the signing keys from the database. */
   readonly keysRefreshSeconds: number;
   readonly backchannelLogout: BackchannelLogoutSettings;
+  /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -209,7 +211,10 @@ export function loadConfig(env: Env = process.env): Config {
       retrySeconds: integer('BACKCHANNEL_LOGOUT_RETRY_SECONDS', 10, 1, 3600),
       pollSeconds: integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 5, 1, 3600),
     }),
+    workers: integer('WORKERS', 1, 1, 64),
   };
+  // The embedded database lives in one process; several workers need a shared PostgreSQL.
+  if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }

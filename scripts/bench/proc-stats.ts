@@ -11,17 +11,39 @@ function clockTicks(): number {
 }
 const CLK_TCK = clockTicks();
 
-/** proc(5) stat: comm is field 2 in parentheses (it may hold spaces); utime and stime are fields 14 and 15. */
-function parseStat(text: string): { comm: string; cpuS: number } {
+/** proc(5) stat: comm is field 2 in parentheses (it may hold spaces); ppid is field 4; utime and stime 14 and 15. */
+function parseStat(text: string): { comm: string; ppid: number; cpuS: number } {
   const close = text.lastIndexOf(')');
   const fields = text.slice(close + 2).split(' ');
-  return { comm: text.slice(text.indexOf('(') + 1, close), cpuS: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
+  return { comm: text.slice(text.indexOf('(') + 1, close), ppid: Number(fields[1]), cpuS: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
 }
 
-/** User + system CPU seconds of `pid`, or null when it is gone. */
+/** The live children of `pid` (the workers of a server started with WORKERS > 1). */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (parseStat(fs.readFileSync(`/proc/${entry}/stat`, 'utf8')).ppid === pid) out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+/** User + system CPU seconds of `pid` and its children (the workers, if any), or null when it is gone. */
 export function cpuSeconds(pid: number): number | null {
   try {
-    return parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuS;
+    let total = parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuS;
+    for (const child of childPids(pid)) {
+      try {
+        total += parseStat(fs.readFileSync(`/proc/${child}/stat`, 'utf8')).cpuS;
+      } catch {
+        // exited while we looked
+      }
+    }
+    return total;
   } catch {
     return null;
   }
@@ -55,7 +77,18 @@ export interface Memory {
   peakKiB: number | null;
 }
 
+/** The memory of `pid` plus that of its children (the workers, if any). */
 export function memory(pid: number): Memory {
+  const own = processMemory(pid);
+  for (const child of childPids(pid)) {
+    const m = processMemory(child);
+    if (own.rssKiB !== null && m.rssKiB !== null) own.rssKiB += m.rssKiB;
+    if (own.peakKiB !== null && m.peakKiB !== null) own.peakKiB += m.peakKiB;
+  }
+  return own;
+}
+
+function processMemory(pid: number): Memory {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const field = (name: string) => {
@@ -71,7 +104,7 @@ export function memory(pid: number): Memory {
 /** proc(5) clear_refs: writing 5 resets VmHWM to the current RSS. False when not allowed (older kernels). */
 export function resetPeakRss(pid: number): boolean {
   try {
-    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    for (const p of [pid, ...childPids(pid)]) fs.writeFileSync(`/proc/${p}/clear_refs`, '5');
     return true;
   } catch {
     return false;
