@@ -148,13 +148,8 @@ export interface Redemption {
 /** The redeemed code, and the refresh token family issued with it (null when none was). */
 export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null };
 
-type RedemptionValues = {
-  codeHash: string;
-  clientId: string;
-  clientRevision: number;
-  redirectUri: string | null;
-  challengeOfVerifier: string | null;
-  now: Date;
+/** A Redemption flattened into the named values of the reusable statement. */
+type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> & {
   accessTokenHash: string;
   accessTokenExpiresAt: Date;
   refreshTokenHash: string | null;
