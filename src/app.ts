@@ -9,7 +9,9 @@ import { SecretVerificationCache } from './domain/clients.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
 import { loadKeyStore } from './domain/keys.js';
+import { logNotifier, type Notifier } from './domain/notifier.js';
 import { PasswordHasher } from './domain/passwords.js';
+import { loadDeviceSecret } from './domain/risk/device-secret.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
 import cors from './http/plugins/cors.js';
@@ -22,10 +24,13 @@ import endSessionRoutes from './http/routes/end-session.js';
 import interactionRoutes from './http/routes/interaction.js';
 import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
+import metricsRoutes from './http/routes/metrics.js';
 import revocationRoutes from './http/routes/revocation.js';
+import secondFactorRoutes from './http/routes/second-factor.js';
 import tokenRoutes from './http/routes/token.js';
 import userinfoRoutes from './http/routes/userinfo.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
+import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import type { Db } from './storage/database.js';
 
@@ -33,6 +38,8 @@ export interface AppDeps {
   db: Db;
   logger: FastifyBaseLogger;
   clock?: Clock;
+  /** Delivers one-time codes and notices; null leaves them in the outbox. Defaults to NOTIFIER. */
+  notifier?: Notifier | null;
 }
 
 /** Token requests and sign-in forms are small; anything larger is refused before it is parsed. */
@@ -48,6 +55,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     passwords: new PasswordHasher(config.argon2, config.passwordWork),
     clientSecrets: new SecretVerificationCache(config.clientAuthCacheSeconds * 1000),
     clients: new ClientCache(),
+    deviceSecret: await loadDeviceSecret(deps.db, config, clock),
+    log: deps.logger,
   };
 
   const app = Fastify({
@@ -72,9 +81,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         logger: deps.logger,
         intervalSeconds: config.purgeIntervalSeconds,
         accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+        signInAttemptRetentionSeconds: Math.max(config.risk.velocityWindowSeconds, config.risk.stuffingWindowSeconds),
       });
     });
     app.addHook('onClose', async () => purge?.stop());
+  }
+
+  // One-time codes and notices: the deployment's notifier, else the configured built-in one.
+  const notifier = deps.notifier !== undefined ? deps.notifier : config.notifier === 'log' ? logNotifier(ctx) : null;
+  let outbox: OutboxJob | undefined;
+  if (notifier) {
+    app.addHook('onReady', async () => {
+      outbox = startOutboxJob(ctx, notifier);
+    });
+    app.addHook('onClose', async () => outbox?.stop());
   }
 
   let backchannel: BackchannelLogoutJob | undefined;
@@ -98,7 +118,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(discoveryRoutes, { config });
       await sso.register(jwksRoutes, { keys: ctx.keys });
       await sso.register(authorizeRoutes, { ctx });
-      await sso.register(interactionRoutes, { ctx });
+      await sso.register(interactionRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
+      await sso.register(secondFactorRoutes, { ctx });
       await sso.register(tokenRoutes, { ctx });
       await sso.register(userinfoRoutes, { ctx });
       await sso.register(revocationRoutes, { ctx });
@@ -107,5 +128,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     { prefix: '/sso' },
   );
+  await app.register(metricsRoutes);
   return app;
 }

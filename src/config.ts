@@ -1,6 +1,7 @@
 // Reads every setting from the environment once, validates it, and returns a frozen Config.
 // Nothing else in the code base reads process.env.
 import path from 'node:path';
+import { RISK_REASONS, type RiskReason } from './domain/risk/verdict.js';
 
 export interface Argon2Params {
   readonly memoryKiB: number;
@@ -42,6 +43,28 @@ export interface BackchannelLogoutSettings {
   readonly pollSeconds: number;
 }
 
+/** How sign-in attempts are scored and what the score leads to (src/domain/risk/). */
+export interface RiskPolicy {
+  /** Points each reason adds to the score (capped at 100). */
+  readonly weights: Readonly<Record<RiskReason, number>>;
+  /** A score at or above this asks for a second factor. */
+  readonly challengeScore: number;
+  /** A score at or above this refuses the attempt (before any argon2 work when the early signals reach it). */
+  readonly blockScore: number;
+  readonly velocityWindowSeconds: number;
+  /** Attempts from one device within the velocity window before VELOCITY_DEVICE. */
+  readonly deviceVelocity: number;
+  /** Attempts from one network within the velocity window before VELOCITY_NETWORK. */
+  readonly networkVelocity: number;
+  readonly stuffingWindowSeconds: number;
+  /** Distinct usernames failing from one device within the stuffing window before CREDENTIAL_STUFFING. */
+  readonly stuffingDeviceLogins: number;
+  /** Distinct usernames failing from one network, or from one fingerprint across networks, before CREDENTIAL_STUFFING. */
+  readonly stuffingNetworkLogins: number;
+  /** Failed attempts on one username within the stuffing window before FAILED_ATTEMPTS_USER. */
+  readonly userFailures: number;
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -75,6 +98,19 @@ export interface Config {
   /** How often each instance reloads the signing keys from the database. */
   readonly keysRefreshSeconds: number;
   readonly backchannelLogout: BackchannelLogoutSettings;
+  /** Keys the device fingerprints and network keys; undefined uses a random secret kept in the database. */
+  readonly deviceSecret: string | undefined;
+  /** Lifetime of the device cookie (browsers cap cookies at 400 days). */
+  readonly deviceCookieTtlSeconds: number;
+  readonly risk: RiskPolicy;
+  /** How long a one-time code sent for a second factor stays valid. */
+  readonly secondFactorTtlSeconds: number;
+  /** Wrong codes before a second-factor challenge is dead. */
+  readonly secondFactorMaxAttempts: number;
+  /** Who delivers one-time codes and notices: `log` (development: the code in the log) or `none` (a row in the outbox only). */
+  readonly notifier: 'log' | 'none';
+  /** How often each instance looks for outbox messages to deliver. */
+  readonly outboxPollSeconds: number;
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
 }
@@ -181,6 +217,28 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('KEYS_ENCRYPTION_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
   }
 
+  const deviceSecret = env.DEVICE_SECRET?.trim() || undefined;
+  if (deviceSecret !== undefined && deviceSecret.length < 32) problems.push('DEVICE_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
+  const risk: RiskPolicy = {
+    weights: Object.freeze(riskWeights(read('RISK_WEIGHTS', ''), problems)),
+    challengeScore: integer('RISK_CHALLENGE_SCORE', 30, 1, 100),
+    blockScore: integer('RISK_BLOCK_SCORE', 80, 1, 100),
+    velocityWindowSeconds: integer('RISK_VELOCITY_WINDOW_SECONDS', 600, 10, 86_400),
+    deviceVelocity: integer('RISK_DEVICE_VELOCITY', 10, 1, 1_000_000),
+    networkVelocity: integer('RISK_NETWORK_VELOCITY', 100, 1, 1_000_000),
+    stuffingWindowSeconds: integer('RISK_STUFFING_WINDOW_SECONDS', 3600, 60, 604_800),
+    stuffingDeviceLogins: integer('RISK_STUFFING_DEVICE_LOGINS', 6, 2, 1_000_000),
+    stuffingNetworkLogins: integer('RISK_STUFFING_NETWORK_LOGINS', 20, 2, 1_000_000),
+    userFailures: integer('RISK_USER_FAILURES', 3, 1, 1_000_000),
+  };
+  if (risk.blockScore < risk.challengeScore) problems.push('RISK_BLOCK_SCORE must be at least RISK_CHALLENGE_SCORE');
+
+  // The log notifier writes one-time codes to the log: a development tool, the default on a loopback http issuer only.
+  const loopbackIssuer = baseUrl.startsWith('http://') && /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(baseUrl);
+  const notifierName = read('NOTIFIER', loopbackIssuer ? 'log' : 'none');
+  if (notifierName !== 'log' && notifierName !== 'none') problems.push(`NOTIFIER must be log or none (got "${notifierName}")`);
+  const notifier = notifierName === 'log' ? 'log' : 'none';
+
   const config: Config = {
     port,
     host,
@@ -212,9 +270,46 @@ export function loadConfig(env: Env = process.env): Config {
       pollSeconds: integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 5, 1, 3600),
     }),
     workers: integer('WORKERS', 1, 1, 64),
+    deviceSecret,
+    deviceCookieTtlSeconds: integer('DEVICE_COOKIE_TTL_SECONDS', 34_560_000, 86_400, 34_560_000),
+    risk: Object.freeze(risk),
+    secondFactorTtlSeconds: integer('SECOND_FACTOR_TTL_SECONDS', 300, 30, 3600),
+    secondFactorMaxAttempts: integer('SECOND_FACTOR_MAX_ATTEMPTS', 5, 1, 20),
+    notifier,
+    outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** Points per reason; RISK_WEIGHTS="AUTOMATION=70,NEW_NETWORK=10" overrides some of them. */
+export const DEFAULT_RISK_WEIGHTS: Readonly<Record<RiskReason, number>> = Object.freeze({
+  NEW_DEVICE: 20,
+  KNOWN_DEVICE: 0,
+  NEW_NETWORK: 15,
+  AUTOMATION: 60,
+  UA_HINTS_MISMATCH: 40,
+  COOKIE_FINGERPRINT_MISMATCH: 60,
+  VELOCITY_DEVICE: 40,
+  VELOCITY_NETWORK: 30,
+  CREDENTIAL_STUFFING: 80,
+  FAILED_ATTEMPTS_USER: 30,
+  RULE_ALLOW: 0,
+  RULE_BLOCK: 100,
+});
+
+function riskWeights(raw: string, problems: string[]): Record<RiskReason, number> {
+  const weights = { ...DEFAULT_RISK_WEIGHTS };
+  for (const item of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [reason, value] = item.split('=').map((p) => p.trim());
+    const points = Number(value);
+    if (!(RISK_REASONS as readonly string[]).includes(reason ?? '') || !/^\d+$/.test(value ?? '') || points > 100) {
+      problems.push(`RISK_WEIGHTS must be REASON=points pairs (0 to 100) with reasons among ${RISK_REASONS.join(', ')} (got "${item}")`);
+      continue;
+    }
+    weights[reason as RiskReason] = points;
+  }
+  return weights;
 }

@@ -7,6 +7,12 @@ import type { Clock } from './clock.js';
 import type { KeyStore } from './keys.js';
 import type { PasswordHasher } from './passwords.js';
 
+/** The little of a pino logger the domain writes to (security events, notifications). */
+export interface EventLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
 export interface ProviderContext {
   readonly config: Config;
   readonly db: Db;
@@ -15,4 +21,7 @@ export interface ProviderContext {
   readonly passwords: PasswordHasher;
   readonly clientSecrets: SecretVerificationCache;
   readonly clients: ClientCache;
+  /** Keys device fingerprints and network keys (DEVICE_SECRET, or a random secret kept in the database). */
+  readonly deviceSecret: Buffer;
+  readonly log: EventLog;
 }

@@ -13,6 +13,8 @@ export interface IdTokenInput {
   nonce: string | null;
   /** The session the user signed in with (Back-Channel Logout 1.0 2.1, Front-Channel Logout 1.0 3), when known. */
   sid?: string | null;
+  /** How the user signed in (OIDC Core 2 `amr`, values from RFC 8176), when known. */
+  amr?: string[] | null;
   accessToken: string;
   now: Date;
   ttlSeconds: number;
@@ -50,6 +52,7 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
   };
   if (input.nonce !== null) claims.nonce = input.nonce;
   if (input.sid) claims.sid = input.sid;
+  if (input.amr && input.amr.length > 0) claims.amr = input.amr;
   return new CompactSign(utf8.encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
     .sign(key.privateKey);

@@ -35,7 +35,7 @@ async function finish(ctx: ProviderContext, interaction: Interaction, session: A
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();
     if (recordConsent) await grantScopes(trx, session.userId, request.clientId, request.scopes, row.issuedAt);
-    await insertCode(trx, { ...row, userId: session.userId, authTime: session.authTime, sid: session.sid });
+    await insertCode(trx, { ...row, userId: session.userId, authTime: session.authTime, sid: session.sid, amr: session.amr });
   });
   return successResponse(ctx, request, code);
 }

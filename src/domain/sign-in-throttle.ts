@@ -5,11 +5,11 @@
 // sees the same counters. An attempt is claimed atomically BEFORE any argon2 work: a locked key costs no
 // hashing, and concurrent attempts cannot slip past a lock together. A success forgets the account's
 // counter and gives its attempt back to the address's; a failure keeps the count it was claimed with.
-import { isIPv4, isIPv6 } from 'node:net';
 import type { ThrottlePolicy } from '../config.js';
 import { claimAttempt, deleteCounter, findLockedUntil, refundAttempt, type LockRule } from '../storage/sign-in-throttle.js';
 import { addSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';
+import { networkPrefix } from './ip-prefix.js';
 import { sha256 } from './secrets.js';
 
 /** Seconds an account or address stays locked after `attempts` counted attempts. */
@@ -38,25 +38,7 @@ export function accountKey(login: string): string {
  * counter; an IPv4-mapped IPv6 address counts as its IPv4 address.
  */
 export function addressKey(ip: string): string {
-  return `ip:${sha256(networkOf(ip))}`;
-}
-
-function networkOf(ip: string): string {
-  const address = ip.replace(/%.*$/, ''); // an IPv6 zone id names a local interface, not a client
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  if (mapped !== undefined && isIPv4(mapped)) return mapped;
-  if (!isIPv6(address)) return address || 'unknown';
-  return `${ipv6Groups(address).slice(0, 4).map((g) => Number.parseInt(g, 16).toString(16)).join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address, with "::" expanded (an embedded IPv4 tail counts as two). */
-function ipv6Groups(address: string): string[] {
-  const width = (groups: string[]) => groups.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0);
-  const gap = address.indexOf('::');
-  if (gap === -1) return address.split(':');
-  const left = gap === 0 ? [] : address.slice(0, gap).split(':');
-  const right = gap + 2 === address.length ? [] : address.slice(gap + 2).split(':');
-  return [...left, ...Array<string>(8 - width(left) - width(right)).fill('0'), ...right];
+  return `ip:${sha256(networkPrefix(ip, 32, 4))}`;
 }
 
 export type AttemptClaim =

@@ -33,3 +33,20 @@ export function interactionCookie(config: Config, interactionId: string): Cookie
   }
   return { name: 'sso_interaction', options: { ...options, path: `/sso/interaction/${interactionId}`, secure: false } };
 }
+
+/**
+ * The device cookie: a random id that lets the provider recognise a browser it has seen (src/domain/risk/).
+ * Long-lived, HttpOnly, and sent only on top-level navigations from other sites (Lax), like the session.
+ */
+export function deviceCookie(config: Config): CookieSpec {
+  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.deviceCookieTtlSeconds };
+  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_device`, options: { ...options, path: '/', secure: true } };
+  return { name: 'sso_device', options: { ...options, path: '/sso', secure: false } };
+}
+
+/** A sign-in waiting for its second factor: the challenge id, for as long as the code is valid. */
+export function challengeCookie(config: Config): CookieSpec {
+  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.secondFactorTtlSeconds };
+  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_challenge`, options: { ...options, path: '/', secure: true } };
+  return { name: 'sso_challenge', options: { ...options, path: '/sso/sign-in', secure: false } };
+}

@@ -10,6 +10,7 @@ export interface PurgeJobOptions {
   logger: Pick<FastifyBaseLogger, 'info' | 'error'>;
   intervalSeconds: number;
   accessTokenTtlSeconds: number;
+  signInAttemptRetentionSeconds: number;
 }
 
 export interface PurgeJob {
@@ -23,14 +24,14 @@ export interface PurgeJob {
  * logged and tried again at the next interval, never thrown.
  */
 export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
-  const { db, clock, logger, intervalSeconds, accessTokenTtlSeconds } = options;
+  const { db, clock, logger, intervalSeconds, accessTokenTtlSeconds, signInAttemptRetentionSeconds } = options;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
 
   const run = async () => {
     try {
-      const deleted = await purgeExpired(db, { now: clock(), accessTokenTtlSeconds });
+      const deleted = await purgeExpired(db, { now: clock(), accessTokenTtlSeconds, signInAttemptRetentionSeconds });
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
       if (total > 0) logger.info({ deleted }, `purged ${total} expired rows`);
     } catch (err) {

@@ -18,9 +18,9 @@ export interface NewCode {
 }
 
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
-export async function insertCode(db: Db, code: NewCode & { userId: string; authTime: Date; sid: string }): Promise<void> {
+export async function insertCode(db: Db, code: NewCode & { userId: string; authTime: Date; sid: string; amr: string[] }): Promise<void> {
   await db
-    .with('code', (qb) => qb.insertInto('authorization_codes').values(codeValues(code, code.userId, code.authTime, code.sid)).returning(['sid', 'client_id']))
+    .with('code', (qb) => qb.insertInto('authorization_codes').values({ ...codeValues(code, code.userId, code.authTime, code.sid), amr: code.amr }).returning(['sid', 'client_id']))
     .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
     .selectFrom('code')
     .select('code.client_id')
@@ -68,7 +68,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
         .insertInto('authorization_codes')
         .columns([
           'code_hash', 'client_id', 'user_id', 'redirect_uri', 'redirect_uri_in_request', 'scope',
-          'nonce', 'code_challenge', 'auth_time', 'issued_at', 'expires_at', 'sid',
+          'nonce', 'code_challenge', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr',
         ])
         .expression((eb) =>
           eb
@@ -89,6 +89,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
               eb.cast(eb.val(v.issuedAt), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(v.expiresAt), 'timestamptz').as('expires_at'),
               's.sid',
+              's.amr',
             ])
             .where('s.id_hash', '=', v.idHash)
             .where('s.expires_at', '>', v.now)
@@ -188,7 +189,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
     .with('issued_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid'])
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
         .expression((eb) =>
           eb
             .selectFrom('redeemed')
@@ -202,6 +203,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
               'redeemed.sid',
+              'redeemed.amr',
             ])
             .where(
               shape.refresh

@@ -9,12 +9,15 @@ export interface PurgeSettings {
   now: Date;
   /** A used code is kept this long after it expires (see below). */
   accessTokenTtlSeconds: number;
+  /** Sign-in attempts are kept this long: the longest risk counter window. */
+  signInAttemptRetentionSeconds: number;
 }
 
 interface PurgeTarget {
   table: keyof Database & string;
-  /** Rows whose expires_at is before this moment go. */
+  /** Rows whose `column` (expires_at unless named) is before this moment go. */
   cutoff(settings: PurgeSettings): Date;
+  column?: string;
 }
 
 const expired = (s: PurgeSettings) => s.now;
@@ -29,16 +32,18 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   { table: 'sessions', cutoff: expired },
   { table: 'interactions', cutoff: expired },
   { table: 'sign_in_throttle', cutoff: expired },
+  { table: 'second_factor_challenges', cutoff: expired },
+  { table: 'sign_in_attempts', column: 'at', cutoff: (s) => new Date(s.now.getTime() - s.signInAttemptRetentionSeconds * 1000) },
 ];
 
 export const PURGE_BATCH_SIZE = 1000;
 
 /** Deletes up to `limit` expired rows of one table; returns how many went. */
-async function purgeBatch(db: Db, table: string, cutoff: Date, limit: number): Promise<number> {
+async function purgeBatch(db: Db, table: string, column: string, cutoff: Date, limit: number): Promise<number> {
   // ctid = ANY(ARRAY(...)) is a TID scan over exactly the picked rows.
   const result = await sql`
     DELETE FROM ${sql.table(table)} WHERE ctid = ANY(ARRAY(
-      SELECT ctid FROM ${sql.table(table)} WHERE expires_at < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      SELECT ctid FROM ${sql.table(table)} WHERE ${sql.ref(column)} < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED
     ))`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
@@ -51,7 +56,7 @@ export async function purgeExpired(db: Db, settings: PurgeSettings, batchSize = 
     let total = 0;
     let batch: number;
     do {
-      batch = await purgeBatch(db, target.table, cutoff, batchSize);
+      batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize);
       total += batch;
     } while (batch === batchSize);
     deleted[target.table] = total;

@@ -52,7 +52,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .with('next_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid'])
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
         .expression((eb) =>
           eb
             .selectFrom('rotated')
@@ -66,6 +66,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(v.nextExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.sid',
+              'rotated.amr',
             ]),
         )
         .returning('token_hash'),

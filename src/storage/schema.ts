@@ -58,6 +58,10 @@ export interface SessionsTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** The device the session was signed in from (null for sessions older than device intelligence). */
+  device_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** How the user signed in (OIDC Core 2 `amr`), e.g. ['pwd'] or ['pwd', 'otp']. */
+  amr: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 export interface ConsentsTable {
@@ -93,6 +97,8 @@ export interface AuthorizationCodesTable {
   consumed_at: Timestamp | null;
   /** The session the code was issued in. */
   sid: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The session's amr, for the ID token. */
+  amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
 }
 
 export interface AccessTokensTable {
@@ -123,6 +129,8 @@ export interface RefreshTokensTable {
   revoked_at: Timestamp | null;
   /** The session of the sign-in that began the family. */
   sid: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The amr of that sign-in, kept for the ID tokens of every rotation. */
+  amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
 }
 
 /** A client a session has signed in to. */
@@ -151,6 +159,92 @@ export interface SignInThrottleTable {
   expires_at: Timestamp;
 }
 
+/** A device a user signs in from: the cookie as a digest, fingerprint and network as HMACs (src/domain/risk/). */
+export interface DevicesTable {
+  id: ColumnType<string, string | undefined, never>;
+  user_id: string;
+  cookie_hash: string;
+  fingerprint: string;
+  network_key: string;
+  label: string;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+  sign_in_count: ColumnType<number, number | undefined, number>;
+  trusted: ColumnType<boolean, boolean | undefined, boolean>;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A stored security event (sign-in allowed, challenged, blocked, new device, device revoked, ...). */
+export interface SecurityEventsTable {
+  /** bigint: pg returns it as a string. */
+  id: ColumnType<string, never, never>;
+  type: string;
+  user_id: string | null;
+  device_id: string | null;
+  client_id: string | null;
+  created_at: Timestamp;
+  details: Json<Record<string, unknown>>;
+}
+
+/** A message to a user (one-time code, new-device notice) waiting for the notifier. */
+export interface OutboxTable {
+  id: ColumnType<string, never, never>;
+  user_id: string;
+  kind: string;
+  payload: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  sent_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** Secrets generated once and shared by every instance (e.g. the device-fingerprint key). */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: Timestamp;
+}
+
+/** One password attempt, by pseudonymous keys (src/domain/risk/). */
+export interface SignInAttemptsTable {
+  id: ColumnType<string, never, never>;
+  at: Timestamp;
+  login_key: string;
+  device_key: string;
+  fingerprint_key: string;
+  network_key: string;
+  succeeded: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+export interface UserNetworksTable {
+  user_id: string;
+  network_key: string;
+  first_seen_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
+export interface RiskRulesTable {
+  id: ColumnType<string, string | undefined, never>;
+  kind: 'device' | 'network' | 'username';
+  value: string;
+  effect: 'allow' | 'block';
+  note: string | null;
+  created_at: Timestamp;
+}
+
+/** A sign-in waiting for its second factor (src/domain/second-factor.ts). */
+export interface SecondFactorChallengesTable {
+  id_hash: string;
+  user_id: string;
+  method: 'otp';
+  code_hash: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  context: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
@@ -165,6 +259,14 @@ export interface Database {
   sign_in_throttle: SignInThrottleTable;
   session_clients: SessionClientsTable;
   backchannel_logouts: BackchannelLogoutsTable;
+  devices: DevicesTable;
+  security_events: SecurityEventsTable;
+  outbox: OutboxTable;
+  server_secrets: ServerSecretsTable;
+  sign_in_attempts: SignInAttemptsTable;
+  user_networks: UserNetworksTable;
+  risk_rules: RiskRulesTable;
+  second_factor_challenges: SecondFactorChallengesTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -180,3 +282,7 @@ export type AuthorizationCodeRow = Selectable<AuthorizationCodesTable>;
 export type AccessTokenRow = Selectable<AccessTokensTable>;
 export type RefreshTokenRow = Selectable<RefreshTokensTable>;
 export type BackchannelLogoutRow = Selectable<BackchannelLogoutsTable>;
+export type DeviceRow = Selectable<DevicesTable>;
+export type SecurityEventRow = Selectable<SecurityEventsTable>;
+export type OutboxRow = Selectable<OutboxTable>;
+export type RiskRuleRow = Selectable<RiskRulesTable>;

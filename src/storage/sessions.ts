@@ -9,6 +9,10 @@ export interface NewSession {
   authTime: Date;
   createdAt: Date;
   expiresAt: Date;
+  /** The device signed in from, when known. */
+  deviceId: string | null;
+  /** How the user signed in (OIDC Core 2 `amr`). */
+  amr: string[];
 }
 
 export interface ActiveSession {
@@ -16,12 +20,23 @@ export interface ActiveSession {
   sid: string;
   userId: string;
   authTime: Date;
+  deviceId: string | null;
+  amr: string[];
 }
 
 export async function insertSession(db: Db, s: NewSession): Promise<void> {
   await db
     .insertInto('sessions')
-    .values({ id_hash: s.idHash, sid: s.sid, user_id: s.userId, auth_time: s.authTime, created_at: s.createdAt, expires_at: s.expiresAt })
+    .values({
+      id_hash: s.idHash,
+      sid: s.sid,
+      user_id: s.userId,
+      auth_time: s.authTime,
+      created_at: s.createdAt,
+      expires_at: s.expiresAt,
+      device_id: s.deviceId,
+      amr: s.amr,
+    })
     .execute();
 }
 
@@ -30,13 +45,13 @@ export async function findActiveSession(db: Db, idHash: string, now: Date): Prom
   const row = await db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.sid', 's.user_id', 's.auth_time'])
+    .select(['s.sid', 's.user_id', 's.auth_time', 's.device_id', 's.amr'])
     .where('s.id_hash', '=', idHash)
     .where('s.expires_at', '>', now)
     .where('s.revoked_at', 'is', null)
     .where('u.disabled_at', 'is', null)
     .executeTakeFirst();
-  return row && { sid: row.sid, userId: row.user_id, authTime: row.auth_time };
+  return row && { sid: row.sid, userId: row.user_id, authTime: row.auth_time, deviceId: row.device_id, amr: row.amr };
 }
 
 export interface EndedSession {

@@ -8,7 +8,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
 import { basicAuth, pkcePair } from '../helpers/flow.js';
-import { withChromium } from '../helpers/chromium.js';
+import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
 import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
@@ -30,7 +30,7 @@ interface Started {
 async function start(t: Test, browser: Browser, options: { javaScriptEnabled?: boolean } = {}): Promise<Started> {
   const context: BrowserContext = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true, serviceWorkers: 'block' });
   t.teardown(() => context.close());
-  const server = await listenTestApp(t);
+  const server = await listenTestApp(t, { env: HEADLESS_IS_FINE });
   const page = await context.newPage();
 
   let captured: URL | undefined;

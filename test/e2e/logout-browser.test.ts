@@ -3,7 +3,7 @@
 import type { Browser, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { ALICE, CONFIDENTIAL, FIXTURES } from '../helpers/app.js';
-import { withChromium } from '../helpers/chromium.js';
+import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
 import { pkcePair } from '../helpers/flow.js';
 import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
 
@@ -48,7 +48,7 @@ async function sessionAnswer(page: Page, server: ListeningApp): Promise<string |
 async function logoutTests(browser: Browser): Promise<void> {
   for (const javaScriptEnabled of [true, false]) {
     t.test(`the user confirms sign-out on the page (JavaScript ${javaScriptEnabled ? 'on' : 'off'})`, async (t: Test) => {
-      const server = await listenTestApp(t, { seed: { clients: [CLIENT], users: FIXTURES.users } });
+      const server = await listenTestApp(t, { seed: { clients: [CLIENT], users: FIXTURES.users }, env: HEADLESS_IS_FINE });
       const endSession = `${server.issuer}/session/end?${new URLSearchParams({ client_id: CLIENT.client_id, post_logout_redirect_uri: LOGGED_OUT, state: 'bye' })}`;
       const context = await browser.newContext({ javaScriptEnabled, serviceWorkers: 'block' });
       t.teardown(() => context.close());

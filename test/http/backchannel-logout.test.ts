@@ -72,6 +72,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     config, db, clock,
     keys: await loadKeyStore(db, config, clock, pino({ level: 'silent' })),
     passwords: new PasswordHasher(config.argon2), clientSecrets: new SecretVerificationCache(0), clients: new ClientCache(),
+    deviceSecret: Buffer.alloc(32), log: pino({ level: 'silent' }),
   };
   t.teardown(() => ctx.keys.close());
   return ctx;

@@ -97,7 +97,14 @@ t.test('a full sign-in and token flow logs one line per request and no secret (R
   // onResponse may run just after inject resolves: wait for the lines, then a little longer for strays.
   for (let i = 0; i < 100 && raw.length < sent.length; i += 1) await sleep(10);
   await sleep(50);
-  const lines = raw.map((l) => JSON.parse(l) as LogLine);
+  const parsed = raw.map((l) => JSON.parse(l) as LogLine);
+  // Sign-ins also write security events (one line each, with a stable `event` field): checked for secrets below.
+  const lines = parsed.filter((l) => l.msg !== 'security event');
+
+  t.test('the sign-ins wrote their security events, each with an event name', async (t) => {
+    const events = parsed.filter((l) => l.msg === 'security event').map((l) => (l as unknown as { event: string }).event);
+    t.same(events, ['sign_in_allowed', 'new_device'], 'the first sign-in of the user enrols its first device');
+  });
 
   t.test('every request is logged exactly once, as one "request" line with method, path and status', async (t) => {
     t.equal(lines.length, sent.length, `${sent.length} requests, ${lines.length} lines`);

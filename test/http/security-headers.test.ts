@@ -1,8 +1,10 @@
-// Security headers: every page (sign-in, consent, every error page) forbids scripts, framing and referrers;
+// Security headers: every page (sign-in, consent, every error page) forbids framing, referrers and every script,
+// but for the sign-in page's own device-signals script, allowed there by its hash;
 // every response, JSON included, says nosniff (RFC 9700 4.16, OWASP Secure Headers, Fetch "X-Content-Type-Options").
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
+import { DEVICE_SIGNALS_SCRIPT } from '../../src/http/views/device-signals-script.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { authorizePath, basicAuth, Browser, formAction, hiddenField, localPath, pkcePair } from '../helpers/flow.js';
 
@@ -14,11 +16,18 @@ function csp(res: LightMyRequestResponse): Map<string, string> {
   return new Map(header.split(';').map((d) => d.trim()).filter(Boolean).map((d) => [d.split(' ')[0]!, d.slice(d.indexOf(' ') + 1)]));
 }
 
-function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string) {
+/** `signInPage`: the page may run the device-signals script, allowed by its hash, and nothing else. */
+function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string, signInPage = false) {
   t.equal(res.headers['content-type'], 'text/html; charset=utf-8', `${what}: HTML`);
   const policy = csp(res);
-  t.equal(policy.get('default-src'), "'none'", `${what}: default-src 'none', so no script of any kind runs`);
-  t.notOk(policy.has('script-src'), `${what}: no script-src that could widen it`);
+  t.equal(policy.get('default-src'), "'none'", `${what}: default-src 'none'`);
+  if (signInPage) {
+    const scriptHash = createHash('sha256').update(DEVICE_SIGNALS_SCRIPT).digest('base64');
+    t.equal(policy.get('script-src'), `'sha256-${scriptHash}'`, `${what}: script-src allows the device-signals script by its hash and nothing else`);
+  } else {
+    t.notOk(policy.has('script-src'), `${what}: no script-src, so default-src 'none' forbids every script`);
+    t.notMatch(res.body, /<script/i, `${what}: no script element`);
+  }
   t.notMatch(String(res.headers['content-security-policy']), /unsafe-inline|unsafe-eval/, `${what}: nothing unsafe`);
   t.equal(policy.get('frame-ancestors'), "'none'", `${what}: frame-ancestors 'none'`);
   t.equal(policy.get('base-uri'), "'none'", `${what}: base-uri 'none'`);
@@ -26,7 +35,9 @@ function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string) {
   t.equal(res.headers['referrer-policy'], 'no-referrer', `${what}: Referrer-Policy no-referrer`);
   t.equal(res.headers['x-content-type-options'], 'nosniff', `${what}: nosniff`);
   t.equal(res.headers['cache-control'], 'no-store', `${what}: never cached`);
-  t.notMatch(res.body, /<script/i, `${what}: no script element`);
+  const scripts = [...res.body.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)];
+  t.ok(scripts.every((m) => m[0] === `<script>${DEVICE_SIGNALS_SCRIPT}</script>`), `${what}: no script element but the device-signals script`);
+  t.notMatch(res.body, /<script[^>]+src=/i, `${what}: no external script`);
   t.notMatch(res.body, /\son[a-z]+=/i, `${what}: no inline event handler`);
 }
 
@@ -56,11 +67,11 @@ t.test('the sign-in, consent and wrong-password pages carry the page security he
   const browser = new Browser();
   const started = await browser.request(app, 'GET', authorize({ scope: 'openid phone' }));
   const login = await browser.request(app, 'GET', localPath(String(started.headers.location)));
-  assertPageHeaders(t, login, 'sign-in page');
+  assertPageHeaders(t, login, 'sign-in page', true);
   const csrf = hiddenField(login.body, 'csrf');
   const wrong = await browser.request(app, 'POST', formAction(login.body), { csrf, login: ALICE.username, password: 'wrong' });
   t.equal(wrong.statusCode, 401);
-  assertPageHeaders(t, wrong, 'wrong password page');
+  assertPageHeaders(t, wrong, 'wrong password page', true);
   const posted = await browser.request(app, 'POST', formAction(login.body), { csrf, login: ALICE.username, password: ALICE.password });
   const consent = await browser.request(app, 'GET', localPath(String(posted.headers.location)));
   t.match(consent.body, /name="decision"/);

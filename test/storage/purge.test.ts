@@ -46,6 +46,10 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
     id: keys.interaction, binding_hash: 'b', client_id: CLIENT, request: '{}', created_at: issuedAt, expires_at: expiresAt,
   }).execute();
   await db.insertInto('sign_in_throttle').values({ key: keys.throttle, failures: 3, locked_until: issuedAt, expires_at: expiresAt }).execute();
+  // Kept for signInAttemptRetentionSeconds (an hour here) after it was made: it "expires" with the rows above.
+  await db.insertInto('sign_in_attempts').values({
+    at: at(expiresAt, -HOUR), login_key: keys.throttle, device_key: 'd', fingerprint_key: 'f', network_key: 'n',
+  }).execute();
   return keys;
 }
 
@@ -58,6 +62,7 @@ async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
     sessions: await has(db.selectFrom('sessions').select('id_hash').where('id_hash', '=', keys.session).executeTakeFirst()),
     interactions: await has(db.selectFrom('interactions').select('id').where('id', '=', keys.interaction).executeTakeFirst()),
     sign_in_throttle: await has(db.selectFrom('sign_in_throttle').select('key').where('key', '=', keys.throttle).executeTakeFirst()),
+    sign_in_attempts: await has(db.selectFrom('sign_in_attempts').select('id').where('login_key', '=', keys.throttle).executeTakeFirst()),
   };
 }
 
@@ -66,8 +71,8 @@ async function count(db: Db, table: 'sessions'): Promise<number> {
   return Number(row.n);
 }
 
-t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters', async (t) => {
-  t.same(PURGE_TARGETS.map((p) => p.table).sort(), ['access_tokens', 'authorization_codes', 'interactions', 'refresh_tokens', 'sessions', 'sign_in_throttle']);
+t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts', async (t) => {
+  t.same(PURGE_TARGETS.map((p) => p.table).sort(), ['access_tokens', 'authorization_codes', 'interactions', 'refresh_tokens', 'second_factor_challenges', 'sessions', 'sign_in_attempts', 'sign_in_throttle']);
 });
 
 t.test('expired rows go and unexpired rows stay, in every table; a code stays an access token lifetime past its expiry (RFC 6749 4.1.2)', async (t) => {
@@ -76,19 +81,19 @@ t.test('expired rows go and unexpired rows stay, in every table; a code stays an
   const justExpired = await insertRows(db, at(now, -10), 'recent');
   const longExpired = await insertRows(db, at(now, -(HOUR + 10)), 'old');
 
-  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR });
+  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
   t.same(await present(db, live), {
-    authorization_codes: true, access_tokens: true, refresh_tokens: true, sessions: true, interactions: true, sign_in_throttle: true,
+    authorization_codes: true, access_tokens: true, refresh_tokens: true, sessions: true, interactions: true, sign_in_throttle: true, sign_in_attempts: true,
   }, 'nothing unexpired is touched');
   t.same(await present(db, justExpired), {
-    authorization_codes: true, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false,
+    authorization_codes: true, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false, sign_in_attempts: false,
   }, 'a code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes');
   t.same(await present(db, longExpired), {
-    authorization_codes: false, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false,
+    authorization_codes: false, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false, sign_in_attempts: false,
   }, 'a code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too');
   t.ok(deleted.authorization_codes! >= 1 && deleted.sessions! >= 2 && deleted.sign_in_throttle! >= 2, `counts per table: ${JSON.stringify(deleted)}`);
-  t.same(await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }), {
-    authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, interactions: 0, sign_in_throttle: 0,
+  t.same(await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }), {
+    authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, interactions: 0, second_factor_challenges: 0, sign_in_throttle: 0, sign_in_attempts: 0,
   }, 'a second run finds nothing');
 });
 
@@ -99,17 +104,17 @@ async function insertExpiredSessions(n: number, expiresAt: Date) {
 
 t.test('more expired rows than one batch are all removed, batch by batch', async (t) => {
   const now = new Date(Date.now() + 20 * 24 * HOUR * 1000);
-  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }); // what earlier tests left behind
+  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }); // what earlier tests left behind
   await insertExpiredSessions(25, at(now, -1));
   const before = await count(db, 'sessions');
-  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }, 4);
+  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }, 4);
   t.equal(deleted.sessions, 25);
   t.equal(await count(db, 'sessions'), before - 25);
 });
 
 t.test('two purges at once both succeed and remove each row exactly once (safe on every instance)', async (t) => {
   const now = new Date(Date.now() + 30 * 24 * HOUR * 1000);
-  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }); // what earlier tests left behind
+  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }); // what earlier tests left behind
   await insertExpiredSessions(300, at(now, -1));
   const before = await count(db, 'sessions');
   // On PostgreSQL a second connection pool to the same database, as a second instance has; PGlite has one session.
@@ -117,8 +122,8 @@ t.test('two purges at once both succeed and remove each row exactly once (safe o
   t.teardown(() => second?.close());
   const other = second?.db ?? db;
   const [a, b] = await Promise.all([
-    purgeExpired(db, { now, accessTokenTtlSeconds: HOUR }, 7),
-    purgeExpired(other, { now, accessTokenTtlSeconds: HOUR }, 7),
+    purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }, 7),
+    purgeExpired(other, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }, 7),
   ]);
   t.equal(a.sessions! + b.sessions!, 300, `together they removed all 300 (${a.sessions} + ${b.sessions})`);
   t.equal(await count(db, 'sessions'), before - 300);
@@ -128,7 +133,7 @@ t.test('the job purges periodically, logs what it removed, and stops', async (t)
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   await insertExpiredSessions(3, new Date(Date.now() - 1000));
-  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 0.05, accessTokenTtlSeconds: HOUR });
+  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 0.05, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
   for (let i = 0; i < 100 && !lines.some((l) => l.msg === 'purged 3 expired rows'); i += 1) await new Promise((r) => setTimeout(r, 20));
   await job.stop();
   const logged = lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('purged'));
@@ -145,7 +150,7 @@ t.test('a failing run is logged, not thrown, and the job tries again at the next
   t.teardown(() => broken.destroy());
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const job = startPurgeJob({ db: broken, clock: () => new Date(), logger, intervalSeconds: 0.03, accessTokenTtlSeconds: HOUR });
+  const job = startPurgeJob({ db: broken, clock: () => new Date(), logger, intervalSeconds: 0.03, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
   for (let i = 0; i < 100 && lines.filter((l) => l.level === 50).length < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
   await job.stop();
   const errors = lines.filter((l) => l.level === 50);

@@ -61,6 +61,7 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
       authTime: redeemed.auth_time,
       nonce: redeemed.nonce,
       sid: redeemed.sid,
+      amr: redeemed.amr,
       accessToken,
       now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,

@@ -69,6 +69,7 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
       authTime: rotated.auth_time,
       nonce: null,
       sid: rotated.sid,
+      amr: rotated.amr,
       accessToken,
       now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,

@@ -7,17 +7,21 @@ import { afterSignIn, answerConsent } from '../../domain/interaction.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { signInWithPassword, type PasswordSignIn } from '../../domain/password-sign-in.js';
 import { safeEqual } from '../../domain/secrets.js';
-import { createSession, resolveSession } from '../../domain/sessions.js';
+import type { DeviceSignals } from '../../domain/risk/signals.js';
+import { beginSecondFactor } from '../../domain/second-factor.js';
+import { resolveSession } from '../../domain/sessions.js';
+import { completeSignIn } from '../../domain/sign-in-completion.js';
 import type { ActiveSession } from '../../storage/sessions.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
 import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
-import { interactionCookie, sessionCookie } from '../cookies.js';
+import { challengeCookie, interactionCookie, sessionCookie } from '../cookies.js';
+import { deviceSignalsOf, ensureDeviceCookie, setDeviceCookie } from '../device-signals.js';
 import { PAGE_HEADERS } from '../views/layout.js';
-import { consentPage, errorPage, loginPage } from '../views/pages.js';
+import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
 
-type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' }> | { kind: 'busy' };
+type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
 
 /** What the sign-in page says, and with which status, when an attempt does not sign in. */
 function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
@@ -54,9 +58,10 @@ const formSchema = {
   },
 } as const;
 
-export default async function interactionRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
+export default async function interactionRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; onMessagesQueued?: () => void }) {
   const { ctx } = opts;
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
+  const loginPageReply = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(LOGIN_PAGE_HEADERS).send(body);
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
@@ -89,9 +94,9 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   };
 
   /** A busy process answers like a refused attempt: on the sign-in page, which the person can submit again. */
-  async function attemptSignIn(login: string, password: string, ip: string): Promise<PasswordSignIn | { kind: 'busy' }> {
+  async function attemptSignIn(login: string, password: string, signals: DeviceSignals): Promise<PasswordSignIn | { kind: 'busy' }> {
     try {
-      return await signInWithPassword(ctx, login, password, ip);
+      return await signInWithPassword(ctx, login, password, signals);
     } catch (err) {
       if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };
       throw err;
@@ -132,7 +137,8 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       const { interaction, binding } = await interactionOf(request);
       const session = await usableSession(request, interaction);
       if (session) return proceed(reply, interaction, binding, session, false);
-      return page(reply, 200, loginPage({
+      ensureDeviceCookie(request, reply, ctx.config);
+      return loginPageReply(reply, 200, loginPage({
         action: action(interaction.id, 'login'),
         csrfToken: binding,
         clientName: await clientName(interaction.request.clientId),
@@ -145,11 +151,20 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       const { interaction, binding } = await interactionOf(request, request.body);
       const login = single(request.body, 'login') ?? '';
       const password = single(request.body, 'password') ?? '';
-      const outcome = await attemptSignIn(login, password, request.ip);
+      const outcome = await attemptSignIn(login, password, deviceSignalsOf(request, ctx.config, request.body));
+      const clientId = interaction.request.clientId;
+      if (outcome.kind === 'challenge') {
+        // A second factor first; the code page sends the browser back here, signed in.
+        const challengeId = await beginSecondFactor(ctx, outcome, `${ctx.config.issuer}/interaction/${interaction.id}`, clientId);
+        opts.onMessagesQueued?.();
+        const cookie = challengeCookie(ctx.config);
+        reply.setCookie(cookie.name, challengeId, cookie.options);
+        return seeOther(reply, `${ctx.config.issuer}/sign-in/verify`);
+      }
       if (outcome.kind !== 'signed-in') {
         const { status, message, retryAfter } = refusal(outcome);
         if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-        return page(reply, status, loginPage({
+        return loginPageReply(reply, status, loginPage({
           action: action(interaction.id, 'login'),
           csrfToken: binding,
           clientName: await clientName(interaction.request.clientId),
@@ -157,11 +172,11 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
           error: message,
         }));
       }
-      const { user } = outcome;
-      const authTime = ctx.clock();
-      const created = await createSession(ctx, user.id, authTime);
+      const created = await completeSignIn(ctx, { ...outcome, amr: ['pwd'], clientId });
+      opts.onMessagesQueued?.();
       const cookie = sessionCookie(ctx.config);
       reply.setCookie(cookie.name, created.cookie, cookie.options);
+      if (created.newDeviceCookie) setDeviceCookie(reply, ctx.config, created.newDeviceCookie);
       return proceed(reply, interaction, binding, created.session, true);
     }));
 

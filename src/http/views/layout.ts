@@ -20,15 +20,26 @@ input[type=text],input[type=password]{background:#111827;color:#f9fafb;border-co
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
+const POLICY = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'`;
+
 /** No script at all; the one inline style block is allowed by its hash. Pages are never framed. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
-  'content-security-policy': `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'`,
+  'content-security-policy': POLICY,
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
 });
+
+/**
+ * The page headers for a page with one inline script of its own, allowed by its hash: every other page keeps
+ * `script-src` unset, so that `default-src 'none'` forbids all script there.
+ */
+export function headersAllowingScript(script: string): Readonly<Record<string, string>> {
+  const hash = createHash('sha256').update(script).digest('base64');
+  return Object.freeze({ ...PAGE_HEADERS, 'content-security-policy': `${POLICY}; script-src 'sha256-${hash}'` });
+}
 
 export function layout(title: string, body: SafeHtml): string {
   return html`<!doctype html>

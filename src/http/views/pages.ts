@@ -1,7 +1,11 @@
 // The pages a person sees: sign in, consent, sign out, and an error that cannot go back to the application.
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
-import { html } from './html.js';
-import { layout } from './layout.js';
+import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
+import { html, SafeHtml } from './html.js';
+import { headersAllowingScript, layout } from './layout.js';
+
+/** The login page runs its device-signals script, and no other; every other page runs none. */
+export const LOGIN_PAGE_HEADERS = headersAllowingScript(DEVICE_SIGNALS_SCRIPT);
 
 export interface LoginPageInput {
   action: string;
@@ -17,13 +21,35 @@ export function loginPage(input: LoginPageInput): string {
     html`<h1>Sign in</h1>
 <p class="lead">to continue to ${input.clientName}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
-<form method="post" action="${input.action}">
+<form method="post" action="${input.action}" data-device-signals>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
+${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" value="">`)}
 <label for="login">Username or email</label>
 <input type="text" id="login" name="login" value="${input.login ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
+</form>
+<script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>`,
+  );
+}
+
+export interface SecondFactorPageInput {
+  action: string;
+  error?: string;
+}
+
+/** Asks for the one-time code; says where it went only as "to you", never the address. */
+export function secondFactorPage(input: SecondFactorPageInput): string {
+  return layout(
+    'Confirm it is you',
+    html`<h1>Confirm it is you</h1>
+<p class="lead">This sign-in looks different from your usual ones. We have sent you a six-digit code.</p>
+${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+<form method="post" action="${input.action}">
+<label for="code">Code</label>
+<input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
+<button type="submit">Continue</button>
 </form>`,
   );
 }

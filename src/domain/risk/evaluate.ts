@@ -1,0 +1,56 @@
+// The rules that turn what is known about an attempt into reasons, and reasons into a verdict. Pure: the
+// facts come from src/storage/risk.ts, the policy from configuration.
+import type { RiskPolicy } from '../../config.js';
+import type { EarlyFacts, UserFacts } from '../../storage/risk.js';
+import { coarseFingerprint, type DeviceIdentity } from './device-identity.js';
+import type { RiskReason, Verdict, VerdictDevice } from './verdict.js';
+
+/** Reasons known before the password is checked: enough to refuse a flood without any argon2 work. */
+export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: RiskPolicy): RiskReason[] {
+  const reasons: RiskReason[] = [];
+  if (facts.ruleEffects.includes('block')) reasons.push('RULE_BLOCK');
+  else if (facts.ruleEffects.includes('allow')) reasons.push('RULE_ALLOW');
+  if (device.automation) reasons.push('AUTOMATION');
+  if (device.hintsMismatch) reasons.push('UA_HINTS_MISMATCH');
+  // A cookie seen before with another browser or system family: copied to another machine. A browser update
+  // changes only the fine part, so it does not count.
+  const coarse = coarseFingerprint(device.fingerprint);
+  if (facts.cookieFingerprints.length > 0 && !facts.cookieFingerprints.some((f) => coarseFingerprint(f) === coarse)) {
+    reasons.push('COOKIE_FINGERPRINT_MISMATCH');
+  }
+  // The counts are of earlier attempts; this one makes one more.
+  if (facts.deviceAttempts + 1 > policy.deviceVelocity) reasons.push('VELOCITY_DEVICE');
+  if (facts.networkAttempts + 1 > policy.networkVelocity) reasons.push('VELOCITY_NETWORK');
+  if (
+    facts.deviceLogins >= policy.stuffingDeviceLogins ||
+    facts.networkLogins >= policy.stuffingNetworkLogins ||
+    facts.fingerprintLogins >= policy.stuffingNetworkLogins
+  ) {
+    reasons.push('CREDENTIAL_STUFFING');
+  }
+  if (facts.loginFailures >= policy.userFailures) reasons.push('FAILED_ATTEMPTS_USER');
+  return reasons;
+}
+
+/**
+ * Reasons that need the user: is this one of their devices, one of their networks. A user's first device is
+ * enrolled without NEW_DEVICE or NEW_NETWORK: there is nothing yet to compare with, and every first sign-in
+ * would otherwise be challenged.
+ */
+export function userReasons(facts: UserFacts): RiskReason[] {
+  if (facts.device) return facts.networkKnown ? ['KNOWN_DEVICE'] : ['KNOWN_DEVICE', 'NEW_NETWORK'];
+  if (facts.deviceCount === 0) return [];
+  return facts.networkKnown ? ['NEW_DEVICE'] : ['NEW_DEVICE', 'NEW_NETWORK'];
+}
+
+/** An admin rule decides outright; otherwise the score against the two thresholds. */
+export function verdictOf(reasons: RiskReason[], policy: RiskPolicy, device: VerdictDevice): Verdict {
+  const score = Math.min(100, reasons.reduce((sum, r) => sum + policy.weights[r], 0));
+  let action: Verdict['action'];
+  if (reasons.includes('RULE_BLOCK')) action = 'BLOCK';
+  else if (reasons.includes('RULE_ALLOW')) action = 'ALLOW';
+  else if (score >= policy.blockScore) action = 'BLOCK';
+  else if (score >= policy.challengeScore) action = 'CHALLENGE';
+  else action = 'ALLOW';
+  return { action, score, reasons, device };
+}

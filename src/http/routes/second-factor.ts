@@ -1,0 +1,57 @@
+// The page that asks for the one-time code of a challenged sign-in, and finishes the sign-in with it.
+// The challenge id travels only in an HttpOnly, SameSite=Lax cookie: never in a URL, and a form posted from
+// another site arrives without it.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ProviderContext } from '../../domain/context.js';
+import { single, type RawParams } from '../../domain/params.js';
+import { answerSecondFactor, secondFactorIsPending } from '../../domain/second-factor.js';
+import { challengeCookie, sessionCookie } from '../cookies.js';
+import { setDeviceCookie } from '../device-signals.js';
+import { PAGE_HEADERS } from '../views/layout.js';
+import { errorPage, secondFactorPage } from '../views/pages.js';
+
+const START_AGAIN = 'This sign-in has expired. Go back to the application and sign in again.';
+
+const formSchema = {
+  type: 'object',
+  properties: { code: { type: 'string', maxLength: 32 } },
+} as const;
+
+export default async function secondFactorRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
+  const { ctx } = opts;
+  const action = `${ctx.config.issuer}/sign-in/verify`;
+  const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
+  const challengeOf = (request: FastifyRequest) => {
+    const value = request.cookies[challengeCookie(ctx.config).name];
+    return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
+  };
+  const dead = (reply: FastifyReply) => {
+    const cookie = challengeCookie(ctx.config);
+    reply.clearCookie(cookie.name, cookie.options);
+    return page(reply, 400, errorPage(START_AGAIN));
+  };
+
+  app.get('/sign-in/verify', { config: { html: true } }, async (request, reply) => {
+    const challengeId = challengeOf(request);
+    if (!challengeId || !(await secondFactorIsPending(ctx, challengeId))) return dead(reply);
+    return page(reply, 200, secondFactorPage({ action }));
+  });
+
+  app.post<{ Body: RawParams }>('/sign-in/verify', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
+    const challengeId = challengeOf(request);
+    if (!challengeId) return dead(reply);
+    const answer = await answerSecondFactor(ctx, challengeId, single(request.body, 'code') ?? '');
+    if (answer.kind === 'dead') return dead(reply);
+    if (answer.kind === 'wrong-code') {
+      const error = answer.attemptsLeft > 0 ? 'That code is not right. Check it and try again.' : START_AGAIN;
+      return page(reply, 401, secondFactorPage({ action, error }));
+    }
+    const { completed } = answer;
+    const session = sessionCookie(ctx.config);
+    reply.setCookie(session.name, completed.cookie, session.options);
+    if (completed.newDeviceCookie) setDeviceCookie(reply, ctx.config, completed.newDeviceCookie);
+    const challenge = challengeCookie(ctx.config);
+    reply.clearCookie(challenge.name, challenge.options);
+    return reply.code(303).header('location', answer.returnTo).header('cache-control', 'no-store').send();
+  });
+}

@@ -1,0 +1,69 @@
+// Repository for the outbox: messages to users (one-time codes, new-device notices) waiting for the notifier.
+import type { Db } from './database.js';
+
+export interface NewOutboxMessage {
+  userId: string;
+  /** What the notifier renders, e.g. 'one-time-code' or 'new-device'. */
+  kind: string;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** Queues a message, due at once; written in the caller's transaction when `db` is one. */
+export async function insertOutboxMessage(db: Db, m: NewOutboxMessage): Promise<void> {
+  await db
+    .insertInto('outbox')
+    .values({
+      user_id: m.userId,
+      kind: m.kind,
+      payload: JSON.stringify(m.payload),
+      created_at: m.createdAt,
+      next_attempt_at: m.createdAt,
+    })
+    .execute();
+}
+
+export interface ClaimedMessage {
+  id: string;
+  userId: string;
+  kind: string;
+  payload: Record<string, unknown>;
+  /** Attempts so far, this one included. */
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` due messages in one statement: each has its attempt counted and its next attempt moved to
+ * `leaseUntil`, so no other instance sends it meanwhile (SKIP LOCKED), and a process that dies mid-send leaves it
+ * to be tried again.
+ */
+export async function claimDueMessages(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
+  const rows = await db
+    .with('due', (qb) =>
+      qb.selectFrom('outbox').select('id').where('sent_at', 'is', null).where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at').limit(limit).forUpdate().skipLocked(),
+    )
+    .updateTable('outbox')
+    .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: leaseUntil }))
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('id'))
+    .returning(['id', 'user_id', 'kind', 'payload', 'attempts'])
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    userId: r.user_id,
+    kind: r.kind,
+    payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload,
+    attempts: r.attempts,
+  }));
+}
+
+/** Sent: the payload (a one-time code, say) is wiped so that nothing secret stays at rest. */
+export async function markMessageSent(db: Db, id: string, now: Date): Promise<void> {
+  await db.updateTable('outbox').set({ sent_at: now, payload: '{}' }).where('id', '=', id).execute();
+}
+
+/** Failed: tried again at `nextAttemptAt`, or never again (payload wiped) when null. */
+export async function markMessageFailed(db: Db, id: string, nextAttemptAt: Date | null): Promise<void> {
+  const update = nextAttemptAt ? { next_attempt_at: nextAttemptAt } : { next_attempt_at: new Date('9999-12-31T00:00:00Z'), payload: '{}' };
+  await db.updateTable('outbox').set(update).where('id', '=', id).execute();
+}

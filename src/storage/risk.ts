@@ -1,0 +1,188 @@
+// Repository for risk evaluation: the attempt log and its counters, the networks each user has used, admin rules,
+// and the shared device secret.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import type { RiskRuleRow } from './schema.js';
+
+export interface AttemptKeys {
+  loginKey: string;
+  deviceKey: string;
+  fingerprintKey: string;
+  networkKey: string;
+  /** The login as typed, trimmed and lower-cased: matched against username rules, never stored. */
+  login: string;
+  /** The client address, matched against network rules, never stored; null when it is not an IP address. */
+  ip: string | null;
+  /** The device cookie's digest, for device rules and the copied-cookie check. */
+  cookieHash: string | null;
+}
+
+export interface CounterWindows {
+  now: Date;
+  velocitySince: Date;
+  stuffingSince: Date;
+}
+
+/** What the attempt log and the rules say before the password is checked. Counts exclude this attempt. */
+export interface EarlyFacts {
+  attemptId: string;
+  deviceAttempts: number;
+  networkAttempts: number;
+  /** Distinct logins that failed from this device, this network, this fingerprint (any network). */
+  deviceLogins: number;
+  networkLogins: number;
+  fingerprintLogins: number;
+  /** Failed attempts on this login. */
+  loginFailures: number;
+  /** Fingerprints recorded for devices with this cookie (any user). */
+  cookieFingerprints: string[];
+  ruleEffects: Array<'allow' | 'block'>;
+}
+
+/**
+ * Records the attempt and reads every counter and matching rule in one statement, so that the early evaluation
+ * costs one round trip. The insert is not visible to the sibling subqueries (one snapshot): counts are of earlier
+ * attempts. A login counts as failed until its attempt succeeds.
+ */
+export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): Promise<EarlyFacts> {
+  const { rows } = await sql<{
+    attempt_id: string;
+    device_attempts: string;
+    network_attempts: string;
+    device_logins: string;
+    network_logins: string;
+    fingerprint_logins: string;
+    login_failures: string;
+    cookie_fingerprints: string[] | null;
+    rule_effects: Array<'allow' | 'block'> | null;
+  }>`
+    WITH attempt AS (
+      INSERT INTO sign_in_attempts (at, login_key, device_key, fingerprint_key, network_key)
+      VALUES (${w.now}, ${k.loginKey}, ${k.deviceKey}, ${k.fingerprintKey}, ${k.networkKey})
+      RETURNING id
+    )
+    SELECT
+      (SELECT id FROM attempt) AS attempt_id,
+      (SELECT count(*) FROM sign_in_attempts WHERE device_key = ${k.deviceKey} AND at > ${w.velocitySince}) AS device_attempts,
+      (SELECT count(*) FROM sign_in_attempts WHERE network_key = ${k.networkKey} AND at > ${w.velocitySince}) AS network_attempts,
+      (SELECT count(DISTINCT login_key) FROM sign_in_attempts
+        WHERE device_key = ${k.deviceKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS device_logins,
+      (SELECT count(DISTINCT login_key) FROM sign_in_attempts
+        WHERE network_key = ${k.networkKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS network_logins,
+      (SELECT count(DISTINCT login_key) FROM sign_in_attempts
+        WHERE fingerprint_key = ${k.fingerprintKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS fingerprint_logins,
+      (SELECT count(*) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS login_failures,
+      (SELECT array_agg(DISTINCT fingerprint) FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL) AS cookie_fingerprints,
+      (SELECT array_agg(effect) FROM risk_rules
+        WHERE (kind = 'username' AND value = ${k.login})
+           OR (kind = 'network' AND ${k.ip}::inet <<= value::cidr)
+           OR (kind = 'device' AND value IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash}))) AS rule_effects`.execute(db);
+  const r = rows[0]!;
+  return {
+    attemptId: String(r.attempt_id),
+    deviceAttempts: Number(r.device_attempts),
+    networkAttempts: Number(r.network_attempts),
+    deviceLogins: Number(r.device_logins),
+    networkLogins: Number(r.network_logins),
+    fingerprintLogins: Number(r.fingerprint_logins),
+    loginFailures: Number(r.login_failures),
+    cookieFingerprints: r.cookie_fingerprints ?? [],
+    ruleEffects: r.rule_effects ?? [],
+  };
+}
+
+/** What the user's own history says, once the password is known to be theirs. */
+export interface UserFacts {
+  /** Live devices the user has signed in from. */
+  deviceCount: number;
+  /** The user's live device with this cookie, if any. */
+  device: { id: string; trusted: boolean; fingerprint: string } | null;
+  networkKnown: boolean;
+}
+
+export async function userFacts(db: Db, userId: string, cookieHash: string | null, networkKey: string): Promise<UserFacts> {
+  const { rows } = await sql<{ device_count: string; device: { id: string; trusted: boolean; fingerprint: string } | null; network_known: boolean }>`
+    SELECT
+      (SELECT count(*) FROM devices WHERE user_id = ${userId} AND revoked_at IS NULL) AS device_count,
+      (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
+        WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL) AS device,
+      EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known`.execute(db);
+  const r = rows[0]!;
+  const device = typeof r.device === 'string' ? (JSON.parse(r.device) as UserFacts['device']) : r.device;
+  return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known };
+}
+
+export async function markAttemptSucceeded(db: Db, attemptId: string): Promise<void> {
+  await db.updateTable('sign_in_attempts').set({ succeeded: true }).where('id', '=', attemptId as never).execute();
+}
+
+export interface DeviceSighting {
+  userId: string;
+  cookieHash: string;
+  fingerprint: string;
+  networkKey: string;
+  label: string;
+  now: Date;
+}
+
+/**
+ * Records a sign-in from a device: a new row for a new cookie, else last seen, count, fingerprint and label
+ * updated; a revoked device signing in again starts afresh. Also remembers the network. Returns the device id
+ * and whether it is new to the user.
+ */
+export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{ id: string; isNew: boolean }> {
+  const { rows } = await sql<{ id: string; is_new: boolean }>`
+    WITH device AS (
+      INSERT INTO devices (user_id, cookie_hash, fingerprint, network_key, label, first_seen_at, last_seen_at, sign_in_count)
+      VALUES (${s.userId}, ${s.cookieHash}, ${s.fingerprint}, ${s.networkKey}, ${s.label}, ${s.now}, ${s.now}, 1)
+      ON CONFLICT (user_id, cookie_hash) DO UPDATE SET
+        fingerprint = EXCLUDED.fingerprint,
+        network_key = EXCLUDED.network_key,
+        label = EXCLUDED.label,
+        last_seen_at = EXCLUDED.last_seen_at,
+        first_seen_at = CASE WHEN devices.revoked_at IS NULL THEN devices.first_seen_at ELSE EXCLUDED.first_seen_at END,
+        sign_in_count = CASE WHEN devices.revoked_at IS NULL THEN devices.sign_in_count + 1 ELSE 1 END,
+        trusted = CASE WHEN devices.revoked_at IS NULL THEN devices.trusted ELSE false END,
+        revoked_at = NULL
+      RETURNING id, sign_in_count = 1 AS is_new
+    ), network AS (
+      INSERT INTO user_networks (user_id, network_key, first_seen_at, last_seen_at)
+      VALUES (${s.userId}, ${s.networkKey}, ${s.now}, ${s.now})
+      ON CONFLICT (user_id, network_key) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
+    )
+    SELECT id, is_new FROM device`.execute(db);
+  return { id: rows[0]!.id, isNew: rows[0]!.is_new };
+}
+
+/** The named shared secret, made by `generate` and stored if no instance has made it yet. */
+export async function sharedSecret(db: Db, name: string, generate: () => string, now: Date): Promise<string> {
+  await db.insertInto('server_secrets').values({ name, value: generate(), created_at: now }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  const row = await db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
+  return row.value;
+}
+
+export interface NewRiskRule {
+  kind: RiskRuleRow['kind'];
+  value: string;
+  effect: RiskRuleRow['effect'];
+  note: string | null;
+  createdAt: Date;
+}
+
+export async function insertRiskRule(db: Db, r: NewRiskRule): Promise<RiskRuleRow> {
+  return db
+    .insertInto('risk_rules')
+    .values({ kind: r.kind, value: r.value, effect: r.effect, note: r.note, created_at: r.createdAt })
+    .onConflict((oc) => oc.columns(['kind', 'value']).doUpdateSet({ effect: r.effect, note: r.note }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listRiskRules(db: Db): Promise<RiskRuleRow[]> {
+  return db.selectFrom('risk_rules').selectAll().orderBy('created_at').execute();
+}
+
+export async function deleteRiskRule(db: Db, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('risk_rules').where('id', '=', id as never).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
