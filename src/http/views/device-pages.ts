@@ -59,7 +59,7 @@ export function deviceConfirmPage(input: DeviceConfirmPageInput): string {
   return layout(
     'Connect this device?',
     html`<h1>Connect this device?</h1>
-<p class="lead">${input.clientName} on ${input.deviceLabel} asks to use your account.</p>
+<p class="lead">${input.clientName} asks to use your account from a device.</p>
 <dl class="device">
 <dt>Application</dt><dd id="client">${input.clientName}</dd>
 <dt>Device</dt><dd id="device">${input.deviceLabel}</dd>
