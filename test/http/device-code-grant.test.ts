@@ -214,6 +214,40 @@ t.test('a user disabled after approving gets no tokens', async (t) => {
   assertError(t, res, 'invalid_grant');
 });
 
+t.test('a client changed while its device polls is read afresh, and the poll goes on', async (t) => {
+  const changing = await buildTestApp(t, { seed: DEVICE_FIXTURES });
+  const device = await startDevice(changing.app);
+  assertError(t, await poll(changing.app, device.device_code), 'authorization_pending', []);
+  await changing.db.updateTable('clients').set({ client_name: 'Renamed TV' }).where('client_id', '=', TV.client_id).execute();
+  changing.advance(5);
+  assertError(t, await poll(changing.app, device.device_code), 'authorization_pending', []);
+});
+
+t.test('a client that loses the grant while its device polls gets unauthorized_client', async (t) => {
+  const changing = await buildTestApp(t, { seed: DEVICE_FIXTURES });
+  const device = await startDevice(changing.app);
+  assertError(t, await poll(changing.app, device.device_code), 'authorization_pending', []);
+  await changing.db.updateTable('clients').set({ grant_types: ['refresh_token'] }).where('client_id', '=', TV.client_id).execute();
+  changing.advance(5);
+  assertError(t, await poll(changing.app, device.device_code), 'unauthorized_client', []);
+});
+
+t.test('two instances on one database: requested on one, approved on the other, slowed down and redeemed across', async (t) => {
+  let offsetMs = 0;
+  const clock = () => new Date(Date.now() + offsetMs);
+  const first = await buildTestApp(t, { seed: DEVICE_FIXTURES, clock });
+  const second = await buildApp(first.config, { db: first.db, logger: pino({ level: 'silent' }), clock, notifier: null });
+  t.teardown(() => second.close());
+  await second.ready();
+  const device = await startDevice(first.app);
+  assertError(t, await poll(first.app, device.device_code), 'authorization_pending', []);
+  assertError(t, await poll(second, device.device_code), 'slow_down', []);
+  await verify(second, device.user_code);
+  offsetMs += 10_000;
+  t.equal((await poll(first.app, device.device_code)).statusCode, 200, 'approved on the second, redeemed on the first');
+  assertError(t, await poll(second, device.device_code), 'invalid_grant', []);
+});
+
 /** Counts the statements the app sends to its database. */
 function countingPlugin(): KyselyPlugin & { count: number } {
   const plugin = {
