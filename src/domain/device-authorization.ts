@@ -150,8 +150,7 @@ export interface PendingDeviceAuthorization {
 }
 
 /** The pending, unexpired request bound to this browser, if any. */
-export async function boundDeviceAuthorization(ctx: ProviderContext, bindingSecret: string | undefined): Promise<PendingDeviceAuthorization | undefined> {
-  if (!bindingSecret) return undefined;
+export async function boundDeviceAuthorization(ctx: ProviderContext, bindingSecret: string): Promise<PendingDeviceAuthorization | undefined> {
   const row = await findBoundDeviceAuthorization(ctx.db, sha256(bindingSecret), ctx.clock());
   if (!row) return undefined;
   return {

@@ -74,7 +74,7 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
     return secret;
   }
 
-  async function pendingFor(secret: string | undefined): Promise<PendingDeviceAuthorization> {
+  async function pendingFor(secret: string): Promise<PendingDeviceAuthorization> {
     const pending = await boundDeviceAuthorization(ctx, secret);
     if (!pending) throw new VerificationError(START_AGAIN);
     return pending;
@@ -137,15 +137,16 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
   app.get('/device/confirm', { config: { html: true } },
     withPageErrors(async (request, reply) => {
       const secret = flowSecret(request);
+      if (!secret) throw new VerificationError(START_AGAIN);
       const pending = await pendingFor(secret);
       const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
       if (!session) {
         ensureDeviceCookie(request, reply, ctx.config);
-        return signInPage(reply, 200, secret!, pending);
+        return signInPage(reply, 200, secret, pending);
       }
       return page(reply, 200, deviceConfirmPage({
         action: confirmAction,
-        csrfToken: secret!,
+        csrfToken: secret,
         clientName: pending.clientName,
         deviceLabel: pending.deviceLabel,
         requestedAt: pending.requestedAt,
