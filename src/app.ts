@@ -21,6 +21,8 @@ import securityHeaders from './http/plugins/security-headers.js';
 import authorizeRoutes from './http/routes/authorize.js';
 import discoveryRoutes from './http/routes/discovery.js';
 import endSessionRoutes from './http/routes/end-session.js';
+import deviceAuthorizationRoutes from './http/routes/device-authorization.js';
+import deviceVerificationRoutes from './http/routes/device-verification.js';
 import interactionRoutes from './http/routes/interaction.js';
 import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
@@ -125,6 +127,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(revocationRoutes, { ctx });
       await sso.register(introspectionRoutes, { ctx });
       await sso.register(endSessionRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick() });
+      await sso.register(deviceAuthorizationRoutes, { ctx });
+      await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
     },
     { prefix: '/sso' },
   );

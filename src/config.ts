@@ -65,6 +65,16 @@ export interface RiskPolicy {
   readonly userFailures: number;
 }
 
+/** The device authorization grant (RFC 8628). */
+export interface DeviceFlowSettings {
+  /** Lifetime of a device code and its user code (RFC 8628 3.2 `expires_in`). */
+  readonly codeTtlSeconds: number;
+  /** The polling interval first given to a device (RFC 8628 3.2 `interval`); each slow_down adds 5 seconds. */
+  readonly intervalSeconds: number;
+  /** User-code entries counted per client address on the verification page; null when that counter is off. */
+  readonly userCodeEntry: ThrottlePolicy | null;
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -113,6 +123,7 @@ export interface Config {
   readonly outboxPollSeconds: number;
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
+  readonly deviceFlow: DeviceFlowSettings;
 }
 
 export class ConfigError extends Error {
@@ -277,11 +288,26 @@ export function loadConfig(env: Env = process.env): Config {
     secondFactorMaxAttempts: integer('SECOND_FACTOR_MAX_ATTEMPTS', 5, 1, 20),
     notifier,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
+    deviceFlow: deviceFlowSettings(integer, lockBaseSeconds, lockMaxSeconds),
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** RFC 8628 settings; user-code entries lock like sign-in attempts (SIGN_IN_LOCK_*), after their own free attempts. */
+function deviceFlowSettings(
+  integer: (name: string, fallback: number, min: number, max: number) => number,
+  lockBaseSeconds: number,
+  lockMaxSeconds: number,
+): DeviceFlowSettings {
+  const freeAttempts = integer('USER_CODE_IP_FREE_ATTEMPTS', 10, 0, 1_000_000);
+  return Object.freeze({
+    codeTtlSeconds: integer('DEVICE_CODE_TTL_SECONDS', 600, 60, 3600),
+    intervalSeconds: integer('DEVICE_CODE_INTERVAL_SECONDS', 5, 1, 60),
+    userCodeEntry: freeAttempts === 0 ? null : Object.freeze({ freeAttempts, lockBaseSeconds, lockMaxSeconds }),
+  });
 }
 
 /** Points per reason; RISK_WEIGHTS="AUTOMATION=70,NEW_NETWORK=10" overrides some of them. */

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { insertClient, findClient, updateClient } from '../storage/clients.js';
 import type { Db } from '../storage/database.js';
 import { findUserByUsername, insertUser, updateUser } from '../storage/users.js';
+import { DEVICE_CODE_GRANT } from './device-authorization.js';
 import type { PasswordHasher } from './passwords.js';
 import { SIGNING_ALGS, isSigningAlg } from './signing-algs.js';
 
@@ -11,7 +12,8 @@ export interface SeedClient {
   client_id: string;
   client_secret?: string;
   client_name?: string;
-  redirect_uris: string[];
+  /** Required for clients of the authorization code flow. */
+  redirect_uris?: string[];
   post_logout_redirect_uris?: string[];
   grant_types?: string[];
   response_types?: string[];
@@ -40,7 +42,7 @@ export class SeedError extends Error {
 }
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
-const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'];
+const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT];
 const CLIENT_URL_FIELDS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri'];
 const CLIENT_FIELDS = new Set([
   'client_id', 'client_secret', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types',
@@ -91,8 +93,13 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   if (method === 'none' && c.client_secret !== undefined) bad('a public client (token_endpoint_auth_method "none") must not have a client_secret');
   if (method !== 'none' && !isString(c.client_secret)) bad('client_secret must be a non-empty string');
   if (isString(c.client_secret) && c.client_secret.length < 16) bad('client_secret must be at least 16 characters');
-  if (!isStringArray(c.redirect_uris) || c.redirect_uris.length === 0) bad('redirect_uris must be a non-empty array of URIs');
-  else c.redirect_uris.forEach((u, i) => { const p = redirectUriProblem(u); if (p) bad(`redirect_uris[${i}] ${p}`); });
+  // RFC 7591 2: redirect_uris is "REQUIRED for redirect-based flows"; a client without the code flow (device or
+  // client_credentials only) may register none.
+  const redirectBased = !Array.isArray(c.grant_types) || c.grant_types.includes('authorization_code');
+  if (redirectBased || c.redirect_uris !== undefined) {
+    if (!isStringArray(c.redirect_uris) || (redirectBased && c.redirect_uris.length === 0)) bad('redirect_uris must be a non-empty array of URIs');
+    else c.redirect_uris.forEach((u, i) => { const p = redirectUriProblem(u); if (p) bad(`redirect_uris[${i}] ${p}`); });
+  }
   if (c.post_logout_redirect_uris !== undefined) {
     if (!isStringArray(c.post_logout_redirect_uris)) bad('post_logout_redirect_uris must be an array of URIs');
     else c.post_logout_redirect_uris.forEach((u, i) => { const p = redirectUriProblem(u); if (p) bad(`post_logout_redirect_uris[${i}] ${p}`); });
@@ -212,7 +219,7 @@ async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, 
   const desired = {
     client_secret_hash: client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
     client_name: client_name ?? null,
-    redirect_uris,
+    redirect_uris: redirect_uris ?? [],
     post_logout_redirect_uris: post_logout_redirect_uris ?? [],
     grant_types: grant_types ?? ['authorization_code'],
     response_types: response_types ?? ['code'],

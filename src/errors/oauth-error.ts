@@ -126,3 +126,33 @@ export class ServerError extends OAuthError {
     super('server_error', 'the server could not complete the request', 500);
   }
 }
+
+// RFC 8628 3.5: the token endpoint's answers to a device polling with its device_code, as RFC 6749 5.2 errors (400).
+
+/** "The authorization request is still pending as the end user hasn't yet completed the user-interaction steps." */
+export class AuthorizationPending extends OAuthError {
+  constructor(description = 'the user has not yet approved or denied the request') {
+    super('authorization_pending', description);
+  }
+}
+
+/** "A variant of authorization_pending [...] but the interval MUST be increased by 5 seconds for this and all subsequent requests." */
+export class SlowDown extends OAuthError {
+  constructor(description = 'polling too fast: wait 5 seconds more between requests from now on') {
+    super('slow_down', description);
+  }
+}
+
+/** "The device_code has expired, and the device authorization session has concluded." */
+export class ExpiredToken extends OAuthError {
+  constructor(description = 'the device code has expired') {
+    super('expired_token', description);
+  }
+}
+
+/** RFC 8628 3.5 access_denied, "The authorization request was denied.": a token endpoint error, so 400 (RFC 6749 5.2). */
+export class DeviceAccessDenied extends OAuthError {
+  constructor(description = 'the user denied the request') {
+    super('access_denied', description);
+  }
+}

@@ -50,3 +50,13 @@ export function challengeCookie(config: Config): CookieSpec {
   if (config.secureCookies) return { name: `${HOST_PREFIX}sso_challenge`, options: { ...options, path: '/', secure: true } };
   return { name: 'sso_challenge', options: { ...options, path: '/sso/sign-in', secure: false } };
 }
+
+/**
+ * The device verification page (RFC 8628 3.3) in one browser: a random secret, echoed in its forms as the CSRF
+ * token, whose digest binds the device authorization request whose user code this browser typed.
+ */
+export function deviceFlowCookie(config: Config): CookieSpec {
+  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.deviceFlow.codeTtlSeconds };
+  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_device_flow`, options: { ...options, path: '/', secure: true } };
+  return { name: 'sso_device_flow', options: { ...options, path: '/sso/device', secure: false } };
+}

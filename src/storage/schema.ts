@@ -245,6 +245,30 @@ export interface SecondFactorChallengesTable {
   consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** A device authorization request of the device authorization grant (RFC 8628), by the digests of its codes. */
+export interface DeviceAuthorizationsTable {
+  device_code_hash: string;
+  user_code_hash: string;
+  client_id: string;
+  scope: string;
+  /** A short display name of the requesting device ("Firefox on Linux"), never its user agent. */
+  device_label: string;
+  requested_at: Timestamp;
+  expires_at: Timestamp;
+  interval_seconds: number;
+  last_polled_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_poll_too_fast: ColumnType<boolean, boolean | undefined, boolean>;
+  status: ColumnType<'pending' | 'approved' | 'denied', 'pending' | undefined, 'approved' | 'denied'>;
+  binding_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  user_id: ColumnType<string | null, string | null | undefined, string | null>;
+  sid: ColumnType<string | null, string | null | undefined, string | null>;
+  auth_time: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  issued_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
@@ -267,6 +291,7 @@ export interface Database {
   user_networks: UserNetworksTable;
   risk_rules: RiskRulesTable;
   second_factor_challenges: SecondFactorChallengesTable;
+  device_authorizations: DeviceAuthorizationsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -286,3 +311,4 @@ export type DeviceRow = Selectable<DevicesTable>;
 export type SecurityEventRow = Selectable<SecurityEventsTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type RiskRuleRow = Selectable<RiskRulesTable>;
+export type DeviceAuthorizationRow = Selectable<DeviceAuthorizationsTable>;

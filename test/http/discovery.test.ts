@@ -46,6 +46,8 @@ t.test('discovery and jwks', async (t) => {
     t.not(token.statusCode, 404, 'token endpoint exists');
     const userinfo = await app.inject({ method: 'GET', url: new URL(String(doc.userinfo_endpoint)).pathname });
     t.equal(userinfo.statusCode, 401, 'userinfo endpoint exists and wants a token');
+    const device = await app.inject({ method: 'POST', url: new URL(String(doc.device_authorization_endpoint)).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    t.equal(device.statusCode, 401, 'device authorization endpoint (RFC 8628 4) exists and wants a client');
   });
 
   t.test('only the code response type and the S256 PKCE method are advertised (Discovery 3, RFC 8414 2)', async (t) => {
@@ -56,7 +58,7 @@ t.test('discovery and jwks', async (t) => {
 
   t.test('grant_types_supported lists only the grants that work (Discovery 3)', async (t) => {
     const doc = await discovery(t);
-    t.same(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
+    t.same(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
   });
 
   t.test('client_secret_basic and client_secret_post are advertised for the token endpoint (Discovery 3)', async (t) => {

@@ -28,7 +28,7 @@ const id = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
 /** One row in each purged table expiring at `expiresAt`; returns the keys it used. */
 async function insertRows(db: Db, expiresAt: Date, label: string) {
   const issuedAt = at(expiresAt, -60);
-  const keys = { code: id(`code-${label}`), token: id(`at-${label}`), refresh: id(`rt-${label}`), session: id(`s-${label}`), interaction: id(`i-${label}`), throttle: id(`account:${label}`) };
+  const keys = { code: id(`code-${label}`), token: id(`at-${label}`), refresh: id(`rt-${label}`), session: id(`s-${label}`), interaction: id(`i-${label}`), throttle: id(`account:${label}`), device: id(`dc-${label}`) };
   await db.insertInto('authorization_codes').values({
     code_hash: keys.code, client_id: CLIENT, user_id: userId, redirect_uri: 'https://app.example/cb', redirect_uri_in_request: true,
     scope: 'openid', nonce: null, code_challenge: null, auth_time: issuedAt, issued_at: issuedAt, expires_at: expiresAt, consumed_at: null,
@@ -46,6 +46,10 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
     id: keys.interaction, binding_hash: 'b', client_id: CLIENT, request: '{}', created_at: issuedAt, expires_at: expiresAt,
   }).execute();
   await db.insertInto('sign_in_throttle').values({ key: keys.throttle, failures: 3, locked_until: issuedAt, expires_at: expiresAt }).execute();
+  await db.insertInto('device_authorizations').values({
+    device_code_hash: keys.device, user_code_hash: id(`uc-${label}`), client_id: CLIENT, scope: 'openid', device_label: 'curl on an unknown system',
+    requested_at: issuedAt, expires_at: expiresAt, interval_seconds: 5,
+  }).execute();
   // Kept for signInAttemptRetentionSeconds (an hour here) after it was made: it "expires" with the rows above.
   await db.insertInto('sign_in_attempts').values({
     at: at(expiresAt, -HOUR), login_key: keys.throttle, device_key: 'd', fingerprint_key: 'f', network_key: 'n',
@@ -63,6 +67,7 @@ async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
     interactions: await has(db.selectFrom('interactions').select('id').where('id', '=', keys.interaction).executeTakeFirst()),
     sign_in_throttle: await has(db.selectFrom('sign_in_throttle').select('key').where('key', '=', keys.throttle).executeTakeFirst()),
     sign_in_attempts: await has(db.selectFrom('sign_in_attempts').select('id').where('login_key', '=', keys.throttle).executeTakeFirst()),
+    device_authorizations: await has(db.selectFrom('device_authorizations').select('device_code_hash').where('device_code_hash', '=', keys.device).executeTakeFirst()),
   };
 }
 
@@ -71,8 +76,8 @@ async function count(db: Db, table: 'sessions'): Promise<number> {
   return Number(row.n);
 }
 
-t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts', async (t) => {
-  t.same(PURGE_TARGETS.map((p) => p.table).sort(), ['access_tokens', 'authorization_codes', 'interactions', 'refresh_tokens', 'second_factor_challenges', 'sessions', 'sign_in_attempts', 'sign_in_throttle']);
+t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts, device authorizations', async (t) => {
+  t.same(PURGE_TARGETS.map((p) => p.table).sort(), ['access_tokens', 'authorization_codes', 'device_authorizations', 'interactions', 'refresh_tokens', 'second_factor_challenges', 'sessions', 'sign_in_attempts', 'sign_in_throttle']);
 });
 
 t.test('expired rows go and unexpired rows stay, in every table; a code stays an access token lifetime past its expiry (RFC 6749 4.1.2)', async (t) => {
@@ -84,16 +89,20 @@ t.test('expired rows go and unexpired rows stay, in every table; a code stays an
   const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
   t.same(await present(db, live), {
     authorization_codes: true, access_tokens: true, refresh_tokens: true, sessions: true, interactions: true, sign_in_throttle: true, sign_in_attempts: true,
+    device_authorizations: true,
   }, 'nothing unexpired is touched');
   t.same(await present(db, justExpired), {
     authorization_codes: true, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false, sign_in_attempts: false,
-  }, 'a code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes');
+    device_authorizations: true,
+  }, 'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes');
   t.same(await present(db, longExpired), {
     authorization_codes: false, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false, sign_in_attempts: false,
-  }, 'a code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too');
-  t.ok(deleted.authorization_codes! >= 1 && deleted.sessions! >= 2 && deleted.sign_in_throttle! >= 2, `counts per table: ${JSON.stringify(deleted)}`);
+    device_authorizations: false,
+  }, 'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too');
+  t.ok(deleted.authorization_codes! >= 1 && deleted.device_authorizations! >= 1 && deleted.sessions! >= 2 && deleted.sign_in_throttle! >= 2, `counts per table: ${JSON.stringify(deleted)}`);
   t.same(await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }), {
     authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, interactions: 0, second_factor_challenges: 0, sign_in_throttle: 0, sign_in_attempts: 0,
+    device_authorizations: 0,
   }, 'a second run finds nothing');
 });
 

@@ -198,6 +198,20 @@ t.test('parseSeed refuses a client without redirect_uris, naming the entry', asy
   t.same(problems, ['clients[1] (client_id "x"): redirect_uris must be a non-empty array of URIs']);
 });
 
+t.test('a device client (RFC 8628) needs no redirect_uris, and is stored with none', async (t) => {
+  const device = { client_id: 'tv', client_name: 'TV', token_endpoint_auth_method: 'none' as const, grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] };
+  const db = await freshDb(t);
+  await applySeed(db, passwords, parseSeed({ clients: [device], users: [] }));
+  const row = await db.selectFrom('clients').selectAll().where('client_id', '=', 'tv').executeTakeFirstOrThrow();
+  t.same(row.redirect_uris, []);
+  t.same(row.grant_types, ['urn:ietf:params:oauth:grant-type:device_code']);
+});
+
+t.test('a client that also uses the code flow still needs redirect_uris', async (t) => {
+  const problems = refusal(t, { clients: [{ client_id: 'x', client_secret: 'x-secret-0123456789', grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] }] });
+  t.same(problems, ['clients[0] (client_id "x"): redirect_uris must be a non-empty array of URIs']);
+});
+
 t.test('parseSeed refuses a redirect URI with a fragment', async (t) => {
   const problems = refusal(t, { clients: [{ ...WEB, redirect_uris: ['https://web.example/cb', 'https://web.example/cb#frag'] }] });
   t.same(problems, ['clients[0] (client_id "web"): redirect_uris[1] must not contain a fragment']);

@@ -1,6 +1,7 @@
 // OpenID Connect Discovery 1.0 metadata: what is advertised here is exactly what works.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
+import { DEVICE_CODE_GRANT } from '../../domain/device-authorization.js';
 import { SIGNING_ALGS } from '../../domain/keys.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/scope.js';
 
@@ -19,12 +20,14 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     // RP-Initiated Logout 1.0 2.1 and Back-Channel Logout 1.0 2.1.
     end_session_endpoint: `${issuer}/session/end`,
+    // RFC 8628 4: the device authorization endpoint.
+    device_authorization_endpoint: `${issuer}/device_authorization`,
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
     scopes_supported: SUPPORTED_SCOPES,
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],
-    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],

@@ -5,38 +5,15 @@ import { loadClient } from '../../domain/clients.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { afterSignIn, answerConsent } from '../../domain/interaction.js';
 import { single, type RawParams } from '../../domain/params.js';
-import { signInWithPassword, type PasswordSignIn } from '../../domain/password-sign-in.js';
 import { safeEqual } from '../../domain/secrets.js';
-import type { DeviceSignals } from '../../domain/risk/signals.js';
-import { beginSecondFactor } from '../../domain/second-factor.js';
 import { resolveSession } from '../../domain/sessions.js';
-import { completeSignIn } from '../../domain/sign-in-completion.js';
 import type { ActiveSession } from '../../storage/sessions.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
-import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
-import { challengeCookie, interactionCookie, sessionCookie } from '../cookies.js';
-import { deviceSignalsOf, ensureDeviceCookie, setDeviceCookie } from '../device-signals.js';
+import { interactionCookie, sessionCookie } from '../cookies.js';
+import { ensureDeviceCookie } from '../device-signals.js';
+import { submitPasswordForm, typedLogin } from '../password-form.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
-
-const WRONG_CREDENTIALS = 'The username or password is not correct.';
-
-type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
-
-/** What the sign-in page says, and with which status, when an attempt does not sign in. */
-function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
-  switch (outcome.kind) {
-    case 'wrong-credentials':
-      return { status: 401, message: WRONG_CREDENTIALS };
-    case 'throttled': {
-      // RFC 6585 4: 429 Too Many Requests, "MAY include a Retry-After header indicating how long to wait".
-      const n = outcome.retryAfterSeconds;
-      return { status: 429, message: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`, retryAfter: n };
-    }
-    case 'busy':
-      return { status: 503, message: 'The service is busy. Try again in a few seconds.', retryAfter: 1 };
-  }
-}
 
 interface Params {
   id: string;
@@ -93,16 +70,6 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     reply.clearCookie(cookie.name, cookie.options);
   };
 
-  /** A busy process answers like a refused attempt: on the sign-in page, which the person can submit again. */
-  async function attemptSignIn(login: string, password: string, signals: DeviceSignals): Promise<PasswordSignIn | { kind: 'busy' }> {
-    try {
-      return await signInWithPassword(ctx, login, password, signals);
-    } catch (err) {
-      if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };
-      throw err;
-    }
-  }
-
   const seeOther = (reply: FastifyReply, location: string) =>
     reply.code(303).header('location', location).header('cache-control', 'no-store').send();
 
@@ -149,35 +116,24 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   app.post<{ Params: Params; Body: RawParams }>('/interaction/:id/login', { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction, binding } = await interactionOf(request, request.body);
-      const login = single(request.body, 'login') ?? '';
-      const password = single(request.body, 'password') ?? '';
-      const outcome = await attemptSignIn(login, password, deviceSignalsOf(request, ctx.config, request.body));
+      const login = typedLogin(request.body);
       const clientId = interaction.request.clientId;
-      if (outcome.kind === 'challenge') {
-        // A second factor first; the code page sends the browser back here, signed in.
-        const challengeId = await beginSecondFactor(ctx, outcome, `${ctx.config.issuer}/interaction/${interaction.id}`, clientId);
-        opts.onMessagesQueued?.();
-        const cookie = challengeCookie(ctx.config);
-        reply.setCookie(cookie.name, challengeId, cookie.options);
-        return seeOther(reply, `${ctx.config.issuer}/sign-in/verify`);
-      }
-      if (outcome.kind !== 'signed-in') {
-        const { status, message, retryAfter } = refusal(outcome);
-        if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
-        return loginPageReply(reply, status, loginPage({
+      const result = await submitPasswordForm(ctx, request, reply, {
+        returnTo: `${ctx.config.issuer}/interaction/${interaction.id}`,
+        clientId,
+        onMessagesQueued: opts.onMessagesQueued,
+      });
+      if (result.kind === 'answered') return reply;
+      if (result.kind === 'refused') {
+        return loginPageReply(reply, result.status, loginPage({
           action: action(interaction.id, 'login'),
           csrfToken: binding,
-          clientName: await clientName(interaction.request.clientId),
+          clientName: await clientName(clientId),
           login,
-          error: message,
+          error: result.message,
         }));
       }
-      const created = await completeSignIn(ctx, { ...outcome, amr: ['pwd'], clientId });
-      opts.onMessagesQueued?.();
-      const cookie = sessionCookie(ctx.config);
-      reply.setCookie(cookie.name, created.cookie, cookie.options);
-      if (created.newDeviceCookie) setDeviceCookie(reply, ctx.config, created.newDeviceCookie);
-      return proceed(reply, interaction, binding, created.session, true);
+      return proceed(reply, interaction, binding, result.session, true);
     }));
 
   app.post<{ Params: Params; Body: RawParams }>('/interaction/:id/consent', { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },

@@ -5,6 +5,8 @@ import { isCurrent } from '../../domain/client-cache.js';
 import type { Client } from '../../domain/clients.js';
 import { exchangeAuthorizationCode, type TokenResponse } from '../../domain/grants/authorization-code.js';
 import { clientCredentialsGrant } from '../../domain/grants/client-credentials.js';
+import { answeredByPoll, deviceCodeGrant } from '../../domain/grants/device-code.js';
+import { DEVICE_CODE_GRANT } from '../../domain/device-authorization.js';
 import { refreshTokenGrant } from '../../domain/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
@@ -14,7 +16,7 @@ const str = { type: 'string' } as const;
 
 const bodySchema = {
   type: 'object',
-  properties: { grant_type: str, code: str, redirect_uri: str, code_verifier: str, client_id: str, client_secret: str, refresh_token: str, scope: str },
+  properties: { grant_type: str, code: str, redirect_uri: str, code_verifier: str, client_id: str, client_secret: str, refresh_token: str, scope: str, device_code: str },
 } as const;
 
 const responseSchema = {
@@ -28,6 +30,7 @@ const grants = {
   authorization_code: exchangeAuthorizationCode,
   refresh_token: refreshTokenGrant,
   client_credentials: clientCredentialsGrant,
+  [DEVICE_CODE_GRANT]: deviceCodeGrant,
 } as const;
 
 export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
@@ -49,7 +52,7 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
       } catch (err) {
         // A client from memory that has changed since (domain/client-cache.ts): nothing was issued with it;
         // authenticate it afresh and grant once more with what is registered now.
-        if (!request.clientRemembered || (await isCurrent(ctx, request.client!))) throw err;
+        if (!request.clientRemembered || answeredByPoll(err) || (await isCurrent(ctx, request.client!))) throw err;
         response = await grant(await authenticateRequestClient(ctx, request, true));
       }
       // RFC 6749 5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every response with tokens.

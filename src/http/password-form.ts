@@ -1,0 +1,95 @@
+// The password form of every sign-in page (the authorization request's, the device verification page's): one
+// attempt through the throttles, the risk evaluation and, when asked for, the second factor; the cookies it earns.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ProviderContext } from '../domain/context.js';
+import { single, type RawParams } from '../domain/params.js';
+import { signInWithPassword, type PasswordSignIn } from '../domain/password-sign-in.js';
+import { beginSecondFactor } from '../domain/second-factor.js';
+import { completeSignIn } from '../domain/sign-in-completion.js';
+import { TemporarilyUnavailable } from '../errors/oauth-error.js';
+import type { ActiveSession } from '../storage/sessions.js';
+import { challengeCookie, sessionCookie } from './cookies.js';
+import { deviceSignalsOf, setDeviceCookie } from './device-signals.js';
+
+const WRONG_CREDENTIALS = 'The username or password is not correct.';
+
+type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
+
+/** What the sign-in page says, and with which status, when an attempt does not sign in. */
+function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
+  switch (outcome.kind) {
+    case 'wrong-credentials':
+      return { status: 401, message: WRONG_CREDENTIALS };
+    case 'throttled': {
+      // RFC 6585 4: 429 Too Many Requests, "MAY include a Retry-After header indicating how long to wait".
+      const n = outcome.retryAfterSeconds;
+      return { status: 429, message: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`, retryAfter: n };
+    }
+    case 'busy':
+      return { status: 503, message: 'The service is busy. Try again in a few seconds.', retryAfter: 1 };
+  }
+}
+
+export type PasswordFormResult =
+  /** Signed in: the session cookie is set on the reply. */
+  | { kind: 'signed-in'; session: ActiveSession }
+  /** A second factor first: the reply already sends the browser to the code page, which returns it to `returnTo`. */
+  | { kind: 'answered' }
+  /** Not signed in: show the sign-in page again with this status and message (Retry-After is set when due). */
+  | { kind: 'refused'; status: number; message: string };
+
+export interface PasswordFormContext {
+  /** Where the browser goes once a second factor has signed it in: an issuer URL. */
+  returnTo: string;
+  clientId: string;
+  onMessagesQueued?: (() => void) | undefined;
+}
+
+/** The login and password of the posted form, as typed (the page shows the login again after a refusal). */
+export function typedLogin(form: RawParams): string {
+  return single(form, 'login') ?? '';
+}
+
+export async function submitPasswordForm(
+  ctx: ProviderContext,
+  request: FastifyRequest<{ Body: RawParams }>,
+  reply: FastifyReply,
+  form: PasswordFormContext,
+): Promise<PasswordFormResult> {
+  const outcome = await attemptSignIn(ctx, typedLogin(request.body), single(request.body, 'password') ?? '', request);
+  if (outcome.kind === 'challenge') {
+    // A second factor first; the code page sends the browser back to returnTo, signed in.
+    const challengeId = await beginSecondFactor(ctx, outcome, form.returnTo, form.clientId);
+    form.onMessagesQueued?.();
+    const cookie = challengeCookie(ctx.config);
+    reply.setCookie(cookie.name, challengeId, cookie.options);
+    reply.code(303).header('location', `${ctx.config.issuer}/sign-in/verify`).header('cache-control', 'no-store').send();
+    return { kind: 'answered' };
+  }
+  if (outcome.kind !== 'signed-in') {
+    const { status, message, retryAfter } = refusal(outcome);
+    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+    return { kind: 'refused', status, message };
+  }
+  const created = await completeSignIn(ctx, { ...outcome, amr: ['pwd'], clientId: form.clientId });
+  form.onMessagesQueued?.();
+  const cookie = sessionCookie(ctx.config);
+  reply.setCookie(cookie.name, created.cookie, cookie.options);
+  if (created.newDeviceCookie) setDeviceCookie(reply, ctx.config, created.newDeviceCookie);
+  return { kind: 'signed-in', session: created.session };
+}
+
+/** A busy process answers like a refused attempt: on the sign-in page, which the person can submit again. */
+async function attemptSignIn(
+  ctx: ProviderContext,
+  login: string,
+  password: string,
+  request: FastifyRequest<{ Body: RawParams }>,
+): Promise<PasswordSignIn | { kind: 'busy' }> {
+  try {
+    return await signInWithPassword(ctx, login, password, deviceSignalsOf(request, ctx.config, request.body));
+  } catch (err) {
+    if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };
+    throw err;
+  }
+}

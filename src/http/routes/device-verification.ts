@@ -1,0 +1,187 @@
+// The device verification page (RFC 8628 3.3): the user types the code shown on the device, signs in if needed
+// (the same password form, risk evaluation and second factor as every sign-in), then approves or denies.
+//
+// One cookie (http/cookies.ts deviceFlowCookie) carries the browser through: its value is the CSRF token of every
+// form, and a new one, bound to the request whose code was typed, is issued at each code entry. No script; every
+// step works as plain form posts.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ProviderContext } from '../../domain/context.js';
+import {
+  accountName,
+  boundDeviceAuthorization,
+  decideDeviceAuthorization,
+  enterUserCode,
+  formatUserCode,
+  normaliseUserCode,
+  type PendingDeviceAuthorization,
+} from '../../domain/device-authorization.js';
+import { single, type RawParams } from '../../domain/params.js';
+import { randomToken, safeEqual } from '../../domain/secrets.js';
+import { resolveSession } from '../../domain/sessions.js';
+import { deviceFlowCookie, sessionCookie } from '../cookies.js';
+import { ensureDeviceCookie } from '../device-signals.js';
+import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { deviceConfirmPage, deviceDonePage, userCodePage } from '../views/device-pages.js';
+import { PAGE_HEADERS } from '../views/layout.js';
+import { errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+
+const WRONG_CODE = 'That code is not valid. Check the code shown on your device: it may have expired.';
+const START_AGAIN = 'This code has expired or was already used. Start again on your device.';
+const FORM_EXPIRED = 'The form has expired or did not come from this site. Open the address shown on your device again.';
+
+/** The flow cookie is 256 random bits in base64url; anything else counts as absent. */
+const FLOW_SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+const formSchema = {
+  type: 'object',
+  properties: {
+    csrf: { type: 'string' },
+    user_code: { type: 'string' },
+    login: { type: 'string' },
+    password: { type: 'string' },
+    decision: { type: 'string', enum: ['approve', 'deny'] },
+  },
+} as const;
+
+const querySchema = { type: 'object', properties: { user_code: { type: 'string' } } } as const;
+
+/** Thrown where the page cannot go on; shown on the error page, never redirected. */
+class VerificationError extends Error {}
+
+export default async function deviceVerificationRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; onMessagesQueued?: () => void }) {
+  const { ctx } = opts;
+  const entryAction = `${ctx.config.issuer}/device`;
+  const confirmAction = `${ctx.config.issuer}/device/confirm`;
+  const loginAction = `${ctx.config.issuer}/device/login`;
+  const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
+  const seeOther = (reply: FastifyReply, location: string) =>
+    reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+
+  const flowSecret = (request: FastifyRequest): string | undefined => {
+    const value = request.cookies[deviceFlowCookie(ctx.config).name];
+    return value && FLOW_SECRET.test(value) ? value : undefined;
+  };
+  const setFlowSecret = (reply: FastifyReply, value: string) => {
+    const cookie = deviceFlowCookie(ctx.config);
+    reply.setCookie(cookie.name, value, cookie.options);
+  };
+
+  /** The flow secret of a form post: the CSRF field must equal the cookie. */
+  function postedSecret(request: FastifyRequest<{ Body: RawParams }>): string {
+    const secret = flowSecret(request);
+    const csrf = single(request.body, 'csrf');
+    if (!secret || !csrf || !safeEqual(csrf, secret)) throw new VerificationError(FORM_EXPIRED);
+    return secret;
+  }
+
+  async function pendingFor(secret: string): Promise<PendingDeviceAuthorization> {
+    const pending = await boundDeviceAuthorization(ctx, secret);
+    if (!pending) throw new VerificationError(START_AGAIN);
+    return pending;
+  }
+
+  const signInPage = (reply: FastifyReply, status: number, secret: string, pending: PendingDeviceAuthorization, login?: string, error?: string) =>
+    reply.code(status).headers(LOGIN_PAGE_HEADERS).send(loginPage({ action: loginAction, csrfToken: secret, clientName: pending.clientName, login, error }));
+
+  const withPageErrors = <R extends FastifyRequest>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
+    async (request: R, reply: FastifyReply) => {
+      try {
+        return await handler(request, reply);
+      } catch (err) {
+        if (err instanceof VerificationError) return page(reply, 400, errorPage(err.message));
+        throw err;
+      }
+    };
+
+  // RFC 8628 3.3: the verification URI, with the user code already in it when the device showed
+  // verification_uri_complete (3.3.1). Nothing is looked up here: only a posted code counts as an entry.
+  app.get<{ Querystring: { user_code?: string } }>('/device', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {
+    let secret = flowSecret(request);
+    if (!secret) {
+      secret = randomToken();
+      setFlowSecret(reply, secret);
+    }
+    const linked = request.query.user_code;
+    const normalised = linked === undefined ? undefined : normaliseUserCode(linked);
+    return page(reply, 200, userCodePage({
+      action: entryAction,
+      csrfToken: secret,
+      userCode: normalised ? formatUserCode(normalised) : linked?.slice(0, 32),
+      fromLink: normalised !== undefined,
+    }));
+  });
+
+  app.post<{ Body: RawParams }>('/device', { schema: { body: formSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const secret = postedSecret(request);
+      const typed = single(request.body, 'user_code') ?? '';
+      const next = randomToken();
+      const entry = await enterUserCode(ctx, typed, request.ip, next);
+      if (entry.kind === 'bound') {
+        setFlowSecret(reply, next);
+        return seeOther(reply, confirmAction);
+      }
+      if (entry.kind === 'throttled') {
+        // RFC 6585 4: 429 Too Many Requests, with Retry-After.
+        const n = entry.retryAfterSeconds;
+        reply.header('retry-after', String(n));
+        return page(reply, 429, userCodePage({
+          action: entryAction, csrfToken: secret, userCode: typed.slice(0, 32),
+          error: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`,
+        }));
+      }
+      return page(reply, 400, userCodePage({ action: entryAction, csrfToken: secret, userCode: typed.slice(0, 32), error: WRONG_CODE }));
+    }));
+
+  // The request this browser typed the code of: a sign-in first when there is no session, else the confirmation.
+  app.get('/device/confirm', { config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const secret = flowSecret(request);
+      if (!secret) throw new VerificationError(START_AGAIN);
+      const pending = await pendingFor(secret);
+      const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
+      if (!session) {
+        ensureDeviceCookie(request, reply, ctx.config);
+        return signInPage(reply, 200, secret, pending);
+      }
+      return page(reply, 200, deviceConfirmPage({
+        action: confirmAction,
+        csrfToken: secret,
+        clientName: pending.clientName,
+        deviceLabel: pending.deviceLabel,
+        requestedAt: pending.requestedAt,
+        now: ctx.clock(),
+        userName: await accountName(ctx, session.userId),
+        scopes: pending.scopes,
+      }));
+    }));
+
+  app.post<{ Body: RawParams }>('/device/login', { schema: { body: formSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const secret = postedSecret(request);
+      const pending = await pendingFor(secret);
+      const result = await submitPasswordForm(ctx, request, reply, {
+        returnTo: confirmAction,
+        clientId: pending.clientId,
+        onMessagesQueued: opts.onMessagesQueued,
+      });
+      if (result.kind === 'answered') return reply;
+      if (result.kind === 'refused') return signInPage(reply, result.status, secret, pending, typedLogin(request.body), result.message);
+      return seeOther(reply, confirmAction);
+    }));
+
+  app.post<{ Body: RawParams }>('/device/confirm', { schema: { body: formSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const secret = postedSecret(request);
+      const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
+      // Signed out in the meantime: the confirmation page asks for a sign-in again.
+      if (!session) return seeOther(reply, confirmAction);
+      const decision = single(request.body, 'decision');
+      if (decision === undefined) throw new VerificationError('Choose Approve or Deny.');
+      const approve = decision === 'approve';
+      if (!(await decideDeviceAuthorization(ctx, secret, session, approve))) throw new VerificationError(START_AGAIN);
+      const cookie = deviceFlowCookie(ctx.config);
+      reply.clearCookie(cookie.name, cookie.options);
+      return page(reply, 200, deviceDonePage(approve));
+    }));
+}

@@ -1,0 +1,326 @@
+// Repository for device authorization requests (RFC 8628): requested by a device, bound to the browser that typed
+// the user code, decided by the user, and redeemed at most once by the device's polling, each step one statement.
+import { sql } from 'kysely';
+import { clientUnchanged } from './clients.js';
+import type { Db } from './database.js';
+import { reusableQuery } from './reusable-query.js';
+import type { DeviceAuthorizationRow } from './schema.js';
+
+export interface NewDeviceAuthorization {
+  deviceCodeHash: string;
+  userCodeHash: string;
+  clientId: string;
+  scope: string;
+  deviceLabel: string;
+  requestedAt: Date;
+  expiresAt: Date;
+  intervalSeconds: number;
+}
+
+/** Inserts the request; false (and nothing written) when its user code digest is already taken. */
+export async function insertDeviceAuthorization(db: Db, d: NewDeviceAuthorization): Promise<boolean> {
+  const row = await db
+    .insertInto('device_authorizations')
+    .values({
+      device_code_hash: d.deviceCodeHash,
+      user_code_hash: d.userCodeHash,
+      client_id: d.clientId,
+      scope: d.scope,
+      device_label: d.deviceLabel,
+      requested_at: d.requestedAt,
+      expires_at: d.expiresAt,
+      interval_seconds: d.intervalSeconds,
+    })
+    .onConflict((oc) => oc.column('user_code_hash').doNothing())
+    .returning('device_code_hash')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Binds the pending, unexpired request with this user code to one browser (the digest of its cookie), replacing
+ * any earlier binding: the browser that typed the code last is the one that may decide. False when there is no
+ * such request.
+ */
+export async function bindByUserCode(db: Db, b: { userCodeHash: string; bindingHash: string; now: Date }): Promise<boolean> {
+  const row = await db
+    .updateTable('device_authorizations')
+    .set({ binding_hash: b.bindingHash })
+    .where('user_code_hash', '=', b.userCodeHash)
+    .where('status', '=', 'pending')
+    .where('expires_at', '>', b.now)
+    .returning('device_code_hash')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export interface BoundDeviceAuthorization {
+  client_id: string;
+  client_name: string | null;
+  scope: string;
+  device_label: string;
+  requested_at: Date;
+  expires_at: Date;
+}
+
+/** The pending, unexpired request bound to this browser, with its client's name. */
+export function findBoundDeviceAuthorization(db: Db, bindingHash: string, now: Date): Promise<BoundDeviceAuthorization | undefined> {
+  return db
+    .selectFrom('device_authorizations as d')
+    .innerJoin('clients as c', 'c.client_id', 'd.client_id')
+    .select(['d.client_id', 'c.client_name', 'd.scope', 'd.device_label', 'd.requested_at', 'd.expires_at'])
+    .where('d.binding_hash', '=', bindingHash)
+    .where('d.status', '=', 'pending')
+    .where('d.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export interface Decision {
+  bindingHash: string;
+  now: Date;
+  approve: boolean;
+  /** The signed-in session that decides: its user, sid, sign-in time and amr go to the ID token. */
+  session: { userId: string; sid: string; authTime: Date; amr: string[] };
+}
+
+/**
+ * Records the user's decision on the pending, unexpired request bound to this browser, and unbinds it; an
+ * approval also records that the session signed in to the client (for Back-Channel Logout), in the same
+ * statement. Returns the client id, or undefined when there was no such request (expired, decided meanwhile).
+ */
+export async function decideDeviceAuthorization(db: Db, d: Decision): Promise<string | undefined> {
+  const rows = await db
+    .with('decided', (qb) =>
+      qb
+        .updateTable('device_authorizations')
+        .set({
+          status: d.approve ? 'approved' : 'denied',
+          user_id: d.session.userId,
+          sid: d.session.sid,
+          auth_time: d.session.authTime,
+          amr: d.session.amr,
+          decided_at: d.now,
+          binding_hash: null,
+        })
+        .where('binding_hash', '=', d.bindingHash)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', d.now)
+        .returning(['client_id', 'sid', 'status']),
+    )
+    .with('seen', (qb) =>
+      qb
+        .insertInto('session_clients')
+        .columns(['sid', 'client_id', 'created_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('decided')
+            .select([
+              sql<string>`decided.sid`.as('sid'),
+              'decided.client_id',
+              eb.cast(eb.val(d.now), 'timestamptz').as('created_at'),
+            ])
+            .where('decided.status', '=', 'approved'),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .returning('session_clients.sid'),
+    )
+    .selectFrom('decided')
+    .select('decided.client_id')
+    .execute();
+  return rows[0]?.client_id;
+}
+
+export interface Poll {
+  deviceCodeHash: string;
+  clientId: string;
+  /** The revision of the client as authenticated: nothing is polled if the client changed since. */
+  clientRevision: number;
+  now: Date;
+  accessToken: { tokenHash: string; expiresAt: Date };
+  /** A refresh token to store when the granted scope holds `onlyWithScope`; null when the client may not have one. */
+  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
+}
+
+/**
+ * The polled row, as the poll left it. `issued_access_token_hash` equals the poll's access token digest exactly
+ * when this poll redeemed it; `last_poll_too_fast` says whether this poll came too soon.
+ */
+export type PolledDeviceAuthorization = DeviceAuthorizationRow & { refresh_family_id: string | null };
+
+type PollValues = {
+  deviceCodeHash: string;
+  clientId: string;
+  clientRevision: number;
+  now: Date;
+  accessTokenHash: string;
+  accessTokenExpiresAt: Date;
+  refreshTokenHash: string | null;
+  refreshFamilyId: string | null;
+  refreshExpiresAt: Date | null;
+  refreshOnlyWithScope: string | null;
+};
+
+const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolean }) => {
+  const now = sql<Date>`${v.now}::timestamptz`;
+  // Every column named in a SET expression is the row as it was before this poll.
+  const tooFast = sql<boolean>`(device_authorizations.status = 'pending'
+    AND device_authorizations.last_polled_at IS NOT NULL
+    AND device_authorizations.last_polled_at > ${now} - device_authorizations.interval_seconds * interval '1 second')`;
+  const redeemed = sql<boolean>`(device_authorizations.status = 'approved')`;
+  return db
+    .with('polled', (qb) =>
+      qb
+        .updateTable('device_authorizations')
+        .set({
+          last_polled_at: now,
+          last_poll_too_fast: tooFast,
+          interval_seconds: sql<number>`CASE WHEN ${tooFast} THEN device_authorizations.interval_seconds + 5 ELSE device_authorizations.interval_seconds END`,
+          consumed_at: sql<Date | null>`CASE WHEN ${redeemed} THEN ${now} END`,
+          issued_access_token_hash: sql<string | null>`CASE WHEN ${redeemed} THEN ${v.accessTokenHash}::text END`,
+        })
+        .where('device_authorizations.device_code_hash', '=', v.deviceCodeHash)
+        .where('device_authorizations.client_id', '=', v.clientId)
+        .where('device_authorizations.status', 'in', ['pending', 'approved'])
+        .where('device_authorizations.consumed_at', 'is', null)
+        .where('device_authorizations.expires_at', '>', now)
+        // A user disabled after approving gets no tokens from it.
+        .where((eb) =>
+          eb.or([
+            eb('device_authorizations.user_id', 'is', null),
+            eb.exists(
+              eb
+                .selectFrom('users')
+                .select('users.id')
+                .whereRef('users.id', '=', 'device_authorizations.user_id')
+                .where('users.disabled_at', 'is', null),
+            ),
+          ]),
+        )
+        .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
+        .returningAll(),
+    )
+    .with('issued_refresh', (qb) =>
+      qb
+        .insertInto('refresh_tokens')
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
+        .expression((eb) =>
+          eb
+            .selectFrom('polled')
+            .select([
+              eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
+              eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
+              'polled.client_id',
+              sql<string>`polled.user_id`.as('user_id'),
+              'polled.scope',
+              sql<Date>`polled.auth_time`.as('auth_time'),
+              now.as('issued_at'),
+              eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
+              'polled.sid',
+              'polled.amr',
+            ])
+            .where('polled.issued_access_token_hash', '=', v.accessTokenHash)
+            .where(
+              shape.refresh
+                ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))`
+                : sql.lit(false),
+            ),
+        )
+        .returning('family_id'),
+    )
+    .with('issued', (qb) =>
+      qb
+        .insertInto('access_tokens')
+        .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
+        .expression((eb) =>
+          eb
+            .selectFrom('polled')
+            .select([
+              eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
+              'polled.client_id',
+              'polled.user_id',
+              'polled.scope',
+              now.as('issued_at'),
+              eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
+              eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+            ])
+            .where('polled.issued_access_token_hash', '=', v.accessTokenHash),
+        )
+        .returning('token_hash'),
+    )
+    .selectFrom('polled')
+    .selectAll('polled')
+    .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'));
+});
+
+/**
+ * The polling hot path in one round trip. For this client's (still at `clientRevision`) unexpired, unused request
+ * that is pending or approved: records the poll, raising the interval by 5 seconds when it came too soon; and
+ * when approved, marks it used and stores the access token (and the refresh token, when one is due) in the same
+ * statement. Returns nothing when there is no such request (the caller asks why). Concurrent polls serialise on
+ * the row: at most one redeems it, and each sees the poll before it.
+ */
+export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<PolledDeviceAuthorization | undefined> {
+  const refresh = p.refreshToken;
+  const rows = await pollQuery.execute(
+    db,
+    {
+      deviceCodeHash: p.deviceCodeHash,
+      clientId: p.clientId,
+      clientRevision: p.clientRevision,
+      now: p.now,
+      accessTokenHash: p.accessToken.tokenHash,
+      accessTokenExpiresAt: p.accessToken.expiresAt,
+      refreshTokenHash: refresh?.tokenHash ?? null,
+      refreshFamilyId: refresh?.familyId ?? null,
+      refreshExpiresAt: refresh?.expiresAt ?? null,
+      refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
+    },
+    { refresh: refresh !== null },
+  );
+  return rows[0] as PolledDeviceAuthorization | undefined;
+}
+
+export function findDeviceAuthorization(db: Db, deviceCodeHash: string): Promise<DeviceAuthorizationRow | undefined> {
+  return db.selectFrom('device_authorizations').selectAll().where('device_code_hash', '=', deviceCodeHash).executeTakeFirst();
+}
+
+/**
+ * A replayed device code revokes what it was redeemed for: its access token, and the refresh token family issued
+ * with it together with every access token of that family, in one statement. Returns how many access tokens went.
+ */
+export async function revokeTokensFromDeviceCode(db: Db, deviceCodeHash: string, now: Date): Promise<number> {
+  const result = await db
+    .with('issued', (qb) =>
+      qb
+        .selectFrom('device_authorizations')
+        .select('issued_access_token_hash')
+        .where('device_code_hash', '=', deviceCodeHash)
+        .where('issued_access_token_hash', 'is not', null),
+    )
+    .with('families', (qb) =>
+      qb
+        .selectFrom('access_tokens')
+        .select('refresh_family_id')
+        .where('token_hash', 'in', (eb) => eb.selectFrom('issued').select('issued.issued_access_token_hash').$narrowType<{ issued_access_token_hash: string }>())
+        .where('refresh_family_id', 'is not', null),
+    )
+    .with('refresh', (qb) =>
+      qb
+        .updateTable('refresh_tokens')
+        .set({ revoked_at: now })
+        .where('family_id', 'in', (eb) => eb.selectFrom('families').select('families.refresh_family_id').$narrowType<{ refresh_family_id: string }>())
+        .where('revoked_at', 'is', null)
+        .returning('token_hash'),
+    )
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where((eb) =>
+      eb.or([
+        eb('token_hash', 'in', eb.selectFrom('issued').select('issued.issued_access_token_hash').$narrowType<{ issued_access_token_hash: string }>()),
+        eb('refresh_family_id', 'in', eb.selectFrom('families').select('families.refresh_family_id')),
+      ]),
+    )
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
