@@ -113,6 +113,8 @@ export interface Config {
   readonly outboxPollSeconds: number;
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
+  /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
+  readonly totpIssuer: string;
 }
 
 export class ConfigError extends Error {
@@ -239,6 +241,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (notifierName !== 'log' && notifierName !== 'none') problems.push(`NOTIFIER must be log or none (got "${notifierName}")`);
   const notifier = notifierName === 'log' ? 'log' : 'none';
 
+  // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
+  const totpIssuer = read('TOTP_ISSUER', hostnameOf(baseUrl));
+  if (totpIssuer.length > 64 || totpIssuer.includes(':')) problems.push(`TOTP_ISSUER must be at most 64 characters, without ":" (got "${totpIssuer}")`);
+
   const config: Config = {
     port,
     host,
@@ -277,11 +283,20 @@ export function loadConfig(env: Env = process.env): Config {
     secondFactorMaxAttempts: integer('SECOND_FACTOR_MAX_ATTEMPTS', 5, 1, 20),
     notifier,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
+    totpIssuer,
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname || 'sso';
+  } catch {
+    return 'sso';
+  }
 }
 
 /** Points per reason; RISK_WEIGHTS="AUTOMATION=70,NEW_NETWORK=10" overrides some of them. */

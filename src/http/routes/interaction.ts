@@ -21,10 +21,10 @@ import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/
 
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
 
-type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
+export type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
 
-/** What the sign-in page says, and with which status, when an attempt does not sign in. */
-function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
+/** What the sign-in page says, and with which status, when an attempt does not sign in (also the account page's). */
+export function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
   switch (outcome.kind) {
     case 'wrong-credentials':
       return { status: 401, message: WRONG_CREDENTIALS };
