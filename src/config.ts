@@ -291,11 +291,13 @@ export function loadConfig(env: Env = process.env): Config {
   return Object.freeze(config);
 }
 
+/** The default TOTP_ISSUER: BASE_URL's host name, or "SSO" for an IPv6 address (its colons may not be in it). */
 function hostnameOf(url: string): string {
   try {
-    return new URL(url).hostname || 'sso';
+    const { hostname } = new URL(url);
+    return hostname && !hostname.includes(':') ? hostname : 'SSO';
   } catch {
-    return 'sso';
+    return 'SSO';
   }
 }
 

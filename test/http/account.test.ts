@@ -2,6 +2,7 @@
 // device (its sessions end, the clients are told, and the tokens issued through it stop working).
 import t from 'tap';
 import { countQueuedLogouts } from '../../src/storage/backchannel-logouts.js';
+import { purgeExpired } from '../../src/storage/purge.js';
 import { ALICE, BOB, buildTestApp, FIXTURES } from '../helpers/app.js';
 import { accountPage, accountSignIn, KEYS_SECRET } from '../helpers/account.js';
 import { Browser, hiddenField, localPath, obtainCode, tokenRequest } from '../helpers/flow.js';
@@ -131,7 +132,7 @@ t.test('every account form post with a wrong or missing CSRF token is refused wi
   const { csrf: bobsToken } = await accountPage(app, other);
   const device = await db.selectFrom('devices').select('id').where('user_id', '=', await userId(db)).executeTakeFirstOrThrow();
   for (const path of [`/sso/account/devices/${device.id}/revoke`, '/sso/account/totp', '/sso/account/totp/confirm', '/sso/account/totp/remove']) {
-    for (const form of [{}, { csrf: 'not-the-token' }, { csrf: bobsToken }]) {
+    for (const form of [{}, { csrf: 'not-the-token' }, { csrf: bobsToken }] as Array<Record<string, string>>) {
       const res = await browser.request(app, 'POST', path, { ...form, code: '123456' });
       t.equal(res.statusCode, 403, `${path} with ${JSON.stringify(form)}`);
       t.match(res.body, /did not come from this page/);
@@ -222,4 +223,24 @@ t.test('a notice parameter the page does not know is not shown', async (t) => {
   const res = await browser.request(app, 'GET', '/sso/account?done=%3Cscript%3E');
   t.equal(res.statusCode, 200);
   t.notMatch(res.body, /class="notice"/);
+});
+
+t.test('revoking a device still finds its refresh tokens after its session expired and the purge ran', async (t) => {
+  const { app, db, config, advance } = await buildTestApp(t, { seed: SEED });
+  const grant = await obtainCode(app, { client_id: REFRESHING.client_id, redirect_uri: REFRESHING.redirect_uris[0], scope: OFFLINE_SCOPE });
+  const tokens = (await tokenRequest(app, {
+    grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri!, code_verifier: grant.verifier,
+  }, REFRESHING_BASIC)).json() as { refresh_token: string };
+  const deviceA = await db.selectFrom('devices').select('id').executeTakeFirstOrThrow();
+  // A day and an hour later A's session has expired, and the purge has run; the refresh token lives on.
+  advance(config.sessionTtlSeconds + config.accessTokenTtlSeconds + 60);
+  const now = new Date(Date.now() + (config.sessionTtlSeconds + config.accessTokenTtlSeconds + 60) * 1000);
+  await purgeExpired(db, { now, accessTokenTtlSeconds: config.accessTokenTtlSeconds, signInAttemptRetentionSeconds: 3600 });
+  t.equal((await db.selectFrom('sessions').select('sid').execute()).length, 1, 'the expired session is kept for its refresh token');
+
+  const b = await accountSignIn(app);
+  const { csrf } = await accountPage(app, b);
+  t.equal((await b.request(app, 'POST', `/sso/account/devices/${deviceA.id}/revoke`, { csrf })).statusCode, 303);
+  const refresh = await refreshRequest(app, tokens.refresh_token);
+  t.equal(refresh.json().error, 'invalid_grant');
 });

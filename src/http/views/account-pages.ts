@@ -66,8 +66,8 @@ ${csrf}
 </form>`;
     case 'pending':
     case 'none':
-      return html`<p>Use an app such as an authenticator on your phone: sign-ins that look unusual then ask for its code
-instead of sending you one.</p>
+      return html`<p>Set up an authenticator app on your phone: sign-ins that look unusual then ask for its code instead
+of sending you one.</p>
 ${input.authenticator === 'pending' ? html`<p><a href="${input.base}/totp">Finish setting up the app</a></p>` : ''}
 <form method="post" action="${input.base}/totp">
 ${csrf}
