@@ -231,3 +231,15 @@ t.test('wrong authenticator codes at a challenge are limited like one-time codes
   t.equal(failures.length, config.secondFactorMaxAttempts);
   t.match(failures[0]!.details, { method: 'totp' });
 });
+
+t.test('one code cannot answer two challenges, even sent at the same moment', async (t) => {
+  const clock = new TestClock();
+  const { app } = await buildTestApp(t, { env: CHALLENGE_NEW_DEVICES, clock: clock.now });
+  const secret = await enrol(app, await accountSignIn(app), clock.now());
+  const first = await challengedSignIn(app);
+  const second = await challengedSignIn(app);
+  clock.advance(30);
+  const code = totp(secret, clock.now());
+  const answers = await Promise.all([first, second].map(({ browser }) => browser.request(app, 'POST', '/sso/sign-in/verify', { code })));
+  t.same(answers.map((a) => a.statusCode).sort(), [303, 401], 'one signs in, the other is refused as a replay');
+});
