@@ -18,6 +18,7 @@ import cors from './http/plugins/cors.js';
 import errorHandler from './http/plugins/error-handler.js';
 import requestLog from './http/plugins/request-log.js';
 import securityHeaders from './http/plugins/security-headers.js';
+import accountRoutes from './http/routes/account.js';
 import authorizeRoutes from './http/routes/authorize.js';
 import discoveryRoutes from './http/routes/discovery.js';
 import endSessionRoutes from './http/routes/end-session.js';
@@ -129,6 +130,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(endSessionRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick() });
       await sso.register(deviceAuthorizationRoutes, { ctx });
       await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
+      await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
     },
     { prefix: '/sso' },
   );

@@ -124,6 +124,8 @@ export interface Config {
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
   readonly deviceFlow: DeviceFlowSettings;
+  /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
+  readonly totpIssuer: string;
 }
 
 export class ConfigError extends Error {
@@ -250,6 +252,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (notifierName !== 'log' && notifierName !== 'none') problems.push(`NOTIFIER must be log or none (got "${notifierName}")`);
   const notifier = notifierName === 'log' ? 'log' : 'none';
 
+  // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
+  const totpIssuer = read('TOTP_ISSUER', hostnameOf(baseUrl));
+  if (totpIssuer.length > 64 || totpIssuer.includes(':')) problems.push(`TOTP_ISSUER must be at most 64 characters, without ":" (got "${totpIssuer}")`);
+
   const config: Config = {
     port,
     host,
@@ -289,6 +295,7 @@ export function loadConfig(env: Env = process.env): Config {
     notifier,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
     deviceFlow: deviceFlowSettings(integer, lockBaseSeconds, lockMaxSeconds),
+    totpIssuer,
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
@@ -308,6 +315,16 @@ function deviceFlowSettings(
     intervalSeconds: integer('DEVICE_CODE_INTERVAL_SECONDS', 5, 1, 60),
     userCodeEntry: freeAttempts === 0 ? null : Object.freeze({ freeAttempts, lockBaseSeconds, lockMaxSeconds }),
   });
+}
+
+/** The default TOTP_ISSUER: BASE_URL's host name, or "SSO" for an IPv6 address (its colons may not be in it). */
+function hostnameOf(url: string): string {
+  try {
+    const { hostname } = new URL(url);
+    return hostname && !hostname.includes(':') ? hostname : 'SSO';
+  } catch {
+    return 'SSO';
+  }
 }
 
 /** Points per reason; RISK_WEIGHTS="AUTOMATION=70,NEW_NETWORK=10" overrides some of them. */

@@ -103,9 +103,17 @@ export async function openKeyCipher(db: Db, secret: string | undefined, rows: re
     if (sample) throw MISSING;
     return clearCipher;
   }
-  const stored = await ensureKeyEncryptionSalt(db, { kdf: KDF, salt: randomBytes(16).toString('base64url'), createdAt: now });
-  if (stored.kdf !== KDF) throw new KeyEncryptionError(`unknown key derivation "${stored.kdf}" in table key_encryption`);
-  const cipher = aesCipher(await deriveKey(secret, Buffer.from(stored.salt, 'base64url')));
+  const cipher = aesCipher(await keyEncryptionKey(db, secret, now));
   if (sample) cipher.open(sample.kid, sample.private_jwk);
   return cipher;
+}
+
+/**
+ * The 256-bit key derived from KEYS_ENCRYPTION_SECRET and this database's salt (stored on first use). Other
+ * secrets kept at rest (src/domain/totp-secrets.ts) derive their own keys from it rather than sharing it.
+ */
+export async function keyEncryptionKey(db: Db, secret: string, now: Date): Promise<Buffer> {
+  const stored = await ensureKeyEncryptionSalt(db, { kdf: KDF, salt: randomBytes(16).toString('base64url'), createdAt: now });
+  if (stored.kdf !== KDF) throw new KeyEncryptionError(`unknown key derivation "${stored.kdf}" in table key_encryption`);
+  return deriveKey(secret, Buffer.from(stored.salt, 'base64url'));
 }

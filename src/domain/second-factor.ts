@@ -1,10 +1,14 @@
-// The second factor a CHALLENGE verdict asks for: a six-digit one-time code sent through the outbox. The sign-in
-// is finished (device, session, events) only when the right code comes back in time.
+// The second factor a CHALLENGE verdict asks for: the code of the user's authenticator app when they have enrolled
+// one, else a six-digit one-time code sent through the outbox. The sign-in is finished (device, session, events)
+// only when a right code comes back in time.
 import { createHmac, randomInt } from 'node:crypto';
 import { insertOutboxMessage } from '../storage/outbox.js';
 import type { Db } from '../storage/database.js';
-import { challengeIsLive, checkChallengeCode, insertChallenge } from '../storage/second-factor-challenges.js';
+import {
+  checkChallengeCode, consumeChallenge, countChallengeAttempt, insertChallenge, liveChallengeMethod, lockLiveTotpChallenge,
+} from '../storage/second-factor-challenges.js';
 import { findUserById } from '../storage/users.js';
+import { canAnswerWithAuthenticator, checkAuthenticatorCode } from './authenticator.js';
 import { addSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';
 import type { AcceptedPassword } from './password-sign-in.js';
@@ -14,8 +18,14 @@ import { randomToken, sha256 } from './secrets.js';
 import { recordSecurityEvent } from './security-events.js';
 import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
 
-/** RFC 8176: a one-time password on top of the password is multiple-factor authentication. */
+/**
+ * RFC 8176 2: `otp` is a "One-time password" (its specifications include RFC 4226 and RFC 6238, the authenticator
+ * app's, and the code we send is one too), and `mfa` "Multiple-factor authentication": with the password, `pwd`.
+ * Both kinds of code give the same values.
+ */
 export const SECOND_FACTOR_AMR = ['pwd', 'otp', 'mfa'];
+
+export type SecondFactorMethod = 'otp' | 'totp';
 
 interface ChallengeContext {
   device: DeviceIdentity;
@@ -32,8 +42,9 @@ function codeHash(challengeId: string, code: string): string {
 }
 
 /**
- * Starts a challenge for a correct password: the challenge row and the message carrying the code are written in
- * one transaction. Returns the challenge id, a secret the browser keeps in a cookie.
+ * Starts a challenge for a correct password: with the user's authenticator app when they have one (nothing is
+ * sent), else with a code sent through the outbox, the challenge row and the message written in one transaction.
+ * Returns the challenge id, a secret the browser keeps in a cookie.
  */
 export async function beginSecondFactor(
   ctx: ProviderContext,
@@ -42,9 +53,21 @@ export async function beginSecondFactor(
   clientId: string | null,
 ): Promise<string> {
   const challengeId = randomToken();
-  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const now = ctx.clock();
   const context: ChallengeContext = { device: accepted.device, verdict: accepted.verdict, attemptId: accepted.attemptId, returnTo, clientId };
+  if (await canAnswerWithAuthenticator(ctx, accepted.user.id)) {
+    await insertChallenge(ctx.db, {
+      idHash: sha256(challengeId),
+      userId: accepted.user.id,
+      method: 'totp',
+      codeHash: null,
+      context: context as unknown as Record<string, unknown>,
+      createdAt: now,
+      expiresAt: addSeconds(now, ctx.config.secondFactorTtlSeconds),
+    });
+    return challengeId;
+  }
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await ctx.db.transaction().execute(async (trx) => {
     await insertChallenge(trx, {
       idHash: sha256(challengeId),
@@ -60,16 +83,26 @@ export async function beginSecondFactor(
 }
 
 export async function secondFactorIsPending(ctx: ProviderContext, challengeId: string): Promise<boolean> {
-  return challengeIsLive(ctx.db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  return (await pendingSecondFactor(ctx, challengeId)) !== undefined;
+}
+
+/** How the pending challenge is answered (which page to show); undefined when it is over. */
+export async function pendingSecondFactor(ctx: ProviderContext, challengeId: string): Promise<SecondFactorMethod | undefined> {
+  return liveChallengeMethod(ctx.db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
 }
 
 export type SecondFactorAnswer =
   | { kind: 'signed-in'; completed: CompletedSignIn; returnTo: string }
-  | { kind: 'wrong-code'; attemptsLeft: number }
+  | { kind: 'wrong-code'; attemptsLeft: number; method: SecondFactorMethod }
+  /** The authenticator refuses codes for a while after too many wrong ones (the challenge counts one more). */
+  | { kind: 'locked'; attemptsLeft: number }
   | { kind: 'dead' };
 
-/** Checks the code typed; the right one finishes the sign-in with amr pwd+otp+mfa. */
+/** Checks the code typed; a right one finishes the sign-in with amr pwd+otp+mfa. */
 export async function answerSecondFactor(ctx: ProviderContext, challengeId: string, code: string, db: Db = ctx.db): Promise<SecondFactorAnswer> {
+  const method = await liveChallengeMethod(db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  if (method === undefined) return { kind: 'dead' };
+  if (method === 'totp') return answerWithAuthenticator(ctx, challengeId, code, db);
   const typed = code.replace(/\s+/g, '');
   const check = /^\d{6}$/.test(typed)
     ? await checkChallengeCode(db, sha256(challengeId), codeHash(challengeId, typed), ctx.clock(), ctx.config.secondFactorMaxAttempts)
@@ -77,10 +110,47 @@ export async function answerSecondFactor(ctx: ProviderContext, challengeId: stri
   if (check.kind === 'dead') return check;
   if (check.kind === 'wrong-code') {
     await recordSecurityEvent(ctx, { type: 'second_factor_failed', userId: null, details: { attemptsLeft: check.attemptsLeft } });
-    return check;
+    return { ...check, method: 'otp' };
   }
-  const context = check.context as unknown as ChallengeContext;
-  const user = await findUserById(ctx.db, check.userId);
+  return finishSignIn(ctx, check.userId, check.context as unknown as ChallengeContext);
+}
+
+/**
+ * The authenticator app's code: in one transaction the challenge is locked, the code checked against the user's
+ * app (which records its step, so the same code cannot serve twice), and the challenge consumed or one more
+ * attempt counted. A removed authenticator ends the challenge.
+ */
+async function answerWithAuthenticator(ctx: ProviderContext, challengeId: string, code: string, db: Db): Promise<SecondFactorAnswer> {
+  const idHash = sha256(challengeId);
+  const max = ctx.config.secondFactorMaxAttempts;
+  const outcome = await db.transaction().execute(async (trx) => {
+    const challenge = await lockLiveTotpChallenge(trx, idHash, ctx.clock(), max);
+    if (!challenge) return { kind: 'dead' as const };
+    const check = await checkAuthenticatorCode(ctx, trx, challenge.userId, code, 'enrolled');
+    if (check.kind === 'none') {
+      await consumeChallenge(trx, idHash, ctx.clock());
+      return { kind: 'dead' as const };
+    }
+    if (check.kind === 'accepted') {
+      await consumeChallenge(trx, idHash, ctx.clock());
+      return { kind: 'verified' as const, userId: challenge.userId, context: challenge.context as unknown as ChallengeContext };
+    }
+    const attempts = await countChallengeAttempt(trx, idHash);
+    return { kind: check.kind, userId: challenge.userId, attemptsLeft: Math.max(0, max - attempts) };
+  });
+  if (outcome.kind === 'dead') return outcome;
+  if (outcome.kind === 'verified') return finishSignIn(ctx, outcome.userId, outcome.context);
+  await recordSecurityEvent(ctx, {
+    type: 'second_factor_failed',
+    userId: outcome.userId,
+    details: { method: 'totp', attemptsLeft: outcome.attemptsLeft, ...(outcome.kind === 'locked' ? { locked: true } : {}) },
+  });
+  if (outcome.kind === 'locked') return { kind: 'locked', attemptsLeft: outcome.attemptsLeft };
+  return { kind: 'wrong-code', attemptsLeft: outcome.attemptsLeft, method: 'totp' };
+}
+
+async function finishSignIn(ctx: ProviderContext, userId: string, context: ChallengeContext): Promise<SecondFactorAnswer> {
+  const user = await findUserById(ctx.db, userId);
   if (!user || user.disabled_at !== null) return { kind: 'dead' };
   const completed = await completeSignIn(ctx, {
     user,

@@ -4,7 +4,9 @@ import type { Db } from '../storage/database.js';
 import { insertSecurityEvent } from '../storage/security-events.js';
 import type { ProviderContext } from './context.js';
 
-export type SecurityEventType = 'sign_in_allowed' | 'sign_in_challenged' | 'sign_in_blocked' | 'new_device' | 'device_revoked' | 'second_factor_failed';
+export type SecurityEventType =
+  | 'sign_in_allowed' | 'sign_in_challenged' | 'sign_in_blocked' | 'new_device' | 'device_revoked' | 'second_factor_failed'
+  | 'totp_enrolled' | 'totp_removed';
 
 export interface SecurityEvent {
   type: SecurityEventType;

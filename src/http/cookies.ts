@@ -60,3 +60,13 @@ export function deviceFlowCookie(config: Config): CookieSpec {
   if (config.secureCookies) return { name: `${HOST_PREFIX}sso_device_flow`, options: { ...options, path: '/', secure: true } };
   return { name: 'sso_device_flow', options: { ...options, path: '/sso/device', secure: false } };
 }
+
+/**
+ * Binds the account page's sign-in form to the browser that opened it (the form echoes the value as its CSRF
+ * token): a sign-in with no client, so no interaction to carry the binding.
+ */
+export function accountSignInCookie(config: Config): CookieSpec {
+  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.interactionTtlSeconds };
+  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_account_sign_in`, options: { ...options, path: '/', secure: true } };
+  return { name: 'sso_account_sign_in', options: { ...options, path: '/sso/account', secure: false } };
+}

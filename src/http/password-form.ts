@@ -1,5 +1,6 @@
-// The password form of every sign-in page (the authorization request's, the device verification page's): one
-// attempt through the throttles, the risk evaluation and, when asked for, the second factor; the cookies it earns.
+// The password form of every sign-in page (the authorization request's, the device verification page's, the
+// account page's): one attempt through the throttles, the risk evaluation and, when asked for, the second factor;
+// the cookies it earns.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../domain/context.js';
 import { single, type RawParams } from '../domain/params.js';
@@ -41,7 +42,8 @@ export type PasswordFormResult =
 export interface PasswordFormContext {
   /** Where the browser goes once a second factor has signed it in: an issuer URL. */
   returnTo: string;
-  clientId: string;
+  /** The client the sign-in is for; null on the account page, which signs in for itself. */
+  clientId: string | null;
   onMessagesQueued?: (() => void) | undefined;
 }
 

@@ -1,7 +1,7 @@
 // Deletes expired rows in small batches. One entry per table below: add a line for a new table that expires.
 // Safe on every instance at once: each batch is one DELETE that picks its rows with SKIP LOCKED, so two
 // purges never wait on, nor fail on, each other's rows; nothing is read first and written later.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.js';
 import type { Database } from './schema.js';
 
@@ -18,6 +18,8 @@ interface PurgeTarget {
   /** Rows whose `column` (expires_at unless named) is before this moment go. */
   cutoff(settings: PurgeSettings): Date;
   column?: string;
+  /** A condition that keeps an expired row a while longer (SQL over the table's own columns). */
+  keepWhile?: (settings: PurgeSettings) => RawBuilder<boolean>;
 }
 
 const expired = (s: PurgeSettings) => s.now;
@@ -29,7 +31,16 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   { table: 'access_tokens', cutoff: expired },
   // A rotated refresh token stays until it expires, so that its replay revokes its family (RFC 9700 4.14.2).
   { table: 'refresh_tokens', cutoff: expired },
-  { table: 'sessions', cutoff: expired },
+  // An expired session stays while tokens issued through it may still be used, since revoking its device finds
+  // them by its sid (src/storage/devices.ts): an access token lifetime when it issued codes to a client (their
+  // tokens outlive it by at most that), and as long as a refresh token of it lives (they do while rotated).
+  {
+    table: 'sessions',
+    cutoff: expired,
+    keepWhile: (s) => sql<boolean>`(
+      (expires_at > ${new Date(s.now.getTime() - s.accessTokenTtlSeconds * 1000)} AND EXISTS (SELECT 1 FROM session_clients sc WHERE sc.sid = sessions.sid))
+      OR EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.sid = sessions.sid AND r.revoked_at IS NULL AND r.expires_at > ${s.now}))`,
+  },
   { table: 'interactions', cutoff: expired },
   { table: 'sign_in_throttle', cutoff: expired },
   { table: 'second_factor_challenges', cutoff: expired },
@@ -41,11 +52,12 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
 export const PURGE_BATCH_SIZE = 1000;
 
 /** Deletes up to `limit` expired rows of one table; returns how many went. */
-async function purgeBatch(db: Db, table: string, column: string, cutoff: Date, limit: number): Promise<number> {
+async function purgeBatch(db: Db, table: string, column: string, cutoff: Date, limit: number, keep?: RawBuilder<boolean>): Promise<number> {
+  const kept = keep ? sql` AND NOT (${keep})` : sql``;
   // ctid = ANY(ARRAY(...)) is a TID scan over exactly the picked rows.
   const result = await sql`
     DELETE FROM ${sql.table(table)} WHERE ctid = ANY(ARRAY(
-      SELECT ctid FROM ${sql.table(table)} WHERE ${sql.ref(column)} < ${cutoff} LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      SELECT ctid FROM ${sql.table(table)} WHERE ${sql.ref(column)} < ${cutoff}${kept} LIMIT ${limit} FOR UPDATE SKIP LOCKED
     ))`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
@@ -58,7 +70,7 @@ export async function purgeExpired(db: Db, settings: PurgeSettings, batchSize = 
     let total = 0;
     let batch: number;
     do {
-      batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize);
+      batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize, target.keepWhile?.(settings));
       total += batch;
     } while (batch === batchSize);
     deleted[target.table] = total;

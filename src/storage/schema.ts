@@ -236,8 +236,10 @@ export interface RiskRulesTable {
 export interface SecondFactorChallengesTable {
   id_hash: string;
   user_id: string;
-  method: 'otp';
-  code_hash: string;
+  /** `otp`: a code we sent through the outbox; `totp`: a code from the user's authenticator app. */
+  method: 'otp' | 'totp';
+  /** The sent code's keyed digest; null for `totp`. */
+  code_hash: string | null;
   attempts: ColumnType<number, number | undefined, number>;
   context: Json<Record<string, unknown>>;
   created_at: Timestamp;
@@ -269,6 +271,18 @@ export interface DeviceAuthorizationsTable {
   issued_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** A user's authenticator app (src/domain/authenticator.ts); the secret only as an encrypted envelope. */
+export interface TotpAuthenticatorsTable {
+  user_id: string;
+  secret: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** bigint: pg returns it as a string. */
+  last_used_step: ColumnType<string | null, string | null | undefined, string | null>;
+  failed_attempts: ColumnType<number, number | undefined, number>;
+  locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
@@ -292,6 +306,7 @@ export interface Database {
   risk_rules: RiskRulesTable;
   second_factor_challenges: SecondFactorChallengesTable;
   device_authorizations: DeviceAuthorizationsTable;
+  totp_authenticators: TotpAuthenticatorsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -312,3 +327,4 @@ export type SecurityEventRow = Selectable<SecurityEventsTable>;
 export type OutboxRow = Selectable<OutboxTable>;
 export type RiskRuleRow = Selectable<RiskRulesTable>;
 export type DeviceAuthorizationRow = Selectable<DeviceAuthorizationsTable>;
+export type TotpAuthenticatorRow = Selectable<TotpAuthenticatorsTable>;

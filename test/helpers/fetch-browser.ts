@@ -38,7 +38,7 @@ export class CookieJar {
 
 interface Seen {
   /** The provider's pages shown on the way, in order. */
-  pages: Array<'login' | 'consent'>;
+  pages: Array<'login' | 'second-factor' | 'consent'>;
   /** The consent page's HTML, when one was shown. */
   consentPage: string | undefined;
 }
@@ -52,7 +52,12 @@ export type ClientAnswer = Seen & ({ mode: 'query'; callback: URL } | { mode: 'f
 export async function visitToClient(
   origin: string,
   authorizationUrl: URL,
-  options: { user?: { username: string; password: string }; jar?: CookieJar } = {},
+  options: {
+    user?: { username: string; password: string };
+    jar?: CookieJar;
+    /** Answers the second-factor page of a challenged sign-in, when one is shown. */
+    secondFactor?: () => string;
+  } = {},
 ): Promise<ClientAnswer> {
   const user = options.user ?? ALICE;
   const jar = options.jar ?? new CookieJar();
@@ -89,6 +94,12 @@ export async function visitToClient(
     const form = readFormPost(body);
     if (form) return { mode: 'form_post', form, ...seen };
     const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
+    if (action && options.secondFactor && body.includes('name="code"')) {
+      seen.pages.push('second-factor');
+      url = new URL(decodeEntities(action));
+      response = await send(url, { code: options.secondFactor() });
+      continue;
+    }
     const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(body)?.[1];
     if (!action || !csrf) throw new Error(`no form in page: ${body.slice(0, 300)}`);
     url = new URL(decodeEntities(action));

@@ -1,16 +1,18 @@
-// The page that asks for the one-time code of a challenged sign-in, and finishes the sign-in with it.
+// The page that asks for the second factor of a challenged sign-in (the authenticator app's code, or the one-time
+// code we sent), and finishes the sign-in with it.
 // The challenge id travels only in an HttpOnly, SameSite=Lax cookie: never in a URL, and a form posted from
 // another site arrives without it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
-import { answerSecondFactor, secondFactorIsPending } from '../../domain/second-factor.js';
+import { answerSecondFactor, pendingSecondFactor } from '../../domain/second-factor.js';
 import { challengeCookie, sessionCookie } from '../cookies.js';
 import { setDeviceCookie } from '../device-signals.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, secondFactorPage } from '../views/pages.js';
 
 const START_AGAIN = 'This sign-in has expired. Go back to the application and sign in again.';
+const TOO_MANY_CODES = 'Too many wrong codes. Wait a few minutes, then try again with a new code.';
 
 const formSchema = {
   type: 'object',
@@ -33,8 +35,9 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
 
   app.get('/sign-in/verify', { config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
-    if (!challengeId || !(await secondFactorIsPending(ctx, challengeId))) return dead(reply);
-    return page(reply, 200, secondFactorPage({ action }));
+    const method = challengeId ? await pendingSecondFactor(ctx, challengeId) : undefined;
+    if (!method) return dead(reply);
+    return page(reply, 200, secondFactorPage({ action, method }));
   });
 
   app.post<{ Body: RawParams }>('/sign-in/verify', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
@@ -44,7 +47,11 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     if (answer.kind === 'dead') return dead(reply);
     if (answer.kind === 'wrong-code') {
       const error = answer.attemptsLeft > 0 ? 'That code is not right. Check it and try again.' : START_AGAIN;
-      return page(reply, 401, secondFactorPage({ action, error }));
+      return page(reply, 401, secondFactorPage({ action, error, method: answer.method }));
+    }
+    if (answer.kind === 'locked') {
+      const error = answer.attemptsLeft > 0 ? TOO_MANY_CODES : START_AGAIN;
+      return page(reply, 429, secondFactorPage({ action, error, method: 'totp' }));
     }
     const { completed } = answer;
     const session = sessionCookie(ctx.config);

@@ -13,6 +13,8 @@ export interface LoginPageInput {
   clientName: string;
   login?: string;
   error?: string;
+  /** Something to tell that is not an error (e.g. why the user was signed out). */
+  notice?: string;
 }
 
 export function loginPage(input: LoginPageInput): string {
@@ -20,6 +22,7 @@ export function loginPage(input: LoginPageInput): string {
     'Sign in',
     html`<h1>Sign in</h1>
 <p class="lead">to continue to ${input.clientName}</p>
+${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` : ''}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <form method="post" action="${input.action}" data-device-signals>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
@@ -37,14 +40,19 @@ ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" va
 export interface SecondFactorPageInput {
   action: string;
   error?: string;
+  /** `totp`: the code of the user's authenticator app; `otp` (default): the code we sent. */
+  method?: 'otp' | 'totp';
 }
 
-/** Asks for the one-time code; says where it went only as "to you", never the address. */
+/** Asks for the code; says where a sent one went only as "to you", never the address. */
 export function secondFactorPage(input: SecondFactorPageInput): string {
+  const where = input.method === 'totp'
+    ? 'Enter the six-digit code your authenticator app shows now.'
+    : 'We have sent you a six-digit code.';
   return layout(
     'Confirm it is you',
     html`<h1>Confirm it is you</h1>
-<p class="lead">This sign-in looks different from your usual ones. We have sent you a six-digit code.</p>
+<p class="lead">This sign-in looks different from your usual ones. ${where}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <form method="post" action="${input.action}">
 <label for="code">Code</label>

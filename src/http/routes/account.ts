@@ -1,0 +1,241 @@
+// The account page of the signed-in user: their devices (revoke one), their authenticator app (enrol, remove).
+// Without a session the browser signs in first through the account's own sign-in form: the same password check,
+// risk evaluation and second factor as an application's sign-in, but with no client, and it ends back here
+// instead of issuing a code. Every form posts a CSRF token derived from the session cookie (or, for the sign-in
+// form, equal to a binding cookie); no page runs script.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
+import { accountFormToken, isAccountFormToken } from '../../domain/account-forms.js';
+import {
+  authenticatorState, beginEnrolment, confirmEnrolment, pendingEnrolment, removeAuthenticator, type CodeCheck,
+} from '../../domain/authenticator.js';
+import type { ProviderContext } from '../../domain/context.js';
+import { listDevices, revokeDevice } from '../../domain/devices.js';
+import { single, type RawParams } from '../../domain/params.js';
+import { randomToken, safeEqual } from '../../domain/secrets.js';
+import { resolveSession } from '../../domain/sessions.js';
+import type { ActiveSession } from '../../storage/sessions.js';
+import { findUserById } from '../../storage/users.js';
+import type { UserRow } from '../../storage/schema.js';
+import { accountSignInCookie, deviceCookie, sessionCookie } from '../cookies.js';
+import { ensureDeviceCookie } from '../device-signals.js';
+import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { accountErrorPage, accountPage, totpEnrolmentPage } from '../views/account-pages.js';
+import { PAGE_HEADERS } from '../views/layout.js';
+import { LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+
+export interface AccountRoutesOptions {
+  ctx: ProviderContext;
+  /** A revoked device's sessions queued back-channel logouts: deliver them now. */
+  onLogoutsQueued?: () => void;
+  /** A sign-in queued a message (one-time code, new-device notice): deliver it now. */
+  onMessagesQueued?: () => void;
+}
+
+/** What the account page says after a redirect (`?done=`): a fixed list, so nothing from the URL is shown. */
+const NOTICES: Record<string, string> = {
+  'device-revoked': 'The device was revoked: it is signed out, and the access it gave applications has ended.',
+  'totp-enrolled': 'Your authenticator app is set up.',
+  'totp-removed': 'Your authenticator app was removed.',
+};
+const SIGN_IN_NOTICES: Record<string, string> = {
+  'device-revoked': 'You revoked this device, so it was signed out. Sign in again to go on.',
+};
+
+const BAD_FORM = 'The form has expired or did not come from this page. Open your account page again.';
+const WRONG_CODE = 'That code is not right, or it was already used. Wait for the next code and try again.';
+const TOO_MANY_CODES = 'Too many wrong codes. Wait a few minutes, then try again.';
+
+const formSchema = {
+  type: 'object',
+  properties: {
+    csrf: { type: 'string' },
+    code: { type: 'string', maxLength: 32 },
+    login: { type: 'string' },
+    password: { type: 'string' },
+  },
+} as const;
+
+const querySchema = {
+  type: 'object',
+  properties: { done: { type: 'string', maxLength: 32 }, notice: { type: 'string', maxLength: 32 } },
+} as const;
+
+const deviceParamsSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', maxLength: 64 } },
+  required: ['id'],
+} as const;
+
+interface SignedIn {
+  session: ActiveSession;
+  /** The session cookie's value, from which the forms' CSRF token is derived. */
+  cookie: string;
+  user: UserRow;
+}
+
+export default async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOptions) {
+  const { ctx } = opts;
+  const base = `${ctx.config.issuer}/account`;
+  const signInUrl = `${base}/sign-in`;
+  const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
+  const seeOther = (reply: FastifyReply, location: string) =>
+    reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+
+  /** The browser's live session and its user; undefined sends the browser to the account sign-in. */
+  async function signedIn(request: FastifyRequest): Promise<SignedIn | undefined> {
+    const cookie = request.cookies[sessionCookie(ctx.config).name];
+    const session = await resolveSession(ctx, cookie);
+    if (!session || !cookie) return undefined;
+    const user = await findUserById(ctx.db, session.userId);
+    return user && { session, cookie, user };
+  }
+
+  /** A form post from the account page: signed in, with the token of this session; else answered here. */
+  async function formPost(request: FastifyRequest<{ Body: RawParams }>, reply: FastifyReply): Promise<SignedIn | undefined> {
+    const who = await signedIn(request);
+    if (!who) {
+      seeOther(reply, signInUrl);
+      return undefined;
+    }
+    if (!isAccountFormToken(who.cookie, single(request.body, 'csrf'))) {
+      page(reply, 403, accountErrorPage(base, 'Something went wrong', BAD_FORM));
+      return undefined;
+    }
+    return who;
+  }
+
+  async function renderAccount(request: FastifyRequest, reply: FastifyReply, who: SignedIn, status: number, extra: { notice?: string; error?: string } = {}) {
+    const [devices, authenticator] = await Promise.all([
+      listDevices(ctx, who.user.id, { deviceId: who.session.deviceId, deviceCookie: request.cookies[deviceCookie(ctx.config).name] }),
+      authenticatorState(ctx, who.user.id),
+    ]);
+    const claims = who.user.claims as Record<string, unknown>;
+    return page(reply, status, accountPage({
+      base,
+      csrfToken: accountFormToken(who.cookie),
+      displayName: typeof claims.name === 'string' && claims.name ? claims.name : who.user.username,
+      devices,
+      authenticator,
+      signOutUrl: `${ctx.config.issuer}/session/end`,
+      ...extra,
+    }));
+  }
+
+  async function renderEnrolment(reply: FastifyReply, who: SignedIn, status: number, error?: string) {
+    const pending = await pendingEnrolment(ctx, who.user);
+    if (!pending) return seeOther(reply, base);
+    // qrcode draws the otpauth URI as an SVG image; the page's policy allows images from data: URLs only.
+    const svg = await QRCode.toString(pending.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    return page(reply, status, totpEnrolmentPage({
+      base,
+      csrfToken: accountFormToken(who.cookie),
+      qrDataUrl: `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`,
+      manualKey: pending.manualKey,
+      error,
+    }));
+  }
+
+  /** A refused code: the same page again, saying why. */
+  function codeRefusal(check: Exclude<CodeCheck, { kind: 'accepted' } | { kind: 'none' }>): { status: number; error: string } {
+    return check.kind === 'locked' ? { status: 429, error: TOO_MANY_CODES } : { status: 400, error: WRONG_CODE };
+  }
+
+  app.get<{ Querystring: { done?: string } }>('/account', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {
+    const who = await signedIn(request);
+    if (!who) return seeOther(reply, signInUrl);
+    const done = request.query.done;
+    return renderAccount(request, reply, who, 200, done && Object.hasOwn(NOTICES, done) ? { notice: NOTICES[done] } : {});
+  });
+
+  // --- Signing in without a client ---
+
+  const signInPage = (reply: FastifyReply, status: number, binding: string, extra: { login?: string; error?: string; notice?: string } = {}) =>
+    reply.code(status).headers(LOGIN_PAGE_HEADERS).send(loginPage({ action: signInUrl, csrfToken: binding, clientName: 'your account', ...extra }));
+
+  app.get<{ Querystring: { notice?: string } }>('/account/sign-in', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {
+    if (await signedIn(request)) return seeOther(reply, base);
+    ensureDeviceCookie(request, reply, ctx.config);
+    const spec = accountSignInCookie(ctx.config);
+    const current = request.cookies[spec.name];
+    const binding = current && /^[A-Za-z0-9_-]{43}$/.test(current) ? current : randomToken();
+    if (binding !== current) reply.setCookie(spec.name, binding, spec.options);
+    const notice = request.query.notice;
+    return signInPage(reply, 200, binding, notice && Object.hasOwn(SIGN_IN_NOTICES, notice) ? { notice: SIGN_IN_NOTICES[notice] } : {});
+  });
+
+  app.post<{ Body: RawParams }>('/account/sign-in', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
+    const spec = accountSignInCookie(ctx.config);
+    const binding = request.cookies[spec.name];
+    const csrf = single(request.body, 'csrf');
+    // A form from another site arrives without the SameSite=Lax binding cookie, or with another value.
+    if (!binding || !csrf || !safeEqual(csrf, binding)) {
+      return page(reply, 403, accountErrorPage(base, 'Something went wrong', BAD_FORM));
+    }
+    // The same form, throttles, risk evaluation and second factor as every sign-in; the second-factor page
+    // finishes the sign-in and sends the browser back to the account page.
+    const result = await submitPasswordForm(ctx, request, reply, { returnTo: base, clientId: null, onMessagesQueued: opts.onMessagesQueued });
+    if (result.kind === 'refused') return signInPage(reply, result.status, binding, { login: typedLogin(request.body), error: result.message });
+    reply.clearCookie(spec.name, spec.options);
+    if (result.kind === 'answered') return reply;
+    return seeOther(reply, base);
+  });
+
+  // --- Devices ---
+
+  app.post<{ Params: { id: string }; Body: RawParams }>('/account/devices/:id/revoke',
+    { schema: { params: deviceParamsSchema, body: formSchema }, config: { html: true } }, async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who) return reply;
+      const revoked = await revokeDevice(ctx, who.user.id, request.params.id);
+      // Another user's device is answered exactly like one that does not exist.
+      if (!revoked) return page(reply, 404, accountErrorPage(base, 'No such device', 'That device is not in your list: it may have been revoked already.'));
+      if (revoked.logoutsQueued > 0) opts.onLogoutsQueued?.();
+      if (revoked.endedSids.includes(who.session.sid)) {
+        const session = sessionCookie(ctx.config);
+        reply.clearCookie(session.name, session.options);
+        return seeOther(reply, `${signInUrl}?notice=device-revoked`);
+      }
+      return seeOther(reply, `${base}?done=device-revoked`);
+    });
+
+  // --- Authenticator app ---
+
+  app.post<{ Body: RawParams }>('/account/totp', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
+    const who = await formPost(request, reply);
+    if (!who) return reply;
+    const state = await authenticatorState(ctx, who.user.id);
+    if (state === 'unavailable') return page(reply, 404, accountErrorPage(base, 'Not available', 'Authenticator apps are not available on this server.'));
+    if (!(await beginEnrolment(ctx, who.user.id))) {
+      return renderAccount(request, reply, who, 409, { error: 'An authenticator app is already set up. Remove it first to set up another.' });
+    }
+    return seeOther(reply, `${base}/totp`);
+  });
+
+  app.get('/account/totp', { config: { html: true } }, async (request, reply) => {
+    const who = await signedIn(request);
+    if (!who) return seeOther(reply, signInUrl);
+    return renderEnrolment(reply, who, 200);
+  });
+
+  app.post<{ Body: RawParams }>('/account/totp/confirm', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
+    const who = await formPost(request, reply);
+    if (!who) return reply;
+    if (!(await pendingEnrolment(ctx, who.user))) return seeOther(reply, base);
+    const check = await confirmEnrolment(ctx, who.user.id, single(request.body, 'code') ?? '');
+    if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-enrolled`);
+    if (check.kind === 'none') return seeOther(reply, base);
+    const { status, error } = codeRefusal(check);
+    return renderEnrolment(reply, who, status, error);
+  });
+
+  app.post<{ Body: RawParams }>('/account/totp/remove', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
+    const who = await formPost(request, reply);
+    if (!who) return reply;
+    const check = await removeAuthenticator(ctx, who.user.id, single(request.body, 'code') ?? '');
+    if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-removed`);
+    if (check.kind === 'none') return seeOther(reply, base);
+    const { status, error } = codeRefusal(check);
+    return renderAccount(request, reply, who, status, { error });
+  });
+}

@@ -1,0 +1,110 @@
+// The account page of a signed-in user (devices, authenticator app) and the page that enrols an authenticator.
+// No script: every action is a plain form post carrying the page's CSRF token.
+import type { AuthenticatorState } from '../../domain/authenticator.js';
+import type { AccountDevice } from '../../domain/devices.js';
+import { html } from './html.js';
+import { layout } from './layout.js';
+
+/** "2026-11-23 14:05 UTC": the server does not know the reader's time zone, so it says which one it uses. */
+function when(date: Date): string {
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export interface AccountPageInput {
+  /** Where the forms post to: `${issuer}/account`. */
+  base: string;
+  csrfToken: string;
+  /** The name the user is greeted by. */
+  displayName: string;
+  devices: readonly AccountDevice[];
+  authenticator: AuthenticatorState;
+  /** Where "Sign out" leads (the end-session endpoint, which asks to confirm). */
+  signOutUrl: string;
+  notice?: string;
+  error?: string;
+}
+
+export function accountPage(input: AccountPageInput): string {
+  const csrf = html`<input type="hidden" name="csrf" value="${input.csrfToken}">`;
+  const device = (d: AccountDevice) => html`<li data-device="${d.id}">
+<strong>${d.label}</strong>${d.current ? html` <span class="current">(this device)</span>` : ''}
+<p class="meta">First seen <time datetime="${d.firstSeenAt.toISOString()}">${when(d.firstSeenAt)}</time>,
+last seen <time datetime="${d.lastSeenAt.toISOString()}">${when(d.lastSeenAt)}</time>,
+${d.signInCount} sign-in${d.signInCount === 1 ? '' : 's'}</p>
+<form method="post" action="${input.base}/devices/${d.id}/revoke">
+${csrf}
+<button type="submit" class="secondary" aria-label="Revoke ${d.label}${d.current ? ' (this device)' : ''}">Revoke${d.current ? ' and sign out' : ''}</button>
+</form>
+</li>`;
+  return layout(
+    'Your account',
+    html`<h1>Your account</h1>
+<p class="lead">Signed in as ${input.displayName}. <a href="${input.signOutUrl}">Sign out</a></p>
+${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` : ''}
+${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+<h2>Your devices</h2>
+<p class="meta">Revoking a device signs it out and ends the access it gave applications.</p>
+${input.devices.length === 0 ? html`<p>No devices yet.</p>` : html`<ul class="devices">
+${input.devices.map(device)}
+</ul>`}
+<h2>Authenticator app</h2>
+${authenticatorSection(input, csrf)}`,
+  );
+}
+
+function authenticatorSection(input: AccountPageInput, csrf: ReturnType<typeof html>) {
+  switch (input.authenticator) {
+    case 'unavailable':
+      return html`<p>Authenticator apps are not available on this server.</p>`;
+    case 'enrolled':
+      return html`<p>An authenticator app is set up: sign-ins that look unusual ask for its code.</p>
+<form method="post" action="${input.base}/totp/remove">
+${csrf}
+<label for="remove-code">Code from the app, to remove it</label>
+<input type="text" id="remove-code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required>
+<button type="submit" class="secondary">Remove the authenticator app</button>
+</form>`;
+    case 'pending':
+    case 'none':
+      return html`<p>Set up an authenticator app on your phone: sign-ins that look unusual then ask for its code instead
+of sending you one.</p>
+${input.authenticator === 'pending' ? html`<p><a href="${input.base}/totp">Finish setting up the app</a></p>` : ''}
+<form method="post" action="${input.base}/totp">
+${csrf}
+<button type="submit">${input.authenticator === 'pending' ? 'Start again with a new key' : 'Set up an authenticator app'}</button>
+</form>`;
+  }
+}
+
+export interface TotpEnrolmentPageInput {
+  base: string;
+  csrfToken: string;
+  /** data: URL of the QR code image (SVG) carrying the otpauth:// URI. */
+  qrDataUrl: string;
+  /** The secret in base32, grouped by four. */
+  manualKey: string;
+  error?: string;
+}
+
+export function totpEnrolmentPage(input: TotpEnrolmentPageInput): string {
+  return layout(
+    'Set up an authenticator app',
+    html`<h1>Set up an authenticator app</h1>
+<p class="lead">Scan this code with your authenticator app, then type the six-digit code it shows.</p>
+${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+<img class="qr" src="${input.qrDataUrl}" alt="QR code to scan with the authenticator app">
+<p>Cannot scan it? Add an account by hand with this key (time-based, 6 digits, every 30 seconds):</p>
+<code class="key" id="manual-key">${input.manualKey}</code>
+<form method="post" action="${input.base}/totp/confirm">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<label for="code">Code from the app</label>
+<input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
+<button type="submit">Confirm</button>
+</form>
+<p><a href="${input.base}">Back to your account</a></p>`,
+  );
+}
+
+export function accountErrorPage(base: string, title: string, message: string): string {
+  return layout(title, html`<h1>${title}</h1><p class="lead">${message}</p><p><a href="${base}">Back to your account</a></p>`);
+}
