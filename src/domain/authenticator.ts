@@ -13,12 +13,11 @@ import { base32Encode } from './base32.js';
 import { KeyEncryptionError } from './key-encryption.js';
 import { recordSecurityEvent } from './security-events.js';
 import { matchingStep, normaliseCode, otpauthUri, TOTP_SECRET_BYTES } from './totp.js';
-import { openTotpSecret, sealTotpSecret, totpAvailable } from './totp-secrets.js';
+import { openTotpSecret, sealTotpSecret } from './totp-secrets.js';
 
-export type AuthenticatorState = 'unavailable' | 'none' | 'pending' | 'enrolled';
+export type AuthenticatorState = 'none' | 'pending' | 'enrolled';
 
 export async function authenticatorState(ctx: ProviderContext, userId: string): Promise<AuthenticatorState> {
-  if (!totpAvailable(ctx)) return 'unavailable';
   const row = await findAuthenticator(ctx.db, userId);
   if (!row) return 'none';
   return row.confirmed_at === null ? 'pending' : 'enrolled';
@@ -26,7 +25,6 @@ export async function authenticatorState(ctx: ProviderContext, userId: string): 
 
 /** Can a challenged sign-in of this user be answered with the app? Enrolled, and its secret opens. */
 export async function canAnswerWithAuthenticator(ctx: ProviderContext, userId: string): Promise<boolean> {
-  if (!totpAvailable(ctx)) return false;
   const row = await findAuthenticator(ctx.db, userId);
   if (!row || row.confirmed_at === null) return false;
   try {
@@ -39,7 +37,7 @@ export async function canAnswerWithAuthenticator(ctx: ProviderContext, userId: s
   }
 }
 
-/** A new random secret, stored encrypted as pending; false when the user already has a confirmed app. */
+/** A new random secret, stored (encrypted when KEYS_ENCRYPTION_SECRET is set) as pending; false when the user already has a confirmed app. */
 export async function beginEnrolment(ctx: ProviderContext, userId: string): Promise<boolean> {
   const secret = randomBytes(TOTP_SECRET_BYTES);
   return savePendingAuthenticator(ctx.db, { userId, secret: { ...(await sealTotpSecret(ctx, userId, secret)) }, now: ctx.clock() });
@@ -54,7 +52,6 @@ export interface PendingEnrolment {
 
 /** What the enrolment page shows, while an enrolment is pending. */
 export async function pendingEnrolment(ctx: ProviderContext, user: UserRow): Promise<PendingEnrolment | undefined> {
-  if (!totpAvailable(ctx)) return undefined;
   const row = await findAuthenticator(ctx.db, user.id);
   if (!row || row.confirmed_at !== null) return undefined;
   const secret = await openTotpSecret(ctx, user.id, row.secret);

@@ -161,7 +161,7 @@ export async function loadKeyStore(db: Db, config: Config, clock: Clock, logger:
   if (!prepared.cipher.encrypts) {
     logger.warn(
       {},
-      'KEYS_ENCRYPTION_SECRET is not set: the private signing keys are stored IN THE CLEAR, and anyone who can read the database can sign ID tokens; set it (openssl rand -base64 32) before going live',
+      'KEYS_ENCRYPTION_SECRET is not set: the private signing keys and the authenticator-app secrets are stored IN THE CLEAR, and anyone who can read the database can sign ID tokens and compute second-factor codes; set it (openssl rand -base64 32) before going live',
     );
   }
   if (config.keyActivationDelaySeconds < config.keysRefreshSeconds + JWKS_MAX_AGE_SECONDS) {

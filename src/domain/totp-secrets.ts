@@ -1,21 +1,19 @@
 // Authenticator secrets at rest: AES-256-GCM under a key of their own, derived with HKDF-SHA-256 from the
 // key-encryption key of KEYS_ENCRYPTION_SECRET (src/domain/key-encryption.ts), a fresh IV per secret and the
-// user id as authenticated data, so that an envelope moved to another user's row does not open.
+// user id as authenticated data, so that an envelope moved to another user's row does not open. Without
+// KEYS_ENCRYPTION_SECRET they are kept in the clear, like the private signing keys, and the start log says so
+// (src/domain/keys.ts); a clear secret still opens once the secret is set, and new ones are then encrypted.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { ProviderContext } from './context.js';
 import { isEnvelope, KeyEncryptionError, keyEncryptionKey, type EncryptedJwk } from './key-encryption.js';
 
-export type EncryptedSecret = EncryptedJwk;
+/** An encrypted envelope, or (without KEYS_ENCRYPTION_SECRET) the secret in the clear. */
+export type StoredSecret = EncryptedJwk | { v: 0; clear: string };
 
 const HKDF_INFO = 'sso-provider totp secret v1';
 
 /** The derived key per provider context: scrypt runs once per process, at the first use, not at start. */
 const keys = new WeakMap<ProviderContext, Promise<Buffer>>();
-
-/** Authenticator apps need somewhere safe to keep their secrets: without KEYS_ENCRYPTION_SECRET they are off. */
-export function totpAvailable(ctx: ProviderContext): boolean {
-  return ctx.config.keysEncryptionSecret !== undefined;
-}
 
 function totpKey(ctx: ProviderContext): Promise<Buffer> {
   const secret = ctx.config.keysEncryptionSecret;
@@ -32,7 +30,8 @@ function totpKey(ctx: ProviderContext): Promise<Buffer> {
 
 const aad = (userId: string) => Buffer.from(`totp\u0000${userId}`, 'utf8');
 
-export async function sealTotpSecret(ctx: ProviderContext, userId: string, secret: Buffer): Promise<EncryptedSecret> {
+export async function sealTotpSecret(ctx: ProviderContext, userId: string, secret: Buffer): Promise<StoredSecret> {
+  if (ctx.config.keysEncryptionSecret === undefined) return { v: 0, clear: secret.toString('base64url') };
   const key = await totpKey(ctx);
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(aad(userId));
@@ -42,8 +41,9 @@ export async function sealTotpSecret(ctx: ProviderContext, userId: string, secre
 
 /** The secret back; throws KeyEncryptionError (never the secret) when it does not open. */
 export async function openTotpSecret(ctx: ProviderContext, userId: string, stored: Record<string, unknown>): Promise<Buffer> {
-  if (!isEnvelope(stored)) throw new KeyEncryptionError('an authenticator secret is not an encrypted envelope');
-  const envelope = stored as unknown as EncryptedSecret;
+  if (stored.v === 0 && typeof stored.clear === 'string') return Buffer.from(stored.clear, 'base64url');
+  if (!isEnvelope(stored)) throw new KeyEncryptionError('an authenticator secret is neither an encrypted envelope nor a clear secret');
+  const envelope = stored as unknown as EncryptedJwk;
   const key = await totpKey(ctx);
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(envelope.iv, 'base64url'))

@@ -6,7 +6,8 @@ import pino from 'pino';
 import t from 'tap';
 import { base32Encode } from '../../src/domain/base32.js';
 import { totp } from '../../src/domain/totp.js';
-import { ALICE, buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
+import { buildApp } from '../../src/app.js';
+import { ALICE, buildTestApp, CONFIDENTIAL, testConfig } from '../helpers/app.js';
 import { accountPage, accountSignIn, enrol, KEYS_SECRET, startEnrolment, TestClock } from '../helpers/account.js';
 import { Browser, authorizePath, hiddenField, localPath, pkcePair, tokenRequest } from '../helpers/flow.js';
 
@@ -158,13 +159,37 @@ t.test('an envelope moved to another user does not open (the user id is authenti
   t.match(page.body, /We have sent you a six-digit code/);
 });
 
-t.test('without KEYS_ENCRYPTION_SECRET authenticator apps are not offered', async (t) => {
-  const { app } = await buildTestApp(t);
+t.test('without KEYS_ENCRYPTION_SECRET an authenticator app works, its secret kept in the clear like the signing keys', async (t) => {
+  const clock = new TestClock();
+  const { app, db } = await buildTestApp(t, { clock: clock.now });
   const browser = await accountSignIn(app);
-  const { page, csrf } = await accountPage(app, browser);
-  t.match(page.body, /Authenticator apps are not available on this server/);
-  const res = await browser.request(app, 'POST', '/sso/account/totp', { csrf });
-  t.equal(res.statusCode, 404);
+  const secret = await enrol(app, browser, clock.now());
+  const row = await db.selectFrom('totp_authenticators').select(['secret', 'confirmed_at']).executeTakeFirstOrThrow();
+  t.ok(row.confirmed_at, 'enrolled');
+  t.same(row.secret, { v: 0, clear: secret.toString('base64url') }, 'stored in the clear, marked as such');
+  clock.advance(30);
+  const { csrf } = await accountPage(app, browser);
+  const removed = await browser.request(app, 'POST', '/sso/account/totp/remove', { csrf, code: totp(secret, clock.now()) });
+  t.equal(removed.statusCode, 303, 'a current code removes it: the clear secret opens');
+});
+
+t.test('a secret kept in the clear still opens once KEYS_ENCRYPTION_SECRET is set, and a new enrolment is then encrypted', async (t) => {
+  const clock = new TestClock();
+  const first = await buildTestApp(t, { clock: clock.now });
+  const secret = await enrol(first.app, await accountSignIn(first.app), clock.now());
+  // The same database, restarted with the secret set.
+  const second = await buildApp(testConfig(KEYS_SECRET), { db: first.db, logger: pino({ level: 'silent' }), clock: clock.now, notifier: null });
+  t.teardown(() => second.close());
+  await second.ready();
+  clock.advance(30);
+  const browser = await accountSignIn(second);
+  const { csrf } = await accountPage(second, browser);
+  const removed = await browser.request(second, 'POST', '/sso/account/totp/remove', { csrf, code: totp(secret, clock.now()) });
+  t.equal(removed.statusCode, 303, 'the clear secret opens under the encrypting configuration');
+  await startEnrolment(second, browser);
+  const row = await first.db.selectFrom('totp_authenticators').select('secret').executeTakeFirstOrThrow();
+  t.equal((row.secret as Record<string, unknown>).v, 1, 'the new secret is an encrypted envelope');
+  t.notOk('clear' in (row.secret as Record<string, unknown>));
 });
 
 /** Starts an authorization request in a new browser and posts Alice's password: the browser is at the second factor. */

@@ -117,7 +117,7 @@ t.test('without a secret the start log warns once, at level warn, that the keys 
   await load(t, db, undefined, clear.logger);
   const warnings = clear.lines.filter((l) => l.level === 40 && l.msg.includes('KEYS_ENCRYPTION_SECRET'));
   t.equal(warnings.length, 1);
-  t.match(warnings[0]!.msg, /^KEYS_ENCRYPTION_SECRET is not set: the private signing keys are stored IN THE CLEAR/);
+  t.match(warnings[0]!.msg, /^KEYS_ENCRYPTION_SECRET is not set: the private signing keys and the authenticator-app secrets are stored IN THE CLEAR/);
 
   const encrypted = capture();
   await load(t, db, SECRET, encrypted.logger);

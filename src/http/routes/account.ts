@@ -204,8 +204,6 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   app.post<{ Body: RawParams }>('/account/totp', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const who = await formPost(request, reply);
     if (!who) return reply;
-    const state = await authenticatorState(ctx, who.user.id);
-    if (state === 'unavailable') return page(reply, 404, accountErrorPage(base, 'Not available', 'Authenticator apps are not available on this server.'));
     if (!(await beginEnrolment(ctx, who.user.id))) {
       return renderAccount(request, reply, who, 409, { error: 'An authenticator app is already set up. Remove it first to set up another.' });
     }

@@ -54,8 +54,6 @@ ${authenticatorSection(input, csrf)}`,
 
 function authenticatorSection(input: AccountPageInput, csrf: ReturnType<typeof html>) {
   switch (input.authenticator) {
-    case 'unavailable':
-      return html`<p>Authenticator apps are not available on this server.</p>`;
     case 'enrolled':
       return html`<p>An authenticator app is set up: sign-ins that look unusual ask for its code.</p>
 <form method="post" action="${input.base}/totp/remove">
