@@ -48,7 +48,7 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   // The throttle claim and the attempt log are independent statements: sent together.
   const [claim, early] = await Promise.all([
     claimSignInAttempt(ctx, login, signals.ip),
-    recordAttempt(ctx.db, attemptKeys(login, signals.ip, device), {
+    recordAttempt(ctx.db, attemptKeys(login, signals.ip, device, ctx.deviceSecret), {
       now,
       velocitySince: new Date(now.getTime() - policy.velocityWindowSeconds * 1000),
       stuffingSince: new Date(now.getTime() - policy.stuffingWindowSeconds * 1000),

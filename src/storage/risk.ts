@@ -5,6 +5,7 @@ import type { Db } from './database.js';
 import type { RiskRuleRow } from './schema.js';
 
 export interface AttemptKeys {
+  /** HMAC of the normalised login under the device secret (src/domain/risk/attempt-keys.ts). */
   loginKey: string;
   deviceKey: string;
   fingerprintKey: string;
