@@ -29,7 +29,10 @@ export interface EarlyFacts {
   attemptId: string;
   deviceAttempts: number;
   networkAttempts: number;
-  /** Distinct logins that failed from this device, this network, this fingerprint (any network). */
+  /**
+   * Distinct logins that failed from this device, this network, and this fingerprint on any network without a
+   * device cookie (a fingerprint is shared by every browser of one model: only a cookieless one is a device).
+   */
   deviceLogins: number;
   networkLogins: number;
   fingerprintLogins: number;
@@ -71,7 +74,7 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
       (SELECT count(DISTINCT login_key) FROM sign_in_attempts
         WHERE network_key = ${k.networkKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS network_logins,
       (SELECT count(DISTINCT login_key) FROM sign_in_attempts
-        WHERE fingerprint_key = ${k.fingerprintKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS fingerprint_logins,
+        WHERE fingerprint_key = ${k.fingerprintKey} AND starts_with(device_key, 'f:') AND at > ${w.stuffingSince} AND NOT succeeded) AS fingerprint_logins,
       (SELECT count(*) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS login_failures,
       (SELECT array_agg(DISTINCT fingerprint) FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL) AS cookie_fingerprints,
       (SELECT array_agg(effect) FROM risk_rules

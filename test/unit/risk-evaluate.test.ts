@@ -48,7 +48,12 @@ t.test('VELOCITY_NETWORK fires on the attempt past RISK_NETWORK_VELOCITY in the 
 t.test('CREDENTIAL_STUFFING fires for many failing logins from one device, one network, or one fingerprint across networks', async (t) => {
   t.same(earlyReasons(FIREFOX, earlyFacts({ deviceLogins: POLICY.stuffingDeviceLogins }), POLICY), ['CREDENTIAL_STUFFING']);
   t.same(earlyReasons(FIREFOX, earlyFacts({ networkLogins: POLICY.stuffingNetworkLogins }), POLICY), ['CREDENTIAL_STUFFING']);
-  t.same(earlyReasons(FIREFOX, earlyFacts({ fingerprintLogins: POLICY.stuffingNetworkLogins }), POLICY), ['CREDENTIAL_STUFFING']);
+  const cookieless = deviceIdentity(signals({ userAgent: FIREFOX_LINUX }), SECRET);
+  t.same(earlyReasons(cookieless, earlyFacts({ fingerprintLogins: POLICY.stuffingNetworkLogins }), POLICY), ['CREDENTIAL_STUFFING']);
+});
+
+t.test('CREDENTIAL_STUFFING does not fire by fingerprint for a browser with a device cookie: a fingerprint is shared by a whole browser model', async (t) => {
+  t.same(earlyReasons(FIREFOX, earlyFacts({ fingerprintLogins: POLICY.stuffingNetworkLogins * 10 }), POLICY), []);
 });
 
 t.test('CREDENTIAL_STUFFING does not fire below its thresholds', async (t) => {

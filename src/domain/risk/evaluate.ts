@@ -21,10 +21,13 @@ export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: 
   // The counts are of earlier attempts; this one makes one more.
   if (facts.deviceAttempts + 1 > policy.deviceVelocity) reasons.push('VELOCITY_DEVICE');
   if (facts.networkAttempts + 1 > policy.networkVelocity) reasons.push('VELOCITY_NETWORK');
+  // Across networks a fingerprint stands for a device only when no cookie does: every browser of one model, make
+  // and language shares it, and failures of thousands of users (or of an attacker posing as that browser) must not
+  // block them all. So the fingerprint counter counts cookieless attempts and judges cookieless attempts.
   if (
     facts.deviceLogins >= policy.stuffingDeviceLogins ||
     facts.networkLogins >= policy.stuffingNetworkLogins ||
-    facts.fingerprintLogins >= policy.stuffingNetworkLogins
+    (device.cookieHash === null && facts.fingerprintLogins >= policy.stuffingNetworkLogins)
   ) {
     reasons.push('CREDENTIAL_STUFFING');
   }
