@@ -36,7 +36,7 @@ export interface EarlyFacts {
   deviceLogins: number;
   networkLogins: number;
   fingerprintLogins: number;
-  /** Failed attempts on this login. */
+  /** Failed attempts on this login since it last signed in (a success puts earlier typos behind it). */
   loginFailures: number;
   /** Fingerprints recorded for devices with this cookie (any user). */
   cookieFingerprints: string[];
@@ -75,7 +75,9 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
         WHERE network_key = ${k.networkKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS network_logins,
       (SELECT count(DISTINCT login_key) FROM sign_in_attempts
         WHERE fingerprint_key = ${k.fingerprintKey} AND starts_with(device_key, 'f:') AND at > ${w.stuffingSince} AND NOT succeeded) AS fingerprint_logins,
-      (SELECT count(*) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS login_failures,
+      (SELECT count(*) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND NOT succeeded
+        AND at > GREATEST(${w.stuffingSince}::timestamptz,
+          (SELECT max(at) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND succeeded AND at > ${w.stuffingSince}))) AS login_failures,
       (SELECT array_agg(DISTINCT fingerprint) FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL) AS cookie_fingerprints,
       (SELECT array_agg(effect) FROM risk_rules
         WHERE (kind = 'username' AND value = ${k.login})
