@@ -7,7 +7,7 @@ import type { UserRow } from '../storage/schema.js';
 import type { ProviderContext } from './context.js';
 import { deviceIdentity, type DeviceIdentity } from './risk/device-identity.js';
 import { attemptKeys } from './risk/attempt-keys.js';
-import { earlyReasons, userReasons, verdictOf } from './risk/evaluate.js';
+import { combinedReasons, earlyReasons, userReasons, verdictOf } from './risk/evaluate.js';
 import type { DeviceSignals } from './risk/signals.js';
 import type { Verdict } from './risk/verdict.js';
 import { recordSecurityEvent } from './security-events.js';
@@ -69,7 +69,7 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
 
   const afterPassword = performance.now();
   const facts = await userFacts(ctx.db, user.id, device.cookieHash, device.networkKey);
-  const verdict = verdictOf([...before, ...userReasons(facts)], policy, {
+  const verdict = verdictOf(combinedReasons(before, userReasons(facts)), policy, {
     id: facts.device?.id ?? null,
     label: device.label,
     known: facts.device !== null,

@@ -104,18 +104,27 @@ export interface UserFacts {
   /** The user's live device with this cookie, if any. */
   device: { id: string; trusted: boolean; fingerprint: string } | null;
   networkKnown: boolean;
+  /** Username rules naming the user by username or email, whichever login was typed. */
+  ruleEffects: Array<'allow' | 'block'>;
 }
 
 export async function userFacts(db: Db, userId: string, cookieHash: string | null, networkKey: string): Promise<UserFacts> {
-  const { rows } = await sql<{ device_count: string; device: { id: string; trusted: boolean; fingerprint: string } | null; network_known: boolean }>`
+  const { rows } = await sql<{
+    device_count: string;
+    device: { id: string; trusted: boolean; fingerprint: string } | null;
+    network_known: boolean;
+    rule_effects: Array<'allow' | 'block'> | null;
+  }>`
     SELECT
       (SELECT count(*) FROM devices WHERE user_id = ${userId} AND revoked_at IS NULL) AS device_count,
       (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
         WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL) AS device,
-      EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known`.execute(db);
+      EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known,
+      (SELECT array_agg(r.effect) FROM risk_rules r JOIN users u ON u.id = ${userId}
+        WHERE r.kind = 'username' AND r.value IN (lower(u.username), lower(u.email))) AS rule_effects`.execute(db);
   const r = rows[0]!;
   const device = typeof r.device === 'string' ? (JSON.parse(r.device) as UserFacts['device']) : r.device;
-  return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known };
+  return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known, ruleEffects: r.rule_effects ?? [] };
 }
 
 export async function markAttemptSucceeded(db: Db, attemptId: string): Promise<void> {

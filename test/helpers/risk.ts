@@ -73,5 +73,5 @@ export function earlyFacts(overrides: Partial<EarlyFacts> = {}): EarlyFacts {
 }
 
 export function userFactsOf(overrides: Partial<UserFacts> = {}): UserFacts {
-  return { deviceCount: 0, device: null, networkKnown: false, ...overrides };
+  return { deviceCount: 0, device: null, networkKnown: false, ruleEffects: [], ...overrides };
 }

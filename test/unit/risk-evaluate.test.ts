@@ -2,7 +2,7 @@
 // under an explicit policy (test/helpers/risk.ts), so that a tuning of the defaults does not move these tests.
 import t from 'tap';
 import { deviceIdentity } from '../../src/domain/risk/device-identity.js';
-import { earlyReasons, userReasons, verdictOf } from '../../src/domain/risk/evaluate.js';
+import { combinedReasons, earlyReasons, userReasons, verdictOf } from '../../src/domain/risk/evaluate.js';
 import { RISK_REASONS } from '../../src/domain/risk/verdict.js';
 import { CHROME_WINDOWS, FIREFOX_LINUX, HEADLESS_CHROME, signals } from '../helpers/device-signals.js';
 import { earlyFacts, POLICY, userFactsOf } from '../helpers/risk.js';
@@ -92,6 +92,22 @@ t.test('KNOWN_DEVICE fires for one of the user\'s devices, with NEW_NETWORK when
   const device = { id: 'd1', trusted: false, fingerprint: FIREFOX.fingerprint };
   t.same(userReasons(userFactsOf({ deviceCount: 1, device, networkKnown: true })), ['KNOWN_DEVICE']);
   t.same(userReasons(userFactsOf({ deviceCount: 1, device, networkKnown: false })), ['KNOWN_DEVICE', 'NEW_NETWORK']);
+});
+
+t.test('RULE_BLOCK fires after the password for a username rule naming the user, whichever login was typed', async (t) => {
+  t.same(userReasons(userFactsOf({ ruleEffects: ['block'] })), ['RULE_BLOCK']);
+  t.same(userReasons(userFactsOf({ ruleEffects: ['allow', 'block'], deviceCount: 1 })), ['RULE_BLOCK', 'NEW_DEVICE', 'NEW_NETWORK']);
+});
+
+t.test('RULE_ALLOW fires after the password for an allow rule naming the user; no rule, no RULE_ reason', async (t) => {
+  t.same(userReasons(userFactsOf({ ruleEffects: ['allow'] })), ['RULE_ALLOW']);
+  t.same(userReasons(userFactsOf({ ruleEffects: [] })), []);
+});
+
+t.test('the early and the user reasons are combined once each, and a block rule found either way drops an allow rule', async (t) => {
+  t.same(combinedReasons(['AUTOMATION', 'RULE_ALLOW'], ['RULE_ALLOW', 'NEW_DEVICE']), ['AUTOMATION', 'RULE_ALLOW', 'NEW_DEVICE']);
+  t.same(combinedReasons(['RULE_ALLOW', 'AUTOMATION'], ['RULE_BLOCK']), ['AUTOMATION', 'RULE_BLOCK']);
+  t.same(combinedReasons(['RULE_BLOCK'], ['RULE_ALLOW', 'KNOWN_DEVICE']), ['RULE_BLOCK', 'KNOWN_DEVICE']);
 });
 
 t.test('the score is the sum of the reasons\' weights, capped at 100; the thresholds pick the action', async (t) => {

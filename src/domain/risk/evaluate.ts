@@ -36,14 +36,21 @@ export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: 
 }
 
 /**
- * Reasons that need the user: is this one of their devices, one of their networks. A user's first device is
- * enrolled without NEW_DEVICE or NEW_NETWORK: there is nothing yet to compare with, and every first sign-in
- * would otherwise be challenged.
+ * Reasons that need the user: a username rule that names them (the login typed may have been their email), is
+ * this one of their devices, one of their networks. A user's first device is enrolled without NEW_DEVICE or
+ * NEW_NETWORK: there is nothing yet to compare with, and every first sign-in would otherwise be challenged.
  */
 export function userReasons(facts: UserFacts): RiskReason[] {
-  if (facts.device) return facts.networkKnown ? ['KNOWN_DEVICE'] : ['KNOWN_DEVICE', 'NEW_NETWORK'];
-  if (facts.deviceCount === 0) return [];
-  return facts.networkKnown ? ['NEW_DEVICE'] : ['NEW_DEVICE', 'NEW_NETWORK'];
+  const rule: RiskReason[] = facts.ruleEffects.includes('block') ? ['RULE_BLOCK'] : facts.ruleEffects.includes('allow') ? ['RULE_ALLOW'] : [];
+  if (facts.device) return [...rule, ...(facts.networkKnown ? ['KNOWN_DEVICE' as const] : ['KNOWN_DEVICE' as const, 'NEW_NETWORK' as const])];
+  if (facts.deviceCount === 0) return rule;
+  return [...rule, ...(facts.networkKnown ? ['NEW_DEVICE' as const] : ['NEW_DEVICE' as const, 'NEW_NETWORK' as const])];
+}
+
+/** The early reasons and the user's, each once; a block rule found either way wins over an allow rule. */
+export function combinedReasons(early: RiskReason[], user: RiskReason[]): RiskReason[] {
+  const reasons = [...new Set([...early, ...user])];
+  return reasons.includes('RULE_BLOCK') ? reasons.filter((r) => r !== 'RULE_ALLOW') : reasons;
 }
 
 /** An admin rule decides outright; otherwise the score against the two thresholds. */
