@@ -11,7 +11,7 @@ import { combinedReasons, earlyReasons, userReasons, verdictOf } from './risk/ev
 import type { DeviceSignals } from './risk/signals.js';
 import type { Verdict } from './risk/verdict.js';
 import { recordSecurityEvent } from './security-events.js';
-import { claimSignInAttempt, signInSucceeded } from './sign-in-throttle.js';
+import { claimSignInAttempt, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH, authenticateUser } from './users.js';
 
 /** A correct password from a device the verdict lets in (`signed-in`) or asks a second factor of (`challenge`). */
@@ -21,6 +21,11 @@ export interface AcceptedPassword {
   device: DeviceIdentity;
   /** The attempt's row in the attempt log, marked as succeeded when the sign-in completes. */
   attemptId: string;
+  /**
+   * The attempt's throttle claim. A sign-in let in has settled it already; a challenged one settles it only when
+   * the second factor passes, so that someone with the password alone cannot start challenges without end.
+   */
+  throttleClaim: Extract<AttemptClaim, { kind: 'claimed' }>;
 }
 
 export type PasswordSignIn =
@@ -81,12 +86,12 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
     return { kind: 'wrong-credentials' };
   }
   observe(verdict, evaluationMs);
-  await signInSucceeded(ctx, claim);
   if (verdict.action === 'CHALLENGE') {
     await recordSecurityEvent(ctx, { type: 'sign_in_challenged', userId: user.id, deviceId: verdict.device.id, details: verdictDetails(verdict) });
-    return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId };
+    return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim };
   }
-  return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId };
+  await signInSucceeded(ctx, claim);
+  return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim };
 }
 
 async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number): Promise<void> {

@@ -13,6 +13,7 @@ import type { Verdict } from './risk/verdict.js';
 import { randomToken, sha256 } from './secrets.js';
 import { recordSecurityEvent } from './security-events.js';
 import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
+import { signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 
 /** RFC 8176: a one-time password on top of the password is multiple-factor authentication. */
 export const SECOND_FACTOR_AMR = ['pwd', 'otp', 'mfa'];
@@ -21,6 +22,8 @@ interface ChallengeContext {
   device: DeviceIdentity;
   verdict: Verdict;
   attemptId: string;
+  /** Settled (the account's counter cleared) only when the right code comes back. */
+  throttleClaim: Extract<AttemptClaim, { kind: 'claimed' }>;
   /** Where the browser goes once signed in: an issuer-local path. */
   returnTo: string;
   clientId: string | null;
@@ -44,7 +47,14 @@ export async function beginSecondFactor(
   const challengeId = randomToken();
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   const now = ctx.clock();
-  const context: ChallengeContext = { device: accepted.device, verdict: accepted.verdict, attemptId: accepted.attemptId, returnTo, clientId };
+  const context: ChallengeContext = {
+    device: accepted.device,
+    verdict: accepted.verdict,
+    attemptId: accepted.attemptId,
+    throttleClaim: accepted.throttleClaim,
+    returnTo,
+    clientId,
+  };
   await ctx.db.transaction().execute(async (trx) => {
     await insertChallenge(trx, {
       idHash: sha256(challengeId),
@@ -90,5 +100,6 @@ export async function answerSecondFactor(ctx: ProviderContext, challengeId: stri
     amr: SECOND_FACTOR_AMR,
     clientId: context.clientId,
   });
+  await signInSucceeded(ctx, context.throttleClaim);
   return { kind: 'signed-in', completed, returnTo: context.returnTo };
 }
