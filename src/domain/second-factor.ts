@@ -86,8 +86,8 @@ export async function answerSecondFactor(ctx: ProviderContext, challengeId: stri
     : await checkChallengeCode(db, sha256(challengeId), 'not-a-code', ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (check.kind === 'dead') return check;
   if (check.kind === 'wrong-code') {
-    await recordSecurityEvent(ctx, { type: 'second_factor_failed', userId: null, details: { attemptsLeft: check.attemptsLeft } });
-    return check;
+    await recordSecurityEvent(ctx, { type: 'second_factor_failed', userId: check.userId, details: { attemptsLeft: check.attemptsLeft } });
+    return { kind: 'wrong-code', attemptsLeft: check.attemptsLeft };
   }
   const context = check.context as unknown as ChallengeContext;
   const user = await findUserById(ctx.db, check.userId);
