@@ -197,6 +197,27 @@ t.test('ALLOW', async (t) => {
   });
 });
 
+t.test('a repeated page-script field is refused with an error page, never a 500 (RFC 6749 3.1: "MUST NOT be included more than once")', async (t) => {
+  const user = await newUser('repeat');
+  const browser = newBrowser();
+  const page = await browser.openLogin(app);
+  const res = await browser.request(app, 'POST', page.action, { csrf: page.csrf, login: user.username, password: user.password });
+  t.ok(signedIn(res), 'the form as the page sends it signs in');
+  const other = newBrowser();
+  const again = await other.openLogin(app);
+  const post = (extra: string) => app.inject({
+    method: 'POST',
+    url: again.action,
+    remoteAddress: other.ip,
+    headers: { cookie: other.jar.header(again.action), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': FIREFOX_LINUX },
+    payload: `csrf=${again.csrf}&login=${user.username}&password=wrong${extra}`,
+  });
+  t.equal((await post('&ds_webdriver=0')).statusCode, 401, 'once: an ordinary wrong password');
+  const repeated = await post('&ds_webdriver=0&ds_webdriver=1');
+  t.equal(repeated.statusCode, 400);
+  t.match(repeated.body, /must not be repeated|Sign-in error/);
+});
+
 t.test('BLOCK', async (t) => {
   t.test('a blocked sign-in answers exactly like a wrong password: same status, headers and page (issue 5: "nothing about the account is revealed")', async (t) => {
     const user = await newUser('blocked');
