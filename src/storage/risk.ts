@@ -45,7 +45,8 @@ export interface EarlyFacts {
 
 /**
  * Records the attempt and reads every counter and matching rule in one statement, so that the early evaluation
- * costs one round trip. The insert is not visible to the sibling subqueries (one snapshot): counts are of earlier
+ * costs one round trip. Rules match as an admin means them whatever the case of a username or device id, and a
+ * network with host bits set ("192.0.2.7/24") covers its /24; CASE keeps the inet cast to network rules. The insert is not visible to the sibling subqueries (one snapshot): counts are of earlier
  * attempts. A login counts as failed until its attempt succeeds.
  */
 export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): Promise<EarlyFacts> {
@@ -80,9 +81,11 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
           (SELECT max(at) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND succeeded AND at > ${w.stuffingSince}))) AS login_failures,
       (SELECT array_agg(DISTINCT fingerprint) FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL) AS cookie_fingerprints,
       (SELECT array_agg(effect) FROM risk_rules
-        WHERE (kind = 'username' AND value = ${k.login})
-           OR (kind = 'network' AND ${k.ip}::inet <<= value::cidr)
-           OR (kind = 'device' AND value IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash}))) AS rule_effects`.execute(db);
+        WHERE CASE kind
+          WHEN 'username' THEN lower(value) = ${k.login}
+          WHEN 'network' THEN ${k.ip}::inet <<= value::inet
+          WHEN 'device' THEN lower(value) IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash})
+        END) AS rule_effects`.execute(db);
   const r = rows[0]!;
   return {
     attemptId: String(r.attempt_id),
@@ -121,7 +124,7 @@ export async function userFacts(db: Db, userId: string, cookieHash: string | nul
         WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL) AS device,
       EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known,
       (SELECT array_agg(r.effect) FROM risk_rules r JOIN users u ON u.id = ${userId}
-        WHERE r.kind = 'username' AND r.value IN (lower(u.username), lower(u.email))) AS rule_effects`.execute(db);
+        WHERE r.kind = 'username' AND lower(r.value) IN (lower(u.username), lower(u.email))) AS rule_effects`.execute(db);
   const r = rows[0]!;
   const device = typeof r.device === 'string' ? (JSON.parse(r.device) as UserFacts['device']) : r.device;
   return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known, ruleEffects: r.rule_effects ?? [] };

@@ -413,6 +413,25 @@ t.test('RULE_BLOCK', async (t) => {
     t.equal(outcome.kind, 'wrong-credentials');
   });
 
+  t.test('RULE_BLOCK fires for rules written loosely: a network with host bits set, a username in capitals', async (t) => {
+    const user = await newUser('loose');
+    const net = network();
+    await insertRiskRule(db, { kind: 'network', value: `${net(5)}/24`, effect: 'block', note: null, createdAt: ctx.clock() });
+    const { verdict } = await verdictOf(user.username, user.password, device({ ip: net(77) }));
+    t.ok(verdict?.reasons.includes('RULE_BLOCK'), 'the /24 around the address written');
+    const other = await newUser('Capital');
+    await insertRiskRule(db, { kind: 'username', value: other.username.toUpperCase(), effect: 'block', note: null, createdAt: ctx.clock() });
+    t.ok((await verdictOf(other.username, other.password, device())).verdict?.reasons.includes('RULE_BLOCK'), 'as typed');
+    t.ok((await verdictOf(other.email, other.password, device())).verdict?.reasons.includes('RULE_BLOCK'), 'through the email');
+  });
+
+  t.test('a network rule that is no network is refused when stored, so that it cannot break every sign-in', async (t) => {
+    await t.rejects(insertRiskRule(db, { kind: 'network', value: 'the office', effect: 'block', note: null, createdAt: ctx.clock() }));
+    const user = await newUser('unbroken');
+    const { outcome } = await verdictOf(user.username, user.password, device());
+    t.equal(outcome.kind, 'signed-in', 'sign-ins go on');
+  });
+
   t.test('RULE_BLOCK does not fire for another username, device or network, and a block wins over an allow', async (t) => {
     const user = await newUser('free');
     await insertRiskRule(db, { kind: 'username', value: `${user.username}x`, effect: 'block', note: null, createdAt: ctx.clock() });
