@@ -102,7 +102,7 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
 
 /** What the user's own history says, once the password is known to be theirs. */
 export interface UserFacts {
-  /** Live devices the user has signed in from. */
+  /** Devices the user has ever signed in from, revoked ones included: their history, which a revocation does not undo. */
   deviceCount: number;
   /** The user's live device with this cookie, if any. */
   device: { id: string; trusted: boolean; fingerprint: string } | null;
@@ -119,7 +119,7 @@ export async function userFacts(db: Db, userId: string, cookieHash: string | nul
     rule_effects: Array<'allow' | 'block'> | null;
   }>`
     SELECT
-      (SELECT count(*) FROM devices WHERE user_id = ${userId} AND revoked_at IS NULL) AS device_count,
+      (SELECT count(*) FROM devices WHERE user_id = ${userId}) AS device_count,
       (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
         WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL) AS device,
       EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known,

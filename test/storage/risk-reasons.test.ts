@@ -133,6 +133,14 @@ t.test('NEW_DEVICE', async (t) => {
     t.ok((await reasonsFor(user, device({ ip: home(2) }))).includes('NEW_DEVICE'));
   });
 
+  t.test('NEW_DEVICE fires after the user revoked every device they had: the next device is news, not an enrolment', async (t) => {
+    const user = await newUser('revokedall');
+    const home = network();
+    await signInFully(user, device({ ip: home(1) }));
+    await db.updateTable('devices').set({ revoked_at: ctx.clock() }).where('user_id', '=', user.id).execute();
+    t.ok((await reasonsFor(user, device({ ip: home(2) }))).includes('NEW_DEVICE'));
+  });
+
   t.test('NEW_DEVICE does not fire for a user\'s first sign-in (the first device is enrolled) nor from a device of theirs', async (t) => {
     const user = await newUser('firstdev');
     const first = device();
@@ -159,8 +167,7 @@ t.test('KNOWN_DEVICE', async (t) => {
     t.notOk((await reasonsFor(alice, shared)).includes('KNOWN_DEVICE'), 'bob\'s device is not alice\'s');
     const laptop = device();
     await signInFully(alice, laptop);
-    await db.updateTable('devices').set({ revoked_at: ctx.clock() }).where('user_id', '=', alice.id).where('label', '=', 'Firefox on Linux').execute();
-    await signInFully(alice, device()); // a live device, so that the revoked one counts as new rather than first
+    await db.updateTable('devices').set({ revoked_at: ctx.clock() }).where('user_id', '=', alice.id).execute();
     const reasons = await reasonsFor(alice, laptop);
     t.notOk(reasons.includes('KNOWN_DEVICE'), 'a revoked device is no longer known');
     t.ok(reasons.includes('NEW_DEVICE'), 'it signs in as a new device');

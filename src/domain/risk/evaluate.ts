@@ -38,7 +38,8 @@ export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: 
 /**
  * Reasons that need the user: a username rule that names them (the login typed may have been their email), is
  * this one of their devices, one of their networks. A user's first device is enrolled without NEW_DEVICE or
- * NEW_NETWORK: there is nothing yet to compare with, and every first sign-in would otherwise be challenged.
+ * NEW_NETWORK: there is nothing yet to compare with, and every first sign-in would otherwise be challenged. Only
+ * the very first: after the user revoked every device (a theft, say) the next one is news, not an enrolment.
  */
 export function userReasons(facts: UserFacts): RiskReason[] {
   const rule: RiskReason[] = facts.ruleEffects.includes('block') ? ['RULE_BLOCK'] : facts.ruleEffects.includes('allow') ? ['RULE_ALLOW'] : [];
