@@ -7,11 +7,11 @@ import type { UserRow } from '../storage/schema.js';
 import type { ProviderContext } from './context.js';
 import { deviceIdentity, type DeviceIdentity } from './risk/device-identity.js';
 import { attemptKeys } from './risk/attempt-keys.js';
-import { earlyReasons, userReasons, verdictOf } from './risk/evaluate.js';
+import { combinedReasons, earlyReasons, userReasons, verdictOf } from './risk/evaluate.js';
 import type { DeviceSignals } from './risk/signals.js';
 import type { Verdict } from './risk/verdict.js';
 import { recordSecurityEvent } from './security-events.js';
-import { claimSignInAttempt, signInSucceeded } from './sign-in-throttle.js';
+import { claimSignInAttempt, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH, authenticateUser } from './users.js';
 
 /** A correct password from a device the verdict lets in (`signed-in`) or asks a second factor of (`challenge`). */
@@ -21,6 +21,11 @@ export interface AcceptedPassword {
   device: DeviceIdentity;
   /** The attempt's row in the attempt log, marked as succeeded when the sign-in completes. */
   attemptId: string;
+  /**
+   * The attempt's throttle claim. A sign-in let in has settled it already; a challenged one settles it only when
+   * the second factor passes, so that someone with the password alone cannot start challenges without end.
+   */
+  throttleClaim: Extract<AttemptClaim, { kind: 'claimed' }>;
 }
 
 export type PasswordSignIn =
@@ -48,7 +53,7 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   // The throttle claim and the attempt log are independent statements: sent together.
   const [claim, early] = await Promise.all([
     claimSignInAttempt(ctx, login, signals.ip),
-    recordAttempt(ctx.db, attemptKeys(login, signals.ip, device), {
+    recordAttempt(ctx.db, attemptKeys(login, signals.ip, device, ctx.deviceSecret), {
       now,
       velocitySince: new Date(now.getTime() - policy.velocityWindowSeconds * 1000),
       stuffingSince: new Date(now.getTime() - policy.stuffingWindowSeconds * 1000),
@@ -69,7 +74,7 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
 
   const afterPassword = performance.now();
   const facts = await userFacts(ctx.db, user.id, device.cookieHash, device.networkKey);
-  const verdict = verdictOf([...before, ...userReasons(facts)], policy, {
+  const verdict = verdictOf(combinedReasons(before, userReasons(facts)), policy, {
     id: facts.device?.id ?? null,
     label: device.label,
     known: facts.device !== null,
@@ -81,12 +86,12 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
     return { kind: 'wrong-credentials' };
   }
   observe(verdict, evaluationMs);
-  await signInSucceeded(ctx, claim);
   if (verdict.action === 'CHALLENGE') {
     await recordSecurityEvent(ctx, { type: 'sign_in_challenged', userId: user.id, deviceId: verdict.device.id, details: verdictDetails(verdict) });
-    return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId };
+    return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim };
   }
-  return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId };
+  await signInSucceeded(ctx, claim);
+  return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim };
 }
 
 async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number): Promise<void> {

@@ -17,6 +17,7 @@ import type { Verdict } from './risk/verdict.js';
 import { randomToken, sha256 } from './secrets.js';
 import { recordSecurityEvent } from './security-events.js';
 import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
+import { signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 
 /**
  * RFC 8176 2: `otp` is a "One-time password" (its specifications include RFC 4226 and RFC 6238, the authenticator
@@ -31,6 +32,8 @@ interface ChallengeContext {
   device: DeviceIdentity;
   verdict: Verdict;
   attemptId: string;
+  /** Settled (the account's counter cleared) only when the right code comes back. */
+  throttleClaim: Extract<AttemptClaim, { kind: 'claimed' }>;
   /** Where the browser goes once signed in: an issuer-local path. */
   returnTo: string;
   clientId: string | null;
@@ -54,7 +57,14 @@ export async function beginSecondFactor(
 ): Promise<string> {
   const challengeId = randomToken();
   const now = ctx.clock();
-  const context: ChallengeContext = { device: accepted.device, verdict: accepted.verdict, attemptId: accepted.attemptId, returnTo, clientId };
+  const context: ChallengeContext = {
+    device: accepted.device,
+    verdict: accepted.verdict,
+    attemptId: accepted.attemptId,
+    throttleClaim: accepted.throttleClaim,
+    returnTo,
+    clientId,
+  };
   if (await canAnswerWithAuthenticator(ctx, accepted.user.id)) {
     await insertChallenge(ctx.db, {
       idHash: sha256(challengeId),
@@ -109,8 +119,8 @@ export async function answerSecondFactor(ctx: ProviderContext, challengeId: stri
     : await checkChallengeCode(db, sha256(challengeId), 'not-a-code', ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (check.kind === 'dead') return check;
   if (check.kind === 'wrong-code') {
-    await recordSecurityEvent(ctx, { type: 'second_factor_failed', userId: null, details: { attemptsLeft: check.attemptsLeft } });
-    return { ...check, method: 'otp' };
+    await recordSecurityEvent(ctx, { type: 'second_factor_failed', userId: check.userId, details: { method: 'otp', attemptsLeft: check.attemptsLeft } });
+    return { kind: 'wrong-code', attemptsLeft: check.attemptsLeft, method: 'otp' };
   }
   return finishSignIn(ctx, check.userId, check.context as unknown as ChallengeContext);
 }
@@ -160,5 +170,6 @@ async function finishSignIn(ctx: ProviderContext, userId: string, context: Chall
     amr: SECOND_FACTOR_AMR,
     clientId: context.clientId,
   });
+  await signInSucceeded(ctx, context.throttleClaim);
   return { kind: 'signed-in', completed, returnTo: context.returnTo };
 }

@@ -5,6 +5,7 @@ import type { Db } from './database.js';
 import type { RiskRuleRow } from './schema.js';
 
 export interface AttemptKeys {
+  /** HMAC of the normalised login under the device secret (src/domain/risk/attempt-keys.ts). */
   loginKey: string;
   deviceKey: string;
   fingerprintKey: string;
@@ -28,11 +29,14 @@ export interface EarlyFacts {
   attemptId: string;
   deviceAttempts: number;
   networkAttempts: number;
-  /** Distinct logins that failed from this device, this network, this fingerprint (any network). */
+  /**
+   * Distinct logins that failed from this device, this network, and this fingerprint on any network without a
+   * device cookie (a fingerprint is shared by every browser of one model: only a cookieless one is a device).
+   */
   deviceLogins: number;
   networkLogins: number;
   fingerprintLogins: number;
-  /** Failed attempts on this login. */
+  /** Failed attempts on this login since it last signed in (a success puts earlier typos behind it). */
   loginFailures: number;
   /** Fingerprints recorded for devices with this cookie (any user). */
   cookieFingerprints: string[];
@@ -41,7 +45,8 @@ export interface EarlyFacts {
 
 /**
  * Records the attempt and reads every counter and matching rule in one statement, so that the early evaluation
- * costs one round trip. The insert is not visible to the sibling subqueries (one snapshot): counts are of earlier
+ * costs one round trip. Rules match as an admin means them whatever the case of a username or device id, and a
+ * network with host bits set ("192.0.2.7/24") covers its /24; CASE keeps the inet cast to network rules. The insert is not visible to the sibling subqueries (one snapshot): counts are of earlier
  * attempts. A login counts as failed until its attempt succeeds.
  */
 export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): Promise<EarlyFacts> {
@@ -70,13 +75,17 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
       (SELECT count(DISTINCT login_key) FROM sign_in_attempts
         WHERE network_key = ${k.networkKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS network_logins,
       (SELECT count(DISTINCT login_key) FROM sign_in_attempts
-        WHERE fingerprint_key = ${k.fingerprintKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS fingerprint_logins,
-      (SELECT count(*) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS login_failures,
+        WHERE fingerprint_key = ${k.fingerprintKey} AND starts_with(device_key, 'f:') AND at > ${w.stuffingSince} AND NOT succeeded) AS fingerprint_logins,
+      (SELECT count(*) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND NOT succeeded
+        AND at > GREATEST(${w.stuffingSince}::timestamptz,
+          (SELECT max(at) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND succeeded AND at > ${w.stuffingSince}))) AS login_failures,
       (SELECT array_agg(DISTINCT fingerprint) FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL) AS cookie_fingerprints,
       (SELECT array_agg(effect) FROM risk_rules
-        WHERE (kind = 'username' AND value = ${k.login})
-           OR (kind = 'network' AND ${k.ip}::inet <<= value::cidr)
-           OR (kind = 'device' AND value IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash}))) AS rule_effects`.execute(db);
+        WHERE CASE kind
+          WHEN 'username' THEN lower(value) = ${k.login}
+          WHEN 'network' THEN ${k.ip}::inet <<= value::inet
+          WHEN 'device' THEN lower(value) IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash})
+        END) AS rule_effects`.execute(db);
   const r = rows[0]!;
   return {
     attemptId: String(r.attempt_id),
@@ -93,23 +102,32 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
 
 /** What the user's own history says, once the password is known to be theirs. */
 export interface UserFacts {
-  /** Live devices the user has signed in from. */
+  /** Devices the user has ever signed in from, revoked ones included: their history, which a revocation does not undo. */
   deviceCount: number;
   /** The user's live device with this cookie, if any. */
   device: { id: string; trusted: boolean; fingerprint: string } | null;
   networkKnown: boolean;
+  /** Username rules naming the user by username or email, whichever login was typed. */
+  ruleEffects: Array<'allow' | 'block'>;
 }
 
 export async function userFacts(db: Db, userId: string, cookieHash: string | null, networkKey: string): Promise<UserFacts> {
-  const { rows } = await sql<{ device_count: string; device: { id: string; trusted: boolean; fingerprint: string } | null; network_known: boolean }>`
+  const { rows } = await sql<{
+    device_count: string;
+    device: { id: string; trusted: boolean; fingerprint: string } | null;
+    network_known: boolean;
+    rule_effects: Array<'allow' | 'block'> | null;
+  }>`
     SELECT
-      (SELECT count(*) FROM devices WHERE user_id = ${userId} AND revoked_at IS NULL) AS device_count,
+      (SELECT count(*) FROM devices WHERE user_id = ${userId}) AS device_count,
       (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
         WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL) AS device,
-      EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known`.execute(db);
+      EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known,
+      (SELECT array_agg(r.effect) FROM risk_rules r JOIN users u ON u.id = ${userId}
+        WHERE r.kind = 'username' AND lower(r.value) IN (lower(u.username), lower(u.email))) AS rule_effects`.execute(db);
   const r = rows[0]!;
   const device = typeof r.device === 'string' ? (JSON.parse(r.device) as UserFacts['device']) : r.device;
-  return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known };
+  return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known, ruleEffects: r.rule_effects ?? [] };
 }
 
 export async function markAttemptSucceeded(db: Db, attemptId: string): Promise<void> {

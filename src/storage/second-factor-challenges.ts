@@ -30,7 +30,7 @@ export async function insertChallenge(db: Db, c: NewChallenge): Promise<void> {
 
 export type CodeCheck =
   | { kind: 'verified'; userId: string; context: Record<string, unknown> }
-  | { kind: 'wrong-code'; attemptsLeft: number }
+  | { kind: 'wrong-code'; userId: string; attemptsLeft: number }
   | { kind: 'dead' };
 
 /**
@@ -46,7 +46,7 @@ export async function checkChallengeCode(db: Db, idHash: string, codeHash: strin
      RETURNING user_id, context, code_hash = ${codeHash} AS right, attempts`.execute(db);
   const row = rows[0];
   if (!row) return { kind: 'dead' };
-  if (!row.right) return { kind: 'wrong-code', attemptsLeft: Math.max(0, maxAttempts - row.attempts) };
+  if (!row.right) return { kind: 'wrong-code', userId: row.user_id, attemptsLeft: Math.max(0, maxAttempts - row.attempts) };
   const context = typeof row.context === 'string' ? (JSON.parse(row.context) as Record<string, unknown>) : row.context;
   return { kind: 'verified', userId: row.user_id, context };
 }

@@ -5,6 +5,7 @@ import type { Test } from 'tap';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/domain/clock.js';
+import type { Notifier } from '../../src/domain/notifier.js';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed, type SeedFile } from '../../src/domain/seed.js';
 import type { Db } from '../../src/storage/database.js';
@@ -68,6 +69,8 @@ export interface TestAppOptions {
   seed?: SeedFile;
   clock?: Clock;
   logger?: pino.Logger;
+  /** Delivers one-time codes and notices (a capturing one, say); null leaves them in the outbox. */
+  notifier?: Notifier | null;
 }
 
 export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promise<TestApp> {
@@ -76,7 +79,7 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
   let offsetMs = 0;
   const clock: Clock = options.clock ?? (() => new Date(Date.now() + offsetMs));
   await applySeed(database.handle.db, new PasswordHasher(config.argon2), options.seed ?? FIXTURES);
-  const app = await buildApp(config, { db: database.handle.db, logger: options.logger ?? pino({ level: 'silent' }), clock });
+  const app = await buildApp(config, { db: database.handle.db, logger: options.logger ?? pino({ level: 'silent' }), clock, notifier: options.notifier });
   await app.ready();
   t.teardown(async () => {
     await app.close();

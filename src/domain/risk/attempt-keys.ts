@@ -1,19 +1,20 @@
-// The keys an attempt is logged under: the login as a digest (a password typed into the username field is
-// never stored) and the device's pseudonymous keys.
+// The keys an attempt is logged under: the login as an HMAC under the device secret (a password typed into the
+// username field is never stored, and a leaked log cannot be matched against a list of logins or guessed
+// passwords without the secret) and the device's pseudonymous keys.
+import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AttemptKeys } from '../../storage/risk.js';
 import { plainAddress } from '../ip-prefix.js';
-import { sha256 } from '../secrets.js';
 import type { DeviceIdentity } from './device-identity.js';
 
 export function normalisedLogin(login: string): string {
   return login.trim().toLowerCase();
 }
 
-export function attemptKeys(login: string, ip: string, device: DeviceIdentity): AttemptKeys {
+export function attemptKeys(login: string, ip: string, device: DeviceIdentity, secret: Buffer): AttemptKeys {
   const address = plainAddress(ip);
   return {
-    loginKey: sha256(`login:${normalisedLogin(login)}`),
+    loginKey: createHmac('sha256', secret).update(`login\u0000${normalisedLogin(login)}`).digest('base64url'),
     deviceKey: device.deviceKey,
     fingerprintKey: device.fingerprint,
     networkKey: device.networkKey,

@@ -21,10 +21,13 @@ export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: 
   // The counts are of earlier attempts; this one makes one more.
   if (facts.deviceAttempts + 1 > policy.deviceVelocity) reasons.push('VELOCITY_DEVICE');
   if (facts.networkAttempts + 1 > policy.networkVelocity) reasons.push('VELOCITY_NETWORK');
+  // Across networks a fingerprint stands for a device only when no cookie does: every browser of one model, make
+  // and language shares it, and failures of thousands of users (or of an attacker posing as that browser) must not
+  // block them all. So the fingerprint counter counts cookieless attempts and judges cookieless attempts.
   if (
     facts.deviceLogins >= policy.stuffingDeviceLogins ||
     facts.networkLogins >= policy.stuffingNetworkLogins ||
-    facts.fingerprintLogins >= policy.stuffingNetworkLogins
+    (device.cookieHash === null && facts.fingerprintLogins >= policy.stuffingNetworkLogins)
   ) {
     reasons.push('CREDENTIAL_STUFFING');
   }
@@ -33,14 +36,22 @@ export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: 
 }
 
 /**
- * Reasons that need the user: is this one of their devices, one of their networks. A user's first device is
- * enrolled without NEW_DEVICE or NEW_NETWORK: there is nothing yet to compare with, and every first sign-in
- * would otherwise be challenged.
+ * Reasons that need the user: a username rule that names them (the login typed may have been their email), is
+ * this one of their devices, one of their networks. A user's first device is enrolled without NEW_DEVICE or
+ * NEW_NETWORK: there is nothing yet to compare with, and every first sign-in would otherwise be challenged. Only
+ * the very first: after the user revoked every device (a theft, say) the next one is news, not an enrolment.
  */
 export function userReasons(facts: UserFacts): RiskReason[] {
-  if (facts.device) return facts.networkKnown ? ['KNOWN_DEVICE'] : ['KNOWN_DEVICE', 'NEW_NETWORK'];
-  if (facts.deviceCount === 0) return [];
-  return facts.networkKnown ? ['NEW_DEVICE'] : ['NEW_DEVICE', 'NEW_NETWORK'];
+  const rule: RiskReason[] = facts.ruleEffects.includes('block') ? ['RULE_BLOCK'] : facts.ruleEffects.includes('allow') ? ['RULE_ALLOW'] : [];
+  if (facts.device) return [...rule, ...(facts.networkKnown ? ['KNOWN_DEVICE' as const] : ['KNOWN_DEVICE' as const, 'NEW_NETWORK' as const])];
+  if (facts.deviceCount === 0) return rule;
+  return [...rule, ...(facts.networkKnown ? ['NEW_DEVICE' as const] : ['NEW_DEVICE' as const, 'NEW_NETWORK' as const])];
+}
+
+/** The early reasons and the user's, each once; a block rule found either way wins over an allow rule. */
+export function combinedReasons(early: RiskReason[], user: RiskReason[]): RiskReason[] {
+  const reasons = [...new Set([...early, ...user])];
+  return reasons.includes('RULE_BLOCK') ? reasons.filter((r) => r !== 'RULE_ALLOW') : reasons;
 }
 
 /** An admin rule decides outright; otherwise the score against the two thresholds. */

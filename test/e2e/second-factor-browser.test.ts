@@ -1,0 +1,116 @@
+// Headless Chromium, which says it is automated, is challenged for a second factor on the real pages (issue 5): the
+// test reads the one-time code from the notifier as the user would read their message, types it, and openid-client
+// (v6) gets an ID token whose amr includes "otp". The risk weights are explicit, and HEADLESS_IS_FINE is NOT used.
+// Also: the sign-in page with JavaScript disabled (its script's fields stay empty and cost nothing).
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import t, { type Test } from 'tap';
+import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
+import { withChromium } from '../helpers/chromium.js';
+import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
+import { CapturingNotifier } from '../helpers/notifier.js';
+import { discoverConfidential, prepareAttempt, redeem, type Attempt } from '../helpers/relying-party.js';
+import { riskEnv } from '../helpers/risk.js';
+import { findUserByUsername } from '../../src/storage/users.js';
+
+const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
+/** What an ordinary (not headless) Chromium on Linux says it is. */
+const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
+const SIGNAL_FIELDS = ['ds_webdriver', 'ds_tz', 'ds_hc', 'ds_screen', 'ds_langs'];
+
+interface Started {
+  server: ListeningApp;
+  notifier: CapturingNotifier;
+  page: Page;
+  attempt: Attempt;
+  callback: () => Promise<URL>;
+  aliceId: string;
+}
+
+/** A server of its own with a capturing notifier, a browser context, the callback intercepted, and the RP's request opened. */
+async function start(t: Test, browser: Browser, options: { javaScriptEnabled?: boolean; userAgent?: string } = {}): Promise<Started> {
+  const notifier = new CapturingNotifier();
+  // AUTOMATION (60) asks for a second factor (30) and does not block (80), whatever the defaults become.
+  const server = await listenTestApp(t, { env: riskEnv(), notifier });
+  const context: BrowserContext = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true, serviceWorkers: 'block', userAgent: options.userAgent });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  let captured: URL | undefined;
+  await page.route(`${REDIRECT_URI}*`, async (route) => {
+    captured = new URL(route.request().url());
+    await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>Callback</title><p id="done">back at the client</p>' });
+  });
+  const attempt = await prepareAttempt(await discoverConfidential(server), REDIRECT_URI);
+  t.equal((await page.goto(attempt.authorizationUrl.href))?.status(), 200, 'the authorization URL lands on the sign-in page');
+  const aliceId = (await findUserByUsername(server.db, ALICE.username))!.id;
+  return {
+    server,
+    notifier,
+    page,
+    attempt,
+    aliceId,
+    async callback() {
+      await page.waitForURL(`${REDIRECT_URI}*`);
+      if (!captured) throw new Error('the redirect URI was reached but not intercepted');
+      return captured;
+    },
+  };
+}
+
+async function signInAs(page: Page): Promise<void> {
+  await page.getByLabel('Username or email').fill(ALICE.username);
+  await page.getByLabel('Password').fill(ALICE.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function lastEvent(server: ListeningApp, type: string): Promise<{ action: string; score: number; reasons: string[] }> {
+  const row = await server.db.selectFrom('security_events').select('details').where('type', '=', type).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  return (typeof row.details === 'string' ? JSON.parse(row.details) : row.details) as { action: string; score: number; reasons: string[] };
+}
+
+async function tests(browser: Browser): Promise<void> {
+  t.test('headless Chromium is challenged, types the one-time code it was sent, and openid-client gets an ID token with amr otp (OIDC Core 2, RFC 8176)', async (t) => {
+    const { server, notifier, page, attempt, callback, aliceId } = await start(t, browser);
+    await signInAs(page);
+
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    t.equal(page.url(), `${server.issuer}/sign-in/verify`, 'the code page, not the consent page');
+    const challenged = await lastEvent(server, 'sign_in_challenged');
+    t.ok(challenged.reasons.includes('AUTOMATION'), `challenged for automation (${challenged.reasons.join(', ')})`);
+
+    const code = await notifier.code(aliceId);
+    await page.getByLabel('Code').fill(code);
+    await page.getByRole('button', { name: 'Continue' }).click();
+
+    await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const tokens = await redeem(attempt, await callback());
+    const claims = tokens.claims()!;
+    t.equal(claims.sub, aliceId);
+    t.equal(claims.nonce, attempt.nonce);
+    t.ok(Array.isArray(claims.amr), 'amr is an array');
+    t.ok((claims.amr as string[]).includes('otp'), `amr includes otp: ${JSON.stringify(claims.amr)}`);
+    t.ok((claims.amr as string[]).includes('pwd'), 'and pwd');
+  });
+
+  t.test('the page script reports navigator.webdriver: an automated browser with an ordinary user agent is challenged too', async (t) => {
+    const { server, page } = await start(t, browser, { userAgent: DESKTOP_CHROME });
+    await signInAs(page);
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    t.same((await lastEvent(server, 'sign_in_challenged')).reasons, ['AUTOMATION'], 'only the script could tell');
+  });
+
+  t.test('with JavaScript disabled the sign-in page works: the script\'s fields stay empty, and cost nothing', async (t) => {
+    const { server, page, attempt, callback } = await start(t, browser, { javaScriptEnabled: false, userAgent: DESKTOP_CHROME });
+    for (const name of SIGNAL_FIELDS) t.equal(await page.locator(`input[name="${name}"]`).inputValue(), '', `${name} is empty`);
+    await signInAs(page);
+    await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
+    const allowed = await lastEvent(server, 'sign_in_allowed');
+    t.equal(allowed.score, 0, 'no penalty for the missing signals');
+    t.same(allowed.reasons, []);
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const tokens = await redeem(attempt, await callback());
+    t.same(tokens.claims()!.amr, ['pwd'], 'a plain sign-in: amr ["pwd"]');
+  });
+}
+
+await withChromium(t, tests);
