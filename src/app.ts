@@ -83,8 +83,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         clock,
         logger: deps.logger,
         intervalSeconds: config.purgeIntervalSeconds,
-        accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-        signInAttemptRetentionSeconds: Math.max(config.risk.velocityWindowSeconds, config.risk.stuffingWindowSeconds),
+        retention: {
+          accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+          signInAttemptRetentionSeconds: Math.max(config.risk.velocityWindowSeconds, config.risk.stuffingWindowSeconds),
+          oneTimeCodeTtlSeconds: config.secondFactorTtlSeconds,
+          securityEventRetentionSeconds: config.securityEventRetentionDays * 86_400,
+        },
       });
     });
     app.addHook('onClose', async () => purge?.stop());

@@ -124,6 +124,8 @@ export interface Config {
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
   readonly deviceFlow: DeviceFlowSettings;
+  /** Stored security events older than this are purged. */
+  readonly securityEventRetentionDays: number;
   /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
   readonly totpIssuer: string;
 }
@@ -296,6 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
     deviceFlow: deviceFlowSettings(integer, lockBaseSeconds, lockMaxSeconds),
     totpIssuer,
+    securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS', 90, 1, 36_500),
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');

@@ -2,15 +2,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../domain/clock.js';
 import type { Db } from '../storage/database.js';
-import { purgeExpired } from '../storage/purge.js';
+import { purgeExpired, type PurgeSettings } from '../storage/purge.js';
 
 export interface PurgeJobOptions {
   db: Db;
   clock: Clock;
   logger: Pick<FastifyBaseLogger, 'info' | 'error'>;
   intervalSeconds: number;
-  accessTokenTtlSeconds: number;
-  signInAttemptRetentionSeconds: number;
+  /** How long each kind of row is kept (src/storage/purge.ts). */
+  retention: Omit<PurgeSettings, 'now'>;
 }
 
 export interface PurgeJob {
@@ -24,14 +24,14 @@ export interface PurgeJob {
  * logged and tried again at the next interval, never thrown.
  */
 export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
-  const { db, clock, logger, intervalSeconds, accessTokenTtlSeconds, signInAttemptRetentionSeconds } = options;
+  const { db, clock, logger, intervalSeconds, retention } = options;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
 
   const run = async () => {
     try {
-      const deleted = await purgeExpired(db, { now: clock(), accessTokenTtlSeconds, signInAttemptRetentionSeconds });
+      const deleted = await purgeExpired(db, { ...retention, now: clock() });
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
       if (total > 0) logger.info({ deleted }, `purged ${total} expired rows`);
     } catch (err) {

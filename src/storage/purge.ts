@@ -11,7 +11,17 @@ export interface PurgeSettings {
   accessTokenTtlSeconds: number;
   /** Sign-in attempts are kept this long: the longest risk counter window. */
   signInAttemptRetentionSeconds: number;
+  /** A one-time code in the outbox is useless after this (the second factor's lifetime): it goes, sent or not. */
+  oneTimeCodeTtlSeconds: number;
+  /** Stored security events are kept this long. */
+  securityEventRetentionSeconds: number;
 }
+
+/**
+ * Outbox messages other than one-time codes stay this long after they were written: delivery gives up within
+ * a minute (src/domain/notifier.ts), and a day leaves time to see what was sent or failed.
+ */
+export const OUTBOX_RETENTION_SECONDS = 86_400;
 
 interface PurgeTarget {
   table: keyof Database & string;
@@ -47,6 +57,15 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   // Like a code: a used device code stays an access token lifetime past its expiry, so that its replay is recognised.
   { table: 'device_authorizations', cutoff: (s) => new Date(s.now.getTime() - s.accessTokenTtlSeconds * 1000) },
   { table: 'sign_in_attempts', column: 'at', cutoff: (s) => new Date(s.now.getTime() - s.signInAttemptRetentionSeconds * 1000) },
+  // A one-time code goes once it could no longer be typed, so that no code lingers at rest even when no notifier
+  // ever sends it (NOTIFIER=none); every other message a day after it was written, sent or not.
+  {
+    table: 'outbox',
+    column: 'created_at',
+    cutoff: (s) => new Date(s.now.getTime() - s.oneTimeCodeTtlSeconds * 1000),
+    keepWhile: (s) => sql<boolean>`(kind <> 'one-time-code' AND created_at > ${new Date(s.now.getTime() - OUTBOX_RETENTION_SECONDS * 1000)})`,
+  },
+  { table: 'security_events', column: 'created_at', cutoff: (s) => new Date(s.now.getTime() - s.securityEventRetentionSeconds * 1000) },
 ];
 
 export const PURGE_BATCH_SIZE = 1000;

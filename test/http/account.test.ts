@@ -235,7 +235,7 @@ t.test('revoking a device still finds its refresh tokens after its session expir
   // A day and an hour later A's session has expired, and the purge has run; the refresh token lives on.
   advance(config.sessionTtlSeconds + config.accessTokenTtlSeconds + 60);
   const now = new Date(Date.now() + (config.sessionTtlSeconds + config.accessTokenTtlSeconds + 60) * 1000);
-  await purgeExpired(db, { now, accessTokenTtlSeconds: config.accessTokenTtlSeconds, signInAttemptRetentionSeconds: 3600 });
+  await purgeExpired(db, { now, accessTokenTtlSeconds: config.accessTokenTtlSeconds, signInAttemptRetentionSeconds: 3600, oneTimeCodeTtlSeconds: 300, securityEventRetentionSeconds: 90 * 86_400 });
   t.equal((await db.selectFrom('sessions').select('sid').execute()).length, 1, 'the expired session is kept for its refresh token');
 
   const b = await accountSignIn(app);

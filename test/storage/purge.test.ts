@@ -9,7 +9,7 @@ import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed } from '../../src/domain/seed.js';
 import { openDatabase, type Db } from '../../src/storage/database.js';
 import type { Database } from '../../src/storage/schema.js';
-import { PURGE_TARGETS, purgeExpired } from '../../src/storage/purge.js';
+import { OUTBOX_RETENTION_SECONDS, PURGE_TARGETS, purgeExpired } from '../../src/storage/purge.js';
 import { buildTestApp, FIXTURES, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -21,6 +21,8 @@ await applySeed(db, new PasswordHasher(config.argon2), FIXTURES);
 const userId = (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id;
 const CLIENT = FIXTURES.clients[0]!.client_id;
 const HOUR = 3600;
+/** Every lifetime an hour, but a one-time code's (5 minutes) and the security events' (a day). */
+const RETENTION = { accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR, oneTimeCodeTtlSeconds: 300, securityEventRetentionSeconds: 24 * HOUR };
 
 const at = (base: Date, seconds: number) => new Date(base.getTime() + seconds * 1000);
 const id = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
@@ -76,8 +78,11 @@ async function count(db: Db, table: 'sessions'): Promise<number> {
   return Number(row.n);
 }
 
-t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts, device authorizations', async (t) => {
-  t.same(PURGE_TARGETS.map((p) => p.table).sort(), ['access_tokens', 'authorization_codes', 'device_authorizations', 'interactions', 'refresh_tokens', 'second_factor_challenges', 'sessions', 'sign_in_attempts', 'sign_in_throttle']);
+t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts, device authorizations, challenges, the outbox, security events', async (t) => {
+  t.same(PURGE_TARGETS.map((p) => p.table).sort(), [
+    'access_tokens', 'authorization_codes', 'device_authorizations', 'interactions', 'outbox', 'refresh_tokens', 'second_factor_challenges',
+    'security_events', 'sessions', 'sign_in_attempts', 'sign_in_throttle',
+  ]);
 });
 
 t.test('expired rows go and unexpired rows stay, in every table; a code stays an access token lifetime past its expiry (RFC 6749 4.1.2)', async (t) => {
@@ -86,7 +91,7 @@ t.test('expired rows go and unexpired rows stay, in every table; a code stays an
   const justExpired = await insertRows(db, at(now, -10), 'recent');
   const longExpired = await insertRows(db, at(now, -(HOUR + 10)), 'old');
 
-  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
+  const deleted = await purgeExpired(db, { now, ...RETENTION });
   t.same(await present(db, live), {
     authorization_codes: true, access_tokens: true, refresh_tokens: true, sessions: true, interactions: true, sign_in_throttle: true, sign_in_attempts: true,
     device_authorizations: true,
@@ -100,10 +105,44 @@ t.test('expired rows go and unexpired rows stay, in every table; a code stays an
     device_authorizations: false,
   }, 'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too');
   t.ok(deleted.authorization_codes! >= 1 && deleted.device_authorizations! >= 1 && deleted.sessions! >= 2 && deleted.sign_in_throttle! >= 2, `counts per table: ${JSON.stringify(deleted)}`);
-  t.same(await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }), {
+  t.same(await purgeExpired(db, { now, ...RETENTION }), {
     authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, interactions: 0, second_factor_challenges: 0, sign_in_throttle: 0, sign_in_attempts: 0,
-    device_authorizations: 0,
+    device_authorizations: 0, outbox: 0, security_events: 0,
   }, 'a second run finds nothing');
+});
+
+t.test('a one-time code leaves the outbox once it can no longer be typed, sent or not; other messages after a day; security events after their retention', async (t) => {
+  const now = new Date(Date.now() + 30 * 24 * HOUR * 1000);
+  const message = async (kind: string, ageSeconds: number, sent: boolean) => {
+    const created = at(now, -ageSeconds);
+    const row = await db.insertInto('outbox').values({
+      user_id: userId, kind, payload: JSON.stringify(kind === 'one-time-code' ? { code: '123456' } : {}), created_at: created,
+      next_attempt_at: created, sent_at: sent ? created : null,
+    }).returning('id').executeTakeFirstOrThrow();
+    return row.id;
+  };
+  const event = async (ageSeconds: number) =>
+    (await db.insertInto('security_events').values({ type: 'sign_in_allowed', user_id: userId, created_at: at(now, -ageSeconds), details: '{}' })
+      .returning('id').executeTakeFirstOrThrow()).id;
+  const ids = {
+    freshCode: await message('one-time-code', 60, false),
+    staleUnsentCode: await message('one-time-code', 301, false),
+    staleSentCode: await message('one-time-code', 301, true),
+    recentNotice: await message('new-device', OUTBOX_RETENTION_SECONDS - 60, true),
+    oldNotice: await message('new-device', OUTBOX_RETENTION_SECONDS + 60, false),
+    recentEvent: await event(24 * HOUR - 60),
+    oldEvent: await event(24 * HOUR + 60),
+  };
+  await purgeExpired(db, { ...RETENTION, now });
+  const outbox = new Set((await db.selectFrom('outbox').select('id').execute()).map((r) => r.id));
+  const events = new Set((await db.selectFrom('security_events').select('id').execute()).map((r) => r.id));
+  t.ok(outbox.has(ids.freshCode), 'a code that can still be typed stays');
+  t.notOk(outbox.has(ids.staleUnsentCode), 'a code past the second factor lifetime goes even unsent (NOTIFIER=none)');
+  t.notOk(outbox.has(ids.staleSentCode), 'and sent');
+  t.ok(outbox.has(ids.recentNotice), 'a notice stays for a day');
+  t.notOk(outbox.has(ids.oldNotice), 'and goes after it');
+  t.ok(events.has(ids.recentEvent), 'a security event within its retention stays');
+  t.notOk(events.has(ids.oldEvent), 'an older one goes');
 });
 
 async function insertExpiredSessions(n: number, expiresAt: Date) {
@@ -113,17 +152,17 @@ async function insertExpiredSessions(n: number, expiresAt: Date) {
 
 t.test('more expired rows than one batch are all removed, batch by batch', async (t) => {
   const now = new Date(Date.now() + 20 * 24 * HOUR * 1000);
-  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }); // what earlier tests left behind
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
   await insertExpiredSessions(25, at(now, -1));
   const before = await count(db, 'sessions');
-  const deleted = await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }, 4);
+  const deleted = await purgeExpired(db, { now, ...RETENTION }, 4);
   t.equal(deleted.sessions, 25);
   t.equal(await count(db, 'sessions'), before - 25);
 });
 
 t.test('two purges at once both succeed and remove each row exactly once (safe on every instance)', async (t) => {
   const now = new Date(Date.now() + 30 * 24 * HOUR * 1000);
-  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }); // what earlier tests left behind
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
   await insertExpiredSessions(300, at(now, -1));
   const before = await count(db, 'sessions');
   // On PostgreSQL a second connection pool to the same database, as a second instance has; PGlite has one session.
@@ -131,8 +170,8 @@ t.test('two purges at once both succeed and remove each row exactly once (safe o
   t.teardown(() => second?.close());
   const other = second?.db ?? db;
   const [a, b] = await Promise.all([
-    purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }, 7),
-    purgeExpired(other, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR }, 7),
+    purgeExpired(db, { now, ...RETENTION }, 7),
+    purgeExpired(other, { now, ...RETENTION }, 7),
   ]);
   t.equal(a.sessions! + b.sessions!, 300, `together they removed all 300 (${a.sessions} + ${b.sessions})`);
   t.equal(await count(db, 'sessions'), before - 300);
@@ -142,7 +181,7 @@ t.test('the job purges periodically, logs what it removed, and stops', async (t)
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
   await insertExpiredSessions(3, new Date(Date.now() - 1000));
-  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 0.05, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
+  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 0.05, retention: RETENTION });
   for (let i = 0; i < 100 && !lines.some((l) => l.msg === 'purged 3 expired rows'); i += 1) await new Promise((r) => setTimeout(r, 20));
   await job.stop();
   const logged = lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('purged'));
@@ -159,7 +198,7 @@ t.test('a failing run is logged, not thrown, and the job tries again at the next
   t.teardown(() => broken.destroy());
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-  const job = startPurgeJob({ db: broken, clock: () => new Date(), logger, intervalSeconds: 0.03, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
+  const job = startPurgeJob({ db: broken, clock: () => new Date(), logger, intervalSeconds: 0.03, retention: RETENTION });
   for (let i = 0; i < 100 && lines.filter((l) => l.level === 50).length < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
   await job.stop();
   const errors = lines.filter((l) => l.level === 50);

@@ -39,7 +39,7 @@ t.test('an expired session that signed in to a client stays an access token life
   const recent = await session(60, { signedInToClient: true });
   const old = await session(HOUR + 60, { signedInToClient: true });
   const idle = await session(60);
-  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
+  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR, oneTimeCodeTtlSeconds: 300, securityEventRetentionSeconds: 90 * 86_400 });
   t.ok(await exists(recent), 'its access tokens may still be in use');
   t.notOk(await exists(old), 'they have all expired by now');
   t.notOk(await exists(idle), 'a session that issued nothing goes at once');
@@ -52,7 +52,7 @@ t.test('an expired session stays as long as a live refresh token carries its sid
   await refreshToken(revoked, new Date(now.getTime() + HOUR), ago(60));
   const lapsed = await session(30 * 24 * HOUR);
   await refreshToken(lapsed, ago(60));
-  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR });
+  await purgeExpired(db, { now, accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR, oneTimeCodeTtlSeconds: 300, securityEventRetentionSeconds: 90 * 86_400 });
   t.ok(await exists(kept), 'kept for its live refresh token');
   t.notOk(await exists(revoked), 'a revoked refresh token keeps nothing');
   t.notOk(await exists(lapsed), 'nor an expired one');
