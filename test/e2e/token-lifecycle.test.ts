@@ -20,7 +20,7 @@ t.test('openid-client refreshes with offline_access: new tokens for the same sub
   const server = await listenTestApp(t, { seed: GRANT_FIXTURES });
   const config = await discover(server, REFRESHING.client_id, oidc.ClientSecretBasic(REFRESHING.client_secret), REFRESHING.client_secret);
   const metadata = config.serverMetadata();
-  t.same(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
+  t.same(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
   t.ok(metadata.scopes_supported?.includes('offline_access'));
 
   const { pages, consentPage, tokens, nonce } = await signInFor(server, config, REFRESHING.redirect_uris[0]!);
