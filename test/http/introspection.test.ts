@@ -149,5 +149,5 @@ t.test('RFC 8414 2: discovery advertises the introspection endpoint and the clie
   t.equal(doc.introspection_endpoint, `${config.issuer}/introspect`);
   t.same(doc.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
   t.ok(doc.scopes_supported.includes('offline_access'), 'OIDC Core 11: offline_access is a supported scope');
-  t.same(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials']);
+  t.same(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
 });
