@@ -283,8 +283,22 @@ t.test('software statements', async (t) => {
   });
 });
 
-t.test('with REGISTRATION_OPEN=true anyone may register, with no initial access token', async (t) => {
+t.test('open registration (REGISTRATION_OPEN=true)', async (t) => {
   const { app: open } = await buildTestApp(t, { env: { REGISTRATION_OPEN: 'true' } });
-  const res = await postRegistration(open, WEB_METADATA, { token: null });
-  t.equal(res.statusCode, 201, res.body);
+
+  t.test('anyone may register, with no initial access token', async (t) => {
+    const res = await postRegistration(open, WEB_METADATA, { token: null });
+    t.equal(res.statusCode, 201, res.body);
+  });
+
+  t.test('an Authorization header is not looked at', async (t) => {
+    const res = await postRegistration(open, WEB_METADATA, { token: 'anything-at-all' });
+    t.equal(res.statusCode, 201, res.body);
+  });
+
+  t.test('the metadata rules are the same', async (t) => {
+    const res = await postRegistration(open, { redirect_uris: ['http://rp.example/cb'] }, { token: null });
+    t.equal(res.statusCode, 400);
+    t.equal(res.json().error, 'invalid_redirect_uri');
+  });
 });

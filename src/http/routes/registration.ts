@@ -50,7 +50,9 @@ export default async function registrationRoutes(app: FastifyInstance, opts: { c
 
   app.post('/register', {
     // Before the body is read: a request without the initial access token learns nothing more than 401.
-    onRequest: async (request) => authorizeRegistration(ctx.config.registration, bearerToken(request)),
+    onRequest: async (request) => {
+      if (!ctx.config.registration.open) authorizeRegistration(ctx.config.registration, bearerToken(request));
+    },
   }, async (request, reply) => sendJson(reply, 201, await registerClient(ctx, request.body)));
 
   app.get<{ Params: { clientId: string } }>('/register/:clientId', { schema: { params: clientParams } }, async (request, reply) => {
