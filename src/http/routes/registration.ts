@@ -16,12 +16,15 @@ function bearerToken(request: FastifyRequest): string | undefined {
 
 function registrationAccessToken(request: FastifyRequest): string {
   const token = bearerToken(request);
-  // RFC 7592 1: the client "MUST use its registration access token in all calls to this endpoint".
+  // RFC 7592 2: "The client MUST use its registration access token in all calls to this endpoint".
   if (token === undefined) throw new InvalidToken('a registration access token is required');
   return token;
 }
 
-/** RFC 7591 3.2.1: "The response MUST contain [...] Cache-Control: no-store and Pragma: no-cache" (it holds secrets). */
+/**
+ * RFC 6749 5.1: "The authorization server MUST include the HTTP "Cache-Control" response header field with a value
+ * of "no-store" in any response containing tokens, credentials, or other sensitive information".
+ */
 function sendJson(reply: FastifyReply, status: number, body: Record<string, unknown>): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').header('pragma', 'no-cache').send(body);
 }
