@@ -28,6 +28,7 @@ import interactionRoutes from './http/routes/interaction.js';
 import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
 import metricsRoutes from './http/routes/metrics.js';
+import registrationRoutes from './http/routes/registration.js';
 import revocationRoutes from './http/routes/revocation.js';
 import secondFactorRoutes from './http/routes/second-factor.js';
 import tokenRoutes from './http/routes/token.js';
@@ -135,6 +136,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(deviceAuthorizationRoutes, { ctx });
       await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
       await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
+      // RFC 7591 / RFC 7592: off (404) unless REGISTRATION_OPEN or REGISTRATION_INITIAL_ACCESS_TOKEN says otherwise.
+      if (config.registration.enabled) await sso.register(registrationRoutes, { ctx });
     },
     { prefix: '/sso' },
   );

@@ -75,6 +75,18 @@ export interface DeviceFlowSettings {
   readonly userCodeEntry: ThrottlePolicy | null;
 }
 
+/** Dynamic client registration (RFC 7591) and its management (RFC 7592). */
+export interface RegistrationSettings {
+  /** The registration endpoint is served (and advertised): open, or with at least one initial access token. */
+  readonly enabled: boolean;
+  /** Anyone may register, without an initial access token (REGISTRATION_OPEN=true). */
+  readonly open: boolean;
+  /** RFC 7591 3: bearer tokens that allow a registration (REGISTRATION_INITIAL_ACCESS_TOKEN, comma-separated). */
+  readonly initialAccessTokens: readonly string[];
+  /** Lifetime of a registered client's secret (client_secret_expires_at); 0: it never expires. */
+  readonly clientSecretTtlSeconds: number;
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -128,6 +140,7 @@ export interface Config {
   readonly securityEventRetentionDays: number;
   /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
   readonly totpIssuer: string;
+  readonly registration: RegistrationSettings;
 }
 
 export class ConfigError extends Error {
@@ -299,6 +312,7 @@ export function loadConfig(env: Env = process.env): Config {
     deviceFlow: deviceFlowSettings(integer, lockBaseSeconds, lockMaxSeconds),
     totpIssuer,
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS', 90, 1, 36_500),
+    registration: registrationSettings(read, integer, boolean, problems),
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
@@ -317,6 +331,27 @@ function deviceFlowSettings(
     codeTtlSeconds: integer('DEVICE_CODE_TTL_SECONDS', 600, 60, 3600),
     intervalSeconds: integer('DEVICE_CODE_INTERVAL_SECONDS', 5, 1, 60),
     userCodeEntry: freeAttempts === 0 ? null : Object.freeze({ freeAttempts, lockBaseSeconds, lockMaxSeconds }),
+  });
+}
+
+/** RFC 7591 registration: on when open or when an initial access token is set; off (404) otherwise. */
+function registrationSettings(
+  read: (name: string, fallback: string) => string,
+  integer: (name: string, fallback: number, min: number, max: number) => number,
+  boolean: (name: string, fallback: boolean) => boolean,
+  problems: string[],
+): RegistrationSettings {
+  const open = boolean('REGISTRATION_OPEN', false);
+  const initialAccessTokens = read('REGISTRATION_INITIAL_ACCESS_TOKEN', '').split(',').map((v) => v.trim()).filter(Boolean);
+  // A bearer secret, compared as is: at least as strong as the other secrets of the configuration.
+  if (initialAccessTokens.some((v) => v.length < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(v))) {
+    problems.push('REGISTRATION_INITIAL_ACCESS_TOKEN must be tokens of at least 32 characters (RFC 6750 b64token, e.g. openssl rand -base64 32), comma-separated');
+  }
+  return Object.freeze({
+    enabled: open || initialAccessTokens.length > 0,
+    open,
+    initialAccessTokens: Object.freeze(initialAccessTokens),
+    clientSecretTtlSeconds: integer('REGISTRATION_CLIENT_SECRET_TTL_SECONDS', 0, 0, 315_360_000),
   });
 }
 

@@ -16,6 +16,7 @@ export const REDACT_PATHS = [
   '*.refresh_token',
   '*.id_token',
   '*.csrf',
+  '*.registration_access_token',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

@@ -31,6 +31,8 @@ export interface Client {
   backchannelLogoutSessionRequired: boolean;
   /** The row's revision when it was read (see client-cache.ts). */
   revision: number;
+  /** RFC 7591 3.2.1 client_secret_expires_at: the secret is refused from then on; null: never. */
+  secretExpiresAt: Date | null;
 }
 
 export function rowToClient(row: ClientRow): Client {
@@ -49,6 +51,7 @@ export function rowToClient(row: ClientRow): Client {
     backchannelLogoutUri: typeof row.metadata.backchannel_logout_uri === 'string' ? row.metadata.backchannel_logout_uri : null,
     backchannelLogoutSessionRequired: row.metadata.backchannel_logout_session_required === true,
     revision: row.revision,
+    secretExpiresAt: row.client_secret_expires_at ?? null,
   };
 }
 
@@ -131,6 +134,10 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
     throw new InvalidClient('client authentication failed');
   }
   const nowMs = deps.now().getTime();
+  // RFC 7591 3.2.1 client_secret_expires_at: "Time at which the client secret will expire".
+  if (client.secretExpiresAt !== null && client.secretExpiresAt.getTime() <= nowMs) {
+    throw new InvalidClient('client authentication failed');
+  }
   if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return found;
   if (!(await deps.passwords.verify(client.secretHash, credentials.secret))) {
     throw new InvalidClient('client authentication failed');

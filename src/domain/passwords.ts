@@ -26,6 +26,11 @@ export class PasswordHasher {
     });
   }
 
+  /** hash() within the same bounds as verifications: for hashing anyone may ask for (open client registration). */
+  hashBounded(plain: string): Promise<string> {
+    return this.limiter ? this.limiter.run(() => this.hash(plain)) : this.hash(plain);
+  }
+
   /**
    * False for a wrong password and for a hash that cannot be parsed. Throws TemporarilyUnavailable,
    * before any work, when the verifications running and waiting in this process are at their limits.

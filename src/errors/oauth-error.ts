@@ -156,3 +156,33 @@ export class DeviceAccessDenied extends OAuthError {
     super('access_denied', description);
   }
 }
+
+// RFC 7591 3.2.2: the client registration endpoint's errors, HTTP 400 with a JSON body.
+
+/** "The value of one or more redirection URIs is invalid." */
+export class InvalidRedirectUri extends OAuthError {
+  constructor(description: string) {
+    super('invalid_redirect_uri', description);
+  }
+}
+
+/** "The value of one of the client metadata fields is invalid and the server has rejected this request." */
+export class InvalidClientMetadata extends OAuthError {
+  constructor(description: string) {
+    super('invalid_client_metadata', description);
+  }
+}
+
+/** "The software statement presented is invalid." */
+export class InvalidSoftwareStatement extends OAuthError {
+  constructor(description: string) {
+    super('invalid_software_statement', description);
+  }
+}
+
+/** "The software statement presented is not approved for use by this authorization server." */
+export class UnapprovedSoftwareStatement extends OAuthError {
+  constructor(description: string) {
+    super('unapproved_software_statement', description);
+  }
+}

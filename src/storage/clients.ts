@@ -1,7 +1,7 @@
 // Repository for registered clients.
 import type { Db } from './database.js';
-import type { ExpressionBuilder } from 'kysely';
-import type { ClientRow, Database, NewClientRow } from './schema.js';
+import type { ExpressionBuilder, Updateable } from 'kysely';
+import type { ClientRow, ClientsTable, Database, NewClientRow } from './schema.js';
 
 export function findClient(db: Db, clientId: string): Promise<ClientRow | undefined> {
   return db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
@@ -29,4 +29,37 @@ export async function insertClient(db: Db, row: NewClientRow): Promise<void> {
 
 export async function updateClient(db: Db, clientId: string, row: Omit<NewClientRow, 'client_id' | 'created_at'>): Promise<void> {
   await db.updateTable('clients').set(row).where('client_id', '=', clientId).execute();
+}
+
+/** RFC 7592: the client a registration access token (its SHA-256) was issued to. */
+export function findClientByRegistrationToken(db: Db, tokenHash: string): Promise<ClientRow | undefined> {
+  return db.selectFrom('clients').selectAll().where('registration_access_token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/**
+ * Updates a self-registered client only while `tokenHash` is still its registration access token (a client
+ * deleted or a token revoked meanwhile changes nothing); `unlessSecretExpiresAfter` also requires the secret
+ * to have expired by then (so that two readers do not both renew it). The row as written, or undefined.
+ */
+export function updateRegisteredClient(
+  db: Db,
+  clientId: string,
+  tokenHash: string,
+  row: Updateable<ClientsTable>,
+  unlessSecretExpiresAfter?: Date,
+): Promise<ClientRow | undefined> {
+  let query = db.updateTable('clients').set(row).where('client_id', '=', clientId).where('registration_access_token_hash', '=', tokenHash);
+  if (unlessSecretExpiresAfter) query = query.where('client_secret_expires_at', '<=', unlessSecretExpiresAfter);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Deletes a self-registered client with everything issued to it (codes, tokens, consents: ON DELETE CASCADE). */
+export async function deleteRegisteredClient(db: Db, clientId: string, tokenHash: string): Promise<boolean> {
+  const result = await db.deleteFrom('clients').where('client_id', '=', clientId).where('registration_access_token_hash', '=', tokenHash).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Revokes a registration access token: its client can no longer be read, updated or deleted over RFC 7592. */
+export async function revokeRegistrationToken(db: Db, tokenHash: string, now: Date): Promise<void> {
+  await db.updateTable('clients').set({ registration_access_token_hash: null, updated_at: now }).where('registration_access_token_hash', '=', tokenHash).execute();
 }

@@ -18,6 +18,10 @@ export interface ClientsTable {
   updated_at: Timestamp;
   /** Raised by a trigger on every update: what a cached copy of the row is checked against. */
   revision: ColumnType<number, never, never>;
+  /** RFC 7592: SHA-256 of the registration access token of a self-registered client; null for seeded clients. */
+  registration_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** RFC 7591 3.2.1 client_secret_expires_at; null: the secret does not expire. */
+  client_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface UsersTable {

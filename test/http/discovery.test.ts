@@ -92,6 +92,13 @@ t.test('discovery and jwks', async (t) => {
     t.equal(doc.request_uri_parameter_supported, false);
   });
 
+  t.test('registration is off by default: no registration_endpoint, and nothing at /register (RFC 7591, RFC 8414 2)', async (t) => {
+    const doc = await discovery(t);
+    t.notOk('registration_endpoint' in doc);
+    const res = await app.inject({ method: 'POST', url: '/sso/register', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    t.equal(res.statusCode, 404);
+  });
+
   t.test('the JWK Set holds only public members, each key with kid, alg and use "sig" (RFC 7517 4, RFC 7518 6.3.2)', async (t) => {
     const res = await app.inject({ method: 'GET', url: '/sso/jwks' });
     t.equal(res.statusCode, 200);
@@ -139,4 +146,13 @@ t.test('two instances on one database publish the same signing key, and another 
   t.equal(kids[0]!.length, 4, 'one key per algorithm');
   t.same(kids[1], kids[0], 'the second instance loaded the keys the first one stored');
   t.same(kids[2]!.filter((kid) => kids[0]!.includes(kid)), [], 'a database of its own generates keys of its own');
+});
+
+t.test('with registration on, registration_endpoint is advertised and answers there (RFC 7591 3, RFC 8414 2)', async (t) => {
+  const { app } = await buildTestApp(t, { env: { REGISTRATION_INITIAL_ACCESS_TOKEN: 'discovery-test-initial-access-token-0123' } });
+  const doc = (await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })).json() as Record<string, unknown>;
+  t.equal(doc.registration_endpoint, `${ISSUER}/register`);
+  const res = await app.inject({ method: 'POST', url: new URL(String(doc.registration_endpoint)).pathname, headers: { 'content-type': 'application/json' }, payload: '{}' });
+  t.equal(res.statusCode, 401, 'the endpoint exists and wants an initial access token');
+  t.equal(res.json().error, 'invalid_token');
 });

@@ -6,6 +6,7 @@ import t from 'tap';
 import { loggerOptions } from '../../src/logger.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { authorizePath, basicAuth, Browser, formAction, formEncode, hiddenField, localPath, pkcePair, tokenRequest } from '../helpers/flow.js';
+import { INITIAL_TOKEN, manage, OTHER_INITIAL_TOKEN, postRegistration, REGISTRATION_ENV, updateBody, WEB_METADATA, type ClientInformation } from '../helpers/registration.js';
 
 interface LogLine {
   level: number;
@@ -147,4 +148,39 @@ t.test('a full sign-in and token flow logs one line per request and no secret (R
   t.test('logged paths never include a query string', async (t) => {
     for (const line of lines) t.notMatch(String(line.path), /\?/);
   });
+});
+
+t.test('client registration and management log no initial access token, registration access token or client secret', async (t) => {
+  const raw: string[] = [];
+  const logger = pino(loggerOptions('info'), { write: (line: string) => void raw.push(line) });
+  const { app } = await buildTestApp(t, { logger, env: REGISTRATION_ENV });
+  raw.length = 0;
+
+  const created = await postRegistration(app, WEB_METADATA);
+  t.equal(created.statusCode, 201, created.body);
+  const info = created.json() as ClientInformation;
+  t.equal((await postRegistration(app, WEB_METADATA, { token: `${OTHER_INITIAL_TOKEN}-wrong` })).statusCode, 401);
+  t.equal((await manage(app, 'GET', info.client_id, info.registration_access_token)).statusCode, 200);
+  const updated = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { client_secret: info.client_secret, client_name: 'Renamed' }));
+  t.equal(updated.statusCode, 200, updated.body);
+  const wrongSecret = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { client_secret: `${info.client_secret}-x` }));
+  t.equal(wrongSecret.statusCode, 400);
+  const grant = await tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(info.client_id, info.client_secret!));
+  t.equal(grant.statusCode, 400, 'a grant this client may not use: refused after its secret was checked');
+  t.equal((await manage(app, 'GET', 'another-client', info.registration_access_token)).statusCode, 401, 'presented for another client: revoked');
+  t.equal((await manage(app, 'DELETE', info.client_id, info.registration_access_token)).statusCode, 401);
+
+  for (let i = 0; i < 100 && raw.filter((l) => l.includes('"msg":"request"')).length < 8; i += 1) await sleep(10);
+  await sleep(50);
+  const all = raw.join('');
+  const secrets: Record<string, string> = {
+    'the initial access token': INITIAL_TOKEN,
+    'the other initial access token': OTHER_INITIAL_TOKEN,
+    'the registration access token': info.registration_access_token,
+    'the client secret': info.client_secret!,
+    'the Basic credentials': basicAuth(info.client_id, info.client_secret!).slice('Basic '.length),
+  };
+  for (const [what, value] of Object.entries(secrets)) t.notOk(all.includes(value), `no line contains ${what}`);
+  const events = raw.map((l) => JSON.parse(l) as { event?: string }).flatMap((l) => (l.event ? [l.event] : []));
+  t.same(events, ['client_registered', 'client_registration_updated', 'registration_token_revoked'], 'each change is a line with a stable event name');
 });

@@ -19,6 +19,8 @@ function row(metadata: Record<string, unknown>): ClientRow {
     token_endpoint_auth_method: 'client_secret_basic',
     metadata,
     revision: 1,
+    registration_access_token_hash: null,
+    client_secret_expires_at: null,
     created_at: new Date(),
     updated_at: new Date(),
   } as ClientRow;

@@ -40,6 +40,8 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
+    // RFC 8414 2 / OIDC Discovery 3: advertised exactly when the endpoint is served (RFC 7591).
+    ...(config.registration.enabled ? { registration_endpoint: `${issuer}/register` } : {}),
   };
 }
 
