@@ -12,6 +12,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Lifecycle } from './domain/readiness.js';
 
+/** How often connections that turned idle during the shutdown are closed. */
+const IDLE_SWEEP_MS = 100;
+
 export interface ShutdownOptions {
   app: FastifyInstance;
   lifecycle: Lifecycle;
@@ -57,9 +60,17 @@ export async function shutDown(options: ShutdownOptions, signal: string): Promis
       logger.warn({ timeoutSeconds }, 'requests still in flight after SHUTDOWN_TIMEOUT_SECONDS; closing their connections');
       app.server.closeAllConnections();
     }, timeoutSeconds * 1000);
-    void serverClosed.then(() => clearTimeout(cut));
+    // Node closes the idle keep-alive connections once, when the listener closes. A request routed before that
+    // answers without Connection: close, and its connection turns idle afterwards: it is closed here, within
+    // IDLE_SWEEP_MS, rather than left open until the client's keep-alive ends (as Go's Server.Shutdown does).
+    const sweep = setInterval(() => app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+    void serverClosed.then(() => {
+      clearTimeout(cut);
+      clearInterval(sweep);
+    });
     await app.close();
     clearTimeout(cut);
+    clearInterval(sweep);
     for (const close of options.afterApp) await close();
   } catch (err) {
     logger.error({ err }, 'shutdown failed');
