@@ -171,6 +171,11 @@ t.test('a route with a parameter is labelled by its pattern, and the value in th
   t.notMatch(res.body, 'code_challenge', 'nor any query string');
 });
 
+t.test('a HEAD request is counted under HEAD and the route pattern, not as unmatched', async (t) => {
+  const head = () => app.inject({ method: 'HEAD', url: '/sso/jwks' });
+  t.equal(await growth('sso_http_request_duration_seconds_count', { method: 'HEAD', route: '/sso/jwks', status_code: '200' }, head), 1);
+});
+
 t.test('a URL no route matches is counted as route "unmatched", without its path', async (t) => {
   const count = () => app.inject({ method: 'GET', url: '/sso/secret-looking-path-0123456789' });
   t.equal(await growth('sso_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status_code: '404' }, count), 1);
