@@ -12,16 +12,19 @@ import { loadKeyStore } from './domain/keys.js';
 import { logNotifier, type Notifier } from './domain/notifier.js';
 import { PasswordHasher } from './domain/passwords.js';
 import { loadDeviceSecret } from './domain/risk/device-secret.js';
+import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
 import cors from './http/plugins/cors.js';
 import errorHandler from './http/plugins/error-handler.js';
 import requestLog from './http/plugins/request-log.js';
+import requestMetrics from './http/plugins/request-metrics.js';
 import securityHeaders from './http/plugins/security-headers.js';
 import accountRoutes from './http/routes/account.js';
 import authorizeRoutes from './http/routes/authorize.js';
 import discoveryRoutes from './http/routes/discovery.js';
 import endSessionRoutes from './http/routes/end-session.js';
+import healthRoutes from './http/routes/health.js';
 import deviceAuthorizationRoutes from './http/routes/device-authorization.js';
 import deviceVerificationRoutes from './http/routes/device-verification.js';
 import interactionRoutes from './http/routes/interaction.js';
@@ -36,7 +39,9 @@ import userinfoRoutes from './http/routes/userinfo.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
-import type { Db } from './storage/database.js';
+import { watchDatabasePool } from './metrics.js';
+import type { Db, PoolStats } from './storage/database.js';
+import { shippedMigrations } from './storage/migrate.js';
 
 export interface AppDeps {
   db: Db;
@@ -44,7 +49,14 @@ export interface AppDeps {
   clock?: Clock;
   /** Delivers one-time codes and notices; null leaves them in the outbox. Defaults to NOTIFIER. */
   notifier?: Notifier | null;
+  /** Flipped by the server when a signal asks it to stop (readiness fails from then on); else app.close() flips it. */
+  lifecycle?: Lifecycle;
+  /** The database pool's state, for the sso_db_pool_* gauges. */
+  poolStats?: () => PoolStats;
 }
+
+/** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
+const READINESS_DB_TIMEOUT_MS = 2000;
 
 /** Token requests and sign-in forms are small; anything larger is refused before it is parsed. */
 const BODY_LIMIT_BYTES = 64 * 1024;
@@ -68,11 +80,24 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // Fastify's two lines per request are replaced by the one line of http/plugins/request-log.ts.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    // The issuer and every URL come from configuration, never from the Host header.
-    trustProxy: false,
+    // The issuer and every URL come from configuration, never from the Host header (nor X-Forwarded-Host).
+    // TRUST_PROXY only decides which X-Forwarded-For address counts as the client's (request.ip).
+    trustProxy: trustProxyOption(config.operations.trustProxy),
+    // On shutdown idle keep-alive connections are closed; a request already on a connection is served (with
+    // Connection: close, so that the client reconnects elsewhere) rather than refused with a 503.
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
     // A URL or headers too large for Node's parser get an OAuth error body too.
     clientErrorHandler,
   });
+  const lifecycle = deps.lifecycle ?? { shuttingDown: false };
+  app.addHook('preClose', async () => {
+    lifecycle.shuttingDown = true;
+  });
+  if (deps.poolStats) {
+    const unwatch = watchDatabasePool(deps.poolStats);
+    app.addHook('onClose', async () => unwatch());
+  }
   app.decorateRequest('client', null);
   app.decorateRequest('clientRemembered', false);
   app.addHook('onClose', async () => ctx.keys.close());
@@ -112,6 +137,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => backchannel?.stop());
 
   await app.register(errorHandler);
+  await app.register(requestMetrics);
   await app.register(requestLog);
   await app.register(securityHeaders);
   await app.register(cors);
@@ -141,6 +167,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     { prefix: '/sso' },
   );
-  await app.register(metricsRoutes);
+  await app.register(healthRoutes, {
+    readiness: readinessProbe({ db: deps.db, keys: ctx.keys, lifecycle, shipped: shippedMigrations(), timeoutMs: READINESS_DB_TIMEOUT_MS }),
+  });
+  // With METRICS_PORT set, /metrics is served there only (src/server.ts).
+  if (config.operations.metricsPort === undefined) await app.register(metricsRoutes);
   return app;
+}
+
+/** TRUST_PROXY for Fastify: a list of proxies' addresses, or N hops (the function Fastify itself makes of a number). */
+function trustProxyOption(trust: Config['operations']['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return [...trust];
 }

@@ -1,5 +1,6 @@
 // Reads every setting from the environment once, validates it, and returns a frozen Config.
 // Nothing else in the code base reads process.env.
+import net from 'node:net';
 import path from 'node:path';
 import { RISK_REASONS, type RiskReason } from './domain/risk/verdict.js';
 
@@ -87,6 +88,23 @@ export interface RegistrationSettings {
   readonly clientSecretTtlSeconds: number;
 }
 
+/** Health, metrics, shutdown and proxies: how the process behaves under an orchestrator or a load balancer. */
+export interface OperationsSettings {
+  /** Serves /metrics on this port instead of the main one; undefined keeps it on the main port. */
+  readonly metricsPort: number | undefined;
+  /** The interface of METRICS_PORT (defaults to HOST). */
+  readonly metricsHost: string;
+  /** After SIGTERM/SIGINT: how long to keep serving (with /readyz at 503) before the listener closes. */
+  readonly shutdownDrainSeconds: number;
+  /** Then: how long in-flight requests get to finish before their connections are cut. */
+  readonly shutdownTimeoutSeconds: number;
+  /**
+   * Which proxies' X-Forwarded-For is believed (Fastify trustProxy): false, a hop count, or addresses and CIDRs.
+   * It decides the client address the throttles and the risk evaluation see, and nothing else.
+   */
+  readonly trustProxy: false | number | readonly string[];
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -141,6 +159,7 @@ export interface Config {
   /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
   readonly totpIssuer: string;
   readonly registration: RegistrationSettings;
+  readonly operations: OperationsSettings;
 }
 
 export class ConfigError extends Error {
@@ -313,6 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
     totpIssuer,
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS', 90, 1, 36_500),
     registration: registrationSettings(read, integer, boolean, problems),
+    operations: operationsSettings(env, read, integer, port, host, problems),
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
@@ -353,6 +373,58 @@ function registrationSettings(
     initialAccessTokens: Object.freeze(initialAccessTokens),
     clientSecretTtlSeconds: integer('REGISTRATION_CLIENT_SECRET_TTL_SECONDS', 0, 0, 315_360_000),
   });
+}
+
+/** METRICS_PORT, METRICS_HOST, SHUTDOWN_*, TRUST_PROXY. */
+function operationsSettings(
+  env: Env,
+  read: (name: string, fallback: string) => string,
+  integer: (name: string, fallback: number, min: number, max: number) => number,
+  port: number,
+  host: string,
+  problems: string[],
+): OperationsSettings {
+  const metricsPort = read('METRICS_PORT', '') === '' ? undefined : integer('METRICS_PORT', 0, 1, 65535);
+  if (metricsPort !== undefined && metricsPort === port) problems.push('METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)');
+  return Object.freeze({
+    metricsPort,
+    metricsHost: read('METRICS_HOST', host),
+    shutdownDrainSeconds: integer('SHUTDOWN_DRAIN_SECONDS', 0, 0, 300),
+    shutdownTimeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
+    trustProxy: trustProxy(env.TRUST_PROXY?.trim() ?? '', problems),
+  });
+}
+
+/** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * TRUST_PROXY: empty, `false` or `0` trusts no proxy (the socket's address is the client's); a number trusts that
+ * many hops of X-Forwarded-For; a comma list trusts proxies at those addresses or CIDRs. `true` (trust every
+ * address) is refused: anyone could then choose the address the throttles count.
+ */
+function trustProxy(raw: string, problems: string[]): false | number | readonly string[] {
+  if (raw === '' || raw.toLowerCase() === 'false' || raw === '0') return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops <= 100) return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const bad = entries.filter((e) => !isAddressOrCidr(e));
+  if (bad.length > 0 || entries.length === 0) {
+    problems.push(`TRUST_PROXY must be a hop count (1 to 100) or a comma list of addresses and CIDRs (got "${raw}")`);
+    return false;
+  }
+  return Object.freeze(entries);
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 /** The default TOTP_ISSUER: BASE_URL's host name, or "SSO" for an IPv6 address (its colons may not be in it). */

@@ -1,6 +1,8 @@
 // The process's Prometheus metrics: one registry, served at GET /metrics. prom-client is the standard
 // Node client (histogram buckets, label handling and the text format are its job, not ours).
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { SeriesHistogram } from './series-histogram.js';
+import type { PoolStats } from './storage/database.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'sso_' });
@@ -25,3 +27,61 @@ export const riskEvaluationSeconds = new Histogram({
   buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1],
   registers: [registry],
 });
+
+// --- Operations: requests, sign-ins, tokens, the database pool (README "Metrics") ---
+
+/** Request duration by route pattern (never the raw URL), method and status; its _count is the request count. */
+export const httpRequestDuration = new SeriesHistogram({
+  name: 'sso_http_request_duration_seconds',
+  help: 'HTTP requests by method, route pattern and status code: duration from arrival to the response sent',
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+/** Every outcome of a password sign-in attempt; fed where the matching security event is logged. */
+export const SIGN_IN_OUTCOMES = ['signed_in', 'wrong_credentials', 'throttled', 'challenged', 'blocked'] as const;
+export type SignInOutcome = (typeof SIGN_IN_OUTCOMES)[number];
+
+export const signIns = new Counter({
+  name: 'sso_sign_ins_total',
+  help: 'Password sign-in attempts by outcome (a challenged attempt that then passes its second factor also counts as signed_in)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+// Every outcome is exposed from the start (at 0), so that a rate over it exists before the first such attempt.
+for (const outcome of SIGN_IN_OUTCOMES) signIns.inc({ outcome }, 0);
+
+export const tokensIssued = new Counter({
+  name: 'sso_tokens_issued_total',
+  help: 'Successful token endpoint responses by grant type',
+  labelNames: ['grant_type'] as const,
+  registers: [registry],
+});
+
+let poolStats: (() => PoolStats) | undefined;
+
+/** The pool the gauges below report; the latest app built in this process wins. Returns a function that lets go. */
+export function watchDatabasePool(stats: () => PoolStats): () => void {
+  poolStats = stats;
+  return () => {
+    if (poolStats === stats) poolStats = undefined;
+  };
+}
+
+function poolGauge(name: string, help: string, read: (s: PoolStats) => number): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      if (poolStats) this.set(read(poolStats()));
+    },
+  });
+}
+
+export const dbPoolGauges = [
+  poolGauge('sso_db_pool_max', 'Connections the pool may open (PGlite: 1)', (s) => s.max),
+  poolGauge('sso_db_pool_in_use', 'Connections checked out by a query or transaction', (s) => s.inUse),
+  poolGauge('sso_db_pool_idle', 'Open connections not in use', (s) => s.idle),
+  poolGauge('sso_db_pool_waiting', 'Queries waiting for a connection', (s) => s.waiting),
+];

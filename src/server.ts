@@ -1,11 +1,14 @@
-// Entry point: config, database, migrations, app, listen; closes cleanly on SIGTERM and SIGINT.
+// Entry point: config, database, migrations, app, listen; stops gracefully on SIGTERM and SIGINT (src/shutdown.ts).
 // With WORKERS above 1 this process only starts and watches that many workers (node:cluster), which share the
 // port; each worker is a whole, stateless instance on the shared PostgreSQL database.
 import cluster from 'node:cluster';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { superviseWorkers } from './cluster.js';
+import type { Lifecycle } from './domain/readiness.js';
+import { shareMetricsWithPrimary, startMetricsServer } from './metrics-server.js';
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from './runtime.js';
+import { stopOnSignals } from './shutdown.js';
 
 const config = loadRuntimeConfig();
 const logger = createLogger(config);
@@ -16,26 +19,25 @@ else await serve(config);
 async function serve(config: Config): Promise<void> {
   try {
     const database = await openMigratedDatabase(config, logger);
-    const app = await buildApp(config, { db: database.db, logger });
+    const lifecycle: Lifecycle = { shuttingDown: false };
+    const app = await buildApp(config, { db: database.db, logger, lifecycle, poolStats: database.poolStats });
+    // METRICS_PORT: this process serves it, unless it is one of several workers (then the primary does).
+    const metricsPort = config.operations.metricsPort !== undefined;
+    if (metricsPort && cluster.isWorker) shareMetricsWithPrimary();
+    const metrics = metricsPort && !cluster.isWorker ? await startMetricsServer(config, logger) : undefined;
     await app.listen({ port: config.port, host: config.host });
     logger.info(
       { issuer: config.issuer, discovery: `${config.issuer}/.well-known/openid-configuration`, database: database.kind, location: database.location },
       `issuer ${config.issuer} ready on ${database.kind === 'pglite' ? `embedded PGlite (${database.location})` : `PostgreSQL ${database.location}`}`,
     );
-
-    let closing = false;
-    const shutdown = async (signal: string) => {
-      if (closing) return;
-      closing = true;
-      logger.info({ signal }, 'shutting down');
-      const force = setTimeout(() => process.exit(1), 10_000);
-      force.unref();
-      await app.close();
-      await database.close();
-      process.exit(0);
-    };
-    process.on('SIGTERM', () => void shutdown('SIGTERM'));
-    process.on('SIGINT', () => void shutdown('SIGINT'));
+    stopOnSignals({
+      app,
+      lifecycle,
+      logger,
+      drainSeconds: config.operations.shutdownDrainSeconds,
+      timeoutSeconds: config.operations.shutdownTimeoutSeconds,
+      afterApp: [async () => metrics?.close(), () => database.close()],
+    });
   } catch (err) {
     logger.fatal({ err }, 'could not start');
     process.exit(1);

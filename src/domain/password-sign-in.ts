@@ -10,7 +10,7 @@ import { attemptKeys } from './risk/attempt-keys.js';
 import { combinedReasons, earlyReasons, userReasons, verdictOf } from './risk/evaluate.js';
 import type { DeviceSignals } from './risk/signals.js';
 import type { Verdict } from './risk/verdict.js';
-import { recordSecurityEvent } from './security-events.js';
+import { logSecurityEvent, recordSecurityEvent } from './security-events.js';
 import { claimSignInAttempt, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH, authenticateUser } from './users.js';
 
@@ -44,7 +44,7 @@ export type PasswordSignIn =
 export async function signInWithPassword(ctx: ProviderContext, login: string, password: string, signals: DeviceSignals): Promise<PasswordSignIn> {
   // Nothing to guess with: refused without counting and without hashing.
   if (!login.trim() || !password || login.length > MAX_CREDENTIAL_LENGTH || password.length > MAX_CREDENTIAL_LENGTH) {
-    return { kind: 'wrong-credentials' };
+    return wrongCredentials(ctx, null);
   }
   const policy = ctx.config.risk;
   const device = deviceIdentity(signals, ctx.deviceSecret);
@@ -59,7 +59,10 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
       stuffingSince: new Date(now.getTime() - policy.stuffingWindowSeconds * 1000),
     }),
   ]);
-  if (claim.kind === 'throttled') return claim;
+  if (claim.kind === 'throttled') {
+    logSecurityEvent(ctx, 'sign_in_throttled', { retryAfterSeconds: claim.retryAfterSeconds });
+    return claim;
+  }
   const before = earlyReasons(device, early, policy);
   const verdictDevice = { id: null, label: device.label, known: false, trusted: false };
   const earlyVerdict = verdictOf(before, policy, verdictDevice);
@@ -70,7 +73,7 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   }
 
   const user = await authenticateUser(ctx, login, password);
-  if (!user) return { kind: 'wrong-credentials' };
+  if (!user) return wrongCredentials(ctx, device.label);
 
   const afterPassword = performance.now();
   const facts = await userFacts(ctx.db, user.id, device.cookieHash, device.networkKey);
@@ -92,6 +95,12 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   }
   await signInSucceeded(ctx, claim);
   return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim };
+}
+
+/** A wrong login or password (never logged: a password is sometimes typed into the login field). */
+function wrongCredentials(ctx: ProviderContext, device: string | null): PasswordSignIn {
+  logSecurityEvent(ctx, 'sign_in_failed', device === null ? {} : { device });
+  return { kind: 'wrong-credentials' };
 }
 
 async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number): Promise<void> {

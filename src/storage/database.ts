@@ -10,11 +10,23 @@ import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
 
+/** What the connection pool is doing now (for the metrics). */
+export interface PoolStats {
+  /** Connections the pool may open. */
+  max: number;
+  inUse: number;
+  idle: number;
+  /** Queries waiting for a connection. */
+  waiting: number;
+}
+
 export interface DatabaseHandle {
   readonly db: Db;
   readonly kind: 'postgres' | 'pglite';
   /** Where the data lives, with no credentials: for the start log. */
   readonly location: string;
+  /** Connections in use, idle and waited for, read at a metrics scrape. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
@@ -51,6 +63,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     db,
     kind: 'postgres',
     location: `postgres://${parsed.host}${parsed.pathname}`,
+    poolStats: () => ({ max: pool.options.max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }
@@ -60,19 +73,22 @@ async function openPGlite(dataDir: string): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir === 'memory://') {
     const pglite = await PGlite.create();
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-    return { db, kind: 'pglite', location: 'memory', close: () => db.destroy() };
+    const dialect = new PGliteDialect(pglite);
+    const db = new Kysely<Database>({ dialect });
+    return { db, kind: 'pglite', location: 'memory', poolStats: () => pgliteStats(dialect), close: () => db.destroy() };
   }
   const dir = path.join(dataDir, 'pglite');
   fs.mkdirSync(dir, { recursive: true });
   const releaseLock = lockDataDir(dir);
   try {
     const pglite = await PGlite.create(dir);
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    const dialect = new PGliteDialect(pglite);
+    const db = new Kysely<Database>({ dialect });
     return {
       db,
       kind: 'pglite',
       location: dir,
+      poolStats: () => pgliteStats(dialect),
       close: async () => {
         await db.destroy();
         releaseLock();
@@ -82,6 +98,12 @@ async function openPGlite(dataDir: string): Promise<DatabaseHandle> {
     releaseLock();
     throw err;
   }
+}
+
+/** PGlite has one session: a pool of at most one connection, always open. */
+function pgliteStats(dialect: PGliteDialect): PoolStats {
+  const { inUse, waiting } = dialect.stats();
+  return { max: 1, inUse, idle: 1 - inUse, waiting };
 }
 
 /**

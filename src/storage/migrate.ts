@@ -1,10 +1,10 @@
 // Applies the plain .sql files of migrations/ in name order, each once, inside Kysely's Migrator
 // (a transaction and an advisory lock, so that several instances starting at once apply each file once).
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
+import { DEFAULT_MIGRATION_TABLE, Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
 import type { Db } from './database.js';
 import { splitSqlStatements } from './sql-statements.js';
 
@@ -42,4 +42,24 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<Mig
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`, { cause: error });
   }
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+}
+
+/** The migrations this build ships with: the names migrateToLatest would apply, in order (read once, at start). */
+export function shippedMigrations(dir = MIGRATIONS_DIR): string[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => f.replace(/\.sql$/, ''));
+}
+
+/** The names of the migrations applied to the database; none when the migration table does not exist yet. */
+export async function appliedMigrations(db: Db): Promise<string[]> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+    return rows.map((r) => r.name);
+  } catch (err) {
+    // SQLSTATE 42P01 undefined_table: a database no migration has run on.
+    if ((err as { code?: unknown }).code === '42P01') return [];
+    throw err;
+  }
 }

@@ -49,6 +49,11 @@ class PGliteDriver implements Driver {
     return this.connection;
   }
 
+  /** The one session as a pool of one: busy or idle, and how many queries wait for it. */
+  stats(): { inUse: number; waiting: number } {
+    return { inUse: this.busy ? 1 : 0, waiting: this.waiting.length };
+  }
+
   async releaseConnection(): Promise<void> {
     const next = this.waiting.shift();
     if (next) next();
@@ -74,12 +79,21 @@ class PGliteDriver implements Driver {
 }
 
 export class PGliteDialect implements Dialect {
+  private driver: PGliteDriver | undefined;
+
   constructor(private readonly pglite: PGlite) {}
+
+  /** The driver's stats once Kysely has created it (at its first query). */
+  stats(): { inUse: number; waiting: number } {
+    return this.driver?.stats() ?? { inUse: 0, waiting: 0 };
+  }
+
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    this.driver = new PGliteDriver(this.pglite);
+    return this.driver;
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();

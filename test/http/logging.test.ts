@@ -104,7 +104,7 @@ t.test('a full sign-in and token flow logs one line per request and no secret (R
 
   t.test('the sign-ins wrote their security events, each with an event name', async (t) => {
     const events = parsed.filter((l) => l.msg === 'security event').map((l) => (l as unknown as { event: string }).event);
-    t.same(events, ['sign_in_allowed', 'new_device'], 'the first sign-in of the user enrols its first device');
+    t.same(events, ['sign_in_failed', 'sign_in_allowed', 'new_device'], 'the wrong password, then the first sign-in of the user, which enrols its first device');
   });
 
   t.test('every request is logged exactly once, as one "request" line with method, path and status', async (t) => {

@@ -10,6 +10,7 @@ import { DEVICE_CODE_GRANT } from '../../domain/device-authorization.js';
 import { refreshTokenGrant } from '../../domain/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
+import { tokensIssued } from '../../metrics.js';
 import { authenticateRequestClient, clientAuthentication } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
@@ -33,6 +34,10 @@ const grants = {
   [DEVICE_CODE_GRANT]: deviceCodeGrant,
 } as const;
 
+/** One counter child per grant type, made once and exposed from the start at 0. */
+const issued = Object.fromEntries(Object.keys(grants).map((g) => [g, tokensIssued.labels(g)])) as Record<keyof typeof grants, { inc(value?: number): void }>;
+for (const child of Object.values(issued)) child.inc(0);
+
 export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
   app.post<{ Body: RawParams }>(
@@ -55,6 +60,7 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
         if (!request.clientRemembered || answeredByPoll(err) || (await isCurrent(ctx, request.client!))) throw err;
         response = await grant(await authenticateRequestClient(ctx, request, true));
       }
+      issued[grantType as keyof typeof grants].inc();
       // RFC 6749 5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every response with tokens.
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
     },

@@ -1,0 +1,35 @@
+// METRICS_PORT: /metrics on a listener of its own (so that it can stay on an internal interface), and nothing
+// else there. With WORKERS above 1 the primary process serves it, summing what every worker reports.
+import cluster from 'node:cluster';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { AggregatorRegistry } from 'prom-client';
+import type { Config } from './config.js';
+import errorHandler from './http/plugins/error-handler.js';
+import metricsRoutes from './http/routes/metrics.js';
+import { registry } from './metrics.js';
+
+/** Listens on METRICS_HOST:METRICS_PORT; `render` gives the exposition text (this process's registry by default). */
+export async function startMetricsServer(config: Config, logger: FastifyBaseLogger, render?: () => Promise<string>): Promise<FastifyInstance> {
+  const { metricsPort, metricsHost } = config.operations;
+  if (metricsPort === undefined) throw new Error('METRICS_PORT is not set');
+  const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });
+  await app.register(errorHandler);
+  await app.register(metricsRoutes, { render });
+  await app.listen({ port: metricsPort, host: metricsHost });
+  logger.info({ metrics: `http://${metricsHost}:${metricsPort}/metrics` }, `metrics on ${metricsHost}:${metricsPort}`);
+  return app;
+}
+
+/** In the primary of WORKERS > 1: the metrics of every worker, summed (event-loop figures averaged, as prom-client does). */
+export function clusterMetricsRenderer(): () => Promise<string> {
+  const aggregator = new AggregatorRegistry();
+  return () => aggregator.clusterMetrics();
+}
+
+/** In a worker: answers the primary's requests for this process's metrics (prom-client's cluster messages). */
+export function shareMetricsWithPrimary(): void {
+  if (!cluster.isWorker) return;
+  // Constructing one installs prom-client's worker-side listener; setRegistries says which registry it reports.
+  new AggregatorRegistry();
+  AggregatorRegistry.setRegistries([registry]);
+}
