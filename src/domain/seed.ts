@@ -7,6 +7,7 @@ import { findUserByUsername, insertUser, updateUser } from '../storage/users.js'
 import { DEVICE_CODE_GRANT } from './device-authorization.js';
 import type { PasswordHasher } from './passwords.js';
 import { SIGNING_ALGS, isSigningAlg } from './signing-algs.js';
+import { MAX_CREDENTIAL_LENGTH } from './users.js';
 
 export interface SeedClient {
   client_id: string;
@@ -44,17 +45,17 @@ export class SeedError extends Error {
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'];
 const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT];
 const CLIENT_URL_FIELDS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri'];
-const CLIENT_FIELDS = new Set([
+export const CLIENT_FIELDS = new Set([
   'client_id', 'client_secret', 'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types',
   'response_types', 'token_endpoint_auth_method', 'contacts', 'scope', ...CLIENT_URL_FIELDS,
   'id_token_signed_response_alg', 'backchannel_logout_uri', 'backchannel_logout_session_required',
 ]);
 // OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
-const STRING_CLAIMS = [
+export const STRING_CLAIMS = [
   'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',
   'website', 'email', 'gender', 'birthdate', 'zoneinfo', 'locale', 'phone_number',
 ];
-const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
+export const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
 const ADDRESS_FIELDS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'];
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -85,7 +86,7 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   }
   const c = raw as Record<string, unknown>;
   const label = isString(c.client_id) ? `${where} (client_id "${c.client_id}")` : where;
-  const bad = (msg: string) => problems.push(`${label}: ${msg}`);
+  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
   for (const key of Object.keys(c)) if (!CLIENT_FIELDS.has(key)) bad(`unknown field "${key}"`);
   if (!isString(c.client_id)) bad('client_id must be a non-empty string');
   const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
@@ -136,10 +137,12 @@ function checkUser(raw: unknown, where: string, problems: string[]): void {
   }
   const u = raw as Record<string, unknown>;
   const label = isString(u.username) ? `${where} (username "${u.username}")` : where;
-  const bad = (msg: string) => problems.push(`${label}: ${msg}`);
+  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
   if (!isString(u.username)) bad('username must be a non-empty string');
   if (!isString(u.password)) bad('password must be a non-empty string');
   else if (u.password.length < 8) bad('password must be at least 8 characters');
+  // Sign-in refuses longer input before any hashing (users.ts): such a password could never be used.
+  else if (u.password.length > MAX_CREDENTIAL_LENGTH) bad(`password must be at most ${MAX_CREDENTIAL_LENGTH} characters`);
   for (const [key, value] of Object.entries(u)) {
     if (key === 'username' || key === 'password') continue;
     if (STRING_CLAIMS.includes(key)) {
@@ -160,6 +163,20 @@ function checkUser(raw: unknown, where: string, problems: string[]): void {
 function findDuplicates(values: string[]): string[] {
   const seen = new Set<string>();
   return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
+}
+
+/** The problems of one client entry (the seed file's format), unlabelled: for the admin command line. */
+export function clientEntryProblems(raw: unknown): string[] {
+  const problems: string[] = [];
+  checkClient(raw, '', problems);
+  return problems;
+}
+
+/** The problems of one user entry (the seed file's format), unlabelled. */
+export function userEntryProblems(raw: unknown): string[] {
+  const problems: string[] = [];
+  checkUser(raw, '', problems);
+  return problems;
 }
 
 /** Checks the whole file and lists every problem, each naming its entry. */
@@ -210,14 +227,14 @@ async function keepOrHash(passwords: PasswordHasher, stored: string | null | und
   return passwords.hash(plain);
 }
 
-async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, now: Date, counts: SeedCounts): Promise<void> {
+/** The columns of a validated client entry (defaults filled in); its secret goes in already hashed, or null. */
+export function clientColumns(entry: SeedClient, secretHash: string | null) {
   const {
-    client_id, client_secret, client_name, redirect_uris, post_logout_redirect_uris, grant_types,
+    client_id: _id, client_secret: _secret, client_name, redirect_uris, post_logout_redirect_uris, grant_types,
     response_types, token_endpoint_auth_method, ...metadata
   } = entry;
-  const existing = await findClient(db, client_id);
-  const desired = {
-    client_secret_hash: client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
+  return {
+    client_secret_hash: secretHash,
     client_name: client_name ?? null,
     redirect_uris: redirect_uris ?? [],
     post_logout_redirect_uris: post_logout_redirect_uris ?? [],
@@ -226,6 +243,16 @@ async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, 
     token_endpoint_auth_method: token_endpoint_auth_method ?? 'client_secret_basic',
     metadata,
   };
+}
+
+async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, now: Date, counts: SeedCounts): Promise<void> {
+  const { client_id, client_secret } = entry;
+  const existing = await findClient(db, client_id);
+  const desired = clientColumns(
+    entry,
+    client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
+  );
+  const { metadata } = desired;
   if (!existing) {
     await insertClient(db, { client_id, ...desired, metadata: JSON.stringify(metadata), created_at: now, updated_at: now });
     counts.created += 1;
@@ -249,16 +276,17 @@ async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, 
   counts.updated += 1;
 }
 
+/** The columns of a validated user entry; its password goes in already hashed. */
+export function userColumns(entry: SeedUser, passwordHash: string) {
+  const { username, password: _password, email, email_verified, ...claims } = entry;
+  return { username, password_hash: passwordHash, email: email ?? null, email_verified: email_verified ?? false, claims };
+}
+
 async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now: Date, counts: SeedCounts): Promise<void> {
-  const { username, password, email, email_verified, ...claims } = entry;
+  const { username, password } = entry;
   const existing = await findUserByUsername(db, username);
-  const desired = {
-    username,
-    password_hash: await keepOrHash(passwords, existing?.password_hash, password),
-    email: email ?? null,
-    email_verified: email_verified ?? false,
-    claims,
-  };
+  const desired = userColumns(entry, await keepOrHash(passwords, existing?.password_hash, password));
+  const { claims } = desired;
   if (!existing) {
     await insertUser(db, { id: randomUUID(), ...desired, claims: JSON.stringify(claims), created_at: now, updated_at: now });
     counts.created += 1;
