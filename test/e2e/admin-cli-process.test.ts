@@ -37,6 +37,23 @@ t.test('the package bin sso-admin is the built dist/cli/admin.js, a script that 
   t.match(run.stdout, /^usage: sso-admin users <verb>/);
 });
 
+t.test('each list verb refuses a bad command line with exit code 2 and one line, before opening the database', async (t) => {
+  const cases: Array<[string[], string]> = [
+    [['clients', 'list', '--all'], 'sso-admin clients list: unknown option --all (sso-admin clients list --help)'],
+    [['users', 'list', 'alice'], 'sso-admin users list: unexpected argument "alice" (sso-admin users list --help)'],
+    [['keys', 'list', '--alg', 'RS256'], 'sso-admin keys list: unknown option --alg (sso-admin keys list --help)'],
+    [['sessions', 'list'], 'sso-admin sessions list: missing --user USER (sso-admin sessions list --help)'],
+    [['devices', 'list', '--user'], 'sso-admin devices list: option --user needs a value (sso-admin devices list --help)'],
+  ];
+  // DATA_DIR names a file: opening a database there would fail, and differently.
+  const runs = await Promise.all(cases.map(([args]) => runAdmin(args, { DATA_DIR: '/dev/null' })));
+  runs.forEach((run, i) => {
+    t.equal(run.code, 2, cases[i]![0].join(' '));
+    t.equal(run.stderr, `${cases[i]![1]}\n`);
+    t.equal(run.stdout, '');
+  });
+});
+
 t.test('keys rotate asks for --yes without a terminal, adds a pending key, and keys list shows it', async (t) => {
   const store = await adminStore(t);
   const refused = await runAdmin(['keys', 'rotate'], store.env);
