@@ -1,4 +1,4 @@
-// Transpiles src/ to plain JavaScript in dist/ (npm start runs it first, as prestart).
+// Transpiles src/ to plain JavaScript in dist/ (npm start runs it first, as prestart), the admin CLI's `bin` too.
 //
 // Running the server through tsx keeps a TypeScript loader and its worker thread in the process for its whole
 // life: some 50 MiB of memory for nothing once the modules are loaded. esbuild strips the types file by file
@@ -10,7 +10,12 @@ import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const src = path.join(root, 'src');
-const outdir = path.join(root, 'dist');
+// Another folder may be given (the admin CLI's tests build their own, so as not to race `npm start`'s).
+// It is emptied first, so it must be a folder of its own inside the project.
+const outdir = process.argv[2] ? path.resolve(process.argv[2]) : path.join(root, 'dist');
+if (!outdir.startsWith(`${root}${path.sep}`) || outdir.startsWith(`${src}${path.sep}`) || outdir === src) {
+  throw new Error(`the output folder must be inside ${root}, outside src/ (got ${outdir})`);
+}
 
 const entryPoints = fs
   .readdirSync(src, { recursive: true, encoding: 'utf8' })

@@ -23,7 +23,7 @@ export interface Viewer {
   deviceCookie: string | undefined;
 }
 
-export async function listDevices(ctx: ProviderContext, userId: string, viewer: Viewer): Promise<AccountDevice[]> {
+export async function listDevices(ctx: Pick<ProviderContext, 'db'>, userId: string, viewer: Viewer): Promise<AccountDevice[]> {
   const rows = await listLiveDevices(ctx.db, userId);
   const cookieHash = viewer.deviceCookie ? sha256(viewer.deviceCookie) : null;
   const currentId = viewer.deviceId ?? rows.find((r) => r.cookie_hash === cookieHash)?.id ?? null;
@@ -51,22 +51,28 @@ export interface RevokedDevice {
  * Revokes one of the user's own devices and records a `device_revoked` event, in one transaction. Undefined when
  * the id names no live device of this user: another user's device is treated exactly like an unknown one.
  */
-export async function revokeDevice(ctx: ProviderContext, userId: string, deviceId: string): Promise<RevokedDevice | undefined> {
+export async function revokeDevice(ctx: DeviceRevocationContext, userId: string, deviceId: string): Promise<RevokedDevice | undefined> {
   if (!UUID.test(deviceId)) return undefined;
-  return ctx.db.transaction().execute(async (trx: Db) => {
-    const revoked = await revokeUserDevice(trx, { userId, deviceId, now: ctx.clock() });
-    if (!revoked) return undefined;
-    await recordSecurityEvent(ctx, {
-      type: 'device_revoked',
-      userId,
-      deviceId,
-      details: {
-        device: revoked.label,
-        sessionsEnded: revoked.sessionsEnded,
-        refreshTokensRevoked: revoked.refreshTokensRevoked,
-        accessTokensRevoked: revoked.accessTokensRevoked,
-      },
-    }, trx);
-    return { id: revoked.id, endedSids: revoked.endedSids, logoutsQueued: revoked.logoutsQueued };
-  });
+  return ctx.db.transaction().execute((trx: Db) => revokeDeviceIn(ctx, trx, userId, deviceId));
+}
+
+export type DeviceRevocationContext = Pick<ProviderContext, 'db' | 'clock' | 'log'>;
+
+/** revokeDevice inside the caller's transaction `trx` (an admin revoking every device of a user at once). */
+export async function revokeDeviceIn(ctx: DeviceRevocationContext, trx: Db, userId: string, deviceId: string): Promise<RevokedDevice | undefined> {
+  if (!UUID.test(deviceId)) return undefined;
+  const revoked = await revokeUserDevice(trx, { userId, deviceId, now: ctx.clock() });
+  if (!revoked) return undefined;
+  await recordSecurityEvent(ctx, {
+    type: 'device_revoked',
+    userId,
+    deviceId,
+    details: {
+      device: revoked.label,
+      sessionsEnded: revoked.sessionsEnded,
+      refreshTokensRevoked: revoked.refreshTokensRevoked,
+      accessTokensRevoked: revoked.accessTokensRevoked,
+    },
+  }, trx);
+  return { id: revoked.id, endedSids: revoked.endedSids, logoutsQueued: revoked.logoutsQueued };
 }

@@ -33,7 +33,7 @@ export interface SecurityEvent {
 }
 
 /** Stores the event (in `db` when it is the caller's transaction) and logs it. */
-export async function recordSecurityEvent(ctx: ProviderContext, event: SecurityEvent, db: Db = ctx.db): Promise<void> {
+export async function recordSecurityEvent(ctx: Pick<ProviderContext, 'db' | 'clock' | 'log'>, event: SecurityEvent, db: Db = ctx.db): Promise<void> {
   const row = {
     type: event.type,
     userId: event.userId,

@@ -6,6 +6,7 @@ import type { Db } from '../storage/database.js';
 import { findUserByUsername, insertUser, updateUser } from '../storage/users.js';
 import { clientMetadataProblems, METADATA_FIELDS } from './client-metadata.js';
 import type { PasswordHasher } from './passwords.js';
+import { MAX_CREDENTIAL_LENGTH } from './users.js';
 
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from './client-metadata.js';
@@ -43,13 +44,13 @@ export class SeedError extends Error {
   }
 }
 
-const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS]);
+export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS]);
 // OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
-const STRING_CLAIMS = [
+export const STRING_CLAIMS = [
   'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',
   'website', 'email', 'gender', 'birthdate', 'zoneinfo', 'locale', 'phone_number',
 ];
-const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
+export const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
 const ADDRESS_FIELDS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'];
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
@@ -62,7 +63,7 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   }
   const c = raw as Record<string, unknown>;
   const label = isString(c.client_id) ? `${where} (client_id "${c.client_id}")` : where;
-  const bad = (msg: string) => problems.push(`${label}: ${msg}`);
+  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
   for (const key of Object.keys(c)) if (!CLIENT_FIELDS.has(key)) bad(`unknown field "${key}"`);
   if (!isString(c.client_id)) bad('client_id must be a non-empty string');
   const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
@@ -79,10 +80,12 @@ function checkUser(raw: unknown, where: string, problems: string[]): void {
   }
   const u = raw as Record<string, unknown>;
   const label = isString(u.username) ? `${where} (username "${u.username}")` : where;
-  const bad = (msg: string) => problems.push(`${label}: ${msg}`);
+  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
   if (!isString(u.username)) bad('username must be a non-empty string');
   if (!isString(u.password)) bad('password must be a non-empty string');
   else if (u.password.length < 8) bad('password must be at least 8 characters');
+  // Sign-in refuses longer input before any hashing (users.ts): such a password could never be used.
+  else if (u.password.length > MAX_CREDENTIAL_LENGTH) bad(`password must be at most ${MAX_CREDENTIAL_LENGTH} characters`);
   for (const [key, value] of Object.entries(u)) {
     if (key === 'username' || key === 'password') continue;
     if (STRING_CLAIMS.includes(key)) {
@@ -103,6 +106,20 @@ function checkUser(raw: unknown, where: string, problems: string[]): void {
 function findDuplicates(values: string[]): string[] {
   const seen = new Set<string>();
   return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
+}
+
+/** The problems of one client entry (the seed file's format), unlabelled: for the admin command line. */
+export function clientEntryProblems(raw: unknown): string[] {
+  const problems: string[] = [];
+  checkClient(raw, '', problems);
+  return problems;
+}
+
+/** The problems of one user entry (the seed file's format), unlabelled. */
+export function userEntryProblems(raw: unknown): string[] {
+  const problems: string[] = [];
+  checkUser(raw, '', problems);
+  return problems;
 }
 
 /** Checks the whole file and lists every problem, each naming its entry. */
@@ -153,14 +170,14 @@ async function keepOrHash(passwords: PasswordHasher, stored: string | null | und
   return passwords.hash(plain);
 }
 
-async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, now: Date, counts: SeedCounts): Promise<void> {
+/** The columns of a validated client entry (defaults filled in); its secret goes in already hashed, or null. */
+export function clientColumns(entry: SeedClient, secretHash: string | null) {
   const {
-    client_id, client_secret, client_name, redirect_uris, post_logout_redirect_uris, grant_types,
+    client_id: _id, client_secret: _secret, client_name, redirect_uris, post_logout_redirect_uris, grant_types,
     response_types, token_endpoint_auth_method, ...metadata
   } = entry;
-  const existing = await findClient(db, client_id);
-  const desired = {
-    client_secret_hash: client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
+  return {
+    client_secret_hash: secretHash,
     client_name: client_name ?? null,
     redirect_uris: redirect_uris ?? [],
     post_logout_redirect_uris: post_logout_redirect_uris ?? [],
@@ -169,6 +186,16 @@ async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, 
     token_endpoint_auth_method: token_endpoint_auth_method ?? 'client_secret_basic',
     metadata,
   };
+}
+
+async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, now: Date, counts: SeedCounts): Promise<void> {
+  const { client_id, client_secret } = entry;
+  const existing = await findClient(db, client_id);
+  const desired = clientColumns(
+    entry,
+    client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
+  );
+  const { metadata } = desired;
   if (!existing) {
     await insertClient(db, { client_id, ...desired, metadata: JSON.stringify(metadata), created_at: now, updated_at: now });
     counts.created += 1;
@@ -192,16 +219,17 @@ async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, 
   counts.updated += 1;
 }
 
+/** The columns of a validated user entry; its password goes in already hashed. */
+export function userColumns(entry: SeedUser, passwordHash: string) {
+  const { username, password: _password, email, email_verified, ...claims } = entry;
+  return { username, password_hash: passwordHash, email: email ?? null, email_verified: email_verified ?? false, claims };
+}
+
 async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now: Date, counts: SeedCounts): Promise<void> {
-  const { username, password, email, email_verified, ...claims } = entry;
+  const { username, password } = entry;
   const existing = await findUserByUsername(db, username);
-  const desired = {
-    username,
-    password_hash: await keepOrHash(passwords, existing?.password_hash, password),
-    email: email ?? null,
-    email_verified: email_verified ?? false,
-    claims,
-  };
+  const desired = userColumns(entry, await keepOrHash(passwords, existing?.password_hash, password));
+  const { claims } = desired;
   if (!existing) {
     await insertUser(db, { id: randomUUID(), ...desired, claims: JSON.stringify(claims), created_at: now, updated_at: now });
     counts.created += 1;

@@ -102,3 +102,79 @@ export async function endSession(db: Db, idHash: string, now: Date): Promise<End
     .executeTakeFirst();
   return row && { sid: row.sid, userId: row.user_id, queued: Number(row.queued ?? 0) };
 }
+
+export interface EndedUserSessions {
+  /** The public ids (`sid`) of the sessions ended now. */
+  endedSids: string[];
+  /** Logout tokens queued for delivery, one per client of each session with a backchannel_logout_uri. */
+  queued: number;
+}
+
+/**
+ * Ends every live session of the user in one statement, queuing their back-channel logouts as endSession does for
+ * one session. Tokens already issued are left alone, as at a logout (OIDC Core 11: offline access outlives it).
+ */
+export async function endUserSessions(db: Db, userId: string, now: Date): Promise<EndedUserSessions> {
+  const { rows } = await sql<{ ended_sids: string[] | null; queued: string }>`
+    WITH ended AS (
+      UPDATE sessions SET revoked_at = ${now}
+       WHERE user_id = ${userId}::uuid AND revoked_at IS NULL AND expires_at > ${now}
+      RETURNING sid, user_id
+    ), queued AS (
+      INSERT INTO backchannel_logouts (client_id, sub, sid, next_attempt_at, created_at)
+      SELECT sc.client_id, ended.user_id::text, ended.sid, ${now}::timestamptz, ${now}::timestamptz
+        FROM ended
+        JOIN session_clients sc ON sc.sid = ended.sid
+        JOIN clients c ON c.client_id = sc.client_id
+       WHERE c.metadata->>'backchannel_logout_uri' IS NOT NULL
+      RETURNING id
+    )
+    SELECT (SELECT array_agg(sid ORDER BY sid) FROM ended) AS ended_sids, (SELECT count(*) FROM queued) AS queued`.execute(db);
+  const row = rows[0]!;
+  return { endedSids: row.ended_sids ?? [], queued: Number(row.queued) };
+}
+
+export interface LiveSessionRow {
+  sid: string;
+  createdAt: Date;
+  authTime: Date;
+  expiresAt: Date;
+  amr: string[];
+  deviceId: string | null;
+  /** The label of the device it was signed in from ("Firefox on Linux"), when known. */
+  deviceLabel: string | null;
+  /** The clients it signed in to. */
+  clientIds: string[];
+}
+
+/** The user's live sessions, newest first. */
+export async function listLiveUserSessions(db: Db, userId: string, now: Date): Promise<LiveSessionRow[]> {
+  const { rows } = await sql<{
+    sid: string;
+    created_at: Date;
+    auth_time: Date;
+    expires_at: Date;
+    amr: string[];
+    device_id: string | null;
+    device_label: string | null;
+    client_ids: string[];
+  }>`
+    SELECT s.sid, s.created_at, s.auth_time, s.expires_at, s.amr, s.device_id, d.label AS device_label,
+           array_remove(array_agg(sc.client_id ORDER BY sc.client_id), NULL) AS client_ids
+      FROM sessions s
+      LEFT JOIN devices d ON d.id = s.device_id
+      LEFT JOIN session_clients sc ON sc.sid = s.sid
+     WHERE s.user_id = ${userId}::uuid AND s.revoked_at IS NULL AND s.expires_at > ${now}
+     GROUP BY s.sid, s.created_at, s.auth_time, s.expires_at, s.amr, s.device_id, d.label
+     ORDER BY s.created_at DESC, s.sid`.execute(db);
+  return rows.map((r) => ({
+    sid: r.sid,
+    createdAt: r.created_at,
+    authTime: r.auth_time,
+    expiresAt: r.expires_at,
+    amr: r.amr,
+    deviceId: r.device_id,
+    deviceLabel: r.device_label,
+    clientIds: r.client_ids,
+  }));
+}

@@ -30,3 +30,138 @@ export async function insertUser(db: Db, row: NewUserRow): Promise<void> {
 export async function updateUser(db: Db, id: string, changes: UserUpdate): Promise<void> {
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
 }
+
+/** Every user, by username (case-insensitive). */
+export function listUsers(db: Db): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy(sql`lower(username)`).orderBy('id').execute();
+}
+
+/** Inserts the user unless the username or email is taken (case-insensitive); false when it was. */
+export async function insertUserIfAbsent(db: Db, row: NewUserRow): Promise<boolean> {
+  const inserted = await db.insertInto('users').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** What is attached to a user now: live sessions, devices not revoked, an enrolled authenticator app. */
+export async function findUserActivity(db: Db, userId: string, now: Date): Promise<{ sessions: number; devices: number; authenticator: boolean }> {
+  const { rows } = await sql<{ sessions: string; devices: string; authenticator: boolean }>`
+    SELECT (SELECT count(*) FROM sessions WHERE user_id = ${userId}::uuid AND revoked_at IS NULL AND expires_at > ${now}) AS sessions,
+           (SELECT count(*) FROM devices WHERE user_id = ${userId}::uuid AND revoked_at IS NULL) AS devices,
+           EXISTS (SELECT 1 FROM totp_authenticators WHERE user_id = ${userId}::uuid AND confirmed_at IS NOT NULL) AS authenticator`.execute(db);
+  const row = rows[0]!;
+  return { sessions: Number(row.sessions), devices: Number(row.devices), authenticator: row.authenticator };
+}
+
+export interface DisabledUserRow {
+  /** When the user was disabled: now, or earlier when they already were. */
+  disabledAt: Date;
+  alreadyDisabled: boolean;
+  sessionsEnded: number;
+  logoutsQueued: number;
+  codesRevoked: number;
+  refreshTokensRevoked: number;
+  accessTokensRevoked: number;
+  deviceRequestsDenied: number;
+  challengesEnded: number;
+}
+
+/**
+ * Disables the user in one statement, so that nothing is left half done: the user is marked disabled (sign-in,
+ * codes, refresh, userinfo and introspection already refuse a disabled user); their live sessions end, with a
+ * back-channel logout queued for each client they signed in to (as storage/sessions.ts endSession does); and what
+ * was issued to them is revoked for good, so that enabling them again revives none of it: unredeemed codes,
+ * refresh tokens, access tokens, device requests approved but not yet collected, second-factor challenges under
+ * way. Undefined when there is no such user.
+ */
+export async function disableUserRow(db: Db, userId: string, now: Date): Promise<DisabledUserRow | undefined> {
+  const { rows } = await sql<{
+    disabled_at: Date;
+    already: boolean;
+    sessions_ended: string;
+    logouts_queued: string;
+    codes_revoked: string;
+    refresh_revoked: string;
+    access_revoked: string;
+    device_requests_denied: string;
+    challenges_ended: string;
+  }>`
+    WITH before AS (
+      SELECT id, disabled_at FROM users WHERE id = ${userId}::uuid
+    ), target AS (
+      UPDATE users SET disabled_at = COALESCE(disabled_at, ${now}) WHERE id IN (SELECT id FROM before)
+      RETURNING id, disabled_at
+    ), ended AS (
+      UPDATE sessions SET revoked_at = ${now}
+       WHERE user_id IN (SELECT id FROM target) AND revoked_at IS NULL AND expires_at > ${now}
+      RETURNING sid, user_id
+    ), queued AS (
+      INSERT INTO backchannel_logouts (client_id, sub, sid, next_attempt_at, created_at)
+      SELECT sc.client_id, ended.user_id::text, ended.sid, ${now}::timestamptz, ${now}::timestamptz
+        FROM ended
+        JOIN session_clients sc ON sc.sid = ended.sid
+        JOIN clients c ON c.client_id = sc.client_id
+       WHERE c.metadata->>'backchannel_logout_uri' IS NOT NULL
+      RETURNING id
+    ), codes AS (
+      UPDATE authorization_codes SET consumed_at = ${now}
+       WHERE user_id IN (SELECT id FROM target) AND consumed_at IS NULL
+      RETURNING code_hash
+    ), refresh AS (
+      UPDATE refresh_tokens SET revoked_at = ${now}
+       WHERE user_id IN (SELECT id FROM target) AND revoked_at IS NULL AND rotated_at IS NULL AND expires_at > ${now}
+      RETURNING token_hash
+    ), access AS (
+      UPDATE access_tokens SET revoked_at = ${now}
+       WHERE user_id IN (SELECT id FROM target) AND revoked_at IS NULL AND expires_at > ${now}
+      RETURNING token_hash
+    ), device_requests AS (
+      UPDATE device_authorizations SET status = 'denied'
+       WHERE user_id IN (SELECT id FROM target) AND status = 'approved' AND consumed_at IS NULL
+      RETURNING device_code_hash
+    ), challenges AS (
+      UPDATE second_factor_challenges SET consumed_at = ${now}
+       WHERE user_id IN (SELECT id FROM target) AND consumed_at IS NULL
+      RETURNING id_hash
+    )
+    SELECT target.disabled_at,
+           (SELECT disabled_at IS NOT NULL FROM before) AS already,
+           (SELECT count(*) FROM ended) AS sessions_ended,
+           (SELECT count(*) FROM queued) AS logouts_queued,
+           (SELECT count(*) FROM codes) AS codes_revoked,
+           (SELECT count(*) FROM refresh) AS refresh_revoked,
+           (SELECT count(*) FROM access) AS access_revoked,
+           (SELECT count(*) FROM device_requests) AS device_requests_denied,
+           (SELECT count(*) FROM challenges) AS challenges_ended
+      FROM target`.execute(db);
+  const row = rows[0];
+  if (!row) return undefined;
+  return {
+    disabledAt: row.disabled_at,
+    alreadyDisabled: row.already,
+    sessionsEnded: Number(row.sessions_ended),
+    logoutsQueued: Number(row.logouts_queued),
+    codesRevoked: Number(row.codes_revoked),
+    refreshTokensRevoked: Number(row.refresh_revoked),
+    accessTokensRevoked: Number(row.access_revoked),
+    deviceRequestsDenied: Number(row.device_requests_denied),
+    challengesEnded: Number(row.challenges_ended),
+  };
+}
+
+/** Clears the user's disabled mark; false when there is no such user or they were not disabled. */
+export async function enableUserRow(db: Db, userId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('users')
+    .set({ disabled_at: null })
+    .where('id', '=', userId)
+    .where('disabled_at', 'is not', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes the user; everything of theirs goes with the row (ON DELETE CASCADE). False when there was none. */
+export async function deleteUserRow(db: Db, userId: string): Promise<boolean> {
+  const row = await db.deleteFrom('users').where('id', '=', userId).returning('id').executeTakeFirst();
+  return row !== undefined;
+}

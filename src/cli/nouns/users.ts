@@ -1,0 +1,226 @@
+// sso-admin users list|show|create|set-password|disable|enable|delete, over src/domain/user-admin.ts.
+import { AdminError } from '../../domain/admin.js';
+import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/seed.js';
+import {
+  checkPassword,
+  checkUserEntry,
+  createUser,
+  deleteUser,
+  disableUser,
+  enableUser,
+  listUsers,
+  setPassword,
+  showUser,
+  type UserSummary,
+} from '../../domain/user-admin.js';
+import { UsageError, verb, type Invocation, type Noun, type OptionSpec } from '../command.js';
+import { iso } from '../output.js';
+import type { Terminal } from '../terminal.js';
+
+const PASSWORD_STDIN: OptionSpec = {
+  type: 'boolean',
+  description: 'read the password from standard input (up to its end; one final newline is dropped)',
+};
+
+const PASSWORD_NOTES = `The password is never taken from the command line, where other users could see it in the process
+list and it would stay in the shell's history: on a terminal it is asked for twice, without echo; in a script it
+is read from standard input with --password-stdin (printf '%s' "$PASSWORD" | sso-admin ...). At least 8
+characters.`;
+
+/** The new password: from stdin with --password-stdin, else typed twice at the terminal. */
+async function readPassword(input: Invocation, terminal: Terminal): Promise<string> {
+  let password: string;
+  if (input.options['password-stdin'] === true) {
+    password = (await terminal.readAll()).replace(/\r?\n$/, '');
+  } else if (terminal.interactive) {
+    password = await terminal.readHidden('New password: ');
+    if ((await terminal.readHidden('Repeat it: ')) !== password) throw new AdminError('the two passwords differ: nothing was changed');
+  } else {
+    throw new UsageError('stdin is not a terminal, so the password cannot be asked for: pass it on stdin with --password-stdin');
+  }
+  checkPassword(password);
+  return password;
+}
+
+/** --claim NAME=VALUE, typed as OIDC Core 5.1 types the claim: booleans, the address object, strings. */
+function parseClaims(values: string[] | undefined): Record<string, unknown> {
+  const claims: Record<string, unknown> = {};
+  for (const item of values ?? []) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new UsageError(`--claim takes NAME=VALUE (got "${item}")`);
+    const name = item.slice(0, eq);
+    const text = item.slice(eq + 1);
+    if (name === 'username' || name === 'password') throw new UsageError(`${name} is not a claim`);
+    if (BOOLEAN_CLAIMS.includes(name)) {
+      if (text !== 'true' && text !== 'false') throw new UsageError(`--claim ${name} must be true or false`);
+      claims[name] = text === 'true';
+    } else if (name === 'address') {
+      try {
+        claims[name] = JSON.parse(text);
+      } catch {
+        throw new UsageError('--claim address takes a JSON object, e.g. address={"country":"FR"}');
+      }
+    } else {
+      claims[name] = text;
+    }
+  }
+  return claims;
+}
+
+const userJson = (u: UserSummary) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  email_verified: u.emailVerified,
+  disabled: u.disabledAt !== null,
+  disabled_at: u.disabledAt && iso(u.disabledAt),
+  created_at: iso(u.createdAt),
+  updated_at: iso(u.updatedAt),
+});
+
+const status = (u: UserSummary) => (u.disabledAt === null ? 'active' : `disabled ${iso(u.disabledAt)}`);
+
+const USER = { name: 'user', description: 'the user\'s id or username' } as const;
+
+export const users: Noun = {
+  name: 'users',
+  summary: 'the people who sign in: accounts, passwords, disabling',
+  verbs: [
+    verb({
+      name: 'list',
+      summary: 'List every user.',
+      async run(session, input) {
+        const all = await listUsers(session.ctx);
+        if (input.json) return session.out.json(all.map(userJson));
+        session.out.table(
+          ['id', 'username', 'email', 'status', 'created'],
+          all.map((u) => [u.id, u.username, u.email ?? '-', status(u), iso(u.createdAt)]),
+          'no users',
+        );
+      },
+    }),
+    verb({
+      name: 'show',
+      summary: 'Show one user: claims, status, live sessions, devices, authenticator app.',
+      args: [USER],
+      async run(session, input) {
+        const u = await showUser(session.ctx, input.args.user!);
+        if (input.json) {
+          return session.out.json({ ...userJson(u), claims: u.claims, live_sessions: u.liveSessions, devices: u.devices, authenticator_app: u.authenticatorApp });
+        }
+        session.out.fields([
+          ['id', u.id],
+          ['username', u.username],
+          ['email', u.email === null ? null : `${u.email}${u.emailVerified ? ' (verified)' : ' (not verified)'}`],
+          ['status', status(u)],
+          ...Object.entries(u.claims).sort(([a], [b]) => a.localeCompare(b)),
+          ['live sessions', u.liveSessions],
+          ['devices', u.devices],
+          ['authenticator app', u.authenticatorApp ? 'enrolled' : 'none'],
+          ['created', u.createdAt],
+          ['updated', u.updatedAt],
+        ]);
+      },
+    }),
+    verb({
+      name: 'create',
+      summary: 'Create a user with a password.',
+      args: [{ name: 'username', description: 'the new user\'s username (they may also sign in with their email)' }],
+      options: {
+        email: { type: 'string', value: 'EMAIL', description: 'their email address (unique)' },
+        'email-verified': { type: 'boolean', description: 'the email address is known to be theirs' },
+        claim: { type: 'string', value: 'NAME=VALUE', multiple: true, description: 'an OIDC Core 5.1 claim: name, given_name, family_name, locale, phone_number, address={...}...' },
+        'password-stdin': PASSWORD_STDIN,
+      },
+      notes: PASSWORD_NOTES,
+      async prepare(input, terminal) {
+        const entry: SeedUser = {
+          ...parseClaims(input.options.claim as string[] | undefined),
+          username: input.args.username!,
+          password: 'read-and-checked-below',
+          ...(input.options.email === undefined ? {} : { email: input.options.email as string }),
+          ...(input.options['email-verified'] === true ? { email_verified: true } : {}),
+        };
+        checkUserEntry(entry);
+        return { ...entry, password: await readPassword(input, terminal) };
+      },
+      async run(session, input, entry: SeedUser) {
+        const user = await createUser(session.ctx, entry);
+        if (input.json) return session.out.json(userJson(user));
+        session.out.line(`user "${user.username}" created: id ${user.id}`);
+      },
+    }),
+    verb({
+      name: 'set-password',
+      summary: 'Set a user\'s password.',
+      args: [USER],
+      options: { 'password-stdin': PASSWORD_STDIN },
+      notes: `${PASSWORD_NOTES}\nSessions and tokens are left alone: sso-admin sessions revoke signs the user out everywhere.`,
+      prepare: (input, terminal) => readPassword(input, terminal),
+      async run(session, input, password: string) {
+        const user = await setPassword(session.ctx, input.args.user!, password);
+        if (input.json) return session.out.json({ ...userJson(user), password_set: true });
+        session.out.line(`password of "${user.username}" set`);
+      },
+    }),
+    verb({
+      name: 'disable',
+      summary: 'Stop a user from signing in; end their sessions and revoke their tokens.',
+      args: [USER],
+      destructive: true,
+      notes: `At once and on every instance: sign-in, codes, refresh and userinfo refuse a disabled user. Their
+sessions end (the clients are told by back-channel logout), and their codes, refresh and access tokens are revoked
+for good: enabling them again revives none of it.`,
+      async run(session, input) {
+        const ref = input.args.user!;
+        const target = await showUser(session.ctx, ref);
+        await session.confirm(`Disable user "${target.username}", end their ${target.liveSessions} sessions and revoke their tokens?`);
+        const done = await disableUser(session.ctx, ref);
+        if (input.json) {
+          return session.out.json({
+            ...userJson(done.user),
+            already_disabled: done.alreadyDisabled,
+            sessions_ended: done.sessionsEnded,
+            backchannel_logouts_queued: done.logoutsQueued,
+            codes_revoked: done.codesRevoked,
+            refresh_tokens_revoked: done.refreshTokensRevoked,
+            access_tokens_revoked: done.accessTokensRevoked,
+          });
+        }
+        session.out.line(
+          `user "${done.user.username}" ${done.alreadyDisabled ? 'was already disabled' : 'disabled'}: ${done.sessionsEnded} sessions ended ` +
+            `(${done.logoutsQueued} back-channel logouts queued), ${done.refreshTokensRevoked} refresh tokens, ` +
+            `${done.accessTokensRevoked} access tokens and ${done.codesRevoked} codes revoked`,
+        );
+      },
+    }),
+    verb({
+      name: 'enable',
+      summary: 'Let a disabled user sign in again.',
+      args: [USER],
+      async run(session, input) {
+        const { user, changed } = await enableUser(session.ctx, input.args.user!);
+        if (input.json) return session.out.json({ ...userJson(user), changed });
+        session.out.line(changed ? `user "${user.username}" enabled` : `user "${user.username}" was not disabled: unchanged`);
+      },
+    }),
+    verb({
+      name: 'delete',
+      summary: 'Delete a user and everything of theirs.',
+      args: [USER],
+      destructive: true,
+      notes: `Their sessions end first (the clients are told by back-channel logout); then the user goes with their
+codes, tokens, consents, devices and authenticator app. Stored security events stay, without the user.`,
+      async run(session, input) {
+        const ref = input.args.user!;
+        const target = await showUser(session.ctx, ref);
+        await session.confirm(`Delete user "${target.username}" (${target.id}) and everything of theirs?`);
+        const done = await deleteUser(session.ctx, ref);
+        if (input.json) {
+          return session.out.json({ id: done.user.id, username: done.user.username, deleted: true, sessions_ended: done.sessionsEnded, backchannel_logouts_queued: done.logoutsQueued });
+        }
+        session.out.line(`user "${done.user.username}" deleted: ${done.sessionsEnded} sessions ended (${done.logoutsQueued} back-channel logouts queued)`);
+      },
+    }),
+  ],
+};

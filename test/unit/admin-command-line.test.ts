@@ -1,0 +1,152 @@
+// The admin command line's grammar, in this process: help at every level for every noun and verb, and every kind of
+// bad command line refused with exit code 2 and one line, before any configuration or database is touched.
+import t from 'tap';
+import { runAdmin, type Environment } from '../../src/cli/command.js';
+import { NOUNS } from '../../src/cli/nouns/index.js';
+import { stdoutOutput } from '../../src/cli/output.js';
+import type { Terminal } from '../../src/cli/terminal.js';
+
+interface Captured {
+  code: number;
+  stdout: string;
+  stderr: string[];
+  opened: boolean;
+}
+
+/** runAdmin with a terminal (or none), capturing its output; the database is never really opened. */
+async function run(argv: string[], options: { interactive?: boolean; stdin?: string } = {}): Promise<Captured> {
+  let stdout = '';
+  const stderr: string[] = [];
+  let opened = false;
+  const terminal: Terminal = {
+    interactive: options.interactive ?? false,
+    ask: async () => undefined,
+    readHidden: async () => 'typed-password',
+    readAll: async () => options.stdin ?? '',
+  };
+  const env: Environment = {
+    terminal,
+    out: stdoutOutput((text) => (stdout += text)),
+    error: (line) => stderr.push(line),
+    open: async () => {
+      opened = true;
+      throw new Error('the database is not for this test');
+    },
+  };
+  const code = await runAdmin(NOUNS, argv, env);
+  return { code, stdout, stderr, opened };
+}
+
+t.test('--help prints the nouns, each noun its verbs, and each verb its arguments and options, with exit code 0', async (t) => {
+  const top = await run(['--help']);
+  t.equal(top.code, 0);
+  t.match(top.stdout, /^usage: sso-admin <noun> <verb>/);
+  const lines = top.stdout.split('\n');
+  for (const noun of NOUNS) {
+    t.ok(lines.some((l) => l.startsWith(`  ${noun.name} `) && l.endsWith(noun.summary)), `the top help names ${noun.name}`);
+  }
+  t.match(top.stdout, 'Exit codes: 0 done, 1 refused or failed (nothing changed), 2 bad command line.');
+  t.same((await run(['-h'])).stdout, top.stdout, '-h is --help');
+
+  for (const noun of NOUNS) {
+    const help = await run([noun.name, '--help']);
+    t.equal(help.code, 0);
+    t.match(help.stdout, `usage: sso-admin ${noun.name} <verb>`);
+    for (const verb of noun.verbs) {
+      t.match(help.stdout, new RegExp(`\\n  ${verb.name} +`), `${noun.name} --help names ${verb.name}`);
+      const verbHelp = await run([noun.name, verb.name, '--help']);
+      t.equal(verbHelp.code, 0);
+      t.match(verbHelp.stdout, `usage: sso-admin ${noun.name} ${verb.name}`);
+      t.match(verbHelp.stdout, verb.summary);
+      t.match(verbHelp.stdout, '--json');
+      for (const arg of verb.args ?? []) t.match(verbHelp.stdout, `<${arg.name}>`);
+      for (const option of Object.keys(verb.options ?? {})) t.match(verbHelp.stdout, `--${option}`);
+      if (verb.destructive) t.match(verbHelp.stdout, /-y, --yes +do it without asking/);
+      else t.notMatch(verbHelp.stdout, '--yes');
+      t.equal(verbHelp.opened, false);
+    }
+  }
+});
+
+t.test('help comes first: --help anywhere after the verb shows the verb\'s help, whatever else is wrong', async (t) => {
+  const help = await run(['clients', 'create', '--bogus', '--help']);
+  t.equal(help.code, 0);
+  t.match(help.stdout, 'usage: sso-admin clients create <client_id>');
+});
+
+t.test('a bad command line exits 2 with one line naming the command whose help to read, and opens nothing', async (t) => {
+  const cases: Array<[string[], string]> = [
+    [[], 'sso-admin: expected a noun: clients, users, keys, sessions, devices (sso-admin --help)'],
+    [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, users, keys, sessions, devices) (sso-admin --help)'],
+    [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, users, keys, sessions, devices) (sso-admin --help)'],
+    [['users'], 'sso-admin users: expected a verb: list, show, create, set-password, disable, enable, delete (sso-admin users --help)'],
+    [['users', 'frob'], 'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, disable, enable, delete) (sso-admin users --help)'],
+    [['clients', 'show'], 'sso-admin clients show: missing <client_id> (sso-admin clients show --help)'],
+    [['clients', 'show', 'a', 'b'], 'sso-admin clients show: unexpected argument "b" (sso-admin clients show --help)'],
+    [['clients', 'list', '--bogus'], 'sso-admin clients list: unknown option --bogus (sso-admin clients list --help)'],
+    [['clients', 'create', 'a', '--client-name'], 'sso-admin clients create: option --client-name needs a value (sso-admin clients create --help)'],
+    [['clients', 'list', '--json=yes'], 'sso-admin clients list: option --json takes no value (sso-admin clients list --help)'],
+    [['clients', 'list', '--yes'], 'sso-admin clients list: unknown option --yes (sso-admin clients list --help)'],
+    [['clients', 'update', 'a'], 'sso-admin clients update: nothing to change: give a field option or --remove (sso-admin clients update --help)'],
+    [['clients', 'create', 'a', '--backchannel-logout-session-required', 'maybe'], 'sso-admin clients create: --backchannel-logout-session-required must be true or false (sso-admin clients create --help)'],
+    [['sessions', 'list'], 'sso-admin sessions list: missing --user USER (sso-admin sessions list --help)'],
+    [['devices', 'revoke', '--device', 'x', '--yes'], 'sso-admin devices revoke: missing --user USER (sso-admin devices revoke --help)'],
+    [['keys', 'rotate', '--alg', 'HS256', '--yes'], 'sso-admin keys rotate: --alg must be one of RS256, PS256, ES256, EdDSA (got "HS256") (sso-admin keys rotate --help)'],
+    [['keys', 'rotate', '--delay', 'soon', '--yes'], 'sso-admin keys rotate: --delay must be a whole number of seconds (got "soon") (sso-admin keys rotate --help)'],
+    [['users', 'create', 'bob', '--claim', 'nickname'], 'sso-admin users create: --claim takes NAME=VALUE (got "nickname") (sso-admin users create --help)'],
+  ];
+  for (const [argv, line] of cases) {
+    const result = await run(argv);
+    t.equal(result.code, 2, argv.join(' '));
+    t.same(result.stderr, [line]);
+    t.equal(result.stdout, '');
+    t.equal(result.opened, false);
+  }
+});
+
+t.test('every destructive verb refuses without --yes when stdin is not a terminal, before opening anything', async (t) => {
+  const destructive = NOUNS.flatMap((noun) => noun.verbs.filter((v) => v.destructive).map((v) => [noun.name, v.name] as const));
+  t.same(destructive.map((d) => d.join(' ')), [
+    'clients rotate-secret', 'clients delete', 'users disable', 'users delete', 'keys rotate', 'sessions revoke', 'devices revoke',
+  ]);
+  const args: Record<string, string[]> = {
+    'clients rotate-secret': ['app'], 'clients delete': ['app'], 'users disable': ['alice'], 'users delete': ['alice'],
+    'keys rotate': [], 'sessions revoke': ['--user', 'alice'], 'devices revoke': ['--user', 'alice'],
+  };
+  for (const [noun, verb] of destructive) {
+    const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);
+    t.equal(refused.code, 2);
+    t.same(refused.stderr, [
+      `sso-admin ${noun} ${verb}: stdin is not a terminal, so nobody can confirm: pass --yes to do it without asking (sso-admin ${noun} ${verb} --help)`,
+    ]);
+    t.equal(refused.opened, false);
+    const onTerminal = await run([noun, verb, ...args[`${noun} ${verb}`]!], { interactive: true });
+    t.equal(onTerminal.opened, true, 'on a terminal it goes on (and will ask)');
+  }
+});
+
+t.test('invalid values are refused with exit code 1 and the seed file\'s reasons, before the database opens', async (t) => {
+  const client = await run(['clients', 'create', 'web', '--redirect-uri', 'http://app.example/cb#frag', '--grant-type', 'password']);
+  t.equal(client.code, 1);
+  t.same(client.stderr, [
+    'sso-admin clients create: client "web" was refused: redirect_uris[0] must not contain a fragment; grant_types must be an array of authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code',
+  ]);
+  t.equal(client.opened, false);
+
+  const user = await run(['users', 'create', 'bob', '--email', 'not-an-email', '--password-stdin'], { stdin: 'long enough\n' });
+  t.equal(user.code, 1);
+  t.same(user.stderr, ['sso-admin users create: user "bob" was refused: email is not an email address']);
+  const short = await run(['users', 'set-password', 'bob', '--password-stdin'], { stdin: 'short\n' });
+  t.same([short.code, short.stderr], [1, ['sso-admin users set-password: the password was refused: password must be at least 8 characters']]);
+  const long = await run(['users', 'set-password', 'bob', '--password-stdin'], { stdin: 'x'.repeat(1025) });
+  t.same(long.stderr, ['sso-admin users set-password: the password was refused: password must be at most 1024 characters']);
+  t.notOk(user.opened || short.opened || long.opened);
+});
+
+t.test('without a terminal a password is only read from stdin: no prompt, exit code 2', async (t) => {
+  const refused = await run(['users', 'set-password', 'bob']);
+  t.equal(refused.code, 2);
+  t.same(refused.stderr, [
+    'sso-admin users set-password: stdin is not a terminal, so the password cannot be asked for: pass it on stdin with --password-stdin (sso-admin users set-password --help)',
+  ]);
+});
