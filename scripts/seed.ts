@@ -1,4 +1,4 @@
-// npm run seed -- path/to/seed.json: upserts the file's clients and users, all or nothing.
+// npm run seed -- path/to/seed.json: upserts the file's clients, users and risk rules, all or nothing.
 import fs from 'node:fs';
 import { PasswordHasher } from '../src/domain/passwords.js';
 import { applySeed, parseSeed, SeedError } from '../src/domain/seed.js';
@@ -27,6 +27,7 @@ try {
   const line = (name: string, c: { created: number; updated: number; unchanged: number }) =>
     `${name}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`;
   process.stdout.write(`${line('clients', report.clients)}\n${line('users', report.users)}\n`);
+  if (report.risk_rules) process.stdout.write(`${line('risk rules', report.risk_rules)}\n`);
 } catch (err) {
   process.stderr.write(`seeding failed, nothing was written: ${(err as Error).message}\n`);
   process.exitCode = 1;

@@ -34,6 +34,7 @@ import metricsRoutes from './http/routes/metrics.js';
 import registrationRoutes from './http/routes/registration.js';
 import revocationRoutes from './http/routes/revocation.js';
 import secondFactorRoutes from './http/routes/second-factor.js';
+import securityEventsRoutes from './http/routes/security-events.js';
 import tokenRoutes from './http/routes/token.js';
 import userinfoRoutes from './http/routes/userinfo.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
@@ -164,6 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
       // RFC 7591 / RFC 7592: off (404) unless REGISTRATION_OPEN or REGISTRATION_INITIAL_ACCESS_TOKEN says otherwise.
       if (config.registration.enabled) await sso.register(registrationRoutes, { ctx });
+      await sso.register(securityEventsRoutes, { ctx });
     },
     { prefix: '/sso' },
   );

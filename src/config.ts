@@ -60,8 +60,13 @@ export interface RiskPolicy {
   readonly stuffingWindowSeconds: number;
   /** Distinct usernames failing from one device within the stuffing window before CREDENTIAL_STUFFING. */
   readonly stuffingDeviceLogins: number;
-  /** Distinct usernames failing from one network, or from one fingerprint across networks, before CREDENTIAL_STUFFING. */
+  /** Distinct usernames failing from one network within the stuffing window before CREDENTIAL_STUFFING. */
   readonly stuffingNetworkLogins: number;
+  /**
+   * Distinct usernames failing from one fingerprint on any network before CREDENTIAL_STUFFING for browsers without
+   * an established cookie. A fingerprint is a browser model: raise this with the traffic of the most common one.
+   */
+  readonly stuffingFingerprintLogins: number;
   /** Failed attempts on one username within the stuffing window before FAILED_ATTEMPTS_USER. */
   readonly userFailures: number;
 }
@@ -160,6 +165,8 @@ export interface Config {
   readonly totpIssuer: string;
   readonly registration: RegistrationSettings;
   readonly operations: OperationsSettings;
+  /** The bearer token of admins on GET /sso/security-events; undefined turns admin access off. */
+  readonly adminApiToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -276,9 +283,16 @@ export function loadConfig(env: Env = process.env): Config {
     stuffingWindowSeconds: integer('RISK_STUFFING_WINDOW_SECONDS', 3600, 60, 604_800),
     stuffingDeviceLogins: integer('RISK_STUFFING_DEVICE_LOGINS', 6, 2, 1_000_000),
     stuffingNetworkLogins: integer('RISK_STUFFING_NETWORK_LOGINS', 20, 2, 1_000_000),
+    stuffingFingerprintLogins: integer('RISK_STUFFING_FINGERPRINT_LOGINS', 20, 2, 1_000_000),
     userFailures: integer('RISK_USER_FAILURES', 3, 1, 1_000_000),
   };
   if (risk.blockScore < risk.challengeScore) problems.push('RISK_BLOCK_SCORE must be at least RISK_CHALLENGE_SCORE');
+
+  // A bearer token that reads every user's security events: as strong as the other server secrets.
+  const adminApiToken = env.ADMIN_API_TOKEN?.trim() || undefined;
+  if (adminApiToken !== undefined && (adminApiToken.length < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(adminApiToken))) {
+    problems.push('ADMIN_API_TOKEN must be at least 32 characters of base64 or base64url (e.g. openssl rand -base64 32)');
+  }
 
   // The log notifier writes one-time codes to the log: a development tool, the default on a loopback http issuer only.
   const loopbackIssuer = baseUrl.startsWith('http://') && /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(baseUrl);
@@ -333,6 +347,7 @@ export function loadConfig(env: Env = process.env): Config {
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS', 90, 1, 36_500),
     registration: registrationSettings(read, integer, boolean, problems),
     operations: operationsSettings(env, read, integer, port, host, problems),
+    adminApiToken,
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
   if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');

@@ -26,13 +26,25 @@ export interface AcceptedPassword {
    * the second factor passes, so that someone with the password alone cannot start challenges without end.
    */
   throttleClaim: Extract<AttemptClaim, { kind: 'claimed' }>;
+  /** Milliseconds the evaluation added (both stages, argon2 excluded), as observed in sso_risk_evaluation_seconds. */
+  evaluationMs: number;
+}
+
+/**
+ * What the evaluation made of a refused attempt, for measurement (npm run eval:risk): the BLOCK verdict, or for a
+ * wrong password the verdict of the early stage (the user's own reasons need the right password). Never shown to
+ * the person, who sees the same message for all of them.
+ */
+export interface RefusedEvaluation {
+  verdict: Verdict;
+  evaluationMs: number;
 }
 
 export type PasswordSignIn =
   | ({ kind: 'signed-in' } & AcceptedPassword)
   | ({ kind: 'challenge' } & AcceptedPassword)
   /** A wrong login or password, and every BLOCK: the person cannot tell them apart. */
-  | { kind: 'wrong-credentials' }
+  | { kind: 'wrong-credentials'; evaluation?: RefusedEvaluation }
   | { kind: 'throttled'; retryAfterSeconds: number };
 
 /**
@@ -49,31 +61,39 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   const policy = ctx.config.risk;
   const device = deviceIdentity(signals, ctx.deviceSecret);
   const now = ctx.clock();
+  // The attempt log and the throttle claim are independent statements: sent together, the risk statement first.
+  // The evaluation's time is its own statement's (and the rules'), not the throttle's it runs beside.
   const started = performance.now();
-  // The throttle claim and the attempt log are independent statements: sent together.
-  const [claim, early] = await Promise.all([
-    claimSignInAttempt(ctx, login, signals.ip),
-    recordAttempt(ctx.db, attemptKeys(login, signals.ip, device, ctx.deviceSecret), {
-      now,
-      velocitySince: new Date(now.getTime() - policy.velocityWindowSeconds * 1000),
-      stuffingSince: new Date(now.getTime() - policy.stuffingWindowSeconds * 1000),
-    }),
-  ]);
+  const recorded = recordAttempt(ctx.db, attemptKeys(login, signals.ip, device, ctx.deviceSecret), {
+    now,
+    velocitySince: new Date(now.getTime() - policy.velocityWindowSeconds * 1000),
+    stuffingSince: new Date(now.getTime() - policy.stuffingWindowSeconds * 1000),
+    caps: {
+      deviceAttempts: policy.deviceVelocity,
+      networkAttempts: policy.networkVelocity,
+      deviceLogins: policy.stuffingDeviceLogins,
+      networkLogins: policy.stuffingNetworkLogins,
+      fingerprintLogins: policy.stuffingFingerprintLogins,
+      loginFailures: policy.userFailures,
+    },
+  }).then((facts) => ({ facts, ms: performance.now() - started }));
+  const [{ facts: early, ms: statementMs }, claim] = await Promise.all([recorded, claimSignInAttempt(ctx, login, signals.ip)]);
   if (claim.kind === 'throttled') {
     logSecurityEvent(ctx, 'sign_in_throttled', { retryAfterSeconds: claim.retryAfterSeconds });
     return claim;
   }
+  const rulesStarted = performance.now();
   const before = earlyReasons(device, early, policy);
   const verdictDevice = { id: null, label: device.label, known: false, trusted: false };
   const earlyVerdict = verdictOf(before, policy, verdictDevice);
-  let evaluationMs = performance.now() - started;
+  let evaluationMs = statementMs + (performance.now() - rulesStarted);
   if (earlyVerdict.action === 'BLOCK') {
     await refuse(ctx, earlyVerdict, null, evaluationMs);
-    return { kind: 'wrong-credentials' };
+    return { kind: 'wrong-credentials', evaluation: { verdict: earlyVerdict, evaluationMs } };
   }
 
   const user = await authenticateUser(ctx, login, password);
-  if (!user) return wrongCredentials(ctx, device.label);
+  if (!user) return wrongCredentials(ctx, device.label, { verdict: earlyVerdict, evaluationMs });
 
   const afterPassword = performance.now();
   const facts = await userFacts(ctx.db, user.id, device.cookieHash, device.networkKey);
@@ -86,21 +106,21 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   evaluationMs += performance.now() - afterPassword;
   if (verdict.action === 'BLOCK') {
     await refuse(ctx, verdict, user.id, evaluationMs);
-    return { kind: 'wrong-credentials' };
+    return { kind: 'wrong-credentials', evaluation: { verdict, evaluationMs } };
   }
   observe(verdict, evaluationMs);
   if (verdict.action === 'CHALLENGE') {
     await recordSecurityEvent(ctx, { type: 'sign_in_challenged', userId: user.id, deviceId: verdict.device.id, details: verdictDetails(verdict) });
-    return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim };
+    return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, evaluationMs };
   }
   await signInSucceeded(ctx, claim);
-  return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim };
+  return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, evaluationMs };
 }
 
 /** A wrong login or password (never logged: a password is sometimes typed into the login field). */
-function wrongCredentials(ctx: ProviderContext, device: string | null): PasswordSignIn {
+function wrongCredentials(ctx: ProviderContext, device: string | null, evaluation?: RefusedEvaluation): PasswordSignIn {
   logSecurityEvent(ctx, 'sign_in_failed', device === null ? {} : { device });
-  return { kind: 'wrong-credentials' };
+  return evaluation ? { kind: 'wrong-credentials', evaluation } : { kind: 'wrong-credentials' };
 }
 
 async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number): Promise<void> {

@@ -1,4 +1,4 @@
-// Seeding clients and users from an admin's JSON file: validated as a whole, applied in one
+// Seeding clients, users and admin risk rules from an admin's JSON file: validated as a whole, applied in one
 // transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed.
 import { randomUUID } from 'node:crypto';
 import { insertClient, findClient, updateClient } from '../storage/clients.js';
@@ -6,6 +6,7 @@ import type { Db } from '../storage/database.js';
 import { findUserByUsername, insertUser, updateUser } from '../storage/users.js';
 import { clientMetadataProblems, METADATA_FIELDS } from './client-metadata.js';
 import type { PasswordHasher } from './passwords.js';
+import { addRiskRule, parseRiskRule, riskRules, type RiskRule } from './risk/rules.js';
 import { MAX_CREDENTIAL_LENGTH } from './users.js';
 
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
@@ -35,6 +36,8 @@ export interface SeedUser {
 export interface SeedFile {
   clients: SeedClient[];
   users: SeedUser[];
+  /** Admin risk rules (src/domain/risk/rules.ts), normalised; absent when the file has no such section. */
+  risk_rules?: RiskRule[];
 }
 
 export class SeedError extends Error {
@@ -127,13 +130,14 @@ export function parseSeed(raw: unknown): SeedFile {
   const problems: string[] = [];
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
-  for (const key of Object.keys(file)) if (key !== 'clients' && key !== 'users') problems.push(`unknown top-level field "${key}"`);
+  for (const key of Object.keys(file)) if (!['clients', 'users', 'risk_rules'].includes(key)) problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
   else clients.forEach((c, i) => checkClient(c, `clients[${i}]`, problems));
   if (!Array.isArray(users)) problems.push('"users" must be an array');
   else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems));
+  const rules = checkRiskRules(file.risk_rules, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id))) problems.push(`client_id "${id}" appears more than once`);
     for (const name of findDuplicates((users as SeedUser[]).map((u) => u.username.toLowerCase()))) problems.push(`username "${name}" appears more than once`);
@@ -141,7 +145,30 @@ export function parseSeed(raw: unknown): SeedFile {
     for (const email of findDuplicates(emails)) problems.push(`email "${email}" belongs to more than one user`);
   }
   if (problems.length > 0) throw new SeedError(problems);
-  return { clients: clients as SeedClient[], users: users as SeedUser[] };
+  return { clients: clients as SeedClient[], users: users as SeedUser[], ...(rules ? { risk_rules: rules } : {}) };
+}
+
+/** `risk_rules`: entries `{kind, value, effect, note?}`, each checked like `npm run risk -- rules add`. */
+function checkRiskRules(raw: unknown, problems: string[]): RiskRule[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    problems.push('"risk_rules" must be an array');
+    return undefined;
+  }
+  const rules: RiskRule[] = [];
+  raw.forEach((entry, i) => {
+    const where = `risk_rules[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`${where} must be an object`);
+      return;
+    }
+    for (const key of Object.keys(entry)) if (!['kind', 'value', 'effect', 'note'].includes(key)) problems.push(`${where}: unknown field "${key}"`);
+    const parsed = parseRiskRule(entry as Record<string, unknown>);
+    if ('problems' in parsed) for (const problem of parsed.problems) problems.push(`${where}: ${problem}`);
+    else rules.push(parsed.rule);
+  });
+  for (const key of findDuplicates(rules.map((r) => `${r.kind} ${r.value}`))) problems.push(`risk rule "${key}" appears more than once`);
+  return rules;
 }
 
 export interface SeedCounts {
@@ -153,6 +180,8 @@ export interface SeedCounts {
 export interface SeedReport {
   clients: SeedCounts;
   users: SeedCounts;
+  /** Present when the seed has a risk_rules section. */
+  risk_rules?: SeedCounts;
 }
 
 /** JSON with sorted keys, so that two equal objects compare equal whatever their key order. */
@@ -256,9 +285,27 @@ export async function applySeed(db: Db, passwords: PasswordHasher, seed: SeedFil
     clients: { created: 0, updated: 0, unchanged: 0 },
     users: { created: 0, updated: 0, unchanged: 0 },
   };
+  const rules = seed.risk_rules;
+  const ruleCounts: SeedCounts = { created: 0, updated: 0, unchanged: 0 };
   await db.transaction().execute(async (trx) => {
     for (const client of seed.clients) await seedClient(trx, passwords, client, now, report.clients);
     for (const user of seed.users) await seedUser(trx, passwords, user, now, report.users);
+    if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
   });
-  return report;
+  return rules ? { ...report, risk_rules: ruleCounts } : report;
+}
+
+/** Upserts each rule by kind and value; rules missing from the file are left alone (delete them with the CLI). */
+async function seedRiskRules(db: Db, rules: RiskRule[], now: Date, counts: SeedCounts): Promise<void> {
+  const existing = new Map((await riskRules(db)).map((r) => [`${r.kind} ${r.value}`, r]));
+  for (const rule of rules) {
+    const current = existing.get(`${rule.kind} ${rule.value}`);
+    if (current && current.effect === rule.effect && current.note === rule.note) {
+      counts.unchanged += 1;
+      continue;
+    }
+    await addRiskRule(db, rule, now);
+    if (current) counts.updated += 1;
+    else counts.created += 1;
+  }
 }

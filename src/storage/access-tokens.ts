@@ -1,4 +1,5 @@
 // Repository for opaque bearer access tokens, looked up by the digest of their value.
+import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { reusableQuery } from './reusable-query.js';
 import type { AccessTokenRow, UserRow } from './schema.js';
@@ -73,4 +74,29 @@ export function findAccessToken(db: Db, tokenHash: string): Promise<AccessTokenW
 
 export async function revokeAccessToken(db: Db, tokenHash: string, now: Date): Promise<void> {
   await db.updateTable('access_tokens').set({ revoked_at: now }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
+}
+
+/** An access token with the current registered scope of its client (null when the client is gone). */
+export interface AccessTokenWithClientScope {
+  client_id: string;
+  user_id: string | null;
+  scope: string;
+  expires_at: Date;
+  revoked_at: Date | null;
+  client_exists: boolean;
+  registered_scope: string | null;
+}
+
+/** For resource endpoints that accept client_credentials tokens: the token and what its client may still ask for. */
+export async function findAccessTokenWithClientScope(db: Db, tokenHash: string): Promise<AccessTokenWithClientScope | undefined> {
+  const row = await db
+    .selectFrom('access_tokens as t')
+    .leftJoin('clients as c', 'c.client_id', 't.client_id')
+    .select(['t.client_id', 't.user_id', 't.scope', 't.expires_at', 't.revoked_at', 'c.client_id as current_client_id'])
+    .select(sql<string | null>`c.metadata ->> 'scope'`.as('registered_scope'))
+    .where('t.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { current_client_id, ...token } = row;
+  return { ...token, client_exists: current_client_id !== null };
 }

@@ -10,7 +10,7 @@ export interface AttemptKeys {
   deviceKey: string;
   fingerprintKey: string;
   networkKey: string;
-  /** The login as typed, trimmed and lower-cased: matched against username rules, never stored. */
+  /** The login as typed, trimmed and lower-cased: matched against username rules (also as the email of the username), never stored. */
   login: string;
   /** The client address, matched against network rules, never stored; null when it is not an IP address. */
   ip: string | null;
@@ -22,21 +22,32 @@ export interface CounterWindows {
   now: Date;
   velocitySince: Date;
   stuffingSince: Date;
+  /**
+   * Where each count stops: the rules only ask whether a threshold is reached, and a capped count costs a flood
+   * no more reading than a trickle.
+   */
+  caps: { deviceAttempts: number; networkAttempts: number; deviceLogins: number; networkLogins: number; fingerprintLogins: number; loginFailures: number };
 }
 
-/** What the attempt log and the rules say before the password is checked. Counts exclude this attempt. */
+/** Distinct failing logins are looked for among this many times the threshold of a key's latest failed attempts. */
+export const FAILURES_SCANNED_PER_THRESHOLD = 4;
+
+/** What the attempt log and the rules say before the password is checked. Counts exclude this attempt and stop at their caps. */
 export interface EarlyFacts {
   attemptId: string;
+  /** The device cookie is a recorded device's (it signed in before, for some user). */
+  establishedCookie: boolean;
   deviceAttempts: number;
   networkAttempts: number;
   /**
-   * Distinct logins that failed from this device, this network, and this fingerprint on any network without a
-   * device cookie (a fingerprint is shared by every browser of one model: only a cookieless one is a device).
+   * Distinct logins failing from this device (its established cookie, else its machine: fingerprint and network),
+   * this network, this fingerprint (any network), among the latest failures of each: a failure excused by a later
+   * sign-in of its login (a typo) does not count.
    */
   deviceLogins: number;
   networkLogins: number;
   fingerprintLogins: number;
-  /** Failed attempts on this login since it last signed in (a success puts earlier typos behind it). */
+  /** Failed attempts on this login since it last signed in (within the window): a sign-in excuses the earlier ones. */
   loginFailures: number;
   /** Fingerprints recorded for devices with this cookie (any user). */
   cookieFingerprints: string[];
@@ -45,53 +56,77 @@ export interface EarlyFacts {
 
 /**
  * Records the attempt and reads every counter and matching rule in one statement, so that the early evaluation
- * costs one round trip. Rules match as an admin means them whatever the case of a username or device id, and a
- * network with host bits set ("192.0.2.7/24") covers its /24; CASE keeps the inet cast to network rules. The insert is not visible to the sibling subqueries (one snapshot): counts are of earlier
- * attempts. A login counts as failed until its attempt succeeds.
+ * costs one round trip. The insert is not visible to the sibling subqueries (one snapshot): counts are of earlier
+ * attempts. An attempt counts as failed until it succeeds or a later sign-in of its login excuses it. Rules match as
+ * an admin means them whatever the case of a username or device id (a username also by its user's email), and a
+ * network with host bits set ("192.0.2.7/24") covers its /24; CASE keeps the inet cast to network rules.
+ *
+ * The distinct failing logins of a device are those of its cookie once the cookie is established (a device recorded
+ * for some user). Until then they are those of its machine, fingerprint and network together: the sign-in page
+ * hands every new browser a fresh cookie, so a tool that starts a new session per attempt would otherwise be a new
+ * device every time.
  */
 export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): Promise<EarlyFacts> {
+  // Failed (neither succeeded nor excused) attempts matching `where`, newest first, a few times the cap of them: how
+  // many distinct logins they name, up to the cap. The partial indexes of failures serve these reads.
+  const distinctFailing = (where: ReturnType<typeof sql>, cap: number) => sql`(
+    SELECT count(*) FROM (
+      SELECT DISTINCT recent.login_key FROM (
+        SELECT login_key FROM sign_in_attempts
+        WHERE ${where} AND at > ${w.stuffingSince} AND NOT succeeded AND NOT excused
+        ORDER BY at DESC LIMIT ${cap * FAILURES_SCANNED_PER_THRESHOLD}
+      ) recent
+      LIMIT ${cap}
+    ) capped)`;
   const { rows } = await sql<{
     attempt_id: string;
+    established: boolean;
     device_attempts: string;
     network_attempts: string;
-    device_logins: string;
+    cookie_logins: string;
+    machine_logins: string;
     network_logins: string;
     fingerprint_logins: string;
     login_failures: string;
     cookie_fingerprints: string[] | null;
     rule_effects: Array<'allow' | 'block'> | null;
   }>`
-    WITH attempt AS (
+    WITH known AS (
+      SELECT array_agg(DISTINCT fingerprint) AS fingerprints FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL
+    ), attempt AS (
       INSERT INTO sign_in_attempts (at, login_key, device_key, fingerprint_key, network_key)
       VALUES (${w.now}, ${k.loginKey}, ${k.deviceKey}, ${k.fingerprintKey}, ${k.networkKey})
       RETURNING id
     )
     SELECT
       (SELECT id FROM attempt) AS attempt_id,
-      (SELECT count(*) FROM sign_in_attempts WHERE device_key = ${k.deviceKey} AND at > ${w.velocitySince}) AS device_attempts,
-      (SELECT count(*) FROM sign_in_attempts WHERE network_key = ${k.networkKey} AND at > ${w.velocitySince}) AS network_attempts,
-      (SELECT count(DISTINCT login_key) FROM sign_in_attempts
-        WHERE device_key = ${k.deviceKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS device_logins,
-      (SELECT count(DISTINCT login_key) FROM sign_in_attempts
-        WHERE network_key = ${k.networkKey} AND at > ${w.stuffingSince} AND NOT succeeded) AS network_logins,
-      (SELECT count(DISTINCT login_key) FROM sign_in_attempts
-        WHERE fingerprint_key = ${k.fingerprintKey} AND starts_with(device_key, 'f:') AND at > ${w.stuffingSince} AND NOT succeeded) AS fingerprint_logins,
-      (SELECT count(*) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND NOT succeeded
-        AND at > GREATEST(${w.stuffingSince}::timestamptz,
-          (SELECT max(at) FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND succeeded AND at > ${w.stuffingSince}))) AS login_failures,
-      (SELECT array_agg(DISTINCT fingerprint) FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL) AS cookie_fingerprints,
+      (SELECT fingerprints IS NOT NULL FROM known) AS established,
+      (SELECT count(*) FROM (SELECT 1 FROM sign_in_attempts WHERE device_key = ${k.deviceKey} AND at > ${w.velocitySince}
+        LIMIT ${w.caps.deviceAttempts}) capped) AS device_attempts,
+      (SELECT count(*) FROM (SELECT 1 FROM sign_in_attempts WHERE network_key = ${k.networkKey} AND at > ${w.velocitySince}
+        LIMIT ${w.caps.networkAttempts}) capped) AS network_attempts,
+      ${distinctFailing(sql`(SELECT fingerprints IS NOT NULL FROM known) AND device_key = ${k.deviceKey}`, w.caps.deviceLogins)} AS cookie_logins,
+      ${distinctFailing(sql`(SELECT fingerprints IS NULL FROM known) AND network_key = ${k.networkKey} AND fingerprint_key = ${k.fingerprintKey}`, w.caps.deviceLogins)} AS machine_logins,
+      ${distinctFailing(sql`network_key = ${k.networkKey}`, w.caps.networkLogins)} AS network_logins,
+      ${distinctFailing(sql`fingerprint_key = ${k.fingerprintKey}`, w.caps.fingerprintLogins)} AS fingerprint_logins,
+      (SELECT count(*) FROM (
+        SELECT 1 FROM sign_in_attempts WHERE login_key = ${k.loginKey} AND at > ${w.stuffingSince} AND NOT succeeded AND NOT excused
+        LIMIT ${w.caps.loginFailures}) capped) AS login_failures,
+      (SELECT fingerprints FROM known) AS cookie_fingerprints,
       (SELECT array_agg(effect) FROM risk_rules
         WHERE CASE kind
           WHEN 'username' THEN lower(value) = ${k.login}
+            OR EXISTS (SELECT 1 FROM users WHERE lower(email) = ${k.login} AND lower(username) = lower(risk_rules.value))
           WHEN 'network' THEN ${k.ip}::inet <<= value::inet
           WHEN 'device' THEN lower(value) IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash})
         END) AS rule_effects`.execute(db);
   const r = rows[0]!;
   return {
     attemptId: String(r.attempt_id),
+    establishedCookie: r.established,
     deviceAttempts: Number(r.device_attempts),
     networkAttempts: Number(r.network_attempts),
-    deviceLogins: Number(r.device_logins),
+    deviceLogins: Number(r.established ? r.cookie_logins : r.machine_logins),
     networkLogins: Number(r.network_logins),
     fingerprintLogins: Number(r.fingerprint_logins),
     loginFailures: Number(r.login_failures),
@@ -130,8 +165,15 @@ export async function userFacts(db: Db, userId: string, cookieHash: string | nul
   return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known, ruleEffects: r.rule_effects ?? [] };
 }
 
+/**
+ * The attempt signed in; the failures of the same login before it were typos, and are excused. One statement,
+ * reading the few rows of one login.
+ */
 export async function markAttemptSucceeded(db: Db, attemptId: string): Promise<void> {
-  await db.updateTable('sign_in_attempts').set({ succeeded: true }).where('id', '=', attemptId as never).execute();
+  await sql`
+    UPDATE sign_in_attempts a SET succeeded = (a.id = t.id), excused = (a.id <> t.id)
+    FROM sign_in_attempts t
+    WHERE t.id = ${attemptId} AND a.login_key = t.login_key AND a.at <= t.at AND NOT a.succeeded AND (a.id = t.id OR NOT a.excused)`.execute(db);
 }
 
 export interface DeviceSighting {

@@ -218,6 +218,8 @@ export interface SignInAttemptsTable {
   fingerprint_key: string;
   network_key: string;
   succeeded: ColumnType<boolean, boolean | undefined, boolean>;
+  /** A failure of a login that signed in afterwards (a typo): still an attempt, no longer a failure. */
+  excused: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UserNetworksTable {

@@ -29,6 +29,7 @@ export const POLICY: RiskPolicy = Object.freeze({
   stuffingWindowSeconds: 3600,
   stuffingDeviceLogins: 6,
   stuffingNetworkLogins: 20,
+  stuffingFingerprintLogins: 20,
   userFailures: 3,
 });
 
@@ -49,6 +50,7 @@ export function riskEnv(overrides: Record<string, string> = {}): Record<string, 
     RISK_STUFFING_WINDOW_SECONDS: String(POLICY.stuffingWindowSeconds),
     RISK_STUFFING_DEVICE_LOGINS: String(POLICY.stuffingDeviceLogins),
     RISK_STUFFING_NETWORK_LOGINS: String(POLICY.stuffingNetworkLogins),
+    RISK_STUFFING_FINGERPRINT_LOGINS: String(POLICY.stuffingFingerprintLogins),
     RISK_USER_FAILURES: String(POLICY.userFailures),
     SECOND_FACTOR_TTL_SECONDS: '300',
     SECOND_FACTOR_MAX_ATTEMPTS: '5',
@@ -60,6 +62,7 @@ export function riskEnv(overrides: Record<string, string> = {}): Record<string, 
 export function earlyFacts(overrides: Partial<EarlyFacts> = {}): EarlyFacts {
   return {
     attemptId: '1',
+    establishedCookie: false,
     deviceAttempts: 0,
     networkAttempts: 0,
     deviceLogins: 0,

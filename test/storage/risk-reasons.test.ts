@@ -27,6 +27,7 @@ const config = testConfig(riskEnv({
   RISK_NETWORK_VELOCITY: '8',
   RISK_STUFFING_DEVICE_LOGINS: '4',
   RISK_STUFFING_NETWORK_LOGINS: '6',
+  RISK_STUFFING_FINGERPRINT_LOGINS: '10',
   RISK_USER_FAILURES: '3',
   // The throttle is tested elsewhere (test/http/sign-in-throttle.test.ts): out of the way here.
   SIGN_IN_IP_FREE_ATTEMPTS: '0',
@@ -57,6 +58,9 @@ const ctx = {
 const advance = (seconds: number) => {
   offsetMs += seconds * 1000;
 };
+// Every test's devices are the same few browser models, and a fingerprint counts the failing logins of every
+// browser of its model: each test starts a stuffing window after the last one's failures.
+t.beforeEach(() => advance(config.risk.stuffingWindowSeconds + 1));
 
 interface User {
   id: string;
@@ -296,10 +300,10 @@ t.test('CREDENTIAL_STUFFING', async (t) => {
     t.ok(verdict?.reasons.includes('CREDENTIAL_STUFFING'));
   });
 
-  t.test('CREDENTIAL_STUFFING fires after 6 usernames failed from one cookieless fingerprint rotating networks', async (t) => {
+  t.test('CREDENTIAL_STUFFING fires after RISK_STUFFING_FINGERPRINT_LOGINS (10) usernames failed from one cookieless fingerprint rotating networks', async (t) => {
     const user = await newUser('stuffrot');
     const agent = FIREFOX_LINUX.replace(/128\.0/g, '97.0'); // a fingerprint of this test's own
-    await fail(6, (i) => `victim-${i}-${user.username}`, () => device({ ip: network()(7), userAgent: agent, deviceCookie: undefined }));
+    await fail(10, (i) => `victim-${i}-${user.username}`, () => device({ ip: network()(7), userAgent: agent, deviceCookie: undefined }));
     const { verdict } = await verdictOf(user.username, user.password, device({ ip: network()(7), userAgent: agent, deviceCookie: undefined }));
     t.ok(verdict?.reasons.includes('CREDENTIAL_STUFFING'), String(verdict?.reasons));
   });

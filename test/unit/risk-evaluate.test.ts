@@ -49,18 +49,23 @@ t.test('CREDENTIAL_STUFFING fires for many failing logins from one device, one n
   t.same(earlyReasons(FIREFOX, earlyFacts({ deviceLogins: POLICY.stuffingDeviceLogins }), POLICY), ['CREDENTIAL_STUFFING']);
   t.same(earlyReasons(FIREFOX, earlyFacts({ networkLogins: POLICY.stuffingNetworkLogins }), POLICY), ['CREDENTIAL_STUFFING']);
   const cookieless = deviceIdentity(signals({ userAgent: FIREFOX_LINUX }), SECRET);
-  t.same(earlyReasons(cookieless, earlyFacts({ fingerprintLogins: POLICY.stuffingNetworkLogins }), POLICY), ['CREDENTIAL_STUFFING']);
+  t.same(earlyReasons(cookieless, earlyFacts({ fingerprintLogins: POLICY.stuffingFingerprintLogins }), POLICY), ['CREDENTIAL_STUFFING']);
+  t.same(earlyReasons(FIREFOX, earlyFacts({ fingerprintLogins: POLICY.stuffingFingerprintLogins }), POLICY), ['CREDENTIAL_STUFFING'],
+    'a fresh cookie is no identity: the sign-in page hands one to every new browser');
 });
 
-t.test('CREDENTIAL_STUFFING does not fire by fingerprint for a browser with a device cookie: a fingerprint is shared by a whole browser model', async (t) => {
-  t.same(earlyReasons(FIREFOX, earlyFacts({ fingerprintLogins: POLICY.stuffingNetworkLogins * 10 }), POLICY), []);
+t.test('CREDENTIAL_STUFFING does not fire by network or fingerprint for a browser with an established cookie: those are crowds', async (t) => {
+  const crowded = { networkLogins: POLICY.stuffingNetworkLogins * 10, fingerprintLogins: POLICY.stuffingFingerprintLogins * 10 };
+  t.same(earlyReasons(FIREFOX, earlyFacts({ ...crowded, establishedCookie: true, cookieFingerprints: [FIREFOX.fingerprint] }), POLICY), []);
+  t.same(earlyReasons(FIREFOX, earlyFacts({ deviceLogins: POLICY.stuffingDeviceLogins, establishedCookie: true, cookieFingerprints: [FIREFOX.fingerprint] }), POLICY),
+    ['CREDENTIAL_STUFFING'], 'but it answers for its own failing logins');
 });
 
 t.test('CREDENTIAL_STUFFING does not fire below its thresholds', async (t) => {
   t.same(earlyReasons(FIREFOX, earlyFacts({
     deviceLogins: POLICY.stuffingDeviceLogins - 1,
     networkLogins: POLICY.stuffingNetworkLogins - 1,
-    fingerprintLogins: POLICY.stuffingNetworkLogins - 1,
+    fingerprintLogins: POLICY.stuffingFingerprintLogins - 1,
   }), POLICY), []);
 });
 

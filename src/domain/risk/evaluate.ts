@@ -15,19 +15,19 @@ export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: 
   // A cookie seen before with another browser or system family: copied to another machine. A browser update
   // changes only the fine part, so it does not count.
   const coarse = coarseFingerprint(device.fingerprint);
-  if (facts.cookieFingerprints.length > 0 && !facts.cookieFingerprints.some((f) => coarseFingerprint(f) === coarse)) {
-    reasons.push('COOKIE_FINGERPRINT_MISMATCH');
-  }
+  const copied = facts.cookieFingerprints.length > 0 && !facts.cookieFingerprints.some((f) => coarseFingerprint(f) === coarse);
+  if (copied) reasons.push('COOKIE_FINGERPRINT_MISMATCH');
   // The counts are of earlier attempts; this one makes one more.
   if (facts.deviceAttempts + 1 > policy.deviceVelocity) reasons.push('VELOCITY_DEVICE');
   if (facts.networkAttempts + 1 > policy.networkVelocity) reasons.push('VELOCITY_NETWORK');
-  // Across networks a fingerprint stands for a device only when no cookie does: every browser of one model, make
-  // and language shares it, and failures of thousands of users (or of an attacker posing as that browser) must not
-  // block them all. So the fingerprint counter counts cookieless attempts and judges cookieless attempts.
+  // A network or a fingerprint is a crowd: many failing logins there say a tool is in it, not that this browser is
+  // the tool. A browser holding an established cookie (it signed in before, on this kind of machine) answers only
+  // for its own attempts; every browser of one model, make and language shares a fingerprint, and the failures
+  // of others must not block it.
+  const inCrowd = !facts.establishedCookie || copied;
   if (
     facts.deviceLogins >= policy.stuffingDeviceLogins ||
-    facts.networkLogins >= policy.stuffingNetworkLogins ||
-    (device.cookieHash === null && facts.fingerprintLogins >= policy.stuffingNetworkLogins)
+    (inCrowd && (facts.networkLogins >= policy.stuffingNetworkLogins || facts.fingerprintLogins >= policy.stuffingFingerprintLogins))
   ) {
     reasons.push('CREDENTIAL_STUFFING');
   }

@@ -1,0 +1,53 @@
+// A ProviderContext beside a test app, on its database and with its device secret, to drive the sign-in domain
+// functions (signInWithPassword, completeSignIn) with chosen device signals.
+import pino from 'pino';
+import type { Test } from 'tap';
+import { ClientCache } from '../../src/domain/client-cache.js';
+import { SecretVerificationCache } from '../../src/domain/clients.js';
+import type { Clock } from '../../src/domain/clock.js';
+import type { ProviderContext } from '../../src/domain/context.js';
+import { loadKeyStore } from '../../src/domain/keys.js';
+import { PasswordHasher } from '../../src/domain/passwords.js';
+import { completeSignIn } from '../../src/domain/sign-in-completion.js';
+import { signInWithPassword, type PasswordSignIn } from '../../src/domain/password-sign-in.js';
+import { loadDeviceSecret } from '../../src/domain/risk/device-secret.js';
+import type { DeviceSignals } from '../../src/domain/risk/signals.js';
+import type { TestApp } from './app.js';
+
+export async function signInContext(t: Test, test: Pick<TestApp, 'config' | 'db'>, clock: Clock = () => new Date()): Promise<ProviderContext> {
+  const { config, db } = test;
+  const log = pino({ level: 'silent' });
+  const ctx: ProviderContext = {
+    config,
+    db,
+    clock,
+    keys: await loadKeyStore(db, config, clock, log),
+    passwords: new PasswordHasher(config.argon2, config.passwordWork),
+    clientSecrets: new SecretVerificationCache(0),
+    clients: new ClientCache(),
+    deviceSecret: await loadDeviceSecret(db, config, clock),
+    log,
+  };
+  t.teardown(() => ctx.keys.close());
+  return ctx;
+}
+
+/**
+ * A password sign-in as the sign-in page makes it: a verdict that lets the user in (or a challenge, when
+ * `passChallenge` says the second factor was given) is completed, recording the device. Returns the outcome and,
+ * when completed, the device cookie the browser keeps.
+ */
+export async function signInAs(
+  ctx: ProviderContext,
+  login: string,
+  password: string,
+  signals: DeviceSignals,
+  options: { passChallenge?: boolean } = {},
+): Promise<{ outcome: PasswordSignIn; deviceCookie?: string; deviceId?: string }> {
+  const outcome = await signInWithPassword(ctx, login, password, signals);
+  const completes = outcome.kind === 'signed-in' || (outcome.kind === 'challenge' && options.passChallenge);
+  if (!completes) return { outcome };
+  const amr = outcome.kind === 'challenge' ? ['pwd', 'otp'] : ['pwd'];
+  const done = await completeSignIn(ctx, { ...outcome, amr });
+  return { outcome, deviceCookie: done.newDeviceCookie ?? signals.deviceCookie, deviceId: done.deviceId };
+}
