@@ -2,6 +2,12 @@
 // server for CPU, and node:http costs less per request than fetch. One client per measured run.
 import http from 'node:http';
 
+/**
+ * A client that names itself: the risk evaluation reads a request without a user agent as automation and asks it
+ * for a second factor, which no closed loop can answer.
+ */
+const USER_AGENT = 'sso-bench/1';
+
 export interface Reply {
   status: number;
   headers: http.IncomingHttpHeaders;
@@ -33,7 +39,7 @@ export class HttpClient {
   request(method: 'GET' | 'POST', path: string, headers: http.OutgoingHttpHeaders = {}, body?: string): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = http.request(
-        { host: this.host, port: this.port, method, path, headers, agent: this.agent, timeout: REQUEST_TIMEOUT_MS },
+        { host: this.host, port: this.port, method, path, headers: { 'user-agent': USER_AGENT, ...headers }, agent: this.agent, timeout: REQUEST_TIMEOUT_MS },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
