@@ -47,8 +47,9 @@ export async function openMigratedDatabase(config: Config, logger: Logger): Prom
     logger,
   });
   try {
-    const { applied } = await migrateToLatest(database.db);
+    const { applied, newer } = await migrateToLatest(database.db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    if (newer.length > 0) logger.warn({ newer }, 'the database was migrated by a newer version; running on it unchanged');
     return database;
   } catch (err) {
     await database.close();

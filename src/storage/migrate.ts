@@ -30,10 +30,23 @@ class SqlFileMigrationProvider implements MigrationProvider {
 
 export interface MigrationReport {
   applied: string[];
+  /** Migrations in the database that this build does not ship: a newer version ran them. */
+  newer: string[];
 }
 
-/** Brings the schema up to date; throws with the failing migration's name if one fails. */
+/**
+ * Brings the schema up to date; throws with the failing migration's name if one fails. A database that already
+ * holds every migration of this build, and more, is left alone: during a rolling upgrade the new version migrates
+ * first (forward-only, additive), and an instance of the old version that restarts must still start. Kysely's
+ * Migrator would refuse it ("previously executed migration is missing").
+ */
 export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
+  const shipped = shippedMigrations(dir);
+  const applied = new Set(await appliedMigrations(db));
+  if (shipped.every((name) => applied.has(name))) {
+    const known = new Set(shipped);
+    return { applied: [], newer: [...applied].filter((name) => !known.has(name)).sort() };
+  }
   const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider(dir) });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
@@ -41,7 +54,7 @@ export async function migrateToLatest(db: Db, dir = MIGRATIONS_DIR): Promise<Mig
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${reason}`, { cause: error });
   }
-  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
+  return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName), newer: [] };
 }
 
 /** The migrations this build ships with: the names migrateToLatest would apply, in order (read once, at start). */
