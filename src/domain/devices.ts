@@ -13,6 +13,8 @@ export interface AccountDevice {
   firstSeenAt: Date;
   lastSeenAt: Date;
   signInCount: number;
+  /** A second factor was passed on it since it was first seen (or last revoked). */
+  trusted: boolean;
   /** The device of the session looking at the page (or, failing that, of the browser's device cookie). */
   current: boolean;
 }
@@ -33,6 +35,7 @@ export async function listDevices(ctx: Pick<ProviderContext, 'db'>, userId: stri
     firstSeenAt: r.first_seen_at,
     lastSeenAt: r.last_seen_at,
     signInCount: r.sign_in_count,
+    trusted: r.trusted,
     current: r.id === currentId,
   }));
 }

@@ -42,6 +42,8 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
       fingerprint: s.device.fingerprint,
       networkKey: s.device.networkKey,
       label: s.device.label,
+      // A device is trusted once a second factor was passed on it (amr "mfa"): the user, not the password, vouched.
+      trusted: s.amr.includes('mfa'),
       now,
     });
     await markAttemptSucceeded(trx, s.attemptId);

@@ -47,11 +47,14 @@ function clientSignals(form: RawParams): ClientSignals {
   };
 }
 
-/** Sign-in pages give a browser without a (well-formed) device cookie a new one. */
+/**
+ * Sign-in pages give a browser without a (well-formed) device cookie a new one, and set a browser's own again so
+ * that its lifetime runs from its latest visit: a device in use never expires into a new one.
+ */
 export function ensureDeviceCookie(request: FastifyRequest, reply: FastifyReply, config: Config): void {
   const spec = deviceCookie(config);
   const current = request.cookies[spec.name];
-  if (!current || !DEVICE_COOKIE.test(current)) reply.setCookie(spec.name, randomToken(16), spec.options);
+  reply.setCookie(spec.name, current && DEVICE_COOKIE.test(current) ? current : randomToken(16), spec.options);
 }
 
 export function setDeviceCookie(reply: FastifyReply, config: Config, value: string): void {

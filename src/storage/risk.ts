@@ -182,6 +182,8 @@ export interface DeviceSighting {
   fingerprint: string;
   networkKey: string;
   label: string;
+  /** The user passed a second factor on this sign-in: the device becomes trusted (and stays so until revoked). */
+  trusted: boolean;
   now: Date;
 }
 
@@ -193,8 +195,8 @@ export interface DeviceSighting {
 export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{ id: string; isNew: boolean }> {
   const { rows } = await sql<{ id: string; is_new: boolean }>`
     WITH device AS (
-      INSERT INTO devices (user_id, cookie_hash, fingerprint, network_key, label, first_seen_at, last_seen_at, sign_in_count)
-      VALUES (${s.userId}, ${s.cookieHash}, ${s.fingerprint}, ${s.networkKey}, ${s.label}, ${s.now}, ${s.now}, 1)
+      INSERT INTO devices (user_id, cookie_hash, fingerprint, network_key, label, first_seen_at, last_seen_at, sign_in_count, trusted)
+      VALUES (${s.userId}, ${s.cookieHash}, ${s.fingerprint}, ${s.networkKey}, ${s.label}, ${s.now}, ${s.now}, 1, ${s.trusted})
       ON CONFLICT (user_id, cookie_hash) DO UPDATE SET
         fingerprint = EXCLUDED.fingerprint,
         network_key = EXCLUDED.network_key,
@@ -202,7 +204,7 @@ export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{
         last_seen_at = EXCLUDED.last_seen_at,
         first_seen_at = CASE WHEN devices.revoked_at IS NULL THEN devices.first_seen_at ELSE EXCLUDED.first_seen_at END,
         sign_in_count = CASE WHEN devices.revoked_at IS NULL THEN devices.sign_in_count + 1 ELSE 1 END,
-        trusted = CASE WHEN devices.revoked_at IS NULL THEN devices.trusted ELSE false END,
+        trusted = CASE WHEN devices.revoked_at IS NULL THEN devices.trusted OR EXCLUDED.trusted ELSE EXCLUDED.trusted END,
         revoked_at = NULL
       RETURNING id, sign_in_count = 1 AS is_new
     ), network AS (

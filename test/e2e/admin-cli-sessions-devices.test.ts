@@ -53,7 +53,7 @@ t.test('devices list shows a user\'s devices; devices revoke ends one device\'s 
   const list = await runAdmin(['devices', 'list', '--user', 'alice'], store.env);
   t.equal(list.code, 0, list.stderr);
   const lines = list.stdout.trimEnd().split('\n');
-  t.match(lines[0], /^id +device +first seen +last seen +sign-ins$/);
+  t.match(lines[0], /^id +device +first seen +last seen +sign-ins +trusted$/);
   t.same(lines.slice(1).map((l) => l.split(/ {2,}/)[0]).sort(), [...alice.deviceIds].sort());
 
   const one = await runAdmin(['devices', 'revoke', '--user', 'alice', '--device', first!, '--yes', '--json'], store.env);

@@ -120,6 +120,8 @@ t.test('after a plain sign-in the ID token\'s amr is exactly ["pwd"] (OIDC Core 
   t.not(res.headers.location, `${testApp.config.issuer}/sign-in/verify`, 'not challenged');
   const claims = await idTokenClaims(app, await browser.finish(app, res), page);
   t.same(claims.amr, ['pwd']);
+  const devices = await db.selectFrom('devices').select('trusted').where('user_id', '=', user.id).execute();
+  t.same(devices, [{ trusted: false }], 'a password alone does not make a device trusted');
 });
 
 t.test('the session and the sign_in_allowed event of a challenged sign-in record how the user signed in', async (t) => {
@@ -128,6 +130,8 @@ t.test('the session and the sign_in_allowed event of a challenged sign-in record
   const session = await db.selectFrom('sessions').select(['amr', 'device_id']).where('user_id', '=', user.id).executeTakeFirstOrThrow();
   t.ok(session.amr.includes('otp'));
   t.ok(session.device_id, 'the session records its device');
+  const device = await db.selectFrom('devices').select('trusted').where('id', '=', session.device_id!).executeTakeFirstOrThrow();
+  t.equal(device.trusted, true, 'a second factor passed on a device makes it trusted');
   const allowed = await db.selectFrom('security_events').select('details').where('user_id', '=', user.id).where('type', '=', 'sign_in_allowed').executeTakeFirstOrThrow();
   const details = (typeof allowed.details === 'string' ? JSON.parse(allowed.details) : allowed.details) as { amr: string[] };
   t.ok(details.amr.includes('otp'));

@@ -21,11 +21,12 @@ export const devices: Noun = {
             first_seen_at: iso(d.firstSeenAt),
             last_seen_at: iso(d.lastSeenAt),
             sign_ins: d.signInCount,
+            trusted: d.trusted,
           })));
         }
         session.out.table(
-          ['id', 'device', 'first seen', 'last seen', 'sign-ins'],
-          live.map((d) => [d.id, d.label, iso(d.firstSeenAt), iso(d.lastSeenAt), String(d.signInCount)]),
+          ['id', 'device', 'first seen', 'last seen', 'sign-ins', 'trusted'],
+          live.map((d) => [d.id, d.label, iso(d.firstSeenAt), iso(d.lastSeenAt), String(d.signInCount), d.trusted ? 'yes' : 'no']),
           'no devices',
         );
       },

@@ -30,7 +30,7 @@ export function accountPage(input: AccountPageInput): string {
 <strong>${d.label}</strong>${d.current ? html` <span class="current">(this device)</span>` : ''}
 <p class="meta">First seen <time datetime="${d.firstSeenAt.toISOString()}">${when(d.firstSeenAt)}</time>,
 last seen <time datetime="${d.lastSeenAt.toISOString()}">${when(d.lastSeenAt)}</time>,
-${d.signInCount} sign-in${d.signInCount === 1 ? '' : 's'}</p>
+${d.signInCount} sign-in${d.signInCount === 1 ? '' : 's'}${d.trusted ? ', verified with a second factor' : ''}</p>
 <form method="post" action="${input.base}/devices/${d.id}/revoke">
 ${csrf}
 <button type="submit" class="secondary" aria-label="Revoke ${d.label}${d.current ? ' (this device)' : ''}">Revoke${d.current ? ' and sign out' : ''}</button>
