@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
 import { loadKeyStore } from './domain/keys.js';
 import { logNotifier, type Notifier } from './domain/notifier.js';
+import { webhookNotifier } from './domain/webhook-notifier.js';
 import { PasswordHasher } from './domain/passwords.js';
 import { loadDeviceSecret } from './domain/risk/device-secret.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
@@ -122,7 +123,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }
 
   // One-time codes and notices: the deployment's notifier, else the configured built-in one.
-  const notifier = deps.notifier !== undefined ? deps.notifier : config.notifier === 'log' ? logNotifier(ctx) : null;
+  const notifier = deps.notifier !== undefined ? deps.notifier : builtInNotifier(ctx, config);
   let outbox: OutboxJob | undefined;
   if (notifier) {
     app.addHook('onReady', async () => {
@@ -182,4 +183,11 @@ function trustProxyOption(trust: Config['operations']['trustProxy']): boolean | 
   if (trust === false) return false;
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
   return [...trust];
+}
+
+/** NOTIFIER: the log (development), the webhook relay, or none (messages stay in the outbox). */
+function builtInNotifier(ctx: ProviderContext, config: Config): Notifier | null {
+  if (config.notifier === 'log') return logNotifier(ctx);
+  if (config.notifier === 'webhook' && config.notifierWebhook) return webhookNotifier(ctx, config.notifierWebhook);
+  return null;
 }

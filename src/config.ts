@@ -71,6 +71,13 @@ export interface RiskPolicy {
   readonly userFailures: number;
 }
 
+export interface NotifierWebhookSettings {
+  /** https, or http on a loopback address (a relay on the same machine). */
+  readonly url: URL;
+  /** HMAC-SHA256 key of the X-SSO-Signature header, so that the relay can tell our messages from anyone's. */
+  readonly secret: string;
+}
+
 /** The device authorization grant (RFC 8628). */
 export interface DeviceFlowSettings {
   /** Lifetime of a device code and its user code (RFC 8628 3.2 `expires_in`). */
@@ -152,8 +159,13 @@ export interface Config {
   readonly secondFactorTtlSeconds: number;
   /** Wrong codes before a second-factor challenge is dead. */
   readonly secondFactorMaxAttempts: number;
-  /** Who delivers one-time codes and notices: `log` (development: the code in the log) or `none` (a row in the outbox only). */
-  readonly notifier: 'log' | 'none';
+  /**
+   * Who delivers one-time codes and notices: `log` (development: the code in the log), `webhook` (a signed POST to
+   * the deployment's mail or SMS relay) or `none` (a row in the outbox only).
+   */
+  readonly notifier: 'log' | 'webhook' | 'none';
+  /** Where NOTIFIER=webhook posts, and the key of its signature; null for the other notifiers. */
+  readonly notifierWebhook: NotifierWebhookSettings | null;
   /** How often each instance looks for outbox messages to deliver. */
   readonly outboxPollSeconds: number;
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
@@ -297,8 +309,11 @@ export function loadConfig(env: Env = process.env): Config {
   // The log notifier writes one-time codes to the log: a development tool, the default on a loopback http issuer only.
   const loopbackIssuer = baseUrl.startsWith('http://') && /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(baseUrl);
   const notifierName = read('NOTIFIER', loopbackIssuer ? 'log' : 'none');
-  if (notifierName !== 'log' && notifierName !== 'none') problems.push(`NOTIFIER must be log or none (got "${notifierName}")`);
-  const notifier = notifierName === 'log' ? 'log' : 'none';
+  if (notifierName !== 'log' && notifierName !== 'webhook' && notifierName !== 'none') {
+    problems.push(`NOTIFIER must be log, webhook or none (got "${notifierName}")`);
+  }
+  const notifier = notifierName === 'log' || notifierName === 'webhook' ? notifierName : 'none';
+  const notifierWebhook = notifier === 'webhook' ? webhookSettings(read, problems) : null;
 
   // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
   const totpIssuer = read('TOTP_ISSUER', hostnameOf(baseUrl));
@@ -341,6 +356,7 @@ export function loadConfig(env: Env = process.env): Config {
     secondFactorTtlSeconds: integer('SECOND_FACTOR_TTL_SECONDS', 300, 30, 3600),
     secondFactorMaxAttempts: integer('SECOND_FACTOR_MAX_ATTEMPTS', 5, 1, 20),
     notifier,
+    notifierWebhook,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
     deviceFlow: deviceFlowSettings(integer, lockBaseSeconds, lockMaxSeconds),
     totpIssuer,
@@ -480,4 +496,27 @@ function riskWeights(raw: string, problems: string[]): Record<RiskReason, number
     weights[reason as RiskReason] = points;
   }
   return weights;
+}
+
+/** NOTIFIER=webhook: NOTIFIER_WEBHOOK_URL and NOTIFIER_WEBHOOK_SECRET, both required. */
+function webhookSettings(read: (name: string, fallback: string) => string, problems: string[]): NotifierWebhookSettings | null {
+  const raw = read('NOTIFIER_WEBHOOK_URL', '');
+  const secret = read('NOTIFIER_WEBHOOK_SECRET', '');
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    problems.push('NOTIFIER_WEBHOOK_URL must be set to an absolute URL when NOTIFIER=webhook');
+  }
+  // One-time codes travel in the body: only over TLS, or to a relay on this machine.
+  if (url && !(url.protocol === 'https:' || (url.protocol === 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(url.hostname)))) {
+    problems.push(`NOTIFIER_WEBHOOK_URL must be https (or http on localhost, 127.0.0.1 or [::1]) (got "${url.protocol}//${url.host}")`);
+    url = null;
+  }
+  if (url && (url.username || url.password)) {
+    problems.push('NOTIFIER_WEBHOOK_URL must not carry credentials: the relay checks X-SSO-Signature');
+    url = null;
+  }
+  if (secret.length < 32) problems.push('NOTIFIER_WEBHOOK_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
+  return url && secret.length >= 32 ? Object.freeze({ url, secret }) : null;
 }
