@@ -4,15 +4,11 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { ClientCache } from './domain/client-cache.js';
-import { SecretVerificationCache } from './domain/clients.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
-import { loadKeyStore } from './domain/keys.js';
 import { logNotifier, type Notifier } from './domain/notifier.js';
 import { webhookNotifier } from './domain/webhook-notifier.js';
-import { PasswordHasher } from './domain/passwords.js';
-import { loadDeviceSecret } from './domain/risk/device-secret.js';
+import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
@@ -65,17 +61,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
-  const ctx: ProviderContext = {
-    config,
-    db: deps.db,
-    clock,
-    keys: await loadKeyStore(deps.db, config, clock, deps.logger),
-    passwords: new PasswordHasher(config.argon2, config.passwordWork),
-    clientSecrets: new SecretVerificationCache(config.clientAuthCacheSeconds * 1000),
-    clients: new ClientCache(),
-    deviceSecret: await loadDeviceSecret(deps.db, config, clock),
-    log: deps.logger,
-  };
+  const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger });
 
   const app = Fastify({
     loggerInstance: deps.logger,

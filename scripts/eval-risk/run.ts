@@ -4,13 +4,9 @@ import { sql } from 'kysely';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import type { Config } from '../../src/config.js';
-import { ClientCache } from '../../src/domain/client-cache.js';
-import { SecretVerificationCache } from '../../src/domain/clients.js';
 import type { ProviderContext } from '../../src/domain/context.js';
-import { loadKeyStore } from '../../src/domain/keys.js';
-import { PasswordHasher } from '../../src/domain/passwords.js';
+import { createProviderContext } from '../../src/domain/provider-context.js';
 import { signInWithPassword } from '../../src/domain/password-sign-in.js';
-import { loadDeviceSecret } from '../../src/domain/risk/device-secret.js';
 import type { RiskAction, RiskReason } from '../../src/domain/risk/verdict.js';
 import { SECOND_FACTOR_AMR } from '../../src/domain/second-factor.js';
 import { applySeed } from '../../src/domain/seed.js';
@@ -51,17 +47,7 @@ export async function replay(db: Db, config: Config, options: RunOptions): Promi
   let now = EVAL_START - 3 * DAY;
   const clock = () => new Date(now);
   const log = pino({ level: 'silent' });
-  const ctx: ProviderContext = {
-    config,
-    db,
-    clock,
-    keys: await loadKeyStore(db, config, clock, log),
-    passwords: new PasswordHasher(config.argon2, config.passwordWork),
-    clientSecrets: new SecretVerificationCache(0),
-    clients: new ClientCache(),
-    deviceSecret: await loadDeviceSecret(db, config, clock),
-    log,
-  };
+  const ctx = await createProviderContext({ config, db, clock, log, clientAuthCacheMs: 0 });
   try {
     const random = new Random(options.seed);
     const users = syntheticUsers(random, options.scale.users + 1);

@@ -2,32 +2,18 @@
 // functions (signInWithPassword, completeSignIn) with chosen device signals.
 import pino from 'pino';
 import type { Test } from 'tap';
-import { ClientCache } from '../../src/domain/client-cache.js';
-import { SecretVerificationCache } from '../../src/domain/clients.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { ProviderContext } from '../../src/domain/context.js';
-import { loadKeyStore } from '../../src/domain/keys.js';
-import { PasswordHasher } from '../../src/domain/passwords.js';
+import { createProviderContext } from '../../src/domain/provider-context.js';
 import { completeSignIn } from '../../src/domain/sign-in-completion.js';
 import { signInWithPassword, type PasswordSignIn } from '../../src/domain/password-sign-in.js';
-import { loadDeviceSecret } from '../../src/domain/risk/device-secret.js';
 import type { DeviceSignals } from '../../src/domain/risk/signals.js';
 import type { TestApp } from './app.js';
 
 export async function signInContext(t: Test, test: Pick<TestApp, 'config' | 'db'>, clock: Clock = () => new Date()): Promise<ProviderContext> {
   const { config, db } = test;
   const log = pino({ level: 'silent' });
-  const ctx: ProviderContext = {
-    config,
-    db,
-    clock,
-    keys: await loadKeyStore(db, config, clock, log),
-    passwords: new PasswordHasher(config.argon2, config.passwordWork),
-    clientSecrets: new SecretVerificationCache(0),
-    clients: new ClientCache(),
-    deviceSecret: await loadDeviceSecret(db, config, clock),
-    log,
-  };
+  const ctx = await createProviderContext({ config, db, clock, log, clientAuthCacheMs: 0 });
   t.teardown(() => ctx.keys.close());
   return ctx;
 }

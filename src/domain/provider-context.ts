@@ -1,0 +1,35 @@
+// Builds the ProviderContext: the server (src/app.ts), the risk eval and the tests share one recipe, so that a
+// dependency added to the context is added everywhere at once.
+import type { Config } from '../config.js';
+import type { Db } from '../storage/database.js';
+import { ClientCache } from './client-cache.js';
+import { SecretVerificationCache } from './clients.js';
+import type { Clock } from './clock.js';
+import type { EventLog, ProviderContext } from './context.js';
+import { loadKeyStore, type KeyLogger } from './keys.js';
+import { PasswordHasher } from './passwords.js';
+import { loadDeviceSecret } from './risk/device-secret.js';
+
+export interface ContextParts {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: EventLog & KeyLogger;
+  /** How long a verified client secret is remembered; CLIENT_AUTH_CACHE_SECONDS unless told. */
+  clientAuthCacheMs?: number;
+}
+
+/** Loads the signing keys and the device secret (generating them on a new database). Close `keys` when done. */
+export async function createProviderContext(p: ContextParts): Promise<ProviderContext> {
+  return {
+    config: p.config,
+    db: p.db,
+    clock: p.clock,
+    keys: await loadKeyStore(p.db, p.config, p.clock, p.log),
+    passwords: new PasswordHasher(p.config.argon2, p.config.passwordWork),
+    clientSecrets: new SecretVerificationCache(p.clientAuthCacheMs ?? p.config.clientAuthCacheSeconds * 1000),
+    clients: new ClientCache(),
+    deviceSecret: await loadDeviceSecret(p.db, p.config, p.clock),
+    log: p.log,
+  };
+}
