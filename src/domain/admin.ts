@@ -29,7 +29,10 @@ export type AdminEvent =
   | 'admin.user.deleted'
   | 'admin.sessions.revoked'
   | 'admin.device.revoked'
-  | 'admin.key.rotated';
+  | 'admin.key.rotated'
+  | 'admin.rule.created'
+  | 'admin.rule.updated'
+  | 'admin.rule.deleted';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {

@@ -244,6 +244,10 @@ export async function listRiskRules(db: Db): Promise<RiskRuleRow[]> {
   return db.selectFrom('risk_rules').selectAll().orderBy('created_at').execute();
 }
 
+export async function findRiskRule(db: Db, id: string): Promise<RiskRuleRow | undefined> {
+  return db.selectFrom('risk_rules').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function deleteRiskRule(db: Db, id: string): Promise<boolean> {
   const result = await db.deleteFrom('risk_rules').where('id', '=', id as never).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;

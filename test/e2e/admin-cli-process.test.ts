@@ -44,6 +44,7 @@ t.test('each list verb refuses a bad command line with exit code 2 and one line,
     [['keys', 'list', '--alg', 'RS256'], 'sso-admin keys list: unknown option --alg (sso-admin keys list --help)'],
     [['sessions', 'list'], 'sso-admin sessions list: missing --user USER (sso-admin sessions list --help)'],
     [['devices', 'list', '--user'], 'sso-admin devices list: option --user needs a value (sso-admin devices list --help)'],
+    [['rules', 'list', '--kind', 'network'], 'sso-admin rules list: unknown option --kind (sso-admin rules list --help)'],
   ];
   // DATA_DIR names a file: opening a database there would fail, and differently.
   const runs = await Promise.all(cases.map(([args]) => runAdmin(args, { DATA_DIR: '/dev/null' })));

@@ -76,9 +76,9 @@ t.test('help comes first: --help anywhere after the verb shows the verb\'s help,
 
 t.test('a bad command line exits 2 with one line naming the command whose help to read, and opens nothing', async (t) => {
   const cases: Array<[string[], string]> = [
-    [[], 'sso-admin: expected a noun: clients, users, keys, sessions, devices (sso-admin --help)'],
-    [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, users, keys, sessions, devices) (sso-admin --help)'],
-    [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, users, keys, sessions, devices) (sso-admin --help)'],
+    [[], 'sso-admin: expected a noun: clients, users, keys, sessions, devices, rules (sso-admin --help)'],
+    [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
+    [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
     [['users'], 'sso-admin users: expected a verb: list, show, create, set-password, disable, enable, delete (sso-admin users --help)'],
     [['users', 'frob'], 'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, disable, enable, delete) (sso-admin users --help)'],
     [['clients', 'show'], 'sso-admin clients show: missing <client_id> (sso-admin clients show --help)'],
@@ -94,6 +94,8 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
     [['keys', 'rotate', '--alg', 'HS256', '--yes'], 'sso-admin keys rotate: --alg must be one of RS256, PS256, ES256, EdDSA (got "HS256") (sso-admin keys rotate --help)'],
     [['keys', 'rotate', '--delay', 'soon', '--yes'], 'sso-admin keys rotate: --delay must be a whole number of seconds (got "soon") (sso-admin keys rotate --help)'],
     [['users', 'create', 'bob', '--claim', 'nickname'], 'sso-admin users create: --claim takes NAME=VALUE (got "nickname") (sso-admin users create --help)'],
+    [['rules', 'add', '--value', '203.0.113.0/24', '--effect', 'block'], 'sso-admin rules add: missing --kind device|network|username (sso-admin rules add --help)'],
+    [['rules', 'delete', '--yes'], 'sso-admin rules delete: missing <id> (sso-admin rules delete --help)'],
   ];
   for (const [argv, line] of cases) {
     const result = await run(argv);
@@ -107,11 +109,12 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
 t.test('every destructive verb refuses without --yes when stdin is not a terminal, before opening anything', async (t) => {
   const destructive = NOUNS.flatMap((noun) => noun.verbs.filter((v) => v.destructive).map((v) => [noun.name, v.name] as const));
   t.same(destructive.map((d) => d.join(' ')), [
-    'clients rotate-secret', 'clients delete', 'users disable', 'users delete', 'keys rotate', 'sessions revoke', 'devices revoke',
+    'clients rotate-secret', 'clients delete', 'users disable', 'users delete', 'keys rotate', 'sessions revoke', 'devices revoke', 'rules delete',
   ]);
   const args: Record<string, string[]> = {
     'clients rotate-secret': ['app'], 'clients delete': ['app'], 'users disable': ['alice'], 'users delete': ['alice'],
     'keys rotate': [], 'sessions revoke': ['--user', 'alice'], 'devices revoke': ['--user', 'alice'],
+    'rules delete': ['0f6c6e0a-8c4b-4d43-9e0c-1b2a3c4d5e6f'],
   };
   for (const [noun, verb] of destructive) {
     const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);
@@ -141,6 +144,25 @@ t.test('invalid values are refused with exit code 1 and the seed file\'s reasons
   const long = await run(['users', 'set-password', 'bob', '--password-stdin'], { stdin: 'x'.repeat(1025) });
   t.same(long.stderr, ['sso-admin users set-password: the password was refused: password must be at most 1024 characters']);
   t.notOk(user.opened || short.opened || long.opened);
+});
+
+t.test('a risk rule with a bad kind, effect or value is refused with exit code 2 and every problem, before the database opens', async (t) => {
+  const cases: Array<[string[], string]> = [
+    [['--kind', 'country', '--value', 'XX', '--effect', 'block'], 'kind must be one of device, network, username'],
+    [['--kind', 'network', '--value', '203.0.113.0/24', '--effect', 'deny'], 'effect must be one of allow, block'],
+    [['--kind', 'network', '--value', '203.0.113.7/24', '--effect', 'block'], '"203.0.113.7/24" has bits set after the /24 prefix: did you mean 203.0.113.0/24?'],
+    [['--kind', 'device', '--value', 'my-laptop', '--effect', 'allow'], 'a device rule\'s value is a device id (a UUID), not "my-laptop"'],
+    [['--kind', 'username', '--value', ' ', '--effect', 'allow'], 'value must be a non-empty string'],
+    [['--kind', 'username', '--value', 'alice', '--effect', 'allow', '--note', 'x'.repeat(501)], 'note must be a string of at most 500 characters'],
+    [['--kind', 'network', '--value', '10.1.2.3/8', '--effect', 'deny'], 'effect must be one of allow, block; "10.1.2.3/8" has bits set after the /8 prefix: did you mean 10.0.0.0/8?'],
+  ];
+  for (const [options, problem] of cases) {
+    const refused = await run(['rules', 'add', ...options]);
+    t.equal(refused.code, 2, options.join(' '));
+    t.same(refused.stderr, [`sso-admin rules add: ${problem} (sso-admin rules add --help)`]);
+    t.equal(refused.stdout, '');
+    t.equal(refused.opened, false);
+  }
 });
 
 t.test('without a terminal a password is only read from stdin: no prompt, exit code 2', async (t) => {

@@ -1,10 +1,11 @@
-// Every noun of sso-admin, in the order its help lists them. A new noun (say `rules`) is a module beside these and
-// one more entry here.
+// Every noun of sso-admin, in the order its help lists them. A new noun is a module beside these and one more
+// entry here.
 import type { Noun } from '../command.js';
 import { clients } from './clients.js';
 import { devices } from './devices.js';
 import { keys } from './keys.js';
+import { rules } from './rules.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
 
-export const NOUNS: readonly Noun[] = [clients, users, keys, sessions, devices];
+export const NOUNS: readonly Noun[] = [clients, users, keys, sessions, devices, rules];

@@ -1,7 +1,7 @@
 // Admin rules that decide a sign-in outright: allow or block a device (its id), a network (a CIDR block) or a
-// username. Checked and written here for the command line (scripts/risk.ts) and the seed file alike.
+// username. Checked and written here for the admin command line (sso-admin rules) and the seed file alike.
 import type { Db } from '../../storage/database.js';
-import { deleteRiskRule, insertRiskRule, listRiskRules } from '../../storage/risk.js';
+import { deleteRiskRule, findRiskRule, insertRiskRule, listRiskRules } from '../../storage/risk.js';
 import type { RiskRuleRow } from '../../storage/schema.js';
 import { MAX_CREDENTIAL_LENGTH } from '../users.js';
 import { normalisedLogin } from './attempt-keys.js';
@@ -68,6 +68,11 @@ export async function addRiskRule(db: Db, rule: RiskRule, now: Date): Promise<{ 
 
 export function riskRules(db: Db): Promise<RiskRuleRow[]> {
   return listRiskRules(db);
+}
+
+/** The rule with this id; undefined when there is none (an id that is not a UUID names no rule). */
+export async function riskRule(db: Db, id: string): Promise<RiskRuleRow | undefined> {
+  return isRuleId(id) ? findRiskRule(db, id.toLowerCase()) : undefined;
 }
 
 /** False when there is no rule with this id (an id that is not a UUID names no rule). */

@@ -1,0 +1,45 @@
+// Listing, adding and deleting the admin risk rules by hand (sso-admin rules): rules.ts's checks and writes, with
+// the refusal and the log line every admin action has.
+import type { RiskRuleRow } from '../../storage/schema.js';
+import { AdminError, logAdminAction, type AdminContext } from '../admin.js';
+import { addRiskRule, removeRiskRule, riskRule, riskRules, type RiskRule } from './rules.js';
+
+export interface StoredRiskRule extends RiskRule {
+  id: string;
+  createdAt: Date;
+}
+
+const rowToRule = (row: RiskRuleRow): StoredRiskRule => ({
+  id: row.id,
+  kind: row.kind,
+  value: row.value,
+  effect: row.effect,
+  note: row.note,
+  createdAt: row.created_at,
+});
+
+/** Every rule, oldest first. */
+export async function listRules(ctx: AdminContext): Promise<StoredRiskRule[]> {
+  return (await riskRules(ctx.db)).map(rowToRule);
+}
+
+export async function showRule(ctx: AdminContext, id: string): Promise<StoredRiskRule> {
+  const row = await riskRule(ctx.db, id);
+  if (!row) throw new AdminError(`no rule "${id}" (rules list shows them)`);
+  return rowToRule(row);
+}
+
+/** Adds a rule checked by parseRiskRule, or changes the effect and note of the rule with its kind and value. */
+export async function addRule(ctx: AdminContext, rule: RiskRule): Promise<{ rule: StoredRiskRule; created: boolean }> {
+  const { row, created } = await addRiskRule(ctx.db, rule, ctx.clock());
+  logAdminAction(ctx, created ? 'admin.rule.created' : 'admin.rule.updated', { ruleId: row.id, kind: row.kind, value: row.value, effect: row.effect });
+  return { rule: rowToRule(row), created };
+}
+
+/** Deletes the rule; the next sign-in it would have decided is scored like any other. */
+export async function deleteRule(ctx: AdminContext, id: string): Promise<StoredRiskRule> {
+  const rule = await showRule(ctx, id);
+  if (!(await removeRiskRule(ctx.db, rule.id))) throw new AdminError(`no rule "${id}" (rules list shows them)`);
+  logAdminAction(ctx, 'admin.rule.deleted', { ruleId: rule.id, kind: rule.kind, value: rule.value, effect: rule.effect });
+  return rule;
+}
