@@ -59,3 +59,19 @@ export async function countQueuedLogouts(db: Db): Promise<number> {
   const row = await db.selectFrom('backchannel_logouts').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * The body of a `queued AS (...)` CTE: a back-channel logout for each client of each session in the sibling CTE
+ * `ended` (its `sid` and `user_id`) whose client registered a backchannel_logout_uri. Every statement that ends
+ * sessions in bulk (a user disabled, a device revoked, sessions revoked) queues them the same way, in its own
+ * statement.
+ */
+export function queueLogoutsOfEnded(now: Date) {
+  return sql`INSERT INTO backchannel_logouts (client_id, sub, sid, next_attempt_at, created_at)
+      SELECT sc.client_id, ended.user_id::text, ended.sid, ${now}::timestamptz, ${now}::timestamptz
+        FROM ended
+        JOIN session_clients sc ON sc.sid = ended.sid
+        JOIN clients c ON c.client_id = sc.client_id
+       WHERE c.metadata->>'backchannel_logout_uri' IS NOT NULL
+      RETURNING id`;
+}

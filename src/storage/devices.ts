@@ -1,5 +1,6 @@
 // Repository for the account page's view of a user's devices, and for revoking one of them.
 import { sql } from 'kysely';
+import { queueLogoutsOfEnded } from './backchannel-logouts.js';
 import type { Db } from './database.js';
 import type { DeviceRow } from './schema.js';
 
@@ -57,13 +58,7 @@ export async function revokeUserDevice(db: Db, r: { userId: string; deviceId: st
        WHERE device_id IN (SELECT id FROM device) AND revoked_at IS NULL AND expires_at > ${r.now}
       RETURNING sid, user_id
     ), queued AS (
-      INSERT INTO backchannel_logouts (client_id, sub, sid, next_attempt_at, created_at)
-      SELECT sc.client_id, ended.user_id::text, ended.sid, ${r.now}::timestamptz, ${r.now}::timestamptz
-        FROM ended
-        JOIN session_clients sc ON sc.sid = ended.sid
-        JOIN clients c ON c.client_id = sc.client_id
-       WHERE c.metadata->>'backchannel_logout_uri' IS NOT NULL
-      RETURNING id
+      ${queueLogoutsOfEnded(r.now)}
     ), codes AS (
       UPDATE authorization_codes SET consumed_at = ${r.now}
        WHERE sid IN (SELECT sid FROM device_sids) AND consumed_at IS NULL

@@ -1,5 +1,6 @@
 // Repository for browser sign-in sessions (the cookie carries the id; the table keeps its digest).
 import { sql } from 'kysely';
+import { queueLogoutsOfEnded } from './backchannel-logouts.js';
 import type { Db } from './database.js';
 
 export interface NewSession {
@@ -121,13 +122,7 @@ export async function endUserSessions(db: Db, userId: string, now: Date): Promis
        WHERE user_id = ${userId}::uuid AND revoked_at IS NULL AND expires_at > ${now}
       RETURNING sid, user_id
     ), queued AS (
-      INSERT INTO backchannel_logouts (client_id, sub, sid, next_attempt_at, created_at)
-      SELECT sc.client_id, ended.user_id::text, ended.sid, ${now}::timestamptz, ${now}::timestamptz
-        FROM ended
-        JOIN session_clients sc ON sc.sid = ended.sid
-        JOIN clients c ON c.client_id = sc.client_id
-       WHERE c.metadata->>'backchannel_logout_uri' IS NOT NULL
-      RETURNING id
+      ${queueLogoutsOfEnded(now)}
     )
     SELECT (SELECT array_agg(sid ORDER BY sid) FROM ended) AS ended_sids, (SELECT count(*) FROM queued) AS queued`.execute(db);
   const row = rows[0]!;

@@ -1,5 +1,6 @@
 // Repository for users (the people who sign in).
 import { sql } from 'kysely';
+import { queueLogoutsOfEnded } from './backchannel-logouts.js';
 import type { Db } from './database.js';
 import type { NewUserRow, UserRow, UserUpdate } from './schema.js';
 
@@ -95,13 +96,7 @@ export async function disableUserRow(db: Db, userId: string, now: Date): Promise
        WHERE user_id IN (SELECT id FROM target) AND revoked_at IS NULL AND expires_at > ${now}
       RETURNING sid, user_id
     ), queued AS (
-      INSERT INTO backchannel_logouts (client_id, sub, sid, next_attempt_at, created_at)
-      SELECT sc.client_id, ended.user_id::text, ended.sid, ${now}::timestamptz, ${now}::timestamptz
-        FROM ended
-        JOIN session_clients sc ON sc.sid = ended.sid
-        JOIN clients c ON c.client_id = sc.client_id
-       WHERE c.metadata->>'backchannel_logout_uri' IS NOT NULL
-      RETURNING id
+      ${queueLogoutsOfEnded(now)}
     ), codes AS (
       UPDATE authorization_codes SET consumed_at = ${now}
        WHERE user_id IN (SELECT id FROM target) AND consumed_at IS NULL
