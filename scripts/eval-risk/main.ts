@@ -94,7 +94,7 @@ try {
     process.stderr.write(`replaying the ${values.scale} scenario set (seed ${seed}) on ${databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`} ...\n`);
     const started = Date.now();
     const records = await replay(database.db, config, { scale, seed, progress: (n) => process.stderr.write(`  ${n} attempts\n`) });
-    const summary = summarise(records);
+    const summary = summarise(records, { concurrent: database.kind === 'postgres' });
     process.stdout.write(`${formatSummary(summary)}\n`);
 
     const out = values.out ?? path.join('eval-results', `eval-risk-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.json`);

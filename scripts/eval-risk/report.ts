@@ -32,9 +32,13 @@ export interface ScenarioFigures {
 
 export interface Latency {
   evaluations: number;
+  /** What the evaluation added to the sign-in: the issue's "added latency", which the target is about. */
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /** The evaluation's own time (its statement and the rules), as sso_risk_evaluation_seconds observes it. */
+  ownP50Ms: number;
+  ownP99Ms: number;
   /** Right-password evaluations only (both stages). */
   fullP50Ms: number;
   fullP99Ms: number;
@@ -58,7 +62,12 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-export function summarise(records: readonly AttemptRecord[]): EvalSummary {
+/**
+ * `concurrent`: the database runs the risk statement and the throttle's at once (PostgreSQL, one connection each).
+ * PGlite runs one statement at a time, so there everything after the risk statement waits for all of it: what it
+ * adds is its own time.
+ */
+export function summarise(records: readonly AttemptRecord[], options: { concurrent: boolean }): EvalSummary {
   const measured = records.filter((r) => SCENARIOS[r.scenario].measured);
   const scenarios: ScenarioFigures[] = [];
   for (const name of Object.keys(SCENARIOS) as ScenarioName[]) {
@@ -106,14 +115,18 @@ export function summarise(records: readonly AttemptRecord[]): EvalSummary {
     falseBlockRate: signIns === 0 ? 0 : blocked / signIns,
   };
 
-  const times = measured.flatMap((r) => (r.evaluationMs === null ? [] : [r.evaluationMs])).sort((a, b) => a - b);
-  const full = measured.flatMap((r) => (r.evaluationMs !== null && r.fullEvaluation ? [r.evaluationMs] : [])).sort((a, b) => a - b);
+  const added = (r: AttemptRecord) => (options.concurrent ? r.addedMs : r.evaluationMs);
+  const times = measured.flatMap((r) => added(r) ?? []).sort((a, b) => a - b);
+  const full = measured.flatMap((r) => (r.fullEvaluation ? (added(r) ?? []) : [])).sort((a, b) => a - b);
+  const own = measured.flatMap((r) => (r.evaluationMs === null ? [] : [r.evaluationMs])).sort((a, b) => a - b);
   const roundTrips = measured.map((r) => r.roundTripMs).sort((a, b) => a - b);
   const latency: Latency = {
     evaluations: times.length,
     p50Ms: percentile(times, 50),
     p99Ms: percentile(times, 99),
     maxMs: times.at(-1) ?? 0,
+    ownP50Ms: percentile(own, 50),
+    ownP99Ms: percentile(own, 99),
     fullP50Ms: percentile(full, 50),
     fullP99Ms: percentile(full, 99),
     roundTripP50Ms: percentile(roundTrips, 50),
@@ -170,13 +183,14 @@ export function formatSummary(s: EvalSummary): string {
     '',
     attacks,
     '',
-    `evaluation latency (argon2 excluded), ${l.evaluations} evaluations: p50 ${l.p50Ms.toFixed(3)} ms, p99 ${l.p99Ms.toFixed(3)} ms, max ${l.maxMs.toFixed(3)} ms`
-      + ` (right password, both stages: p50 ${l.fullP50Ms.toFixed(3)} ms, p99 ${l.fullP99Ms.toFixed(3)} ms)`,
+    `latency the evaluation added to the sign-in (argon2 excluded), ${l.evaluations} evaluations: p50 ${l.p50Ms.toFixed(3)} ms, p99 ${l.p99Ms.toFixed(3)} ms,`
+      + ` max ${l.maxMs.toFixed(3)} ms (right password, both stages: p50 ${l.fullP50Ms.toFixed(3)} ms, p99 ${l.fullP99Ms.toFixed(3)} ms)`,
+    `the evaluation's own time (its statement, which also reads the user, and the rules): p50 ${l.ownP50Ms.toFixed(3)} ms, p99 ${l.ownP99Ms.toFixed(3)} ms`,
     `a bare SELECT 1 before each attempt, for scale: p50 ${l.roundTripP50Ms.toFixed(3)} ms, p99 ${l.roundTripP99Ms.toFixed(3)} ms`,
     '',
     `${mark(t.everyAttackDetectedWithin10)}  every attack detected within ${TARGETS.detectWithinAttempts} attempts`,
     `${mark(t.falseBlockRateZero)}  benign false-block rate 0 (and no benign sign-in throttled)`,
     `${mark(t.falseChallengeRateUnder5Percent)}  benign false-challenge rate under 5 % (${pct(s.benign.falseChallengeRate)})`,
-    `${mark(t.p99Under2Ms)}  evaluation p99 under ${TARGETS.p99BelowMs} ms (${l.p99Ms.toFixed(3)} ms)`,
+    `${mark(t.p99Under2Ms)}  added latency p99 under ${TARGETS.p99BelowMs} ms (${l.p99Ms.toFixed(3)} ms)`,
   ].join('\n');
 }

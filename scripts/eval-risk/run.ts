@@ -27,6 +27,8 @@ export interface AttemptRecord {
   score: number | null;
   /** Both stages (right password) or the early one (wrong password, early block); null when not evaluated. */
   evaluationMs: number | null;
+  /** What the evaluation added to the sign-in's time (password-sign-in.ts, EvaluationTime); null when not evaluated. */
+  addedMs: number | null;
   fullEvaluation: boolean;
   signedIn: boolean;
   /** A bare `SELECT 1` timed just before the attempt: the floor any statement pays on this machine at that moment. */
@@ -79,20 +81,20 @@ async function attempt(ctx: ProviderContext, step: Step): Promise<Omit<AttemptRe
   const outcome = await signInWithPassword(ctx, step.login, step.password, step.signals());
   const base = { scenario: step.scenario, at: step.at, valid: step.valid, kind: outcome.kind };
   if (outcome.kind === 'throttled') {
-    return { ...base, action: null, reasons: [], score: null, evaluationMs: null, fullEvaluation: false, signedIn: false, retryAfterSeconds: outcome.retryAfterSeconds };
+    return { ...base, action: null, reasons: [], score: null, evaluationMs: null, addedMs: null, fullEvaluation: false, signedIn: false, retryAfterSeconds: outcome.retryAfterSeconds };
   }
   if (outcome.kind === 'wrong-credentials') {
     const e = outcome.evaluation;
     return {
       ...base, action: e?.verdict.action ?? null, reasons: e?.verdict.reasons ?? [], score: e?.verdict.score ?? null,
-      evaluationMs: e?.evaluationMs ?? null, fullEvaluation: step.valid && e !== undefined && e.verdict.action === 'BLOCK', signedIn: false,
+      evaluationMs: e?.evaluationMs ?? null, addedMs: e?.addedMs ?? null, fullEvaluation: step.valid && e !== undefined && e.verdict.action === 'BLOCK', signedIn: false,
     };
   }
   const completes = outcome.kind === 'signed-in' || step.passesSecondFactor;
   if (completes) await completeSignIn(ctx, { ...outcome, amr: outcome.kind === 'signed-in' ? ['pwd'] : SECOND_FACTOR_AMR });
   return {
     ...base, action: outcome.verdict.action, reasons: outcome.verdict.reasons, score: outcome.verdict.score,
-    evaluationMs: outcome.evaluationMs, fullEvaluation: true, signedIn: completes,
+    evaluationMs: outcome.evaluationMs, addedMs: outcome.addedMs, fullEvaluation: true, signedIn: completes,
   };
 }
 

@@ -1,5 +1,4 @@
 // Users: password sign-in and the claims released to clients.
-import { findUserByLogin } from '../storage/users.js';
 import type { UserRow } from '../storage/schema.js';
 import { epochSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';
@@ -9,12 +8,12 @@ import { claimNamesFor } from './scope.js';
 export const MAX_CREDENTIAL_LENGTH = 1024;
 
 /**
- * The user if the password is right; undefined otherwise. An unknown login spends the same
- * argon2 work as a known one, so that timing does not reveal which accounts exist.
+ * The user if the password is theirs; undefined otherwise. The user is the one the login named (looked up with the
+ * attempt's risk statement), or none: an unknown login spends the same argon2 work as a known one, so that timing
+ * does not reveal which accounts exist.
  */
-export async function authenticateUser(ctx: ProviderContext, login: string, password: string): Promise<UserRow | undefined> {
-  if (login.length > MAX_CREDENTIAL_LENGTH || password.length > MAX_CREDENTIAL_LENGTH) return undefined;
-  const user = await findUserByLogin(ctx.db, login.trim());
+export async function checkPassword(ctx: ProviderContext, user: UserRow | undefined, password: string): Promise<UserRow | undefined> {
+  if (password.length > MAX_CREDENTIAL_LENGTH) return undefined;
   if (!user || user.disabled_at !== null) {
     await ctx.passwords.verifyNothing(password);
     return undefined;

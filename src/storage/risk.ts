@@ -1,8 +1,8 @@
 // Repository for risk evaluation: the attempt log and its counters, the networks each user has used, admin rules,
 // and the shared device secret.
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './database.js';
-import type { RiskRuleRow } from './schema.js';
+import type { RiskRuleRow, UserRow } from './schema.js';
 
 export interface AttemptKeys {
   /** HMAC of the normalised login under the device secret (src/domain/risk/attempt-keys.ts). */
@@ -52,6 +52,12 @@ export interface EarlyFacts {
   /** Fingerprints recorded for devices with this cookie (any user). */
   cookieFingerprints: string[];
   ruleEffects: Array<'allow' | 'block'>;
+  /**
+   * The user the login names (by username, else by email, both case-insensitive) and their facts, read in the same
+   * statement: the sign-in needs the user anyway, so that the evaluation adds no round trip of its own; null when
+   * the login names nobody.
+   */
+  account: { user: UserRow; facts: UserFacts } | null;
 }
 
 /**
@@ -90,15 +96,20 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
     login_failures: string;
     cookie_fingerprints: string[] | null;
     rule_effects: Array<'allow' | 'block'> | null;
-  }>`
+    account_facts: UserFactsJson | string | null;
+  } & NullableRow<UserRow>>`
     WITH known AS (
       SELECT array_agg(DISTINCT fingerprint) AS fingerprints FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL
+    ), account AS (
+      SELECT * FROM users WHERE lower(username) = ${k.login} OR lower(email) = ${k.login}
+      ORDER BY lower(username) = ${k.login} DESC LIMIT 1
     ), attempt AS (
       INSERT INTO sign_in_attempts (at, login_key, device_key, fingerprint_key, network_key)
       VALUES (${w.now}, ${k.loginKey}, ${k.deviceKey}, ${k.fingerprintKey}, ${k.networkKey})
       RETURNING id
     )
     SELECT
+      account.*,
       (SELECT id FROM attempt) AS attempt_id,
       (SELECT fingerprints IS NOT NULL FROM known) AS established,
       (SELECT count(*) FROM (SELECT 1 FROM sign_in_attempts WHERE device_key = ${k.deviceKey} AND at > ${w.velocitySince}
@@ -119,7 +130,9 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
             OR EXISTS (SELECT 1 FROM users WHERE lower(email) = ${k.login} AND lower(username) = lower(risk_rules.value))
           WHEN 'network' THEN ${k.ip}::inet <<= value::inet
           WHEN 'device' THEN lower(value) IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash})
-        END) AS rule_effects`.execute(db);
+        END) AS rule_effects,
+      (SELECT ${userFactsJson(sql`a.id`, k.cookieHash, k.networkKey)} FROM account a) AS account_facts
+    FROM (VALUES (1)) AS one LEFT JOIN account ON true`.execute(db);
   const r = rows[0]!;
   return {
     attemptId: String(r.attempt_id),
@@ -132,7 +145,16 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
     loginFailures: Number(r.login_failures),
     cookieFingerprints: r.cookie_fingerprints ?? [],
     ruleEffects: r.rule_effects ?? [],
+    account: r.id === null || r.account_facts === null ? null : { user: userRowOf(r as UserRow), facts: userFactsFrom(r.account_facts) },
   };
+}
+
+type NullableRow<T> = { [K in keyof T]: T[K] | null };
+
+/** The users columns of the early statement's row (`account.*`). */
+function userRowOf(r: UserRow): UserRow {
+  const { id, username, password_hash, email, email_verified, claims, disabled_at, created_at, updated_at } = r;
+  return { id, username, password_hash, email, email_verified, claims, disabled_at, created_at, updated_at };
 }
 
 /** What the user's own history says, once the password is known to be theirs. */
@@ -146,23 +168,28 @@ export interface UserFacts {
   ruleEffects: Array<'allow' | 'block'>;
 }
 
-export async function userFacts(db: Db, userId: string, cookieHash: string | null, networkKey: string): Promise<UserFacts> {
-  const { rows } = await sql<{
-    device_count: string;
-    device: { id: string; trusted: boolean; fingerprint: string } | null;
-    network_known: boolean;
-    rule_effects: Array<'allow' | 'block'> | null;
-  }>`
-    SELECT
-      (SELECT count(*) FROM devices WHERE user_id = ${userId}) AS device_count,
-      (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
-        WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL) AS device,
-      EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}) AS network_known,
-      (SELECT array_agg(r.effect) FROM risk_rules r JOIN users u ON u.id = ${userId}
-        WHERE r.kind = 'username' AND lower(r.value) IN (lower(u.username), lower(u.email))) AS rule_effects`.execute(db);
-  const r = rows[0]!;
-  const device = typeof r.device === 'string' ? (JSON.parse(r.device) as UserFacts['device']) : r.device;
-  return { deviceCount: Number(r.device_count), device, networkKnown: r.network_known, ruleEffects: r.rule_effects ?? [] };
+/** A user's facts as one JSON object, for the user `userId` names (a parameter or a column of the enclosing query). */
+function userFactsJson(userId: RawBuilder<unknown> | string, cookieHash: string | null, networkKey: string) {
+  return sql`json_build_object(
+    'deviceCount', (SELECT count(*) FROM devices WHERE user_id = ${userId}),
+    'device', (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
+      WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL),
+    'networkKnown', EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}),
+    'ruleEffects', (SELECT coalesce(json_agg(r.effect), '[]') FROM risk_rules r JOIN users u ON u.id = ${userId}
+      WHERE r.kind = 'username' AND lower(r.value) IN (lower(u.username), lower(u.email))))`;
+}
+
+interface UserFactsJson {
+  deviceCount: number;
+  device: UserFacts['device'];
+  networkKnown: boolean;
+  ruleEffects: Array<'allow' | 'block'>;
+}
+
+/** The driver hands json over parsed (pg) or as text (some PGlite versions). */
+function userFactsFrom(json: UserFactsJson | string): UserFacts {
+  const f = typeof json === 'string' ? (JSON.parse(json) as UserFactsJson) : json;
+  return { deviceCount: Number(f.deviceCount), device: f.device, networkKnown: f.networkKnown, ruleEffects: f.ruleEffects };
 }
 
 /**

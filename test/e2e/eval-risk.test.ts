@@ -11,7 +11,7 @@ import { createTestDatabase, onServer } from '../helpers/database.js';
 interface Results {
   database: string;
   benign: { signIns: number; falseChallengeRate: number; falseBlockRate: number; throttled: number };
-  latency: { evaluations: number; p50Ms: number; p99Ms: number };
+  latency: { evaluations: number; p50Ms: number; p99Ms: number; ownP50Ms: number; ownP99Ms: number };
   scenarios: Array<{ scenario: string; benign: boolean; attempts: number; firstDetected: number | null; takeovers: number }>;
   targets: { everyAttackDetectedWithin10: boolean; falseBlockRateZero: boolean; falseChallengeRateUnder5Percent: boolean; p99Under2Ms: boolean; met: boolean };
 }
@@ -60,6 +60,8 @@ t.test('benign sign-ins: none blocked or throttled, fewer than 5 % challenged', 
 t.test('the evaluation latency is measured for every evaluated attempt; p99 under 2 ms where asserted', async (t) => {
   t.ok(results.latency.evaluations > 100);
   t.ok(results.latency.p50Ms > 0 && results.latency.p50Ms <= results.latency.p99Ms);
-  t.comment(`evaluation p50 ${results.latency.p50Ms.toFixed(3)} ms, p99 ${results.latency.p99Ms.toFixed(3)} ms on ${results.database}, load average ${os.loadavg()[0]!.toFixed(1)}`);
+  // What the evaluation adds to a sign-in is at most its own time: the part spent beside the throttle claim is free.
+  t.ok(results.latency.p50Ms <= results.latency.ownP50Ms && results.latency.p99Ms <= results.latency.ownP99Ms);
+  t.comment(`added latency p50 ${results.latency.p50Ms.toFixed(3)} ms, p99 ${results.latency.p99Ms.toFixed(3)} ms (own p99 ${results.latency.ownP99Ms.toFixed(3)} ms) on ${results.database}, load average ${os.loadavg()[0]!.toFixed(1)}`);
   if (process.env.EVAL_LATENCY_TARGET === '1') t.ok(results.targets.p99Under2Ms, `p99 ${results.latency.p99Ms.toFixed(3)} ms`);
 });

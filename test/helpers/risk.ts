@@ -71,6 +71,7 @@ export function earlyFacts(overrides: Partial<EarlyFacts> = {}): EarlyFacts {
     loginFailures: 0,
     cookieFingerprints: [],
     ruleEffects: [],
+    account: null,
     ...overrides,
   };
 }

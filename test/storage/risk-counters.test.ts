@@ -2,6 +2,7 @@
 // fresh session per attempt counted as one machine, a browser with an established cookie not held to its crowd,
 // and counts that stop at their thresholds.
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import t from 'tap';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import type { PasswordSignIn } from '../../src/domain/password-sign-in.js';
@@ -94,4 +95,33 @@ t.test('counts stop at their thresholds, whatever the flood', async (t) => {
   t.match(facts, { deviceAttempts: 4, networkAttempts: 5, deviceLogins: 2, networkLogins: 3, fingerprintLogins: 4, loginFailures: 0, establishedCookie: false });
   const again = await recordAttempt(test.db, keys, windows);
   t.equal(again.loginFailures, 1, 'the login cap');
+});
+
+t.test('the attempt statement reads the user the login names, with their facts: the sign-in makes no other lookup', async (t) => {
+  const suffix = randomBytes(3).toString('hex');
+  const owner = { username: `owner-${suffix}`, password: 'pw-owner-1', email: `Owner-${suffix}@Mail.Example` };
+  // Another user whose username is the owner's email: a username match comes first, as at sign-in before.
+  const squatter = { username: owner.email.toLowerCase(), password: 'pw-squatter-1' };
+  await applySeed(test.db, new PasswordHasher(test.config.argon2), { clients: [], users: [owner, squatter] });
+  // A browser model of its own: the other tests' failing logins count against theirs.
+  const home = signals({ ip: freshNetwork(), userAgent: FIREFOX_LINUX.replace(/128\.0/g, '133.0') });
+  const enrolled = await signInAs(ctx, owner.username, owner.password, home);
+  t.equal(enrolled.outcome.kind, 'signed-in');
+
+  const now = new Date();
+  const windows = { now, velocitySince: now, stuffingSince: now, caps: { deviceAttempts: 1, networkAttempts: 1, deviceLogins: 1, networkLogins: 1, fingerprintLogins: 1, loginFailures: 1 } };
+  const attempt = (login: string, cookieHash: string | null) =>
+    recordAttempt(test.db, { loginKey: `lookup-${suffix}`, deviceKey: 'c:lookup', fingerprintKey: 'fp-lookup', networkKey: `net-lookup-${suffix}`, login, ip: null, cookieHash }, windows);
+
+  const byName = await attempt(owner.username, null);
+  t.equal(byName.account?.user.username, owner.username, 'by username');
+  t.type(byName.account?.user.created_at, Date, 'the row as the users table types it');
+  t.match(byName.account?.facts, { deviceCount: 1, device: null, networkKnown: false, ruleEffects: [] }, 'one device, not this cookie, not this network');
+  t.equal((await attempt(owner.email.toLowerCase(), null)).account?.user.username, squatter.username, 'a username match before an email match');
+  t.equal((await attempt(`nobody-${suffix}`, null)).account, null, 'an unknown login names nobody');
+
+  const owned = await sql<{ id: string; cookie_hash: string }>`SELECT d.id, d.cookie_hash FROM devices d JOIN users u ON u.id = d.user_id WHERE u.username = ${owner.username}`.execute(test.db);
+  const device = owned.rows[0]!;
+  const fromDevice = await attempt(owner.username, device.cookie_hash);
+  t.match(fromDevice.account?.facts.device, { id: device.id, trusted: false }, 'the user\'s device with this cookie');
 });
