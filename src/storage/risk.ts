@@ -1,6 +1,6 @@
 // Repository for risk evaluation: the attempt log and its counters, the networks each user has used, admin rules,
 // and the shared device secret.
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { RiskRuleRow, UserRow } from './schema.js';
 
@@ -131,7 +131,14 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
           WHEN 'network' THEN ${k.ip}::inet <<= value::inet
           WHEN 'device' THEN lower(value) IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash})
         END) AS rule_effects,
-      (SELECT ${userFactsJson(sql`a.id`, k.cookieHash, k.networkKey)} FROM account a) AS account_facts
+      (SELECT json_build_object(
+        'deviceCount', (SELECT count(*) FROM devices WHERE user_id = a.id),
+        'device', (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
+          WHERE user_id = a.id AND cookie_hash = ${k.cookieHash} AND revoked_at IS NULL),
+        'networkKnown', EXISTS (SELECT 1 FROM user_networks WHERE user_id = a.id AND network_key = ${k.networkKey}),
+        'ruleEffects', (SELECT coalesce(json_agg(effect), '[]') FROM risk_rules
+          WHERE kind = 'username' AND lower(value) IN (lower(a.username), lower(a.email))))
+        FROM account a) AS account_facts
     FROM (VALUES (1)) AS one LEFT JOIN account ON true`.execute(db);
   const r = rows[0]!;
   return {
@@ -168,17 +175,7 @@ export interface UserFacts {
   ruleEffects: Array<'allow' | 'block'>;
 }
 
-/** A user's facts as one JSON object, for the user `userId` names (a parameter or a column of the enclosing query). */
-function userFactsJson(userId: RawBuilder<unknown> | string, cookieHash: string | null, networkKey: string) {
-  return sql`json_build_object(
-    'deviceCount', (SELECT count(*) FROM devices WHERE user_id = ${userId}),
-    'device', (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
-      WHERE user_id = ${userId} AND cookie_hash = ${cookieHash} AND revoked_at IS NULL),
-    'networkKnown', EXISTS (SELECT 1 FROM user_networks WHERE user_id = ${userId} AND network_key = ${networkKey}),
-    'ruleEffects', (SELECT coalesce(json_agg(r.effect), '[]') FROM risk_rules r JOIN users u ON u.id = ${userId}
-      WHERE r.kind = 'username' AND lower(r.value) IN (lower(u.username), lower(u.email))))`;
-}
-
+/** The user's facts as the early statement builds them (json_build_object). */
 interface UserFactsJson {
   deviceCount: number;
   device: UserFacts['device'];
