@@ -51,20 +51,31 @@ export function buildServer(): void {
   if (result.status !== 0) throw new Error('npm run build failed');
 }
 
-/** The node arguments of package.json's start script (`node <flags> dist/server.js`), so the bench runs what npm start runs. */
-function startArgs(): string[] {
-  const pkg = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/);
-  if (command !== 'node') throw new Error(`package.json's start script does not run node: ${pkg.scripts.start}`);
-  return args;
+/**
+ * package.json's start script (`[NAME=value ...] node <flags> dist/server.js`) split into its environment
+ * assignments and node's arguments, so the bench runs what npm start runs.
+ */
+export function startCommand(
+  script = (JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start,
+): { env: Record<string, string>; args: string[] } {
+  const words = script.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let word: string | undefined;
+  while ((word = words.shift()) !== undefined && /^[A-Z_][A-Z0-9_]*=/.test(word)) {
+    const eq = word.indexOf('=');
+    env[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  if (word !== 'node') throw new Error(`package.json's start script does not run node: ${script}`);
+  return { env, args: words };
 }
 
 /** What `npm start` runs after building (see buildServer), with any extra node arguments (--cpu-prof) first. */
 export function startServer(options: { port: number; env: NodeJS.ProcessEnv; log: fs.FileHandle; nodeArgs?: string[] }): ServerProcess {
   const baseUrl = `http://${HOST}:${options.port}`;
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...startArgs()], {
+  const start = startCommand();
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...start.args], {
     cwd: PROJECT_DIR,
-    env: { ...options.env, HOST, PORT: String(options.port), BASE_URL: baseUrl },
+    env: { ...options.env, ...start.env, HOST, PORT: String(options.port), BASE_URL: baseUrl },
     stdio: ['ignore', options.log.fd, options.log.fd],
   });
   if (child.pid === undefined) throw new Error('could not start dist/server.js');
