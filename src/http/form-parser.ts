@@ -1,6 +1,7 @@
 // Strict application/x-www-form-urlencoded parsing for bodies and query strings.
 // A repeated name becomes an array (so that handlers can refuse it, RFC 6749 3.1); malformed
-// percent-encoding and byte sequences that are not UTF-8 are refused instead of turned into U+FFFD.
+// percent-encoding and byte sequences that are not UTF-8 are refused instead of turned into U+FFFD, and so is
+// an encoded NUL (%00), which no OAuth parameter may hold (RFC 6749 Appendix A) and PostgreSQL cannot store.
 import { InvalidRequest } from '../errors/oauth-error.js';
 import type { RawParams } from '../domain/params.js';
 
@@ -20,9 +21,12 @@ export function parseForm(input: string): RawParams {
 }
 
 function decode(component: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(component.replace(/\+/g, ' '));
+    decoded = decodeURIComponent(component.replace(/\+/g, ' '));
   } catch {
     throw new InvalidRequest('the request is not valid UTF-8 form-urlencoded data');
   }
+  if (decoded.includes('\u0000')) throw new InvalidRequest('a request parameter holds a NUL character');
+  return decoded;
 }

@@ -1,4 +1,4 @@
-// Tells a lost or refused database connection apart from every other database error.
+// Tells a lost or refused database connection, and text PostgreSQL cannot store, apart from every other database error.
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 // PostgreSQL SQLSTATE: class 08 connection exceptions, 57P01-57P03 shutdown / cannot connect now, 53300 too many connections.
@@ -22,4 +22,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 /** SQLSTATE 23505: a unique constraint rejected the write. */
 export function isUniqueViolation(err: unknown): boolean {
   return err instanceof Error && (err as { code?: unknown }).code === '23505';
+}
+
+/**
+ * SQLSTATE 22021 (a NUL byte in a text value) or 22P05 (\u0000 in JSON stored as jsonb): a value from the
+ * request that PostgreSQL refuses to store. Parameters are checked at parsing; this catches every other path in.
+ */
+export function isUnstorableText(err: unknown): boolean {
+  const code = err instanceof Error ? (err as { code?: unknown }).code : undefined;
+  return code === '22021' || code === '22P05';
 }

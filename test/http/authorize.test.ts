@@ -297,6 +297,13 @@ t.test('authorization endpoint', async (t) => {
     }
   });
 
+  t.test('a query parameter holding an encoded NUL is shown an error page, not redirected and not a 500 (RFC 6749 Appendix A)', async (t) => {
+    for (const extra of ['state=a%00b', 'nonce=%00', 'x=%00']) {
+      const res = await get(`${authorizePath(valid())}&${extra}`);
+      assertShownNotRedirected(t, res, /NUL/);
+    }
+  });
+
   t.test('a successful authorization response carries code, state and iss, with 303 (RFC 6749 4.1.2, RFC 9207 2)', async (t) => {
     const browser = new Browser();
     const { location } = await signIn(app, valid({ state: 'opaque state/with+chars&=' }), { browser });

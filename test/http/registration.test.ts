@@ -159,6 +159,15 @@ t.test('request body', async (t) => {
     t.same(res.json(), { error: 'invalid_request', error_description: 'the request body is not valid JSON' });
   });
 
+  t.test('a \\u0000 in a metadata value is refused with invalid_request, not 500, and registers nothing', async (t) => {
+    const before = await db.selectFrom('clients').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const res = await postRegistration(app, { ...WEB_METADATA, client_name: 'Web\u0000App' });
+    t.equal(res.statusCode, 400);
+    t.same(res.json(), { error: 'invalid_request', error_description: 'the request holds a NUL character' });
+    const after = await db.selectFrom('clients').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    t.equal(Number(after.n), Number(before.n));
+  });
+
   t.test('a form body is refused with invalid_request (RFC 7591 3.1: application/json)', async (t) => {
     const res = await postRegistration(app, undefined, { contentType: 'application/x-www-form-urlencoded', raw: 'redirect_uris=https%3A%2F%2Frp.example%2Fcb' });
     t.equal(res.statusCode, 400);

@@ -284,6 +284,21 @@ t.test('RFC 6749 3.1: a repeated parameter is refused with invalid_request namin
   assertOAuthError(t, twice, { status: 400, error: 'invalid_request', mentions: /grant_type/, secrets: [grant.code] });
 });
 
+t.test('RFC 6749 Appendix A: a parameter holding an encoded NUL is refused with invalid_request, not 500, and spends nothing', async (t) => {
+  const grant = await obtainCode(app);
+  const redirect = encodeURIComponent(String(grant.redirectUri));
+  for (const body of [
+    `grant_type=authorization_code&code=${grant.code}&redirect_uri=${redirect}%00&code_verifier=${grant.verifier}`,
+    `grant_type=authorization_code&code=${grant.code}%00&redirect_uri=${redirect}&code_verifier=${grant.verifier}`,
+    `grant_type=refresh_token&refresh_token=a%00b`,
+  ]) {
+    const res = await rawTokenRequest(body);
+    assertOAuthError(t, res, { status: 400, error: 'invalid_request', mentions: /NUL/, secrets: [grant.code] });
+  }
+  const ok = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  t.equal(ok.statusCode, 200, ok.body);
+});
+
 t.test('RFC 6749 3.2: a JSON body is refused with invalid_request, not 415 or 500', async (t) => {
   const grant = await obtainCode(app);
   const res = await rawTokenRequest(
