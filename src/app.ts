@@ -16,7 +16,7 @@ import cors from './http/plugins/cors.js';
 import errorHandler from './http/plugins/error-handler.js';
 import requestLog from './http/plugins/request-log.js';
 import requestMetrics from './http/plugins/request-metrics.js';
-import securityHeaders from './http/plugins/security-headers.js';
+import securityHeaders, { strictTransportSecurity } from './http/plugins/security-headers.js';
 import accountRoutes from './http/routes/account.js';
 import authorizeRoutes from './http/routes/authorize.js';
 import discoveryRoutes from './http/routes/discovery.js';
@@ -127,7 +127,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(errorHandler);
   await app.register(requestMetrics);
   await app.register(requestLog);
-  await app.register(securityHeaders);
+  await app.register(securityHeaders, {
+    strictTransportSecurity: strictTransportSecurity(config.issuer, config.operations.hstsMaxAgeSeconds),
+  });
   await app.register(cors);
   await app.register(cookie);
   // Every POST endpoint takes form serialization only (RFC 6749 3.2, RFC 6750 2.2, OIDC Core 3.1.2.1):

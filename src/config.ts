@@ -115,6 +115,11 @@ export interface OperationsSettings {
    * It decides the client address the throttles and the risk evaluation see, and nothing else.
    */
   readonly trustProxy: false | number | readonly string[];
+  /**
+   * Strict-Transport-Security max-age (RFC 6797), sent on every response when BASE_URL is https; 0 sends none.
+   * A browser that has seen it reaches the issuer over https only, even from a typed or linked http:// address.
+   */
+  readonly hstsMaxAgeSeconds: number;
 }
 
 export interface Config {
@@ -406,7 +411,7 @@ function registrationSettings(
   });
 }
 
-/** METRICS_PORT, METRICS_HOST, SHUTDOWN_*, TRUST_PROXY. */
+/** METRICS_PORT, METRICS_HOST, SHUTDOWN_*, TRUST_PROXY, HSTS_MAX_AGE_SECONDS. */
 function operationsSettings(
   env: Env,
   read: (name: string, fallback: string) => string,
@@ -423,6 +428,8 @@ function operationsSettings(
     shutdownDrainSeconds: integer('SHUTDOWN_DRAIN_SECONDS', 0, 0, 300),
     shutdownTimeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim() ?? '', problems),
+    // One year, as Keycloak sends by default; at most two years.
+    hstsMaxAgeSeconds: integer('HSTS_MAX_AGE_SECONDS', 31_536_000, 0, 63_072_000),
   });
 }
 

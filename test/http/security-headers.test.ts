@@ -121,3 +121,28 @@ t.test('JSON answers say nosniff too: discovery, JWKS, token, userinfo, revocati
   for (const [what, res] of responses) t.equal(res.headers['x-content-type-options'], 'nosniff', `${what} (HTTP ${res.statusCode})`);
   t.same(responses.map(([, r]) => r.statusCode), [200, 200, 400, 401, 200, 200, 404, 303]);
 });
+
+t.test('RFC 6797: Strict-Transport-Security on every response of an https issuer, and never from an http one', async (t) => {
+  /** A page, a JSON answer, an OAuth error, a redirect and a 404. */
+  async function answers(target: typeof app): Promise<Array<[string, LightMyRequestResponse]>> {
+    const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret) };
+    return [
+      ['discovery', await target.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })],
+      ['token error', await target.inject({ method: 'POST', url: '/sso/token', headers: form, payload: 'grant_type=authorization_code&code=x' })],
+      ['authorize', await target.inject({ method: 'GET', url: authorize() })],
+      ['error page', await target.inject({ method: 'GET', url: '/sso/authorize?client_id=nobody' })],
+      ['not found', await target.inject({ method: 'GET', url: '/sso/nothing-here' })],
+    ];
+  }
+  const cases: Array<[string, Record<string, string>, string | undefined]> = [
+    ['https issuer, default max-age (a year)', { BASE_URL: 'https://sso.example' }, 'max-age=31536000'],
+    ['https issuer, HSTS_MAX_AGE_SECONDS=600', { BASE_URL: 'https://sso.example', HSTS_MAX_AGE_SECONDS: '600' }, 'max-age=600'],
+    ['https issuer, HSTS_MAX_AGE_SECONDS=0', { BASE_URL: 'https://sso.example', HSTS_MAX_AGE_SECONDS: '0' }, undefined],
+  ];
+  for (const [what, env, expected] of cases) {
+    const built = await buildTestApp(t, { env });
+    for (const [name, res] of await answers(built.app)) t.equal(res.headers['strict-transport-security'], expected, `${what}: ${name} (HTTP ${res.statusCode})`);
+  }
+  // RFC 6797 7.2: "An HSTS Host MUST NOT include the STS header field in HTTP responses conveyed over non-secure transport."
+  for (const [name, res] of await answers(app)) t.equal(res.headers['strict-transport-security'], undefined, `http issuer: ${name}`);
+});

@@ -1,4 +1,5 @@
-// METRICS_PORT, METRICS_HOST, SHUTDOWN_DRAIN_SECONDS, SHUTDOWN_TIMEOUT_SECONDS and TRUST_PROXY: defaults and refusals.
+// METRICS_PORT, METRICS_HOST, SHUTDOWN_DRAIN_SECONDS, SHUTDOWN_TIMEOUT_SECONDS, TRUST_PROXY and HSTS_MAX_AGE_SECONDS:
+// defaults and refusals.
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config.js';
 
@@ -12,8 +13,15 @@ const problems = (env: Record<string, string>): string[] => {
   return [];
 };
 
-t.test('by default /metrics is on the main port, shutdown does not drain, waits 10 s, and no proxy is trusted', async (t) => {
-  t.same(loadConfig({}).operations, { metricsPort: undefined, metricsHost: 'localhost', shutdownDrainSeconds: 0, shutdownTimeoutSeconds: 10, trustProxy: false });
+t.test('by default /metrics is on the main port, shutdown does not drain, waits 10 s, no proxy is trusted, HSTS lasts a year', async (t) => {
+  t.same(loadConfig({}).operations, {
+    metricsPort: undefined,
+    metricsHost: 'localhost',
+    shutdownDrainSeconds: 0,
+    shutdownTimeoutSeconds: 10,
+    trustProxy: false,
+    hstsMaxAgeSeconds: 31_536_000,
+  });
   t.ok(Object.isFrozen(loadConfig({}).operations));
 });
 
@@ -52,4 +60,11 @@ t.test('TRUST_PROXY=true and malformed entries are refused, naming the variable'
   for (const value of ['true', '10.0.0.0/33', '2001:db8::/129', 'proxy.example', '10.0.0.1/8/2', '10.0.0.0/', ',']) {
     t.match(problems({ TRUST_PROXY: value }), [/^TRUST_PROXY must be a hop count \(1 to 100\) or a comma list of addresses and CIDRs/], JSON.stringify(value));
   }
+});
+
+t.test('HSTS_MAX_AGE_SECONDS is read and bounded: 0 (none) to two years', async (t) => {
+  t.equal(loadConfig({ HSTS_MAX_AGE_SECONDS: '0' }).operations.hstsMaxAgeSeconds, 0);
+  t.equal(loadConfig({ HSTS_MAX_AGE_SECONDS: '63072000' }).operations.hstsMaxAgeSeconds, 63_072_000);
+  t.match(problems({ HSTS_MAX_AGE_SECONDS: '63072001' }), [/^HSTS_MAX_AGE_SECONDS must be a whole number from 0 to 63072000/]);
+  t.match(problems({ HSTS_MAX_AGE_SECONDS: '-1' }), [/^HSTS_MAX_AGE_SECONDS must be a whole number from 0 to 63072000/]);
 });
