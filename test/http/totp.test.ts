@@ -82,6 +82,50 @@ t.test('a second enrolment is refused while an authenticator is set up', async (
   t.match(res.body, /An authenticator app is already set up/);
 });
 
+t.test('starting an enrolment more than 5 minutes after signing in asks for the password again (max auth age)', async (t) => {
+  const clock = new TestClock();
+  const { app, db } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });
+  const browser = await accountSignIn(app);
+  clock.advance(301);
+  const { csrf } = await accountPage(app, browser);
+  const late = await browser.request(app, 'POST', '/sso/account/totp', { csrf });
+  t.equal(late.statusCode, 303);
+  t.equal(late.headers.location, 'http://localhost:3000/sso/account/sign-in?notice=reauth');
+  t.equal(await db.selectFrom('totp_authenticators').select('user_id').executeTakeFirst(), undefined, 'nothing was started');
+
+  // The sign-in page shows its form although the browser is signed in, with the user's login filled in.
+  const form = await browser.request(app, 'GET', localPath(String(late.headers.location)));
+  t.equal(form.statusCode, 200);
+  t.match(form.body, /confirm that it is you: enter your password again/);
+  t.match(form.body, new RegExp(`name="login" value="${ALICE.username}"`));
+  // Without the notice, a signed-in browser still goes straight to its account page.
+  t.equal((await browser.request(app, 'GET', '/sso/account/sign-in')).statusCode, 303);
+
+  const signedIn = await browser.request(app, 'POST', '/sso/account/sign-in', { csrf: hiddenField(form.body, 'csrf'), login: ALICE.username, password: ALICE.password });
+  t.equal(signedIn.headers.location, ACCOUNT);
+  const fresh = await accountPage(app, browser);
+  const started = await browser.request(app, 'POST', '/sso/account/totp', { csrf: fresh.csrf });
+  t.equal(started.headers.location, `${ACCOUNT}/totp`, 'a fresh sign-in may start it');
+});
+
+t.test('a started enrolment is shown and confirmed within 15 minutes of signing in, not later', async (t) => {
+  const clock = new TestClock();
+  const { app, db } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });
+  const browser = await accountSignIn(app);
+  clock.advance(290);
+  const { secret, csrf } = await startEnrolment(app, browser);
+  clock.advance(600);
+  t.equal((await browser.request(app, 'GET', '/sso/account/totp')).statusCode, 200, '14 min 50 s after signing in: still shown');
+  clock.advance(30);
+  const shown = await browser.request(app, 'GET', '/sso/account/totp');
+  t.equal(shown.statusCode, 303);
+  t.equal(shown.headers.location, 'http://localhost:3000/sso/account/sign-in?notice=reauth');
+  t.notMatch(shown.body, /manual-key/);
+  const confirm = await browser.request(app, 'POST', '/sso/account/totp/confirm', { csrf, code: totp(secret, clock.now()) });
+  t.equal(confirm.headers.location, 'http://localhost:3000/sso/account/sign-in?notice=reauth');
+  t.equal((await db.selectFrom('totp_authenticators').select('confirmed_at').executeTakeFirstOrThrow()).confirmed_at, null, 'not confirmed');
+});
+
 t.test('removing the authenticator asks for a current code, and refuses the code already used (replay)', async (t) => {
   const clock = new TestClock();
   const { app, db } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });

@@ -40,7 +40,17 @@ const NOTICES: Record<string, string> = {
 };
 const SIGN_IN_NOTICES: Record<string, string> = {
   'device-revoked': 'You revoked this device, so it was signed out. Sign in again to go on.',
+  reauth: 'To set up an authenticator app, confirm that it is you: enter your password again.',
 };
+
+/**
+ * Setting up an authenticator app asks for a recent sign-in, as Keycloak's "maximum authentication age" of
+ * credential setup does (300 s by default): a session left open on a shared computer cannot bind someone else's
+ * app to the account. Starting needs a sign-in of the last 5 minutes; showing the secret and confirming it, of
+ * the last 15, so that a user scanning the code is not sent back. Removing the app asks for one of its codes.
+ */
+const ENROLMENT_START_MAX_AUTH_AGE_SECONDS = 300;
+const ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS = 900;
 
 const BAD_FORM = 'The form has expired or did not come from this page. Open your account page again.';
 const WRONG_CODE = 'That code is not right, or it was already used. Wait for the next code and try again.';
@@ -136,6 +146,13 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     }));
   }
 
+  /** Whether the session's sign-in is at most maxAgeSeconds old; if not, the browser is sent to sign in again. */
+  function recentSignIn(reply: FastifyReply, who: SignedIn, maxAgeSeconds: number): boolean {
+    if (ctx.clock().getTime() - who.session.authTime.getTime() <= maxAgeSeconds * 1000) return true;
+    seeOther(reply, `${signInUrl}?notice=reauth`);
+    return false;
+  }
+
   /** A refused code: the same page again, saying why. */
   function codeRefusal(check: Exclude<CodeCheck, { kind: 'accepted' } | { kind: 'none' }>): { status: number; error: string } {
     return check.kind === 'locked' ? { status: 429, error: TOO_MANY_CODES } : { status: 400, error: WRONG_CODE };
@@ -154,14 +171,19 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     reply.code(status).headers(LOGIN_PAGE_HEADERS).send(loginPage({ action: signInUrl, csrfToken: binding, clientName: 'your account', ...extra }));
 
   app.get<{ Querystring: { notice?: string } }>('/account/sign-in', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {
-    if (await signedIn(request)) return seeOther(reply, base);
+    const notice = request.query.notice;
+    // Signed in already: the account page, unless a step asked for the password again.
+    const who = await signedIn(request);
+    if (who && notice !== 'reauth') return seeOther(reply, base);
     ensureDeviceCookie(request, reply, ctx.config);
     const spec = accountSignInCookie(ctx.config);
     const current = request.cookies[spec.name];
     const binding = current && /^[A-Za-z0-9_-]{43}$/.test(current) ? current : randomToken();
     if (binding !== current) reply.setCookie(spec.name, binding, spec.options);
-    const notice = request.query.notice;
-    return signInPage(reply, 200, binding, notice && Object.hasOwn(SIGN_IN_NOTICES, notice) ? { notice: SIGN_IN_NOTICES[notice] } : {});
+    return signInPage(reply, 200, binding, {
+      ...(notice && Object.hasOwn(SIGN_IN_NOTICES, notice) ? { notice: SIGN_IN_NOTICES[notice] } : {}),
+      ...(who ? { login: who.user.username } : {}),
+    });
   });
 
   app.post<{ Body: RawParams }>('/account/sign-in', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
@@ -203,7 +225,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   app.post<{ Body: RawParams }>('/account/totp', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const who = await formPost(request, reply);
-    if (!who) return reply;
+    if (!who || !recentSignIn(reply, who, ENROLMENT_START_MAX_AUTH_AGE_SECONDS)) return reply;
     if (!(await beginEnrolment(ctx, who.user.id))) {
       return renderAccount(request, reply, who, 409, { error: 'An authenticator app is already set up. Remove it first to set up another.' });
     }
@@ -213,12 +235,13 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   app.get('/account/totp', { config: { html: true } }, async (request, reply) => {
     const who = await signedIn(request);
     if (!who) return seeOther(reply, signInUrl);
+    if (!recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS)) return reply;
     return renderEnrolment(reply, who, 200);
   });
 
   app.post<{ Body: RawParams }>('/account/totp/confirm', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const who = await formPost(request, reply);
-    if (!who) return reply;
+    if (!who || !recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS)) return reply;
     if (!(await pendingEnrolment(ctx, who.user))) return seeOther(reply, base);
     const check = await confirmEnrolment(ctx, who.user.id, single(request.body, 'code') ?? '');
     if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-enrolled`);
