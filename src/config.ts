@@ -94,6 +94,12 @@ export interface RegistrationSettings {
   readonly enabled: boolean;
   /** Anyone may register, without an initial access token (REGISTRATION_OPEN=true). */
   readonly open: boolean;
+  /**
+   * Open registrations counted per client address, locked like sign-in attempts (SIGN_IN_LOCK_*) after their own
+   * free attempts; null when off (REGISTRATION_IP_FREE_ATTEMPTS=0). Registrations with an initial access token
+   * are not counted.
+   */
+  readonly addressThrottle: ThrottlePolicy | null;
   /** RFC 7591 3: bearer tokens that allow a registration (REGISTRATION_INITIAL_ACCESS_TOKEN, comma-separated). */
   readonly initialAccessTokens: readonly string[];
   /** Lifetime of a registered client's secret (client_secret_expires_at); 0: it never expires. */
@@ -366,7 +372,7 @@ export function loadConfig(env: Env = process.env): Config {
     deviceFlow: deviceFlowSettings(integer, lockBaseSeconds, lockMaxSeconds),
     totpIssuer,
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS', 90, 1, 36_500),
-    registration: registrationSettings(read, integer, boolean, problems),
+    registration: registrationSettings(read, integer, boolean, problems, lockBaseSeconds, lockMaxSeconds),
     operations: operationsSettings(env, read, integer, port, host, problems),
     adminApiToken,
   };
@@ -396,6 +402,8 @@ function registrationSettings(
   integer: (name: string, fallback: number, min: number, max: number) => number,
   boolean: (name: string, fallback: boolean) => boolean,
   problems: string[],
+  lockBaseSeconds: number,
+  lockMaxSeconds: number,
 ): RegistrationSettings {
   const open = boolean('REGISTRATION_OPEN', false);
   const initialAccessTokens = read('REGISTRATION_INITIAL_ACCESS_TOKEN', '').split(',').map((v) => v.trim()).filter(Boolean);
@@ -403,9 +411,11 @@ function registrationSettings(
   if (initialAccessTokens.some((v) => v.length < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(v))) {
     problems.push('REGISTRATION_INITIAL_ACCESS_TOKEN must be tokens of at least 32 characters (RFC 6750 b64token, e.g. openssl rand -base64 32), comma-separated');
   }
+  const freeAttempts = integer('REGISTRATION_IP_FREE_ATTEMPTS', 10, 0, 1_000_000);
   return Object.freeze({
     enabled: open || initialAccessTokens.length > 0,
     open,
+    addressThrottle: freeAttempts === 0 ? null : Object.freeze({ freeAttempts, lockBaseSeconds, lockMaxSeconds }),
     initialAccessTokens: Object.freeze(initialAccessTokens),
     clientSecretTtlSeconds: integer('REGISTRATION_CLIENT_SECRET_TTL_SECONDS', 0, 0, 315_360_000),
   });

@@ -121,6 +121,13 @@ export class TemporarilyUnavailable extends OAuthError {
   }
 }
 
+/** A counter of this client's address is locked (open registration): 429 with the seconds until it opens. */
+export class TooManyRequests extends OAuthError {
+  constructor(description: string, retryAfterSeconds: number) {
+    super('temporarily_unavailable', description, 429, { 'retry-after': String(retryAfterSeconds) });
+  }
+}
+
 export class ServerError extends OAuthError {
   constructor() {
     super('server_error', 'the server could not complete the request', 500);

@@ -5,6 +5,7 @@ import { findClient } from '../../src/storage/clients.js';
 import { sha256 } from '../../src/domain/secrets.js';
 import { buildTestApp } from '../helpers/app.js';
 import { INITIAL_TOKEN, OTHER_INITIAL_TOKEN, postRegistration, REGISTRATION_ENV, WEB_METADATA, type ClientInformation } from '../helpers/registration.js';
+import { TestClock } from '../helpers/account.js';
 
 const { app, db } = await buildTestApp(t, { env: REGISTRATION_ENV });
 
@@ -310,4 +311,39 @@ t.test('open registration (REGISTRATION_OPEN=true)', async (t) => {
     t.equal(res.statusCode, 400);
     t.equal(res.json().error, 'invalid_redirect_uri');
   });
+});
+
+t.test('open registration is counted per client address, and an address past its free registrations waits (429)', async (t) => {
+  const clock = new TestClock();
+  const env = { REGISTRATION_OPEN: 'true', REGISTRATION_IP_FREE_ATTEMPTS: '2', SIGN_IN_LOCK_BASE_SECONDS: '60' };
+  const { app: open, db: openDb } = await buildTestApp(t, { env, clock: clock.now });
+  const register = (remoteAddress: string) =>
+    open.inject({ method: 'POST', url: '/sso/register', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(WEB_METADATA), remoteAddress });
+  const clients = async () => Number((await openDb.selectFrom('clients').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  const before = await clients();
+
+  t.equal((await register('203.0.113.7')).statusCode, 201);
+  t.equal((await register('203.0.113.7')).statusCode, 201);
+  const refused = await register('203.0.113.7');
+  t.equal(refused.statusCode, 429);
+  t.equal(refused.headers['retry-after'], '60');
+  t.same(refused.json(), { error: 'temporarily_unavailable', error_description: 'too many registrations from this address; try again in 60 s' });
+  t.equal(await clients(), before + 2, 'the refused request registered nothing');
+
+  t.equal((await register('198.51.100.9')).statusCode, 201, 'another address has its own counter');
+  clock.advance(61);
+  t.equal((await register('203.0.113.7')).statusCode, 201, 'after the lock, one more');
+  t.equal((await register('203.0.113.7')).statusCode, 429, 'and the next lock is longer');
+  t.ok(Number((await register('203.0.113.7')).headers['retry-after']) > 60);
+
+  const rows = await openDb.selectFrom('sign_in_throttle').select('key').where('key', 'like', 'registration-ip:%').execute();
+  t.equal(rows.length, 2);
+  t.ok(rows.every((r) => !r.key.includes('203.0.113') && !r.key.includes('198.51.100')), 'addresses are stored as digests only');
+});
+
+t.test('registrations with an initial access token are not counted, nor any with REGISTRATION_IP_FREE_ATTEMPTS=0', async (t) => {
+  const { app: tokenApp } = await buildTestApp(t, { env: { ...REGISTRATION_ENV, REGISTRATION_IP_FREE_ATTEMPTS: '1' } });
+  for (let i = 0; i < 3; i += 1) t.equal((await postRegistration(tokenApp, WEB_METADATA)).statusCode, 201);
+  const { app: unthrottled } = await buildTestApp(t, { env: { REGISTRATION_OPEN: 'true', REGISTRATION_IP_FREE_ATTEMPTS: '0' } });
+  for (let i = 0; i < 3; i += 1) t.equal((await postRegistration(unthrottled, WEB_METADATA, { token: null })).statusCode, 201);
 });

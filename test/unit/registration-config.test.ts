@@ -18,7 +18,13 @@ function refusal(env: Record<string, string>): string[] {
 
 t.test('registration is off by default, and not advertised', async (t) => {
   const config = loadConfig({});
-  t.same(config.registration, { enabled: false, open: false, initialAccessTokens: [], clientSecretTtlSeconds: 0 });
+  t.same(config.registration, {
+    enabled: false,
+    open: false,
+    addressThrottle: { freeAttempts: 10, lockBaseSeconds: 2, lockMaxSeconds: 900 },
+    initialAccessTokens: [],
+    clientSecretTtlSeconds: 0,
+  });
   t.notOk('registration_endpoint' in discoveryDocument(config));
 });
 
@@ -60,4 +66,14 @@ t.test('an initial access token that is not a bearer token (RFC 6750 b64token) i
 t.test('REGISTRATION_CLIENT_SECRET_TTL_SECONDS sets the lifetime of registered secrets, 0 by default', async (t) => {
   t.equal(loadConfig({ REGISTRATION_CLIENT_SECRET_TTL_SECONDS: '7776000' }).registration.clientSecretTtlSeconds, 7_776_000);
   t.match(refusal({ REGISTRATION_CLIENT_SECRET_TTL_SECONDS: '-1' })[0], /^REGISTRATION_CLIENT_SECRET_TTL_SECONDS must be a whole number/);
+});
+
+t.test('REGISTRATION_IP_FREE_ATTEMPTS: open registrations per address before the sign-in lock ladder; 0 turns it off', async (t) => {
+  t.same(loadConfig({ REGISTRATION_IP_FREE_ATTEMPTS: '3', SIGN_IN_LOCK_BASE_SECONDS: '5', SIGN_IN_LOCK_MAX_SECONDS: '60' }).registration.addressThrottle, {
+    freeAttempts: 3,
+    lockBaseSeconds: 5,
+    lockMaxSeconds: 60,
+  });
+  t.equal(loadConfig({ REGISTRATION_IP_FREE_ATTEMPTS: '0' }).registration.addressThrottle, null);
+  t.match(refusal({ REGISTRATION_IP_FREE_ATTEMPTS: '-1' }), [/^REGISTRATION_IP_FREE_ATTEMPTS must be a whole number from 0 to 1000000/]);
 });

@@ -2,6 +2,7 @@
 // out, bearer tokens in the Authorization header (RFC 6750 2.1). Registered only when registration is enabled.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
+import { claimOpenRegistration } from '../../domain/registration-throttle.js';
 import { authorizeRegistration, deleteRegistration, readRegistration, registerClient, updateRegistration } from '../../domain/registration.js';
 import { InvalidRequest, InvalidToken, OAuthError } from '../../errors/oauth-error.js';
 
@@ -54,7 +55,8 @@ export default async function registrationRoutes(app: FastifyInstance, opts: { c
   app.post('/register', {
     // Before the body is read: a request without the initial access token learns nothing more than 401.
     onRequest: async (request) => {
-      if (!ctx.config.registration.open) authorizeRegistration(ctx.config.registration, bearerToken(request));
+      if (ctx.config.registration.open) await claimOpenRegistration(ctx, request.ip);
+      else authorizeRegistration(ctx.config.registration, bearerToken(request));
     },
   }, async (request, reply) => sendJson(reply, 201, await registerClient(ctx, request.body)));
 
