@@ -37,7 +37,7 @@ import userinfoRoutes from './http/routes/userinfo.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
-import { watchDatabasePool } from './metrics.js';
+import type { Metrics } from './metrics.js';
 import type { Db, PoolStats } from './storage/database.js';
 import { shippedMigrations } from './storage/migrate.js';
 
@@ -51,6 +51,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** The database pool's state, for the sso_db_pool_* gauges. */
   poolStats?: () => PoolStats;
+  /** The instance's metrics, when the caller serves them elsewhere too (METRICS_PORT); else the app makes its own. */
+  metrics?: Metrics;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -61,7 +63,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
-  const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger });
+  const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger, metrics: deps.metrics });
 
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -83,7 +85,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     lifecycle.shuttingDown = true;
   });
   if (deps.poolStats) {
-    const unwatch = watchDatabasePool(deps.poolStats);
+    const unwatch = ctx.metrics.watchDatabasePool(deps.poolStats);
     app.addHook('onClose', async () => unwatch());
   }
   app.decorateRequest('client', null);
@@ -125,7 +127,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', async () => backchannel?.stop());
 
   await app.register(errorHandler);
-  await app.register(requestMetrics);
+  await app.register(requestMetrics, { histogram: ctx.metrics.httpRequestDuration });
   await app.register(requestLog);
   await app.register(securityHeaders, {
     strictTransportSecurity: strictTransportSecurity(config.issuer, config.operations.hstsMaxAgeSeconds),
@@ -162,7 +164,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     readiness: readinessProbe({ db: deps.db, keys: ctx.keys, lifecycle, shipped: shippedMigrations(), timeoutMs: READINESS_DB_TIMEOUT_MS }),
   });
   // With METRICS_PORT set, /metrics is served there only (src/server.ts).
-  if (config.operations.metricsPort === undefined) await app.register(metricsRoutes);
+  if (config.operations.metricsPort === undefined) await app.register(metricsRoutes, { source: ctx.metrics.registry });
   return app;
 }
 

@@ -5,7 +5,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { clusterMetricsRenderer, startMetricsServer } from './metrics-server.js';
+import { clusterMetricsSource, startMetricsServer } from './metrics-server.js';
 
 /** A worker that dies this soon after it started is not replaced: it would only die again (bad config, port taken). */
 const MIN_UPTIME_MS = 5_000;
@@ -58,7 +58,7 @@ export function superviseWorkers(config: Config, logger: Logger): void {
   process.on('SIGINT', () => void stop(0));
 
   if (config.operations.metricsPort !== undefined) {
-    startMetricsServer(config, logger, clusterMetricsRenderer()).then(
+    startMetricsServer(config, logger, clusterMetricsSource()).then(
       (app) => {
         metrics = app;
       },

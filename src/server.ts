@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { superviseWorkers } from './cluster.js';
 import type { Lifecycle } from './domain/readiness.js';
 import { shareMetricsWithPrimary, startMetricsServer } from './metrics-server.js';
+import { createMetrics } from './metrics.js';
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from './runtime.js';
 import { stopOnSignals } from './shutdown.js';
 
@@ -20,11 +21,12 @@ async function serve(config: Config): Promise<void> {
   try {
     const database = await openMigratedDatabase(config, logger);
     const lifecycle: Lifecycle = { shuttingDown: false };
-    const app = await buildApp(config, { db: database.db, logger, lifecycle, poolStats: database.poolStats });
+    const metrics = createMetrics();
+    const app = await buildApp(config, { db: database.db, logger, lifecycle, poolStats: database.poolStats, metrics });
     // METRICS_PORT: this process serves it, unless it is one of several workers (then the primary does).
     const metricsPort = config.operations.metricsPort !== undefined;
-    if (metricsPort && cluster.isWorker) shareMetricsWithPrimary();
-    const metrics = metricsPort && !cluster.isWorker ? await startMetricsServer(config, logger) : undefined;
+    if (metricsPort && cluster.isWorker) shareMetricsWithPrimary(metrics.registry);
+    const metricsServer = metricsPort && !cluster.isWorker ? await startMetricsServer(config, logger, metrics.registry) : undefined;
     await app.listen({ port: config.port, host: config.host });
     logger.info(
       { issuer: config.issuer, discovery: `${config.issuer}/.well-known/openid-configuration`, database: database.kind, location: database.location },
@@ -36,7 +38,7 @@ async function serve(config: Config): Promise<void> {
       logger,
       drainSeconds: config.operations.shutdownDrainSeconds,
       timeoutSeconds: config.operations.shutdownTimeoutSeconds,
-      afterApp: [async () => metrics?.close(), () => database.close()],
+      afterApp: [async () => metricsServer?.close(), () => database.close()],
     });
   } catch (err) {
     logger.fatal({ err }, 'could not start');

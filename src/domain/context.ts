@@ -1,5 +1,6 @@
 // Everything the domain functions need, built once by buildApp and passed in (never global).
 import type { Config } from '../config.js';
+import type { Metrics } from '../metrics.js';
 import type { Db } from '../storage/database.js';
 import type { ClientCache } from './client-cache.js';
 import type { SecretVerificationCache } from './clients.js';
@@ -24,4 +25,6 @@ export interface ProviderContext {
   /** Keys device fingerprints and network keys (DEVICE_SECRET, or a random secret kept in the database). */
   readonly deviceSecret: Buffer;
   readonly log: EventLog;
+  /** This instance's Prometheus metrics (src/metrics.ts). */
+  readonly metrics: Metrics;
 }

@@ -2,7 +2,6 @@
 // their history), then argon2, then the user's own reasons and a verdict: signed in, a second factor first, or
 // refused like a wrong password.
 import { performance } from 'node:perf_hooks';
-import { riskEvaluationSeconds, riskReasons, riskVerdicts } from '../metrics.js';
 import { recordAttempt } from '../storage/risk.js';
 import type { UserRow } from '../storage/schema.js';
 import type { ProviderContext } from './context.js';
@@ -116,7 +115,7 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
     await refuse(ctx, verdict, user.id, time.ms);
     return { kind: 'wrong-credentials', evaluation: { verdict, ...time.figures() } };
   }
-  observe(verdict, time.ms);
+  observe(ctx, verdict, time.ms);
   if (verdict.action === 'CHALLENGE') {
     await recordSecurityEvent(ctx, { type: 'sign_in_challenged', userId: user.id, deviceId: verdict.device.id, details: verdictDetails(verdict) });
     return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
@@ -154,14 +153,14 @@ function wrongCredentials(ctx: ProviderContext, device: string | null, evaluatio
 }
 
 async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number): Promise<void> {
-  observe(verdict, evaluationMs);
+  observe(ctx, verdict, evaluationMs);
   await recordSecurityEvent(ctx, { type: 'sign_in_blocked', userId, deviceId: verdict.device.id, details: verdictDetails(verdict) });
 }
 
-function observe(verdict: Verdict, evaluationMs: number): void {
-  riskEvaluationSeconds.observe(evaluationMs / 1000);
-  riskVerdicts.inc({ action: verdict.action });
-  for (const reason of verdict.reasons) riskReasons.inc({ reason, action: verdict.action });
+function observe(ctx: ProviderContext, verdict: Verdict, evaluationMs: number): void {
+  ctx.metrics.riskEvaluationSeconds.observe(evaluationMs / 1000);
+  ctx.metrics.riskVerdicts.inc({ action: verdict.action });
+  for (const reason of verdict.reasons) ctx.metrics.riskReasons.inc({ reason, action: verdict.action });
 }
 
 /** What a security event keeps of a verdict: score, reasons, the device's label. */

@@ -1,6 +1,7 @@
 // Builds the ProviderContext: the server (src/app.ts), the risk eval and the tests share one recipe, so that a
 // dependency added to the context is added everywhere at once.
 import type { Config } from '../config.js';
+import { createMetrics, type Metrics } from '../metrics.js';
 import type { Db } from '../storage/database.js';
 import { ClientCache } from './client-cache.js';
 import { SecretVerificationCache } from './clients.js';
@@ -17,6 +18,8 @@ export interface ContextParts {
   log: EventLog & KeyLogger;
   /** How long a verified client secret is remembered; CLIENT_AUTH_CACHE_SECONDS unless told. */
   clientAuthCacheMs?: number;
+  /** The instance's metrics; a registry of its own unless the caller shares one (the server's metrics listener). */
+  metrics?: Metrics;
 }
 
 /** Loads the signing keys and the device secret (generating them on a new database). Close `keys` when done. */
@@ -31,5 +34,6 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     clients: new ClientCache(),
     deviceSecret: await loadDeviceSecret(p.db, p.config, p.clock),
     log: p.log,
+    metrics: p.metrics ?? createMetrics(),
   };
 }

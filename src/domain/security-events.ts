@@ -1,7 +1,7 @@
 // Security events: stored for the account page and the events API, and logged as one line with a stable
 // `event` field so that they can be shipped and searched. Never a secret in either. The sign-in outcomes among
 // them feed sso_sign_ins_total right where their line is written, so that the metric and the log agree.
-import { signIns, type SignInOutcome } from '../metrics.js';
+import type { Metrics, SignInOutcome } from '../metrics.js';
 import type { Db } from '../storage/database.js';
 import { insertSecurityEvent } from '../storage/security-events.js';
 import type { ProviderContext } from './context.js';
@@ -24,6 +24,9 @@ const OUTCOME_OF: Partial<Record<SecurityEventType | LoggedOnlyEventType, SignIn
   sign_in_throttled: 'throttled',
 };
 
+/** What recording an event needs; the admin command line has no metrics (it records no sign-in outcome). */
+export type SecurityEventContext = Pick<ProviderContext, 'db' | 'clock' | 'log'> & { readonly metrics?: Pick<Metrics, 'signIns'> };
+
 export interface SecurityEvent {
   type: SecurityEventType;
   userId: string | null;
@@ -33,7 +36,7 @@ export interface SecurityEvent {
 }
 
 /** Stores the event (in `db` when it is the caller's transaction) and logs it. */
-export async function recordSecurityEvent(ctx: Pick<ProviderContext, 'db' | 'clock' | 'log'>, event: SecurityEvent, db: Db = ctx.db): Promise<void> {
+export async function recordSecurityEvent(ctx: SecurityEventContext, event: SecurityEvent, db: Db = ctx.db): Promise<void> {
   const row = {
     type: event.type,
     userId: event.userId,
@@ -47,8 +50,8 @@ export async function recordSecurityEvent(ctx: Pick<ProviderContext, 'db' | 'clo
 }
 
 /** The log line of an event (stored or not), and its count when it is a sign-in outcome. */
-export function logSecurityEvent(ctx: Pick<ProviderContext, 'log'>, type: SecurityEventType | LoggedOnlyEventType, fields: Record<string, unknown> = {}): void {
+export function logSecurityEvent(ctx: Pick<SecurityEventContext, 'log' | 'metrics'>, type: SecurityEventType | LoggedOnlyEventType, fields: Record<string, unknown> = {}): void {
   ctx.log.info({ event: type, ...fields }, 'security event');
   const outcome = OUTCOME_OF[type];
-  if (outcome) signIns.inc({ outcome });
+  if (outcome) ctx.metrics?.signIns.inc({ outcome });
 }

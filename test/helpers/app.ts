@@ -8,6 +8,7 @@ import type { Clock } from '../../src/domain/clock.js';
 import type { Notifier } from '../../src/domain/notifier.js';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed, type SeedFile } from '../../src/domain/seed.js';
+import { createMetrics, type Metrics } from '../../src/metrics.js';
 import type { Db } from '../../src/storage/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -60,6 +61,8 @@ export interface TestApp {
   db: Db;
   config: Config;
   database: TestDatabase;
+  /** The app's metrics (its GET /metrics). */
+  metrics: Metrics;
   /** Moves the app's clock forward. */
   advance(seconds: number): void;
 }
@@ -79,7 +82,8 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
   let offsetMs = 0;
   const clock: Clock = options.clock ?? (() => new Date(Date.now() + offsetMs));
   await applySeed(database.handle.db, new PasswordHasher(config.argon2), options.seed ?? FIXTURES);
-  const app = await buildApp(config, { db: database.handle.db, logger: options.logger ?? pino({ level: 'silent' }), clock, notifier: options.notifier });
+  const metrics = createMetrics();
+  const app = await buildApp(config, { db: database.handle.db, logger: options.logger ?? pino({ level: 'silent' }), clock, notifier: options.notifier, metrics });
   await app.ready();
   t.teardown(async () => {
     await app.close();
@@ -90,6 +94,7 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
     db: database.handle.db,
     config,
     database,
+    metrics,
     advance(seconds: number) {
       offsetMs += seconds * 1000;
     },

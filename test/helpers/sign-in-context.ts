@@ -10,10 +10,15 @@ import { signInWithPassword, type PasswordSignIn } from '../../src/domain/passwo
 import type { DeviceSignals } from '../../src/domain/risk/signals.js';
 import type { TestApp } from './app.js';
 
-export async function signInContext(t: Test, test: Pick<TestApp, 'config' | 'db'>, clock: Clock = () => new Date()): Promise<ProviderContext> {
-  const { config, db } = test;
+/** With the app's `metrics`, what the context counts shows at the app's GET /metrics. */
+export async function signInContext(
+  t: Test,
+  test: Pick<TestApp, 'config' | 'db'> & Partial<Pick<TestApp, 'metrics'>>,
+  clock: Clock = () => new Date(),
+): Promise<ProviderContext> {
+  const { config, db, metrics } = test;
   const log = pino({ level: 'silent' });
-  const ctx = await createProviderContext({ config, db, clock, log, clientAuthCacheMs: 0 });
+  const ctx = await createProviderContext({ config, db, clock, log, clientAuthCacheMs: 0, metrics });
   t.teardown(() => ctx.keys.close());
   return ctx;
 }

@@ -1,5 +1,6 @@
 // OpenID Connect Back-Channel Logout 1.0: logout tokens to the clients of an ended session, queued durably,
 // delivered without holding up the user, retried a bounded number of times.
+import { createMetrics } from '../../src/metrics.js';
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from 'jose';
 import pino from 'pino';
 import t, { type Test } from 'tap';
@@ -72,7 +73,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     config, db, clock,
     keys: await loadKeyStore(db, config, clock, pino({ level: 'silent' })),
     passwords: new PasswordHasher(config.argon2), clientSecrets: new SecretVerificationCache(0), clients: new ClientCache(),
-    deviceSecret: Buffer.alloc(32), log: pino({ level: 'silent' }),
+    deviceSecret: Buffer.alloc(32), log: pino({ level: 'silent' }), metrics: createMetrics(),
   };
   t.teardown(() => ctx.keys.close());
   return ctx;

@@ -8,6 +8,7 @@ import { buildApp } from '../../src/app.js';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed } from '../../src/domain/seed.js';
 import { startMetricsServer } from '../../src/metrics-server.js';
+import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { insertRiskRule } from '../../src/storage/risk.js';
 import { ALICE, CONFIDENTIAL, FIXTURES, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -254,9 +255,9 @@ t.test('after a sign-in and a token exchange, every documented metric is exposed
   );
 });
 
-async function appWith(t: Test, env: Record<string, string>): Promise<FastifyInstance> {
+async function appWith(t: Test, env: Record<string, string>, metrics?: Metrics): Promise<FastifyInstance> {
   const own = await createTestDatabase();
-  const built = await buildApp(testConfig(env), { db: own.handle.db, logger: pino({ level: 'silent' }) });
+  const built = await buildApp(testConfig(env), { db: own.handle.db, logger: pino({ level: 'silent' }), metrics });
   await built.ready();
   t.teardown(async () => {
     await built.close();
@@ -273,12 +274,17 @@ t.test('with METRICS_PORT set, the main port does not serve /metrics', async (t)
 
 t.test('the METRICS_PORT listener serves /metrics and nothing else', async (t) => {
   const port = await freePort();
-  const metrics = await startMetricsServer(testConfig({ METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' }), pino({ level: 'silent' }));
+  const env = { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' };
+  const registry = createMetrics();
+  const served = await appWith(t, env, registry);
+  t.equal((await served.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })).statusCode, 200);
+  const metrics = await startMetricsServer(testConfig(env), pino({ level: 'silent' }), registry.registry);
   t.teardown(() => metrics.close());
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   t.equal(res.status, 200);
   const samples = parse(await res.text());
-  t.ok(samples.some((s) => s.name === 'sso_http_request_duration_seconds_count'), 'the same registry as the app');
+  const discovery = samples.find((s) => s.name === 'sso_http_request_duration_seconds_count' && s.labels.route === '/sso/.well-known/openid-configuration');
+  t.equal(discovery?.value, 1, 'the same registry as the app: its request is counted there');
   t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 404);
   t.equal((await fetch(`http://127.0.0.1:${port}/sso/.well-known/openid-configuration`)).status, 404);
 });

@@ -4,8 +4,7 @@
 // allocation (request.routeOptions would build an object per request). Requests no route matched share one pattern.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
-import { httpRequestDuration } from '../../metrics.js';
-import type { HistogramSeries } from '../../series-histogram.js';
+import type { HistogramSeries, SeriesHistogram } from '../../series-histogram.js';
 
 /** The route label of a request no route matched (the 404 handler). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -13,7 +12,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 type StatusSeries = Map<number, HistogramSeries>;
 
 /** One route's series by method and status, created on first use. */
-function routeSeries(route: string): (method: string, status: number) => HistogramSeries {
+function routeSeries(histogram: SeriesHistogram, route: string): (method: string, status: number) => HistogramSeries {
   const byMethod = new Map<string, StatusSeries>();
   return (method, status) => {
     let byStatus = byMethod.get(method);
@@ -23,7 +22,7 @@ function routeSeries(route: string): (method: string, status: number) => Histogr
     }
     let series = byStatus.get(status);
     if (!series) {
-      series = httpRequestDuration.series({ method, route, status_code: String(status) });
+      series = histogram.series({ method, route, status_code: String(status) });
       byStatus.set(status, series);
     }
     return series;
@@ -32,22 +31,23 @@ function routeSeries(route: string): (method: string, status: number) => Histogr
 
 type OnResponse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
-function observer(route: string): OnResponse {
-  const seriesOf = routeSeries(route);
+function observer(histogram: SeriesHistogram, route: string): OnResponse {
+  const seriesOf = routeSeries(histogram, route);
   return (request, reply, done) => {
     seriesOf(request.method, reply.statusCode).observe(reply.elapsedTime / 1000);
     done();
   };
 }
 
-export default fp(async function requestMetrics(app: FastifyInstance) {
+export default fp(async function requestMetrics(app: FastifyInstance, opts: { histogram: SeriesHistogram }) {
+  const { histogram } = opts;
   app.addHook('onRoute', (route: RouteOptions) => {
-    const own = observer(route.url ?? UNMATCHED_ROUTE);
+    const own = observer(histogram, route.url ?? UNMATCHED_ROUTE);
     const existing = route.onResponse;
     route.onResponse = existing === undefined ? [own] : [...(Array.isArray(existing) ? existing : [existing]), own];
   });
 
-  const unmatched = observer(UNMATCHED_ROUTE);
+  const unmatched = observer(histogram, UNMATCHED_ROUTE);
   app.addHook('onResponse', (request, reply, done) => {
     if (request.is404) unmatched(request, reply, done);
     else done();

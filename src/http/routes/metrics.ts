@@ -1,16 +1,16 @@
 // GET /metrics: this process's Prometheus metrics (text exposition format), outside the issuer's path.
 import type { FastifyInstance } from 'fastify';
-import { registry } from '../../metrics.js';
+import type { Registry } from 'prom-client';
 
 export interface MetricsRouteOptions {
-  /** The exposition text; by default this process's registry (the cluster primary passes its workers' sum). */
-  render?: () => Promise<string>;
+  /** The instance's registry, or in the cluster primary the sum of its workers' (see src/metrics-server.ts). */
+  source: { readonly contentType: Registry['contentType'] | string; metrics(): Promise<string> };
 }
 
-export default async function metricsRoutes(app: FastifyInstance, opts: MetricsRouteOptions = {}) {
-  const render = opts.render ?? (() => registry.metrics());
+export default async function metricsRoutes(app: FastifyInstance, opts: MetricsRouteOptions) {
+  const { source } = opts;
   app.get('/metrics', async (_request, reply) => {
-    reply.header('content-type', registry.contentType).header('cache-control', 'no-store');
-    return render();
+    reply.header('content-type', source.contentType).header('cache-control', 'no-store');
+    return source.metrics();
   });
 }

@@ -10,7 +10,6 @@ import { DEVICE_CODE_GRANT } from '../../domain/device-authorization.js';
 import { refreshTokenGrant } from '../../domain/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
-import { tokensIssued } from '../../metrics.js';
 import { authenticateRequestClient, clientAuthentication } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
@@ -34,12 +33,14 @@ const grants = {
   [DEVICE_CODE_GRANT]: deviceCodeGrant,
 } as const;
 
-/** One counter child per grant type, made once and exposed from the start at 0. */
-const issued = Object.fromEntries(Object.keys(grants).map((g) => [g, tokensIssued.labels(g)])) as Record<keyof typeof grants, { inc(value?: number): void }>;
-for (const child of Object.values(issued)) child.inc(0);
-
 export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
+  // One counter child per grant type, made once and exposed from the start at 0.
+  const issued = Object.fromEntries(Object.keys(grants).map((g) => [g, ctx.metrics.tokensIssued.labels(g)])) as Record<
+    keyof typeof grants,
+    { inc(value?: number): void }
+  >;
+  for (const child of Object.values(issued)) child.inc(0);
   app.post<{ Body: RawParams }>(
     '/token',
     { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx, { remembered: true }) },
