@@ -1,7 +1,7 @@
 // Repository for opaque bearer access tokens, looked up by the digest of their value.
 import { sql } from 'kysely';
 import type { Db } from './database.js';
-import { reusableQuery } from './reusable-query.js';
+import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AccessTokenRow, UserRow } from './schema.js';
 
 export interface AccessTokenWithUser {

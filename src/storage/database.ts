@@ -5,7 +5,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { PGliteDialect } from './pglite-dialect.js';
-import { PreparingClient } from './preparing-client.js';
+import { PreparingClient } from './hot-path/preparing-client.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;

@@ -2,7 +2,7 @@
 import { sql } from 'kysely';
 import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
-import { reusableQuery } from './reusable-query.js';
+import { reusableQuery } from './hot-path/reusable-query.js';
 import type { RefreshTokenRow } from './schema.js';
 
 export interface Rotation {

@@ -1,4 +1,4 @@
-// Named prepared statements on PostgreSQL (src/storage/preparing-client.ts): planned once per connection,
+// Named prepared statements on PostgreSQL (src/storage/hot-path/preparing-client.ts): planned once per connection,
 // and a plan made stale by a schema change is replanned instead of failing.
 import { sql } from 'kysely';
 import t from 'tap';

@@ -1,6 +1,6 @@
-// reusableQuery (src/storage/reusable-query.ts): compiled once per shape, each call with its own values.
+// reusableQuery (src/storage/hot-path/reusable-query.ts): compiled once per shape, each call with its own values.
 import t from 'tap';
-import { reusableQuery } from '../../src/storage/reusable-query.js';
+import { reusableQuery } from '../../src/storage/hot-path/reusable-query.js';
 import type { Db } from '../../src/storage/database.js';
 import { buildTestApp, ALICE, BOB } from '../helpers/app.js';
 

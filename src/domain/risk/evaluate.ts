@@ -1,5 +1,5 @@
 // The rules that turn what is known about an attempt into reasons, and reasons into a verdict. Pure: the
-// facts come from src/storage/risk.ts, the policy from configuration.
+// facts come from src/storage/hot-path/record-attempt.ts, the policy from configuration.
 import type { RiskPolicy } from '../../config.js';
 import type { EarlyFacts, UserFacts } from '../../storage/risk.js';
 import { coarseFingerprint, type DeviceIdentity } from './device-identity.js';

@@ -6,7 +6,7 @@
 // the parameters; each call then only fills in its values. Anything that changes the statement's text (an
 // optional condition) is part of the `shape`, chosen by the caller from the values and passed to `build`.
 import { CompiledQuery, type Compilable } from 'kysely';
-import type { Db } from './database.js';
+import type { Db } from '../database.js';
 
 const PLACEHOLDER = '\u0000reusable-query-value:';
 
