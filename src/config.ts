@@ -200,6 +200,11 @@ export class ConfigError extends Error {
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** A URL's host names this machine (localhost, 127.0.0.1 or [::1]): the one check of every "loopback only" rule here. */
+export function isLoopbackUrl(url: URL): boolean {
+  return LOOPBACK_HOSTS.has(url.hostname);
+}
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 // OWASP Password Storage Cheat Sheet: argon2id with m=19 MiB, t=2, p=1 or an equivalent trade-off.
@@ -208,6 +213,17 @@ const ARGON2_MIN_MEMORY_KIB = 7168;
 const ARGON2_MIN_MEMORY_PASSES = 35_840;
 
 type Env = Record<string, string | undefined>;
+
+/** How loadConfig reads one variable; a bad value is added to `problems` and its fallback used, so that every problem is listed. */
+type LockSeconds = Pick<ThrottlePolicy, 'lockBaseSeconds' | 'lockMaxSeconds'>;
+
+interface Reader {
+  readonly env: Env;
+  readonly problems: string[];
+  read(name: string, fallback: string): string;
+  integer(name: string, fallback: number, min: number, max: number): number;
+  boolean(name: string, fallback: boolean): boolean;
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
@@ -232,6 +248,8 @@ export function loadConfig(env: Env = process.env): Config {
     return fallback;
   };
 
+  const reader: Reader = { env, problems, read, integer, boolean };
+
   const port = integer('PORT', 3000, 0, 65535);
   const host = read('HOST', 'localhost');
   const allowInsecureIssuer = boolean('ALLOW_INSECURE_ISSUER', false);
@@ -244,7 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
       problems.push(`BASE_URL must be an http(s) URL (got "${baseUrl}")`);
     } else if (url.search || url.hash || url.username || url.password) {
       problems.push('BASE_URL must not carry a query, fragment or credentials');
-    } else if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname) && !allowInsecureIssuer) {
+    } else if (url.protocol === 'http:' && !isLoopbackUrl(url) && !allowInsecureIssuer) {
       problems.push(
         `BASE_URL must use https outside loopback hosts (got "${baseUrl}"); set ALLOW_INSECURE_ISSUER=true to override`,
       );
@@ -281,6 +299,7 @@ export function loadConfig(env: Env = process.env): Config {
   const throttleWindowSeconds = integer('SIGN_IN_THROTTLE_WINDOW_SECONDS', 86_400, 60, 31_536_000);
   if (lockMaxSeconds < lockBaseSeconds) problems.push('SIGN_IN_LOCK_MAX_SECONDS must be at least SIGN_IN_LOCK_BASE_SECONDS');
   // A counter forgotten before its lock ends would end the lock early.
+  const lock: LockSeconds = { lockBaseSeconds, lockMaxSeconds };
   if (throttleWindowSeconds < lockMaxSeconds) problems.push('SIGN_IN_THROTTLE_WINDOW_SECONDS must be at least SIGN_IN_LOCK_MAX_SECONDS');
   const signInThrottle: SignInThrottleSettings = {
     account: Object.freeze({ freeAttempts: integer('SIGN_IN_ACCOUNT_FREE_ATTEMPTS', 5, 1, 1000), lockBaseSeconds, lockMaxSeconds }),
@@ -318,13 +337,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   // The log notifier writes one-time codes to the log: a development tool, the default on a loopback http issuer only.
-  const loopbackIssuer = baseUrl.startsWith('http://') && /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:|\/|$)/.test(baseUrl);
+  const loopbackIssuer = baseUrl.startsWith('http://') && URL.canParse(baseUrl) && isLoopbackUrl(new URL(baseUrl));
   const notifierName = read('NOTIFIER', loopbackIssuer ? 'log' : 'none');
   if (notifierName !== 'log' && notifierName !== 'webhook' && notifierName !== 'none') {
     problems.push(`NOTIFIER must be log, webhook or none (got "${notifierName}")`);
   }
   const notifier = notifierName === 'log' || notifierName === 'webhook' ? notifierName : 'none';
-  const notifierWebhook = notifier === 'webhook' ? webhookSettings(read, problems) : null;
+  const notifierWebhook = notifier === 'webhook' ? webhookSettings(reader) : null;
 
   // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
   const totpIssuer = read('TOTP_ISSUER', hostnameOf(baseUrl));
@@ -369,11 +388,11 @@ export function loadConfig(env: Env = process.env): Config {
     notifier,
     notifierWebhook,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
-    deviceFlow: deviceFlowSettings(integer, lockBaseSeconds, lockMaxSeconds),
+    deviceFlow: deviceFlowSettings(reader, lock),
     totpIssuer,
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS', 90, 1, 36_500),
-    registration: registrationSettings(read, integer, boolean, problems, lockBaseSeconds, lockMaxSeconds),
-    operations: operationsSettings(env, read, integer, port, host, problems),
+    registration: registrationSettings(reader, lock),
+    operations: operationsSettings(reader, { port, host }),
     adminApiToken,
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
@@ -383,11 +402,7 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** RFC 8628 settings; user-code entries lock like sign-in attempts (SIGN_IN_LOCK_*), after their own free attempts. */
-function deviceFlowSettings(
-  integer: (name: string, fallback: number, min: number, max: number) => number,
-  lockBaseSeconds: number,
-  lockMaxSeconds: number,
-): DeviceFlowSettings {
+function deviceFlowSettings({ integer }: Reader, { lockBaseSeconds, lockMaxSeconds }: LockSeconds): DeviceFlowSettings {
   const freeAttempts = integer('USER_CODE_IP_FREE_ATTEMPTS', 10, 0, 1_000_000);
   return Object.freeze({
     codeTtlSeconds: integer('DEVICE_CODE_TTL_SECONDS', 600, 60, 3600),
@@ -397,14 +412,7 @@ function deviceFlowSettings(
 }
 
 /** RFC 7591 registration: on when open or when an initial access token is set; off (404) otherwise. */
-function registrationSettings(
-  read: (name: string, fallback: string) => string,
-  integer: (name: string, fallback: number, min: number, max: number) => number,
-  boolean: (name: string, fallback: boolean) => boolean,
-  problems: string[],
-  lockBaseSeconds: number,
-  lockMaxSeconds: number,
-): RegistrationSettings {
+function registrationSettings({ read, integer, boolean, problems }: Reader, { lockBaseSeconds, lockMaxSeconds }: LockSeconds): RegistrationSettings {
   const open = boolean('REGISTRATION_OPEN', false);
   const initialAccessTokens = read('REGISTRATION_INITIAL_ACCESS_TOKEN', '').split(',').map((v) => v.trim()).filter(Boolean);
   // A bearer secret, compared as is: at least as strong as the other secrets of the configuration.
@@ -422,14 +430,7 @@ function registrationSettings(
 }
 
 /** METRICS_PORT, METRICS_HOST, SHUTDOWN_*, TRUST_PROXY, HSTS_MAX_AGE_SECONDS. */
-function operationsSettings(
-  env: Env,
-  read: (name: string, fallback: string) => string,
-  integer: (name: string, fallback: number, min: number, max: number) => number,
-  port: number,
-  host: string,
-  problems: string[],
-): OperationsSettings {
+function operationsSettings({ env, read, integer, problems }: Reader, { port, host }: { port: number; host: string }): OperationsSettings {
   const metricsPort = read('METRICS_PORT', '') === '' ? undefined : integer('METRICS_PORT', 0, 1, 65535);
   if (metricsPort !== undefined && metricsPort === port) problems.push('METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)');
   return Object.freeze({
@@ -516,7 +517,7 @@ function riskWeights(raw: string, problems: string[]): Record<RiskReason, number
 }
 
 /** NOTIFIER=webhook: NOTIFIER_WEBHOOK_URL and NOTIFIER_WEBHOOK_SECRET, both required. */
-function webhookSettings(read: (name: string, fallback: string) => string, problems: string[]): NotifierWebhookSettings | null {
+function webhookSettings({ read, problems }: Reader): NotifierWebhookSettings | null {
   const raw = read('NOTIFIER_WEBHOOK_URL', '');
   const secret = read('NOTIFIER_WEBHOOK_SECRET', '');
   let url: URL | null = null;
@@ -526,7 +527,7 @@ function webhookSettings(read: (name: string, fallback: string) => string, probl
     problems.push('NOTIFIER_WEBHOOK_URL must be set to an absolute URL when NOTIFIER=webhook');
   }
   // One-time codes travel in the body: only over TLS, or to a relay on this machine.
-  if (url && !(url.protocol === 'https:' || (url.protocol === 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(url.hostname)))) {
+  if (url && !(url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackUrl(url)))) {
     problems.push(`NOTIFIER_WEBHOOK_URL must be https (or http on localhost, 127.0.0.1 or [::1]) (got "${url.protocol}//${url.host}")`);
     url = null;
   }
