@@ -139,7 +139,7 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
     throw new InvalidClient('client authentication failed');
   }
   if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return found;
-  if (!(await deps.passwords.verify(client.secretHash, credentials.secret))) {
+  if (!(await deps.passwords.verifyClientSecret(client.secretHash, credentials.secret))) {
     throw new InvalidClient('client authentication failed');
   }
   deps.cache.remember(client.secretHash, credentials.secret, nowMs);

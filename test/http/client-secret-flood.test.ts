@@ -1,0 +1,34 @@
+// A flood of wrong client secrets at the token endpoint must not stop people from signing in (issue 16, finding 2).
+import t from 'tap';
+import { buildTestApp, ALICE, BOB, CONFIDENTIAL } from '../helpers/app.js';
+import { basicAuth, pkcePair, signIn, tokenRequest } from '../helpers/flow.js';
+
+function signInParams() {
+  return {
+    response_type: 'code',
+    client_id: CONFIDENTIAL.client_id,
+    redirect_uri: CONFIDENTIAL.redirect_uris[0],
+    scope: 'openid',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+  };
+}
+
+// RFC 6749 10.10 and 2.3.1: client secrets are guessed at the token endpoint; the guessing must not take the work
+// that user passwords need, and a sign-in refused as busy is no failed password.
+t.test('60 wrong client secrets in flight do not stop 6 browser sign-ins, nor lock the accounts', async (t) => {
+  const { app } = await buildTestApp(t);
+  const flood = Array.from({ length: 60 }, () =>
+    tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(CONFIDENTIAL.client_id, 'a-wrong-secret')));
+  const people = [ALICE, BOB, ALICE, BOB, ALICE, BOB];
+  const signIns = people.map((user) => signIn(app, signInParams(), { user }).then(
+    (r) => r.location.searchParams.get('code') !== null,
+    (err: Error) => err.message,
+  ));
+  const [floodAnswers, signedIn] = await Promise.all([Promise.all(flood), Promise.all(signIns)]);
+  t.same(signedIn, people.map(() => true), 'all 6 sign-ins end with a code');
+  t.ok(floodAnswers.every((r) => r.statusCode === 401 || r.statusCode === 503), 'every wrong secret is refused');
+  t.ok(floodAnswers.every((r) => r.json().error !== undefined), 'with an OAuth error body');
+  const again = await signIn(app, signInParams(), { user: ALICE });
+  t.ok(again.location.searchParams.get('code'), 'the account is not locked afterwards');
+});
