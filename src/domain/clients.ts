@@ -123,6 +123,8 @@ export interface ClientAuthDeps {
 export async function authenticateClient(deps: ClientAuthDeps, credentials: ClientCredentials): Promise<{ client: Client; cached: boolean }> {
   const found = await deps.lookup(credentials.clientId);
   if (!found) {
+    // The same work as for a known client, so that the answer's time does not tell whether the client exists.
+    if (credentials.method !== 'none') await deps.passwords.verifyNoClientSecret(credentials.secret);
     throw new InvalidClient('client authentication failed');
   }
   const { client } = found;

@@ -56,6 +56,13 @@ export class PasswordHasher {
     await this.verify(await this.dummyHash, plain);
     return false;
   }
+
+  /** verifyNothing() for a client secret presented with a client_id that names no client. */
+  async verifyNoClientSecret(plain: string): Promise<false> {
+    this.dummyHash ??= this.hash(randomBytes(16).toString('base64url'));
+    await this.verifyClientSecret(await this.dummyHash, plain);
+    return false;
+  }
 }
 
 async function check(hash: string, plain: string): Promise<boolean> {
