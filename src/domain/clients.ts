@@ -113,6 +113,8 @@ export interface ClientAuthDeps {
   passwords: PasswordHasher;
   cache: SecretVerificationCache;
   now: () => Date;
+  /** Counts an attempt whose secret must be hashed, before the hashing; throws when the counters are locked. */
+  claim?: () => Promise<{ succeeded(): Promise<void> }>;
 }
 
 /**
@@ -124,7 +126,10 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
   const found = await deps.lookup(credentials.clientId);
   if (!found) {
     // The same work as for a known client, so that the answer's time does not tell whether the client exists.
-    if (credentials.method !== 'none') await deps.passwords.verifyNoClientSecret(credentials.secret);
+    if (credentials.method !== 'none') {
+      await deps.claim?.();
+      await deps.passwords.verifyNoClientSecret(credentials.secret);
+    }
     throw new InvalidClient('client authentication failed');
   }
   const { client } = found;
@@ -141,9 +146,11 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
     throw new InvalidClient('client authentication failed');
   }
   if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return found;
+  const claim = await deps.claim?.();
   if (!(await deps.passwords.verifyClientSecret(client.secretHash, credentials.secret))) {
     throw new InvalidClient('client authentication failed');
   }
+  await claim?.succeeded();
   deps.cache.remember(client.secretHash, credentials.secret, nowMs);
   return found;
 }

@@ -27,8 +27,25 @@ t.test('60 wrong client secrets in flight do not stop 6 browser sign-ins, nor lo
   ));
   const [floodAnswers, signedIn] = await Promise.all([Promise.all(flood), Promise.all(signIns)]);
   t.same(signedIn, people.map(() => true), 'all 6 sign-ins end with a code');
-  t.ok(floodAnswers.every((r) => r.statusCode === 401 || r.statusCode === 503), 'every wrong secret is refused');
+  t.ok(floodAnswers.every((r) => [401, 429, 503].includes(r.statusCode)), 'every wrong secret is refused');
   t.ok(floodAnswers.every((r) => r.json().error !== undefined), 'with an OAuth error body');
   const again = await signIn(app, signInParams(), { user: ALICE });
   t.ok(again.location.searchParams.get('code'), 'the account is not locked afterwards');
+});
+
+// RFC 6749 10.10: failed client authentication is counted in the database and refused before hashing when over.
+t.test('wrong secrets lock the client for secrets not yet verified; a secret verified before keeps working', async (t) => {
+  const { app } = await buildTestApp(t);
+  const right = basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret);
+  // Any answer but 401 and 429 means that the client authenticated (this client may not use the grant: 400).
+  const authenticated = async () => ![401, 429].includes((await tokenRequest(app, { grant_type: 'client_credentials' }, right)).statusCode);
+  t.ok(await authenticated(), 'the right secret is remembered');
+  const wrong = basicAuth(CONFIDENTIAL.client_id, 'a-wrong-secret');
+  const statuses: number[] = [];
+  for (let i = 0; i < 7; i += 1) statuses.push((await tokenRequest(app, { grant_type: 'client_credentials' }, wrong)).statusCode);
+  t.same(statuses, [401, 401, 401, 401, 401, 429, 429], 'five failures, then refused before any hashing');
+  const refused = await tokenRequest(app, { grant_type: 'client_credentials' }, wrong);
+  t.equal(refused.json().error, 'temporarily_unavailable');
+  t.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After (RFC 6585 4)');
+  t.ok(await authenticated(), 'the remembered secret still works');
 });
