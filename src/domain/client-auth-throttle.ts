@@ -23,7 +23,10 @@ export async function claimClientAuthentication(ctx: ProviderContext, clientId: 
   const settings = ctx.config.signInThrottle;
   const now = ctx.clock();
   const expiresAt = addSeconds(now, settings.windowSeconds);
-  const keys: Array<[string, ReturnType<typeof lockRule>]> = [[`client-auth-client:${sha256(clientId)}`, lockRule(settings.account)]];
+  // A client is many callers (instances restarting together miss the remembered secret at once): it gets the
+  // address's allowance, not one person's.
+  const perClient = settings.ip ?? { ...settings.account, freeAttempts: 50 };
+  const keys: Array<[string, ReturnType<typeof lockRule>]> = [[`client-auth-client:${sha256(clientId)}`, lockRule(perClient)]];
   if (settings.ip) keys.push([`client-auth-ip:${sha256(networkPrefix(ip, 32, 4))}`, lockRule(settings.ip)]);
   const counts = await Promise.all(keys.map(([key, rule]) => claimAttempt(ctx.db, { key, now, expiresAt, rule })));
   const locked = keys.find((_, i) => counts[i] === undefined);

@@ -35,7 +35,7 @@ t.test('60 wrong client secrets in flight do not stop 6 browser sign-ins, nor lo
 
 // RFC 6749 10.10: failed client authentication is counted in the database and refused before hashing when over.
 t.test('wrong secrets lock the client for secrets not yet verified; a secret verified before keeps working', async (t) => {
-  const { app } = await buildTestApp(t);
+  const { app } = await buildTestApp(t, { env: { SIGN_IN_IP_FREE_ATTEMPTS: '5' } });
   const right = basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret);
   // Any answer but 401 and 429 means that the client authenticated (this client may not use the grant: 400).
   const authenticated = async () => ![401, 429].includes((await tokenRequest(app, { grant_type: 'client_credentials' }, right)).statusCode);
