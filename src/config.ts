@@ -86,6 +86,8 @@ export interface DeviceFlowSettings {
   readonly intervalSeconds: number;
   /** User-code entries counted per client address on the verification page; null when that counter is off. */
   readonly userCodeEntry: ThrottlePolicy | null;
+  /** Device authorization requests per client address, and per client, in a sliding minute; null when off. */
+  readonly authorizationRequests: { readonly perNetwork: ThrottlePolicy | null; readonly perClient: ThrottlePolicy | null };
 }
 
 /** Dynamic client registration (RFC 7591) and its management (RFC 7592). */
@@ -408,7 +410,16 @@ function deviceFlowSettings({ integer }: Reader, { lockBaseSeconds, lockMaxSecon
     codeTtlSeconds: integer('DEVICE_CODE_TTL_SECONDS', 600, 60, 3600),
     intervalSeconds: integer('DEVICE_CODE_INTERVAL_SECONDS', 5, 1, 60),
     userCodeEntry: freeAttempts === 0 ? null : Object.freeze({ freeAttempts, lockBaseSeconds, lockMaxSeconds }),
+    authorizationRequests: Object.freeze({
+      perNetwork: perMinute(integer('DEVICE_AUTHORIZATION_IP_PER_MINUTE', 30, 0, 1_000_000)),
+      perClient: perMinute(integer('DEVICE_AUTHORIZATION_CLIENT_PER_MINUTE', 600, 0, 1_000_000)),
+    }),
   });
+}
+
+/** At most `n` requests without a minute's pause, then a minute's wait; 0 turns the counter off. */
+function perMinute(n: number): ThrottlePolicy | null {
+  return n === 0 ? null : Object.freeze({ freeAttempts: n, lockBaseSeconds: 60, lockMaxSeconds: 60 });
 }
 
 /** RFC 7591 registration: on when open or when an initial access token is set; off (404) otherwise. */

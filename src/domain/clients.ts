@@ -113,6 +113,8 @@ export interface ClientAuthDeps {
   passwords: PasswordHasher;
   cache: SecretVerificationCache;
   now: () => Date;
+  /** Counts an attempt whose secret must be hashed, before the hashing; throws when the counters are locked. */
+  claim?: () => Promise<{ succeeded(): Promise<void> }>;
 }
 
 /**
@@ -123,6 +125,11 @@ export interface ClientAuthDeps {
 export async function authenticateClient(deps: ClientAuthDeps, credentials: ClientCredentials): Promise<{ client: Client; cached: boolean }> {
   const found = await deps.lookup(credentials.clientId);
   if (!found) {
+    // The same work as for a known client, so that the answer's time does not tell whether the client exists.
+    if (credentials.method !== 'none') {
+      await deps.claim?.();
+      await deps.passwords.verifyNoClientSecret(credentials.secret);
+    }
     throw new InvalidClient('client authentication failed');
   }
   const { client } = found;
@@ -139,9 +146,11 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
     throw new InvalidClient('client authentication failed');
   }
   if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return found;
-  if (!(await deps.passwords.verify(client.secretHash, credentials.secret))) {
+  const claim = await deps.claim?.();
+  if (!(await deps.passwords.verifyClientSecret(client.secretHash, credentials.secret))) {
     throw new InvalidClient('client authentication failed');
   }
+  await claim?.succeeded();
   deps.cache.remember(client.secretHash, credentials.secret, nowMs);
   return found;
 }

@@ -2,6 +2,7 @@
 // their history), then argon2, then the user's own reasons and a verdict: signed in, a second factor first, or
 // refused like a wrong password.
 import { performance } from 'node:perf_hooks';
+import { TemporarilyUnavailable } from '../errors/oauth-error.js';
 import { recordAttempt } from '../storage/risk.js';
 import type { UserRow } from '../storage/schema.js';
 import type { ProviderContext } from './context.js';
@@ -11,7 +12,7 @@ import { combinedReasons, earlyReasons, userReasons, verdictOf } from './risk/ev
 import type { DeviceSignals } from './risk/signals.js';
 import type { Verdict } from './risk/verdict.js';
 import { logSecurityEvent, recordSecurityEvent } from './security-events.js';
-import { claimSignInAttempt, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
+import { claimSignInAttempt, signInNotChecked, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH, checkPassword } from './users.js';
 
 /** A correct password from a device the verdict lets in (`signed-in`) or asks a second factor of (`challenge`). */
@@ -98,7 +99,11 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
     return { kind: 'wrong-credentials', evaluation: { verdict: earlyVerdict, ...time.figures() } };
   }
 
-  const user = await checkPassword(ctx, early.account?.user, password);
+  const user = await checkPassword(ctx, early.account?.user, password).catch(async (err: unknown) => {
+    // Refused as busy before any work: no password was checked, so nothing counts against the account or address.
+    if (err instanceof TemporarilyUnavailable) await signInNotChecked(ctx, claim);
+    throw err;
+  });
   if (!user) return wrongCredentials(ctx, device.label, { verdict: earlyVerdict, ...time.figures() });
 
   // The early statement read the user's own facts with the user: the second stage is arithmetic.

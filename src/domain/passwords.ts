@@ -1,5 +1,6 @@
 // argon2id hashing for user passwords and client secrets, with the configured (OWASP) parameters.
-// Verifications go through a bounded semaphore, so that a flood of sign-ins cannot queue unbounded CPU work.
+// Verifications go through bounded semaphores, so that a flood of sign-ins cannot queue unbounded CPU work; client
+// secrets have a semaphore of their own, so that a flood of wrong client secrets cannot take the slots people need.
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import type { Argon2Params, PasswordWorkLimits } from '../config.js';
@@ -8,6 +9,7 @@ import { WorkLimiter } from './work-limiter.js';
 export class PasswordHasher {
   private dummyHash: Promise<string> | undefined;
   private readonly limiter: WorkLimiter | undefined;
+  private readonly secretLimiter: WorkLimiter | undefined;
 
   /** Without `limits` (the seed script), verifications are not bounded. */
   constructor(
@@ -15,6 +17,7 @@ export class PasswordHasher {
     limits?: PasswordWorkLimits,
   ) {
     this.limiter = limits && new WorkLimiter(limits.maxConcurrent, limits.maxQueued);
+    this.secretLimiter = limits && new WorkLimiter(limits.maxConcurrent, limits.maxQueued);
   }
 
   hash(plain: string): Promise<string> {
@@ -35,15 +38,13 @@ export class PasswordHasher {
    * False for a wrong password and for a hash that cannot be parsed. Throws TemporarilyUnavailable,
    * before any work, when the verifications running and waiting in this process are at their limits.
    */
-  async verify(hash: string, plain: string): Promise<boolean> {
-    const check = async () => {
-      try {
-        return await argon2.verify(hash, plain);
-      } catch {
-        return false;
-      }
-    };
-    return this.limiter ? this.limiter.run(check) : check();
+  verify(hash: string, plain: string): Promise<boolean> {
+    return this.limiter ? this.limiter.run(() => check(hash, plain)) : check(hash, plain);
+  }
+
+  /** verify() for a client secret: the same work, bounded by the client secrets' own semaphore. */
+  verifyClientSecret(hash: string, plain: string): Promise<boolean> {
+    return this.secretLimiter ? this.secretLimiter.run(() => check(hash, plain)) : check(hash, plain);
   }
 
   /**
@@ -53,6 +54,21 @@ export class PasswordHasher {
   async verifyNothing(plain: string): Promise<false> {
     this.dummyHash ??= this.hash(randomBytes(16).toString('base64url'));
     await this.verify(await this.dummyHash, plain);
+    return false;
+  }
+
+  /** verifyNothing() for a client secret presented with a client_id that names no client. */
+  async verifyNoClientSecret(plain: string): Promise<false> {
+    this.dummyHash ??= this.hash(randomBytes(16).toString('base64url'));
+    await this.verifyClientSecret(await this.dummyHash, plain);
+    return false;
+  }
+}
+
+async function check(hash: string, plain: string): Promise<boolean> {
+  try {
+    return await argon2.verify(hash, plain);
+  } catch {
     return false;
   }
 }

@@ -240,7 +240,7 @@ export async function updateRegistration(ctx: ProviderContext, clientId: string,
   // secret with its own chosen value."
   if (body.client_secret !== undefined && body.client_secret !== null) {
     const matches = typeof body.client_secret === 'string' && row.client_secret_hash !== null
-      && (await ctx.passwords.verify(row.client_secret_hash, body.client_secret));
+      && (await ctx.passwords.verifyClientSecret(row.client_secret_hash, body.client_secret));
     if (!matches) throw new InvalidRequest('client_secret does not match the current client secret (RFC 7592 2.2)');
   }
   const m = parseRegistrationMetadata(body);

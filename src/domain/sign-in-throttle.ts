@@ -42,7 +42,7 @@ export function addressKey(ip: string): string {
 }
 
 export type AttemptClaim =
-  | { kind: 'claimed'; accountKey: string; address: { key: string; count: number } | null }
+  | { kind: 'claimed'; accountKey: string; accountCount: number; address: { key: string; count: number } | null }
   | { kind: 'throttled'; retryAfterSeconds: number };
 
 /**
@@ -62,15 +62,20 @@ export async function claimSignInAttempt(ctx: ProviderContext, login: string, ip
     address = { key, count };
   }
   const account = accountKey(login);
-  if ((await claimAttempt(ctx.db, { key: account, now, expiresAt, rule: lockRule(settings.account) })) === undefined) {
-    return throttled(ctx, account, now);
-  }
-  return { kind: 'claimed', accountKey: account, address };
+  const accountCount = await claimAttempt(ctx.db, { key: account, now, expiresAt, rule: lockRule(settings.account) });
+  if (accountCount === undefined) return throttled(ctx, account, now);
+  return { kind: 'claimed', accountKey: account, accountCount, address };
 }
 
 /** A right password: the account starts afresh; the address gets its attempt back (a success is no failure). */
 export async function signInSucceeded(ctx: ProviderContext, claim: Extract<AttemptClaim, { kind: 'claimed' }>): Promise<void> {
   await deleteCounter(ctx.db, claim.accountKey);
+  if (claim.address) await refundAttempt(ctx.db, claim.address.key, claim.address.count);
+}
+
+/** The password was never checked (the verifications were at their limits): the attempt counts against nothing. */
+export async function signInNotChecked(ctx: ProviderContext, claim: Extract<AttemptClaim, { kind: 'claimed' }>): Promise<void> {
+  await refundAttempt(ctx.db, claim.accountKey, claim.accountCount);
   if (claim.address) await refundAttempt(ctx.db, claim.address.key, claim.address.count);
 }
 

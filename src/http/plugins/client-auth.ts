@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
 import { authenticateClient, decodeBasicCredentials, type Client, type ClientCredentials } from '../../domain/clients.js';
 import { lookupClient } from '../../domain/client-cache.js';
+import { claimClientAuthentication } from '../../domain/client-auth-throttle.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 
@@ -44,9 +45,16 @@ export function clientAuthentication(ctx: ProviderContext, options: { remembered
 
 /** Authenticates the request's client and puts it on the request. */
 export async function authenticateRequestClient(ctx: ProviderContext, request: FastifyRequest, fresh: boolean): Promise<Client> {
+  const credentials = presentedCredentials(request);
   const { client, cached } = await authenticateClient(
-    { lookup: (clientId) => lookupClient(ctx, clientId, fresh), passwords: ctx.passwords, cache: ctx.clientSecrets, now: ctx.clock },
-    presentedCredentials(request),
+    {
+      lookup: (clientId) => lookupClient(ctx, clientId, fresh),
+      passwords: ctx.passwords,
+      cache: ctx.clientSecrets,
+      now: ctx.clock,
+      claim: () => claimClientAuthentication(ctx, credentials.clientId, request.ip),
+    },
+    credentials,
   );
   request.client = client;
   request.clientRemembered = cached;

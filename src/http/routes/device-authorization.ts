@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { requestDeviceAuthorization } from '../../domain/device-authorization.js';
+import { claimDeviceAuthorization } from '../../domain/device-authorization-throttle.js';
 import type { RawParams } from '../../domain/params.js';
 import { clientAuthentication } from '../plugins/client-auth.js';
 
@@ -37,6 +38,7 @@ export default async function deviceAuthorizationRoutes(app: FastifyInstance, op
     '/device_authorization',
     { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx) },
     async (request, reply) => {
+      await claimDeviceAuthorization(ctx, request.client!.clientId, request.ip);
       const header = request.headers['user-agent'];
       const response = await requestDeviceAuthorization(ctx, request.client!, request.body, typeof header === 'string' ? header : undefined);
       // The device code is a credential: like a token response (RFC 6749 5.1), never cached.
