@@ -67,12 +67,15 @@ export interface ConsentPageInput {
   csrfToken: string;
   clientName: string;
   scopes: readonly Scope[];
+  /** The signed-in account that would consent, so that a person on a shared browser sees whose data is shared. */
+  account: string;
 }
 
 export function consentPage(input: ConsentPageInput): string {
   return layout(
     'Allow access',
     html`<h1>Allow access?</h1>
+<p>Signed in as <strong>${input.account}</strong></p>
 <p class="lead">${input.clientName} is asking to:</p>
 <ul class="scopes">
 ${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
