@@ -71,6 +71,29 @@ t.test('a code one time step away either way is accepted at enrolment (clock dri
   }
 });
 
+t.test('RFC 4226 7.3: each run of wrong codes locks the authenticator twice as long as the last, and the page says how long', async (t) => {
+  const clock = new TestClock();
+  const { app, config } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });
+  const browser = await accountSignIn(app);
+  const secret = await enrol(app, browser, clock.now());
+  const { csrf } = await accountPage(app, browser);
+  const remove = (code: string) => browser.request(app, 'POST', '/sso/account/totp/remove', { csrf, code });
+  const wrongNow = () => (totp(secret, clock.now()) === '000000' ? '111111' : '000000');
+  t.equal(config.secondFactorTtlSeconds, 300, 'the first lock lasts SECOND_FACTOR_TTL_SECONDS');
+  for (const [run, wait] of [[1, '5 minutes'], [2, '10 minutes'], [3, '20 minutes']] as const) {
+    clock.advance(30);
+    for (let i = 1; i <= config.secondFactorMaxAttempts; i += 1) t.equal((await remove(wrongNow())).statusCode, 400, `run ${run}, wrong code ${i}`);
+    const locked = await remove(totp(secret, clock.now()));
+    t.equal(locked.statusCode, 429, `run ${run}: locked, even against the right code`);
+    t.match(locked.body, `Too many wrong codes. Wait ${wait}, then try again.`);
+    clock.advance(300 * 2 ** (run - 1) - 1);
+    t.equal((await remove(totp(secret, clock.now()))).statusCode, 429, `run ${run}: still locked a second before its end`);
+    clock.advance(1);
+  }
+  clock.advance(30);
+  t.equal((await remove(totp(secret, clock.now()))).statusCode, 303, 'once the third lock ends, the right code removes the app');
+});
+
 t.test('a second enrolment is refused while an authenticator is set up', async (t) => {
   const clock = new TestClock();
   const { app } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });
@@ -276,6 +299,23 @@ t.test('a challenged sign-in of a user with an authenticator asks for its code a
 
   const again = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
   t.equal(again.statusCode, 400, 'the challenge is used up');
+});
+
+t.test('RFC 6585 4: a challenge answered while the authenticator is locked says how long to wait, with Retry-After', async (t) => {
+  const clock = new TestClock();
+  const { app, config } = await buildTestApp(t, { env: CHALLENGE_NEW_DEVICES, clock: clock.now });
+  const account = await accountSignIn(app);
+  const secret = await enrol(app, account, clock.now());
+  const { csrf } = await accountPage(app, account);
+  clock.advance(30);
+  const wrong = totp(secret, clock.now()) === '000000' ? '111111' : '000000';
+  for (let i = 0; i < config.secondFactorMaxAttempts; i += 1) await account.request(app, 'POST', '/sso/account/totp/remove', { csrf, code: wrong });
+  clock.advance(60);
+  const { browser } = await challengedSignIn(app);
+  const res = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  t.equal(res.statusCode, 429);
+  t.equal(res.headers['retry-after'], '240', 'the lock of 300 s began a minute ago');
+  t.match(res.body, 'Too many wrong codes. Wait 4 minutes, then try again with a new code.');
 });
 
 t.test('wrong authenticator codes at a challenge are limited like one-time codes', async (t) => {

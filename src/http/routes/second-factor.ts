@@ -10,9 +10,10 @@ import { challengeCookie, sessionCookie } from '../cookies.js';
 import { setDeviceCookie } from '../device-signals.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, secondFactorPage } from '../views/pages.js';
+import { waitTime } from '../views/wait-time.js';
 
 const START_AGAIN = 'This sign-in has expired. Go back to the application and sign in again.';
-const TOO_MANY_CODES = 'Too many wrong codes. Wait a few minutes, then try again with a new code.';
+const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime(seconds)}, then try again with a new code.`;
 
 const formSchema = {
   type: 'object',
@@ -50,7 +51,9 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
       return page(reply, 401, secondFactorPage({ action, error, method: answer.method }));
     }
     if (answer.kind === 'locked') {
-      const error = answer.attemptsLeft > 0 ? TOO_MANY_CODES : START_AGAIN;
+      // RFC 6585 4: 429 Too Many Requests, with Retry-After; the page says the same in words.
+      const error = answer.attemptsLeft > 0 ? tooManyCodes(answer.retryAfterSeconds) : START_AGAIN;
+      reply.header('retry-after', String(answer.retryAfterSeconds));
       return page(reply, 429, secondFactorPage({ action, error, method: 'totp' }));
     }
     const { completed } = answer;
