@@ -9,7 +9,7 @@ import { totp } from '../../src/domain/totp.js';
 import { buildApp } from '../../src/app.js';
 import { ALICE, buildTestApp, CONFIDENTIAL, testConfig } from '../helpers/app.js';
 import { accountPage, accountSignIn, enrol, KEYS_SECRET, startEnrolment, TestClock } from '../helpers/account.js';
-import { Browser, authorizePath, hiddenField, localPath, pkcePair, tokenRequest } from '../helpers/flow.js';
+import { Browser, authorizePath, hiddenField, localPath, pkcePair, secondFactorForm, tokenRequest } from '../helpers/flow.js';
 
 const ACCOUNT = 'http://localhost:3000/sso/account';
 /** Any new device is challenged: the second factor is the subject here. */
@@ -285,11 +285,11 @@ t.test('a challenged sign-in of a user with an authenticator asks for its code a
   t.match(page.body, /Enter the six-digit code your authenticator app shows now\./);
   t.equal((await db.selectFrom('outbox').select('id').where('kind', '=', 'one-time-code').execute()).length, 0, 'no code went through the outbox');
 
-  const replayed = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  const replayed = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), totp(secret, clock.now())));
   t.equal(replayed.statusCode, 401, 'the code used at enrolment is a replay');
   t.match(replayed.body, /authenticator app/);
   clock.advance(30);
-  const answered = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  const answered = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), totp(secret, clock.now())));
   t.equal(answered.statusCode, 303);
   const consent = await browser.request(app, 'GET', localPath(String(answered.headers.location)));
   const allowed = await browser.request(app, 'POST', localPath(/action="([^"]+)"/.exec(consent.body)![1]!), { csrf: hiddenField(consent.body, 'csrf'), decision: 'allow' });
@@ -297,7 +297,7 @@ t.test('a challenged sign-in of a user with an authenticator asks for its code a
   const tokens = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: CONFIDENTIAL.redirect_uris[0], code_verifier: verifier });
   t.same(decodeJwt((tokens.json() as { id_token: string }).id_token).amr, ['pwd', 'otp', 'mfa'], 'RFC 8176: password, one-time password, multiple factors');
 
-  const again = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  const again = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), totp(secret, clock.now())));
   t.equal(again.statusCode, 400, 'the challenge is used up');
 });
 
@@ -312,7 +312,7 @@ t.test('RFC 6585 4: a challenge answered while the authenticator is locked says 
   for (let i = 0; i < config.secondFactorMaxAttempts; i += 1) await account.request(app, 'POST', '/sso/account/totp/remove', { csrf, code: wrong });
   clock.advance(60);
   const { browser } = await challengedSignIn(app);
-  const res = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  const res = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), totp(secret, clock.now())));
   t.equal(res.statusCode, 429);
   t.equal(res.headers['retry-after'], '240', 'the lock of 300 s began a minute ago');
   t.match(res.body, 'Too many wrong codes. Wait 4 minutes, then try again with a new code.');
@@ -327,13 +327,13 @@ t.test('wrong authenticator codes at a challenge are limited like one-time codes
   const right = totp(secret, clock.now());
   const wrong = right === '000000' ? '111111' : '000000';
   for (let i = 1; i < config.secondFactorMaxAttempts; i += 1) {
-    const res = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: wrong });
+    const res = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), wrong));
     t.equal(res.statusCode, 401, `wrong code ${i}`);
     t.match(res.body, /That code is not right/);
   }
-  const last = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: wrong });
+  const last = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), wrong));
   t.match(last.body, /This sign-in has expired/, 'the last attempt ends the challenge');
-  const late = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: right });
+  const late = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), right));
   t.equal(late.statusCode, 400, 'even the right code is too late');
   t.notOk(browser.get('sso_session'));
   const failures = await db.selectFrom('security_events').select('details').where('type', '=', 'second_factor_failed').execute();
@@ -349,6 +349,6 @@ t.test('one code cannot answer two challenges, even sent at the same moment', as
   const second = await challengedSignIn(app);
   clock.advance(30);
   const code = totp(secret, clock.now());
-  const answers = await Promise.all([first, second].map(({ browser }) => browser.request(app, 'POST', '/sso/sign-in/verify', { code })));
+  const answers = await Promise.all([first, second].map(({ browser }) => browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), code))));
   t.same(answers.map((a) => a.statusCode).sort(), [303, 401], 'one signs in, the other is refused as a replay');
 });
