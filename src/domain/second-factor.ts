@@ -156,7 +156,9 @@ async function answerWithAuthenticator(ctx: ProviderContext, challengeId: string
     userId: outcome.userId,
     details: { method: 'totp', attemptsLeft: outcome.attemptsLeft, ...(outcome.kind === 'locked' ? { locked: true } : {}) },
   });
-  if (outcome.kind === 'locked') return { kind: 'locked', attemptsLeft: outcome.attemptsLeft, retryAfterSeconds: outcome.retryAfterSeconds };
+  if (outcome.kind === 'locked') {
+    return { kind: 'locked', attemptsLeft: outcome.attemptsLeft, retryAfterSeconds: outcome.retryAfterSeconds };
+  }
   return { kind: 'wrong-code', attemptsLeft: outcome.attemptsLeft, method: 'totp' };
 }
 

@@ -324,7 +324,8 @@ t.test('the device sign-in goes through the risk evaluation and its second facto
   const challenge = await pageRequest(risky.app, browser, 'GET', '/sso/sign-in/verify');
   t.equal(challenge.statusCode, 200);
   const message = await risky.db.selectFrom('outbox').select('payload').where('kind', '=', 'one-time-code').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
-  const verified = await pageRequest(risky.app, browser, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), String(message.payload.code)));
+  const form = secondFactorForm(browser.get('sso_challenge'), String(message.payload.code));
+  const verified = await pageRequest(risky.app, browser, 'POST', '/sso/sign-in/verify', form);
   t.equal(verified.statusCode, 303);
   t.equal(verified.headers.location, `${risky.config.issuer}/device/confirm`, 'the code page returns to the confirmation');
   const confirm = await pageRequest(risky.app, browser, 'GET', '/sso/device/confirm');

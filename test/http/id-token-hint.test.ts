@@ -198,7 +198,8 @@ t.test('RFC 8725 3.11: a JWT of ours that is not an ID token (a logout token, an
   const sign = (header: Record<string, string>) =>
     new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: key.alg, kid: key.kid, ...header }).sign(key.privateKey);
   const logoutToken = await signLogoutToken(keys, {
-    issuer: ISSUER, audience: CONFIDENTIAL.client_id, subject: aliceSub, sid: String(claims.sid ?? 'sid'), alg: 'RS256', now: clock(), ttlSeconds: 120,
+    issuer: ISSUER, audience: CONFIDENTIAL.client_id, subject: aliceSub, sid: String(claims.sid ?? 'sid'),
+    alg: 'RS256', now: clock(), ttlSeconds: 120,
   });
   t.equal(decodeProtectedHeader(logoutToken).typ, 'logout+jwt');
   const cases = {

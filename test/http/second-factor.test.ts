@@ -216,7 +216,7 @@ t.test('a code is single use: replaying the challenge cookie and code signs nobo
   t.equal(await sessionsOf(user.id), 1, 'still the one session');
 });
 
-t.test('RFC 6749 10.12: the code page carries a CSRF token, the challenge cookie\'s value, as the sign-in form carries its binding', async (t) => {
+t.test('RFC 6749 10.12: the code page carries a CSRF token, the challenge cookie\'s value, like the sign-in form', async (t) => {
   const { browser } = await challenged(t);
   const page = await browser.request(app, 'GET', '/sso/sign-in/verify');
   t.equal(page.statusCode, 200);
