@@ -19,6 +19,13 @@ export const MAX_FORM_PAIRS = 256;
  */
 export type RepeatedNames = 'refuse' | 'collect';
 
+/**
+ * Names an extension allows more than once, collected (at most two values) even in `refuse` mode so that a client
+ * using them is not refused: RFC 8707 2 "The client MAY use the resource parameter multiple times". This server
+ * ignores them.
+ */
+const REPEATABLE = new Set(['resource']);
+
 export function parseForm(input: string, repeated: RepeatedNames = 'refuse'): RawParams {
   const out: RawParams = Object.create(null) as RawParams;
   let pairs = 0;
@@ -34,7 +41,7 @@ export function parseForm(input: string, repeated: RepeatedNames = 'refuse'): Ra
       const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
       const previous = out[name];
       if (previous === undefined) out[name] = value;
-      else if (repeated === 'refuse') throw new InvalidRequest(repeatedName(name));
+      else if (repeated === 'refuse' && !REPEATABLE.has(name)) throw new InvalidRequest(repeatedName(name));
       else if (!Array.isArray(previous)) out[name] = [previous, value];
     }
     start = end + 1;

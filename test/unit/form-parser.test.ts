@@ -32,6 +32,12 @@ t.test('collect mode (authorization endpoint) keeps the first two values of a re
   t.equal(form.state, 's');
 });
 
+t.test('RFC 8707 2: resource, which a client MAY repeat, is collected rather than refused (this server ignores it)', async (t) => {
+  const form = parseForm('grant_type=x&resource=https%3A%2F%2Fa.example&resource=https%3A%2F%2Fb.example&resource=c');
+  t.same(form.resource, ['https://a.example', 'https://b.example']);
+  t.equal(form.grant_type, 'x');
+});
+
 t.test(`up to ${MAX_FORM_PAIRS} pairs are accepted; one more is refused with invalid_request`, async (t) => {
   t.equal(Object.keys(parseForm(pairs(MAX_FORM_PAIRS))).length, MAX_FORM_PAIRS);
   t.equal(refusal(t, pairs(MAX_FORM_PAIRS + 1)), 'the request has too many parameters');
