@@ -1,6 +1,7 @@
 // A user's authenticator app (TOTP): enrolment confirmed by a first code, removal by a current code, and the
 // check of a code typed at a challenged sign-in. Every check locks the user's row, so that two requests cannot
-// both accept the same code, and counts wrong codes across all three uses.
+// both accept the same code, and counts wrong codes across all three uses; each run of wrong codes locks the app
+// for longer than the one before.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/database.js';
 import type { UserRow } from '../storage/schema.js';
@@ -12,6 +13,7 @@ import type { ProviderContext } from './context.js';
 import { base32Encode } from './base32.js';
 import { KeyEncryptionError } from './key-encryption.js';
 import { recordSecurityEvent } from './security-events.js';
+import { lockSecondsAfter } from './sign-in-throttle.js';
 import { matchingStep, normaliseCode, otpauthUri, TOTP_SECRET_BYTES } from './totp.js';
 import { openTotpSecret, sealTotpSecret } from './totp-secrets.js';
 
@@ -62,11 +64,26 @@ export async function pendingEnrolment(ctx: ProviderContext, user: UserRow): Pro
   };
 }
 
+/** The longest an authenticator stays locked: a day, reached at the tenth lock in a row at the defaults (300 s doubled). */
+export const TOTP_LOCK_MAX_SECONDS = 86_400;
+
+/**
+ * RFC 4226 7.3 (throttling at the server; a six-digit code is guessable): every `secondFactorMaxAttempts`-th wrong code in
+ * a row locks the app: the first lock for SECOND_FACTOR_TTL_SECONDS, each next one twice as long (as the sign-in
+ * throttle's locks grow), up to TOTP_LOCK_MAX_SECONDS. A right code forgets the run.
+ */
+export function totpLockSeconds(ctx: ProviderContext, failedInARow: number): number {
+  const max = ctx.config.secondFactorMaxAttempts;
+  if (failedInARow === 0 || failedInARow % max !== 0) return 0;
+  const policy = { freeAttempts: 1, lockBaseSeconds: ctx.config.secondFactorTtlSeconds, lockMaxSeconds: TOTP_LOCK_MAX_SECONDS };
+  return lockSecondsAfter(failedInARow / max, policy);
+}
+
 export type CodeCheck =
   | { kind: 'accepted'; step: number }
   | { kind: 'wrong-code' }
-  /** Too many wrong codes in a row: none is tried until the lock ends. */
-  | { kind: 'locked' }
+  /** Too many wrong codes in a row: none is tried until the lock ends, `retryAfterSeconds` from now. */
+  | { kind: 'locked'; retryAfterSeconds: number }
   /** No authenticator in the state asked for (removed, or not yet / already confirmed). */
   | { kind: 'none' };
 
@@ -84,12 +101,16 @@ export async function checkAuthenticatorCode(
   const row = await lockAuthenticator(trx, userId);
   if (!row || (row.confirmed_at === null) !== (want === 'pending')) return { kind: 'none' };
   const now = ctx.clock();
-  if (row.locked_until !== null && row.locked_until > now) return { kind: 'locked' };
+  if (row.locked_until !== null && row.locked_until > now) {
+    return { kind: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((row.locked_until.getTime() - now.getTime()) / 1000)) };
+  }
   const secret = await openTotpSecret(ctx, userId, row.secret);
   const lastUsed = row.last_used_step === null ? null : Number(row.last_used_step);
   const step = matchingStep(secret, normaliseCode(code), now, lastUsed);
   if (step === null) {
-    await recordCodeRefused(trx, userId, ctx.config.secondFactorMaxAttempts, addSeconds(now, ctx.config.secondFactorTtlSeconds));
+    // The row is locked for this transaction, so the count read with it is the count this failure adds to.
+    const lockSeconds = totpLockSeconds(ctx, row.failed_attempts + 1);
+    await recordCodeRefused(trx, userId, lockSeconds > 0 ? addSeconds(now, lockSeconds) : null);
     return { kind: 'wrong-code' };
   }
   await recordCodeAccepted(trx, userId, step, now);

@@ -162,9 +162,9 @@ export async function authenticateClient(deps: ClientAuthDeps, credentials: Clie
 export function decodeBasicCredentials(headerValue: string): { clientId: string; secret: string } {
   const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(headerValue.trim());
   if (!match?.[1] || match[1].length % 4 !== 0) throw new InvalidRequest('malformed Basic authorization header');
-  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) throw new InvalidRequest('malformed Basic authorization header');
+  const decoded = strictUtf8(Buffer.from(match[1], 'base64'));
+  const colon = decoded?.indexOf(':') ?? -1;
+  if (decoded === undefined || colon < 0) throw new InvalidRequest('malformed Basic authorization header');
   try {
     const clientId = formUrlDecode(decoded.slice(0, colon));
     const secret = formUrlDecode(decoded.slice(colon + 1));
@@ -176,6 +176,21 @@ export function decodeBasicCredentials(headerValue: string): { clientId: string;
   }
 }
 
+/**
+ * RFC 7617 2.1 names UTF-8 as the charset of the credentials, and a form body with bytes that are not UTF-8 is refused
+ * (src/http/form-parser.ts): the header is held to the same rule instead of having such bytes turned into U+FFFD.
+ */
+function strictUtf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decoded the way form values are: + is a space, escapes must be UTF-8, and NUL is refused as forms refuse it. */
 function formUrlDecode(value: string): string {
-  return decodeURIComponent(value.replace(/\+/g, ' '));
+  const decoded = decodeURIComponent(value.replace(/\+/g, ' '));
+  if (decoded.includes('\u0000')) throw new InvalidRequest('malformed Basic authorization header');
+  return decoded;
 }

@@ -2,6 +2,7 @@
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { InvalidRequest } from '../errors/oauth-error.js';
 import type { ProviderContext } from './context.js';
+import { ID_TOKEN_TYP } from './id-token.js';
 
 export interface IdTokenHint {
   /** The user the client believes is signed in. */
@@ -33,18 +34,22 @@ export interface VerifiedIdToken {
 }
 
 /**
- * An ID token this provider issued: our signature, with one of our published keys and algorithms, and our iss.
+ * An ID token this provider issued: our signature, with one of our published keys and algorithms, our typ and iss.
  * An expired ID token still passes (its lifetime says nothing of the session's), so exp is not checked.
  * Throws `invalid` for anything else.
  */
 export async function verifyOwnIdToken(ctx: ProviderContext, token: string, invalid: () => Error): Promise<VerifiedIdToken> {
   const { keys, algorithms } = currentKeys(ctx.keys.jwksJson);
   let payload: Uint8Array;
+  let typ: unknown;
   try {
-    ({ payload } = await compactVerify(token, keys, { algorithms }));
+    ({ payload, protectedHeader: { typ } } = await compactVerify(token, keys, { algorithms }));
   } catch {
     throw invalid();
   }
+  // RFC 8725 3.11: the explicit type tells our kinds of JWT apart, all signed with the same keys. A logout token
+  // (typ logout+jwt, Back-Channel Logout 1.0 2.4) or any other JWT of ours is not an ID token.
+  if (typ !== ID_TOKEN_TYP) throw invalid();
   let claims: unknown;
   try {
     claims = JSON.parse(new TextDecoder().decode(payload));

@@ -5,6 +5,9 @@ import { epochSeconds } from './clock.js';
 import type { KeyStore } from './keys.js';
 import { DEFAULT_SIGNING_ALG, tokenHashAlgorithm, type SigningAlg } from './signing-algs.js';
 
+/** The JWS `typ` of every ID token this provider signs; an id_token_hint must carry exactly this one. */
+export const ID_TOKEN_TYP = 'JWT';
+
 export interface IdTokenInput {
   issuer: string;
   subject: string;
@@ -54,6 +57,6 @@ export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<
   if (input.sid) claims.sid = input.sid;
   if (input.amr && input.amr.length > 0) claims.amr = input.amr;
   return new CompactSign(utf8.encode(JSON.stringify(claims)))
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ID_TOKEN_TYP })
     .sign(key.privateKey);
 }

@@ -104,8 +104,8 @@ export async function pendingSecondFactor(ctx: ProviderContext, challengeId: str
 export type SecondFactorAnswer =
   | { kind: 'signed-in'; completed: CompletedSignIn; returnTo: string }
   | { kind: 'wrong-code'; attemptsLeft: number; method: SecondFactorMethod }
-  /** The authenticator refuses codes for a while after too many wrong ones (the challenge counts one more). */
-  | { kind: 'locked'; attemptsLeft: number }
+  /** The authenticator refuses codes for `retryAfterSeconds` after too many wrong ones (the challenge counts one more). */
+  | { kind: 'locked'; attemptsLeft: number; retryAfterSeconds: number }
   | { kind: 'dead' };
 
 /** Checks the code typed; a right one finishes the sign-in with amr pwd+otp+mfa. */
@@ -146,7 +146,8 @@ async function answerWithAuthenticator(ctx: ProviderContext, challengeId: string
       return { kind: 'verified' as const, userId: challenge.userId, context: challenge.context as unknown as ChallengeContext };
     }
     const attempts = await countChallengeAttempt(trx, idHash);
-    return { kind: check.kind, userId: challenge.userId, attemptsLeft: Math.max(0, max - attempts) };
+    const retryAfterSeconds = check.kind === 'locked' ? check.retryAfterSeconds : 0;
+    return { kind: check.kind, userId: challenge.userId, attemptsLeft: Math.max(0, max - attempts), retryAfterSeconds };
   });
   if (outcome.kind === 'dead') return outcome;
   if (outcome.kind === 'verified') return finishSignIn(ctx, outcome.userId, outcome.context);
@@ -155,7 +156,9 @@ async function answerWithAuthenticator(ctx: ProviderContext, challengeId: string
     userId: outcome.userId,
     details: { method: 'totp', attemptsLeft: outcome.attemptsLeft, ...(outcome.kind === 'locked' ? { locked: true } : {}) },
   });
-  if (outcome.kind === 'locked') return { kind: 'locked', attemptsLeft: outcome.attemptsLeft };
+  if (outcome.kind === 'locked') {
+    return { kind: 'locked', attemptsLeft: outcome.attemptsLeft, retryAfterSeconds: outcome.retryAfterSeconds };
+  }
   return { kind: 'wrong-code', attemptsLeft: outcome.attemptsLeft, method: 'totp' };
 }
 

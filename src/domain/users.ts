@@ -1,5 +1,6 @@
 // Users: password sign-in and the claims released to clients.
 import type { UserRow } from '../storage/schema.js';
+import { findUserById } from '../storage/users.js';
 import { epochSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';
 import { claimNamesFor } from './scope.js';
@@ -19,6 +20,11 @@ export async function checkPassword(ctx: ProviderContext, user: UserRow | undefi
     return undefined;
   }
   return (await ctx.passwords.verify(user.password_hash, password)) ? user : undefined;
+}
+
+/** The username of a signed-in user, for pages that say who is acting (the consent page); undefined once deleted. */
+export async function usernameOf(ctx: ProviderContext, userId: string): Promise<string | undefined> {
+  return (await findUserById(ctx.db, userId))?.username;
 }
 
 /** OIDC Core 5.1 claims of a user, before any scope filtering. */

@@ -45,13 +45,13 @@ export async function recordCodeAccepted(db: Db, userId: string, step: number, n
     .execute();
 }
 
-/** A wrong code is counted; every `maxAttempts`-th in a row locks the authenticator until `lockUntil`. */
-export async function recordCodeRefused(db: Db, userId: string, maxAttempts: number, lockUntil: Date): Promise<number> {
+/** A wrong code is counted; with `lockUntil` (the caller decides when a lock is due) no code is tried until then. */
+export async function recordCodeRefused(db: Db, userId: string, lockUntil: Date | null): Promise<number> {
   const row = await db
     .updateTable('totp_authenticators')
     .set((eb) => ({
       failed_attempts: eb('failed_attempts', '+', 1),
-      locked_until: sql<Date | null>`CASE WHEN (failed_attempts + 1) % ${maxAttempts} = 0 THEN ${lockUntil}::timestamptz ELSE locked_until END`,
+      locked_until: sql<Date | null>`coalesce(${lockUntil}::timestamptz, locked_until)`,
     }))
     .where('user_id', '=', userId)
     .returning('failed_attempts')

@@ -3,7 +3,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { ALICE, CONFIDENTIAL } from './app.js';
 import { FIREFOX_LINUX } from './device-signals.js';
-import { authorizePath, Browser, formAction, hiddenField, localPath, pkcePair, tokenRequest } from './flow.js';
+import { authorizePath, Browser, formAction, hiddenField, localPath, pkcePair, secondFactorForm, tokenRequest } from './flow.js';
 
 export interface DeviceOptions {
   userAgent?: string;
@@ -80,7 +80,7 @@ export class DeviceBrowser {
 
   /** Posts a code on the second-factor page. */
   answer(app: FastifyInstance, code: string) {
-    return this.request(app, 'POST', '/sso/sign-in/verify', { code });
+    return this.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(this.cookie('sso_challenge'), code));
   }
 
   /** From a signed-in redirect on: the consent page allowed, until the client gets its code. */

@@ -97,7 +97,8 @@ export async function visitToClient(
     if (action && options.secondFactor && body.includes('name="code"')) {
       seen.pages.push('second-factor');
       url = new URL(decodeEntities(action));
-      response = await send(url, { code: options.secondFactor() });
+      const token = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(body)?.[1] ?? '';
+      response = await send(url, { csrf: decodeEntities(token), code: options.secondFactor() });
       continue;
     }
     const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(body)?.[1];

@@ -57,6 +57,14 @@ export class Browser {
   }
 }
 
+/**
+ * The second-factor form as its page posts it: the code and the CSRF token, which the page echoes from the challenge
+ * cookie (src/http/routes/second-factor.ts); tests that post without opening the page read the cookie the same way.
+ */
+export function secondFactorForm(challengeCookie: string | undefined, code: string): Record<string, string> {
+  return { csrf: challengeCookie ?? '', code };
+}
+
 export function authorizePath(params: Record<string, string | undefined>): string {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) query.append(k, v);

@@ -5,7 +5,7 @@ import { countQueuedLogouts } from '../../src/storage/backchannel-logouts.js';
 import { purgeExpired } from '../../src/storage/purge.js';
 import { ALICE, BOB, buildTestApp, FIXTURES } from '../helpers/app.js';
 import { accountPage, accountSignIn, KEYS_SECRET } from '../helpers/account.js';
-import { Browser, hiddenField, localPath, obtainCode, tokenRequest } from '../helpers/flow.js';
+import { Browser, hiddenField, localPath, obtainCode, secondFactorForm, tokenRequest } from '../helpers/flow.js';
 import { formPost, GRANT_FIXTURES, OFFLINE_SCOPE, REFRESHING, REFRESHING_BASIC, refreshRequest, userId } from '../helpers/grants.js';
 
 const ACCOUNT = 'http://localhost:3000/sso/account';
@@ -102,7 +102,7 @@ t.test('a challenged account sign-in asks for the second factor and then returns
   t.notOk(browser.get('sso_session'), 'no session before the second factor');
   const message = await db.selectFrom('outbox').select('payload').where('kind', '=', 'one-time-code').executeTakeFirstOrThrow();
   const code = (typeof message.payload === 'string' ? JSON.parse(message.payload) : message.payload).code as string;
-  const verified = await browser.request(app, 'POST', '/sso/sign-in/verify', { code });
+  const verified = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), code));
   t.equal(verified.statusCode, 303);
   t.equal(verified.headers.location, ACCOUNT, 'back to the account page, signed in');
   t.equal((await browser.request(app, 'GET', '/sso/account')).statusCode, 200);

@@ -85,3 +85,20 @@ t.test('RFC 6750 3.1: the UserInfo endpoint refuses a client_credentials token, 
   t.match(res.headers['www-authenticate'], /^Bearer realm="sso", error="invalid_token"/);
   t.notOk(res.body.includes(body.access_token));
 });
+
+t.test('RFC 8707 2: resource, which a client MAY send more than once, is not refused as a repeat (RFC 6749 3.1)', async (t) => {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/sso/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: MACHINE_BASIC },
+    payload: 'grant_type=client_credentials&resource=https%3A%2F%2Fa.example%2F&resource=https%3A%2F%2Fb.example%2F',
+  });
+  t.equal(res.statusCode, 200, res.body);
+  const repeated = await app.inject({
+    method: 'POST',
+    url: '/sso/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: MACHINE_BASIC },
+    payload: 'grant_type=client_credentials&scope=api%3Aread&scope=api%3Aread',
+  });
+  assertOAuthError(t, repeated, { status: 400, error: 'invalid_request', description: 'parameter scope must not be repeated' });
+});

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { DEVICE_SIGNALS_SCRIPT } from '../../src/http/views/device-signals-script.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { DEVICE_FIXTURES, enterCode, pageRequest, poll, startDevice, TV, verify } from '../helpers/device.js';
-import { Browser, formAction, hiddenField, localPath, obtainCode } from '../helpers/flow.js';
+import { Browser, formAction, hiddenField, localPath, obtainCode, secondFactorForm } from '../helpers/flow.js';
 
 const { app, db, config, advance } = await buildTestApp(t, { seed: DEVICE_FIXTURES });
 
@@ -324,7 +324,8 @@ t.test('the device sign-in goes through the risk evaluation and its second facto
   const challenge = await pageRequest(risky.app, browser, 'GET', '/sso/sign-in/verify');
   t.equal(challenge.statusCode, 200);
   const message = await risky.db.selectFrom('outbox').select('payload').where('kind', '=', 'one-time-code').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
-  const verified = await pageRequest(risky.app, browser, 'POST', '/sso/sign-in/verify', { code: String(message.payload.code) });
+  const form = secondFactorForm(browser.get('sso_challenge'), String(message.payload.code));
+  const verified = await pageRequest(risky.app, browser, 'POST', '/sso/sign-in/verify', form);
   t.equal(verified.statusCode, 303);
   t.equal(verified.headers.location, `${risky.config.issuer}/device/confirm`, 'the code page returns to the confirmation');
   const confirm = await pageRequest(risky.app, browser, 'GET', '/sso/device/confirm');

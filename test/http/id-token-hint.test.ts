@@ -1,10 +1,12 @@
 // id_token_hint (OIDC Core 3.1.2.1): an ID token we issued to this client names the user the client expects.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
+import { CompactSign, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
+import { loadKeyStore } from '../../src/domain/keys.js';
+import { signLogoutToken } from '../../src/domain/logout-token.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL, SINGLE_REDIRECT, testConfig } from '../helpers/app.js';
 import { authorizeToClient } from '../helpers/form-post.js';
 import { authorizePath, basicAuth, Browser, localPath, pkcePair, tokenRequest } from '../helpers/flow.js';
@@ -17,7 +19,7 @@ const clock = () => new Date(Date.now() + offsetMs);
 const advance = (seconds: number) => {
   offsetMs += seconds * 1000;
 };
-const { app, db } = await buildTestApp(t, { clock });
+const { app, db, config } = await buildTestApp(t, { clock });
 
 function request(overrides: Record<string, string | undefined> = {}) {
   return {
@@ -185,6 +187,38 @@ t.test('OIDC Core 3.1.2.1: a forged, tampered, unsigned or malformed hint is inv
   // Without prompt=none the same: an invalid hint is an invalid request, not a reason to show a page.
   const res = await alice.browser.request(app, 'GET', authorizePath(request({ id_token_hint: tampered })));
   assertError(t, res, 'invalid_request');
+});
+
+t.test('RFC 8725 3.11: a JWT of ours that is not an ID token (a logout token, another typ) is not a hint', async (t) => {
+  // Our very keys, as the app loads them from the same database.
+  const keys = await loadKeyStore(db, config, clock, pino({ level: 'silent' }));
+  t.teardown(() => keys.close());
+  const key = keys.signer('RS256');
+  const claims = decodeJwt(alice.idToken);
+  const sign = (header: Record<string, string>) =>
+    new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: key.alg, kid: key.kid, ...header }).sign(key.privateKey);
+  const logoutToken = await signLogoutToken(keys, {
+    issuer: ISSUER, audience: CONFIDENTIAL.client_id, subject: aliceSub, sid: String(claims.sid ?? 'sid'),
+    alg: 'RS256', now: clock(), ttlSeconds: 120,
+  });
+  t.equal(decodeProtectedHeader(logoutToken).typ, 'logout+jwt');
+  const cases = {
+    'a logout token (Back-Channel Logout 1.0 2.4)': logoutToken,
+    'the ID token\'s claims under typ logout+jwt': await sign({ typ: 'logout+jwt' }),
+    'the ID token\'s claims under typ at+jwt (RFC 9068)': await sign({ typ: 'at+jwt' }),
+    'the ID token\'s claims without typ': await sign({}),
+  };
+  for (const [name, hint] of Object.entries(cases)) {
+    const res = await alice.browser.request(app, 'GET', authorizePath(request({ prompt: 'none', id_token_hint: hint })));
+    assertError(t, res, 'invalid_request', 'id_token_hint is not an ID token issued by this server to this client');
+    const logout = await app.inject({ method: 'GET', url: `/sso/session/end?${new URLSearchParams({ id_token_hint: hint })}` });
+    t.equal(logout.statusCode, 400, `${name}: refused at the end-session endpoint too`);
+    t.match(logout.body, /id_token_hint is not an ID token issued by this server/);
+  }
+  // The same claims under our ID tokens' own typ are a good hint: what was refused above is the typ alone.
+  const retyped = await sign({ typ: 'JWT' });
+  const res = await alice.browser.request(app, 'GET', authorizePath(request({ prompt: 'none', id_token_hint: retyped })));
+  t.ok(clientRedirect(t, res).searchParams.get('code'), 'typ JWT, as our ID tokens carry, is accepted');
 });
 
 t.test('RFC 6749 3.1: a repeated id_token_hint is invalid_request', async (t) => {

@@ -5,6 +5,7 @@ import t, { type Test } from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, type TestApp } from '../helpers/app.js';
 import { DeviceBrowser, idTokenClaims } from '../helpers/device-browser.js';
+import { secondFactorForm } from '../helpers/flow.js';
 import { CapturingNotifier } from '../helpers/notifier.js';
 import { riskEnv } from '../helpers/risk.js';
 import { PasswordHasher } from '../../src/domain/passwords.js';
@@ -183,7 +184,7 @@ t.test('an expired challenge is dead: after SECOND_FACTOR_TTL_SECONDS the right 
   const right = await notifier.code(user.id);
   testApp.advance(301);
   t.equal((await browser.request(app, 'GET', '/sso/sign-in/verify')).statusCode, 400, 'the code page says to start again');
-  const res = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: right });
+  const res = await browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.cookie('sso_challenge'), right));
   // The GET above cleared the cookie; a browser that kept it fares no better.
   t.equal(res.statusCode, 400);
   t.equal(await sessionsOf(user.id), 0);
@@ -208,11 +209,34 @@ t.test('a code is single use: replaying the challenge cookie and code signs nobo
     method: 'POST',
     url: '/sso/sign-in/verify',
     headers: { cookie: `sso_challenge=${challengeId}`, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `code=${right}`,
+    payload: new URLSearchParams(secondFactorForm(challengeId, right)).toString(),
   });
   t.equal(replay.statusCode, 400);
   t.notOk(setCookie(replay, 'sso_session'));
   t.equal(await sessionsOf(user.id), 1, 'still the one session');
+});
+
+t.test('RFC 6749 10.12: the code page carries a CSRF token, the challenge cookie\'s value, like the sign-in form', async (t) => {
+  const { browser } = await challenged(t);
+  const page = await browser.request(app, 'GET', '/sso/sign-in/verify');
+  t.equal(page.statusCode, 200);
+  const token = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(page.body)?.[1];
+  t.ok(token, 'a hidden csrf field');
+  t.equal(token, browser.cookie('sso_challenge'));
+});
+
+t.test('RFC 6749 10.12: a code posted with the challenge cookie but without or with a wrong CSRF token signs nobody in', async (t) => {
+  const { user, browser } = await challenged(t);
+  const right = await notifier.code(user.id);
+  for (const csrf of [undefined, '', 'x'.repeat(43), `${browser.cookie('sso_challenge')}x`]) {
+    const form: Record<string, string> = csrf === undefined ? { code: right } : { csrf, code: right };
+    const res = await browser.request(app, 'POST', '/sso/sign-in/verify', form);
+    t.equal(res.statusCode, 403, `csrf ${JSON.stringify(csrf)}: refused`);
+    t.match(res.body, /did not come from this site/);
+    t.notOk(setCookie(res, 'sso_session'), 'no session cookie');
+  }
+  t.equal(await sessionsOf(user.id), 0);
+  t.equal((await browser.answer(app, right)).statusCode, 303, 'the forged posts cost no attempt: the page\'s own form still works');
 });
 
 t.test('the code page posted without the challenge cookie (a form on another site) signs nobody in', async (t) => {

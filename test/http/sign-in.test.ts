@@ -269,6 +269,14 @@ t.test('sign-in and consent pages', async (t) => {
     t.match(page.body, /name="decision" value="deny"/);
   });
 
+  t.test('the consent page says which account is consenting, escaped by construction (OIDC Core 3.1.2.4)', async (t) => {
+    const user = await newUser('<b>mallory</b>&"co"');
+    const { page } = await openConsentPage(t, app, new Browser(), user);
+    const escaped = user.username.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+    t.ok(page.body.includes(`Signed in as <strong>${escaped}</strong>`), 'the username is shown, escaped');
+    t.notOk(page.body.includes('<b>mallory'), 'no markup of the username gets through');
+  });
+
   t.test('a consent answer without a session shows an error page and completes nothing (OIDC Core 3.1.2.4)', async (t) => {
     const user = await newUser('no-session');
     const browser = new Browser();

@@ -352,6 +352,14 @@ for (const grantType of ['password', 'urn:ietf:params:oauth:grant-type:jwt-beare
   });
 }
 
+t.test('RFC 6749 5.2: an unsupported grant_type is not echoed in error_description (it is the sender\'s own text)', async (t) => {
+  const chosen = 'urn:x:attacker-chosen-text:please-call-555-0100';
+  const res = await tokenRequest(app, { grant_type: chosen });
+  assertOAuthError(t, res, { status: 400, error: 'unsupported_grant_type' });
+  t.equal(res.json().error_description, 'this grant_type is not supported');
+  t.notMatch(res.body, /attacker-chosen|555-0100/, 'nothing of the value comes back');
+});
+
 t.test('RFC 6749 5.2: a client not registered for authorization_code is refused with unauthorized_client', async (t) => {
   const res = await tokenRequest(
     app,

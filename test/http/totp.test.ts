@@ -9,9 +9,14 @@ import { totp } from '../../src/domain/totp.js';
 import { buildApp } from '../../src/app.js';
 import { ALICE, buildTestApp, CONFIDENTIAL, testConfig } from '../helpers/app.js';
 import { accountPage, accountSignIn, enrol, KEYS_SECRET, startEnrolment, TestClock } from '../helpers/account.js';
-import { Browser, authorizePath, hiddenField, localPath, pkcePair, tokenRequest } from '../helpers/flow.js';
+import { Browser, authorizePath, hiddenField, localPath, pkcePair, secondFactorForm, tokenRequest } from '../helpers/flow.js';
 
 const ACCOUNT = 'http://localhost:3000/sso/account';
+
+/** Posts a code on the second-factor page, with the CSRF token the page echoes from the challenge cookie. */
+function answerCode(app: Parameters<typeof accountSignIn>[0], browser: Browser, code: string) {
+  return browser.request(app, 'POST', '/sso/sign-in/verify', secondFactorForm(browser.get('sso_challenge'), code));
+}
 /** Any new device is challenged: the second factor is the subject here. */
 const CHALLENGE_NEW_DEVICES = { ...KEYS_SECRET, RISK_WEIGHTS: 'NEW_DEVICE=30' };
 
@@ -69,6 +74,31 @@ t.test('a code one time step away either way is accepted at enrolment (clock dri
     const res = await browser.request(app, 'POST', '/sso/account/totp/confirm', { csrf, code: totp(secret, new Date(clock.now().getTime() + offset * 1000)) });
     t.equal(res.statusCode, 303, `a phone ${offset} s off`);
   }
+});
+
+t.test('RFC 4226 7.3: each run of wrong codes locks the authenticator twice as long as the last, and the page says how long', async (t) => {
+  const clock = new TestClock();
+  const { app, config } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });
+  const browser = await accountSignIn(app);
+  const secret = await enrol(app, browser, clock.now());
+  const { csrf } = await accountPage(app, browser);
+  const remove = (code: string) => browser.request(app, 'POST', '/sso/account/totp/remove', { csrf, code });
+  const wrongNow = () => (totp(secret, clock.now()) === '000000' ? '111111' : '000000');
+  t.equal(config.secondFactorTtlSeconds, 300, 'the first lock lasts SECOND_FACTOR_TTL_SECONDS');
+  for (const [run, wait] of [[1, '5 minutes'], [2, '10 minutes'], [3, '20 minutes']] as const) {
+    clock.advance(30);
+    for (let i = 1; i <= config.secondFactorMaxAttempts; i += 1) {
+      t.equal((await remove(wrongNow())).statusCode, 400, `run ${run}, wrong code ${i}`);
+    }
+    const locked = await remove(totp(secret, clock.now()));
+    t.equal(locked.statusCode, 429, `run ${run}: locked, even against the right code`);
+    t.match(locked.body, `Too many wrong codes. Wait ${wait}, then try again.`);
+    clock.advance(300 * 2 ** (run - 1) - 1);
+    t.equal((await remove(totp(secret, clock.now()))).statusCode, 429, `run ${run}: still locked a second before its end`);
+    clock.advance(1);
+  }
+  clock.advance(30);
+  t.equal((await remove(totp(secret, clock.now()))).statusCode, 303, 'once the third lock ends, the right code removes the app');
 });
 
 t.test('a second enrolment is refused while an authenticator is set up', async (t) => {
@@ -262,11 +292,11 @@ t.test('a challenged sign-in of a user with an authenticator asks for its code a
   t.match(page.body, /Enter the six-digit code your authenticator app shows now\./);
   t.equal((await db.selectFrom('outbox').select('id').where('kind', '=', 'one-time-code').execute()).length, 0, 'no code went through the outbox');
 
-  const replayed = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  const replayed = await answerCode(app, browser, totp(secret, clock.now()));
   t.equal(replayed.statusCode, 401, 'the code used at enrolment is a replay');
   t.match(replayed.body, /authenticator app/);
   clock.advance(30);
-  const answered = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  const answered = await answerCode(app, browser, totp(secret, clock.now()));
   t.equal(answered.statusCode, 303);
   const consent = await browser.request(app, 'GET', localPath(String(answered.headers.location)));
   const allowed = await browser.request(app, 'POST', localPath(/action="([^"]+)"/.exec(consent.body)![1]!), { csrf: hiddenField(consent.body, 'csrf'), decision: 'allow' });
@@ -274,8 +304,27 @@ t.test('a challenged sign-in of a user with an authenticator asks for its code a
   const tokens = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: CONFIDENTIAL.redirect_uris[0], code_verifier: verifier });
   t.same(decodeJwt((tokens.json() as { id_token: string }).id_token).amr, ['pwd', 'otp', 'mfa'], 'RFC 8176: password, one-time password, multiple factors');
 
-  const again = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: totp(secret, clock.now()) });
+  const again = await answerCode(app, browser, totp(secret, clock.now()));
   t.equal(again.statusCode, 400, 'the challenge is used up');
+});
+
+t.test('RFC 6585 4: a challenge answered while the authenticator is locked says how long to wait, with Retry-After', async (t) => {
+  const clock = new TestClock();
+  const { app, config } = await buildTestApp(t, { env: CHALLENGE_NEW_DEVICES, clock: clock.now });
+  const account = await accountSignIn(app);
+  const secret = await enrol(app, account, clock.now());
+  const { csrf } = await accountPage(app, account);
+  clock.advance(30);
+  const wrong = totp(secret, clock.now()) === '000000' ? '111111' : '000000';
+  for (let i = 0; i < config.secondFactorMaxAttempts; i += 1) {
+    await account.request(app, 'POST', '/sso/account/totp/remove', { csrf, code: wrong });
+  }
+  clock.advance(60);
+  const { browser } = await challengedSignIn(app);
+  const res = await answerCode(app, browser, totp(secret, clock.now()));
+  t.equal(res.statusCode, 429);
+  t.equal(res.headers['retry-after'], '240', 'the lock of 300 s began a minute ago');
+  t.match(res.body, 'Too many wrong codes. Wait 4 minutes, then try again with a new code.');
 });
 
 t.test('wrong authenticator codes at a challenge are limited like one-time codes', async (t) => {
@@ -287,13 +336,13 @@ t.test('wrong authenticator codes at a challenge are limited like one-time codes
   const right = totp(secret, clock.now());
   const wrong = right === '000000' ? '111111' : '000000';
   for (let i = 1; i < config.secondFactorMaxAttempts; i += 1) {
-    const res = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: wrong });
+    const res = await answerCode(app, browser, wrong);
     t.equal(res.statusCode, 401, `wrong code ${i}`);
     t.match(res.body, /That code is not right/);
   }
-  const last = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: wrong });
+  const last = await answerCode(app, browser, wrong);
   t.match(last.body, /This sign-in has expired/, 'the last attempt ends the challenge');
-  const late = await browser.request(app, 'POST', '/sso/sign-in/verify', { code: right });
+  const late = await answerCode(app, browser, right);
   t.equal(late.statusCode, 400, 'even the right code is too late');
   t.notOk(browser.get('sso_session'));
   const failures = await db.selectFrom('security_events').select('details').where('type', '=', 'second_factor_failed').execute();
@@ -309,6 +358,6 @@ t.test('one code cannot answer two challenges, even sent at the same moment', as
   const second = await challengedSignIn(app);
   clock.advance(30);
   const code = totp(secret, clock.now());
-  const answers = await Promise.all([first, second].map(({ browser }) => browser.request(app, 'POST', '/sso/sign-in/verify', { code })));
+  const answers = await Promise.all([first, second].map(({ browser }) => answerCode(app, browser, code)));
   t.same(answers.map((a) => a.statusCode).sort(), [303, 401], 'one signs in, the other is refused as a replay');
 });

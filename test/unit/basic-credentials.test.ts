@@ -59,3 +59,18 @@ t.test('RFC 6749 Appendix B: malformed percent-encoding is refused with invalid_
   refuses(t, basic('%E0%A4%A:secret'), 'truncated UTF-8 sequence in the client id');
   refuses(t, basic('app:%ff'), 'a byte that is not UTF-8');
 });
+
+t.test('RFC 7617 2.1 (UTF-8) and RFC 6749 2.3.1: bytes that are not UTF-8 are refused, as a form body refuses them', async (t) => {
+  const raw = (bytes: number[]) => `Basic ${Buffer.from(bytes).toString('base64')}`;
+  const app = [...Buffer.from('app:')];
+  refuses(t, raw([...app, 0xff, 0x61]), 'a lone 0xFF byte in the secret');
+  refuses(t, raw([0x61, 0xc3, 0x3a, 0x73]), 'a truncated two-byte sequence in the client id');
+  refuses(t, raw([...app, 0xed, 0xa0, 0x80]), 'an encoded UTF-16 surrogate');
+  refuses(t, raw([...app, 0xc0, 0xaf]), 'an overlong encoding');
+  t.same(decodeBasicCredentials(raw([...app, 0xc3, 0xa4])), { clientId: 'app', secret: 'ä' }, 'raw UTF-8 itself is fine');
+});
+
+t.test('RFC 6749 Appendix A: a NUL in either half is refused, raw or percent-encoded, as a form body refuses it', async (t) => {
+  refuses(t, basic('app:se%00cret'), 'an encoded NUL in the secret');
+  refuses(t, basic('a\u0000pp:secret'), 'a raw NUL in the client id');
+});

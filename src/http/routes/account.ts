@@ -23,6 +23,7 @@ import { submitPasswordForm, typedLogin } from '../password-form.js';
 import { accountErrorPage, accountPage, totpEnrolmentPage } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+import { waitTime } from '../views/wait-time.js';
 
 export interface AccountRoutesOptions {
   ctx: ProviderContext;
@@ -54,7 +55,7 @@ const ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS = 900;
 
 const BAD_FORM = 'The form has expired or did not come from this page. Open your account page again.';
 const WRONG_CODE = 'That code is not right, or it was already used. Wait for the next code and try again.';
-const TOO_MANY_CODES = 'Too many wrong codes. Wait a few minutes, then try again.';
+const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime(seconds)}, then try again.`;
 
 const formSchema = {
   type: 'object',
@@ -155,7 +156,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   /** A refused code: the same page again, saying why. */
   function codeRefusal(check: Exclude<CodeCheck, { kind: 'accepted' } | { kind: 'none' }>): { status: number; error: string } {
-    return check.kind === 'locked' ? { status: 429, error: TOO_MANY_CODES } : { status: 400, error: WRONG_CODE };
+    return check.kind === 'locked' ? { status: 429, error: tooManyCodes(check.retryAfterSeconds) } : { status: 400, error: WRONG_CODE };
   }
 
   app.get<{ Querystring: { done?: string } }>('/account', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {

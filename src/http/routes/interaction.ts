@@ -4,6 +4,7 @@ import { InteractionError, loadInteraction, sessionIsFreshEnough, type Interacti
 import { loadClient } from '../../domain/clients.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { afterSignIn, answerConsent } from '../../domain/interaction.js';
+import { usernameOf } from '../../domain/users.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { safeEqual } from '../../domain/secrets.js';
 import { resolveSession } from '../../domain/sessions.js';
@@ -81,11 +82,14 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       return sendAuthorizationResponse(reply, next.response);
     }
     if (afterPost) return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
+    const account = await usernameOf(ctx, session.userId);
+    if (account === undefined) throw new InteractionError('You are no longer signed in. Go back to the application and start again.');
     return page(reply, 200, consentPage({
       action: action(interaction.id, 'consent'),
       csrfToken: binding,
       clientName: await clientName(interaction.request.clientId),
       scopes: interaction.request.scopes,
+      account,
     }));
   }
 

@@ -1,22 +1,26 @@
 // The page that asks for the second factor of a challenged sign-in (the authenticator app's code, or the one-time
 // code we sent), and finishes the sign-in with it.
-// The challenge id travels only in an HttpOnly, SameSite=Lax cookie: never in a URL, and a form posted from
-// another site arrives without it.
+// The challenge id travels only in an HttpOnly, SameSite=Lax cookie, never in a URL; the form echoes it as its CSRF
+// token, as the sign-in and consent forms echo their binding cookie, so a post from another site is refused even
+// where a browser sends the cookie along.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { answerSecondFactor, pendingSecondFactor } from '../../domain/second-factor.js';
+import { safeEqual } from '../../domain/secrets.js';
 import { challengeCookie, sessionCookie } from '../cookies.js';
 import { setDeviceCookie } from '../device-signals.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, secondFactorPage } from '../views/pages.js';
+import { waitTime } from '../views/wait-time.js';
 
 const START_AGAIN = 'This sign-in has expired. Go back to the application and sign in again.';
-const TOO_MANY_CODES = 'Too many wrong codes. Wait a few minutes, then try again with a new code.';
+const FOREIGN_FORM = 'The form has expired or did not come from this site. Go back to the application and sign in again.';
+const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime(seconds)}, then try again with a new code.`;
 
 const formSchema = {
   type: 'object',
-  properties: { code: { type: 'string', maxLength: 32 } },
+  properties: { code: { type: 'string', maxLength: 32 }, csrf: { type: 'string', maxLength: 64 } },
 } as const;
 
 export default async function secondFactorRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
@@ -36,22 +40,27 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
   app.get('/sign-in/verify', { config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
     const method = challengeId ? await pendingSecondFactor(ctx, challengeId) : undefined;
-    if (!method) return dead(reply);
-    return page(reply, 200, secondFactorPage({ action, method }));
+    if (!challengeId || !method) return dead(reply);
+    return page(reply, 200, secondFactorPage({ action, method, csrfToken: challengeId }));
   });
 
   app.post<{ Body: RawParams }>('/sign-in/verify', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
     if (!challengeId) return dead(reply);
+    // RFC 6749 10.12 (CSRF): refused before the code is looked at, so a forged post costs the person no attempt.
+    const csrf = single(request.body, 'csrf');
+    if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(FOREIGN_FORM));
     const answer = await answerSecondFactor(ctx, challengeId, single(request.body, 'code') ?? '');
     if (answer.kind === 'dead') return dead(reply);
     if (answer.kind === 'wrong-code') {
       const error = answer.attemptsLeft > 0 ? 'That code is not right. Check it and try again.' : START_AGAIN;
-      return page(reply, 401, secondFactorPage({ action, error, method: answer.method }));
+      return page(reply, 401, secondFactorPage({ action, csrfToken: challengeId, error, method: answer.method }));
     }
     if (answer.kind === 'locked') {
-      const error = answer.attemptsLeft > 0 ? TOO_MANY_CODES : START_AGAIN;
-      return page(reply, 429, secondFactorPage({ action, error, method: 'totp' }));
+      // RFC 6585 4: 429 Too Many Requests, with Retry-After; the page says the same in words.
+      const error = answer.attemptsLeft > 0 ? tooManyCodes(answer.retryAfterSeconds) : START_AGAIN;
+      reply.header('retry-after', String(answer.retryAfterSeconds));
+      return page(reply, 429, secondFactorPage({ action, csrfToken: challengeId, error, method: 'totp' }));
     }
     const { completed } = answer;
     const session = sessionCookie(ctx.config);

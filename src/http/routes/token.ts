@@ -46,7 +46,8 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
     { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx, { remembered: true }) },
     async (request, reply) => {
       const grantType = required(request.body, 'grant_type');
-      if (!Object.hasOwn(grants, grantType)) throw new UnsupportedGrantType(`grant_type ${grantType} is not supported`);
+      // The value is the sender's own text: not echoed back (the supported ones are in the discovery document).
+      if (!Object.hasOwn(grants, grantType)) throw new UnsupportedGrantType('this grant_type is not supported');
       const grant = (client: Client) => {
         // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
         if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);

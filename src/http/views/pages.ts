@@ -39,6 +39,8 @@ ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" va
 
 export interface SecondFactorPageInput {
   action: string;
+  /** The challenge cookie's value, echoed as the form's CSRF token (as the sign-in form echoes its binding). */
+  csrfToken: string;
   error?: string;
   /** `totp`: the code of the user's authenticator app; `otp` (default): the code we sent. */
   method?: 'otp' | 'totp';
@@ -55,6 +57,7 @@ export function secondFactorPage(input: SecondFactorPageInput): string {
 <p class="lead">This sign-in looks different from your usual ones. ${where}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <form method="post" action="${input.action}">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="code">Code</label>
 <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
 <button type="submit">Continue</button>
@@ -67,12 +70,15 @@ export interface ConsentPageInput {
   csrfToken: string;
   clientName: string;
   scopes: readonly Scope[];
+  /** The signed-in account that would consent, so that a person on a shared browser sees whose data is shared. */
+  account: string;
 }
 
 export function consentPage(input: ConsentPageInput): string {
   return layout(
     'Allow access',
     html`<h1>Allow access?</h1>
+<p>Signed in as <strong>${input.account}</strong></p>
 <p class="lead">${input.clientName} is asking to:</p>
 <ul class="scopes">
 ${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
