@@ -148,7 +148,7 @@ export function parseSeed(raw: unknown): SeedFile {
   return { clients: clients as SeedClient[], users: users as SeedUser[], ...(rules ? { risk_rules: rules } : {}) };
 }
 
-/** `risk_rules`: entries `{kind, value, effect, note?}`, each checked like `npm run risk -- rules add`. */
+/** `risk_rules`: entries `{kind, value, effect, note?}`, each checked like `npm run admin -- rules add`. */
 function checkRiskRules(raw: unknown, problems: string[]): RiskRule[] | undefined {
   if (raw === undefined) return undefined;
   if (!Array.isArray(raw)) {
