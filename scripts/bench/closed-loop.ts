@@ -1,7 +1,7 @@
 // Closed-loop load: `concurrency` virtual users, each starting its next operation as soon as the last one
 // ended, until the time is up. Latencies go into an HDR histogram in nanoseconds.
 import { createHistogram, type RecordableHistogram } from 'node:perf_hooks';
-import { ErrorTally } from './errors.js';
+import { type ErrorTally } from './errors.js';
 
 export function newHistogram(): RecordableHistogram {
   return createHistogram({ lowest: 1, highest: 300e9, figures: 3 });

@@ -39,7 +39,10 @@ export async function canAnswerWithAuthenticator(ctx: ProviderContext, userId: s
   }
 }
 
-/** A new random secret, stored (encrypted when KEYS_ENCRYPTION_SECRET is set) as pending; false when the user already has a confirmed app. */
+/**
+ * A new random secret, stored (encrypted when KEYS_ENCRYPTION_SECRET is set) as pending; false when the user already
+ * has a confirmed app.
+ */
 export async function beginEnrolment(ctx: ProviderContext, userId: string): Promise<boolean> {
   const secret = randomBytes(TOTP_SECRET_BYTES);
   return savePendingAuthenticator(ctx.db, { userId, secret: { ...(await sealTotpSecret(ctx, userId, secret)) }, now: ctx.clock() });

@@ -57,7 +57,6 @@ export const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
 const ADDRESS_FIELDS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'];
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 
 function checkClient(raw: unknown, where: string, problems: string[]): void {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

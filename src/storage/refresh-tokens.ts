@@ -97,7 +97,8 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
 
 /**
  * The refresh hot path in one round trip: marks the token rotated only if it is not rotated, not revoked,
- * unexpired, issued to this client (which still has `clientRevision`), its user enabled and its scope a superset of the one asked for; and in the
+ * unexpired, issued to this client (which still has `clientRevision`), its user enabled and its scope a superset of
+ * the one asked for; and in the
  * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
  * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
  */

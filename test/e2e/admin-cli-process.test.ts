@@ -8,7 +8,7 @@ import argon2 from 'argon2';
 import t from 'tap';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed } from '../../src/domain/seed.js';
-import { adminStore, builtAdmin, events, json, parseRun, runAdmin, type AdminRun } from '../helpers/admin-cli.js';
+import { adminStore, builtAdmin, json, parseRun, runAdmin, type AdminRun } from '../helpers/admin-cli.js';
 import { testConfig } from '../helpers/app.js';
 import { childEnv, collect, PROJECT_DIR } from '../helpers/child-process.js';
 
@@ -75,6 +75,7 @@ t.test('keys rotate asks for --yes without a terminal, adds a pending key, and k
 });
 
 /** Without the cursor moves readline writes around its prompt. */
+// eslint-disable-next-line no-control-regex -- ESC starts the terminal's escape sequences this strips
 const withoutEscapes = (text: string) => text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
 
 /**

@@ -124,9 +124,9 @@ t.test('--help names the rules verbs and each verb\'s options, without opening t
   const noun = await runAdmin(['rules', '--help'], env);
   t.equal(noun.code, 0);
   t.match(noun.stdout, /^usage: sso-admin rules <verb>/);
-  t.match(noun.stdout, /\n  list +List every risk rule/);
-  t.match(noun.stdout, /\n  add +Add a rule/);
-  t.match(noun.stdout, /\n  delete +Delete a rule/);
+  t.match(noun.stdout, /\n {2}list +List every risk rule/);
+  t.match(noun.stdout, /\n {2}add +Add a rule/);
+  t.match(noun.stdout, /\n {2}delete +Delete a rule/);
 
   const add = await runAdmin(['rules', 'add', '--help'], env);
   t.equal(add.code, 0);

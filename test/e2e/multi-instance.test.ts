@@ -133,6 +133,7 @@ t.test(
   { skip: onServer ? false : 'needs TEST_DATABASE_URL: two processes cannot open one embedded PGlite database' },
   async (t: Test) => {
     const instances: Instance[] = [];
+    // eslint-disable-next-line prefer-const -- declared before the teardown that drops it, assigned once it exists
     let database: TestDatabase | undefined;
     t.teardown(async () => {
       await Promise.all(instances.map(stopInstance));

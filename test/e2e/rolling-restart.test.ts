@@ -44,6 +44,7 @@ t.test(
   'a rolling restart of two instances behind a balancer, under steady load, fails no request',
   { skip: onServer ? false : 'needs TEST_DATABASE_URL: two processes cannot open one embedded PGlite database', timeout: 300_000 },
   async (t) => {
+    // eslint-disable-next-line prefer-const -- declared before the teardown that drops it, assigned once it exists
     let database: TestDatabase | undefined;
     const running = new Set<Instance>();
     const ports = [await freePort(), await freePort()] as const;

@@ -15,7 +15,7 @@ import { sha256 } from '../../src/domain/secrets.js';
 import { countQueuedLogouts } from '../../src/storage/backchannel-logouts.js';
 import { endSession } from '../../src/storage/sessions.js';
 import { ALICE, buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../helpers/app.js';
-import { Browser, obtainCode, tokenRequest, basicAuth } from '../helpers/flow.js';
+import { type Browser, obtainCode, tokenRequest, basicAuth } from '../helpers/flow.js';
 import { startLogoutReceiver, type LogoutReceiver } from '../helpers/logout-receiver.js';
 
 const FAST_RETRIES = {

@@ -6,7 +6,7 @@ import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed } from '../../src/domain/seed.js';
 import { findClientRevision } from '../../src/storage/clients.js';
 import { ALICE, buildTestApp, CONFIDENTIAL, PUBLIC } from '../helpers/app.js';
-import { basicAuth, obtainCode, tokenRequest, authorizePath, Browser } from '../helpers/flow.js';
+import { basicAuth, obtainCode, tokenRequest, authorizePath, type Browser } from '../helpers/flow.js';
 
 const { app, db, config } = await buildTestApp(t);
 const hasher = new PasswordHasher(config.argon2);

@@ -5,7 +5,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { buildTestApp, CONFIDENTIAL, FIXTURES, SINGLE_REDIRECT } from '../helpers/app.js';
 import { authorizeToClient, readFormPost, type FormPost } from '../helpers/form-post.js';
-import { authorizePath, Browser, pkcePair, tokenRequest } from '../helpers/flow.js';
+import { authorizePath, type Browser, pkcePair, tokenRequest } from '../helpers/flow.js';
 
 const ISSUER = 'http://localhost:3000/sso';
 /** Signs in only where a test needs a user with no consent given yet. */

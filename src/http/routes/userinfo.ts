@@ -1,5 +1,5 @@
 // The UserInfo endpoint (OIDC Core 5.3), GET and POST, with an RFC 6750 bearer token.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { userinfo } from '../../domain/userinfo.js';
@@ -23,7 +23,7 @@ function bearerToken(request: FastifyRequest): string {
 export default async function userinfoRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
   const handler = async (request: FastifyRequest) => userinfo(ctx, bearerToken(request));
-  const send = (reply: import('fastify').FastifyReply, claims: Record<string, unknown>) =>
+  const send = (reply: FastifyReply, claims: Record<string, unknown>) =>
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(claims);
   app.get('/userinfo', async (request, reply) => send(reply, await handler(request)));
   app.post('/userinfo', async (request, reply) => send(reply, await handler(request)));
