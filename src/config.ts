@@ -314,6 +314,15 @@ export function loadConfig(env: Env = process.env): Config {
   if (keysEncryptionSecret !== undefined && keysEncryptionSecret.length < 32) {
     problems.push('KEYS_ENCRYPTION_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
   }
+  // Without it the private signing keys and authenticator secrets sit in the database in the clear: a development
+  // convenience on a loopback issuer, refused anywhere else unless the operator says so in as many words.
+  const allowUnencryptedKeys = boolean('ALLOW_UNENCRYPTED_KEYS', false);
+  if (keysEncryptionSecret === undefined && !allowUnencryptedKeys && URL.canParse(baseUrl) && !isLoopbackUrl(new URL(baseUrl))) {
+    problems.push(
+      'KEYS_ENCRYPTION_SECRET must be set on an issuer outside localhost (the signing keys would be stored in the clear): ' +
+        'openssl rand -base64 32; or set ALLOW_UNENCRYPTED_KEYS=true to accept that',
+    );
+  }
 
   const deviceSecret = env.DEVICE_SECRET?.trim() || undefined;
   if (deviceSecret !== undefined && deviceSecret.length < 32) problems.push('DEVICE_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');

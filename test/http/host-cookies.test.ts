@@ -55,7 +55,7 @@ async function start(t: Test, app: FastifyInstance, browser: Browser, state: str
 }
 
 t.test('https issuer', async (t) => {
-  const { app } = await buildTestApp(t, { env: { BASE_URL: 'https://sso.example' } });
+  const { app } = await buildTestApp(t, { env: { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' } });
 
   t.test('the interaction cookie is __Host-sso_interaction_<id>: Secure, Path=/, no Domain (RFC 6265bis 4.1.3.2)', async (t) => {
     const { res, id } = await start(t, app, new Browser(), 'one');

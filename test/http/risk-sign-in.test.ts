@@ -108,7 +108,7 @@ t.test('device cookie', async (t) => {
   });
 
   t.test('on an https issuer the device cookie is __Host-sso_device: Secure, Path=/, no Domain (RFC 6265bis 4.1.3.2)', async (t) => {
-    const https = await buildTestApp(t, { env: riskEnv({ BASE_URL: 'https://sso.example' }), notifier: null });
+    const https = await buildTestApp(t, { env: riskEnv({ BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' }), notifier: null });
     const browser = newBrowser();
     const page = await browser.openLogin(https.app);
     const cookie = setCookie(page.response, '__Host-sso_device');

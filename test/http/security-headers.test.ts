@@ -135,9 +135,9 @@ t.test('RFC 6797: Strict-Transport-Security on every response of an https issuer
     ];
   }
   const cases: Array<[string, Record<string, string>, string | undefined]> = [
-    ['https issuer, default max-age (a year)', { BASE_URL: 'https://sso.example' }, 'max-age=31536000'],
-    ['https issuer, HSTS_MAX_AGE_SECONDS=600', { BASE_URL: 'https://sso.example', HSTS_MAX_AGE_SECONDS: '600' }, 'max-age=600'],
-    ['https issuer, HSTS_MAX_AGE_SECONDS=0', { BASE_URL: 'https://sso.example', HSTS_MAX_AGE_SECONDS: '0' }, undefined],
+    ['https issuer, default max-age (a year)', { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' }, 'max-age=31536000'],
+    ['https issuer, HSTS_MAX_AGE_SECONDS=600', { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters', HSTS_MAX_AGE_SECONDS: '600' }, 'max-age=600'],
+    ['https issuer, HSTS_MAX_AGE_SECONDS=0', { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters', HSTS_MAX_AGE_SECONDS: '0' }, undefined],
   ];
   for (const [what, env, expected] of cases) {
     const built = await buildTestApp(t, { env });

@@ -449,7 +449,7 @@ t.test('sign-in and consent pages', async (t) => {
 });
 
 t.test('the session and interaction cookies are Secure when the issuer is https (RFC 6265 4.1.2.5, RFC 9700 4.16)', async (t) => {
-  const { app } = await buildTestApp(t, { env: { BASE_URL: 'https://sso.example' } });
+  const { app } = await buildTestApp(t, { env: { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' } });
   const browser = new Browser();
   const started = await browser.request(app, 'GET', authorizePath(request()));
   t.equal(started.statusCode, 303);

@@ -15,6 +15,9 @@ function configError(t: Test, env: Record<string, string>): ConfigError {
   return new ConfigError([]);
 }
 
+/** An issuer outside localhost needs KEYS_ENCRYPTION_SECRET (its own tests are at the end of this file). */
+const KEYS = { KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' };
+
 t.test('an empty environment loads the documented defaults', async (t) => {
   const config = loadConfig({});
   t.equal(config.port, 3000);
@@ -37,10 +40,10 @@ t.test('a relative DATA_DIR is resolved against the working directory', async (t
 });
 
 t.test('a trailing slash on BASE_URL is removed before the issuer is derived', async (t) => {
-  const config = loadConfig({ BASE_URL: 'https://id.example.com/' });
+  const config = loadConfig({ BASE_URL: 'https://id.example.com/', ...KEYS });
   t.equal(config.baseUrl, 'https://id.example.com');
   t.equal(config.issuer, 'https://id.example.com/sso');
-  const nested = loadConfig({ BASE_URL: 'https://example.com/auth//' });
+  const nested = loadConfig({ BASE_URL: 'https://example.com/auth//', ...KEYS });
   t.equal(nested.issuer, 'https://example.com/auth/sso');
 });
 
@@ -53,7 +56,7 @@ t.test('http BASE_URL is accepted on localhost, 127.0.0.1 and [::1]', async (t) 
 });
 
 t.test('http BASE_URL on another host is refused with a message naming BASE_URL', async (t) => {
-  const err = configError(t, { BASE_URL: 'http://id.example.com' });
+  const err = configError(t, { BASE_URL: 'http://id.example.com', ...KEYS });
   t.equal(err.problems.length, 1);
   t.match(err.problems[0], /^BASE_URL must use https/);
   t.match(err.message, 'http://id.example.com');
@@ -61,14 +64,14 @@ t.test('http BASE_URL on another host is refused with a message naming BASE_URL'
 });
 
 t.test('ALLOW_INSECURE_ISSUER=true lets an http BASE_URL on another host through', async (t) => {
-  const config = loadConfig({ BASE_URL: 'http://id.example.com', ALLOW_INSECURE_ISSUER: 'true' });
+  const config = loadConfig({ BASE_URL: 'http://id.example.com', ALLOW_INSECURE_ISSUER: 'true', ...KEYS });
   t.equal(config.issuer, 'http://id.example.com/sso');
   t.equal(config.secureCookies, false);
-  configError(t, { BASE_URL: 'http://id.example.com', ALLOW_INSECURE_ISSUER: 'false' });
+  configError(t, { BASE_URL: 'http://id.example.com', ALLOW_INSECURE_ISSUER: 'false', ...KEYS });
 });
 
 t.test('an https BASE_URL turns on secure cookies', async (t) => {
-  const config = loadConfig({ BASE_URL: 'https://id.example.com' });
+  const config = loadConfig({ BASE_URL: 'https://id.example.com', ...KEYS });
   t.equal(config.secureCookies, true);
   t.equal(config.issuer, 'https://id.example.com/sso');
 });
@@ -116,6 +119,7 @@ t.test('several bad variables are all listed in one error', async (t) => {
     DATABASE_URL: 'sqlite:///tmp/x',
     BASE_URL: 'http://id.example.com',
     ARGON2_MEMORY_KIB: '1',
+    ...KEYS,
   });
   const names = err.problems.map((p) => /^[A-Z_0-9]+/.exec(p)?.[0]);
   t.same(names.sort(), ['ARGON2_MEMORY_KIB', 'BASE_URL', 'DATABASE_URL', 'LOG_LEVEL', 'PORT']);
@@ -134,4 +138,16 @@ t.test('blank values fall back to their defaults', async (t) => {
   t.equal(config.logLevel, 'info');
   t.equal(config.databaseUrl, undefined);
   t.equal(config.issuer, 'http://localhost:3000/sso');
+});
+
+t.test('issue 16 finding 8: an issuer outside localhost does not start without KEYS_ENCRYPTION_SECRET', async (t) => {
+  const err = configError(t, { BASE_URL: 'https://id.example.com' });
+  t.equal(err.problems.length, 1);
+  t.match(err.problems[0], /^KEYS_ENCRYPTION_SECRET must be set on an issuer outside localhost/);
+  t.match(err.problems[0], /ALLOW_UNENCRYPTED_KEYS=true/, 'the message names the opt-out');
+  t.equal(loadConfig({ BASE_URL: 'https://id.example.com', ALLOW_UNENCRYPTED_KEYS: 'true' }).keysEncryptionSecret, undefined, 'the explicit opt-out');
+  t.ok(loadConfig({ BASE_URL: 'https://id.example.com', ...KEYS }).keysEncryptionSecret, 'with the secret');
+  for (const base of ['http://localhost:3000', 'http://127.0.0.1:4000', 'http://[::1]:3000']) {
+    t.equal(loadConfig({ BASE_URL: base }).keysEncryptionSecret, undefined, `${base}: a development issuer starts without it`);
+  }
 });

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 
 t.test('TOTP_ISSUER defaults to the host name of BASE_URL', async (t) => {
   t.equal(loadConfig({}).totpIssuer, 'localhost');
-  t.equal(loadConfig({ BASE_URL: 'https://id.example.com:8443' }).totpIssuer, 'id.example.com');
+  t.equal(loadConfig({ BASE_URL: 'https://id.example.com:8443', ALLOW_UNENCRYPTED_KEYS: 'true' }).totpIssuer, 'id.example.com');
   t.equal(loadConfig({ BASE_URL: 'http://[::1]:3000' }).totpIssuer, 'SSO', 'an IPv6 address has colons, which the URI label may not');
 });
 
