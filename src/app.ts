@@ -3,7 +3,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { isLoopbackUrl, type Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
 import { logNotifier, type Notifier } from './domain/notifier.js';
@@ -163,8 +163,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes, {
     readiness: readinessProbe({ db: deps.db, keys: ctx.keys, lifecycle, shipped: shippedMigrations(), timeoutMs: READINESS_DB_TIMEOUT_MS }),
   });
-  // With METRICS_PORT set, /metrics is served there only (src/server.ts).
-  if (config.operations.metricsPort === undefined) await app.register(metricsRoutes, { source: ctx.metrics.registry });
+  // With METRICS_PORT set, /metrics is served there only (src/server.ts). On the main port: behind METRICS_TOKEN, or
+  // open on a development (loopback) issuer only; a public issuer without the token does not serve it (404).
+  const { metricsPort, metricsToken } = config.operations;
+  if (metricsPort === undefined && (metricsToken !== undefined || isLoopbackUrl(new URL(config.baseUrl)))) {
+    await app.register(metricsRoutes, { source: ctx.metrics.registry, token: metricsToken });
+  }
   return app;
 }
 

@@ -114,6 +114,11 @@ export interface OperationsSettings {
   readonly metricsPort: number | undefined;
   /** The interface of METRICS_PORT (defaults to HOST). */
   readonly metricsHost: string;
+  /**
+   * Without METRICS_PORT: the bearer token /metrics asks for on the main port. Unset, the main port serves /metrics
+   * only on a loopback issuer (development); elsewhere it is not served there at all.
+   */
+  readonly metricsToken: string | undefined;
   /** After SIGTERM/SIGINT: how long to keep serving (with /readyz at 503) before the listener closes. */
   readonly shutdownDrainSeconds: number;
   /** Then: how long in-flight requests get to finish before their connections are cut. */
@@ -449,19 +454,31 @@ function registrationSettings({ read, integer, boolean, problems }: Reader, { lo
   });
 }
 
-/** METRICS_PORT, METRICS_HOST, SHUTDOWN_*, TRUST_PROXY, HSTS_MAX_AGE_SECONDS. */
-function operationsSettings({ env, read, integer, problems }: Reader, { port, host }: { port: number; host: string }): OperationsSettings {
+/** METRICS_PORT, METRICS_HOST, METRICS_TOKEN, SHUTDOWN_*, TRUST_PROXY, HSTS_MAX_AGE_SECONDS. */
+function operationsSettings(reader: Reader, { port, host }: { port: number; host: string }): OperationsSettings {
+  const { env, read, integer, problems } = reader;
   const metricsPort = read('METRICS_PORT', '') === '' ? undefined : integer('METRICS_PORT', 0, 1, 65535);
   if (metricsPort !== undefined && metricsPort === port) problems.push('METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)');
   return Object.freeze({
     metricsPort,
     metricsHost: read('METRICS_HOST', host),
+    metricsToken: metricsToken(reader),
     shutdownDrainSeconds: integer('SHUTDOWN_DRAIN_SECONDS', 0, 0, 300),
     shutdownTimeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
     trustProxy: trustProxy(env.TRUST_PROXY?.trim() ?? '', problems),
     // One year, as Keycloak sends by default; at most two years.
     hstsMaxAgeSeconds: integer('HSTS_MAX_AGE_SECONDS', 31_536_000, 0, 63_072_000),
   });
+}
+
+/** METRICS_TOKEN: a bearer secret like the other secrets of the configuration (RFC 6750 b64token, 32 characters or more). */
+function metricsToken({ read, problems }: Reader): string | undefined {
+  const token = read('METRICS_TOKEN', '');
+  if (token === '') return undefined;
+  if (token.length < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
+    problems.push('METRICS_TOKEN must be at least 32 characters of an RFC 6750 b64token (e.g. openssl rand -base64 32)');
+  }
+  return token;
 }
 
 /** proxy-addr's names for address ranges, accepted in TRUST_PROXY beside addresses and CIDRs. */

@@ -288,3 +288,32 @@ t.test('the METRICS_PORT listener serves /metrics and nothing else', async (t) =
   t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 404);
   t.equal((await fetch(`http://127.0.0.1:${port}/sso/.well-known/openid-configuration`)).status, 404);
 });
+
+const KEYS = { KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' };
+const METRICS_TOKEN = 'metrics-token-0123456789-abcdefghijklmnop';
+
+t.test('issue 16 finding 9: a public issuer does not serve /metrics on its main port by default', async (t) => {
+  const public_ = await appWith(t, { BASE_URL: 'https://sso.example', ...KEYS });
+  t.equal((await public_.inject({ method: 'GET', url: '/metrics' })).statusCode, 404, 'no sign-in counts or risk verdicts for anyone');
+  const dev = await appWith(t, { BASE_URL: 'http://localhost:3000' });
+  t.equal((await dev.inject({ method: 'GET', url: '/metrics' })).statusCode, 200, 'a development (loopback) issuer serves it');
+});
+
+t.test('with METRICS_TOKEN the main port serves /metrics to that bearer token only (RFC 6750 2.1, 3.1)', async (t) => {
+  const app = await appWith(t, { BASE_URL: 'https://sso.example', METRICS_TOKEN, ...KEYS });
+  const scrape = (authorization?: string) =>
+    app.inject({ method: 'GET', url: '/metrics', headers: authorization === undefined ? {} : { authorization } });
+  for (const authorization of [undefined, 'Bearer wrong-token', `Basic ${METRICS_TOKEN}`, `Bearer ${METRICS_TOKEN}x`]) {
+    const res = await scrape(authorization);
+    t.equal(res.statusCode, 401, `${authorization ?? 'no Authorization header'}: refused`);
+    t.equal(res.headers['www-authenticate'], 'Bearer realm="metrics"');
+    t.notMatch(res.body, 'sso_sign_ins_total');
+  }
+  const ok = await scrape(`Bearer ${METRICS_TOKEN}`);
+  t.equal(ok.statusCode, 200);
+  t.match(ok.body, 'sso_sign_ins_total');
+});
+
+t.test('METRICS_TOKEN must be a strong bearer secret', async (t) => {
+  t.throws(() => testConfig({ METRICS_TOKEN: 'short' }), /METRICS_TOKEN must be at least 32 characters/);
+});
