@@ -109,10 +109,17 @@ export type SecondFactorAnswer =
   | { kind: 'dead' };
 
 /** Checks the code typed; a right one finishes the sign-in with amr pwd+otp+mfa. */
-export async function answerSecondFactor(ctx: ProviderContext, challengeId: string, code: string, db: Db = ctx.db): Promise<SecondFactorAnswer> {
+/** `replacesSession`: the session cookie the browser presented, ended when this sign-in completes (sign-in-completion.ts). */
+export async function answerSecondFactor(
+  ctx: ProviderContext,
+  challengeId: string,
+  code: string,
+  replacesSession?: string,
+  db: Db = ctx.db,
+): Promise<SecondFactorAnswer> {
   const method = await liveChallengeMethod(db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (method === undefined) return { kind: 'dead' };
-  if (method === 'totp') return answerWithAuthenticator(ctx, challengeId, code, db);
+  if (method === 'totp') return answerWithAuthenticator(ctx, challengeId, code, db, replacesSession);
   const typed = code.replace(/\s+/g, '');
   const check = /^\d{6}$/.test(typed)
     ? await checkChallengeCode(db, sha256(challengeId), codeHash(challengeId, typed), ctx.clock(), ctx.config.secondFactorMaxAttempts)
@@ -122,7 +129,7 @@ export async function answerSecondFactor(ctx: ProviderContext, challengeId: stri
     await recordSecurityEvent(ctx, { type: 'second_factor_failed', userId: check.userId, details: { method: 'otp', attemptsLeft: check.attemptsLeft } });
     return { kind: 'wrong-code', attemptsLeft: check.attemptsLeft, method: 'otp' };
   }
-  return finishSignIn(ctx, check.userId, check.context as unknown as ChallengeContext);
+  return finishSignIn(ctx, check.userId, check.context as unknown as ChallengeContext, replacesSession);
 }
 
 /**
@@ -130,7 +137,13 @@ export async function answerSecondFactor(ctx: ProviderContext, challengeId: stri
  * app (which records its step, so the same code cannot serve twice), and the challenge consumed or one more
  * attempt counted. A removed authenticator ends the challenge.
  */
-async function answerWithAuthenticator(ctx: ProviderContext, challengeId: string, code: string, db: Db): Promise<SecondFactorAnswer> {
+async function answerWithAuthenticator(
+  ctx: ProviderContext,
+  challengeId: string,
+  code: string,
+  db: Db,
+  replacesSession: string | undefined,
+): Promise<SecondFactorAnswer> {
   const idHash = sha256(challengeId);
   const max = ctx.config.secondFactorMaxAttempts;
   const outcome = await db.transaction().execute(async (trx) => {
@@ -150,7 +163,7 @@ async function answerWithAuthenticator(ctx: ProviderContext, challengeId: string
     return { kind: check.kind, userId: challenge.userId, attemptsLeft: Math.max(0, max - attempts), retryAfterSeconds };
   });
   if (outcome.kind === 'dead') return outcome;
-  if (outcome.kind === 'verified') return finishSignIn(ctx, outcome.userId, outcome.context);
+  if (outcome.kind === 'verified') return finishSignIn(ctx, outcome.userId, outcome.context, replacesSession);
   await recordSecurityEvent(ctx, {
     type: 'second_factor_failed',
     userId: outcome.userId,
@@ -162,7 +175,12 @@ async function answerWithAuthenticator(ctx: ProviderContext, challengeId: string
   return { kind: 'wrong-code', attemptsLeft: outcome.attemptsLeft, method: 'totp' };
 }
 
-async function finishSignIn(ctx: ProviderContext, userId: string, context: ChallengeContext): Promise<SecondFactorAnswer> {
+async function finishSignIn(
+  ctx: ProviderContext,
+  userId: string,
+  context: ChallengeContext,
+  replacesSession: string | undefined,
+): Promise<SecondFactorAnswer> {
   const user = await findUserById(ctx.db, userId);
   if (!user || user.disabled_at !== null) return { kind: 'dead' };
   const completed = await completeSignIn(ctx, {
@@ -172,6 +190,7 @@ async function finishSignIn(ctx: ProviderContext, userId: string, context: Chall
     attemptId: context.attemptId,
     amr: SECOND_FACTOR_AMR,
     clientId: context.clientId,
+    replacesSession,
   });
   await signInSucceeded(ctx, context.throttleClaim);
   return { kind: 'signed-in', completed, returnTo: context.returnTo };

@@ -3,7 +3,7 @@
 import { insertOutboxMessage } from '../storage/outbox.js';
 import { markAttemptSucceeded, recordDeviceSighting } from '../storage/risk.js';
 import type { UserRow } from '../storage/schema.js';
-import type { ActiveSession } from '../storage/sessions.js';
+import { endSession as endSessionRow, type ActiveSession } from '../storage/sessions.js';
 import type { ProviderContext } from './context.js';
 import { verdictDetails } from './password-sign-in.js';
 import type { DeviceIdentity } from './risk/device-identity.js';
@@ -29,6 +29,12 @@ export interface SignInToComplete {
   /** How the user signed in (OIDC Core 2 `amr`). */
   amr: string[];
   clientId?: string | null;
+  /**
+   * The session cookie the browser presented, if any. A browser holds one session: the one it had ends when the new
+   * one begins (queuing its back-channel logouts, as sign-out does), so that its cookie can mint no more codes and
+   * its relying parties learn that it ended, whoever signs in now.
+   */
+  replacesSession?: string;
 }
 
 export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete): Promise<CompletedSignIn> {
@@ -47,6 +53,7 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
       now,
     });
     await markAttemptSucceeded(trx, s.attemptId);
+    if (s.replacesSession) await endSessionRow(trx, sha256(s.replacesSession), now);
     const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr }, trx);
     const details = verdictDetails(s.verdict);
     await recordSecurityEvent(ctx, { type: 'sign_in_allowed', userId: s.user.id, deviceId: device.id, clientId: s.clientId, details: { ...details, amr: s.amr } }, trx);

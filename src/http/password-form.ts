@@ -73,9 +73,9 @@ export async function submitPasswordForm(
     if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
     return { kind: 'refused', status, message };
   }
-  const created = await completeSignIn(ctx, { ...outcome, amr: ['pwd'], clientId: form.clientId });
-  form.onMessagesQueued?.();
   const cookie = sessionCookie(ctx.config);
+  const created = await completeSignIn(ctx, { ...outcome, amr: ['pwd'], clientId: form.clientId, replacesSession: request.cookies[cookie.name] });
+  form.onMessagesQueued?.();
   reply.setCookie(cookie.name, created.cookie, cookie.options);
   if (created.newDeviceCookie) setDeviceCookie(reply, ctx.config, created.newDeviceCookie);
   return { kind: 'signed-in', session: created.session };

@@ -14,8 +14,8 @@ import { PasswordHasher } from '../../src/domain/passwords.js';
 import { sha256 } from '../../src/domain/secrets.js';
 import { countQueuedLogouts } from '../../src/storage/backchannel-logouts.js';
 import { endSession } from '../../src/storage/sessions.js';
-import { ALICE, buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../helpers/app.js';
-import { type Browser, obtainCode, tokenRequest, basicAuth } from '../helpers/flow.js';
+import { ALICE, BOB, buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../helpers/app.js';
+import { authorizePath, Browser, obtainCode, tokenRequest, basicAuth } from '../helpers/flow.js';
 import { startLogoutReceiver, type LogoutReceiver } from '../helpers/logout-receiver.js';
 
 const FAST_RETRIES = {
@@ -194,4 +194,33 @@ t.test('Back-Channel Logout 2.4: a failed delivery waits for its retry time befo
   offset = 61_000 + 121_000;
   t.match(await deliverDueLogouts(ctx, failing), [{ outcome: 'gave-up', attempts: 3 }]);
   t.equal(await countQueuedLogouts(test.db), 0);
+});
+
+t.test('issue 16 finding 7: a sign-in in a browser ends the session that browser had, and its clients get a logout token', async (t) => {
+  const test = await setUp(t);
+  const browser = new Browser();
+  const first = await signInTo(test, test.c.plain, browser);
+  const firstCookie = browser.get('sso_session')!;
+  t.ok(firstCookie);
+  // Someone else signs in in the same browser (a shared computer): a new session replaces the one it held.
+  await obtainCode(test.app, { client_id: test.c.withSid.client_id, redirect_uri: test.c.withSid.redirect_uris[0], prompt: 'login' }, { user: BOB, browser });
+  t.not(browser.get('sso_session'), firstCookie, 'the browser holds a new session');
+
+  // Back-Channel Logout 1.0 2.7: the ended session's client learns of it, for the first user and session.
+  const [delivered] = await test.receiver.waitFor(1);
+  t.equal(delivered!.path, '/bc/plain');
+  const claims = decodeJwt(delivered!.logoutToken!);
+  t.equal(claims.sub, decodeJwt(first.idToken).sub);
+
+  // OIDC Core 3.1.2.1 prompt=none: the old cookie, kept by an attacker or a second tab, no longer yields codes.
+  const res = await test.app.inject({
+    method: 'GET',
+    url: authorizePath({
+      response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: CONFIDENTIAL.redirect_uris[0], scope: 'openid', prompt: 'none',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+    }),
+    headers: { cookie: `sso_session=${firstCookie}` },
+  });
+  const location = new URL(String(res.headers.location));
+  t.equal(location.searchParams.get('error'), 'login_required');
 });

@@ -50,7 +50,8 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     // RFC 6749 10.12 (CSRF): refused before the code is looked at, so a forged post costs the person no attempt.
     const csrf = single(request.body, 'csrf');
     if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(FOREIGN_FORM));
-    const answer = await answerSecondFactor(ctx, challengeId, single(request.body, 'code') ?? '');
+    const presented = request.cookies[sessionCookie(ctx.config).name];
+    const answer = await answerSecondFactor(ctx, challengeId, single(request.body, 'code') ?? '', presented);
     if (answer.kind === 'dead') return dead(reply);
     if (answer.kind === 'wrong-code') {
       const error = answer.attemptsLeft > 0 ? 'That code is not right. Check it and try again.' : START_AGAIN;
