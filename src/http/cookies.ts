@@ -29,9 +29,26 @@ export function sessionCookie(config: Config): CookieSpec {
 export function interactionCookie(config: Config, interactionId: string): CookieSpec {
   const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.interactionTtlSeconds };
   if (config.secureCookies) {
-    return { name: `${HOST_PREFIX}sso_interaction_${interactionId}`, options: { ...options, path: '/', secure: true } };
+    return { name: `${INTERACTION_PREFIX}${interactionId}`, options: { ...options, path: '/', secure: true } };
   }
   return { name: 'sso_interaction', options: { ...options, path: `/sso/interaction/${interactionId}`, secure: false } };
+}
+
+/** Pending sign-ins a browser keeps bound at once; starting one more forgets one of them (issue 16, finding 5). */
+export const MAX_PENDING_INTERACTIONS = 5;
+const INTERACTION_PREFIX = `${HOST_PREFIX}sso_interaction_`;
+
+/**
+ * The interaction cookies to expire before one more is set, so that a browser never holds more than
+ * MAX_PENDING_INTERACTIONS of them. On https every one has Path=/ and travels with every request: a page that
+ * steers a popup through /authorize again and again would otherwise grow the Cookie header until every request of
+ * that browser is refused (431). On http each has the path of its own interaction and is sent there only.
+ */
+export function interactionCookiesToForget(config: Config, cookies: Record<string, string | undefined>): CookieSpec[] {
+  if (!config.secureCookies) return [];
+  const pending = Object.keys(cookies).filter((name) => name.startsWith(INTERACTION_PREFIX)).sort();
+  const excess = pending.length - (MAX_PENDING_INTERACTIONS - 1);
+  return pending.slice(0, Math.max(0, excess)).map((name) => ({ name, options: { path: '/', secure: true } }));
 }
 
 /**

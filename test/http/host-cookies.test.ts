@@ -2,6 +2,7 @@
 // interaction, by name. The http behaviour (unprefixed names, narrow paths) is tested in sign-in.test.ts.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
+import { MAX_PENDING_INTERACTIONS } from '../../src/http/cookies.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { authorizePath, Browser, formAction, hiddenField, pkcePair } from '../helpers/flow.js';
 
@@ -140,5 +141,28 @@ t.test('https issuer', async (t) => {
     t.match(planted.body, /type="password"/, 'asked to sign in: the unprefixed name carries no session');
     const real = await open('__Host-sso_session');
     t.notMatch(real.body, /type="password"/, 'the __Host- cookie does');
+  });
+
+  t.test('issue 16 finding 5: 200 pending sign-ins leave a bounded cookie jar, and the newest still completes', async (t) => {
+    const browser = new Browser();
+    let newest = { id: '', page: '' };
+    for (let i = 0; i < 200; i += 1) {
+      const res = await browser.request(app, 'GET', request(`bomb-${i}`));
+      const location = String(res.headers.location);
+      newest = { id: location.split('/').pop()!, page: path(location) };
+    }
+    const header = browser.header('/sso/token');
+    const bindings = header.split('; ').filter((c) => c.startsWith('__Host-sso_interaction_'));
+    t.equal(bindings.length, MAX_PENDING_INTERACTIONS, 'the browser keeps a bounded number of bindings');
+    t.ok(header.length < 1024, `the Cookie header stays small (${header.length} bytes), far below a server's header limit`);
+    t.ok(bindings.some((c) => c.startsWith(`__Host-sso_interaction_${newest.id}=`)), 'the newest binding is kept');
+    const form = await browser.request(app, 'GET', newest.page);
+    t.equal(form.statusCode, 200);
+    const res = await browser.request(app, 'POST', path(formAction(form.body)), {
+      csrf: hiddenField(form.body, 'csrf'),
+      login: ALICE.username,
+      password: ALICE.password,
+    });
+    t.equal(res.statusCode, 303, 'the newest sign-in completes');
   });
 });

@@ -32,6 +32,7 @@ function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string, s
   t.equal(policy.get('frame-ancestors'), "'none'", `${what}: frame-ancestors 'none'`);
   t.equal(policy.get('base-uri'), "'none'", `${what}: base-uri 'none'`);
   t.equal(res.headers['x-frame-options'], 'DENY', `${what}: X-Frame-Options DENY`);
+  t.equal(res.headers['cross-origin-opener-policy'], 'same-origin', `${what}: Cross-Origin-Opener-Policy same-origin (issue 16, finding 5)`);
   t.equal(res.headers['referrer-policy'], 'no-referrer', `${what}: Referrer-Policy no-referrer`);
   t.equal(res.headers['x-content-type-options'], 'nosniff', `${what}: nosniff`);
   t.equal(res.headers['cache-control'], 'no-store', `${what}: never cached`);

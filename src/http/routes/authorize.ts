@@ -9,7 +9,7 @@ import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { toOAuthError } from '../../errors/to-oauth-error.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
-import { interactionCookie, sessionCookie } from '../cookies.js';
+import { interactionCookie, interactionCookiesToForget, sessionCookie } from '../cookies.js';
 import { parseForm } from '../form-parser.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
@@ -51,6 +51,7 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
       if (!outcome.clientConfirmed && (await stale(target))) return handle(request, reply, params, true);
       if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, outcome.response);
+      for (const old of interactionCookiesToForget(ctx.config, request.cookies)) reply.clearCookie(old.name, old.options);
       const binding = interactionCookie(ctx.config, outcome.interactionId);
       reply.setCookie(binding.name, outcome.bindingSecret, binding.options);
       return redirect(reply, `${ctx.config.issuer}/interaction/${outcome.interactionId}`);

@@ -29,6 +29,8 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'cache-control': 'no-store',
   'content-security-policy': POLICY,
   'x-frame-options': 'DENY',
+  // A page that opens ours in a popup keeps no handle on it (no steering it through sign-ins, no reading its state).
+  'cross-origin-opener-policy': 'same-origin',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
 });
