@@ -12,7 +12,7 @@ import { combinedReasons, earlyReasons, userReasons, verdictOf } from './risk/ev
 import type { DeviceSignals } from './risk/signals.js';
 import type { Verdict } from './risk/verdict.js';
 import { logSecurityEvent, recordSecurityEvent } from './security-events.js';
-import { claimSignInAttempt, signInNotChecked, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
+import { claimKnownDeviceAttempt, claimSignInAttempt, signInNotChecked, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH, checkPassword } from './users.js';
 
 /** A correct password from a device the verdict lets in (`signed-in`) or asks a second factor of (`challenge`). */
@@ -83,7 +83,12 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
     },
   }).then((facts) => ({ facts, at: performance.now() }));
   const claimed = claimSignInAttempt(ctx, login, signals.ip).then((claim) => ({ claim, at: performance.now() }));
-  const [{ facts: early, at: recordedAt }, { claim, at: claimedAt }] = await Promise.all([recorded, claimed]);
+  const [{ facts: early, at: recordedAt }, { claim: firstClaim, at: claimedAt }] = await Promise.all([recorded, claimed]);
+  // A locked account does not lock out its owner on a device of theirs (issue 16, finding 6): only then one more statement.
+  const claim =
+    firstClaim.kind === 'throttled' && firstClaim.account && device.cookieHash && early.account?.facts.device
+      ? await claimKnownDeviceAttempt(ctx, login, device.cookieHash, { ...firstClaim, account: firstClaim.account })
+      : firstClaim;
   if (claim.kind === 'throttled') {
     logSecurityEvent(ctx, 'sign_in_throttled', { retryAfterSeconds: claim.retryAfterSeconds });
     return claim;

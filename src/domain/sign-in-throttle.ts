@@ -43,7 +43,10 @@ export function addressKey(ip: string): string {
 
 export type AttemptClaim =
   | { kind: 'claimed'; accountKey: string; accountCount: number; address: { key: string; count: number } | null }
-  | { kind: 'throttled'; retryAfterSeconds: number };
+  | ThrottledClaim;
+
+/** `account`: the address was claimed (its count in `address`) and the account's counter is what refused. */
+type ThrottledClaim = { kind: 'throttled'; retryAfterSeconds: number; account?: { address: { key: string; count: number } | null } };
 
 /**
  * RFC 6749 10.10: "The authorization server MUST prevent attackers from guessing [...] resource owner
@@ -63,8 +66,28 @@ export async function claimSignInAttempt(ctx: ProviderContext, login: string, ip
   }
   const account = accountKey(login);
   const accountCount = await claimAttempt(ctx.db, { key: account, now, expiresAt, rule: lockRule(settings.account) });
-  if (accountCount === undefined) return throttled(ctx, account, now);
+  if (accountCount === undefined) return { ...(await throttled(ctx, account, now)), account: { address } };
   return { kind: 'claimed', accountKey: account, accountCount, address };
+}
+
+/**
+ * The account counter is keyed by the login as typed, so anyone can keep it locked with one attempt per lock period.
+ * The account's owner on a device of theirs (a live device cookie recorded for that user) is not locked out by it:
+ * their attempts count against a counter of that login and device, with the same policy, while the address
+ * counter (already claimed) stays. A cookie the attacker does not hold cannot reach it; a fresh cookie is no device.
+ */
+export async function claimKnownDeviceAttempt(
+  ctx: ProviderContext,
+  login: string,
+  cookieHash: string,
+  refused: ThrottledClaim & { account: { address: { key: string; count: number } | null } },
+): Promise<AttemptClaim> {
+  const now = ctx.clock();
+  const key = `${accountKey(login)}:device:${cookieHash}`;
+  const rule = lockRule(ctx.config.signInThrottle.account);
+  const count = await claimAttempt(ctx.db, { key, now, expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds), rule });
+  if (count === undefined) return throttled(ctx, key, now);
+  return { kind: 'claimed', accountKey: key, accountCount: count, address: refused.account.address };
 }
 
 /** A right password: the account starts afresh; the address gets its attempt back (a success is no failure). */
@@ -79,7 +102,7 @@ export async function signInNotChecked(ctx: ProviderContext, claim: Extract<Atte
   if (claim.address) await refundAttempt(ctx.db, claim.address.key, claim.address.count);
 }
 
-async function throttled(ctx: ProviderContext, key: string, now: Date): Promise<AttemptClaim> {
+async function throttled(ctx: ProviderContext, key: string, now: Date): Promise<ThrottledClaim> {
   const lockedUntil = await findLockedUntil(ctx.db, key);
   const seconds = lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1;
   return { kind: 'throttled', retryAfterSeconds: Math.max(1, seconds) };

@@ -1,5 +1,6 @@
 // Sign-in brute-force protection (RFC 6749 10.10): per-account and per-address counters in the
 // database, growing locks, 429 pages, no argon2 work for a locked attempt, and a bounded argon2 queue.
+import { createMetrics } from '../../src/metrics.js';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
@@ -21,9 +22,8 @@ interface LoginForm {
   action: string;
 }
 
-/** A sign-in page of a new interaction, opened in a browser of its own. */
-async function loginForm(app: FastifyInstance): Promise<LoginForm> {
-  const browser = new Browser();
+/** A sign-in page of a new interaction, opened in a browser of its own (or in `browser`, with its cookies). */
+async function loginForm(app: FastifyInstance, browser = new Browser(), extra: Record<string, string> = {}): Promise<LoginForm> {
   const started = await browser.request(app, 'GET', authorizePath({
     response_type: 'code',
     client_id: CONFIDENTIAL.client_id,
@@ -31,6 +31,7 @@ async function loginForm(app: FastifyInstance): Promise<LoginForm> {
     scope: 'openid',
     code_challenge: pkcePair().challenge,
     code_challenge_method: 'S256',
+    ...extra,
   }));
   const page = await browser.request(app, 'GET', localPath(String(started.headers.location)));
   if (page.statusCode !== 200) throw new Error(`no sign-in page: ${page.statusCode}`);
@@ -122,8 +123,10 @@ t.test('per-account throttle', async (t) => {
     const form = await loginForm(app);
     for (let i = 0; i < 2; i += 1) await attempt(app, form, user.username, 'wrong');
     t.ok(signedIn(await attempt(app, form, user.username, user.password)));
-    for (let i = 1; i <= 3; i += 1) t.equal((await attempt(app, form, user.username, 'wrong')).statusCode, 401, `failure ${i} after the reset is free`);
-    lockedFor(t, await attempt(app, form, user.username, 'wrong'));
+    // Further failures from browsers the user never signed in on (their own device has a counter of its own).
+    const other = await loginForm(app);
+    for (let i = 1; i <= 3; i += 1) t.equal((await attempt(app, other, user.username, 'wrong')).statusCode, 401, `failure ${i} after the reset is free`);
+    lockedFor(t, await attempt(app, other, user.username, 'wrong'));
   });
 
   t.test('an unknown login is counted and locked exactly like a known one, so the lock reveals no account (RFC 6749 10.10)', async (t) => {
@@ -189,7 +192,7 @@ t.test('per-account throttle', async (t) => {
       }
     }
     const passwords = new CountingHasher(testApp.config.argon2);
-    const ctx = { config: testApp.config, db: testApp.db, clock, passwords, deviceSecret: Buffer.alloc(32), log: pino({ level: 'silent' }) } as unknown as ProviderContext;
+    const ctx = { config: testApp.config, db: testApp.db, clock, passwords, deviceSecret: Buffer.alloc(32), log: pino({ level: 'silent' }), metrics: createMetrics() } as unknown as ProviderContext;
     const user = await newUser(testApp, 'cost');
     const unknown = `ghost-${randomBytes(3).toString('hex')}`;
     for (const login of [user.username, unknown]) {
@@ -278,4 +281,31 @@ t.test('bounded argon2 work', async (t) => {
     }
     t.ok(results.every((r) => r.statusCode === 503 || r.statusCode === 400), 'the others get their answer (the code is unknown)');
   });
+});
+
+t.test('issue 16 finding 6: a locked account does not lock out its owner on a device of theirs; the address counter stays', async (t) => {
+  const testApp = await buildTestApp(t, {
+    env: { SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '3', SIGN_IN_IP_FREE_ATTEMPTS: '6', RISK_WEIGHTS: 'FAILED_ATTEMPTS_USER=0,CREDENTIAL_STUFFING=0,NEW_DEVICE=0,NEW_NETWORK=0,AUTOMATION=0' },
+  });
+  const { app } = testApp;
+  const user = await newUser(testApp, 'owner');
+  // The owner signs in once on their laptop: the provider records the device and its cookie.
+  const laptop = await loginForm(app);
+  const first = await attempt(app, laptop, user.username, user.password);
+  t.ok(signedIn(first), 'the first sign-in');
+  laptop.browser.store(first);
+
+  // Someone else, elsewhere, keeps the account locked with wrong passwords.
+  const ATTACKER = '192.0.2.66';
+  for (let i = 0; i < 4; i += 1) await attempt(app, await loginForm(app), user.username, 'wrong', ATTACKER);
+  lockedFor(t, await attempt(app, await loginForm(app), user.username, user.password, ATTACKER));
+  lockedFor(t, await attempt(app, await loginForm(app), user.username, user.password)); // an unknown browser is still refused
+
+  // RFC 6749 10.10: the lock stops guessing, not the owner: their known device passes the account counter.
+  const again = await attempt(app, await loginForm(app, laptop.browser, { prompt: 'login' }), user.username, user.password);
+  t.ok(signedIn(again), 'the owner signs in from their known device while the account is locked');
+
+  // The per-address counter still holds for that device: its own failures lock it, like anyone's.
+  for (let i = 0; i < 6; i += 1) await attempt(app, await loginForm(app, laptop.browser, { prompt: 'login' }), user.username, 'wrong', '198.51.100.9');
+  lockedFor(t, await attempt(app, await loginForm(app, laptop.browser, { prompt: 'login' }), user.username, user.password, '198.51.100.9'));
 });

@@ -1,6 +1,7 @@
 // Every risk reason of issue 5, firing and not firing, through signInWithPassword on a real database with an
 // injected clock: the counters are SQL over the attempt log, the user facts SQL over devices and networks, and
 // the rules a table. The policy is written out (test/helpers/risk.ts), with smaller counter thresholds here.
+import { createMetrics } from '../../src/metrics.js';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import t from 'tap';
@@ -54,6 +55,7 @@ const ctx = {
   passwords,
   deviceSecret: Buffer.from('a-device-secret-of-at-least-32-characters'),
   log: pino({ level: 'silent' }),
+  metrics: createMetrics(),
 } as unknown as ProviderContext;
 const advance = (seconds: number) => {
   offsetMs += seconds * 1000;
