@@ -260,7 +260,10 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer('PORT', 3000, 0, 65535);
   const host = read('HOST', 'localhost');
   const allowInsecureIssuer = boolean('ALLOW_INSECURE_ISSUER', false);
-  const baseUrl = read('BASE_URL', 'http://localhost:3000').replace(/\/+$/, '');
+  // Without BASE_URL the issuer is where this process listens on this machine: PORT=4000 alone serves, announces
+  // and puts in discovery an issuer on :4000 (a loopback HOST is kept; any other, such as 0.0.0.0, reads localhost).
+  const defaultHost = host === '127.0.0.1' || host === '::1' ? (host === '::1' ? '[::1]' : host) : 'localhost';
+  const baseUrl = read('BASE_URL', `http://${defaultHost}:${port}`).replace(/\/+$/, '');
   let secureCookies = false;
   try {
     const url = new URL(baseUrl);

@@ -151,3 +151,12 @@ t.test('issue 16 finding 8: an issuer outside localhost does not start without K
     t.equal(loadConfig({ BASE_URL: base }).keysEncryptionSecret, undefined, `${base}: a development issuer starts without it`);
   }
 });
+
+t.test('without BASE_URL the issuer follows PORT (and a loopback HOST): PORT=4000 alone announces :4000', async (t) => {
+  t.equal(loadConfig({ PORT: '4000' }).issuer, 'http://localhost:4000/sso');
+  t.equal(loadConfig({ PORT: '4000', HOST: '127.0.0.1' }).issuer, 'http://127.0.0.1:4000/sso');
+  t.equal(loadConfig({ PORT: '4000', HOST: '::1' }).issuer, 'http://[::1]:4000/sso');
+  t.equal(loadConfig({ PORT: '4000', HOST: '0.0.0.0' }).issuer, 'http://localhost:4000/sso', 'a wildcard HOST is no URL host');
+  t.equal(loadConfig({ PORT: '4000', BASE_URL: 'http://localhost:3000' }).issuer, 'http://localhost:3000/sso', 'BASE_URL wins');
+  t.equal(loadConfig({}).issuer, 'http://localhost:3000/sso');
+});
