@@ -1,6 +1,6 @@
 // A password sign-in attempt: throttle and early risk evaluation first (one statement also reads the user and
 // their history), then argon2, then the user's own reasons and a verdict: signed in, a second factor first, or
-// refused like a wrong password.
+// refused (as a wrong password when only a right password revealed the block).
 import { performance } from 'node:perf_hooks';
 import { TemporarilyUnavailable } from '../errors/oauth-error.js';
 import { recordAttempt } from '../storage/risk.js';
@@ -40,6 +40,12 @@ export interface AcceptedPassword {
  */
 export interface RefusedEvaluation {
   verdict: Verdict;
+  /**
+   * The verdict blocked before the password was checked (a rule, the network, the device): saying so tells nothing
+   * about the account or the password. A block after a right password is answered as a wrong password instead,
+   * since any other answer would confirm the password.
+   */
+  blockedBeforePassword?: boolean;
   evaluationMs: number;
   addedMs: number;
 }
@@ -57,7 +63,14 @@ export type PasswordSignIn =
  * an unknown login take the same path and cost the same work.
  * Throws TemporarilyUnavailable when this process has too many verifications waiting.
  */
-export async function signInWithPassword(ctx: ProviderContext, login: string, password: string, signals: DeviceSignals): Promise<PasswordSignIn> {
+/** `clientId`: the relying party the sign-in is for (null on the account page), recorded in its security events. */
+export async function signInWithPassword(
+  ctx: ProviderContext,
+  login: string,
+  password: string,
+  signals: DeviceSignals,
+  clientId: string | null = null,
+): Promise<PasswordSignIn> {
   // Nothing to guess with: refused without counting and without hashing.
   if (!login.trim() || !password || login.length > MAX_CREDENTIAL_LENGTH || password.length > MAX_CREDENTIAL_LENGTH) {
     return wrongCredentials(ctx, null);
@@ -100,8 +113,8 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   const time = new EvaluationTime(recordedAt - started, Math.max(0, recordedAt - claimedAt));
   time.add(performance.now() - rulesStarted);
   if (earlyVerdict.action === 'BLOCK') {
-    await refuse(ctx, earlyVerdict, null, time.ms);
-    return { kind: 'wrong-credentials', evaluation: { verdict: earlyVerdict, ...time.figures() } };
+    await refuse(ctx, earlyVerdict, null, time.ms, clientId);
+    return { kind: 'wrong-credentials', evaluation: { verdict: earlyVerdict, blockedBeforePassword: true, ...time.figures() } };
   }
 
   const user = await checkPassword(ctx, early.account?.user, password).catch(async (err: unknown) => {
@@ -122,12 +135,12 @@ export async function signInWithPassword(ctx: ProviderContext, login: string, pa
   });
   time.add(performance.now() - afterPassword);
   if (verdict.action === 'BLOCK') {
-    await refuse(ctx, verdict, user.id, time.ms);
+    await refuse(ctx, verdict, user.id, time.ms, clientId);
     return { kind: 'wrong-credentials', evaluation: { verdict, ...time.figures() } };
   }
   observe(ctx, verdict, time.ms);
   if (verdict.action === 'CHALLENGE') {
-    await recordSecurityEvent(ctx, { type: 'sign_in_challenged', userId: user.id, deviceId: verdict.device.id, details: verdictDetails(verdict) });
+    await recordSecurityEvent(ctx, { type: 'sign_in_challenged', userId: user.id, deviceId: verdict.device.id, clientId, details: verdictDetails(verdict) });
     return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
   }
   await signInSucceeded(ctx, claim);
@@ -162,9 +175,9 @@ function wrongCredentials(ctx: ProviderContext, device: string | null, evaluatio
   return evaluation ? { kind: 'wrong-credentials', evaluation } : { kind: 'wrong-credentials' };
 }
 
-async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number): Promise<void> {
+async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number, clientId: string | null): Promise<void> {
   observe(ctx, verdict, evaluationMs);
-  await recordSecurityEvent(ctx, { type: 'sign_in_blocked', userId, deviceId: verdict.device.id, details: verdictDetails(verdict) });
+  await recordSecurityEvent(ctx, { type: 'sign_in_blocked', userId, deviceId: verdict.device.id, clientId, details: verdictDetails(verdict) });
 }
 
 function observe(ctx: ProviderContext, verdict: Verdict, evaluationMs: number): void {

@@ -13,6 +13,7 @@ import { challengeCookie, sessionCookie } from './cookies.js';
 import { deviceSignalsOf, setDeviceCookie } from './device-signals.js';
 
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
+const SIGN_IN_REFUSED = 'This sign-in was refused. Try again later, or contact the administrator.';
 
 type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
 
@@ -20,6 +21,8 @@ type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challeng
 function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
   switch (outcome.kind) {
     case 'wrong-credentials':
+      // A block decided before the password was checked says what happened: it reveals nothing about the account.
+      if (outcome.evaluation?.blockedBeforePassword) return { status: 401, message: SIGN_IN_REFUSED };
       return { status: 401, message: WRONG_CREDENTIALS };
     case 'throttled': {
       // RFC 6585 4: 429 Too Many Requests, "MAY include a Retry-After header indicating how long to wait".
@@ -58,7 +61,7 @@ export async function submitPasswordForm(
   reply: FastifyReply,
   form: PasswordFormContext,
 ): Promise<PasswordFormResult> {
-  const outcome = await attemptSignIn(ctx, typedLogin(request.body), single(request.body, 'password') ?? '', request);
+  const outcome = await attemptSignIn(ctx, typedLogin(request.body), single(request.body, 'password') ?? '', request, form.clientId);
   if (outcome.kind === 'challenge') {
     // A second factor first; the code page sends the browser back to returnTo, signed in.
     const challengeId = await beginSecondFactor(ctx, outcome, form.returnTo, form.clientId);
@@ -87,9 +90,10 @@ async function attemptSignIn(
   login: string,
   password: string,
   request: FastifyRequest<{ Body: RawParams }>,
+  clientId: string | null | undefined,
 ): Promise<PasswordSignIn | { kind: 'busy' }> {
   try {
-    return await signInWithPassword(ctx, login, password, deviceSignalsOf(request, ctx.config, request.body));
+    return await signInWithPassword(ctx, login, password, deviceSignalsOf(request, ctx.config, request.body), clientId ?? null);
   } catch (err) {
     if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };
     throw err;

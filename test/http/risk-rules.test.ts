@@ -51,7 +51,7 @@ t.test('an allow rule for a network turns a would-be CHALLENGE into ALLOW, keepi
   t.ok(verdict.score >= test.config.risk.challengeScore, 'the score still says what was seen');
 });
 
-t.test('a block rule refuses the right password with the very page of a wrong password, and records why', async (t) => {
+t.test('a block rule refuses the right password with the very page it shows a wrong one, and records why', async (t) => {
   await withRule(t, { kind: 'username', value: 'Alice', effect: 'block' });
   const attempt = async (password: string) => {
     const browser = new Browser();
@@ -67,8 +67,8 @@ t.test('a block rule refuses the right password with the very page of a wrong pa
   const right = await attempt(ALICE.password);
   const wrong = await attempt('not-the-password');
   t.equal(right.res.statusCode, 401);
-  t.equal(right.res.statusCode, wrong.res.statusCode, 'the same status as a wrong password');
-  t.match(right.res.body, 'The username or password is not correct.');
+  t.equal(right.res.statusCode, wrong.res.statusCode, 'the same status for a right and a wrong password');
+  t.match(right.res.body, 'This sign-in was refused. Try again later, or contact the administrator.');
   t.equal(right.comparable, wrong.comparable, 'the same page, but for its interaction id and CSRF token');
   t.notOk(right.browser.get('sso_session'), 'no session');
 

@@ -11,13 +11,14 @@ import { applySeed } from '../../src/domain/seed.js';
 import { openDatabase } from '../../src/storage/database.js';
 import { insertRiskRule } from '../../src/storage/risk.js';
 import { findUserByUsername } from '../../src/storage/users.js';
-import { buildTestApp, type TestApp } from '../helpers/app.js';
+import { buildTestApp, CONFIDENTIAL, type TestApp } from '../helpers/app.js';
 import { DeviceBrowser } from '../helpers/device-browser.js';
 import { CHROME_WINDOWS, FIREFOX_LINUX } from '../helpers/device-signals.js';
 import { CapturingNotifier } from '../helpers/notifier.js';
 import { riskEnv } from '../helpers/risk.js';
 
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
+const SIGN_IN_REFUSED = 'This sign-in was refused. Try again later, or contact the administrator.';
 const CHROME_HINTS = { 'sec-ch-ua': '"Chromium";v="130", "Google Chrome";v="130"', 'sec-ch-ua-mobile': '?0', 'sec-ch-ua-platform': '"Windows"' };
 const DEVICE_COOKIE_TTL = 31_536_000;
 
@@ -219,31 +220,40 @@ t.test('a repeated page-script field is refused with an error page, never a 500 
 });
 
 t.test('BLOCK', async (t) => {
-  t.test('a blocked sign-in answers exactly like a wrong password: same status, headers and page (issue 5: "nothing about the account is revealed")', async (t) => {
+  t.test('a sign-in blocked before the password is checked says it was refused, the same for a right and a wrong password (issue 16)', async (t) => {
     const user = await newUser('blocked');
     const browser = newBrowser();
     const page = await browser.openLogin(app);
-    const wrong = await browser.login(app, page, { username: user.username, password: 'not-the-password' });
     await insertRiskRule(db, { kind: 'username', value: user.username, effect: 'block', note: null, createdAt: new Date() });
+    const wrong = await browser.login(app, page, { username: user.username, password: 'not-the-password' });
     const blocked = await browser.login(app, page, user);
     t.equal(blocked.statusCode, 401);
-    t.equal(blocked.statusCode, wrong.statusCode, 'same status');
-    t.equal(blocked.body, wrong.body, 'same page, byte for byte');
-    t.match(blocked.body, WRONG_CREDENTIALS);
+    t.match(blocked.body, SIGN_IN_REFUSED, 'the page says what happened');
+    t.notMatch(blocked.body, WRONG_CREDENTIALS, 'not that the password was wrong');
+    // Nothing about the account or the password is revealed: the rule answered before either was looked at.
+    t.equal(blocked.statusCode, wrong.statusCode, 'same status whatever the password');
+    t.equal(blocked.body, wrong.body, 'same page, byte for byte, whatever the password');
     const headers = (res: LightMyRequestResponse) => Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'date'));
     t.same(headers(blocked), headers(wrong), 'same headers (no cookie set, no Retry-After)');
     t.equal(await db.selectFrom('sessions').select('id_hash').where('user_id', '=', user.id).executeTakeFirst(), undefined, 'no session');
+    const events = await db.selectFrom('security_events').selectAll().where('type', '=', 'sign_in_blocked').orderBy('created_at', 'desc').limit(2).execute();
+    t.equal(events.length, 2);
+    for (const event of events) {
+      t.equal(event.client_id, CONFIDENTIAL.client_id, 'the blocked event names the client the sign-in was for');
+      t.match(event.details, { action: 'BLOCK', reasons: ['RULE_BLOCK'] }, 'and carries the reason');
+    }
   });
 
-  t.test('a sign-in blocked after the password (a username rule met through the email) answers like a wrong password too', async (t) => {
+  t.test('a username rule met through the email refuses the right and a wrong password with one page', async (t) => {
     const user = await newUser('blockedmail');
     const browser = newBrowser();
     const page = await browser.openLogin(app);
-    const wrong = await browser.login(app, page, { username: user.email, password: 'not-the-password' });
     await insertRiskRule(db, { kind: 'username', value: user.username, effect: 'block', note: null, createdAt: new Date() });
+    const wrong = await browser.login(app, page, { username: user.email, password: 'not-the-password' });
     const blocked = await browser.login(app, page, { username: user.email, password: user.password });
     t.equal(blocked.statusCode, wrong.statusCode);
     t.equal(blocked.body, wrong.body);
+    t.match(blocked.body, SIGN_IN_REFUSED);
   });
 
   t.test('a blocked sign-in is stored as a sign_in_blocked security event with its reasons', async (t) => {
