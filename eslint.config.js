@@ -27,5 +27,9 @@ export default tseslint.config(
   prettier,
   // No line over 140 characters. Prettier wraps code; comments are checked here. A string or template literal may run
   // past it: a message split over lines can no longer be found with grep.
-  { rules: { 'max-len': ['error', { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true, ignoreStrings: true, ignoreTemplateLiterals: true }] } },
+  {
+    rules: {
+      'max-len': ['error', { code: 140, ignoreUrls: true, ignoreRegExpLiterals: true, ignoreStrings: true, ignoreTemplateLiterals: true }],
+    },
+  },
 );

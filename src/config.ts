@@ -273,9 +273,7 @@ export function loadConfig(env: Env = process.env): Config {
     } else if (url.search || url.hash || url.username || url.password) {
       problems.push('BASE_URL must not carry a query, fragment or credentials');
     } else if (url.protocol === 'http:' && !isLoopbackUrl(url) && !allowInsecureIssuer) {
-      problems.push(
-        `BASE_URL must use https outside loopback hosts (got "${baseUrl}"); set ALLOW_INSECURE_ISSUER=true to override`,
-      );
+      problems.push(`BASE_URL must use https outside loopback hosts (got "${baseUrl}"); set ALLOW_INSECURE_ISSUER=true to override`);
     }
   } catch {
     problems.push(`BASE_URL must be an absolute URL (got "${baseUrl}")`);
@@ -333,7 +331,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const deviceSecret = env.DEVICE_SECRET?.trim() || undefined;
-  if (deviceSecret !== undefined && deviceSecret.length < 32) problems.push('DEVICE_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
+  if (deviceSecret !== undefined && deviceSecret.length < 32)
+    problems.push('DEVICE_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
   const risk: RiskPolicy = {
     weights: Object.freeze(riskWeights(read('RISK_WEIGHTS', ''), problems)),
     challengeScore: integer('RISK_CHALLENGE_SCORE', 30, 1, 100),
@@ -366,7 +365,8 @@ export function loadConfig(env: Env = process.env): Config {
 
   // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
   const totpIssuer = read('TOTP_ISSUER', hostnameOf(baseUrl));
-  if (totpIssuer.length > 64 || totpIssuer.includes(':')) problems.push(`TOTP_ISSUER must be at most 64 characters, without ":" (got "${totpIssuer}")`);
+  if (totpIssuer.length > 64 || totpIssuer.includes(':'))
+    problems.push(`TOTP_ISSUER must be at most 64 characters, without ":" (got "${totpIssuer}")`);
 
   const config: Config = {
     port,
@@ -415,7 +415,8 @@ export function loadConfig(env: Env = process.env): Config {
     adminApiToken,
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
-  if (config.workers > 1 && databaseUrl === undefined) problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
+  if (config.workers > 1 && databaseUrl === undefined)
+    problems.push('WORKERS above 1 needs DATABASE_URL (the embedded database opens in one process)');
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
 }
@@ -440,12 +441,20 @@ function perMinute(n: number): ThrottlePolicy | null {
 }
 
 /** RFC 7591 registration: on when open or when an initial access token is set; off (404) otherwise. */
-function registrationSettings({ read, integer, boolean, problems }: Reader, { lockBaseSeconds, lockMaxSeconds }: LockSeconds): RegistrationSettings {
+function registrationSettings(
+  { read, integer, boolean, problems }: Reader,
+  { lockBaseSeconds, lockMaxSeconds }: LockSeconds,
+): RegistrationSettings {
   const open = boolean('REGISTRATION_OPEN', false);
-  const initialAccessTokens = read('REGISTRATION_INITIAL_ACCESS_TOKEN', '').split(',').map((v) => v.trim()).filter(Boolean);
+  const initialAccessTokens = read('REGISTRATION_INITIAL_ACCESS_TOKEN', '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   // A bearer secret, compared as is: at least as strong as the other secrets of the configuration.
   if (initialAccessTokens.some((v) => v.length < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(v))) {
-    problems.push('REGISTRATION_INITIAL_ACCESS_TOKEN must be tokens of at least 32 characters (RFC 6750 b64token, e.g. openssl rand -base64 32), comma-separated');
+    problems.push(
+      'REGISTRATION_INITIAL_ACCESS_TOKEN must be tokens of at least 32 characters (RFC 6750 b64token, e.g. openssl rand -base64 32), comma-separated',
+    );
   }
   const freeAttempts = integer('REGISTRATION_IP_FREE_ATTEMPTS', 10, 0, 1_000_000);
   return Object.freeze({
@@ -461,7 +470,8 @@ function registrationSettings({ read, integer, boolean, problems }: Reader, { lo
 function operationsSettings(reader: Reader, { port, host }: { port: number; host: string }): OperationsSettings {
   const { env, read, integer, problems } = reader;
   const metricsPort = read('METRICS_PORT', '') === '' ? undefined : integer('METRICS_PORT', 0, 1, 65535);
-  if (metricsPort !== undefined && metricsPort === port) problems.push('METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)');
+  if (metricsPort !== undefined && metricsPort === port)
+    problems.push('METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)');
   return Object.freeze({
     metricsPort,
     metricsHost: read('METRICS_HOST', host),
@@ -498,7 +508,10 @@ function trustProxy(raw: string, problems: string[]): false | number | readonly 
     const hops = Number(raw);
     if (hops <= 100) return hops;
   }
-  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const bad = entries.filter((e) => !isAddressOrCidr(e));
   if (bad.length > 0 || entries.length === 0) {
     problems.push(`TRUST_PROXY must be a hop count (1 to 100) or a comma list of addresses and CIDRs (got "${raw}")`);
@@ -544,7 +557,10 @@ export const DEFAULT_RISK_WEIGHTS: Readonly<Record<RiskReason, number>> = Object
 
 function riskWeights(raw: string, problems: string[]): Record<RiskReason, number> {
   const weights = { ...DEFAULT_RISK_WEIGHTS };
-  for (const item of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [reason, value] = item.split('=').map((p) => p.trim());
     const points = Number(value);
     if (!(RISK_REASONS as readonly string[]).includes(reason ?? '') || !/^\d+$/.test(value ?? '') || points > 100) {

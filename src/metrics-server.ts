@@ -8,7 +8,11 @@ import errorHandler from './http/plugins/error-handler.js';
 import metricsRoutes, { type MetricsRouteOptions } from './http/routes/metrics.js';
 
 /** Listens on METRICS_HOST:METRICS_PORT and serves `source` (the instance's registry, or the workers' sum). */
-export async function startMetricsServer(config: Config, logger: FastifyBaseLogger, source: MetricsRouteOptions['source']): Promise<FastifyInstance> {
+export async function startMetricsServer(
+  config: Config,
+  logger: FastifyBaseLogger,
+  source: MetricsRouteOptions['source'],
+): Promise<FastifyInstance> {
   const { metricsPort, metricsHost } = config.operations;
   if (metricsPort === undefined) throw new Error('METRICS_PORT is not set');
   const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }) });

@@ -53,7 +53,12 @@ export function createMetrics(): Metrics {
 
   return {
     registry,
-    riskVerdicts: new Counter({ name: 'sso_risk_verdicts_total', help: 'Sign-in risk verdicts by action', labelNames: ['action'] as const, registers }),
+    riskVerdicts: new Counter({
+      name: 'sso_risk_verdicts_total',
+      help: 'Sign-in risk verdicts by action',
+      labelNames: ['action'] as const,
+      registers,
+    }),
     riskReasons: new Counter({
       name: 'sso_risk_reasons_total',
       help: 'Reasons found by sign-in risk evaluations',

@@ -29,7 +29,12 @@ async function serve(config: Config): Promise<void> {
     const metricsServer = metricsPort && !cluster.isWorker ? await startMetricsServer(config, logger, metrics.registry) : undefined;
     await app.listen({ port: config.port, host: config.host });
     logger.info(
-      { issuer: config.issuer, discovery: `${config.issuer}/.well-known/openid-configuration`, database: database.kind, location: database.location },
+      {
+        issuer: config.issuer,
+        discovery: `${config.issuer}/.well-known/openid-configuration`,
+        database: database.kind,
+        location: database.location,
+      },
       `issuer ${config.issuer} ready on ${database.kind === 'pglite' ? `embedded PGlite (${database.location})` : `PostgreSQL ${database.location}`}`,
     );
     stopOnSignals({

@@ -42,10 +42,13 @@ export async function shutDown(options: ShutdownOptions, signal: string): Promis
   lifecycle.shuttingDown = true;
   logger.info({ signal, drainSeconds, timeoutSeconds }, 'shutting down');
   // Whatever hangs (a job, the pool), the process ends.
-  const backstop = setTimeout(() => {
-    logger.error('shutdown did not finish; exiting');
-    process.exit(1);
-  }, (drainSeconds + timeoutSeconds + 10) * 1000);
+  const backstop = setTimeout(
+    () => {
+      logger.error('shutdown did not finish; exiting');
+      process.exit(1);
+    },
+    (drainSeconds + timeoutSeconds + 10) * 1000,
+  );
   backstop.unref();
 
   let exitCode = 0;

@@ -27,7 +27,15 @@ const BAR_MAX = 480;
 const ROW_H = 46;
 const BAR_H = 15;
 const TOP = 70;
-const COLOURS = { us: '#2563eb', usAlone: '#93c5fd', peer: '#9ca3af', text: '#111827', muted: '#6b7280', good: '#15803d', short: '#b45309' };
+const COLOURS = {
+  us: '#2563eb',
+  usAlone: '#93c5fd',
+  peer: '#9ca3af',
+  text: '#111827',
+  muted: '#6b7280',
+  good: '#15803d',
+  short: '#b45309',
+};
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
@@ -61,7 +69,9 @@ export function renderChart(input: ChartInput): string {
   const top = TOP + subtitleH;
   const height = top + input.rows.length * ROW_H + 40;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="13">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" font-size="13">`,
+  );
   out.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
   out.push(text(20, 30, input.title, `font-size="17" font-weight="600" fill="${COLOURS.text}"`));
   subtitle.forEach((line, i) => out.push(text(20, 52 + i * 16, line, `fill="${COLOURS.muted}" font-size="12"`)));
@@ -93,17 +103,39 @@ export function renderChart(input: ChartInput): string {
       // Nothing to scale against: the figure alone, no bar.
       out.push(`<rect x="${LABEL_W}" y="${y}" width="4" height="${BAR_H}" fill="${COLOURS.usAlone}"/>`);
       out.push(text(LABEL_W + 10, y + 12, formatRate(row.us), `fill="${COLOURS.text}"`));
-      out.push(text(LABEL_W + 10, y + BAR_H + 15, 'no peer figure (our benchmark only)', `fill="${COLOURS.muted}" font-size="12" font-style="italic"`));
+      out.push(
+        text(
+          LABEL_W + 10,
+          y + BAR_H + 15,
+          'no peer figure (our benchmark only)',
+          `fill="${COLOURS.muted}" font-size="12" font-style="italic"`,
+        ),
+      );
     }
 
     if (row.ratio !== null) {
       const met = row.target === null || row.ratio >= row.target;
       const colour = !row.valid ? COLOURS.short : met ? COLOURS.good : COLOURS.short;
-      out.push(text(WIDTH - 20, y + 15, `${row.ratio.toFixed(2)}x${row.valid ? '' : ' INVALID'}`, `text-anchor="end" font-weight="600" fill="${colour}"`));
-      if (row.target !== null) out.push(text(WIDTH - 20, y + 31, `target ${row.target}x`, `text-anchor="end" fill="${COLOURS.muted}" font-size="12"`));
+      out.push(
+        text(
+          WIDTH - 20,
+          y + 15,
+          `${row.ratio.toFixed(2)}x${row.valid ? '' : ' INVALID'}`,
+          `text-anchor="end" font-weight="600" fill="${colour}"`,
+        ),
+      );
+      if (row.target !== null)
+        out.push(text(WIDTH - 20, y + 31, `target ${row.target}x`, `text-anchor="end" fill="${COLOURS.muted}" font-size="12"`));
     }
   });
-  out.push(text(20, height - 14, 'Bars are scaled within each scenario; the figures are operations per second; the ratio is ours over the peer\'s.', `fill="${COLOURS.muted}" font-size="12"`));
+  out.push(
+    text(
+      20,
+      height - 14,
+      "Bars are scaled within each scenario; the figures are operations per second; the ratio is ours over the peer's.",
+      `fill="${COLOURS.muted}" font-size="12"`,
+    ),
+  );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

@@ -27,7 +27,14 @@ interface CompareCell {
   valid: boolean;
 }
 interface CompareFile {
-  meta: { date: string; host: { cpus: number }; postgres: string; settings: { durationS: number; rounds: number }; peer: { version: string }; project: { name?: string } };
+  meta: {
+    date: string;
+    host: { cpus: number };
+    postgres: string;
+    settings: { durationS: number; rounds: number };
+    peer: { version: string };
+    project: { name?: string };
+  };
   comparisons: CompareCell[];
 }
 interface BenchFile {
@@ -44,7 +51,10 @@ function fail(message: string): never {
 function newest(match: (relative: string) => boolean): string | undefined {
   const root = path.join(PROJECT_DIR, 'bench-results');
   if (!fs.existsSync(root)) return undefined;
-  const candidates = fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(match).map((f) => path.join(root, f));
+  const candidates = fs
+    .readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter(match)
+    .map((f) => path.join(root, f));
   return candidates.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
 }
 
@@ -52,7 +62,13 @@ const { values } = (() => {
   try {
     return parseArgs({
       args: process.argv.slice(2),
-      options: { compare: { type: 'string' }, bench: { type: 'string' }, concurrency: { type: 'string', default: '8' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        compare: { type: 'string' },
+        bench: { type: 'string' },
+        concurrency: { type: 'string', default: '8' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (err) {
     fail((err as Error).message);
@@ -71,7 +87,7 @@ if (!compareFile && !benchFile) fail('no results found: run npm run bench or ../
 const outFile = path.resolve(values.out ?? path.join(PROJECT_DIR, 'docs', 'benchmarks-chart.svg'));
 
 const read = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8')) as T;
-const order = (scenario: string) => ((SCENARIOS as readonly string[]).indexOf(scenario) + 1 || 99);
+const order = (scenario: string) => (SCENARIOS as readonly string[]).indexOf(scenario) + 1 || 99;
 const rows: ChartRow[] = [];
 const subtitle: string[] = [];
 let peerLabel = 'the peer';
@@ -80,23 +96,39 @@ let usLabel = 'this project';
 if (compareFile) {
   const compare = read<CompareFile>(compareFile);
   const cells = compare.comparisons.filter((c) => c.concurrency === concurrency);
-  if (cells.length === 0) fail(`${compareFile} has no figures at concurrency ${concurrency} (it has ${[...new Set(compare.comparisons.map((c) => c.concurrency))].join(', ')})`);
+  if (cells.length === 0)
+    fail(
+      `${compareFile} has no figures at concurrency ${concurrency} (it has ${[...new Set(compare.comparisons.map((c) => c.concurrency))].join(', ')})`,
+    );
   for (const c of cells) {
     if (c.project.rate === null) continue;
-    rows.push({ scenario: c.scenario, unit: c.unit, us: c.project.rate, peer: c.peer.rate, ratio: c.ratios.throughput, target: TARGETS[c.scenario] ?? null, valid: c.valid });
+    rows.push({
+      scenario: c.scenario,
+      unit: c.unit,
+      us: c.project.rate,
+      peer: c.peer.rate,
+      ratio: c.ratios.throughput,
+      target: TARGETS[c.scenario] ?? null,
+      valid: c.valid,
+    });
   }
   peerLabel = `node-oidc-provider ${compare.meta.peer.version} (peer)`;
   usLabel = compare.meta.project.name ?? usLabel;
   const m = compare.meta;
   const postgres = m.postgres.split(' (')[0];
-  subtitle.push(`compare.sh ${m.date.slice(0, 16).replace('T', ' ')} UTC: ${m.settings.rounds} round(s) of ${m.settings.durationS} s per side, ${postgres}, ${m.host.cpus} cores shared by both servers, PostgreSQL and the load generator`);
+  subtitle.push(
+    `compare.sh ${m.date.slice(0, 16).replace('T', ' ')} UTC: ${m.settings.rounds} round(s) of ${m.settings.durationS} s per side, ${postgres}, ${m.host.cpus} cores shared by both servers, PostgreSQL and the load generator`,
+  );
 }
 if (benchFile) {
   const bench = read<BenchFile>(benchFile);
   const added = bench.results.filter((r) => r.concurrency === concurrency && !rows.some((row) => row.scenario === r.scenario));
-  for (const r of added) rows.push({ scenario: r.scenario, unit: r.unit, us: r.rate, peer: null, ratio: null, target: null, valid: r.valid });
+  for (const r of added)
+    rows.push({ scenario: r.scenario, unit: r.unit, us: r.rate, peer: null, ratio: null, target: null, valid: r.valid });
   if (added.length > 0) {
-    subtitle.push(`npm run bench ${bench.meta.date.slice(0, 16).replace('T', ' ')} UTC (${bench.meta.database.kind}, ${bench.meta.host.cpus} cores): ${added.map((r) => r.scenario).join(', ')}`);
+    subtitle.push(
+      `npm run bench ${bench.meta.date.slice(0, 16).replace('T', ' ')} UTC (${bench.meta.database.kind}, ${bench.meta.host.cpus} cores): ${added.map((r) => r.scenario).join(', ')}`,
+    );
   }
 }
 if (rows.length === 0) fail(`no figures at concurrency ${concurrency}`);
@@ -105,4 +137,9 @@ rows.sort((a, b) => order(a.scenario) - order(b.scenario));
 const svg = renderChart({ title: `Throughput per scenario, ${concurrency} concurrent clients`, subtitle, rows, usLabel, peerLabel });
 fs.mkdirSync(path.dirname(outFile), { recursive: true });
 fs.writeFileSync(outFile, svg);
-process.stderr.write(`wrote ${path.relative(process.cwd(), outFile)} from ${[compareFile, benchFile].filter(Boolean).map((f) => path.relative(process.cwd(), f!)).join(' and ')}\n`);
+process.stderr.write(
+  `wrote ${path.relative(process.cwd(), outFile)} from ${[compareFile, benchFile]
+    .filter(Boolean)
+    .map((f) => path.relative(process.cwd(), f!))
+    .join(' and ')}\n`,
+);

@@ -19,7 +19,14 @@ export interface LatencySummary {
 export function summarize(h: RecordableHistogram): LatencySummary {
   const ms = (ns: number) => Math.round(ns / 1e3) / 1e3;
   if (h.count === 0) return { count: 0, meanMs: null, p50Ms: null, p90Ms: null, p99Ms: null, maxMs: null };
-  return { count: h.count, meanMs: ms(h.mean), p50Ms: ms(h.percentile(50)), p90Ms: ms(h.percentile(90)), p99Ms: ms(h.percentile(99)), maxMs: ms(h.max) };
+  return {
+    count: h.count,
+    meanMs: ms(h.mean),
+    p50Ms: ms(h.percentile(50)),
+    p90Ms: ms(h.percentile(90)),
+    p99Ms: ms(h.percentile(99)),
+    maxMs: ms(h.max),
+  };
 }
 
 /** One operation of virtual user `vu`; resolving `false` says there is no more work (the loop ends early). */

@@ -31,7 +31,12 @@ export class CookieJar {
       const [pair = '', ...attributes] = line.split(';');
       const eq = pair.indexOf('=');
       if (eq < 1) continue;
-      const cookie: Cookie = { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim(), path: defaultPath(requestPath), expiresAt: undefined };
+      const cookie: Cookie = {
+        name: pair.slice(0, eq).trim(),
+        value: pair.slice(eq + 1).trim(),
+        path: defaultPath(requestPath),
+        expiresAt: undefined,
+      };
       for (const attribute of attributes) {
         const [key = '', ...rest] = attribute.split('=');
         const value = rest.join('=').trim();

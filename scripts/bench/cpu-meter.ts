@@ -18,14 +18,22 @@ interface Mark {
 }
 
 export class CpuMeter {
-  constructor(private readonly serverPid: number, private readonly watchPostgres: boolean) {}
+  constructor(
+    private readonly serverPid: number,
+    private readonly watchPostgres: boolean,
+  ) {}
 
   emptyWindow(): CpuWindow {
     return { wallS: 0, serverCpuS: 0, dbCpuS: this.watchPostgres ? 0 : null, loadGeneratorCpuS: 0 };
   }
 
   begin(): Mark {
-    return { at: process.hrtime.bigint(), server: cpuSeconds(this.serverPid), db: this.watchPostgres ? cpuByName('postgres') : null, self: process.cpuUsage() };
+    return {
+      at: process.hrtime.bigint(),
+      server: cpuSeconds(this.serverPid),
+      db: this.watchPostgres ? cpuByName('postgres') : null,
+      self: process.cpuUsage(),
+    };
   }
 
   /** Adds the time since `mark` to `window` (windows add up: the token scenario measures in batches). */

@@ -2,7 +2,10 @@
 
 /** An answer the bench did not expect; `kind` is short and stable (e.g. token_http_400_invalid_grant). */
 export class BenchError extends Error {
-  constructor(readonly kind: string, detail: string) {
+  constructor(
+    readonly kind: string,
+    detail: string,
+  ) {
     super(`${kind}: ${detail}`);
     this.name = 'BenchError';
   }

@@ -31,24 +31,28 @@ export function newFixtures(): BenchFixtures {
 
 function seedFile(f: BenchFixtures) {
   return {
-    clients: [{
-      client_id: f.clientId,
-      client_secret: f.clientSecret,
-      client_name: 'Load benchmark client',
-      token_endpoint_auth_method: 'client_secret_basic',
-      redirect_uris: [f.redirectUri],
-      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
-      scope: f.clientScope,
-    }],
-    users: [{
-      username: f.username,
-      password: f.password,
-      email: 'bench-user@example.test',
-      email_verified: true,
-      name: 'Bench User',
-      given_name: 'Bench',
-      family_name: 'User',
-    }],
+    clients: [
+      {
+        client_id: f.clientId,
+        client_secret: f.clientSecret,
+        client_name: 'Load benchmark client',
+        token_endpoint_auth_method: 'client_secret_basic',
+        redirect_uris: [f.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+        scope: f.clientScope,
+      },
+    ],
+    users: [
+      {
+        username: f.username,
+        password: f.password,
+        email: 'bench-user@example.test',
+        email_verified: true,
+        name: 'Bench User',
+        given_name: 'Bench',
+        family_name: 'User',
+      },
+    ],
   };
 }
 

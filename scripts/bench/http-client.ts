@@ -29,8 +29,12 @@ export class HttpClient {
   private readonly port: number;
 
   /** `origin` is the server's http://127.0.0.1:port; `sockets` the connections kept open (one per virtual user). */
-  constructor(readonly origin: URL, sockets: number) {
-    if (origin.protocol !== 'http:' || origin.hostname !== '127.0.0.1') throw new Error(`the bench only talks to http://127.0.0.1 (got ${origin.href})`);
+  constructor(
+    readonly origin: URL,
+    sockets: number,
+  ) {
+    if (origin.protocol !== 'http:' || origin.hostname !== '127.0.0.1')
+      throw new Error(`the bench only talks to http://127.0.0.1 (got ${origin.href})`);
     this.host = origin.hostname;
     this.port = Number(origin.port);
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
@@ -39,7 +43,15 @@ export class HttpClient {
   request(method: 'GET' | 'POST', path: string, headers: http.OutgoingHttpHeaders = {}, body?: string): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = http.request(
-        { host: this.host, port: this.port, method, path, headers: { 'user-agent': USER_AGENT, ...headers }, agent: this.agent, timeout: REQUEST_TIMEOUT_MS },
+        {
+          host: this.host,
+          port: this.port,
+          method,
+          path,
+          headers: { 'user-agent': USER_AGENT, ...headers },
+          agent: this.agent,
+          timeout: REQUEST_TIMEOUT_MS,
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');

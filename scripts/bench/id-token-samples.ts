@@ -34,7 +34,11 @@ export class IdTokenSamples {
     for (const sample of this.samples) {
       result.checked += 1;
       try {
-        const { payload, protectedHeader } = await jwtVerify(sample.idToken, keys, { issuer, audience: clientId, requiredClaims: ['sub', 'exp', 'iat'] });
+        const { payload, protectedHeader } = await jwtVerify(sample.idToken, keys, {
+          issuer,
+          audience: clientId,
+          requiredClaims: ['sub', 'exp', 'iat'],
+        });
         if (sample.nonce !== null && payload.nonce !== sample.nonce) throw new Error('nonce differs from the request');
         if (sample.sub !== undefined && payload.sub !== sample.sub) throw new Error('sub differs from userinfo');
         result.algs[protectedHeader.alg] = (result.algs[protectedHeader.alg] ?? 0) + 1;

@@ -39,11 +39,16 @@ const SERVER_SETTINGS = {
 };
 
 /** Server settings taken from the environment, recorded with the results (secrets left out). */
-const RECORDED_SETTINGS = /^(ARGON2_|RISK_|DATABASE_POOL_MAX$|CLIENT_AUTH_CACHE_SECONDS$|SIGN_IN_|PURGE_INTERVAL_SECONDS$|KEYS_REFRESH_SECONDS$|.*_TTL_SECONDS$|UV_THREADPOOL_SIZE$|NODE_OPTIONS$)/;
+const RECORDED_SETTINGS =
+  /^(ARGON2_|RISK_|DATABASE_POOL_MAX$|CLIENT_AUTH_CACHE_SECONDS$|SIGN_IN_|PURGE_INTERVAL_SECONDS$|KEYS_REFRESH_SECONDS$|.*_TTL_SECONDS$|UV_THREADPOOL_SIZE$|NODE_OPTIONS$)/;
 
 function gitDescription(): string | null {
   try {
-    return execFileSync('git', ['describe', '--always', '--dirty'], { cwd: PROJECT_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['describe', '--always', '--dirty'], {
+      cwd: PROJECT_DIR,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return null;
   }
@@ -106,7 +111,9 @@ async function main(): Promise<number> {
   const origin = new URL(server.baseUrl);
   const oidc = new OidcClient(origin, discovery, fixtures);
   const signedIn = await signInAndCheck(oidc, origin);
-  log(`signed in as ${fixtures.username} (sub ${signedIn.sub}); preflight passed; ID tokens signed with ${signedIn.idTokenAlgs.join(', ')}`);
+  log(
+    `signed in as ${fixtures.username} (sub ${signedIn.sub}); preflight passed; ID tokens signed with ${signedIn.idTokenAlgs.join(', ')}`,
+  );
 
   const ctx: BenchContext = {
     oidc,
@@ -165,7 +172,10 @@ async function main(): Promise<number> {
 
   if (interrupted) throw new Error('interrupted');
   const atEnd = { cpuS: cpuSeconds(server.pid), ...memory(server.pid) };
-  await fs.writeFile(outFile, `${JSON.stringify({ meta: { ...meta, server: { ...meta.server, atEnd } }, results: records, failures }, null, 2)}\n`);
+  await fs.writeFile(
+    outFile,
+    `${JSON.stringify({ meta: { ...meta, server: { ...meta.server, atEnd } }, results: records, failures }, null, 2)}\n`,
+  );
   process.stdout.write(`\n${table(records)}\n\n`);
   // Each run resets VmHWM (see resetPeakRss), so the whole run's peak is the largest of the runs' peaks.
   const peaks = records.map((r) => r.server.peakRssMiB).filter((p): p is number => p !== null);

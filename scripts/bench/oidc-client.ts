@@ -58,7 +58,11 @@ export class OidcClient {
   private readonly basic: string;
   private readonly redirectParam: string;
 
-  constructor(origin: URL, discovery: Record<string, unknown>, readonly fixtures: BenchFixtures) {
+  constructor(
+    origin: URL,
+    discovery: Record<string, unknown>,
+    readonly fixtures: BenchFixtures,
+  ) {
     const field = (name: string): string => {
       const value = discovery[name];
       if (typeof value !== 'string') throw new Error(`the discovery document has no ${name}`);
@@ -83,9 +87,10 @@ export class OidcClient {
     const nonce = random.subarray(12, 24).toString('base64url');
     const verifier = random.subarray(24).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const path = `${this.authorizationPath}?response_type=code&client_id=${encodeURIComponent(this.fixtures.clientId)}`
-      + `&redirect_uri=${this.redirectParam}&scope=${encodeURIComponent(scope)}&state=${state}&nonce=${nonce}`
-      + `&code_challenge=${challenge}&code_challenge_method=S256`;
+    const path =
+      `${this.authorizationPath}?response_type=code&client_id=${encodeURIComponent(this.fixtures.clientId)}` +
+      `&redirect_uri=${this.redirectParam}&scope=${encodeURIComponent(scope)}&state=${state}&nonce=${nonce}` +
+      `&code_challenge=${challenge}&code_challenge_method=S256`;
     return { path, state, nonce, verifier };
   }
 
@@ -118,8 +123,9 @@ export class OidcClient {
   }
 
   async exchange(http: HttpClient, issued: IssuedCode): Promise<TokenSet> {
-    const body = `grant_type=authorization_code&code=${encodeURIComponent(issued.code)}&redirect_uri=${this.redirectParam}`
-      + `&code_verifier=${issued.verifier}`;
+    const body =
+      `grant_type=authorization_code&code=${encodeURIComponent(issued.code)}&redirect_uri=${this.redirectParam}` +
+      `&code_verifier=${issued.verifier}`;
     return this.token(http, 'token', body, { idToken: true, refreshToken: false });
   }
 
@@ -135,7 +141,8 @@ export class OidcClient {
     const body = `grant_type=client_credentials&scope=${encodeURIComponent(this.fixtures.clientScope)}`;
     const tokens = await this.token(http, 'client_credentials', body, { idToken: false, refreshToken: false });
     // RFC 6749 4.4.3: "A refresh token SHOULD NOT be included."; no user, so no ID token.
-    if (tokens.refresh_token !== undefined || tokens.id_token !== undefined) throw new BenchError('client_credentials_extra_tokens', Object.keys(tokens).join(','));
+    if (tokens.refresh_token !== undefined || tokens.id_token !== undefined)
+      throw new BenchError('client_credentials_extra_tokens', Object.keys(tokens).join(','));
     if (tokens.scope !== this.fixtures.clientScope) throw new BenchError('client_credentials_scope', String(tokens.scope));
     return tokens;
   }
@@ -149,10 +156,12 @@ export class OidcClient {
     } catch {
       throw new BenchError(`${step}_not_json`, res.body.slice(0, 200));
     }
-    if (typeof tokens.access_token !== 'string' || !tokens.access_token) throw new BenchError(`${step}_no_access_token`, res.body.slice(0, 200));
+    if (typeof tokens.access_token !== 'string' || !tokens.access_token)
+      throw new BenchError(`${step}_no_access_token`, res.body.slice(0, 200));
     if (!/^bearer$/i.test(tokens.token_type)) throw new BenchError(`${step}_not_bearer`, String(tokens.token_type));
     if (expect.idToken && typeof tokens.id_token !== 'string') throw new BenchError(`${step}_no_id_token`, Object.keys(tokens).join(','));
-    if (expect.refreshToken && typeof tokens.refresh_token !== 'string') throw new BenchError(`${step}_no_refresh_token`, Object.keys(tokens).join(','));
+    if (expect.refreshToken && typeof tokens.refresh_token !== 'string')
+      throw new BenchError(`${step}_no_refresh_token`, Object.keys(tokens).join(','));
     return tokens;
   }
 

@@ -2,7 +2,15 @@
 import { parseArgs } from 'node:util';
 
 export const SCENARIOS = [
-  'discovery', 'jwks', 'authorize', 'token', 'userinfo', 'full-flow', 'password', 'refresh', 'client_credentials',
+  'discovery',
+  'jwks',
+  'authorize',
+  'token',
+  'userinfo',
+  'full-flow',
+  'password',
+  'refresh',
+  'client_credentials',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -42,7 +50,8 @@ export class UsageError extends Error {
 
 function wholeNumber(flag: string, raw: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  if (!/^\d+$/.test(raw) || value < min || value > max)
+    throw new UsageError(`--${flag} must be a whole number from ${min} to ${max} (got "${raw}")`);
   return value;
 }
 
@@ -74,7 +83,10 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   }
   if (values.help) return undefined;
 
-  const scenarios = values.scenarios.split(',').map((s) => s.trim()).filter(Boolean);
+  const scenarios = values.scenarios
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of scenarios) if (!isScenario(s)) throw new UsageError(`unknown scenario "${s}" (known: ${SCENARIOS.join(', ')})`);
   if (scenarios.length === 0) throw new UsageError('--scenarios names no scenario');
   const concurrencies = values.concurrency.split(',').map((c) => wholeNumber('concurrency', c.trim(), 1, 1024));

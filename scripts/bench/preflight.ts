@@ -27,7 +27,10 @@ export async function signInAndCheck(oidc: OidcClient, origin: URL): Promise<Sig
     const session = new CookieJar();
     const first = oidc.newAuthRequest(OFFLINE_SCOPE);
     const { username, password } = oidc.fixtures;
-    const firstTokens = await oidc.exchange(http, await signInWithForms(oidc, http, session, first, { username, password, answerConsent: true }));
+    const firstTokens = await oidc.exchange(
+      http,
+      await signInWithForms(oidc, http, session, first, { username, password, answerConsent: true }),
+    );
     const { sub } = await oidc.userinfo(http, firstTokens.access_token);
     if (!firstTokens.refresh_token) throw new Error('the first sign-in (with offline_access) gave no refresh token');
 

@@ -15,7 +15,11 @@ const CLK_TCK = clockTicks();
 function parseStat(text: string): { comm: string; ppid: number; cpuS: number } {
   const close = text.lastIndexOf(')');
   const fields = text.slice(close + 2).split(' ');
-  return { comm: text.slice(text.indexOf('(') + 1, close), ppid: Number(fields[1]), cpuS: (Number(fields[11]) + Number(fields[12])) / CLK_TCK };
+  return {
+    comm: text.slice(text.indexOf('(') + 1, close),
+    ppid: Number(fields[1]),
+    cpuS: (Number(fields[11]) + Number(fields[12])) / CLK_TCK,
+  };
 }
 
 /** The live children of `pid` (the workers of a server started with WORKERS > 1). */

@@ -79,14 +79,27 @@ export function progressLine(r: RunRecord): string {
   const tokens = r.idTokens ? `  id_tokens ${r.idTokens.ok}/${r.idTokens.checked}` : '';
   const kinds = Object.keys(r.errorKinds).length > 0 ? ` ${JSON.stringify(r.errorKinds)}` : '';
   const other = r.otherErrors > 0 ? `  warm-up/setup errors ${JSON.stringify(r.otherErrorKinds)}` : '';
-  return `${r.scenario.padEnd(18)} c=${String(r.concurrency).padStart(3)} ${fixed(r.rate, 1).padStart(9)} ${r.unit.padEnd(12)}`
-    + ` p50 ${fixed(r.latency.p50Ms, 2)} p99 ${fixed(r.latency.p99Ms, 2)} ms  server ${fixed(r.server.cpuMsPerOp, 3)} ms/op`
-    + `${r.db ? `  db ${fixed(r.db.cpuMsPerOp, 3)} ms/op` : ''}  errors ${r.errors}${kinds}${tokens}${other}${r.valid ? '' : '  INVALID'}`;
+  return (
+    `${r.scenario.padEnd(18)} c=${String(r.concurrency).padStart(3)} ${fixed(r.rate, 1).padStart(9)} ${r.unit.padEnd(12)}` +
+    ` p50 ${fixed(r.latency.p50Ms, 2)} p99 ${fixed(r.latency.p99Ms, 2)} ms  server ${fixed(r.server.cpuMsPerOp, 3)} ms/op` +
+    `${r.db ? `  db ${fixed(r.db.cpuMsPerOp, 3)} ms/op` : ''}  errors ${r.errors}${kinds}${tokens}${other}${r.valid ? '' : '  INVALID'}`
+  );
 }
 
 /** A Markdown table, columns padded so that it also reads well in a terminal. */
 export function table(records: RunRecord[]): string {
-  const header = ['scenario', 'conc', 'ops/s', 'p50 ms', 'p99 ms', 'errors', 'server CPU ms/op', 'db CPU ms/op', 'peak RSS MiB', 'ID tokens ok'];
+  const header = [
+    'scenario',
+    'conc',
+    'ops/s',
+    'p50 ms',
+    'p99 ms',
+    'errors',
+    'server CPU ms/op',
+    'db CPU ms/op',
+    'peak RSS MiB',
+    'ID tokens ok',
+  ];
   const right = [false, true, true, true, true, true, true, true, true, true];
   const rows = records.map((r) => [
     r.scenario,

@@ -86,12 +86,17 @@ let database: DatabaseHandle | undefined;
 try {
   database = await openDatabase({ url: databaseUrl, dataDir: dataDir ?? 'unused', poolMax: 4 });
   await migrateToLatest(database.db);
-  const existing = await database.db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const existing = await database.db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   if (Number(existing.n) > 0) {
     process.stderr.write('the database already has users: point --database-url at an empty database (the eval adds its own people)\n');
     process.exitCode = 1;
   } else {
-    process.stderr.write(`replaying the ${values.scale} scenario set (seed ${seed}) on ${databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`} ...\n`);
+    process.stderr.write(
+      `replaying the ${values.scale} scenario set (seed ${seed}) on ${databaseUrl ? 'PostgreSQL' : `PGlite in ${dataDir}`} ...\n`,
+    );
     const started = Date.now();
     const records = await replay(database.db, config, { scale, seed, progress: (n) => process.stderr.write(`  ${n} attempts\n`) });
     const summary = summarise(records, { concurrent: database.kind === 'postgres' });
@@ -99,21 +104,28 @@ try {
 
     const out = values.out ?? path.join('eval-results', `eval-risk-${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}.json`);
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, `${JSON.stringify({
-      generatedAt: new Date().toISOString(),
-      git: gitDescription(),
-      database: databaseUrl ? 'postgresql' : 'pglite',
-      node: process.version,
-      cpus: os.cpus().length,
-      loadAverageAtEnd: os.loadavg(),
-      wallSeconds: (Date.now() - started) / 1000,
-      options: { scale: values.scale, seed, ...scale },
-      policy: config.risk,
-      throttle: config.signInThrottle,
-      targetValues: TARGETS,
-      scenarioDescriptions: SCENARIOS,
-      ...summary,
-    }, null, 2)}\n`);
+    fs.writeFileSync(
+      out,
+      `${JSON.stringify(
+        {
+          generatedAt: new Date().toISOString(),
+          git: gitDescription(),
+          database: databaseUrl ? 'postgresql' : 'pglite',
+          node: process.version,
+          cpus: os.cpus().length,
+          loadAverageAtEnd: os.loadavg(),
+          wallSeconds: (Date.now() - started) / 1000,
+          options: { scale: values.scale, seed, ...scale },
+          policy: config.risk,
+          throttle: config.signInThrottle,
+          targetValues: TARGETS,
+          scenarioDescriptions: SCENARIOS,
+          ...summary,
+        },
+        null,
+        2,
+      )}\n`,
+    );
     process.stderr.write(`${records.length} attempts in ${((Date.now() - started) / 1000).toFixed(1)} s; results in ${out}\n`);
     if (!summary.targets.met) process.exitCode = 1;
   }

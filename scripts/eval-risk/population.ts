@@ -78,21 +78,24 @@ export const BROWSERS = {
     name: 'Edge on Windows',
     mobile: false,
     version: 130,
-    userAgent: (v) => `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${v}.0.0.0 Safari/537.36 Edg/${v}.0.0.0`,
+    userAgent: (v) =>
+      `Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${v}.0.0.0 Safari/537.36 Edg/${v}.0.0.0`,
     hints: chromiumHints('Microsoft Edge', 'Windows', false),
   },
   chromeMac: {
     name: 'Chrome on macOS',
     mobile: false,
     version: 130,
-    userAgent: (v) => `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${v}.0.0.0 Safari/537.36`,
+    userAgent: (v) =>
+      `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${v}.0.0.0 Safari/537.36`,
     hints: chromiumHints('Google Chrome', 'macOS', false),
   },
   safariMac: {
     name: 'Safari on macOS',
     mobile: false,
     version: 18,
-    userAgent: (v) => `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${v}.0 Safari/605.1.15`,
+    userAgent: (v) =>
+      `Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${v}.0 Safari/605.1.15`,
     hints: noHints,
   },
   firefoxWindows: {
@@ -113,7 +116,8 @@ export const BROWSERS = {
     name: 'Safari on iOS',
     mobile: true,
     version: 18,
-    userAgent: (v) => `Mozilla/5.0 (iPhone; CPU iPhone OS ${v}_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${v}.1 Mobile/15E148 Safari/604.1`,
+    userAgent: (v) =>
+      `Mozilla/5.0 (iPhone; CPU iPhone OS ${v}_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${v}.1 Mobile/15E148 Safari/604.1`,
     hints: noHints,
   },
   chromeAndroid: {
@@ -128,11 +132,24 @@ export type BrowserName = keyof typeof BROWSERS;
 
 /** Desktop and mobile shares, roughly as web analytics report them: a few browsers make most of the crowd. */
 export const DESKTOP_SHARE: ReadonlyArray<readonly [BrowserName, number]> = [
-  ['chromeWindows', 45], ['edgeWindows', 12], ['chromeMac', 12], ['safariMac', 10], ['firefoxWindows', 8], ['firefoxLinux', 4],
+  ['chromeWindows', 45],
+  ['edgeWindows', 12],
+  ['chromeMac', 12],
+  ['safariMac', 10],
+  ['firefoxWindows', 8],
+  ['firefoxLinux', 4],
 ];
-export const MOBILE_SHARE: ReadonlyArray<readonly [BrowserName, number]> = [['safariIphone', 55], ['chromeAndroid', 45]];
+export const MOBILE_SHARE: ReadonlyArray<readonly [BrowserName, number]> = [
+  ['safariIphone', 55],
+  ['chromeAndroid', 45],
+];
 export const LANGUAGES: ReadonlyArray<readonly [string, number]> = [
-  ['en-US,en;q=0.9', 50], ['en-GB,en;q=0.9', 15], ['de-DE,de;q=0.9,en;q=0.8', 12], ['fr-FR,fr;q=0.9,en;q=0.8', 10], ['es-ES,es;q=0.9', 8], ['nl-NL,nl;q=0.9,en;q=0.8', 5],
+  ['en-US,en;q=0.9', 50],
+  ['en-GB,en;q=0.9', 15],
+  ['de-DE,de;q=0.9,en;q=0.8', 12],
+  ['fr-FR,fr;q=0.9,en;q=0.8', 10],
+  ['es-ES,es;q=0.9', 8],
+  ['nl-NL,nl;q=0.9,en;q=0.8', 5],
 ];
 
 /** One browser install on one machine: its profile, version, language, device cookie and page-script signals. */
@@ -154,7 +171,13 @@ export function newDevice(random: Random, browser: BrowserName, language: string
     cookie: undefined,
     client: profile.mobile
       ? { webdriver: false, timeZone: 'Europe/Amsterdam', hardwareConcurrency: 6, screen: '390x844', languages: language.split(',')[0] }
-      : { webdriver: false, timeZone: 'Europe/Amsterdam', hardwareConcurrency: random.pick([4, 8, 12, 16]), screen: random.pick(['1920x1080', '2560x1440', '1440x900']), languages: language.split(',')[0] },
+      : {
+          webdriver: false,
+          timeZone: 'Europe/Amsterdam',
+          hardwareConcurrency: random.pick([4, 8, 12, 16]),
+          screen: random.pick(['1920x1080', '2560x1440', '1440x900']),
+          languages: language.split(',')[0],
+        },
   };
 }
 

@@ -49,9 +49,23 @@ export interface Latency {
 
 export interface EvalSummary {
   scenarios: ScenarioFigures[];
-  benign: { signIns: number; allowed: number; challenged: number; blocked: number; throttled: number; falseChallengeRate: number; falseBlockRate: number };
+  benign: {
+    signIns: number;
+    allowed: number;
+    challenged: number;
+    blocked: number;
+    throttled: number;
+    falseChallengeRate: number;
+    falseBlockRate: number;
+  };
   latency: Latency;
-  targets: { everyAttackDetectedWithin10: boolean; falseBlockRateZero: boolean; falseChallengeRateUnder5Percent: boolean; p99Under2Ms: boolean; met: boolean };
+  targets: {
+    everyAttackDetectedWithin10: boolean;
+    falseBlockRateZero: boolean;
+    falseChallengeRateUnder5Percent: boolean;
+    p99Under2Ms: boolean;
+    met: boolean;
+  };
 }
 
 const zero = (): Counts => ({ ALLOW: 0, CHALLENGE: 0, BLOCK: 0 });
@@ -75,8 +89,17 @@ export function summarise(records: readonly AttemptRecord[], options: { concurre
     if (!spec.measured) continue;
     const mine = measured.filter((r) => r.scenario === name);
     const f: ScenarioFigures = {
-      scenario: name, benign: spec.benign, about: spec.about, attempts: mine.length, throttled: 0, verdicts: zero(),
-      rightPassword: { attempts: 0, verdicts: zero(), throttled: 0 }, detectionRate: null, firstDetected: null, firstBlocked: null, takeovers: 0,
+      scenario: name,
+      benign: spec.benign,
+      about: spec.about,
+      attempts: mine.length,
+      throttled: 0,
+      verdicts: zero(),
+      rightPassword: { attempts: 0, verdicts: zero(), throttled: 0 },
+      detectionRate: null,
+      firstDetected: null,
+      firstBlocked: null,
+      takeovers: 0,
       explained: {},
     };
     mine.forEach((r, i) => {
@@ -149,7 +172,12 @@ const dash = (x: number | null) => (x === null ? '-' : String(x));
 function table(rows: string[][], rightAligned: (i: number) => boolean): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows
-    .map((row) => row.map((cell, i) => (rightAligned(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd())
+    .map((row) =>
+      row
+        .map((cell, i) => (rightAligned(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
     .join('\n');
 }
 
@@ -157,21 +185,66 @@ export function formatSummary(s: EvalSummary): string {
   const benign = table(
     [
       ['benign scenario', 'sign-ins', 'ALLOW', 'CHALLENGE', 'BLOCK', 'throttled', 'wrong pw', 'false challenge', 'false block'],
-      ...s.scenarios.filter((f) => f.benign).map((f) => {
-        const rp = f.rightPassword;
-        return [f.scenario, String(rp.attempts), String(rp.verdicts.ALLOW), String(rp.verdicts.CHALLENGE), String(rp.verdicts.BLOCK), String(rp.throttled),
-          String(f.attempts - rp.attempts), pct(rp.attempts ? rp.verdicts.CHALLENGE / rp.attempts : 0), pct(rp.attempts ? rp.verdicts.BLOCK / rp.attempts : 0)];
-      }),
-      ['all benign', String(s.benign.signIns), String(s.benign.allowed), String(s.benign.challenged), String(s.benign.blocked), String(s.benign.throttled), '',
-        pct(s.benign.falseChallengeRate), pct(s.benign.falseBlockRate)],
+      ...s.scenarios
+        .filter((f) => f.benign)
+        .map((f) => {
+          const rp = f.rightPassword;
+          return [
+            f.scenario,
+            String(rp.attempts),
+            String(rp.verdicts.ALLOW),
+            String(rp.verdicts.CHALLENGE),
+            String(rp.verdicts.BLOCK),
+            String(rp.throttled),
+            String(f.attempts - rp.attempts),
+            pct(rp.attempts ? rp.verdicts.CHALLENGE / rp.attempts : 0),
+            pct(rp.attempts ? rp.verdicts.BLOCK / rp.attempts : 0),
+          ];
+        }),
+      [
+        'all benign',
+        String(s.benign.signIns),
+        String(s.benign.allowed),
+        String(s.benign.challenged),
+        String(s.benign.blocked),
+        String(s.benign.throttled),
+        '',
+        pct(s.benign.falseChallengeRate),
+        pct(s.benign.falseBlockRate),
+      ],
     ],
     (i) => i > 0,
   );
   const attacks = table(
     [
-      ['attack', 'attempts', 'ALLOW', 'CHALLENGE', 'BLOCK', 'throttled', 'detected', 'first detected', 'first blocked', 'valid pw', 'taken over'],
-      ...s.scenarios.filter((f) => !f.benign).map((f) => [f.scenario, String(f.attempts), String(f.verdicts.ALLOW), String(f.verdicts.CHALLENGE), String(f.verdicts.BLOCK),
-        String(f.throttled), pct(f.detectionRate ?? 0), dash(f.firstDetected), dash(f.firstBlocked), String(f.rightPassword.attempts), String(f.takeovers)]),
+      [
+        'attack',
+        'attempts',
+        'ALLOW',
+        'CHALLENGE',
+        'BLOCK',
+        'throttled',
+        'detected',
+        'first detected',
+        'first blocked',
+        'valid pw',
+        'taken over',
+      ],
+      ...s.scenarios
+        .filter((f) => !f.benign)
+        .map((f) => [
+          f.scenario,
+          String(f.attempts),
+          String(f.verdicts.ALLOW),
+          String(f.verdicts.CHALLENGE),
+          String(f.verdicts.BLOCK),
+          String(f.throttled),
+          pct(f.detectionRate ?? 0),
+          dash(f.firstDetected),
+          dash(f.firstBlocked),
+          String(f.rightPassword.attempts),
+          String(f.takeovers),
+        ]),
     ],
     (i) => i > 0,
   );
@@ -183,8 +256,8 @@ export function formatSummary(s: EvalSummary): string {
     '',
     attacks,
     '',
-    `latency the evaluation added to the sign-in (argon2 excluded), ${l.evaluations} evaluations: p50 ${l.p50Ms.toFixed(3)} ms, p99 ${l.p99Ms.toFixed(3)} ms,`
-      + ` max ${l.maxMs.toFixed(3)} ms (right password, both stages: p50 ${l.fullP50Ms.toFixed(3)} ms, p99 ${l.fullP99Ms.toFixed(3)} ms)`,
+    `latency the evaluation added to the sign-in (argon2 excluded), ${l.evaluations} evaluations: p50 ${l.p50Ms.toFixed(3)} ms, p99 ${l.p99Ms.toFixed(3)} ms,` +
+      ` max ${l.maxMs.toFixed(3)} ms (right password, both stages: p50 ${l.fullP50Ms.toFixed(3)} ms, p99 ${l.fullP99Ms.toFixed(3)} ms)`,
     `the evaluation's own time (its statement, which also reads the user, and the rules): p50 ${l.ownP50Ms.toFixed(3)} ms, p99 ${l.ownP99Ms.toFixed(3)} ms`,
     `a bare SELECT 1 before each attempt, for scale: p50 ${l.roundTripP50Ms.toFixed(3)} ms, p99 ${l.roundTripP99Ms.toFixed(3)} ms`,
     '',

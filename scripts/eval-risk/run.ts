@@ -13,7 +13,17 @@ import { applySeed } from '../../src/domain/seed.js';
 import { completeSignIn } from '../../src/domain/sign-in-completion.js';
 import type { Db } from '../../src/storage/database.js';
 import { Random } from './population.js';
-import { buildActors, DAY, syntheticUsers, type Actor, type EvalScale, type ScenarioName, type Step, type StepResult, type World } from './scenarios.js';
+import {
+  buildActors,
+  DAY,
+  syntheticUsers,
+  type Actor,
+  type EvalScale,
+  type ScenarioName,
+  type Step,
+  type StepResult,
+  type World,
+} from './scenarios.js';
 
 /** One attempt as replayed: what was tried, what the provider decided, and how long the evaluation took. */
 export interface AttemptRecord {
@@ -54,7 +64,12 @@ export async function replay(db: Db, config: Config, options: RunOptions): Promi
     const random = new Random(options.seed);
     const users = syntheticUsers(random, options.scale.users + 1);
     const world: World = { seed: options.seed, scale: options.scale, start: EVAL_START, users: users.slice(0, -1), victim: users.at(-1)! };
-    await applySeed(db, ctx.passwords, { clients: [], users: users.map((u) => ({ username: u.username, password: u.password, email: u.email })) }, clock());
+    await applySeed(
+      db,
+      ctx.passwords,
+      { clients: [], users: users.map((u) => ({ username: u.username, password: u.password, email: u.email })) },
+      clock(),
+    );
 
     const queue = new StepQueue();
     for (const actor of buildActors(world)) queue.start(actor);
@@ -68,7 +83,12 @@ export async function replay(db: Db, config: Config, options: RunOptions): Promi
       const record = { ...(await attempt(ctx, step)), roundTripMs };
       records.push(record);
       if (records.length % 250 === 0) options.progress?.(records.length);
-      queue.resume(actor, { kind: record.kind, action: record.action, signedIn: record.signedIn, retryAfterSeconds: record.retryAfterSeconds });
+      queue.resume(actor, {
+        kind: record.kind,
+        action: record.action,
+        signedIn: record.signedIn,
+        retryAfterSeconds: record.retryAfterSeconds,
+      });
     }
     return records;
   } finally {
@@ -81,20 +101,42 @@ async function attempt(ctx: ProviderContext, step: Step): Promise<Omit<AttemptRe
   const outcome = await signInWithPassword(ctx, step.login, step.password, step.signals());
   const base = { scenario: step.scenario, at: step.at, valid: step.valid, kind: outcome.kind };
   if (outcome.kind === 'throttled') {
-    return { ...base, action: null, reasons: [], score: null, evaluationMs: null, addedMs: null, fullEvaluation: false, signedIn: false, retryAfterSeconds: outcome.retryAfterSeconds };
+    return {
+      ...base,
+      action: null,
+      reasons: [],
+      score: null,
+      evaluationMs: null,
+      addedMs: null,
+      fullEvaluation: false,
+      signedIn: false,
+      retryAfterSeconds: outcome.retryAfterSeconds,
+    };
   }
   if (outcome.kind === 'wrong-credentials') {
     const e = outcome.evaluation;
     return {
-      ...base, action: e?.verdict.action ?? null, reasons: e?.verdict.reasons ?? [], score: e?.verdict.score ?? null,
-      evaluationMs: e?.evaluationMs ?? null, addedMs: e?.addedMs ?? null, fullEvaluation: step.valid && e !== undefined && e.verdict.action === 'BLOCK', signedIn: false,
+      ...base,
+      action: e?.verdict.action ?? null,
+      reasons: e?.verdict.reasons ?? [],
+      score: e?.verdict.score ?? null,
+      evaluationMs: e?.evaluationMs ?? null,
+      addedMs: e?.addedMs ?? null,
+      fullEvaluation: step.valid && e !== undefined && e.verdict.action === 'BLOCK',
+      signedIn: false,
     };
   }
   const completes = outcome.kind === 'signed-in' || step.passesSecondFactor;
   if (completes) await completeSignIn(ctx, { ...outcome, amr: outcome.kind === 'signed-in' ? ['pwd'] : SECOND_FACTOR_AMR });
   return {
-    ...base, action: outcome.verdict.action, reasons: outcome.verdict.reasons, score: outcome.verdict.score,
-    evaluationMs: outcome.evaluationMs, addedMs: outcome.addedMs, fullEvaluation: true, signedIn: completes,
+    ...base,
+    action: outcome.verdict.action,
+    reasons: outcome.verdict.reasons,
+    score: outcome.verdict.score,
+    evaluationMs: outcome.evaluationMs,
+    addedMs: outcome.addedMs,
+    fullEvaluation: true,
+    signedIn: completes,
   };
 }
 

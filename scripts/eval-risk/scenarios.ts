@@ -4,8 +4,16 @@
 import type { RiskAction } from '../../src/domain/risk/verdict.js';
 import type { DeviceSignals } from '../../src/domain/risk/signals.js';
 import {
-  BROWSERS, DESKTOP_SHARE, LANGUAGES, MOBILE_SHARE, Networks, Random, deviceSignals, newDevice,
-  type BrowserName, type Device,
+  BROWSERS,
+  DESKTOP_SHARE,
+  LANGUAGES,
+  MOBILE_SHARE,
+  Networks,
+  Random,
+  deviceSignals,
+  newDevice,
+  type BrowserName,
+  type Device,
 } from './population.js';
 
 export const MINUTE = 60_000;
@@ -31,22 +39,72 @@ export interface EvalScale {
 }
 
 export const SCALES: Readonly<Record<'full' | 'small', EvalScale>> = {
-  full: { users: 300, days: 7, newLaptops: 6, travellers: 4, stuffingOneDevice: 300, stuffingRotating: 200, bruteForceAttempts: 40, automationAccounts: 20, copiedCookies: 5 },
-  small: { users: 40, days: 2, newLaptops: 2, travellers: 2, stuffingOneDevice: 40, stuffingRotating: 30, bruteForceAttempts: 16, automationAccounts: 5, copiedCookies: 2 },
+  full: {
+    users: 300,
+    days: 7,
+    newLaptops: 6,
+    travellers: 4,
+    stuffingOneDevice: 300,
+    stuffingRotating: 200,
+    bruteForceAttempts: 40,
+    automationAccounts: 20,
+    copiedCookies: 5,
+  },
+  small: {
+    users: 40,
+    days: 2,
+    newLaptops: 2,
+    travellers: 2,
+    stuffingOneDevice: 40,
+    stuffingRotating: 30,
+    bruteForceAttempts: 16,
+    automationAccounts: 5,
+    copiedCookies: 2,
+  },
 };
 
 export const SCENARIOS = {
-  'warm-up': { benign: true, measured: false, about: 'every device of every person signs in once (enrolment), two days before the measured ones' },
-  'known devices': { benign: true, measured: true, about: 'people on their own laptops, phones and work computers: home, office, mobile networks; typos, browser updates, cleared cookies, home address changes' },
+  'warm-up': {
+    benign: true,
+    measured: false,
+    about: 'every device of every person signs in once (enrolment), two days before the measured ones',
+  },
+  'known devices': {
+    benign: true,
+    measured: true,
+    about:
+      'people on their own laptops, phones and work computers: home, office, mobile networks; typos, browser updates, cleared cookies, home address changes',
+  },
   'new laptop': { benign: true, measured: true, about: 'a person signs in on a new laptop, at home (the last of them at a café)' },
-  travelling: { benign: true, measured: true, about: 'a person on a trip: known laptop and phone from hotel, airport and foreign mobile networks' },
-  'stuffing, one device': { benign: false, measured: true, about: 'a combo list tried from one machine and one address, a fresh session (device cookie) per attempt, headers of the most common browser' },
-  'stuffing, rotating networks': { benign: false, measured: true, about: 'the same machine then rotates through residential proxy networks, one per attempt' },
-  'brute force': { benign: false, measured: true, about: 'one account from a botnet: every attempt another network and browser; waits out the throttle; the right password comes late' },
+  travelling: {
+    benign: true,
+    measured: true,
+    about: 'a person on a trip: known laptop and phone from hotel, airport and foreign mobile networks',
+  },
+  'stuffing, one device': {
+    benign: false,
+    measured: true,
+    about:
+      'a combo list tried from one machine and one address, a fresh session (device cookie) per attempt, headers of the most common browser',
+  },
+  'stuffing, rotating networks': {
+    benign: false,
+    measured: true,
+    about: 'the same machine then rotates through residential proxy networks, one per attempt',
+  },
+  'brute force': {
+    benign: false,
+    measured: true,
+    about: 'one account from a botnet: every attempt another network and browser; waits out the throttle; the right password comes late',
+  },
   'headless browser': { benign: false, measured: true, about: 'HeadlessChrome checks valid credentials from a cloud network' },
   'automation flag': { benign: false, measured: true, about: 'an automated real Chrome (navigator.webdriver) with valid credentials' },
   'forged user agent': { benign: false, measured: true, about: 'a Safari user agent with Chromium client hints, valid credentials' },
-  'copied device cookie': { benign: false, measured: true, about: 'a stolen device cookie and password replayed on another machine and network' },
+  'copied device cookie': {
+    benign: false,
+    measured: true,
+    about: 'a stolen device cookie and password replayed on another machine and network',
+  },
 } as const satisfies Record<string, { benign: boolean; measured: boolean; about: string }>;
 export type ScenarioName = keyof typeof SCENARIOS;
 
@@ -171,7 +229,13 @@ function sessions(w: World, p: Person, where: Places, role: 'plain' | 'new lapto
   const enrolAt = w.start - 2 * DAY;
   out.push({ scenario: 'warm-up', at: enrolAt + r.int(0, 12 * 60) * MINUTE, device: p.laptop, ip: home });
   if (p.phone) out.push({ scenario: 'warm-up', at: enrolAt + r.int(13 * 60, 20 * 60) * MINUTE, device: p.phone, ip: home });
-  if (p.work) out.push({ scenario: 'warm-up', at: enrolAt + DAY + r.int(8 * 60, 10 * 60) * MINUTE, device: p.work, ip: () => where.office(p.homeHost) });
+  if (p.work)
+    out.push({
+      scenario: 'warm-up',
+      at: enrolAt + DAY + r.int(8 * 60, 10 * 60) * MINUTE,
+      device: p.work,
+      ip: () => where.office(p.homeHost),
+    });
 
   const travel = role === 'traveller' ? { from: 1, to: 4 } : { from: -1, to: -1 };
   const hotel = [where.elsewhere.ipv4(), where.elsewhere.ipv4()];
@@ -185,18 +249,47 @@ function sessions(w: World, p: Person, where: Places, role: 'plain' | 'new lapto
     const daySessions: Session[] = [];
     if (away) {
       const room = hotel[d <= 2 ? 0 : 1]!;
-      if (d === travel.from) daySessions.push({ scenario: 'travelling', at: day + 7 * HOUR + r.int(0, 60) * MINUTE, device: p.phone ?? p.laptop, ip: () => where.elsewhere.ipv4()(3) });
-      daySessions.push({ scenario: 'travelling', at: day + 20 * HOUR + r.int(0, 120) * MINUTE, device: p.laptop, ip: () => room(p.homeHost) });
-      if (p.phone) daySessions.push({ scenario: 'travelling', at: day + 12 * HOUR + r.int(0, 120) * MINUTE, device: p.phone, ip: () => abroadCarrier(r.int(0, 250)) });
+      if (d === travel.from)
+        daySessions.push({
+          scenario: 'travelling',
+          at: day + 7 * HOUR + r.int(0, 60) * MINUTE,
+          device: p.phone ?? p.laptop,
+          ip: () => where.elsewhere.ipv4()(3),
+        });
+      daySessions.push({
+        scenario: 'travelling',
+        at: day + 20 * HOUR + r.int(0, 120) * MINUTE,
+        device: p.laptop,
+        ip: () => room(p.homeHost),
+      });
+      if (p.phone)
+        daySessions.push({
+          scenario: 'travelling',
+          at: day + 12 * HOUR + r.int(0, 120) * MINUTE,
+          device: p.phone,
+          ip: () => abroadCarrier(r.int(0, 250)),
+        });
     } else {
-      if (p.work && weekday) daySessions.push({ scenario: 'known devices', at: day + 8 * HOUR + r.int(0, 120) * MINUTE, device: p.work, ip: () => where.office(p.homeHost) });
-      if (r.chance(0.6)) daySessions.push({ scenario: 'known devices', at: day + 18 * HOUR + r.int(0, 240) * MINUTE, device: p.laptop, ip: home });
+      if (p.work && weekday)
+        daySessions.push({
+          scenario: 'known devices',
+          at: day + 8 * HOUR + r.int(0, 120) * MINUTE,
+          device: p.work,
+          ip: () => where.office(p.homeHost),
+        });
+      if (r.chance(0.6))
+        daySessions.push({ scenario: 'known devices', at: day + 18 * HOUR + r.int(0, 240) * MINUTE, device: p.laptop, ip: home });
       if (p.phone && r.chance(0.5)) {
         const at = day + 7 * HOUR + r.int(0, 16 * 60) * MINUTE;
         const hour = new Date(at).getUTCHours();
         const onWifi = (hour < 9 || hour >= 18) && r.chance(0.4);
         const pool = where.carriers[p.carrier]!;
-        daySessions.push({ scenario: 'known devices', at, device: p.phone, ip: onWifi ? home : () => pool[r.int(0, pool.length - 1)]!(r.int(0, 250)) });
+        daySessions.push({
+          scenario: 'known devices',
+          at,
+          device: p.phone,
+          ip: onWifi ? home : () => pool[r.int(0, pool.length - 1)]!(r.int(0, 250)),
+        });
       }
     }
     if (moves && daySessions.length > 0) {
@@ -255,8 +348,13 @@ function* personActor(p: Person, plan: Session[]): Actor {
     // Some people sign in with their email; within a session they type the same login each time.
     const login = r.chance(0.2) ? p.user.email : p.user.username;
     const step = (password: string, valid: boolean): Step => ({
-      scenario: s.scenario, at, login, password, valid,
-      signals, passesSecondFactor: true,
+      scenario: s.scenario,
+      at,
+      login,
+      password,
+      valid,
+      signals,
+      passesSecondFactor: true,
     });
     for (let i = 0; i < typos; i += 1) {
       yield step(typo(r, p.user.password), false);
@@ -281,7 +379,11 @@ function comboList(random: Random, users: SyntheticUser[], size: number): Array<
       return { login: user.username, password: user.password, valid: true };
     }
     if (roll < 0.3) return { login: random.pick(users).email, password: `Summer${random.int(2015, 2025)}!`, valid: false };
-    return { login: `${random.pick(LEAKED_NAMES)}${random.int(1, 9999)}.${i}@mail.example`, password: `Passw0rd${random.int(1, 99)}`, valid: false };
+    return {
+      login: `${random.pick(LEAKED_NAMES)}${random.int(1, 9999)}.${i}@mail.example`,
+      password: `Passw0rd${random.int(1, 99)}`,
+      valid: false,
+    };
   });
 }
 
@@ -315,8 +417,13 @@ function* bruteForce(w: World, random: Random, where: Places): Actor {
     bot.client = {};
     const valid = i === rightAt;
     const result = yield {
-      scenario: 'brute force', at, login: w.victim.username, password: valid ? w.victim.password : `guess-${i}-${random.int(0, 1e6)}`, valid,
-      signals: () => deviceSignals(random, bot, where.attackers.ipv4()(random.int(0, 250))), passesSecondFactor: false,
+      scenario: 'brute force',
+      at,
+      login: w.victim.username,
+      password: valid ? w.victim.password : `guess-${i}-${random.int(0, 1e6)}`,
+      valid,
+      signals: () => deviceSignals(random, bot, where.attackers.ipv4()(random.int(0, 250))),
+      passesSecondFactor: false,
     };
     at += result.kind === 'throttled' ? (result.retryAfterSeconds ?? 1) * 1000 : 20_000;
   }
@@ -325,7 +432,13 @@ function* bruteForce(w: World, random: Random, where: Places): Actor {
 const HEADLESS_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/130.0.0.0 Safari/537.36';
 
 /** Valid credentials of some people, tried by a program; `kind` says what gives it away. */
-function* automation(w: World, random: Random, where: Places, scenario: 'headless browser' | 'automation flag' | 'forged user agent', day: number): Actor {
+function* automation(
+  w: World,
+  random: Random,
+  where: Places,
+  scenario: 'headless browser' | 'automation flag' | 'forged user agent',
+  day: number,
+): Actor {
   const address = where.attackers.ipv4();
   let at = w.start + Math.min(day, w.scale.days - 1) * DAY + 11 * HOUR;
   for (let i = 0; i < w.scale.automationAccounts; i += 1) {
@@ -334,7 +447,11 @@ function* automation(w: World, random: Random, where: Places, scenario: 'headles
     const signals = () => {
       const plain = deviceSignals(random, device, address(20));
       if (scenario === 'headless browser') {
-        return { ...plain, userAgent: HEADLESS_UA, hints: { brands: '"Chromium";v="130", "HeadlessChrome";v="130"', mobile: '?0', platform: '"Linux"' } };
+        return {
+          ...plain,
+          userAgent: HEADLESS_UA,
+          hints: { brands: '"Chromium";v="130", "HeadlessChrome";v="130"', mobile: '?0', platform: '"Linux"' },
+        };
       }
       if (scenario === 'automation flag') return { ...plain, client: { ...plain.client, webdriver: true } };
       return { ...plain, userAgent: BROWSERS.safariMac.userAgent(18) };
@@ -361,7 +478,15 @@ function* copiedCookie(w: World, random: Random, where: Places, victims: Person[
       machine.cookie = victim.laptop.cookie;
       return deviceSignals(random, machine, address(30));
     };
-    yield { scenario: 'copied device cookie', at, login: victim.user.username, password: victim.user.password, valid: true, signals, passesSecondFactor: false };
+    yield {
+      scenario: 'copied device cookie',
+      at,
+      login: victim.user.username,
+      password: victim.user.password,
+      valid: true,
+      signals,
+      passesSecondFactor: false,
+    };
     at += 10 * MINUTE;
   }
 }
@@ -375,10 +500,22 @@ export function buildActors(w: World): Actor[] {
   const actors: Actor[] = [];
   people.forEach((p, i) => {
     const s = w.scale;
-    const role = i < s.newLaptops - 1 ? 'new laptop' : i === s.newLaptops - 1 ? 'new laptop at a café' : i < s.newLaptops + s.travellers ? 'traveller' : 'plain';
+    const role =
+      i < s.newLaptops - 1
+        ? 'new laptop'
+        : i === s.newLaptops - 1
+          ? 'new laptop at a café'
+          : i < s.newLaptops + s.travellers
+            ? 'traveller'
+            : 'plain';
     actors.push(personActor(p, sessions(w, p, where, role)));
   });
-  actors.push(personActor(victim, sessions(w, victim, where, 'plain').filter((s) => s.scenario === 'warm-up' && s.device === victim.laptop)));
+  actors.push(
+    personActor(
+      victim,
+      sessions(w, victim, where, 'plain').filter((s) => s.scenario === 'warm-up' && s.device === victim.laptop),
+    ),
+  );
   // Copied cookies are taken from people with no other role, whose laptops stay theirs.
   const ordinary = people.slice(w.scale.newLaptops + w.scale.travellers);
   const base = w.users.length + 1;

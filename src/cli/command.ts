@@ -15,7 +15,10 @@ export const PROGRAM = 'sso-admin';
 /** The command line itself is wrong (unknown noun, verb or option, a missing argument): exit code 2. */
 export class UsageError extends Error {
   /** The command whose --help would have helped ("sso-admin clients"); the verb's, when unset. */
-  constructor(message: string, readonly command?: string) {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
     super(message);
     this.name = 'UsageError';
   }
@@ -24,7 +27,10 @@ export class UsageError extends Error {
 export type OptionSpec = {
   description: string;
   short?: string;
-} & ({ type: 'boolean' } | { type: 'string'; /** Placeholder in the help: VALUE, URI... */ value: string; multiple?: boolean; required?: boolean });
+} & (
+  | { type: 'boolean' }
+  | { type: 'string'; /** Placeholder in the help: VALUE, URI... */ value: string; multiple?: boolean; required?: boolean }
+);
 
 export interface ArgSpec {
   name: string;
@@ -150,7 +156,10 @@ function usageFromParseError(err: unknown, command: string): UsageError {
   const option = /'(-{1,2}[^' ]+)/.exec(e.message)?.[1];
   if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${option ?? ''}`.trim(), command);
   if (e.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    return new UsageError(/argument missing/.test(e.message) ? `option ${option} needs a value` : `option ${option} takes no value`, command);
+    return new UsageError(
+      /argument missing/.test(e.message) ? `option ${option} needs a value` : `option ${option} takes no value`,
+      command,
+    );
   }
   return new UsageError(e.message.split('\n')[0]!, command);
 }
@@ -188,7 +197,10 @@ export function parseCommandLine(nouns: readonly Noun[], argv: readonly string[]
       allowPositionals: true,
       strict: true,
       options: Object.fromEntries(
-        Object.entries(options).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.type === 'string' && o.multiple ? { multiple: true } : {}) }]),
+        Object.entries(options).map(([name, o]) => [
+          name,
+          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.type === 'string' && o.multiple ? { multiple: true } : {}) },
+        ]),
       ),
     });
   } catch (err) {

@@ -8,7 +8,15 @@ export function iso(date: Date | null | undefined): string {
 /** Columns separated by two spaces, each as wide as its widest cell; no trailing spaces. */
 export function formatTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((row) => `${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()}\n`).join('');
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, i) => cell.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }
 
 /** One field per line, names aligned; a list takes one line per item. */
@@ -22,7 +30,11 @@ export function formatFields(fields: ReadonlyArray<readonly [string, unknown]>):
     return [String(value)];
   };
   return fields
-    .map(([name, value]) => text(value).map((line, i) => `${(i === 0 ? name : '').padEnd(width)}  ${line}`.trimEnd()).join('\n'))
+    .map(([name, value]) =>
+      text(value)
+        .map((line, i) => `${(i === 0 ? name : '').padEnd(width)}  ${line}`.trimEnd())
+        .join('\n'),
+    )
     .join('\n')
     .concat('\n');
 }

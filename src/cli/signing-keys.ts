@@ -11,7 +11,8 @@ import { iso } from './output.js';
 
 /** Every algorithm when none is named; the named ones, each once. */
 export function checkAlgs(algs: readonly string[] | undefined): SigningAlg[] {
-  for (const alg of algs ?? []) if (!isSigningAlg(alg)) throw new UsageError(`--alg must be one of ${SIGNING_ALGS.join(', ')} (got "${alg}")`);
+  for (const alg of algs ?? [])
+    if (!isSigningAlg(alg)) throw new UsageError(`--alg must be one of ${SIGNING_ALGS.join(', ')} (got "${alg}")`);
   return [...new Set(algs ?? SIGNING_ALGS)] as SigningAlg[];
 }
 
@@ -30,11 +31,24 @@ export interface Rotation {
 }
 
 /** Adds a key for each algorithm, activating after `delay` seconds (default KEY_ACTIVATION_DELAY_SECONDS). */
-export async function rotateKeys(db: Db, config: Config, log: EventLog, algs: readonly SigningAlg[], delay = config.keyActivationDelaySeconds): Promise<Rotation> {
-  const rotated = await rotateSigningKeys(db, { secret: config.keysEncryptionSecret, algs, activationDelaySeconds: delay, now: new Date() });
-  for (const key of rotated) logAdminAction({ log }, 'admin.key.rotated', { kid: key.kid, alg: key.alg, activatesAt: iso(key.activatesAt) });
+export async function rotateKeys(
+  db: Db,
+  config: Config,
+  log: EventLog,
+  algs: readonly SigningAlg[],
+  delay = config.keyActivationDelaySeconds,
+): Promise<Rotation> {
+  const rotated = await rotateSigningKeys(db, {
+    secret: config.keysEncryptionSecret,
+    algs,
+    activationDelaySeconds: delay,
+    now: new Date(),
+  });
+  for (const key of rotated)
+    logAdminAction({ log }, 'admin.key.rotated', { kid: key.kid, alg: key.alg, activatesAt: iso(key.activatesAt) });
   const warnings: string[] = [];
-  if (config.keysEncryptionSecret === undefined) warnings.push('KEYS_ENCRYPTION_SECRET is not set: the private keys are stored in the clear');
+  if (config.keysEncryptionSecret === undefined)
+    warnings.push('KEYS_ENCRYPTION_SECRET is not set: the private keys are stored in the clear');
   if (delay < config.keysRefreshSeconds + JWKS_MAX_AGE_SECONDS) {
     warnings.push(
       `a delay under ${config.keysRefreshSeconds + JWKS_MAX_AGE_SECONDS} s (KEYS_REFRESH_SECONDS + the JWKS max-age) lets the new key sign before every instance and relying party has it`,
@@ -52,8 +66,16 @@ export function listKeys(db: Db, config: Config): Promise<DescribedKey[]> {
 
 export const KEY_TABLE_HEADER = ['kid', 'alg', 'state', 'created', 'activates', 'retires', 'leaves jwks', 'at rest'];
 
-export const keyTableRow = (k: DescribedKey) =>
-  [k.kid, k.alg, k.state, iso(k.createdAt), iso(k.activatesAt), iso(k.retiresAt), iso(k.unpublishesAt), k.encrypted ? 'encrypted' : 'clear'];
+export const keyTableRow = (k: DescribedKey) => [
+  k.kid,
+  k.alg,
+  k.state,
+  iso(k.createdAt),
+  iso(k.activatesAt),
+  iso(k.retiresAt),
+  iso(k.unpublishesAt),
+  k.encrypted ? 'encrypted' : 'clear',
+];
 
 export const keyJson = (k: DescribedKey) => ({
   kid: k.kid,

@@ -6,7 +6,12 @@ import { randomBytes } from 'node:crypto';
 import type { Db } from '../storage/database.js';
 import type { UserRow } from '../storage/schema.js';
 import {
-  deleteAuthenticator, findAuthenticator, lockAuthenticator, recordCodeAccepted, recordCodeRefused, savePendingAuthenticator,
+  deleteAuthenticator,
+  findAuthenticator,
+  lockAuthenticator,
+  recordCodeAccepted,
+  recordCodeRefused,
+  savePendingAuthenticator,
 } from '../storage/totp-authenticators.js';
 import { addSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';

@@ -68,10 +68,7 @@ function phaseOneParam(params: RawParams, name: string): string | undefined {
 }
 
 /** Phase one: the client exists and the redirect URI is registered for it, to the character. */
-export async function verifyTarget(
-  load: (clientId: string) => Promise<Client | undefined>,
-  params: RawParams,
-): Promise<VerifiedTarget> {
+export async function verifyTarget(load: (clientId: string) => Promise<Client | undefined>, params: RawParams): Promise<VerifiedTarget> {
   const clientId = phaseOneParam(params, 'client_id');
   if (clientId === undefined) throw new UntrustedRedirectError('The request has no client_id.');
   const client = await load(clientId);

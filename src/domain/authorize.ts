@@ -84,11 +84,12 @@ export async function authorize(
   const otherUser = hint !== undefined && session !== undefined && session.userId !== hint.subject;
   if (promptNone) {
     // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed.
-    const err = session && !otherUser && sessionIsFreshEnough(session, minAuthTime)
-      ? new ConsentRequired('the user has not consented to this request')
-      : new LoginRequired(otherUser
-        ? 'the signed-in user is not the user of id_token_hint'
-        : 'the user is not signed in, or not recently enough');
+    const err =
+      session && !otherUser && sessionIsFreshEnough(session, minAuthTime)
+        ? new ConsentRequired('the user has not consented to this request')
+        : new LoginRequired(
+            otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
+          );
     return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
   }
   // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.

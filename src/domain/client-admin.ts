@@ -103,7 +103,11 @@ export async function createClient(ctx: AdminContext, entry: ClientEntry): Promi
   });
   if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`);
   const client = registered(await existing(ctx.db, entry.client_id));
-  logAdminAction(ctx, 'admin.client.created', { clientId: entry.client_id, tokenEndpointAuthMethod: columns.token_endpoint_auth_method, revision: client.revision });
+  logAdminAction(ctx, 'admin.client.created', {
+    clientId: entry.client_id,
+    tokenEndpointAuthMethod: columns.token_endpoint_auth_method,
+    revision: client.revision,
+  });
   return { client, clientSecret };
 }
 
@@ -134,7 +138,8 @@ function withDefaults(entry: ClientEntry): Record<string, unknown> {
  */
 export async function updateClient(ctx: AdminContext, clientId: string, changes: ClientChanges): Promise<UpdatedClient> {
   for (const field of changes.remove) {
-    if (!REMOVABLE_CLIENT_FIELDS.includes(field)) throw new AdminError(`"${field}" is not a field that can be removed (${REMOVABLE_CLIENT_FIELDS.join(', ')})`);
+    if (!REMOVABLE_CLIENT_FIELDS.includes(field))
+      throw new AdminError(`"${field}" is not a field that can be removed (${REMOVABLE_CLIENT_FIELDS.join(', ')})`);
   }
   if ('client_id' in changes.set && changes.set.client_id !== clientId) throw new AdminError('client_id cannot be changed');
   return ctx.db.transaction().execute(async (trx) => {
@@ -162,7 +167,12 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     const columns = clientColumns(entry, secretHash);
     await updateClientRow(trx, clientId, { ...columns, metadata: JSON.stringify(columns.metadata), updated_at: ctx.clock() });
     const client = registered(await existing(trx, clientId));
-    logAdminAction(ctx, 'admin.client.updated', { clientId, fields: changed, revision: client.revision, secretGenerated: clientSecret !== undefined });
+    logAdminAction(ctx, 'admin.client.updated', {
+      clientId,
+      fields: changed,
+      revision: client.revision,
+      secretGenerated: clientSecret !== undefined,
+    });
     return { client, changed, clientSecret };
   });
 }
@@ -170,7 +180,8 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
 /** A new secret for a confidential client; the old one stops working at once, on every instance. */
 export async function rotateClientSecret(ctx: AdminContext, clientId: string): Promise<{ clientSecret: string; revision: number }> {
   const row = await existing(ctx.db, clientId);
-  if (row.token_endpoint_auth_method === 'none') throw new AdminError(`client "${clientId}" is public (token_endpoint_auth_method none): it has no secret`);
+  if (row.token_endpoint_auth_method === 'none')
+    throw new AdminError(`client "${clientId}" is public (token_endpoint_auth_method none): it has no secret`);
   const clientSecret = randomToken();
   const revision = await replaceClientSecretHash(ctx.db, clientId, await ctx.passwords.hash(clientSecret), ctx.clock());
   if (revision === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`);

@@ -11,9 +11,18 @@ export const CLIENT_URL_FIELDS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_u
 
 /** The metadata fields understood here (client_id and client_secret are credentials, not metadata). */
 export const METADATA_FIELDS = [
-  'client_name', 'redirect_uris', 'post_logout_redirect_uris', 'grant_types', 'response_types',
-  'token_endpoint_auth_method', 'contacts', 'scope', ...CLIENT_URL_FIELDS, 'id_token_signed_response_alg',
-  'backchannel_logout_uri', 'backchannel_logout_session_required',
+  'client_name',
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'grant_types',
+  'response_types',
+  'token_endpoint_auth_method',
+  'contacts',
+  'scope',
+  ...CLIENT_URL_FIELDS,
+  'id_token_signed_response_alg',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
 ] as const;
 
 /** `seed`: an operator's file, trusted further (private-use URI schemes, any scope). `registration`: RFC 7591. */
@@ -44,7 +53,8 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   if (uri.includes('#')) return 'must not contain a fragment';
   if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)) return `must not use the ${url.protocol} scheme`;
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
+    return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
   return undefined;
 }
 
@@ -53,7 +63,8 @@ export function strictRedirectUriProblem(uri: string): string | undefined {
   const problem = redirectUriProblem(uri);
   if (problem) return problem;
   const url = new URL(uri);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
   if (url.username || url.password) return 'must not contain user credentials';
   return undefined;
 }
@@ -65,19 +76,31 @@ export function clientMetadataProblems(c: Record<string, unknown>, profile: Meta
   const uriProblem = profile === 'registration' ? strictRedirectUriProblem : redirectUriProblem;
 
   const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
-  if (!(AUTH_METHODS as readonly unknown[]).includes(method)) bad('token_endpoint_auth_method', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
+  if (!(AUTH_METHODS as readonly unknown[]).includes(method))
+    bad('token_endpoint_auth_method', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
   // RFC 7591 2: redirect_uris is "REQUIRED for redirect-based flows"; a client without the code flow (device or
   // client_credentials only) may register none.
   const redirectBased = !Array.isArray(c.grant_types) || c.grant_types.includes('authorization_code');
   if (redirectBased || c.redirect_uris !== undefined) {
-    if (!isStringArray(c.redirect_uris) || (redirectBased && c.redirect_uris.length === 0)) bad('redirect_uris', 'redirect_uris must be a non-empty array of URIs');
-    else c.redirect_uris.forEach((u, i) => { const p = uriProblem(u); if (p) bad('redirect_uris', `redirect_uris[${i}] ${p}`); });
+    if (!isStringArray(c.redirect_uris) || (redirectBased && c.redirect_uris.length === 0))
+      bad('redirect_uris', 'redirect_uris must be a non-empty array of URIs');
+    else
+      c.redirect_uris.forEach((u, i) => {
+        const p = uriProblem(u);
+        if (p) bad('redirect_uris', `redirect_uris[${i}] ${p}`);
+      });
   }
   if (c.post_logout_redirect_uris !== undefined) {
     if (!isStringArray(c.post_logout_redirect_uris)) bad('post_logout_redirect_uris', 'post_logout_redirect_uris must be an array of URIs');
-    else c.post_logout_redirect_uris.forEach((u, i) => { const p = uriProblem(u); if (p) bad('post_logout_redirect_uris', `post_logout_redirect_uris[${i}] ${p}`); });
+    else
+      c.post_logout_redirect_uris.forEach((u, i) => {
+        const p = uriProblem(u);
+        if (p) bad('post_logout_redirect_uris', `post_logout_redirect_uris[${i}] ${p}`);
+      });
   }
-  const grantsKnown = c.grant_types === undefined || (isStringArray(c.grant_types) && c.grant_types.every((g) => (GRANT_TYPES as readonly string[]).includes(g)));
+  const grantsKnown =
+    c.grant_types === undefined ||
+    (isStringArray(c.grant_types) && c.grant_types.every((g) => (GRANT_TYPES as readonly string[]).includes(g)));
   if (!grantsKnown) bad('grant_types', `grant_types must be an array of ${GRANT_TYPES.join(', ')}`);
   const responsesKnown = c.response_types === undefined || (isStringArray(c.response_types) && c.response_types.every((r) => r === 'code'));
   if (!responsesKnown) bad('response_types', 'response_types may only contain "code"');
@@ -97,7 +120,8 @@ export function clientMetadataProblems(c: Record<string, unknown>, profile: Meta
   if (c.backchannel_logout_uri !== undefined) {
     // Back-Channel Logout 1.0 2.2: absolute, no fragment; https unless loopback, like a redirect URI.
     const p = isString(c.backchannel_logout_uri) ? uriProblem(c.backchannel_logout_uri) : 'is not an absolute URI';
-    if (p || !/^https?:/.test(c.backchannel_logout_uri as string)) bad('backchannel_logout_uri', `backchannel_logout_uri ${p ?? 'must be an http(s) URL'}`);
+    if (p || !/^https?:/.test(c.backchannel_logout_uri as string))
+      bad('backchannel_logout_uri', `backchannel_logout_uri ${p ?? 'must be an http(s) URL'}`);
   }
   if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
     bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
@@ -127,7 +151,8 @@ function grantConsistencyProblems(c: Record<string, unknown>, method: unknown, b
   }
   if (grants.length === 0) bad('grant_types', 'grant_types must not be empty');
   // RFC 6749 4.4: "The client credentials grant type MUST only be used by confidential clients."
-  if (method === 'none' && grants.includes('client_credentials')) bad('grant_types', 'a public client (token_endpoint_auth_method "none") may not use client_credentials');
+  if (method === 'none' && grants.includes('client_credentials'))
+    bad('grant_types', 'a public client (token_endpoint_auth_method "none") may not use client_credentials');
   // RFC 6749 1.5: refresh tokens are issued with the tokens of another grant; here, the code and device grants.
   if (grants.includes('refresh_token') && !grants.includes('authorization_code') && !grants.includes(DEVICE_CODE_GRANT)) {
     bad('grant_types', 'refresh_token needs authorization_code or the device code grant, which issue refresh tokens');

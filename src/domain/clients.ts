@@ -70,8 +70,7 @@ export async function loadClient(db: Db, clientId: string): Promise<Client | und
 
 /** What the request presented; at most one method (RFC 6749 2.3: "MUST NOT use more than one"). */
 export type ClientCredentials =
-  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string }
-  | { method: 'none'; clientId: string };
+  { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string } | { method: 'none'; clientId: string };
 
 /**
  * Remembers recent successful secret verifications so that a busy client costs one argon2
@@ -122,7 +121,10 @@ export interface ClientAuthDeps {
  * (as Keycloak does; the registered token_endpoint_auth_method is the client's preference);
  * `none` is only for public clients.
  */
-export async function authenticateClient(deps: ClientAuthDeps, credentials: ClientCredentials): Promise<{ client: Client; cached: boolean }> {
+export async function authenticateClient(
+  deps: ClientAuthDeps,
+  credentials: ClientCredentials,
+): Promise<{ client: Client; cached: boolean }> {
   const found = await deps.lookup(credentials.clientId);
   if (!found) {
     // The same work as for a known client, so that the answer's time does not tell whether the client exists.

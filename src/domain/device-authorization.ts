@@ -48,7 +48,10 @@ export function formatUserCode(code: string): string {
  * server to ignore such separators and to compare case-insensitively). Undefined when it cannot be a user code.
  */
 export function normaliseUserCode(typed: string): string | undefined {
-  const code = typed.slice(0, 64).replace(/[\s-]+/g, '').toUpperCase();
+  const code = typed
+    .slice(0, 64)
+    .replace(/[\s-]+/g, '')
+    .toUpperCase();
   return USER_CODE.test(code) ? code : undefined;
 }
 
@@ -85,7 +88,8 @@ export async function requestDeviceAuthorization(
   userAgent: string | undefined,
 ): Promise<DeviceAuthorizationResponse> {
   // RFC 6749 5.2 unauthorized_client: "The authenticated client is not authorized to use this authorization grant type."
-  if (!client.grantTypes.includes(DEVICE_CODE_GRANT)) throw new UnauthorizedClient('this client may not use the device authorization grant');
+  if (!client.grantTypes.includes(DEVICE_CODE_GRANT))
+    throw new UnauthorizedClient('this client may not use the device authorization grant');
   // As at the authorization endpoint: unknown scopes are ignored, offline_access only for a client that may refresh,
   // and none left is invalid_scope (RFC 6749 3.3: "fail the request indicating an invalid scope").
   const scopes = parseScope(single(params, 'scope')).filter((s) => s !== 'offline_access' || client.grantTypes.includes('refresh_token'));
@@ -134,7 +138,11 @@ export async function enterUserCode(ctx: ProviderContext, typed: string, ip: str
   if (claim.kind === 'throttled') return claim;
   const code = normaliseUserCode(typed);
   if (code === undefined) return { kind: 'wrong-code' };
-  const bound = await bindByUserCode(ctx.db, { userCodeHash: userCodeDigest(ctx, code), bindingHash: sha256(bindingSecret), now: ctx.clock() });
+  const bound = await bindByUserCode(ctx.db, {
+    userCodeHash: userCodeDigest(ctx, code),
+    bindingHash: sha256(bindingSecret),
+    now: ctx.clock(),
+  });
   if (!bound) return { kind: 'wrong-code' };
   await userCodeEntrySucceeded(ctx, claim);
   return { kind: 'bound' };
@@ -150,7 +158,10 @@ export interface PendingDeviceAuthorization {
 }
 
 /** The pending, unexpired request bound to this browser, if any. */
-export async function boundDeviceAuthorization(ctx: ProviderContext, bindingSecret: string): Promise<PendingDeviceAuthorization | undefined> {
+export async function boundDeviceAuthorization(
+  ctx: ProviderContext,
+  bindingSecret: string,
+): Promise<PendingDeviceAuthorization | undefined> {
   const row = await findBoundDeviceAuthorization(ctx.db, sha256(bindingSecret), ctx.clock());
   if (!row) return undefined;
   return {
@@ -167,7 +178,12 @@ export async function boundDeviceAuthorization(ctx: ProviderContext, bindingSecr
  * user, sid, sign-in time and amr to the tokens the device will get. False when the request is no longer pending
  * (expired, or decided in the meantime).
  */
-export async function decideDeviceAuthorization(ctx: ProviderContext, bindingSecret: string, session: ActiveSession, approve: boolean): Promise<boolean> {
+export async function decideDeviceAuthorization(
+  ctx: ProviderContext,
+  bindingSecret: string,
+  session: ActiveSession,
+  approve: boolean,
+): Promise<boolean> {
   const clientId = await storeDecision(ctx.db, {
     bindingHash: sha256(bindingSecret),
     now: ctx.clock(),

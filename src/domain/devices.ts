@@ -62,20 +62,29 @@ export async function revokeDevice(ctx: DeviceRevocationContext, userId: string,
 export type DeviceRevocationContext = Pick<ProviderContext, 'db' | 'clock' | 'log'>;
 
 /** revokeDevice inside the caller's transaction `trx` (an admin revoking every device of a user at once). */
-export async function revokeDeviceIn(ctx: DeviceRevocationContext, trx: Db, userId: string, deviceId: string): Promise<RevokedDevice | undefined> {
+export async function revokeDeviceIn(
+  ctx: DeviceRevocationContext,
+  trx: Db,
+  userId: string,
+  deviceId: string,
+): Promise<RevokedDevice | undefined> {
   if (!UUID.test(deviceId)) return undefined;
   const revoked = await revokeUserDevice(trx, { userId, deviceId, now: ctx.clock() });
   if (!revoked) return undefined;
-  await recordSecurityEvent(ctx, {
-    type: 'device_revoked',
-    userId,
-    deviceId,
-    details: {
-      device: revoked.label,
-      sessionsEnded: revoked.sessionsEnded,
-      refreshTokensRevoked: revoked.refreshTokensRevoked,
-      accessTokensRevoked: revoked.accessTokensRevoked,
+  await recordSecurityEvent(
+    ctx,
+    {
+      type: 'device_revoked',
+      userId,
+      deviceId,
+      details: {
+        device: revoked.label,
+        sessionsEnded: revoked.sessionsEnded,
+        refreshTokensRevoked: revoked.refreshTokensRevoked,
+        accessTokensRevoked: revoked.accessTokensRevoked,
+      },
     },
-  }, trx);
+    trx,
+  );
   return { id: revoked.id, endedSids: revoked.endedSids, logoutsQueued: revoked.logoutsQueued };
 }

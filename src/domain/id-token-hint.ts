@@ -43,7 +43,10 @@ export async function verifyOwnIdToken(ctx: ProviderContext, token: string, inva
   let payload: Uint8Array;
   let typ: unknown;
   try {
-    ({ payload, protectedHeader: { typ } } = await compactVerify(token, keys, { algorithms }));
+    ({
+      payload,
+      protectedHeader: { typ },
+    } = await compactVerify(token, keys, { algorithms }));
   } catch {
     throw invalid();
   }

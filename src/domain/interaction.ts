@@ -29,7 +29,12 @@ export async function answerConsent(
 }
 
 /** Completes the interaction, records consent and issues the code: all in one transaction or none of it. */
-async function finish(ctx: ProviderContext, interaction: Interaction, session: ActiveSession, recordConsent: boolean): Promise<AuthorizationResponse> {
+async function finish(
+  ctx: ProviderContext,
+  interaction: Interaction,
+  session: ActiveSession,
+  recordConsent: boolean,
+): Promise<AuthorizationResponse> {
   const { request } = interaction;
   const { code, row } = newCode(ctx, request);
   await ctx.db.transaction().execute(async (trx) => {

@@ -27,6 +27,8 @@ export function networkPrefix(ip: string, ipv4Bits: 24 | 32, ipv6Groups16: numbe
     return `${address.split('.').slice(0, 3).join('.')}.0/24`;
   }
   if (!isIPv6(address)) return address || 'unknown';
-  const groups = ipv6Groups(address).slice(0, ipv6Groups16).map((g) => Number.parseInt(g, 16).toString(16));
+  const groups = ipv6Groups(address)
+    .slice(0, ipv6Groups16)
+    .map((g) => Number.parseInt(g, 16).toString(16));
   return `${groups.join(':')}::/${ipv6Groups16 * 16}`;
 }

@@ -157,7 +157,8 @@ class DatabaseKeyStore implements KeyStore {
 export async function loadKeyStore(db: Db, config: Config, clock: Clock, logger: KeyLogger): Promise<KeyStore> {
   const prepared = await prepareSigningKeys(db, config.keysEncryptionSecret, clock());
   for (const key of prepared.generated) logger.info({ kid: key.kid, alg: key.alg }, 'signing key generated');
-  if (prepared.encrypted > 0) logger.info({ count: prepared.encrypted }, 'clear private signing keys encrypted with KEYS_ENCRYPTION_SECRET');
+  if (prepared.encrypted > 0)
+    logger.info({ count: prepared.encrypted }, 'clear private signing keys encrypted with KEYS_ENCRYPTION_SECRET');
   if (!prepared.cipher.encrypts) {
     logger.warn(
       {},
@@ -166,7 +167,11 @@ export async function loadKeyStore(db: Db, config: Config, clock: Clock, logger:
   }
   if (config.keyActivationDelaySeconds < config.keysRefreshSeconds + JWKS_MAX_AGE_SECONDS) {
     logger.warn(
-      { keyActivationDelaySeconds: config.keyActivationDelaySeconds, keysRefreshSeconds: config.keysRefreshSeconds, jwksMaxAgeSeconds: JWKS_MAX_AGE_SECONDS },
+      {
+        keyActivationDelaySeconds: config.keyActivationDelaySeconds,
+        keysRefreshSeconds: config.keysRefreshSeconds,
+        jwksMaxAgeSeconds: JWKS_MAX_AGE_SECONDS,
+      },
       'KEY_ACTIVATION_DELAY_SECONDS is shorter than KEYS_REFRESH_SECONDS plus the JWKS cache lifetime: a rotated key may sign before every instance publishes it and every relying party has fetched it',
     );
   }

@@ -32,8 +32,10 @@ export async function validateLogoutRequest(ctx: ProviderContext, params: RawPar
   single(params, 'logout_hint');
   single(params, 'ui_locales');
 
-  const hint = idTokenHint === null ? null : await verifyOwnIdToken(ctx, idTokenHint, () =>
-    new InvalidRequest('id_token_hint is not an ID token issued by this server'));
+  const hint =
+    idTokenHint === null
+      ? null
+      : await verifyOwnIdToken(ctx, idTokenHint, () => new InvalidRequest('id_token_hint is not an ID token issued by this server'));
   // 2: "When both client_id and id_token_hint are present, the OP MUST verify that the Client Identifier
   // matches the one used when issuing the ID Token."
   if (hint && clientId !== null && !hint.audiences.includes(clientId)) {
@@ -41,7 +43,7 @@ export async function validateLogoutRequest(ctx: ProviderContext, params: RawPar
   }
   // We issue ID tokens to one audience; a token with several names no one client.
   const named = clientId ?? (hint?.audiences.length === 1 ? hint.audiences[0]! : null);
-  const client = named === null ? null : (await loadClient(ctx.db, named)) ?? null;
+  const client = named === null ? null : ((await loadClient(ctx.db, named)) ?? null);
   if (clientId !== null && client === null) throw new InvalidRequest('client_id is not a registered client');
 
   if (postLogoutRedirectUri !== null) {

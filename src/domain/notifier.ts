@@ -15,7 +15,10 @@ const LEASE_SECONDS = 30;
 export function logNotifier(ctx: ProviderContext): Notifier {
   return {
     async send(message) {
-      ctx.log.info({ event: 'notification', userId: message.userId, kind: message.kind, ...message.payload }, 'notification (development notifier)');
+      ctx.log.info(
+        { event: 'notification', userId: message.userId, kind: message.kind, ...message.payload },
+        'notification (development notifier)',
+      );
     },
   };
 }
@@ -30,7 +33,10 @@ export async function deliverDueMessages(ctx: ProviderContext, notifier: Notifie
       await markMessageSent(ctx.db, message.id, ctx.clock());
     } catch (err) {
       const retry = message.attempts < MAX_ATTEMPTS ? new Date(ctx.clock().getTime() + 2 ** message.attempts * 1000) : null;
-      ctx.log.warn({ event: 'notification_failed', kind: message.kind, attempts: message.attempts, err: (err as Error).message }, 'notification failed');
+      ctx.log.warn(
+        { event: 'notification_failed', kind: message.kind, attempts: message.attempts, err: (err as Error).message },
+        'notification failed',
+      );
       await markMessageFailed(ctx.db, message.id, retry);
     }
   }

@@ -140,7 +140,13 @@ export async function signInWithPassword(
   }
   observe(ctx, verdict, time.ms);
   if (verdict.action === 'CHALLENGE') {
-    await recordSecurityEvent(ctx, { type: 'sign_in_challenged', userId: user.id, deviceId: verdict.device.id, clientId, details: verdictDetails(verdict) });
+    await recordSecurityEvent(ctx, {
+      type: 'sign_in_challenged',
+      userId: user.id,
+      deviceId: verdict.device.id,
+      clientId,
+      details: verdictDetails(verdict),
+    });
     return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
   }
   await signInSucceeded(ctx, claim);
@@ -175,9 +181,21 @@ function wrongCredentials(ctx: ProviderContext, device: string | null, evaluatio
   return evaluation ? { kind: 'wrong-credentials', evaluation } : { kind: 'wrong-credentials' };
 }
 
-async function refuse(ctx: ProviderContext, verdict: Verdict, userId: string | null, evaluationMs: number, clientId: string | null): Promise<void> {
+async function refuse(
+  ctx: ProviderContext,
+  verdict: Verdict,
+  userId: string | null,
+  evaluationMs: number,
+  clientId: string | null,
+): Promise<void> {
   observe(ctx, verdict, evaluationMs);
-  await recordSecurityEvent(ctx, { type: 'sign_in_blocked', userId, deviceId: verdict.device.id, clientId, details: verdictDetails(verdict) });
+  await recordSecurityEvent(ctx, {
+    type: 'sign_in_blocked',
+    userId,
+    deviceId: verdict.device.id,
+    clientId,
+    details: verdictDetails(verdict),
+  });
 }
 
 function observe(ctx: ProviderContext, verdict: Verdict, evaluationMs: number): void {

@@ -21,7 +21,12 @@ export async function claimOpenRegistration(ctx: ProviderContext, ip: string): P
   if (!ctx.config.registration.open || policy === null) return;
   const key = registrationAddressKey(ip);
   const now = ctx.clock();
-  const count = await claimAttempt(ctx.db, { key, now, expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds), rule: lockRule(policy) });
+  const count = await claimAttempt(ctx.db, {
+    key,
+    now,
+    expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds),
+    rule: lockRule(policy),
+  });
   if (count !== undefined) return;
   const lockedUntil = await findLockedUntil(ctx.db, key);
   const seconds = Math.max(1, lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1);

@@ -3,10 +3,19 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RegistrationSettings } from '../config.js';
 import {
-  InvalidClientMetadata, InvalidRedirectUri, InvalidRequest, InvalidSoftwareStatement, InvalidToken, UnapprovedSoftwareStatement,
+  InvalidClientMetadata,
+  InvalidRedirectUri,
+  InvalidRequest,
+  InvalidSoftwareStatement,
+  InvalidToken,
+  UnapprovedSoftwareStatement,
 } from '../errors/oauth-error.js';
 import {
-  deleteRegisteredClient, findClientByRegistrationToken, insertClient, revokeRegistrationToken, updateRegisteredClient,
+  deleteRegisteredClient,
+  findClientByRegistrationToken,
+  insertClient,
+  revokeRegistrationToken,
+  updateRegisteredClient,
 } from '../storage/clients.js';
 import type { ClientRow } from '../storage/schema.js';
 import { CLIENT_URL_FIELDS, clientMetadataProblems, defaultResponseTypes } from './client-metadata.js';
@@ -17,8 +26,14 @@ import { DEFAULT_SIGNING_ALG } from './signing-algs.js';
 
 /** Metadata kept in the client's `metadata` column and returned as registered (RFC 7591 2 and 2.2, OIDC, logout). */
 const STORED_METADATA = [
-  'scope', 'contacts', ...CLIENT_URL_FIELDS, 'id_token_signed_response_alg', 'backchannel_logout_uri',
-  'backchannel_logout_session_required', 'software_id', 'software_version',
+  'scope',
+  'contacts',
+  ...CLIENT_URL_FIELDS,
+  'id_token_signed_response_alg',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
+  'software_id',
+  'software_version',
 ] as const;
 
 /**
@@ -75,7 +90,8 @@ export function parseRegistrationMetadata(body: unknown): RegisteredMetadata {
   // understand": the rules below look only at the fields they know, and only those are stored.
   const problems = clientMetadataProblems(c, 'registration');
   for (const field of ['software_id', 'software_version']) {
-    if (c[field] !== undefined && (typeof c[field] !== 'string' || c[field] === '')) problems.push({ field, message: `${field} must be a non-empty string` });
+    if (c[field] !== undefined && (typeof c[field] !== 'string' || c[field] === ''))
+      problems.push({ field, message: `${field} must be a non-empty string` });
   }
   // RFC 6749 5.2 leaves '"' out of error_description: the messages' quotes become single ones.
   const describe = (list: typeof problems) => list.map((p) => p.message.replace(/"/g, "'")).join('; ');
@@ -190,7 +206,10 @@ async function ownClient(ctx: ProviderContext, clientId: string, token: string):
   if (row.client_id !== clientId) {
     await revokeRegistrationToken(ctx.db, tokenHash, ctx.clock());
     ctx.clients.forget(row.client_id);
-    ctx.log.warn({ event: 'registration_token_revoked', clientId: row.client_id }, 'registration access token presented for another client: revoked');
+    ctx.log.warn(
+      { event: 'registration_token_revoked', clientId: row.client_id },
+      'registration access token presented for another client: revoked',
+    );
     throw new InvalidToken('the registration access token is not valid');
   }
   return { row, tokenHash };
@@ -201,12 +220,19 @@ async function ownClient(ctx: ProviderContext, clientId: string, token: string):
  * be different from those in the initial registration response." An expired secret is replaced when the client
  * reads or updates its registration: how a client whose secret expired gets a new one.
  */
-async function renewExpiredSecret(ctx: ProviderContext, row: ClientRow, tokenHash: string): Promise<{ row: ClientRow; clientSecret?: string }> {
+async function renewExpiredSecret(
+  ctx: ProviderContext,
+  row: ClientRow,
+  tokenHash: string,
+): Promise<{ row: ClientRow; clientSecret?: string }> {
   const now = ctx.clock();
-  if (row.token_endpoint_auth_method === 'none' || row.client_secret_expires_at === null || row.client_secret_expires_at > now) return { row };
+  if (row.token_endpoint_auth_method === 'none' || row.client_secret_expires_at === null || row.client_secret_expires_at > now)
+    return { row };
   const secret = await newSecret(ctx, now);
   const renewed = await updateRegisteredClient(
-    ctx.db, row.client_id, tokenHash,
+    ctx.db,
+    row.client_id,
+    tokenHash,
     { client_secret_hash: secret.hash, client_secret_expires_at: secret.expiresAt, updated_at: now },
     now,
   );
@@ -226,7 +252,12 @@ export async function readRegistration(ctx: ProviderContext, clientId: string, t
 }
 
 /** RFC 7592 2.2: replaces the client's metadata with the request's, in one statement. */
-export async function updateRegistration(ctx: ProviderContext, clientId: string, token: string, body: unknown): Promise<Record<string, unknown>> {
+export async function updateRegistration(
+  ctx: ProviderContext,
+  clientId: string,
+  token: string,
+  body: unknown,
+): Promise<Record<string, unknown>> {
   const { row, tokenHash } = await ownClient(ctx, clientId, token);
   if (!isPlainObject(body)) throw new InvalidClientMetadata('the request body must be a JSON object of client metadata');
   for (const field of SERVER_FIELDS) {
@@ -234,13 +265,16 @@ export async function updateRegistration(ctx: ProviderContext, clientId: string,
   }
   // "The client MUST include its "client_id" field in the request, and it MUST be the same as its currently issued
   // client identifier."
-  if (body.client_id !== clientId) throw new InvalidRequest('client_id must be sent, and be the client identifier of this registration (RFC 7592 2.2)');
+  if (body.client_id !== clientId)
+    throw new InvalidRequest('client_id must be sent, and be the client identifier of this registration (RFC 7592 2.2)');
   // "If the client includes the "client_secret" field in the request, the value of this field MUST match the
   // currently issued client secret for that client. The client MUST NOT be allowed to overwrite its existing client
   // secret with its own chosen value."
   if (body.client_secret !== undefined && body.client_secret !== null) {
-    const matches = typeof body.client_secret === 'string' && row.client_secret_hash !== null
-      && (await ctx.passwords.verifyClientSecret(row.client_secret_hash, body.client_secret));
+    const matches =
+      typeof body.client_secret === 'string' &&
+      row.client_secret_hash !== null &&
+      (await ctx.passwords.verifyClientSecret(row.client_secret_hash, body.client_secret));
     if (!matches) throw new InvalidRequest('client_secret does not match the current client secret (RFC 7592 2.2)');
   }
   const m = parseRegistrationMetadata(body);
@@ -248,11 +282,12 @@ export async function updateRegistration(ctx: ProviderContext, clientId: string,
   // A client that becomes confidential (or whose secret expired) gets a new secret; one that becomes public loses it.
   const expired = row.client_secret_expires_at !== null && row.client_secret_expires_at <= now;
   const secret = m.authMethod !== 'none' && (row.client_secret_hash === null || expired) ? await newSecret(ctx, now) : undefined;
-  const secretColumns = m.authMethod === 'none'
-    ? { client_secret_hash: null, client_secret_expires_at: null }
-    : secret
-      ? { client_secret_hash: secret.hash, client_secret_expires_at: secret.expiresAt }
-      : {};
+  const secretColumns =
+    m.authMethod === 'none'
+      ? { client_secret_hash: null, client_secret_expires_at: null }
+      : secret
+        ? { client_secret_hash: secret.hash, client_secret_expires_at: secret.expiresAt }
+        : {};
   // The update raises the client's revision (a trigger): every instance's remembered copy is refused from now on.
   const updated = await updateRegisteredClient(ctx.db, clientId, tokenHash, { ...columns(m), ...secretColumns, updated_at: now });
   ctx.clients.forget(clientId);

@@ -5,7 +5,12 @@ import { createHmac, randomInt } from 'node:crypto';
 import { insertOutboxMessage } from '../storage/outbox.js';
 import type { Db } from '../storage/database.js';
 import {
-  checkChallengeCode, consumeChallenge, countChallengeAttempt, insertChallenge, liveChallengeMethod, lockLiveTotpChallenge,
+  checkChallengeCode,
+  consumeChallenge,
+  countChallengeAttempt,
+  insertChallenge,
+  liveChallengeMethod,
+  lockLiveTotpChallenge,
 } from '../storage/second-factor-challenges.js';
 import { findUserById } from '../storage/users.js';
 import { canAnswerWithAuthenticator, checkAuthenticatorCode } from './authenticator.js';
@@ -126,7 +131,11 @@ export async function answerSecondFactor(
     : await checkChallengeCode(db, sha256(challengeId), 'not-a-code', ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (check.kind === 'dead') return check;
   if (check.kind === 'wrong-code') {
-    await recordSecurityEvent(ctx, { type: 'second_factor_failed', userId: check.userId, details: { method: 'otp', attemptsLeft: check.attemptsLeft } });
+    await recordSecurityEvent(ctx, {
+      type: 'second_factor_failed',
+      userId: check.userId,
+      details: { method: 'otp', attemptsLeft: check.attemptsLeft },
+    });
     return { kind: 'wrong-code', attemptsLeft: check.attemptsLeft, method: 'otp' };
   }
   return finishSignIn(ctx, check.userId, check.context as unknown as ChallengeContext, replacesSession);

@@ -42,7 +42,9 @@ export function parseRfc3339(value: string): Date | undefined {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 60) return undefined;
   const offset = m[8]!.toUpperCase();
   if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
-  const ms = Date.parse(`${m.slice(1, 4).join('-')}T${m.slice(4, 6).join(':')}:${second === 60 ? '59' : m[6]}${(m[7] ?? '').slice(0, 4)}${offset}`);
+  const ms = Date.parse(
+    `${m.slice(1, 4).join('-')}T${m.slice(4, 6).join(':')}:${second === 60 ? '59' : m[6]}${(m[7] ?? '').slice(0, 4)}${offset}`,
+  );
   if (Number.isNaN(ms)) return undefined;
   return new Date(second === 60 ? ms + 1000 : ms);
 }
@@ -83,7 +85,8 @@ export function parseEventQuery(params: RawParams): EventFilter {
   const limit = single(params, 'limit');
   if (limit !== undefined) {
     const n = Number(limit);
-    if (!/^\d{1,4}$/.test(limit) || n < 1 || n > MAX_EVENTS_LIMIT) throw new InvalidRequest(`parameter limit must be a whole number from 1 to ${MAX_EVENTS_LIMIT}`);
+    if (!/^\d{1,4}$/.test(limit) || n < 1 || n > MAX_EVENTS_LIMIT)
+      throw new InvalidRequest(`parameter limit must be a whole number from 1 to ${MAX_EVENTS_LIMIT}`);
     filter.limit = n;
   }
   const cursor = single(params, 'cursor');

@@ -34,7 +34,10 @@ export async function securityEventsReader(ctx: ProviderContext, token: string):
   const granted = splitScope(found.scope).includes(SECURITY_EVENTS_SCOPE);
   const registered = splitScope(found.registered_scope ?? '').includes(SECURITY_EVENTS_SCOPE);
   if (found.user_id !== null || !granted || !registered) {
-    throw new InsufficientScope(`reading security events needs a client_credentials token with the ${SECURITY_EVENTS_SCOPE} scope`, SECURITY_EVENTS_SCOPE);
+    throw new InsufficientScope(
+      `reading security events needs a client_credentials token with the ${SECURITY_EVENTS_SCOPE} scope`,
+      SECURITY_EVENTS_SCOPE,
+    );
   }
   return { kind: 'client', clientId: found.client_id };
 }

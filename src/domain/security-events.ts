@@ -7,8 +7,14 @@ import { insertSecurityEvent } from '../storage/security-events.js';
 import type { ProviderContext } from './context.js';
 
 export type SecurityEventType =
-  | 'sign_in_allowed' | 'sign_in_challenged' | 'sign_in_blocked' | 'new_device' | 'device_revoked' | 'second_factor_failed'
-  | 'totp_enrolled' | 'totp_removed';
+  | 'sign_in_allowed'
+  | 'sign_in_challenged'
+  | 'sign_in_blocked'
+  | 'new_device'
+  | 'device_revoked'
+  | 'second_factor_failed'
+  | 'totp_enrolled'
+  | 'totp_removed';
 
 /**
  * Refused sign-in attempts: logged and counted, not stored (sign_in_attempts keeps them for the risk evaluation;
@@ -50,7 +56,11 @@ export async function recordSecurityEvent(ctx: SecurityEventContext, event: Secu
 }
 
 /** The log line of an event (stored or not), and its count when it is a sign-in outcome. */
-export function logSecurityEvent(ctx: Pick<SecurityEventContext, 'log' | 'metrics'>, type: SecurityEventType | LoggedOnlyEventType, fields: Record<string, unknown> = {}): void {
+export function logSecurityEvent(
+  ctx: Pick<SecurityEventContext, 'log' | 'metrics'>,
+  type: SecurityEventType | LoggedOnlyEventType,
+  fields: Record<string, unknown> = {},
+): void {
   ctx.log.info({ event: type, ...fields }, 'security event');
   const outcome = OUTCOME_OF[type];
   if (outcome) ctx.metrics?.signIns.inc({ outcome });

@@ -50,8 +50,21 @@ export class SeedError extends Error {
 export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS]);
 // OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
 export const STRING_CLAIMS = [
-  'name', 'given_name', 'family_name', 'middle_name', 'nickname', 'preferred_username', 'profile', 'picture',
-  'website', 'email', 'gender', 'birthdate', 'zoneinfo', 'locale', 'phone_number',
+  'name',
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'preferred_username',
+  'profile',
+  'picture',
+  'website',
+  'email',
+  'gender',
+  'birthdate',
+  'zoneinfo',
+  'locale',
+  'phone_number',
 ];
 export const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
 const ADDRESS_FIELDS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'];
@@ -69,7 +82,8 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   for (const key of Object.keys(c)) if (!CLIENT_FIELDS.has(key)) bad(`unknown field "${key}"`);
   if (!isString(c.client_id)) bad('client_id must be a non-empty string');
   const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
-  if (method === 'none' && c.client_secret !== undefined) bad('a public client (token_endpoint_auth_method "none") must not have a client_secret');
+  if (method === 'none' && c.client_secret !== undefined)
+    bad('a public client (token_endpoint_auth_method "none") must not have a client_secret');
   if (method !== 'none' && !isString(c.client_secret)) bad('client_secret must be a non-empty string');
   if (isString(c.client_secret) && c.client_secret.length < 16) bad('client_secret must be at least 16 characters');
   for (const problem of clientMetadataProblems(c, 'seed')) bad(problem.message);
@@ -95,8 +109,11 @@ function checkUser(raw: unknown, where: string, problems: string[]): void {
     } else if (BOOLEAN_CLAIMS.includes(key)) {
       if (typeof value !== 'boolean') bad(`${key} must be true or false`);
     } else if (key === 'address') {
-      const ok = typeof value === 'object' && value !== null && !Array.isArray(value)
-        && Object.entries(value).every(([k, v]) => ADDRESS_FIELDS.includes(k) && typeof v === 'string');
+      const ok =
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.entries(value).every(([k, v]) => ADDRESS_FIELDS.includes(k) && typeof v === 'string');
       if (!ok) bad(`address must be an object with string fields among ${ADDRESS_FIELDS.join(', ')}`);
     } else {
       bad(`unknown field "${key}" (user entries take username, password and OIDC Core 5.1 standard claims)`);
@@ -129,7 +146,8 @@ export function parseSeed(raw: unknown): SeedFile {
   const problems: string[] = [];
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
-  for (const key of Object.keys(file)) if (!['clients', 'users', 'risk_rules'].includes(key)) problems.push(`unknown top-level field "${key}"`);
+  for (const key of Object.keys(file))
+    if (!['clients', 'users', 'risk_rules'].includes(key)) problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
@@ -138,8 +156,10 @@ export function parseSeed(raw: unknown): SeedFile {
   else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems));
   const rules = checkRiskRules(file.risk_rules, problems);
   if (problems.length === 0) {
-    for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id))) problems.push(`client_id "${id}" appears more than once`);
-    for (const name of findDuplicates((users as SeedUser[]).map((u) => u.username.toLowerCase()))) problems.push(`username "${name}" appears more than once`);
+    for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
+      problems.push(`client_id "${id}" appears more than once`);
+    for (const name of findDuplicates((users as SeedUser[]).map((u) => u.username.toLowerCase())))
+      problems.push(`username "${name}" appears more than once`);
     const emails = (users as SeedUser[]).flatMap((u) => (typeof u.email === 'string' ? [u.email.toLowerCase()] : []));
     for (const email of findDuplicates(emails)) problems.push(`email "${email}" belongs to more than one user`);
   }
@@ -161,7 +181,8 @@ function checkRiskRules(raw: unknown, problems: string[]): RiskRule[] | undefine
       problems.push(`${where} must be an object`);
       return;
     }
-    for (const key of Object.keys(entry)) if (!['kind', 'value', 'effect', 'note'].includes(key)) problems.push(`${where}: unknown field "${key}"`);
+    for (const key of Object.keys(entry))
+      if (!['kind', 'value', 'effect', 'note'].includes(key)) problems.push(`${where}: unknown field "${key}"`);
     const parsed = parseRiskRule(entry as Record<string, unknown>);
     if ('problems' in parsed) for (const problem of parsed.problems) problems.push(`${where}: ${problem}`);
     else rules.push(parsed.rule);
@@ -187,7 +208,10 @@ export interface SeedReport {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }
@@ -201,8 +225,15 @@ async function keepOrHash(passwords: PasswordHasher, stored: string | null | und
 /** The columns of a validated client entry (defaults filled in); its secret goes in already hashed, or null. */
 export function clientColumns(entry: SeedClient, secretHash: string | null) {
   const {
-    client_id: _id, client_secret: _secret, client_name, redirect_uris, post_logout_redirect_uris, grant_types,
-    response_types, token_endpoint_auth_method, ...metadata
+    client_id: _id,
+    client_secret: _secret,
+    client_name,
+    redirect_uris,
+    post_logout_redirect_uris,
+    grant_types,
+    response_types,
+    token_endpoint_auth_method,
+    ...metadata
   } = entry;
   return {
     client_secret_hash: secretHash,

@@ -56,12 +56,25 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
     if (s.replacesSession) await endSessionRow(trx, sha256(s.replacesSession), now);
     const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr }, trx);
     const details = verdictDetails(s.verdict);
-    await recordSecurityEvent(ctx, { type: 'sign_in_allowed', userId: s.user.id, deviceId: device.id, clientId: s.clientId, details: { ...details, amr: s.amr } }, trx);
+    await recordSecurityEvent(
+      ctx,
+      { type: 'sign_in_allowed', userId: s.user.id, deviceId: device.id, clientId: s.clientId, details: { ...details, amr: s.amr } },
+      trx,
+    );
     if (device.isNew) {
-      await recordSecurityEvent(ctx, { type: 'new_device', userId: s.user.id, deviceId: device.id, clientId: s.clientId, details: { device: s.device.label } }, trx);
+      await recordSecurityEvent(
+        ctx,
+        { type: 'new_device', userId: s.user.id, deviceId: device.id, clientId: s.clientId, details: { device: s.device.label } },
+        trx,
+      );
       // The user's first device is their enrolment, not news; any later one is worth telling them about.
       if (s.verdict.reasons.includes('NEW_DEVICE')) {
-        await insertOutboxMessage(trx, { userId: s.user.id, kind: 'new-device', payload: { device: s.device.label, at: now.toISOString() }, createdAt: now });
+        await insertOutboxMessage(trx, {
+          userId: s.user.id,
+          kind: 'new-device',
+          payload: { device: s.device.label, at: now.toISOString() },
+          createdAt: now,
+        });
       }
     }
     return { cookie: created.cookie, session: created.session, deviceId: device.id, newDeviceCookie };

@@ -42,8 +42,7 @@ export function addressKey(ip: string): string {
 }
 
 export type AttemptClaim =
-  | { kind: 'claimed'; accountKey: string; accountCount: number; address: { key: string; count: number } | null }
-  | ThrottledClaim;
+  { kind: 'claimed'; accountKey: string; accountCount: number; address: { key: string; count: number } | null } | ThrottledClaim;
 
 /** `account`: the address was claimed (its count in `address`) and the account's counter is what refused. */
 type ThrottledClaim = { kind: 'throttled'; retryAfterSeconds: number; account?: { address: { key: string; count: number } | null } };

@@ -7,9 +7,7 @@ import { sha256 } from './secrets.js';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token';
 
-export type IssuedToken =
-  | { type: 'access_token'; row: AccessTokenWithUserState }
-  | { type: 'refresh_token'; row: RefreshTokenWithUser };
+export type IssuedToken = { type: 'access_token'; row: AccessTokenWithUserState } | { type: 'refresh_token'; row: RefreshTokenWithUser };
 
 /** RFC 7009 2.1: an unsupported token_type_hint is not an error; it is ignored like an absent one. */
 export function parseTokenTypeHint(raw: string | undefined): TokenTypeHint | undefined {
@@ -20,7 +18,11 @@ export function parseTokenTypeHint(raw: string | undefined): TokenTypeHint | und
  * RFC 7009 2.1: the hint only says where to look first; "If the server is unable to locate the token using
  * the given hint, it MUST extend its search across all of its supported token types."
  */
-export async function findIssuedToken(ctx: ProviderContext, token: string, hint: TokenTypeHint | undefined): Promise<IssuedToken | undefined> {
+export async function findIssuedToken(
+  ctx: ProviderContext,
+  token: string,
+  hint: TokenTypeHint | undefined,
+): Promise<IssuedToken | undefined> {
   const tokenHash = sha256(token);
   const access = async (): Promise<IssuedToken | undefined> => {
     const row = await findAccessToken(ctx.db, tokenHash);

@@ -36,7 +36,12 @@ export async function sealTotpSecret(ctx: ProviderContext, userId: string, secre
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv).setAAD(aad(userId));
   const ciphertext = Buffer.concat([cipher.update(secret), cipher.final()]);
-  return { v: 1, iv: iv.toString('base64url'), tag: cipher.getAuthTag().toString('base64url'), ciphertext: ciphertext.toString('base64url') };
+  return {
+    v: 1,
+    iv: iv.toString('base64url'),
+    tag: cipher.getAuthTag().toString('base64url'),
+    ciphertext: ciphertext.toString('base64url'),
+  };
 }
 
 /** The secret back; throws KeyEncryptionError (never the secret) when it does not open. */
@@ -51,6 +56,8 @@ export async function openTotpSecret(ctx: ProviderContext, userId: string, store
       .setAuthTag(Buffer.from(envelope.tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(envelope.ciphertext, 'base64url')), decipher.final()]);
   } catch {
-    throw new KeyEncryptionError('KEYS_ENCRYPTION_SECRET does not decrypt an authenticator secret: it is not the secret it was encrypted with');
+    throw new KeyEncryptionError(
+      'KEYS_ENCRYPTION_SECRET does not decrypt an authenticator secret: it is not the secret it was encrypted with',
+    );
   }
 }

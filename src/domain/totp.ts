@@ -35,7 +35,11 @@ export function timeStep(at: Date, stepSeconds = TOTP_STEP_SECONDS): number {
 }
 
 /** The code for the step `at` falls in. */
-export function totp(secret: Uint8Array, at: Date, options: { digits?: number; algorithm?: TotpAlgorithm; stepSeconds?: number } = {}): string {
+export function totp(
+  secret: Uint8Array,
+  at: Date,
+  options: { digits?: number; algorithm?: TotpAlgorithm; stepSeconds?: number } = {},
+): string {
   return hotp(secret, timeStep(at, options.stepSeconds), options.digits, options.algorithm);
 }
 

@@ -54,7 +54,13 @@ export async function listUsers(ctx: AdminContext): Promise<UserSummary[]> {
 export async function showUser(ctx: AdminContext, ref: string): Promise<UserDetails> {
   const row = await findUserByRef(ctx.db, ref);
   const activity = await findUserActivity(ctx.db, row.id, ctx.clock());
-  return { ...summary(row), claims: row.claims, liveSessions: activity.sessions, devices: activity.devices, authenticatorApp: activity.authenticator };
+  return {
+    ...summary(row),
+    claims: row.claims,
+    liveSessions: activity.sessions,
+    devices: activity.devices,
+    authenticatorApp: activity.authenticator,
+  };
 }
 
 /** Refuses a user entry the seed file would refuse; for checking a command line before the database opens. */
@@ -74,13 +80,22 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
   const columns = userColumns(entry, await ctx.passwords.hash(entry.password));
   const now = ctx.clock();
   const id = randomUUID();
-  const inserted = await insertUserIfAbsent(ctx.db, { id, ...columns, claims: JSON.stringify(columns.claims), created_at: now, updated_at: now });
+  const inserted = await insertUserIfAbsent(ctx.db, {
+    id,
+    ...columns,
+    claims: JSON.stringify(columns.claims),
+    created_at: now,
+    updated_at: now,
+  });
   if (!inserted) {
-    const taken = entry.email === undefined ? `username "${entry.username}" is taken` : `username "${entry.username}" or email "${entry.email}" is taken`;
+    const taken =
+      entry.email === undefined
+        ? `username "${entry.username}" is taken`
+        : `username "${entry.username}" or email "${entry.email}" is taken`;
     throw new AdminError(`${taken} (usernames and emails are unique, in any case)`);
   }
   logAdminAction(ctx, 'admin.user.created', { userId: id });
-  return summary((await findUserByRef(ctx.db, id)));
+  return summary(await findUserByRef(ctx.db, id));
 }
 
 /** Replaces the user's password. Their sessions and tokens are left alone (sessions revoke ends the sessions). */
@@ -172,7 +187,11 @@ export async function listUserDevices(ctx: AdminContext, ref: string): Promise<{
  * Revokes one device of the user (`deviceId`), or every device they have, in one transaction: as on the account
  * page, each device's sessions end (back-channel logouts queued) and the tokens issued through them are revoked.
  */
-export async function revokeUserDevices(ctx: AdminContext, ref: string, deviceId?: string): Promise<{ user: UserSummary; revoked: RevokedDevice[] }> {
+export async function revokeUserDevices(
+  ctx: AdminContext,
+  ref: string,
+  deviceId?: string,
+): Promise<{ user: UserSummary; revoked: RevokedDevice[] }> {
   const user = await findUserByRef(ctx.db, ref);
   const revoked = await ctx.db.transaction().execute(async (trx: Db) => {
     const ids = deviceId === undefined ? (await listLiveDevices(trx, user.id)).map((d) => d.id) : [deviceId];
@@ -185,7 +204,12 @@ export async function revokeUserDevices(ctx: AdminContext, ref: string, deviceId
     return done;
   });
   for (const d of revoked) {
-    logAdminAction(ctx, 'admin.device.revoked', { userId: user.id, deviceId: d.id, sessionsEnded: d.endedSids.length, logoutsQueued: d.logoutsQueued });
+    logAdminAction(ctx, 'admin.device.revoked', {
+      userId: user.id,
+      deviceId: d.id,
+      sessionsEnded: d.endedSids.length,
+      logoutsQueued: d.logoutsQueued,
+    });
   }
   return { user: summary(user), revoked };
 }

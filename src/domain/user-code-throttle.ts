@@ -14,8 +14,7 @@ export function userCodeEntryKey(ip: string): string {
 }
 
 export type UserCodeEntryClaim =
-  | { kind: 'claimed'; counter: { key: string; count: number } | null }
-  | { kind: 'throttled'; retryAfterSeconds: number };
+  { kind: 'claimed'; counter: { key: string; count: number } | null } | { kind: 'throttled'; retryAfterSeconds: number };
 
 /**
  * RFC 8628 5.1: "the authorization server should rate-limit user code attempts". Counts this entry against the
@@ -26,7 +25,12 @@ export async function claimUserCodeEntry(ctx: ProviderContext, ip: string): Prom
   if (policy === null) return { kind: 'claimed', counter: null };
   const key = userCodeEntryKey(ip);
   const now = ctx.clock();
-  const count = await claimAttempt(ctx.db, { key, now, expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds), rule: lockRule(policy) });
+  const count = await claimAttempt(ctx.db, {
+    key,
+    now,
+    expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds),
+    rule: lockRule(policy),
+  });
   if (count !== undefined) return { kind: 'claimed', counter: { key, count } };
   const lockedUntil = await findLockedUntil(ctx.db, key);
   const seconds = lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1;

@@ -9,7 +9,10 @@ export function sendAuthorizationResponse(reply: FastifyReply, response: Authori
   if (response.mode === 'form_post') {
     // "Authorization Response parameters are encoded as HTML form values that are auto-submitted in the User
     // Agent, and thus are transmitted via the HTTP POST method to the Client".
-    return reply.code(200).headers(FORM_POST_HEADERS).send(formPostPage({ action: response.redirectUri, params: response.params }));
+    return reply
+      .code(200)
+      .headers(FORM_POST_HEADERS)
+      .send(formPostPage({ action: response.redirectUri, params: response.params }));
   }
   return reply
     .code(303)

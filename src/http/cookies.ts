@@ -46,7 +46,9 @@ const INTERACTION_PREFIX = `${HOST_PREFIX}sso_interaction_`;
  */
 export function interactionCookiesToForget(config: Config, cookies: Record<string, string | undefined>): CookieSpec[] {
   if (!config.secureCookies) return [];
-  const pending = Object.keys(cookies).filter((name) => name.startsWith(INTERACTION_PREFIX)).sort();
+  const pending = Object.keys(cookies)
+    .filter((name) => name.startsWith(INTERACTION_PREFIX))
+    .sort();
   const excess = pending.length - (MAX_PENDING_INTERACTIONS - 1);
   return pending.slice(0, Math.max(0, excess)).map((name) => ({ name, options: { path: '/', secure: true } }));
 }

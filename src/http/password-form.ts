@@ -77,7 +77,12 @@ export async function submitPasswordForm(
     return { kind: 'refused', status, message };
   }
   const cookie = sessionCookie(ctx.config);
-  const created = await completeSignIn(ctx, { ...outcome, amr: ['pwd'], clientId: form.clientId, replacesSession: request.cookies[cookie.name] });
+  const created = await completeSignIn(ctx, {
+    ...outcome,
+    amr: ['pwd'],
+    clientId: form.clientId,
+    replacesSession: request.cookies[cookie.name],
+  });
   form.onMessagesQueued?.();
   reply.setCookie(cookie.name, created.cookie, cookie.options);
   if (created.newDeviceCookie) setDeviceCookie(reply, ctx.config, created.newDeviceCookie);

@@ -24,7 +24,11 @@ function logOutcome(logger: JobLogger, o: DeliveryOutcome): void {
  * One round at a time per process; a kick during a round asks for another right after it, so a logout that
  * arrives mid-round is not left for the next poll. A failed round is logged, never thrown.
  */
-export function startBackchannelLogoutJob(ctx: ProviderContext, logger: JobLogger, send: LogoutSender = postLogoutToken): BackchannelLogoutJob {
+export function startBackchannelLogoutJob(
+  ctx: ProviderContext,
+  logger: JobLogger,
+  send: LogoutSender = postLogoutToken,
+): BackchannelLogoutJob {
   const pollMs = ctx.config.backchannelLogout.pollSeconds * 1000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;

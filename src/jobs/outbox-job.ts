@@ -20,7 +20,10 @@ export function startOutboxJob(ctx: ProviderContext, notifier: Notifier): Outbox
   function run() {
     if (running) return;
     running = deliverDueMessages(ctx, notifier)
-      .then(() => undefined, (err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'outbox round failed'))
+      .then(
+        () => undefined,
+        (err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'outbox round failed'),
+      )
       .finally(() => {
         running = undefined;
         schedule(ctx.config.outboxPollSeconds * 1000);

@@ -17,7 +17,12 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .selectAll('u')
-    .select(['t.client_id as token_client_id', 't.scope as token_scope', 't.expires_at as token_expires_at', 't.revoked_at as token_revoked_at'])
+    .select([
+      't.client_id as token_client_id',
+      't.scope as token_scope',
+      't.expires_at as token_expires_at',
+      't.revoked_at as token_revoked_at',
+    ])
     .where('t.token_hash', '=', v.tokenHash),
 );
 
@@ -73,7 +78,12 @@ export function findAccessToken(db: Db, tokenHash: string): Promise<AccessTokenW
 }
 
 export async function revokeAccessToken(db: Db, tokenHash: string, now: Date): Promise<void> {
-  await db.updateTable('access_tokens').set({ revoked_at: now }).where('token_hash', '=', tokenHash).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('access_tokens')
+    .set({ revoked_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /** An access token with the current registered scope of its client (null when the client is gone). */

@@ -20,7 +20,12 @@ export interface NewCode {
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
 export async function insertCode(db: Db, code: NewCode & { userId: string; authTime: Date; sid: string; amr: string[] }): Promise<void> {
   await db
-    .with('code', (qb) => qb.insertInto('authorization_codes').values({ ...codeValues(code, code.userId, code.authTime, code.sid), amr: code.amr }).returning(['sid', 'client_id']))
+    .with('code', (qb) =>
+      qb
+        .insertInto('authorization_codes')
+        .values({ ...codeValues(code, code.userId, code.authTime, code.sid), amr: code.amr })
+        .returning(['sid', 'client_id']),
+    )
     .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
     .selectFrom('code')
     .select('code.client_id')
@@ -67,8 +72,19 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
       qb
         .insertInto('authorization_codes')
         .columns([
-          'code_hash', 'client_id', 'user_id', 'redirect_uri', 'redirect_uri_in_request', 'scope',
-          'nonce', 'code_challenge', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr',
+          'code_hash',
+          'client_id',
+          'user_id',
+          'redirect_uri',
+          'redirect_uri_in_request',
+          'scope',
+          'nonce',
+          'code_challenge',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
         ])
         .expression((eb) =>
           eb
@@ -205,11 +221,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               'redeemed.sid',
               'redeemed.amr',
             ])
-            .where(
-              shape.refresh
-                ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))`
-                : sql.lit(false),
-            ),
+            .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
         )
         .returning('family_id'),
     )
@@ -279,13 +291,19 @@ export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow
 export async function revokeTokensFromCode(db: Db, codeHash: string, now: Date): Promise<number> {
   const result = await db
     .with('families', (qb) =>
-      qb.selectFrom('access_tokens').select('refresh_family_id').where('code_hash', '=', codeHash).where('refresh_family_id', 'is not', null),
+      qb
+        .selectFrom('access_tokens')
+        .select('refresh_family_id')
+        .where('code_hash', '=', codeHash)
+        .where('refresh_family_id', 'is not', null),
     )
     .with('refresh', (qb) =>
       qb
         .updateTable('refresh_tokens')
         .set({ revoked_at: now })
-        .where('family_id', 'in', (eb) => eb.selectFrom('families').select('families.refresh_family_id').$narrowType<{ refresh_family_id: string }>())
+        .where('family_id', 'in', (eb) =>
+          eb.selectFrom('families').select('families.refresh_family_id').$narrowType<{ refresh_family_id: string }>(),
+        )
         .where('revoked_at', 'is', null)
         .returning('token_hash'),
     )

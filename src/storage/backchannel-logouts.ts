@@ -56,7 +56,10 @@ export async function rescheduleLogout(db: Db, id: string, at: Date): Promise<vo
 
 /** Deliveries still queued (tests and the admin's view). */
 export async function countQueuedLogouts(db: Db): Promise<number> {
-  const row = await db.selectFrom('backchannel_logouts').select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('backchannel_logouts')
+    .select(sql<string>`count(*)`.as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

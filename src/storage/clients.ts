@@ -56,13 +56,21 @@ export function updateRegisteredClient(
 
 /** Deletes a self-registered client with everything issued to it (codes, tokens, consents: ON DELETE CASCADE). */
 export async function deleteRegisteredClient(db: Db, clientId: string, tokenHash: string): Promise<boolean> {
-  const result = await db.deleteFrom('clients').where('client_id', '=', clientId).where('registration_access_token_hash', '=', tokenHash).executeTakeFirst();
+  const result = await db
+    .deleteFrom('clients')
+    .where('client_id', '=', clientId)
+    .where('registration_access_token_hash', '=', tokenHash)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /** Revokes a registration access token: its client can no longer be read, updated or deleted over RFC 7592. */
 export async function revokeRegistrationToken(db: Db, tokenHash: string, now: Date): Promise<void> {
-  await db.updateTable('clients').set({ registration_access_token_hash: null, updated_at: now }).where('registration_access_token_hash', '=', tokenHash).execute();
+  await db
+    .updateTable('clients')
+    .set({ registration_access_token_hash: null, updated_at: now })
+    .where('registration_access_token_hash', '=', tokenHash)
+    .execute();
 }
 
 /** Every registered client, by client_id. */

@@ -114,11 +114,7 @@ export async function decideDeviceAuthorization(db: Db, d: Decision): Promise<st
         .expression((eb) =>
           eb
             .selectFrom('decided')
-            .select([
-              sql<string>`decided.sid`.as('sid'),
-              'decided.client_id',
-              eb.cast(eb.val(d.now), 'timestamptz').as('created_at'),
-            ])
+            .select([sql<string>`decided.sid`.as('sid'), 'decided.client_id', eb.cast(eb.val(d.now), 'timestamptz').as('created_at')])
             .where('decided.status', '=', 'approved'),
         )
         .onConflict((oc) => oc.doNothing())
@@ -219,11 +215,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
               'polled.amr',
             ])
             .where('polled.issued_access_token_hash', '=', v.accessTokenHash)
-            .where(
-              shape.refresh
-                ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))`
-                : sql.lit(false),
-            ),
+            .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))` : sql.lit(false)),
         )
         .returning('family_id'),
     )
@@ -301,14 +293,18 @@ export async function revokeTokensFromDeviceCode(db: Db, deviceCodeHash: string,
       qb
         .selectFrom('access_tokens')
         .select('refresh_family_id')
-        .where('token_hash', 'in', (eb) => eb.selectFrom('issued').select('issued.issued_access_token_hash').$narrowType<{ issued_access_token_hash: string }>())
+        .where('token_hash', 'in', (eb) =>
+          eb.selectFrom('issued').select('issued.issued_access_token_hash').$narrowType<{ issued_access_token_hash: string }>(),
+        )
         .where('refresh_family_id', 'is not', null),
     )
     .with('refresh', (qb) =>
       qb
         .updateTable('refresh_tokens')
         .set({ revoked_at: now })
-        .where('family_id', 'in', (eb) => eb.selectFrom('families').select('families.refresh_family_id').$narrowType<{ refresh_family_id: string }>())
+        .where('family_id', 'in', (eb) =>
+          eb.selectFrom('families').select('families.refresh_family_id').$narrowType<{ refresh_family_id: string }>(),
+        )
         .where('revoked_at', 'is', null)
         .returning('token_hash'),
     )
@@ -316,7 +312,11 @@ export async function revokeTokensFromDeviceCode(db: Db, deviceCodeHash: string,
     .set({ revoked_at: now })
     .where((eb) =>
       eb.or([
-        eb('token_hash', 'in', eb.selectFrom('issued').select('issued.issued_access_token_hash').$narrowType<{ issued_access_token_hash: string }>()),
+        eb(
+          'token_hash',
+          'in',
+          eb.selectFrom('issued').select('issued.issued_access_token_hash').$narrowType<{ issued_access_token_hash: string }>(),
+        ),
         eb('refresh_family_id', 'in', eb.selectFrom('families').select('families.refresh_family_id')),
       ]),
     )

@@ -40,8 +40,15 @@ export interface ClaimedMessage {
 export async function claimDueMessages(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedMessage[]> {
   const rows = await db
     .with('due', (qb) =>
-      qb.selectFrom('outbox').select('id').where('sent_at', 'is', null).where('next_attempt_at', '<=', now)
-        .orderBy('next_attempt_at').limit(limit).forUpdate().skipLocked(),
+      qb
+        .selectFrom('outbox')
+        .select('id')
+        .where('sent_at', 'is', null)
+        .where('next_attempt_at', '<=', now)
+        .orderBy('next_attempt_at')
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
     )
     .updateTable('outbox')
     .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: leaseUntil }))

@@ -63,7 +63,8 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
     table: 'outbox',
     column: 'created_at',
     cutoff: (s) => new Date(s.now.getTime() - s.oneTimeCodeTtlSeconds * 1000),
-    keepWhile: (s) => sql<boolean>`(kind <> 'one-time-code' AND created_at > ${new Date(s.now.getTime() - OUTBOX_RETENTION_SECONDS * 1000)})`,
+    keepWhile: (s) =>
+      sql<boolean>`(kind <> 'one-time-code' AND created_at > ${new Date(s.now.getTime() - OUTBOX_RETENTION_SECONDS * 1000)})`,
   },
   { table: 'security_events', column: 'created_at', cutoff: (s) => new Date(s.now.getTime() - s.securityEventRetentionSeconds * 1000) },
 ];

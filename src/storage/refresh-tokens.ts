@@ -94,7 +94,6 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .selectAll(),
 );
 
-
 /**
  * The refresh hot path in one round trip: marks the token rotated only if it is not rotated, not revoked,
  * unexpired, issued to this client (which still has `clientRevision`), its user enabled and its scope a superset of

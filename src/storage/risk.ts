@@ -22,7 +22,9 @@ export async function markAttemptSucceeded(db: Db, attemptId: string): Promise<v
   await sql`
     UPDATE sign_in_attempts a SET succeeded = (a.id = t.id), excused = (a.id <> t.id)
     FROM sign_in_attempts t
-    WHERE t.id = ${attemptId} AND a.login_key = t.login_key AND a.at <= t.at AND NOT a.succeeded AND (a.id = t.id OR NOT a.excused)`.execute(db);
+    WHERE t.id = ${attemptId} AND a.login_key = t.login_key AND a.at <= t.at AND NOT a.succeeded AND (a.id = t.id OR NOT a.excused)`.execute(
+    db,
+  );
 }
 
 export interface DeviceSighting {
@@ -67,7 +69,11 @@ export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{
 
 /** The named shared secret, made by `generate` and stored if no instance has made it yet. */
 export async function sharedSecret(db: Db, name: string, generate: () => string, now: Date): Promise<string> {
-  await db.insertInto('server_secrets').values({ name, value: generate(), created_at: now }).onConflict((oc) => oc.column('name').doNothing()).execute();
+  await db
+    .insertInto('server_secrets')
+    .values({ name, value: generate(), created_at: now })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
   const row = await db.selectFrom('server_secrets').select('value').where('name', '=', name).executeTakeFirstOrThrow();
   return row.value;
 }
@@ -98,6 +104,9 @@ export async function findRiskRule(db: Db, id: string): Promise<RiskRuleRow | un
 }
 
 export async function deleteRiskRule(db: Db, id: string): Promise<boolean> {
-  const result = await db.deleteFrom('risk_rules').where('id', '=', id as never).executeTakeFirst();
+  const result = await db
+    .deleteFrom('risk_rules')
+    .where('id', '=', id as never)
+    .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

@@ -67,17 +67,26 @@ export async function findSecurityEvents(db: Db, f: EventFilter): Promise<Stored
     .leftJoin('users as u', 'u.id', 'e.user_id')
     .select(['e.id', 'e.type', 'e.user_id', 'u.username', 'e.device_id', 'e.client_id', 'e.created_at', 'e.details'])
     // Whole seconds and the microseconds within them, both exact (extract(epoch) is a float before PostgreSQL 14).
-    .select(sql<string>`(extract(epoch from date_trunc('second', e.created_at))::bigint * 1000000
-      + extract(microseconds from e.created_at)::bigint % 1000000)::text`.as('micros'))
+    .select(
+      sql<string>`(extract(epoch from date_trunc('second', e.created_at))::bigint * 1000000
+      + extract(microseconds from e.created_at)::bigint % 1000000)::text`.as('micros'),
+    )
     .$if(f.userId !== undefined, (q) => q.where('e.user_id', '=', f.userId!))
     .$if(f.username !== undefined, (q) =>
-      q.where('e.user_id', '=', (eb) => eb.selectFrom('users').select('id').where(sql`lower(username)`, '=', f.username!.toLowerCase())),
+      q.where('e.user_id', '=', (eb) =>
+        eb
+          .selectFrom('users')
+          .select('id')
+          .where(sql`lower(username)`, '=', f.username!.toLowerCase()),
+      ),
     )
     .$if(f.type !== undefined, (q) => q.where('e.type', '=', f.type!))
     .$if(f.since !== undefined, (q) => q.where('e.created_at', '>=', f.since!))
     .$if(f.until !== undefined, (q) => q.where('e.created_at', '<', f.until!))
     .$if(f.after !== undefined, (q) =>
-      q.where(sql<boolean>`(e.created_at, e.id) < (timestamptz 'epoch' + ${f.after!.micros}::bigint * interval '1 microsecond', ${f.after!.id}::bigint)`),
+      q.where(
+        sql<boolean>`(e.created_at, e.id) < (timestamptz 'epoch' + ${f.after!.micros}::bigint * interval '1 microsecond', ${f.after!.id}::bigint)`,
+      ),
     )
     .orderBy('e.created_at', 'desc')
     .orderBy('e.id', 'desc')

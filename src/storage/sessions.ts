@@ -99,7 +99,15 @@ export async function endSession(db: Db, idHash: string, now: Date): Promise<End
         .returning('backchannel_logouts.id'),
     )
     .selectFrom('ended')
-    .select(['ended.sid', 'ended.user_id', (eb) => eb.selectFrom('queued').select((q) => q.fn.countAll<string>().as('n')).as('queued')])
+    .select([
+      'ended.sid',
+      'ended.user_id',
+      (eb) =>
+        eb
+          .selectFrom('queued')
+          .select((q) => q.fn.countAll<string>().as('n'))
+          .as('queued'),
+    ])
     .executeTakeFirst();
   return row && { sid: row.sid, userId: row.user_id, queued: Number(row.queued ?? 0) };
 }

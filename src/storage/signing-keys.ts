@@ -15,14 +15,7 @@ export interface NewSigningKey {
 
 /** Every key, oldest activation first within each algorithm. */
 export function listSigningKeys(db: Db): Promise<SigningKeyRow[]> {
-  return db
-    .selectFrom('signing_keys')
-    .selectAll()
-    .orderBy('alg')
-    .orderBy('activates_at')
-    .orderBy('created_at')
-    .orderBy('kid')
-    .execute();
+  return db.selectFrom('signing_keys').selectAll().orderBy('alg').orderBy('activates_at').orderBy('created_at').orderBy('kid').execute();
 }
 
 /**
@@ -51,5 +44,9 @@ export async function insertSigningKey(db: Db, key: NewSigningKey): Promise<void
 }
 
 export async function updatePrivateJwk(db: Db, kid: string, privateJwk: Record<string, unknown>): Promise<void> {
-  await db.updateTable('signing_keys').set({ private_jwk: JSON.stringify(privateJwk) }).where('kid', '=', kid).execute();
+  await db
+    .updateTable('signing_keys')
+    .set({ private_jwk: JSON.stringify(privateJwk) })
+    .where('kid', '=', kid)
+    .execute();
 }

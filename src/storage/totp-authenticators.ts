@@ -16,7 +16,10 @@ export function lockAuthenticator(db: Db, userId: string): Promise<TotpAuthentic
  * Stores a new pending secret, replacing a pending one; false (and nothing written) when the user already has a
  * confirmed authenticator, which must be removed first.
  */
-export async function savePendingAuthenticator(db: Db, a: { userId: string; secret: Record<string, unknown>; now: Date }): Promise<boolean> {
+export async function savePendingAuthenticator(
+  db: Db,
+  a: { userId: string; secret: Record<string, unknown>; now: Date },
+): Promise<boolean> {
   const row = await db
     .insertInto('totp_authenticators')
     .values({ user_id: a.userId, secret: JSON.stringify(a.secret), created_at: a.now })

@@ -5,7 +5,11 @@ import type { Db } from './database.js';
 import type { NewUserRow, UserRow, UserUpdate } from './schema.js';
 
 export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', username.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql`lower(username)`, '=', username.toLowerCase())
+    .executeTakeFirst();
 }
 
 export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
@@ -22,21 +26,37 @@ export async function updateUser(db: Db, id: string, changes: UserUpdate): Promi
 
 /** Every user, by username (case-insensitive). */
 export function listUsers(db: Db): Promise<UserRow[]> {
-  return db.selectFrom('users').selectAll().orderBy(sql`lower(username)`).orderBy('id').execute();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .orderBy(sql`lower(username)`)
+    .orderBy('id')
+    .execute();
 }
 
 /** Inserts the user unless the username or email is taken (case-insensitive); false when it was. */
 export async function insertUserIfAbsent(db: Db, row: NewUserRow): Promise<boolean> {
-  const inserted = await db.insertInto('users').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+  const inserted = await db
+    .insertInto('users')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
 /** What is attached to a user now: live sessions, devices not revoked, an enrolled authenticator app. */
-export async function findUserActivity(db: Db, userId: string, now: Date): Promise<{ sessions: number; devices: number; authenticator: boolean }> {
+export async function findUserActivity(
+  db: Db,
+  userId: string,
+  now: Date,
+): Promise<{ sessions: number; devices: number; authenticator: boolean }> {
   const { rows } = await sql<{ sessions: string; devices: string; authenticator: boolean }>`
     SELECT (SELECT count(*) FROM sessions WHERE user_id = ${userId}::uuid AND revoked_at IS NULL AND expires_at > ${now}) AS sessions,
            (SELECT count(*) FROM devices WHERE user_id = ${userId}::uuid AND revoked_at IS NULL) AS devices,
-           EXISTS (SELECT 1 FROM totp_authenticators WHERE user_id = ${userId}::uuid AND confirmed_at IS NOT NULL) AS authenticator`.execute(db);
+           EXISTS (SELECT 1 FROM totp_authenticators WHERE user_id = ${userId}::uuid AND confirmed_at IS NOT NULL) AS authenticator`.execute(
+    db,
+  );
   const row = rows[0]!;
   return { sessions: Number(row.sessions), devices: Number(row.devices), authenticator: row.authenticator };
 }

@@ -50,7 +50,10 @@ await withChromium(t, async (browser) => {
     t.equal(await devices.count(), 2, 'both devices are listed');
     t.match(await devices.first().textContent(), /last seen .* UTC,\s+1 sign-in/);
 
-    await devices.filter({ hasNot: page.locator('.current') }).getByRole('button', { name: /^Revoke/ }).click();
+    await devices
+      .filter({ hasNot: page.locator('.current') })
+      .getByRole('button', { name: /^Revoke/ })
+      .click();
     await page.waitForURL(`${account}?done=device-revoked`);
     t.ok(await page.getByText('The device was revoked').isVisible());
     t.equal(await page.locator('li[data-device]').count(), 1, 'the revoked device is gone from the list');

@@ -17,7 +17,8 @@ interface ClientJson {
   [field: string]: unknown;
 }
 
-const storedClient = (db: Db, clientId: string) => db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+const storedClient = (db: Db, clientId: string) =>
+  db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 const APP_SECRET = 'the-seeded-secret-of-app-0123456789';
 /** A confidential client written as the seed file writes it. */
 const seedApp = (db: Db) =>
@@ -26,94 +27,172 @@ const seedApp = (db: Db) =>
     users: [],
   });
 
-t.test('clients create prints a generated secret once and stores its argon2id hash; list, show; a taken or unknown id exits 1', async (t) => {
-  const store = await adminStore(t);
-  const created = await runAdmin(
-    ['clients', 'create', 'app', '--client-name', 'Test App', '--redirect-uri', 'https://app.example/cb', '--redirect-uri', 'https://app.example/cb2',
-      '--grant-type', 'authorization_code', '--grant-type', 'refresh_token', '--backchannel-logout-uri', 'https://app.example/logout', '--json'],
-    store.env,
-  );
-  const client = json<ClientJson>(created);
-  t.match(client, {
-    client_id: 'app', client_name: 'Test App', token_endpoint_auth_method: 'client_secret_basic',
-    redirect_uris: ['https://app.example/cb', 'https://app.example/cb2'], grant_types: ['authorization_code', 'refresh_token'],
-    backchannel_logout_uri: 'https://app.example/logout', has_secret: true, revision: 1,
-  });
-  t.match(client.client_secret, /^[A-Za-z0-9_-]{43}$/, '256 random bits, base64url');
-  t.same(events(created), ['admin.client.created']);
-  t.match(created.logs.find((l) => l.event === 'admin.client.created'), { clientId: 'app', actor: String, msg: 'admin action' });
-  t.notMatch(created.stderr, client.client_secret!, 'the secret is in no log line');
+t.test(
+  'clients create prints a generated secret once and stores its argon2id hash; list, show; a taken or unknown id exits 1',
+  async (t) => {
+    const store = await adminStore(t);
+    const created = await runAdmin(
+      [
+        'clients',
+        'create',
+        'app',
+        '--client-name',
+        'Test App',
+        '--redirect-uri',
+        'https://app.example/cb',
+        '--redirect-uri',
+        'https://app.example/cb2',
+        '--grant-type',
+        'authorization_code',
+        '--grant-type',
+        'refresh_token',
+        '--backchannel-logout-uri',
+        'https://app.example/logout',
+        '--json',
+      ],
+      store.env,
+    );
+    const client = json<ClientJson>(created);
+    t.match(client, {
+      client_id: 'app',
+      client_name: 'Test App',
+      token_endpoint_auth_method: 'client_secret_basic',
+      redirect_uris: ['https://app.example/cb', 'https://app.example/cb2'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      backchannel_logout_uri: 'https://app.example/logout',
+      has_secret: true,
+      revision: 1,
+    });
+    t.match(client.client_secret, /^[A-Za-z0-9_-]{43}$/, '256 random bits, base64url');
+    t.same(events(created), ['admin.client.created']);
+    t.match(
+      created.logs.find((l) => l.event === 'admin.client.created'),
+      { clientId: 'app', actor: String, msg: 'admin action' },
+    );
+    t.notMatch(created.stderr, client.client_secret!, 'the secret is in no log line');
 
-  const again = await runAdmin(['clients', 'create', 'app', '--redirect-uri', 'https://other.example/cb'], store.env);
-  t.equal(again.code, 1);
-  t.equal(again.message, 'sso-admin clients create: client "app" already exists (clients update changes it)');
-  t.same(events(again), []);
+    const again = await runAdmin(['clients', 'create', 'app', '--redirect-uri', 'https://other.example/cb'], store.env);
+    t.equal(again.code, 1);
+    t.equal(again.message, 'sso-admin clients create: client "app" already exists (clients update changes it)');
+    t.same(events(again), []);
 
-  const tv = await runAdmin(['clients', 'create', 'tv', '--token-endpoint-auth-method', 'none', '--client-name', 'Living room TV',
-    '--grant-type', 'urn:ietf:params:oauth:grant-type:device_code'], store.env);
-  t.same(tv.stdout.split('\n'), ['client "tv" created (revision 1)', ''], 'a public client gets no secret');
+    const tv = await runAdmin(
+      [
+        'clients',
+        'create',
+        'tv',
+        '--token-endpoint-auth-method',
+        'none',
+        '--client-name',
+        'Living room TV',
+        '--grant-type',
+        'urn:ietf:params:oauth:grant-type:device_code',
+      ],
+      store.env,
+    );
+    t.same(tv.stdout.split('\n'), ['client "tv" created (revision 1)', ''], 'a public client gets no secret');
 
-  const list = await runAdmin(['clients', 'list'], store.env);
-  t.equal(list.code, 0, list.stderr);
-  t.same(list.stdout.split('\n'), [
-    'client_id  name            auth method          grant types                                   redirect uris  revision',
-    'app        Test App        client_secret_basic  authorization_code,refresh_token              2              1',
-    'tv         Living room TV  none                 urn:ietf:params:oauth:grant-type:device_code  0              1',
-    '',
-  ]);
-  t.same(events(list), [], 'reading is no action');
+    const list = await runAdmin(['clients', 'list'], store.env);
+    t.equal(list.code, 0, list.stderr);
+    t.same(list.stdout.split('\n'), [
+      'client_id  name            auth method          grant types                                   redirect uris  revision',
+      'app        Test App        client_secret_basic  authorization_code,refresh_token              2              1',
+      'tv         Living room TV  none                 urn:ietf:params:oauth:grant-type:device_code  0              1',
+      '',
+    ]);
+    t.same(events(list), [], 'reading is no action');
 
-  const show = await runAdmin(['clients', 'show', 'app'], store.env);
-  t.equal(show.code, 0, show.stderr);
-  t.match(show.stdout, /^client_id +app\nclient_name +Test App\ntoken_endpoint_auth_method +client_secret_basic\nsecret +set \(argon2id hash\)\n/);
-  t.match(show.stdout, /\nredirect_uris +https:\/\/app\.example\/cb\n +https:\/\/app\.example\/cb2\n/);
-  t.match(show.stdout, /\nrevision +1\ncreated +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n/);
+    const show = await runAdmin(['clients', 'show', 'app'], store.env);
+    t.equal(show.code, 0, show.stderr);
+    t.match(
+      show.stdout,
+      /^client_id +app\nclient_name +Test App\ntoken_endpoint_auth_method +client_secret_basic\nsecret +set \(argon2id hash\)\n/,
+    );
+    t.match(show.stdout, /\nredirect_uris +https:\/\/app\.example\/cb\n +https:\/\/app\.example\/cb2\n/);
+    t.match(show.stdout, /\nrevision +1\ncreated +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n/);
 
-  const missing = await runAdmin(['clients', 'show', 'nope', '--json'], store.env);
-  t.equal(missing.code, 1);
-  t.equal(missing.stdout, '');
-  t.equal(missing.message, 'sso-admin clients show: no client "nope"');
+    const missing = await runAdmin(['clients', 'show', 'nope', '--json'], store.env);
+    t.equal(missing.code, 1);
+    t.equal(missing.stdout, '');
+    t.equal(missing.message, 'sso-admin clients show: no client "nope"');
 
-  const row = await store.withDb((db) => storedClient(db, 'app'));
-  t.match(row, { redirect_uris: ['https://app.example/cb', 'https://app.example/cb2'], revision: 1 }, 'the second create changed nothing');
-  t.match(row!.client_secret_hash, /^\$argon2id\$/);
-  t.ok(await argon2.verify(row!.client_secret_hash!, client.client_secret!), 'the hash is of the printed secret');
-});
+    const row = await store.withDb((db) => storedClient(db, 'app'));
+    t.match(
+      row,
+      { redirect_uris: ['https://app.example/cb', 'https://app.example/cb2'], revision: 1 },
+      'the second create changed nothing',
+    );
+    t.match(row!.client_secret_hash, /^\$argon2id\$/);
+    t.ok(await argon2.verify(row!.client_secret_hash!, client.client_secret!), 'the hash is of the printed secret');
+  },
+);
 
-t.test('clients update changes fields and raises the revision, refuses an invalid result, and rotate-secret replaces the secret', async (t) => {
-  const store = await adminStore(t);
-  await store.withDb(seedApp);
+t.test(
+  'clients update changes fields and raises the revision, refuses an invalid result, and rotate-secret replaces the secret',
+  async (t) => {
+    const store = await adminStore(t);
+    await store.withDb(seedApp);
 
-  const updated = await runAdmin(['clients', 'update', 'app', '--client-name', 'Renamed', '--redirect-uri', 'https://app.example/new',
-    '--post-logout-redirect-uri', 'https://app.example/', '--json'], store.env);
-  t.match(json<ClientJson>(updated), {
-    client_name: 'Renamed', redirect_uris: ['https://app.example/new'], post_logout_redirect_uris: ['https://app.example/'], revision: 2,
-    changed: ['client_name', 'post_logout_redirect_uris', 'redirect_uris'],
-  });
-  t.equal(json<ClientJson>(updated).client_secret, undefined, 'the secret is kept, and not shown');
-  t.match(updated.logs.find((l) => l.event === 'admin.client.updated'), { clientId: 'app', fields: ['client_name', 'post_logout_redirect_uris', 'redirect_uris'], revision: 2 });
+    const updated = await runAdmin(
+      [
+        'clients',
+        'update',
+        'app',
+        '--client-name',
+        'Renamed',
+        '--redirect-uri',
+        'https://app.example/new',
+        '--post-logout-redirect-uri',
+        'https://app.example/',
+        '--json',
+      ],
+      store.env,
+    );
+    t.match(json<ClientJson>(updated), {
+      client_name: 'Renamed',
+      redirect_uris: ['https://app.example/new'],
+      post_logout_redirect_uris: ['https://app.example/'],
+      revision: 2,
+      changed: ['client_name', 'post_logout_redirect_uris', 'redirect_uris'],
+    });
+    t.equal(json<ClientJson>(updated).client_secret, undefined, 'the secret is kept, and not shown');
+    t.match(
+      updated.logs.find((l) => l.event === 'admin.client.updated'),
+      { clientId: 'app', fields: ['client_name', 'post_logout_redirect_uris', 'redirect_uris'], revision: 2 },
+    );
 
-  const invalid = await runAdmin(['clients', 'update', 'app', '--redirect-uri', 'http://app.example/cb', '--remove', 'client_name'], store.env);
-  t.equal(invalid.code, 1);
-  t.equal(invalid.message, 'sso-admin clients update: client "app" was refused: redirect_uris[0] must use https (http is allowed only on localhost, 127.0.0.1 and [::1])');
-  t.same(events(invalid), []);
+    const invalid = await runAdmin(
+      ['clients', 'update', 'app', '--redirect-uri', 'http://app.example/cb', '--remove', 'client_name'],
+      store.env,
+    );
+    t.equal(invalid.code, 1);
+    t.equal(
+      invalid.message,
+      'sso-admin clients update: client "app" was refused: redirect_uris[0] must use https (http is allowed only on localhost, 127.0.0.1 and [::1])',
+    );
+    t.same(events(invalid), []);
 
-  const refused = await runAdmin(['clients', 'rotate-secret', 'app'], store.env);
-  t.equal(refused.code, 2);
-  t.match(refused.message, /^sso-admin clients rotate-secret: stdin is not a terminal, so nobody can confirm: pass --yes/);
+    const refused = await runAdmin(['clients', 'rotate-secret', 'app'], store.env);
+    t.equal(refused.code, 2);
+    t.match(refused.message, /^sso-admin clients rotate-secret: stdin is not a terminal, so nobody can confirm: pass --yes/);
 
-  const rotated = await runAdmin(['clients', 'rotate-secret', 'app', '--yes', '--json'], store.env);
-  const { client_secret: secret, revision } = json<{ client_secret: string; revision: number }>(rotated);
-  t.equal(revision, 3);
-  t.match(secret, /^[A-Za-z0-9_-]{43}$/);
-  t.same(events(rotated), ['admin.client.secret_rotated']);
-  t.notMatch(rotated.stderr, secret, 'the secret is in no log line');
+    const rotated = await runAdmin(['clients', 'rotate-secret', 'app', '--yes', '--json'], store.env);
+    const { client_secret: secret, revision } = json<{ client_secret: string; revision: number }>(rotated);
+    t.equal(revision, 3);
+    t.match(secret, /^[A-Za-z0-9_-]{43}$/);
+    t.same(events(rotated), ['admin.client.secret_rotated']);
+    t.notMatch(rotated.stderr, secret, 'the secret is in no log line');
 
-  const row = await store.withDb((db) => storedClient(db, 'app'));
-  t.match(row, { client_name: 'Renamed', redirect_uris: ['https://app.example/new'], revision: 3 }, 'the invalid update and the unconfirmed rotation wrote nothing');
-  t.ok(await argon2.verify(row!.client_secret_hash!, secret), 'the new secret verifies');
-  t.notOk(await argon2.verify(row!.client_secret_hash!, APP_SECRET), 'the old one no longer does');
-});
+    const row = await store.withDb((db) => storedClient(db, 'app'));
+    t.match(
+      row,
+      { client_name: 'Renamed', redirect_uris: ['https://app.example/new'], revision: 3 },
+      'the invalid update and the unconfirmed rotation wrote nothing',
+    );
+    t.ok(await argon2.verify(row!.client_secret_hash!, secret), 'the new secret verifies');
+    t.notOk(await argon2.verify(row!.client_secret_hash!, APP_SECRET), 'the old one no longer does');
+  },
+);
 
 t.test('clients delete refuses without --yes, then deletes the client with its codes and tokens', async (t) => {
   const store = await adminStore(t);
@@ -127,8 +206,15 @@ t.test('clients delete refuses without --yes, then deletes the client with its c
   t.match(refused.message, 'pass --yes to do it without asking');
 
   const deleted = await runAdmin(['clients', 'delete', 'app', '--yes', '--json'], store.env);
-  t.same(json(deleted), { client_id: 'app', deleted: true, access_tokens_revoked: 2, refresh_tokens_revoked: 2, codes_revoked: 2 }, 'all there until then');
-  t.match(deleted.logs.find((l) => l.event === 'admin.client.deleted'), { clientId: 'app', accessTokens: 2, refreshTokens: 2, codes: 2 });
+  t.same(
+    json(deleted),
+    { client_id: 'app', deleted: true, access_tokens_revoked: 2, refresh_tokens_revoked: 2, codes_revoked: 2 },
+    'all there until then',
+  );
+  t.match(
+    deleted.logs.find((l) => l.event === 'admin.client.deleted'),
+    { clientId: 'app', accessTokens: 2, refreshTokens: 2, codes: 2 },
+  );
 
   const again = await runAdmin(['clients', 'delete', 'app', '--yes'], store.env);
   t.equal(again.code, 1);
@@ -139,7 +225,17 @@ t.test('clients delete refuses without --yes, then deletes the client with its c
     codes: await db.selectFrom('authorization_codes').select('code_hash').where('client_id', '=', 'app').execute(),
     access: await db.selectFrom('access_tokens').select('token_hash').where('client_id', '=', 'app').execute(),
     refresh: await db.selectFrom('refresh_tokens').select('token_hash').where('client_id', '=', 'app').execute(),
-    sessions: await db.selectFrom('sessions').select('sid').where('user_id', '=', alice.userId).where('revoked_at', 'is', null).orderBy('sid').execute(),
+    sessions: await db
+      .selectFrom('sessions')
+      .select('sid')
+      .where('user_id', '=', alice.userId)
+      .where('revoked_at', 'is', null)
+      .orderBy('sid')
+      .execute(),
   }));
-  t.same(left, { client: undefined, codes: [], access: [], refresh: [], sessions: alice.sids.map((sid) => ({ sid })) }, 'the user stays signed in');
+  t.same(
+    left,
+    { client: undefined, codes: [], access: [], refresh: [], sessions: alice.sids.map((sid) => ({ sid })) },
+    'the user stays signed in',
+  );
 });

@@ -22,14 +22,21 @@ t.test('npm run admin runs the TypeScript source: --help on stdout with exit 0, 
   const bad = await runAdmin(['clients', 'frob'], {}, { viaTsx: true });
   t.equal(bad.code, 2);
   t.equal(bad.stdout, '');
-  t.equal(bad.stderr, 'sso-admin clients: unknown verb "frob" (verbs: list, show, create, update, rotate-secret, delete) (sso-admin clients --help)\n');
+  t.equal(
+    bad.stderr,
+    'sso-admin clients: unknown verb "frob" (verbs: list, show, create, update, rotate-secret, delete) (sso-admin clients --help)\n',
+  );
 });
 
 t.test('the package bin sso-admin is the built dist/cli/admin.js, a script that runs on its own', async (t) => {
   const pkg = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { bin: Record<string, string> };
   t.same(pkg.bin, { 'sso-admin': 'dist/cli/admin.js' });
   const built = await builtAdmin();
-  t.equal(path.relative(path.dirname(path.dirname(built)), built), path.join('cli', 'admin.js'), 'where npm run build puts it, under its own folder');
+  t.equal(
+    path.relative(path.dirname(path.dirname(built)), built),
+    path.join('cli', 'admin.js'),
+    'where npm run build puts it, under its own folder',
+  );
   t.match(readFileSync(built, 'utf8'), /^#!\/usr\/bin\/env node\n/);
   chmodSync(built, 0o755); // as npm does for a bin
   const run = await collect(spawn(built, ['users', '--help'], { cwd: PROJECT_DIR, env: childEnv({}), stdio: ['ignore', 'pipe', 'pipe'] }));
@@ -65,13 +72,23 @@ t.test('keys rotate asks for --yes without a terminal, adds a pending key, and k
   const [key, ...more] = json<Array<{ kid: string; alg: string; activates_at: string }>>(rotated);
   t.same(more, []);
   t.match(key, { kid: /^[A-Za-z0-9_-]{43}$/, alg: 'ES256', activates_at: /Z$/ });
-  t.match(rotated.logs.find((l) => l.event === 'admin.key.rotated'), { kid: key!.kid, alg: 'ES256', activatesAt: key!.activates_at });
+  t.match(
+    rotated.logs.find((l) => l.event === 'admin.key.rotated'),
+    { kid: key!.kid, alg: 'ES256', activatesAt: key!.activates_at },
+  );
   t.match(rotated.message, 'warning: KEYS_ENCRYPTION_SECRET is not set: the private keys are stored in the clear');
 
   const list = await runAdmin(['keys', 'list', '--json'], store.env);
   const keys = json<Array<{ kid: string; alg: string; state: string; encrypted: boolean }>>(list);
-  t.same(keys.map((k) => k.alg), ['RS256', 'PS256', 'ES256', 'ES256', 'EdDSA'], 'a first key per algorithm, and the rotated one');
-  t.match(keys.find((k) => k.kid === key!.kid), { state: 'pending', encrypted: false });
+  t.same(
+    keys.map((k) => k.alg),
+    ['RS256', 'PS256', 'ES256', 'ES256', 'EdDSA'],
+    'a first key per algorithm, and the rotated one',
+  );
+  t.match(
+    keys.find((k) => k.kid === key!.kid),
+    { state: 'pending', encrypted: false },
+  );
 });
 
 /** Without the cursor moves readline writes around its prompt. */
@@ -104,36 +121,61 @@ async function onTerminal(args: string[], env: Record<string, string>, answers: 
   return parseRun({ ...run, stdout: withoutEscapes(run.stdout).replace(/\r\n/g, '\n') });
 }
 
-t.test('on a terminal a destructive verb asks first: no changes nothing, yes goes ahead', { skip: process.platform !== 'linux' && 'needs util-linux script' }, async (t) => {
-  const store = await adminStore(t);
-  await store.withDb((db) => applySeed(db, new PasswordHasher(testConfig().argon2), { clients: [{ client_id: 'app', client_secret: 'app-secret-0123456789', redirect_uris: ['https://app.example/cb'] }], users: [] }));
+t.test(
+  'on a terminal a destructive verb asks first: no changes nothing, yes goes ahead',
+  { skip: process.platform !== 'linux' && 'needs util-linux script' },
+  async (t) => {
+    const store = await adminStore(t);
+    await store.withDb((db) =>
+      applySeed(db, new PasswordHasher(testConfig().argon2), {
+        clients: [{ client_id: 'app', client_secret: 'app-secret-0123456789', redirect_uris: ['https://app.example/cb'] }],
+        users: [],
+      }),
+    );
 
-  const declined = await onTerminal(['clients', 'delete', 'app'], store.env, [[/Delete client "app" and every code and token issued to it\? \[y\/N\] $/, 'n\r']]);
-  t.equal(declined.code, 1, declined.stdout);
-  t.match(declined.stdout, 'sso-admin clients delete: not confirmed: nothing was changed');
-  t.notMatch(declined.stdout, 'admin.client.deleted');
+    const declined = await onTerminal(['clients', 'delete', 'app'], store.env, [
+      [/Delete client "app" and every code and token issued to it\? \[y\/N\] $/, 'n\r'],
+    ]);
+    t.equal(declined.code, 1, declined.stdout);
+    t.match(declined.stdout, 'sso-admin clients delete: not confirmed: nothing was changed');
+    t.notMatch(declined.stdout, 'admin.client.deleted');
 
-  const accepted = await onTerminal(['clients', 'delete', 'app'], store.env, [[/\[y\/N\] $/, 'y\r']]);
-  t.equal(accepted.code, 0, accepted.stdout);
-  t.match(accepted.stdout, 'client "app" deleted');
-  t.match(accepted.stdout, '"event":"admin.client.deleted"');
-});
+    const accepted = await onTerminal(['clients', 'delete', 'app'], store.env, [[/\[y\/N\] $/, 'y\r']]);
+    t.equal(accepted.code, 0, accepted.stdout);
+    t.match(accepted.stdout, 'client "app" deleted');
+    t.match(accepted.stdout, '"event":"admin.client.deleted"');
+  },
+);
 
-t.test('on a terminal set-password asks for the password twice without echoing it', { skip: process.platform !== 'linux' && 'needs util-linux script' }, async (t) => {
-  const store = await adminStore(t);
-  await store.withDb((db) => applySeed(db, new PasswordHasher(testConfig().argon2), { clients: [], users: [{ username: 'alice', password: 'the old password' }] }));
-  const typed = 'typed at the terminal';
+t.test(
+  'on a terminal set-password asks for the password twice without echoing it',
+  { skip: process.platform !== 'linux' && 'needs util-linux script' },
+  async (t) => {
+    const store = await adminStore(t);
+    await store.withDb((db) =>
+      applySeed(db, new PasswordHasher(testConfig().argon2), { clients: [], users: [{ username: 'alice', password: 'the old password' }] }),
+    );
+    const typed = 'typed at the terminal';
 
-  const differ = await onTerminal(['users', 'set-password', 'alice'], store.env, [[/New password: $/, `${typed}\r`], [/Repeat it: $/, 'something else\r']]);
-  t.equal(differ.code, 1, differ.stdout);
-  t.match(differ.stdout, 'sso-admin users set-password: the two passwords differ: nothing was changed');
+    const differ = await onTerminal(['users', 'set-password', 'alice'], store.env, [
+      [/New password: $/, `${typed}\r`],
+      [/Repeat it: $/, 'something else\r'],
+    ]);
+    t.equal(differ.code, 1, differ.stdout);
+    t.match(differ.stdout, 'sso-admin users set-password: the two passwords differ: nothing was changed');
 
-  const set = await onTerminal(['users', 'set-password', 'alice'], store.env, [[/New password: $/, `${typed}\r`], [/Repeat it: $/, `${typed}\r`]]);
-  t.equal(set.code, 0, set.stdout);
-  t.match(set.stdout, 'password of "alice" set');
-  t.notMatch(set.stdout + differ.stdout, typed, 'never echoed');
-  t.match(set.stdout, '"event":"admin.user.password_set"', 'the terminal shows the log line too');
+    const set = await onTerminal(['users', 'set-password', 'alice'], store.env, [
+      [/New password: $/, `${typed}\r`],
+      [/Repeat it: $/, `${typed}\r`],
+    ]);
+    t.equal(set.code, 0, set.stdout);
+    t.match(set.stdout, 'password of "alice" set');
+    t.notMatch(set.stdout + differ.stdout, typed, 'never echoed');
+    t.match(set.stdout, '"event":"admin.user.password_set"', 'the terminal shows the log line too');
 
-  const row = await store.withDb((db) => db.selectFrom('users').select('password_hash').where('username', '=', 'alice').executeTakeFirstOrThrow());
-  t.ok(await argon2.verify(row.password_hash, typed));
-});
+    const row = await store.withDb((db) =>
+      db.selectFrom('users').select('password_hash').where('username', '=', 'alice').executeTakeFirstOrThrow(),
+    );
+    t.ok(await argon2.verify(row.password_hash, typed));
+  },
+);

@@ -15,50 +15,92 @@ const storedUser = (db: Db, username: string) => db.selectFrom('users').selectAl
 /** A client with a back-channel logout URI, so that ending a session queues a logout token for it. */
 const seedApp = (db: Db) =>
   applySeed(db, new PasswordHasher(testConfig().argon2), {
-    clients: [{ client_id: 'app', client_secret: 'app-secret-0123456789', redirect_uris: ['https://app.example/cb'], backchannel_logout_uri: 'https://app.example/logout' }],
+    clients: [
+      {
+        client_id: 'app',
+        client_secret: 'app-secret-0123456789',
+        redirect_uris: ['https://app.example/cb'],
+        backchannel_logout_uri: 'https://app.example/logout',
+      },
+    ],
     users: [],
   });
 
-t.test('users create reads the password from stdin and stores its argon2id hash; list and show; taken and unknown names exit 1', async (t) => {
-  const store = await adminStore(t);
-  const created = await runAdmin(
-    ['users', 'create', 'alice', '--email', 'alice@example.com', '--email-verified', '--claim', 'name=Alice Liddell',
-      '--claim', 'phone_number_verified=false', '--claim', 'address={"country":"GB"}', '--password-stdin', '--json'],
-    store.env,
-    { input: `${PASSWORD}\n` },
-  );
-  const alice = json<{ id: string }>(created);
-  t.match(alice, { id: /^[0-9a-f-]{36}$/, username: 'alice', email: 'alice@example.com', email_verified: true, disabled: false });
-  t.same(events(created), ['admin.user.created']);
-  t.match(created.logs.find((l) => l.event === 'admin.user.created'), { userId: alice.id });
-  t.notMatch(created.stdout + created.stderr, PASSWORD, 'the password is printed and logged nowhere');
+t.test(
+  'users create reads the password from stdin and stores its argon2id hash; list and show; taken and unknown names exit 1',
+  async (t) => {
+    const store = await adminStore(t);
+    const created = await runAdmin(
+      [
+        'users',
+        'create',
+        'alice',
+        '--email',
+        'alice@example.com',
+        '--email-verified',
+        '--claim',
+        'name=Alice Liddell',
+        '--claim',
+        'phone_number_verified=false',
+        '--claim',
+        'address={"country":"GB"}',
+        '--password-stdin',
+        '--json',
+      ],
+      store.env,
+      { input: `${PASSWORD}\n` },
+    );
+    const alice = json<{ id: string }>(created);
+    t.match(alice, { id: /^[0-9a-f-]{36}$/, username: 'alice', email: 'alice@example.com', email_verified: true, disabled: false });
+    t.same(events(created), ['admin.user.created']);
+    t.match(
+      created.logs.find((l) => l.event === 'admin.user.created'),
+      { userId: alice.id },
+    );
+    t.notMatch(created.stdout + created.stderr, PASSWORD, 'the password is printed and logged nowhere');
 
-  const taken = await runAdmin(['users', 'create', 'ALICE', '--password-stdin'], store.env, { input: 'another password' });
-  t.equal(taken.code, 1);
-  t.equal(taken.message, 'sso-admin users create: username "ALICE" is taken (usernames and emails are unique, in any case)');
+    const taken = await runAdmin(['users', 'create', 'ALICE', '--password-stdin'], store.env, { input: 'another password' });
+    t.equal(taken.code, 1);
+    t.equal(taken.message, 'sso-admin users create: username "ALICE" is taken (usernames and emails are unique, in any case)');
 
-  const list = await runAdmin(['users', 'list'], store.env);
-  t.equal(list.code, 0, list.stderr);
-  t.match(list.stdout, new RegExp(`^id +username +email +status +created\\n${alice.id}  alice +alice@example\\.com +active +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n$`));
+    const list = await runAdmin(['users', 'list'], store.env);
+    t.equal(list.code, 0, list.stderr);
+    t.match(
+      list.stdout,
+      new RegExp(
+        `^id +username +email +status +created\\n${alice.id}  alice +alice@example\\.com +active +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\n$`,
+      ),
+    );
 
-  const show = await runAdmin(['users', 'show', alice.id, '--json'], store.env);
-  t.match(json(show), {
-    id: alice.id, username: 'alice', claims: { name: 'Alice Liddell', phone_number_verified: false, address: { country: 'GB' } },
-    live_sessions: 0, devices: 0, authenticator_app: false,
-  }, 'found by id as by username');
+    const show = await runAdmin(['users', 'show', alice.id, '--json'], store.env);
+    t.match(
+      json(show),
+      {
+        id: alice.id,
+        username: 'alice',
+        claims: { name: 'Alice Liddell', phone_number_verified: false, address: { country: 'GB' } },
+        live_sessions: 0,
+        devices: 0,
+        authenticator_app: false,
+      },
+      'found by id as by username',
+    );
 
-  const unknown = await runAdmin(['users', 'show', 'bob'], store.env);
-  t.equal(unknown.code, 1);
-  t.equal(unknown.message, 'sso-admin users show: no user "bob" (give a user id or a username)');
+    const unknown = await runAdmin(['users', 'show', 'bob'], store.env);
+    t.equal(unknown.code, 1);
+    t.equal(unknown.message, 'sso-admin users show: no user "bob" (give a user id or a username)');
 
-  const row = await store.withDb((db) => storedUser(db, 'alice'));
-  t.match(row!.password_hash, /^\$argon2id\$/);
-  t.ok(await argon2.verify(row!.password_hash, PASSWORD), 'the final newline of stdin is not part of the password');
-});
+    const row = await store.withDb((db) => storedUser(db, 'alice'));
+    t.match(row!.password_hash, /^\$argon2id\$/);
+    t.ok(await argon2.verify(row!.password_hash, PASSWORD), 'the final newline of stdin is not part of the password');
+  },
+);
 
 t.test('users set-password replaces the hash with one of the password read from stdin, and refuses an unknown user', async (t) => {
   const store = await adminStore(t);
-  await store.withDb((db) => applySeed(db, new PasswordHasher(testConfig().argon2), { clients: [], users: [{ username: 'alice', password: PASSWORD }] }));
+  await store.withDb((db) =>
+    applySeed(db, new PasswordHasher(testConfig().argon2), { clients: [], users: [{ username: 'alice', password: PASSWORD }] }),
+  );
 
   const set = await runAdmin(['users', 'set-password', 'Alice', '--password-stdin'], store.env, { input: `${NEW_PASSWORD}\r\n` });
   t.equal(set.code, 0, set.stderr);
@@ -88,10 +130,20 @@ t.test('users disable ends the sessions with back-channel logouts and revokes th
 
   const disabled = await runAdmin(['users', 'disable', 'alice', '--yes', '--json'], store.env);
   t.match(json(disabled), {
-    id: alice.userId, disabled: true, disabled_at: /Z$/, already_disabled: false, sessions_ended: 2, backchannel_logouts_queued: 2,
-    codes_revoked: 2, refresh_tokens_revoked: 2, access_tokens_revoked: 2,
+    id: alice.userId,
+    disabled: true,
+    disabled_at: /Z$/,
+    already_disabled: false,
+    sessions_ended: 2,
+    backchannel_logouts_queued: 2,
+    codes_revoked: 2,
+    refresh_tokens_revoked: 2,
+    access_tokens_revoked: 2,
   });
-  t.match(disabled.logs.find((l) => l.event === 'admin.user.disabled'), { userId: alice.userId, sessionsEnded: 2, logoutsQueued: 2, accessTokensRevoked: 2 });
+  t.match(
+    disabled.logs.find((l) => l.event === 'admin.user.disabled'),
+    { userId: alice.userId, sessionsEnded: 2, logoutsQueued: 2, accessTokensRevoked: 2 },
+  );
 
   const enabled = await runAdmin(['users', 'enable', 'alice', '--json'], store.env);
   t.match(json(enabled), { id: alice.userId, disabled: false, changed: true });
@@ -102,7 +154,11 @@ t.test('users disable ends the sessions with back-channel logouts and revokes th
   t.equal(unknown.message, 'sso-admin users enable: no user "bob" (give a user id or a username)');
 
   const after = await store.withDb(async (db) => ({ state: await liveState(db, alice.userId), user: await storedUser(db, 'alice') }));
-  t.same(after.state, { sessions: 0, codes: 0, refreshTokens: 0, accessTokens: 0, queuedLogouts: 2 }, 'enabling revives nothing that was revoked');
+  t.same(
+    after.state,
+    { sessions: 0, codes: 0, refreshTokens: 0, accessTokens: 0, queuedLogouts: 2 },
+    'enabling revives nothing that was revoked',
+  );
   t.equal(after.user!.disabled_at, null);
 });
 

@@ -14,7 +14,13 @@ t.test('npm run admin -- rules list lists the rules; npm run risk is no second n
 
   const store = await adminStore(t);
   const npm = (args: string[]) =>
-    collect(spawn('npm', ['run', '--silent', 'admin', '--', ...args], { cwd: PROJECT_DIR, env: childEnv({ LOG_LEVEL: 'warn', ...store.env }), stdio: ['ignore', 'pipe', 'pipe'] }));
+    collect(
+      spawn('npm', ['run', '--silent', 'admin', '--', ...args], {
+        cwd: PROJECT_DIR,
+        env: childEnv({ LOG_LEVEL: 'warn', ...store.env }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
   const added = parseRun(await npm(['rules', 'add', '--kind', 'network', '--value', '203.0.113.0/24', '--effect', 'block', '--json']));
   const rule = json<{ id: string }>(added);
   const listed = parseRun(await npm(['rules', 'list']));

@@ -28,7 +28,10 @@ interface Started {
 
 /** A fresh context and server, the redirect URI intercepted, and the authorization URL opened. */
 async function start(t: Test, browser: Browser, options: { javaScriptEnabled?: boolean } = {}): Promise<Started> {
-  const context: BrowserContext = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true, serviceWorkers: 'block' });
+  const context: BrowserContext = await browser.newContext({
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+    serviceWorkers: 'block',
+  });
   t.teardown(() => context.close());
   const server = await listenTestApp(t, { env: HEADLESS_IS_FINE });
   const page = await context.newPage();
@@ -36,7 +39,11 @@ async function start(t: Test, browser: Browser, options: { javaScriptEnabled?: b
   let captured: URL | undefined;
   await page.route(`${REDIRECT_URI}*`, async (route) => {
     captured = new URL(route.request().url());
-    await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>Callback</title><p id="done">back at the client</p>' });
+    await route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: '<!doctype html><title>Callback</title><p id="done">back at the client</p>',
+    });
   });
 
   const { verifier, challenge } = pkcePair();
@@ -79,7 +86,12 @@ async function redeem(started: Started, code: string): Promise<{ status: number;
       authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret),
       'content-type': 'application/x-www-form-urlencoded',
     },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, code_verifier: started.verifier }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: started.verifier,
+    }).toString(),
   });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
@@ -109,7 +121,10 @@ async function browserTests(browser: Browser): Promise<void> {
     // The inline style is allowed by its CSP hash: the button is painted in the page's blue.
     const background = await page
       .getByRole('button', { name: 'Sign in' })
-      .evaluate((el) => (globalThis as unknown as { getComputedStyle(e: typeof el): { backgroundColor: string } }).getComputedStyle(el).backgroundColor);
+      .evaluate(
+        (el) =>
+          (globalThis as unknown as { getComputedStyle(e: typeof el): { backgroundColor: string } }).getComputedStyle(el).backgroundColor,
+      );
     t.equal(background, 'rgb(29, 78, 216)');
     const loginShot = path.join(screenshots, 'login.png');
     await page.screenshot({ path: loginShot, fullPage: true });

@@ -13,7 +13,13 @@ interface Results {
   benign: { signIns: number; falseChallengeRate: number; falseBlockRate: number; throttled: number };
   latency: { evaluations: number; p50Ms: number; p99Ms: number; ownP50Ms: number; ownP99Ms: number };
   scenarios: Array<{ scenario: string; benign: boolean; attempts: number; firstDetected: number | null; takeovers: number }>;
-  targets: { everyAttackDetectedWithin10: boolean; falseBlockRateZero: boolean; falseChallengeRateUnder5Percent: boolean; p99Under2Ms: boolean; met: boolean };
+  targets: {
+    everyAttackDetectedWithin10: boolean;
+    falseBlockRateZero: boolean;
+    falseChallengeRateUnder5Percent: boolean;
+    p99Under2Ms: boolean;
+    met: boolean;
+  };
 }
 
 const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-eval-test-'));
@@ -34,8 +40,16 @@ t.test('the eval replays every scenario and writes its figures as JSON', async (
   t.equal(results.database, onServer ? 'postgresql' : 'pglite');
   const names = results.scenarios.map((s) => s.scenario);
   t.same(names, [
-    'known devices', 'new laptop', 'travelling', 'stuffing, one device', 'stuffing, rotating networks', 'brute force',
-    'headless browser', 'automation flag', 'forged user agent', 'copied device cookie',
+    'known devices',
+    'new laptop',
+    'travelling',
+    'stuffing, one device',
+    'stuffing, rotating networks',
+    'brute force',
+    'headless browser',
+    'automation flag',
+    'forged user agent',
+    'copied device cookie',
   ]);
   for (const s of results.scenarios) t.ok(s.attempts > 0, `${s.scenario} was replayed`);
   t.ok(results.benign.signIns > 50, 'benign sign-ins to measure rates on');
@@ -62,6 +76,8 @@ t.test('the evaluation latency is measured for every evaluated attempt; p99 unde
   t.ok(results.latency.p50Ms > 0 && results.latency.p50Ms <= results.latency.p99Ms);
   // What the evaluation adds to a sign-in is at most its own time: the part spent beside the throttle claim is free.
   t.ok(results.latency.p50Ms <= results.latency.ownP50Ms && results.latency.p99Ms <= results.latency.ownP99Ms);
-  t.comment(`added latency p50 ${results.latency.p50Ms.toFixed(3)} ms, p99 ${results.latency.p99Ms.toFixed(3)} ms (own p99 ${results.latency.ownP99Ms.toFixed(3)} ms) on ${results.database}, load average ${os.loadavg()[0]!.toFixed(1)}`);
+  t.comment(
+    `added latency p50 ${results.latency.p50Ms.toFixed(3)} ms, p99 ${results.latency.p99Ms.toFixed(3)} ms (own p99 ${results.latency.ownP99Ms.toFixed(3)} ms) on ${results.database}, load average ${os.loadavg()[0]!.toFixed(1)}`,
+  );
   if (process.env.EVAL_LATENCY_TARGET === '1') t.ok(results.targets.p99Under2Ms, `p99 ${results.latency.p99Ms.toFixed(3)} ms`);
 });

@@ -43,11 +43,15 @@ async function start(t: Test, browser: Browser, javaScriptEnabled: boolean): Pro
     const request = route.request();
     captured = {
       method: request.method(),
-      contentType: await request.headerValue('content-type') ?? undefined,
+      contentType: (await request.headerValue('content-type')) ?? undefined,
       body: new URLSearchParams(request.postData() ?? ''),
       url: request.url(),
     };
-    await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>Callback</title><p id="done">back at the client</p>' });
+    await route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: '<!doctype html><title>Callback</title><p id="done">back at the client</p>',
+    });
   });
 
   const { verifier, challenge } = pkcePair();
@@ -97,14 +101,21 @@ async function assertPostedResponse(t: Test, started: Started, captured: Capture
 
   const tokens = await fetch(`${started.server.issuer}/token`, {
     method: 'POST',
-    headers: { authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT_URI, code_verifier: started.verifier }).toString(),
+    headers: {
+      authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: started.verifier,
+    }).toString(),
   });
   t.equal(tokens.status, 200, 'the posted code redeems');
 }
 
 async function browserTests(browser: Browser): Promise<void> {
-
   t.test('with JavaScript the form_post page submits itself to the redirect URI (Form Post Response Mode 2)', async (t) => {
     const started = await start(t, browser, true);
     const { page } = started;

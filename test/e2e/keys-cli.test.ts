@@ -26,11 +26,21 @@ async function list(t: Test, env: Record<string, string>): Promise<Listed[]> {
   t.match(header, /^kid +alg +state +created +activates +retires +leaves jwks +at rest$/);
   return lines.map((line) => {
     const [kid, alg, state, created, activates, retires, leaves, atRest] = line.split(/ {2,}/) as string[];
-    return { kid: kid!, alg: alg!, state: state!, created: created!, activates: activates!, retires: retires!, leaves: leaves!, atRest: atRest! };
+    return {
+      kid: kid!,
+      alg: alg!,
+      state: state!,
+      created: created!,
+      activates: activates!,
+      retires: retires!,
+      leaves: leaves!,
+      atRest: atRest!,
+    };
   });
 }
 
-const ROTATED = /^(RS256|PS256|ES256|EdDSA) key ([A-Za-z0-9_-]{43}) added: published now, signs from (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) \(in (\d+) s\)$/;
+const ROTATED =
+  /^(RS256|PS256|ES256|EdDSA) key ([A-Za-z0-9_-]{43}) added: published now, signs from (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) \(in (\d+) s\)$/;
 
 t.test('npm run keys -- rotate adds a key that signs after the delay, and list shows every key with its state', async (t) => {
   const env = await keyStore(t);
@@ -44,7 +54,11 @@ t.test('npm run keys -- rotate adds a key that signs after the delay, and list s
   t.match(run.stderr, 'warning: KEYS_ENCRYPTION_SECRET is not set: the private keys are stored in the clear');
 
   const listed = await list(t, env);
-  t.same(listed.map((k) => k.alg), ['RS256', 'PS256', 'ES256', 'ES256', 'EdDSA'], 'a first key per algorithm, and the rotated one');
+  t.same(
+    listed.map((k) => k.alg),
+    ['RS256', 'PS256', 'ES256', 'ES256', 'EdDSA'],
+    'a first key per algorithm, and the rotated one',
+  );
   const [current, next] = listed.filter((k) => k.alg === 'ES256');
   t.match(current, { state: 'active', retires: activates, atRest: 'clear' });
   t.match(next, { kid, state: 'pending', activates, retires: '-', leaves: '-', atRest: 'clear' });
@@ -59,16 +73,29 @@ t.test('with KEYS_ENCRYPTION_SECRET the CLI encrypts the keys, and a wrong secre
   t.equal((await runKeys(['rotate', '--alg', 'RS256', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
   const before = await list(t, env);
   t.equal(before.length, 5);
-  t.ok(before.every((k) => k.atRest === 'encrypted'), 'every private key is encrypted at rest');
-  t.same(before.filter((k) => k.alg === 'RS256').map((k) => k.state), ['retired', 'active'], 'with no delay the new key signs at once');
+  t.ok(
+    before.every((k) => k.atRest === 'encrypted'),
+    'every private key is encrypted at rest',
+  );
+  t.same(
+    before.filter((k) => k.alg === 'RS256').map((k) => k.state),
+    ['retired', 'active'],
+    'with no delay the new key signs at once',
+  );
 
   const wrong = await runKeys(['rotate'], { ...env, KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET });
   t.equal(wrong.code, 1);
-  t.equal(wrong.stderr.trim(), 'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with');
+  t.equal(
+    wrong.stderr.trim(),
+    'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with',
+  );
   t.notMatch(wrong.stdout + wrong.stderr, WRONG_KEYS_SECRET);
   const missing = await runKeys(['rotate'], env);
   t.equal(missing.code, 1);
-  t.equal(missing.stderr.trim(), 'the signing keys in the database are encrypted: set KEYS_ENCRYPTION_SECRET to the secret they were encrypted with');
+  t.equal(
+    missing.stderr.trim(),
+    'the signing keys in the database are encrypted: set KEYS_ENCRYPTION_SECRET to the secret they were encrypted with',
+  );
   t.same(await list(t, env), before, 'nothing was added');
 });
 
@@ -82,22 +109,36 @@ t.test('the CLI refuses an unknown algorithm or command with its usage and exit 
   t.match(command.stderr, /^expected one command: list or rotate\n/);
 });
 
-t.test('a running instance signs with a key the CLI rotated in, after its next reload, without a restart', { skip: onServer ? false : 'an embedded data folder opens in one process at a time; needs TEST_DATABASE_URL' }, async (t) => {
-  const { app, database } = await buildTestApp(t, { env: { KEYS_REFRESH_SECONDS: '1' } });
-  const signedKid = async () => {
-    const grant = await obtainCode(app);
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
-    t.equal(res.statusCode, 200, res.body);
-    return decodeProtectedHeader((res.json() as { id_token: string }).id_token).kid;
-  };
-  const before = await signedKid();
-  const run = await runKeys(['rotate', '--alg', 'RS256', '--delay', '0'], { DATABASE_URL: database.url! });
-  t.equal(run.code, 0, run.stderr);
-  const kid = ROTATED.exec(run.stdout.trimEnd())?.[2];
-  t.ok(kid);
-  const deadline = Date.now() + 10_000;
-  while (!(await app.inject({ url: '/sso/jwks' })).body.includes(kid!) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-  const jwks = (await app.inject({ url: '/sso/jwks' })).json() as { keys: Array<{ kid: string; alg: string }> };
-  t.same(jwks.keys.filter((k) => k.alg === 'RS256').map((k) => k.kid), [kid, before], 'both keys are published');
-  t.equal(await signedKid(), kid, `the instance signs for ${CONFIDENTIAL.client_id} with the new key`);
-});
+t.test(
+  'a running instance signs with a key the CLI rotated in, after its next reload, without a restart',
+  { skip: onServer ? false : 'an embedded data folder opens in one process at a time; needs TEST_DATABASE_URL' },
+  async (t) => {
+    const { app, database } = await buildTestApp(t, { env: { KEYS_REFRESH_SECONDS: '1' } });
+    const signedKid = async () => {
+      const grant = await obtainCode(app);
+      const res = await tokenRequest(app, {
+        grant_type: 'authorization_code',
+        code: grant.code,
+        redirect_uri: grant.redirectUri,
+        code_verifier: grant.verifier,
+      });
+      t.equal(res.statusCode, 200, res.body);
+      return decodeProtectedHeader((res.json() as { id_token: string }).id_token).kid;
+    };
+    const before = await signedKid();
+    const run = await runKeys(['rotate', '--alg', 'RS256', '--delay', '0'], { DATABASE_URL: database.url! });
+    t.equal(run.code, 0, run.stderr);
+    const kid = ROTATED.exec(run.stdout.trimEnd())?.[2];
+    t.ok(kid);
+    const deadline = Date.now() + 10_000;
+    while (!(await app.inject({ url: '/sso/jwks' })).body.includes(kid!) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    const jwks = (await app.inject({ url: '/sso/jwks' })).json() as { keys: Array<{ kid: string; alg: string }> };
+    t.same(
+      jwks.keys.filter((k) => k.alg === 'RS256').map((k) => k.kid),
+      [kid, before],
+      'both keys are published',
+    );
+    t.equal(await signedKid(), kid, `the instance signs for ${CONFIDENTIAL.client_id} with the new key`);
+  },
+);

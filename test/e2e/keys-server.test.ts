@@ -53,7 +53,10 @@ t.test('the server warns once at start when KEYS_ENCRYPTION_SECRET is not set, a
 
   const encrypted = await startServer(t, { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET });
   t.same(clearWarnings(encrypted.lines), []);
-  t.match(encrypted.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('clear private signing keys encrypted')), { level: 30, count: 4 });
+  t.match(
+    encrypted.lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('clear private signing keys encrypted')),
+    { level: 30, count: 4 },
+  );
   t.notMatch(JSON.stringify(encrypted.lines), KEYS_SECRET, 'the secret is not logged');
   t.equal(await stop(encrypted), 0);
 });
@@ -62,7 +65,13 @@ t.test('a wrong KEYS_ENCRYPTION_SECRET stops the server with a message naming th
   const env = await keyStore(t);
   t.equal((await runKeys(['rotate', '--alg', 'EdDSA', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
   const port = await freePort();
-  const run = await runTs('src/server.ts', [], { ...env, HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET });
+  const run = await runTs('src/server.ts', [], {
+    ...env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET,
+  });
   t.equal(run.code, 1);
   const fatal = run.stdout
     .split('\n')
@@ -71,7 +80,10 @@ t.test('a wrong KEYS_ENCRYPTION_SECRET stops the server with a message naming th
     .find((l) => l.level === 60);
   t.match(fatal, {
     msg: 'could not start',
-    err: { type: 'KeyEncryptionError', message: 'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with' },
+    err: {
+      type: 'KeyEncryptionError',
+      message: 'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with',
+    },
   });
   t.notMatch(run.stdout + run.stderr, WRONG_KEYS_SECRET);
   t.notMatch(run.stdout + run.stderr, KEYS_SECRET);

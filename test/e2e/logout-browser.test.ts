@@ -16,15 +16,26 @@ async function interceptClient(page: Page): Promise<URL[]> {
   const reached: URL[] = [];
   await page.route('https://app.example/**', async (route) => {
     reached.push(new URL(route.request().url()));
-    await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>Client</title><p>back at the client</p>' });
+    await route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: '<!doctype html><title>Client</title><p>back at the client</p>',
+    });
   });
   return reached;
 }
 
 function authorizationUrl(server: ListeningApp, extra: Record<string, string> = {}): string {
   return `${server.issuer}/authorize?${new URLSearchParams({
-    response_type: 'code', client_id: CLIENT.client_id, redirect_uri: REDIRECT_URI, scope: 'openid profile',
-    state: 'st', nonce: 'n', code_challenge: pkcePair().challenge, code_challenge_method: 'S256', ...extra,
+    response_type: 'code',
+    client_id: CLIENT.client_id,
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid profile',
+    state: 'st',
+    nonce: 'n',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    ...extra,
   })}`;
 }
 

@@ -43,37 +43,44 @@ t.test('discovery advertises what the relying party needs for logout', async (t)
   t.equal(metadata.backchannel_logout_session_supported, true);
 });
 
-t.test('openid-client buildEndSessionUrl: signed out, back at the registered URI with state, the client told by back-channel', async (t) => {
-  const jar = new CookieJar();
-  const tokens = await signIn(jar, 'openid profile offline_access');
-  const claims = tokens.claims()!;
-  t.type(claims.sid, 'string', 'the ID token carries sid');
+t.test(
+  'openid-client buildEndSessionUrl: signed out, back at the registered URI with state, the client told by back-channel',
+  async (t) => {
+    const jar = new CookieJar();
+    const tokens = await signIn(jar, 'openid profile offline_access');
+    const claims = tokens.claims()!;
+    t.type(claims.sid, 'string', 'the ID token carries sid');
 
-  // OIDC Core 12.2: a refreshed ID token belongs to the same session.
-  const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-  t.equal(refreshed.claims()!.sid, claims.sid, 'a refreshed ID token keeps the sid');
+    // OIDC Core 12.2: a refreshed ID token belongs to the same session.
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    t.equal(refreshed.claims()!.sid, claims.sid, 'a refreshed ID token keeps the sid');
 
-  const before = receiver.received.length;
-  const endSessionUrl = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT, state: 'bye-1' });
-  const res = await browse(server, jar, endSessionUrl);
-  t.equal(res.status, 303);
-  const back = new URL(res.headers.get('location')!);
-  t.equal(`${back.origin}${back.pathname}`, LOGGED_OUT);
-  t.equal(back.searchParams.get('state'), 'bye-1');
+    const before = receiver.received.length;
+    const endSessionUrl = oidc.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: LOGGED_OUT,
+      state: 'bye-1',
+    });
+    const res = await browse(server, jar, endSessionUrl);
+    t.equal(res.status, 303);
+    const back = new URL(res.headers.get('location')!);
+    t.equal(`${back.origin}${back.pathname}`, LOGGED_OUT);
+    t.equal(back.searchParams.get('state'), 'bye-1');
 
-  // The browser is signed out: prompt=none now answers login_required.
-  const silent = await prepareAttempt(config, CLIENT.redirect_uris[0]!, 'openid', { prompt: 'none' });
-  const answer = await browse(server, jar, silent.authorizationUrl);
-  t.equal(new URL(answer.headers.get('location')!).searchParams.get('error'), 'login_required');
+    // The browser is signed out: prompt=none now answers login_required.
+    const silent = await prepareAttempt(config, CLIENT.redirect_uris[0]!, 'openid', { prompt: 'none' });
+    const answer = await browse(server, jar, silent.authorizationUrl);
+    t.equal(new URL(answer.headers.get('location')!).searchParams.get('error'), 'login_required');
 
-  const got = await receiver.waitFor(before + 1);
-  const token = got[before]!.logoutToken!;
-  const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
-  const { payload } = await jwtVerify(token, jwks, { issuer: server.issuer, audience: CLIENT.client_id, typ: 'logout+jwt' });
-  t.equal(payload.sid, claims.sid, 'the logout token names the session of the ID tokens');
-  t.equal(payload.sub, claims.sub);
-  t.ok((payload.events as Record<string, unknown>)['http://schemas.openid.net/event/backchannel-logout']);
-});
+    const got = await receiver.waitFor(before + 1);
+    const token = got[before]!.logoutToken!;
+    const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
+    const { payload } = await jwtVerify(token, jwks, { issuer: server.issuer, audience: CLIENT.client_id, typ: 'logout+jwt' });
+    t.equal(payload.sid, claims.sid, 'the logout token names the session of the ID tokens');
+    t.equal(payload.sub, claims.sub);
+    t.ok((payload.events as Record<string, unknown>)['http://schemas.openid.net/event/backchannel-logout']);
+  },
+);
 
 t.test('without id_token_hint the user confirms on a page before the session ends', async (t) => {
   const jar = new CookieJar();
@@ -90,7 +97,13 @@ t.test('without id_token_hint the user confirms on a page before the session end
   const done = await fetch(action, {
     method: 'POST',
     headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ csrf, decision: 'logout', client_id: CLIENT.client_id, post_logout_redirect_uri: LOGGED_OUT, state: 'bye-2' }).toString(),
+    body: new URLSearchParams({
+      csrf,
+      decision: 'logout',
+      client_id: CLIENT.client_id,
+      post_logout_redirect_uri: LOGGED_OUT,
+      state: 'bye-2',
+    }).toString(),
     redirect: 'manual',
   });
   t.equal(done.status, 303);

@@ -94,9 +94,7 @@ async function stopInstance(instance: Instance): Promise<void> {
  */
 function served(instance: Instance, mark: number, method: string, path: RegExp): Promise<Record<string, unknown>> {
   return until(`${method} ${path} in instance ${instance.name}'s log`, 5_000, () =>
-    instance.logs
-      .slice(mark)
-      .find((l) => l.msg === 'request' && l.method === method && typeof l.path === 'string' && path.test(l.path)),
+    instance.logs.slice(mark).find((l) => l.msg === 'request' && l.method === method && typeof l.path === 'string' && path.test(l.path)),
   );
 }
 
@@ -172,7 +170,11 @@ t.test(
     let originalKid: string | undefined;
     await t.test('instances started together on a fresh database publish the same single key per algorithm', async (t) => {
       const [jwksA, jwksB] = await Promise.all([jwksOf(a), jwksOf(b)]);
-      t.same(jwksA.keys.map((k) => k.alg).sort(), ['ES256', 'EdDSA', 'PS256', 'RS256'], 'one key per algorithm, generated once under the lock');
+      t.same(
+        jwksA.keys.map((k) => k.alg).sort(),
+        ['ES256', 'EdDSA', 'PS256', 'RS256'],
+        'one key per algorithm, generated once under the lock',
+      );
       t.same(kidsOf(jwksB), kidsOf(jwksA), 'B publishes exactly the keys A publishes');
       originalKid = jwksA.keys.find((k) => k.alg === 'RS256')?.kid;
       t.ok(originalKid);
@@ -197,7 +199,10 @@ t.test(
 
       const tokens = await oidc.authorizationCodeGrant(configB, answer.callback, attempt.checks);
       t.match(await served(b, markB, 'POST', /^\/sso\/token$/), { status: 200 }, 'B answered the token request');
-      t.notOk(a.logs.some((l) => l.msg === 'request' && l.path === '/sso/token'), 'A never saw it');
+      t.notOk(
+        a.logs.some((l) => l.msg === 'request' && l.path === '/sso/token'),
+        'A never saw it',
+      );
       t.equal(tokens.scope, OFFLINE_SCOPE);
       t.type(tokens.refresh_token, 'string', 'OIDC Core 11: offline_access brings a refresh token');
       t.equal(kidOf(tokens.id_token), originalKid, 'signed with the current RS256 key');
@@ -213,24 +218,27 @@ t.test(
       refreshToken = tokens.refresh_token;
     });
 
-    await t.test('the refresh token issued by B is refreshed on A (RFC 6749 6) and the userinfo of B accepts the new access token', async (t) => {
-      const markA = a.logs.length;
-      const refreshed = await oidc.refreshTokenGrant(configA, refreshToken!);
-      t.match(await served(a, markA, 'POST', /^\/sso\/token$/), { status: 200 }, 'A answered the refresh');
-      t.not(refreshed.refresh_token, refreshToken, 'RFC 9700 4.14.2: rotated');
-      t.equal(refreshed.claims()?.sub, sub, 'OIDC Core 12.2: the same sub');
-      t.equal(kidOf(refreshed.id_token), originalKid);
-      const info = await oidc.fetchUserInfo(configB, refreshed.access_token, sub!);
-      t.equal(info.name, ALICE.name, 'the profile claims of the granted scope');
+    await t.test(
+      'the refresh token issued by B is refreshed on A (RFC 6749 6) and the userinfo of B accepts the new access token',
+      async (t) => {
+        const markA = a.logs.length;
+        const refreshed = await oidc.refreshTokenGrant(configA, refreshToken!);
+        t.match(await served(a, markA, 'POST', /^\/sso\/token$/), { status: 200 }, 'A answered the refresh');
+        t.not(refreshed.refresh_token, refreshToken, 'RFC 9700 4.14.2: rotated');
+        t.equal(refreshed.claims()?.sub, sub, 'OIDC Core 12.2: the same sub');
+        t.equal(kidOf(refreshed.id_token), originalKid);
+        const info = await oidc.fetchUserInfo(configB, refreshed.access_token, sub!);
+        t.equal(info.name, ALICE.name, 'the profile claims of the granted scope');
 
-      // RFC 9700 4.14.2: the refresh token B issued is spent, as A's rotation is in the shared database.
-      const replay = await oidc.refreshTokenGrant(configB, refreshToken!).then(
-        () => undefined,
-        (err: unknown) => err,
-      );
-      t.ok(replay instanceof oidc.ResponseBodyError, `B refuses the rotated refresh token, got ${String(replay)}`);
-      t.equal((replay as oidc.ResponseBodyError).error, 'invalid_grant');
-    });
+        // RFC 9700 4.14.2: the refresh token B issued is spent, as A's rotation is in the shared database.
+        const replay = await oidc.refreshTokenGrant(configB, refreshToken!).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        t.ok(replay instanceof oidc.ResponseBodyError, `B refuses the rotated refresh token, got ${String(replay)}`);
+        t.equal((replay as oidc.ResponseBodyError).error, 'invalid_grant');
+      },
+    );
 
     await t.test('a key rotated with `npm run keys -- rotate` is published by B without a restart, then signs B’s ID tokens', async (t) => {
       // A fresh grant (the replay above revoked the first one): sign in on A, redeem on B.
@@ -248,7 +256,11 @@ t.test(
       const newKid = match[1]!;
       t.equal(match[2], String(ACTIVATION_DELAY_SECONDS), 'the delay is KEY_ACTIVATION_DELAY_SECONDS');
       t.not(newKid, originalKid);
-      const row = await database!.handle.db.selectFrom('signing_keys').select('activates_at').where('kid', '=', newKid).executeTakeFirstOrThrow();
+      const row = await database!.handle.db
+        .selectFrom('signing_keys')
+        .select('activates_at')
+        .where('kid', '=', newKid)
+        .executeTakeFirstOrThrow();
       const activatesAt = new Date(row.activates_at).getTime();
 
       // B reloads every KEYS_REFRESH_SECONDS (1 s): the pending key appears in its JWKS with no restart.
@@ -256,7 +268,10 @@ t.test(
         const jwks = await jwksOf(b);
         return jwks.keys.some((k) => k.kid === newKid) ? jwks : undefined;
       });
-      t.ok(jwksB.keys.some((k) => k.kid === originalKid), 'the old key stays published while its tokens live');
+      t.ok(
+        jwksB.keys.some((k) => k.kid === originalKid),
+        'the old key stays published while its tokens live',
+      );
       t.equal(b.child.exitCode, null, 'B is the same process');
 
       // Until the activation time the old key keeps signing, so RPs that cached the JWKS can still verify.
@@ -277,7 +292,10 @@ t.test(
       });
       t.equal(protectedHeader.alg, 'RS256');
       t.equal(payload.sub, sub, 'the same user');
-      t.ok((await jwksOf(a)).keys.some((k) => k.kid === newKid), 'A publishes the new key too');
+      t.ok(
+        (await jwksOf(a)).keys.some((k) => k.kid === newKid),
+        'A publishes the new key too',
+      );
     });
   },
 );

@@ -54,5 +54,8 @@ t.test('npm start builds dist/ and serves discovery from dist/server.js', async 
   t.ok(serverPid > 0, 'the server logged its pid');
   const cmdline = readFileSync(`/proc/${serverPid}/cmdline`, 'utf8').split('\0');
   t.ok(cmdline.includes('dist/server.js'), `the server runs dist/server.js (${cmdline.join(' ')})`);
-  t.notOk(cmdline.some((arg) => arg.includes('tsx')), 'without the TypeScript loader');
+  t.notOk(
+    cmdline.some((arg) => arg.includes('tsx')),
+    'without the TypeScript loader',
+  );
 });

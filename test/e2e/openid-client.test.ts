@@ -157,7 +157,11 @@ t.test('a public client cannot redeem its code without the PKCE verifier', async
   const attempt = await prepareAttempt(config, PUBLIC.redirect_uris[0]!);
   const { callback } = await visit(server, attempt.authorizationUrl);
   const err = await rejection(
-    oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: oidc.randomPKCECodeVerifier(), expectedNonce: attempt.nonce, expectedState: attempt.state }),
+    oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: oidc.randomPKCECodeVerifier(),
+      expectedNonce: attempt.nonce,
+      expectedState: attempt.state,
+    }),
   );
   t.ok(err instanceof oidc.ResponseBodyError, `a ResponseBodyError, got ${String(err)}`);
   t.equal((err as oidc.ResponseBodyError).error, 'invalid_grant');

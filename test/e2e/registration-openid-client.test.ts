@@ -30,35 +30,41 @@ async function configure(info: ClientInformation, method: 'GET' | 'PUT' | 'DELET
   });
 }
 
-t.test('a client registered over HTTP signs a user in at once: PKCE, client_secret_basic, its own ID token alg, refresh, userinfo', async (t) => {
-  const info = await registerOverHttp({
-    client_name: 'Self-registered RP',
-    redirect_uris: ['http://127.0.0.1:9/callback'],
-    grant_types: ['authorization_code', 'refresh_token'],
-    id_token_signed_response_alg: 'ES256',
-  });
-  t.equal(info.registration_client_uri, `${server.issuer}/register/${info.client_id}`);
-  // openid-client checks the ID token's alg against the one the client registered (RS256 unless told).
-  const config = await oidc.discovery(
-    new URL(server.issuer), info.client_id, { client_secret: info.client_secret, id_token_signed_response_alg: info.id_token_signed_response_alg as string },
-    oidc.ClientSecretBasic(info.client_secret!), { execute: [oidc.allowInsecureRequests] },
-  );
-  t.equal(config.serverMetadata().registration_endpoint, `${server.issuer}/register`);
+t.test(
+  'a client registered over HTTP signs a user in at once: PKCE, client_secret_basic, its own ID token alg, refresh, userinfo',
+  async (t) => {
+    const info = await registerOverHttp({
+      client_name: 'Self-registered RP',
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      id_token_signed_response_alg: 'ES256',
+    });
+    t.equal(info.registration_client_uri, `${server.issuer}/register/${info.client_id}`);
+    // openid-client checks the ID token's alg against the one the client registered (RS256 unless told).
+    const config = await oidc.discovery(
+      new URL(server.issuer),
+      info.client_id,
+      { client_secret: info.client_secret, id_token_signed_response_alg: info.id_token_signed_response_alg as string },
+      oidc.ClientSecretBasic(info.client_secret!),
+      { execute: [oidc.allowInsecureRequests] },
+    );
+    t.equal(config.serverMetadata().registration_endpoint, `${server.issuer}/register`);
 
-  const attempt = await prepareAttempt(config, 'http://127.0.0.1:9/callback', 'openid email offline_access');
-  const { pages, callback } = await visit(server, attempt.authorizationUrl);
-  t.same(pages, ['login', 'consent']);
-  const tokens = await redeem(attempt, callback);
-  const claims = tokens.claims()!;
-  t.equal(claims.aud, info.client_id);
-  t.equal(claims.nonce, attempt.nonce);
-  t.equal(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()).alg, 'ES256');
-  t.type(tokens.refresh_token, 'string');
-  t.equal((await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)).email, ALICE.email);
+    const attempt = await prepareAttempt(config, 'http://127.0.0.1:9/callback', 'openid email offline_access');
+    const { pages, callback } = await visit(server, attempt.authorizationUrl);
+    t.same(pages, ['login', 'consent']);
+    const tokens = await redeem(attempt, callback);
+    const claims = tokens.claims()!;
+    t.equal(claims.aud, info.client_id);
+    t.equal(claims.nonce, attempt.nonce);
+    t.equal(JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()).alg, 'ES256');
+    t.type(tokens.refresh_token, 'string');
+    t.equal((await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)).email, ALICE.email);
 
-  const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-  t.type(refreshed.access_token, 'string');
-});
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    t.type(refreshed.access_token, 'string');
+  },
+);
 
 t.test('a public client registered over HTTP signs in with PKCE and no secret', async (t) => {
   const info = await registerOverHttp({ redirect_uris: ['http://localhost:9/cb'], token_endpoint_auth_method: 'none' });
@@ -75,16 +81,19 @@ t.test('a client that updates itself is used as updated, and one that deletes it
   const config = await discover(server, info.client_id, oidc.ClientSecretBasic(info.client_secret!), info.client_secret);
 
   const read = (await (await configure(info, 'GET')).json()) as ClientInformation;
-  const { registration_access_token: _t, registration_client_uri: _u, client_secret_expires_at: _e, client_id_issued_at: _i, ...metadata } = read;
+  const {
+    registration_access_token: _t,
+    registration_client_uri: _u,
+    client_secret_expires_at: _e,
+    client_id_issued_at: _i,
+    ...metadata
+  } = read;
   const updated = await configure(info, 'PUT', { ...metadata, redirect_uris: ['http://127.0.0.1:9/new'] });
   t.equal(updated.status, 200);
 
   const attempt = await prepareAttempt(config, 'http://127.0.0.1:9/new');
   const { callback } = await visit(server, attempt.authorizationUrl);
-  const oldUri = await fetch(
-    (await prepareAttempt(config, 'http://127.0.0.1:9/old')).authorizationUrl,
-    { redirect: 'manual' },
-  );
+  const oldUri = await fetch((await prepareAttempt(config, 'http://127.0.0.1:9/old')).authorizationUrl, { redirect: 'manual' });
   t.equal(oldUri.status, 400, 'the removed redirect URI is no longer accepted');
 
   const deleted = await configure(info, 'DELETE');

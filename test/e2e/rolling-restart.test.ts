@@ -124,7 +124,11 @@ t.test(
       await new Promise((resolve) => setTimeout(resolve, 5));
     };
     const tokenRequest = (form: Record<string, string>) =>
-      fetch(`${issuer}/token`, { method: 'POST', headers: { authorization: RP_AUTH, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+      fetch(`${issuer}/token`, {
+        method: 'POST',
+        headers: { authorization: RP_AUTH, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      });
     const clientCredentials = async () => {
       const res = await expect(await tokenRequest({ grant_type: 'client_credentials', scope: 'api:read' }), 200, 'client_credentials');
       await res.json();
@@ -146,15 +150,32 @@ t.test(
       if (answer.mode !== 'query') throw new Error('no redirect to the client');
       const code = answer.callback.searchParams.get('code');
       if (!code) throw new Error(`no code: ${answer.callback.href}`);
-      const tokenRes = await expect(await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: RP.redirect_uris[0]!, code_verifier: verifier }), 200, 'code exchange');
+      const tokenRes = await expect(
+        await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: RP.redirect_uris[0]!, code_verifier: verifier }),
+        200,
+        'code exchange',
+      );
       const tokens = (await tokenRes.json()) as { access_token: string; refresh_token: string };
-      const info = await expect(await fetch(`${issuer}/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } }), 200, 'userinfo');
+      const info = await expect(
+        await fetch(`${issuer}/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } }),
+        200,
+        'userinfo',
+      );
       await info.json();
-      const refreshed = await expect(await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }), 200, 'refresh');
+      const refreshed = await expect(
+        await tokenRequest({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+        200,
+        'refresh',
+      );
       await refreshed.json();
       completed.codeFlows += 1;
     };
-    const load = Promise.all([loop('discovery', discovery), loop('client_credentials', clientCredentials), loop('code flow', codeFlow), loop('code flow', codeFlow)]);
+    const load = Promise.all([
+      loop('discovery', discovery),
+      loop('client_credentials', clientCredentials),
+      loop('code flow', codeFlow),
+      loop('code flow', codeFlow),
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
 
     for (const [i, port] of ports.entries()) {
@@ -168,7 +189,9 @@ t.test(
         t.equal(code, 0, code === 0 ? 'it exited 0' : `it exited ${code}: ${stdout.slice(-2000)} ${stderr.slice(-2000)}`);
         instances[i] = await start(port);
         const servedAtRestart = proxy.upstreams[i]!.served;
-        await until('the restarted instance to take requests again', 20_000, () => (proxy.upstreams[i]!.served > servedAtRestart + 10 ? true : undefined));
+        await until('the restarted instance to take requests again', 20_000, () =>
+          proxy.upstreams[i]!.served > servedAtRestart + 10 ? true : undefined,
+        );
         t.pass(`the restarted instance serves again (${proxy.upstreams[i]!.served - servedAtRestart} requests so far)`);
       });
     }
@@ -178,7 +201,10 @@ t.test(
     await load;
     t.same(failures, [], 'no request failed at the clients');
     t.same(proxy.failures, [], 'no request failed at the balancer');
-    t.ok(completed.codeFlows >= 4, `${completed.codeFlows} whole code flows, ${completed.clientCredentials} client_credentials tokens, ${completed.discovery} discoveries`);
+    t.ok(
+      completed.codeFlows >= 4,
+      `${completed.codeFlows} whole code flows, ${completed.clientCredentials} client_credentials tokens, ${completed.discovery} discoveries`,
+    );
     t.comment(`refused connections retried on the other instance: ${proxy.retriedRefused}`);
 
     for (const instance of instances) {

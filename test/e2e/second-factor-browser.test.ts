@@ -31,13 +31,21 @@ async function start(t: Test, browser: Browser, options: { javaScriptEnabled?: b
   const notifier = new CapturingNotifier();
   // AUTOMATION (60) asks for a second factor (30) and does not block (80), whatever the defaults become.
   const server = await listenTestApp(t, { env: riskEnv(), notifier });
-  const context: BrowserContext = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true, serviceWorkers: 'block', userAgent: options.userAgent });
+  const context: BrowserContext = await browser.newContext({
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+    serviceWorkers: 'block',
+    userAgent: options.userAgent,
+  });
   t.teardown(() => context.close());
   const page = await context.newPage();
   let captured: URL | undefined;
   await page.route(`${REDIRECT_URI}*`, async (route) => {
     captured = new URL(route.request().url());
-    await route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>Callback</title><p id="done">back at the client</p>' });
+    await route.fulfill({
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      body: '<!doctype html><title>Callback</title><p id="done">back at the client</p>',
+    });
   });
   const attempt = await prepareAttempt(await discoverConfidential(server), REDIRECT_URI);
   t.equal((await page.goto(attempt.authorizationUrl.href))?.status(), 200, 'the authorization URL lands on the sign-in page');
@@ -63,34 +71,42 @@ async function signInAs(page: Page): Promise<void> {
 }
 
 async function lastEvent(server: ListeningApp, type: string): Promise<{ action: string; score: number; reasons: string[] }> {
-  const row = await server.db.selectFrom('security_events').select('details').where('type', '=', type).orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const row = await server.db
+    .selectFrom('security_events')
+    .select('details')
+    .where('type', '=', type)
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
   return (typeof row.details === 'string' ? JSON.parse(row.details) : row.details) as { action: string; score: number; reasons: string[] };
 }
 
 async function tests(browser: Browser): Promise<void> {
-  t.test('headless Chromium is challenged, types the one-time code it was sent, and openid-client gets an ID token with amr otp (OIDC Core 2, RFC 8176)', async (t) => {
-    const { server, notifier, page, attempt, callback, aliceId } = await start(t, browser);
-    await signInAs(page);
+  t.test(
+    'headless Chromium is challenged, types the one-time code it was sent, and openid-client gets an ID token with amr otp (OIDC Core 2, RFC 8176)',
+    async (t) => {
+      const { server, notifier, page, attempt, callback, aliceId } = await start(t, browser);
+      await signInAs(page);
 
-    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
-    t.equal(page.url(), `${server.issuer}/sign-in/verify`, 'the code page, not the consent page');
-    const challenged = await lastEvent(server, 'sign_in_challenged');
-    t.ok(challenged.reasons.includes('AUTOMATION'), `challenged for automation (${challenged.reasons.join(', ')})`);
+      await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+      t.equal(page.url(), `${server.issuer}/sign-in/verify`, 'the code page, not the consent page');
+      const challenged = await lastEvent(server, 'sign_in_challenged');
+      t.ok(challenged.reasons.includes('AUTOMATION'), `challenged for automation (${challenged.reasons.join(', ')})`);
 
-    const code = await notifier.code(aliceId);
-    await page.getByLabel('Code').fill(code);
-    await page.getByRole('button', { name: 'Continue' }).click();
+      const code = await notifier.code(aliceId);
+      await page.getByLabel('Code').fill(code);
+      await page.getByRole('button', { name: 'Continue' }).click();
 
-    await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
-    await page.getByRole('button', { name: 'Allow' }).click();
-    const tokens = await redeem(attempt, await callback());
-    const claims = tokens.claims()!;
-    t.equal(claims.sub, aliceId);
-    t.equal(claims.nonce, attempt.nonce);
-    t.ok(Array.isArray(claims.amr), 'amr is an array');
-    t.ok((claims.amr as string[]).includes('otp'), `amr includes otp: ${JSON.stringify(claims.amr)}`);
-    t.ok((claims.amr as string[]).includes('pwd'), 'and pwd');
-  });
+      await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      const tokens = await redeem(attempt, await callback());
+      const claims = tokens.claims()!;
+      t.equal(claims.sub, aliceId);
+      t.equal(claims.nonce, attempt.nonce);
+      t.ok(Array.isArray(claims.amr), 'amr is an array');
+      t.ok((claims.amr as string[]).includes('otp'), `amr includes otp: ${JSON.stringify(claims.amr)}`);
+      t.ok((claims.amr as string[]).includes('pwd'), 'and pwd');
+    },
+  );
 
   t.test('the page script reports navigator.webdriver: an automated browser with an ordinary user agent is challenged too', async (t) => {
     const { server, page } = await start(t, browser, { userAgent: DESKTOP_CHROME });
@@ -99,7 +115,7 @@ async function tests(browser: Browser): Promise<void> {
     t.same((await lastEvent(server, 'sign_in_challenged')).reasons, ['AUTOMATION'], 'only the script could tell');
   });
 
-  t.test('with JavaScript disabled the sign-in page works: the script\'s fields stay empty, and cost nothing', async (t) => {
+  t.test("with JavaScript disabled the sign-in page works: the script's fields stay empty, and cost nothing", async (t) => {
     const { server, page, attempt, callback } = await start(t, browser, { javaScriptEnabled: false, userAgent: DESKTOP_CHROME });
     for (const name of SIGNAL_FIELDS) t.equal(await page.locator(`input[name="${name}"]`).inputValue(), '', `${name} is empty`);
     await signInAs(page);

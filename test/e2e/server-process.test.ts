@@ -195,7 +195,13 @@ t.test('the server starts on embedded PGlite, names its issuer and database, ans
   const server = await startServer(t, { DATA_DIR: dir });
   const log = readyLog(server);
   t.equal(log.msg, `issuer ${server.issuer} ready on embedded PGlite (${path.join(dir, 'pglite')})`);
-  t.match(log, { level: 30, issuer: server.issuer, discovery: `${server.issuer}/.well-known/openid-configuration`, database: 'pglite', location: path.join(dir, 'pglite') });
+  t.match(log, {
+    level: 30,
+    issuer: server.issuer,
+    discovery: `${server.issuer}/.well-known/openid-configuration`,
+    database: 'pglite',
+    location: path.join(dir, 'pglite'),
+  });
   t.match(logged(server, 'migrations applied'), { level: 30, applied: ['20261122000000_initial'] }, 'a fresh folder is migrated at start');
   t.equal((await fs.readFile(path.join(dir, 'pglite.lock'), 'utf8')).trim(), String(server.pid), 'the lock file names the server');
 
@@ -213,24 +219,28 @@ t.test('the server starts on embedded PGlite, names its issuer and database, ans
   t.notOk(existsSync(path.join(dir, 'pglite.lock')), 'a clean stop releases the lock');
 });
 
-t.test('the server starts on PostgreSQL when DATABASE_URL is set and says so', { skip: onServer ? false : 'needs TEST_DATABASE_URL' }, async (t) => {
-  const dir = await tempDir(t);
-  const database = await createTestDatabase({ migrate: false });
-  t.teardown(() => database.drop());
-  const url = new URL(database.url!);
-  const server = await startServer(t, { DATABASE_URL: database.url!, DATA_DIR: dir });
-  const log = readyLog(server);
-  const location = `postgres://${url.host}${url.pathname}`;
-  t.equal(log.msg, `issuer ${server.issuer} ready on PostgreSQL ${location}`);
-  t.match(log, { issuer: server.issuer, database: 'postgres', location });
-  t.same(await fs.readdir(dir), [], 'nothing is written to DATA_DIR');
+t.test(
+  'the server starts on PostgreSQL when DATABASE_URL is set and says so',
+  { skip: onServer ? false : 'needs TEST_DATABASE_URL' },
+  async (t) => {
+    const dir = await tempDir(t);
+    const database = await createTestDatabase({ migrate: false });
+    t.teardown(() => database.drop());
+    const url = new URL(database.url!);
+    const server = await startServer(t, { DATABASE_URL: database.url!, DATA_DIR: dir });
+    const log = readyLog(server);
+    const location = `postgres://${url.host}${url.pathname}`;
+    t.equal(log.msg, `issuer ${server.issuer} ready on PostgreSQL ${location}`);
+    t.match(log, { issuer: server.issuer, database: 'postgres', location });
+    t.same(await fs.readdir(dir), [], 'nothing is written to DATA_DIR');
 
-  const res = await fetch(`${server.issuer}/.well-known/openid-configuration`);
-  t.equal(res.status, 200);
-  t.equal(((await res.json()) as { issuer: string }).issuer, server.issuer);
-  const { code } = await stop(server, 'SIGTERM');
-  t.equal(code, 0, 'SIGTERM exits with code 0');
-});
+    const res = await fetch(`${server.issuer}/.well-known/openid-configuration`);
+    t.equal(res.status, 200);
+    t.equal(((await res.json()) as { issuer: string }).issuer, server.issuer);
+    const { code } = await stop(server, 'SIGTERM');
+    t.equal(code, 0, 'SIGTERM exits with code 0');
+  },
+);
 
 t.test('a bad PORT stops the server before it starts, naming PORT on stderr', async (t) => {
   const dir = await tempDir(t);
@@ -289,7 +299,12 @@ t.test('a second process on the same embedded data folder refuses to start', asy
   const dir = await tempDir(t);
   const first = await startServer(t, { DATA_DIR: dir });
   const port = await freePort();
-  const second = await runTs('src/server.ts', [], { HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, DATA_DIR: dir });
+  const second = await runTs('src/server.ts', [], {
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dir,
+  });
   t.equal(second.code, 1, 'the second process exits 1');
   const fatal = second.stdout
     .split('\n')
@@ -298,7 +313,9 @@ t.test('a second process on the same embedded data folder refuses to start', asy
     .find((l) => l.level === 60);
   t.match(fatal, {
     msg: 'could not start',
-    err: { message: `the embedded database in ${path.join(dir, 'pglite')} is in use by process ${first.pid}; stop it first, or set DATABASE_URL to share a PostgreSQL server` },
+    err: {
+      message: `the embedded database in ${path.join(dir, 'pglite')} is in use by process ${first.pid}; stop it first, or set DATABASE_URL to share a PostgreSQL server`,
+    },
   });
   t.equal((await fs.readFile(path.join(dir, 'pglite.lock'), 'utf8')).trim(), String(first.pid), 'the lock still names the first process');
 

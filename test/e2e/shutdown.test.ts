@@ -13,7 +13,12 @@ import { collect, runTs, spawnTs, type Finished } from '../helpers/child-process
 import { createTestDatabase, onServer } from '../helpers/database.js';
 import { freePort } from '../helpers/listening.js';
 
-const SERVICE = { client_id: 'service', client_secret: 'service-secret-0123456789', grant_types: ['client_credentials'], scope: 'api:read' };
+const SERVICE = {
+  client_id: 'service',
+  client_secret: 'service-secret-0123456789',
+  grant_types: ['client_credentials'],
+  scope: 'api:read',
+};
 const TOKEN_BODY = 'grant_type=client_credentials&scope=api%3Aread';
 
 interface Server {
@@ -127,25 +132,32 @@ async function seededDataDir(t: Test): Promise<string> {
   return dir;
 }
 
-t.test('SIGTERM: the request in flight completes with Connection: close, new connections are refused, and the process exits 0', async (t) => {
-  const server = await startServer(t, { DATA_DIR: await seededDataDir(t) });
-  const slow = await slowTokenRequest(server.port);
+t.test(
+  'SIGTERM: the request in flight completes with Connection: close, new connections are refused, and the process exits 0',
+  async (t) => {
+    const server = await startServer(t, { DATA_DIR: await seededDataDir(t) });
+    const slow = await slowTokenRequest(server.port);
 
-  server.child.kill('SIGTERM');
-  t.equal(await until('the listener to close', 5_000, async () => ((await connectOutcome(server.port)) === 'refused' ? 'refused' : undefined)), 'refused', 'a new connection is refused');
-  t.equal(server.child.exitCode, null, 'the process waits for the request in flight');
+    server.child.kill('SIGTERM');
+    t.equal(
+      await until('the listener to close', 5_000, async () => ((await connectOutcome(server.port)) === 'refused' ? 'refused' : undefined)),
+      'refused',
+      'a new connection is refused',
+    );
+    t.equal(server.child.exitCode, null, 'the process waits for the request in flight');
 
-  slow.finish();
-  const { status, headers, body } = await slow.response;
-  t.equal(status, 200, body);
-  t.ok((JSON.parse(body) as { access_token?: string }).access_token, 'the token was issued');
-  t.equal(headers.connection, 'close', 'Connection: close, so the client reconnects elsewhere');
+    slow.finish();
+    const { status, headers, body } = await slow.response;
+    t.equal(status, 200, body);
+    t.ok((JSON.parse(body) as { access_token?: string }).access_token, 'the token was issued');
+    t.equal(headers.connection, 'close', 'Connection: close, so the client reconnects elsewhere');
 
-  const { code } = await server.exited;
-  t.equal(code, 0, 'exit code 0');
-  t.match(logged(server, 'shutting down'), { signal: 'SIGTERM', drainSeconds: 0, timeoutSeconds: 10 });
-  t.match(logged(server, 'stopped'), { exitCode: 0 });
-});
+    const { code } = await server.exited;
+    t.equal(code, 0, 'exit code 0');
+    t.match(logged(server, 'shutting down'), { signal: 'SIGTERM', drainSeconds: 0, timeoutSeconds: 10 });
+    t.match(logged(server, 'stopped'), { exitCode: 0 });
+  },
+);
 
 t.test('a request still in flight after SHUTDOWN_TIMEOUT_SECONDS is cut, and the process exits 1', async (t) => {
   const server = await startServer(t, { DATA_DIR: await seededDataDir(t), SHUTDOWN_TIMEOUT_SECONDS: '1' });
@@ -160,32 +172,35 @@ t.test('a request still in flight after SHUTDOWN_TIMEOUT_SECONDS is cut, and the
   t.ok(logged(server, 'requests still in flight after SHUTDOWN_TIMEOUT_SECONDS; closing their connections'));
 });
 
-t.test('SIGINT with SHUTDOWN_DRAIN_SECONDS: /readyz fails at once while requests are still served with Connection: close, then the listener closes', async (t) => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-shutdown-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-  const server = await startServer(t, { DATA_DIR: dir, SHUTDOWN_DRAIN_SECONDS: '3' });
-  const base = `http://127.0.0.1:${server.port}`;
-  t.equal((await fetch(`${base}/readyz`)).status, 200, 'ready before the signal');
+t.test(
+  'SIGINT with SHUTDOWN_DRAIN_SECONDS: /readyz fails at once while requests are still served with Connection: close, then the listener closes',
+  async (t) => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-shutdown-'));
+    t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+    const server = await startServer(t, { DATA_DIR: dir, SHUTDOWN_DRAIN_SECONDS: '3' });
+    const base = `http://127.0.0.1:${server.port}`;
+    t.equal((await fetch(`${base}/readyz`)).status, 200, 'ready before the signal');
 
-  const signalled = Date.now();
-  server.child.kill('SIGINT');
-  const notReady = await until('/readyz to fail', 2_000, async () => {
-    const res = await fetch(`${base}/readyz`);
-    return res.status === 503 ? res : undefined;
-  });
-  t.same(await notReady.json(), { status: 'not_ready', failed: 'shutting_down' });
-  t.ok(Date.now() - signalled < 2_000, 'within moments of the signal');
+    const signalled = Date.now();
+    server.child.kill('SIGINT');
+    const notReady = await until('/readyz to fail', 2_000, async () => {
+      const res = await fetch(`${base}/readyz`);
+      return res.status === 503 ? res : undefined;
+    });
+    t.same(await notReady.json(), { status: 'not_ready', failed: 'shutting_down' });
+    t.ok(Date.now() - signalled < 2_000, 'within moments of the signal');
 
-  const discovery = await fetch(`${base}/sso/.well-known/openid-configuration`);
-  t.equal(discovery.status, 200, 'still served while draining');
-  t.equal(discovery.headers.get('connection'), 'close');
-  t.equal((await fetch(`${base}/healthz`)).status, 200, 'and alive');
+    const discovery = await fetch(`${base}/sso/.well-known/openid-configuration`);
+    t.equal(discovery.status, 200, 'still served while draining');
+    t.equal(discovery.headers.get('connection'), 'close');
+    t.equal((await fetch(`${base}/healthz`)).status, 200, 'and alive');
 
-  await until('the listener to close', 8_000, async () => ((await connectOutcome(server.port)) === 'refused' ? true : undefined));
-  t.ok(Date.now() - signalled >= 2_900, 'not before the drain time');
-  t.equal((await server.exited).code, 0);
-  t.match(logged(server, 'shutting down'), { signal: 'SIGINT', drainSeconds: 3 });
-});
+    await until('the listener to close', 8_000, async () => ((await connectOutcome(server.port)) === 'refused' ? true : undefined));
+    t.ok(Date.now() - signalled >= 2_900, 'not before the drain time');
+    t.equal((await server.exited).code, 0);
+    t.match(logged(server, 'shutting down'), { signal: 'SIGINT', drainSeconds: 3 });
+  },
+);
 
 t.test('with METRICS_PORT, a server process serves /metrics there only, and closes it on SIGTERM', async (t) => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-shutdown-'));
@@ -217,12 +232,23 @@ t.test(
     t.equal(seeded.code, 0, seeded.stderr);
 
     const metricsPort = await freePort();
-    const server = await startServer(t, { DATABASE_URL: database.url!, WORKERS: '2', METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' });
+    const server = await startServer(t, {
+      DATABASE_URL: database.url!,
+      WORKERS: '2',
+      METRICS_PORT: String(metricsPort),
+      METRICS_HOST: '127.0.0.1',
+    });
     const base = `http://127.0.0.1:${server.port}`;
     // Enough requests that both workers serve some (the primary hands connections out in turn).
-    await Promise.all(Array.from({ length: 20 }, () => fetch(`${base}/sso/jwks`, { headers: { connection: 'close' } }).then((r) => r.text())));
+    await Promise.all(
+      Array.from({ length: 20 }, () => fetch(`${base}/sso/jwks`, { headers: { connection: 'close' } }).then((r) => r.text())),
+    );
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    t.match(text, /sso_http_request_duration_seconds_count\{method="GET",route="\/sso\/jwks",status_code="200"\} 20\b/, 'the primary reports both workers, summed');
+    t.match(
+      text,
+      /sso_http_request_duration_seconds_count\{method="GET",route="\/sso\/jwks",status_code="200"\} 20\b/,
+      'the primary reports both workers, summed',
+    );
 
     const slow = await slowTokenRequest(server.port);
     server.child.kill('SIGTERM');

@@ -25,7 +25,12 @@ async function signIn(server: ListeningApp, authorizationUrl: URL): Promise<URL>
     if (url.origin !== origin) throw new Error(`refusing to leave the loopback server: ${url.href}`);
     const headers: Record<string, string> = { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const res = await fetch(url, { method: form ? 'POST' : 'GET', headers, body: form && new URLSearchParams(form).toString(), redirect: 'manual' });
+    const res = await fetch(url, {
+      method: form ? 'POST' : 'GET',
+      headers,
+      body: form && new URLSearchParams(form).toString(),
+      redirect: 'manual',
+    });
     for (const line of res.headers.getSetCookie()) {
       const [pair = ''] = line.split(';');
       const eq = pair.indexOf('=');
@@ -57,39 +62,51 @@ const jwks = (await (await fetch(`${server.issuer}/jwks`)).json()) as { keys: Ar
 t.test('discovery advertises exactly the algorithms the JWKS has a key for (Discovery 3, OIDC Core 10.1)', async (t) => {
   const doc = (await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
   t.same(doc.id_token_signing_alg_values_supported, ['RS256', 'PS256', 'ES256', 'EdDSA']);
-  t.same(jwks.keys.map((k) => k.alg), doc.id_token_signing_alg_values_supported, 'one published key per advertised algorithm');
+  t.same(
+    jwks.keys.map((k) => k.alg),
+    doc.id_token_signing_alg_values_supported,
+    'one published key per advertised algorithm',
+  );
 });
 
 for (const alg of SIGNING_ALGS) {
-  t.test(`openid-client verifies an ID token signed with ${alg} for a client registered with it (OIDC Registration 2, Core 3.1.3.7)`, async (t) => {
-    const client = clientOf(alg);
-    const config = await oidc.discovery(
-      new URL(server.issuer),
-      client.client_id,
-      { client_secret: client.client_secret, id_token_signed_response_alg: alg },
-      oidc.ClientSecretBasic(client.client_secret),
-      { execute: [oidc.allowInsecureRequests] },
-    );
-    const verifier = oidc.randomPKCECodeVerifier();
-    const nonce = oidc.randomNonce();
-    const state = oidc.randomState();
-    const authorizationUrl = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: client.redirect_uris[0]!,
-      scope: 'openid email',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      nonce,
-      state,
-    });
-    const callback = await signIn(server, authorizationUrl);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state, idTokenExpected: true });
-    const header = decodeProtectedHeader(tokens.id_token!);
-    t.equal(header.alg, alg, `the ID token is signed with ${alg}`);
-    t.equal(header.kid, jwks.keys.find((k) => k.alg === alg)?.kid, `with the published ${alg} key`);
-    const claims = tokens.claims()!;
-    t.equal(claims.aud, client.client_id);
-    t.equal(claims.nonce, nonce);
-    t.type(claims.at_hash, 'string');
-    t.equal((await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)).email, ALICE.email);
-  });
+  t.test(
+    `openid-client verifies an ID token signed with ${alg} for a client registered with it (OIDC Registration 2, Core 3.1.3.7)`,
+    async (t) => {
+      const client = clientOf(alg);
+      const config = await oidc.discovery(
+        new URL(server.issuer),
+        client.client_id,
+        { client_secret: client.client_secret, id_token_signed_response_alg: alg },
+        oidc.ClientSecretBasic(client.client_secret),
+        { execute: [oidc.allowInsecureRequests] },
+      );
+      const verifier = oidc.randomPKCECodeVerifier();
+      const nonce = oidc.randomNonce();
+      const state = oidc.randomState();
+      const authorizationUrl = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: client.redirect_uris[0]!,
+        scope: 'openid email',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        nonce,
+        state,
+      });
+      const callback = await signIn(server, authorizationUrl);
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedNonce: nonce,
+        expectedState: state,
+        idTokenExpected: true,
+      });
+      const header = decodeProtectedHeader(tokens.id_token!);
+      t.equal(header.alg, alg, `the ID token is signed with ${alg}`);
+      t.equal(header.kid, jwks.keys.find((k) => k.alg === alg)?.kid, `with the published ${alg} key`);
+      const claims = tokens.claims()!;
+      t.equal(claims.aud, client.client_id);
+      t.equal(claims.nonce, nonce);
+      t.type(claims.at_hash, 'string');
+      t.equal((await oidc.fetchUserInfo(config, tokens.access_token, claims.sub)).email, ALICE.email);
+    },
+  );
 }

@@ -16,55 +16,63 @@ async function signInFor(server: ListeningApp, config: oidc.Configuration, redir
   return { ...result, tokens, nonce: attempt.nonce };
 }
 
-t.test('openid-client refreshes with offline_access: new tokens for the same sub, and a rotated refresh token used again kills the family', async (t) => {
-  const server = await listenTestApp(t, { seed: GRANT_FIXTURES });
-  const config = await discover(server, REFRESHING.client_id, oidc.ClientSecretBasic(REFRESHING.client_secret), REFRESHING.client_secret);
-  const metadata = config.serverMetadata();
-  t.same(metadata.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
-  t.ok(metadata.scopes_supported?.includes('offline_access'));
+t.test(
+  'openid-client refreshes with offline_access: new tokens for the same sub, and a rotated refresh token used again kills the family',
+  async (t) => {
+    const server = await listenTestApp(t, { seed: GRANT_FIXTURES });
+    const config = await discover(server, REFRESHING.client_id, oidc.ClientSecretBasic(REFRESHING.client_secret), REFRESHING.client_secret);
+    const metadata = config.serverMetadata();
+    t.same(metadata.grant_types_supported, [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
+    t.ok(metadata.scopes_supported?.includes('offline_access'));
 
-  const { pages, consentPage, tokens, nonce } = await signInFor(server, config, REFRESHING.redirect_uris[0]!);
-  t.same(pages, ['login', 'consent']);
-  t.match(consentPage, 'Keep access while you are not using the app', 'OIDC Core 11: the user consents to offline access');
-  t.equal(tokens.scope, OFFLINE_SCOPE);
-  t.type(tokens.refresh_token, 'string');
-  const original = tokens.claims()!;
-  t.equal(original.nonce, nonce);
+    const { pages, consentPage, tokens, nonce } = await signInFor(server, config, REFRESHING.redirect_uris[0]!);
+    t.same(pages, ['login', 'consent']);
+    t.match(consentPage, 'Keep access while you are not using the app', 'OIDC Core 11: the user consents to offline access');
+    t.equal(tokens.scope, OFFLINE_SCOPE);
+    t.type(tokens.refresh_token, 'string');
+    const original = tokens.claims()!;
+    t.equal(original.nonce, nonce);
 
-  const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
-  t.equal(refreshed.token_type, 'bearer');
-  t.equal(refreshed.scope, OFFLINE_SCOPE);
-  t.type(refreshed.refresh_token, 'string');
-  t.not(refreshed.refresh_token, tokens.refresh_token, 'RFC 9700 4.14.2: the refresh token is rotated');
-  t.not(refreshed.access_token, tokens.access_token);
-  const claims = refreshed.claims();
-  if (!claims) throw new Error('no ID token from the refresh');
-  t.equal(claims.sub, original.sub, 'OIDC Core 12.2: the same sub');
-  t.equal(claims.auth_time, original.auth_time, 'OIDC Core 12.2: the original auth_time');
-  t.equal(claims.nonce, undefined, 'OIDC Core 12.2: no nonce');
-  const info = await oidc.fetchUserInfo(config, refreshed.access_token, original.sub);
-  t.equal(info.name, ALICE.name);
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    t.equal(refreshed.token_type, 'bearer');
+    t.equal(refreshed.scope, OFFLINE_SCOPE);
+    t.type(refreshed.refresh_token, 'string');
+    t.not(refreshed.refresh_token, tokens.refresh_token, 'RFC 9700 4.14.2: the refresh token is rotated');
+    t.not(refreshed.access_token, tokens.access_token);
+    const claims = refreshed.claims();
+    if (!claims) throw new Error('no ID token from the refresh');
+    t.equal(claims.sub, original.sub, 'OIDC Core 12.2: the same sub');
+    t.equal(claims.auth_time, original.auth_time, 'OIDC Core 12.2: the original auth_time');
+    t.equal(claims.nonce, undefined, 'OIDC Core 12.2: no nonce');
+    const info = await oidc.fetchUserInfo(config, refreshed.access_token, original.sub);
+    t.equal(info.name, ALICE.name);
 
-  // A narrower scope may be asked for (RFC 6749 6).
-  const narrowed = await oidc.refreshTokenGrant(config, refreshed.refresh_token!, { scope: 'openid' });
-  t.equal(narrowed.scope, 'openid');
-  t.equal(narrowed.claims()?.sub, original.sub);
+    // A narrower scope may be asked for (RFC 6749 6).
+    const narrowed = await oidc.refreshTokenGrant(config, refreshed.refresh_token!, { scope: 'openid' });
+    t.equal(narrowed.scope, 'openid');
+    t.equal(narrowed.claims()?.sub, original.sub);
 
-  const replay = await rejection(oidc.refreshTokenGrant(config, tokens.refresh_token!));
-  t.ok(replay instanceof oidc.ResponseBodyError, `a ResponseBodyError, got ${String(replay)}`);
-  t.equal((replay as oidc.ResponseBodyError).status, 400);
-  t.equal((replay as oidc.ResponseBodyError).error, 'invalid_grant');
-  t.equal((replay as oidc.ResponseBodyError).error_description, 'the refresh token was already used');
+    const replay = await rejection(oidc.refreshTokenGrant(config, tokens.refresh_token!));
+    t.ok(replay instanceof oidc.ResponseBodyError, `a ResponseBodyError, got ${String(replay)}`);
+    t.equal((replay as oidc.ResponseBodyError).status, 400);
+    t.equal((replay as oidc.ResponseBodyError).error, 'invalid_grant');
+    t.equal((replay as oidc.ResponseBodyError).error_description, 'the refresh token was already used');
 
-  const latest = await rejection(oidc.refreshTokenGrant(config, narrowed.refresh_token!));
-  t.ok(latest instanceof oidc.ResponseBodyError);
-  t.equal((latest as oidc.ResponseBodyError).error, 'invalid_grant', 'the newest refresh token of the family is revoked too');
-  for (const accessToken of [tokens.access_token, refreshed.access_token, narrowed.access_token]) {
-    const err = await rejection(oidc.fetchUserInfo(config, accessToken, original.sub));
-    t.ok(err instanceof oidc.WWWAuthenticateChallengeError, 'every access token of the family is revoked');
-    t.equal((err as oidc.WWWAuthenticateChallengeError).status, 401);
-  }
-});
+    const latest = await rejection(oidc.refreshTokenGrant(config, narrowed.refresh_token!));
+    t.ok(latest instanceof oidc.ResponseBodyError);
+    t.equal((latest as oidc.ResponseBodyError).error, 'invalid_grant', 'the newest refresh token of the family is revoked too');
+    for (const accessToken of [tokens.access_token, refreshed.access_token, narrowed.access_token]) {
+      const err = await rejection(oidc.fetchUserInfo(config, accessToken, original.sub));
+      t.ok(err instanceof oidc.WWWAuthenticateChallengeError, 'every access token of the family is revoked');
+      t.equal((err as oidc.WWWAuthenticateChallengeError).status, 401);
+    }
+  },
+);
 
 t.test('openid-client gets a client_credentials token and introspects it with client_secret_post (RFC 6749 4.4, RFC 7662)', async (t) => {
   const server = await listenTestApp(t, { seed: GRANT_FIXTURES });

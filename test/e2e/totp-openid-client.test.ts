@@ -11,13 +11,22 @@ import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
 import { discoverConfidential, prepareAttempt, redeem } from '../helpers/relying-party.js';
 
 /** One request of a browser with `jar`, redirects not followed. */
-async function send(jar: CookieJar, url: string, form?: Record<string, string>): Promise<{ status: number; location: string | null; body: string }> {
+async function send(
+  jar: CookieJar,
+  url: string,
+  form?: Record<string, string>,
+): Promise<{ status: number; location: string | null; body: string }> {
   const target = new URL(url);
   const headers: Record<string, string> = {};
   const cookie = jar.header(target);
   if (cookie) headers.cookie = cookie;
   if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-  const response = await fetch(target, { method: form ? 'POST' : 'GET', headers, body: form ? new URLSearchParams(form).toString() : undefined, redirect: 'manual' });
+  const response = await fetch(target, {
+    method: form ? 'POST' : 'GET',
+    headers,
+    body: form ? new URLSearchParams(form).toString() : undefined,
+    redirect: 'manual',
+  });
   jar.store(response);
   return { status: response.status, location: response.headers.get('location'), body: await response.text() };
 }
@@ -29,7 +38,11 @@ async function enrolAuthenticator(server: ListeningApp): Promise<Buffer> {
   const jar = new CookieJar();
   const account = `${server.issuer}/account`;
   const signInPage = await send(jar, `${account}/sign-in`);
-  const signedIn = await send(jar, `${account}/sign-in`, { csrf: csrfOf(signInPage.body), login: ALICE.username, password: ALICE.password });
+  const signedIn = await send(jar, `${account}/sign-in`, {
+    csrf: csrfOf(signInPage.body),
+    login: ALICE.username,
+    password: ALICE.password,
+  });
   if (signedIn.location !== account) throw new Error(`account sign-in failed: ${signedIn.status}`);
   const page = await send(jar, account);
   await send(jar, `${account}/totp`, { csrf: csrfOf(page.body) });

@@ -12,44 +12,54 @@ t.test('WORKERS above 1 is refused on the embedded database, by name', async (t)
   t.equal(loadConfig({ WORKERS: '2', DATABASE_URL: 'postgres://u@127.0.0.1/db' }).workers, 2);
 });
 
-t.test('two workers serve one port, and SIGTERM to the primary stops them all', { skip: onServer ? false : 'needs TEST_DATABASE_URL: workers share a PostgreSQL database' }, async (t) => {
-  const database = await createTestDatabase({ migrate: false });
-  t.teardown(() => database.drop());
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const primary = spawnTs('src/server.ts', [], { HOST: '127.0.0.1', PORT: String(port), BASE_URL: baseUrl, DATABASE_URL: database.url!, WORKERS: '2' });
-  const finished = collect(primary, 90_000);
-  t.teardown(() => {
-    if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
-  });
+t.test(
+  'two workers serve one port, and SIGTERM to the primary stops them all',
+  { skip: onServer ? false : 'needs TEST_DATABASE_URL: workers share a PostgreSQL database' },
+  async (t) => {
+    const database = await createTestDatabase({ migrate: false });
+    t.teardown(() => database.drop());
+    const port = await freePort();
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const primary = spawnTs('src/server.ts', [], {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      DATABASE_URL: database.url!,
+      WORKERS: '2',
+    });
+    const finished = collect(primary, 90_000);
+    t.teardown(() => {
+      if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
+    });
 
-  const readyPids = async () => {
-    // Workers log through the shared stdout of the primary.
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const res = await fetch(`${baseUrl}/sso/.well-known/openid-configuration`).catch(() => undefined);
-      if (res?.ok && ((await res.json()) as { issuer?: string }).issuer === `${baseUrl}/sso`) break;
-      if (Date.now() > deadline) throw new Error('no worker answered within 60 s');
-      await new Promise((r) => setTimeout(r, 200));
+    const readyPids = async () => {
+      // Workers log through the shared stdout of the primary.
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const res = await fetch(`${baseUrl}/sso/.well-known/openid-configuration`).catch(() => undefined);
+        if (res?.ok && ((await res.json()) as { issuer?: string }).issuer === `${baseUrl}/sso`) break;
+        if (Date.now() > deadline) throw new Error('no worker answered within 60 s');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    await readyPids();
+    // Both workers come up (each logs that it is ready); keep asking until the kernel has spread requests to both.
+    const served = new Set<string>();
+    const deadline = Date.now() + 30_000;
+    let output = '';
+    primary.stdout!.on('data', (d: Buffer | string) => (output += d.toString()));
+    while (Date.now() < deadline) {
+      await Promise.all(Array.from({ length: 20 }, () => fetch(`${baseUrl}/sso/jwks`).then((r) => r.text())));
+      for (const m of output.matchAll(/"pid":(\d+)[^\n]*"path":"\/sso\/jwks"/g)) served.add(m[1]!);
+      if (served.size >= 2) break;
+      await new Promise((r) => setTimeout(r, 300));
     }
-  };
-  await readyPids();
-  // Both workers come up (each logs that it is ready); keep asking until the kernel has spread requests to both.
-  const served = new Set<string>();
-  const deadline = Date.now() + 30_000;
-  let output = '';
-  primary.stdout!.on('data', (d: Buffer | string) => (output += d.toString()));
-  while (Date.now() < deadline) {
-    await Promise.all(Array.from({ length: 20 }, () => fetch(`${baseUrl}/sso/jwks`).then((r) => r.text())));
-    for (const m of output.matchAll(/"pid":(\d+)[^\n]*"path":"\/sso\/jwks"/g)) served.add(m[1]!);
-    if (served.size >= 2) break;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-  t.equal(served.size, 2, `requests were served by two worker processes (${[...served].join(', ')})`);
-  t.notOk(served.has(String(primary.pid)), 'the primary serves nothing itself');
+    t.equal(served.size, 2, `requests were served by two worker processes (${[...served].join(', ')})`);
+    t.notOk(served.has(String(primary.pid)), 'the primary serves nothing itself');
 
-  primary.kill('SIGTERM');
-  const result = await finished;
-  t.equal(result.code, 0, 'the primary exits cleanly once its workers have');
-  t.equal((result.stdout.match(/"msg":"shutting down"/g) ?? []).length, 2, 'each worker shut down gracefully');
-});
+    primary.kill('SIGTERM');
+    const result = await finished;
+    t.equal(result.code, 0, 'the primary exits cleanly once its workers have');
+    t.equal((result.stdout.match(/"msg":"shutting down"/g) ?? []).length, 2, 'each worker shut down gracefully');
+  },
+);

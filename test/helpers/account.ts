@@ -19,7 +19,11 @@ export class TestClock {
 }
 
 /** Signs in through /sso/account (no client): the browser ends on the account page, signed in. */
-export async function accountSignIn(app: FastifyInstance, browser = new Browser(), user: { username: string; password: string } = ALICE): Promise<Browser> {
+export async function accountSignIn(
+  app: FastifyInstance,
+  browser = new Browser(),
+  user: { username: string; password: string } = ALICE,
+): Promise<Browser> {
   const start = await browser.request(app, 'GET', '/sso/account');
   if (start.statusCode !== 303) throw new Error(`expected a redirect to the sign-in page, got ${start.statusCode}`);
   const form = await browser.request(app, 'GET', localPath(String(start.headers.location)));
@@ -50,7 +54,10 @@ export function manualKeyOf(html: string): Buffer {
 }
 
 /** Starts an enrolment and returns the secret and the enrolment page. */
-export async function startEnrolment(app: FastifyInstance, browser: Browser): Promise<{ secret: Buffer; page: LightMyRequestResponse; csrf: string }> {
+export async function startEnrolment(
+  app: FastifyInstance,
+  browser: Browser,
+): Promise<{ secret: Buffer; page: LightMyRequestResponse; csrf: string }> {
   const { csrf } = await accountPage(app, browser);
   const started = await browser.request(app, 'POST', '/sso/account/totp', { csrf });
   if (started.statusCode !== 303) throw new Error(`enrolment did not start: ${started.statusCode} ${started.body.slice(0, 200)}`);

@@ -139,35 +139,92 @@ export async function signedInUser(db: Db, username: string, clientId: string, d
   const now = new Date();
   const later = new Date(now.getTime() + 3_600_000);
   const userId = randomUUID();
-  await db.insertInto('users').values({
-    id: userId, username, password_hash: 'not-a-hash', email: `${username}@example.com`, email_verified: true,
-    claims: '{}', created_at: now, updated_at: now,
-  }).execute();
+  await db
+    .insertInto('users')
+    .values({
+      id: userId,
+      username,
+      password_hash: 'not-a-hash',
+      email: `${username}@example.com`,
+      email_verified: true,
+      claims: '{}',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   const signedIn: SignedInUser = { userId, deviceIds: [], sids: [] };
   for (let i = 0; i < devices; i += 1) {
-    const device = await db.insertInto('devices').values({
-      user_id: userId, cookie_hash: sha256(randomUUID()), fingerprint: `fp-${i}`, network_key: `net-${i}`,
-      label: `Browser ${i + 1} on Linux`, first_seen_at: now, last_seen_at: now, sign_in_count: 1,
-    }).returning('id').executeTakeFirstOrThrow();
+    const device = await db
+      .insertInto('devices')
+      .values({
+        user_id: userId,
+        cookie_hash: sha256(randomUUID()),
+        fingerprint: `fp-${i}`,
+        network_key: `net-${i}`,
+        label: `Browser ${i + 1} on Linux`,
+        first_seen_at: now,
+        last_seen_at: now,
+        sign_in_count: 1,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     const sid = `sid-${username}-${i}`;
-    await db.insertInto('sessions').values({
-      id_hash: sha256(randomUUID()), sid, user_id: userId, auth_time: now, created_at: now, expires_at: later, device_id: device.id,
-    }).execute();
+    await db
+      .insertInto('sessions')
+      .values({
+        id_hash: sha256(randomUUID()),
+        sid,
+        user_id: userId,
+        auth_time: now,
+        created_at: now,
+        expires_at: later,
+        device_id: device.id,
+      })
+      .execute();
     await db.insertInto('session_clients').values({ sid, client_id: clientId, created_at: now }).execute();
     const codeHash = sha256(randomUUID());
-    await db.insertInto('authorization_codes').values({
-      code_hash: codeHash, client_id: clientId, user_id: userId, redirect_uri: 'https://app.example/cb', redirect_uri_in_request: true,
-      scope: 'openid', auth_time: now, issued_at: now, expires_at: later, sid,
-    }).execute();
+    await db
+      .insertInto('authorization_codes')
+      .values({
+        code_hash: codeHash,
+        client_id: clientId,
+        user_id: userId,
+        redirect_uri: 'https://app.example/cb',
+        redirect_uri_in_request: true,
+        scope: 'openid',
+        auth_time: now,
+        issued_at: now,
+        expires_at: later,
+        sid,
+      })
+      .execute();
     const familyId = randomUUID();
-    await db.insertInto('refresh_tokens').values({
-      token_hash: sha256(randomUUID()), family_id: familyId, client_id: clientId, user_id: userId, scope: 'openid offline_access',
-      auth_time: now, issued_at: now, expires_at: later, sid,
-    }).execute();
-    await db.insertInto('access_tokens').values({
-      token_hash: sha256(randomUUID()), client_id: clientId, user_id: userId, scope: 'openid', issued_at: now, expires_at: later,
-      refresh_family_id: familyId,
-    }).execute();
+    await db
+      .insertInto('refresh_tokens')
+      .values({
+        token_hash: sha256(randomUUID()),
+        family_id: familyId,
+        client_id: clientId,
+        user_id: userId,
+        scope: 'openid offline_access',
+        auth_time: now,
+        issued_at: now,
+        expires_at: later,
+        sid,
+      })
+      .execute();
+    await db
+      .insertInto('access_tokens')
+      .values({
+        token_hash: sha256(randomUUID()),
+        client_id: clientId,
+        user_id: userId,
+        scope: 'openid',
+        issued_at: now,
+        expires_at: later,
+        refresh_family_id: familyId,
+      })
+      .execute();
     signedIn.deviceIds.push(device.id);
     signedIn.sids.push(sid);
   }
@@ -179,10 +236,24 @@ export async function liveState(db: Db, userId: string) {
   const now = new Date();
   const count = async (q: Promise<Array<unknown>>) => (await q).length;
   return {
-    sessions: await count(db.selectFrom('sessions').select('sid').where('user_id', '=', userId).where('revoked_at', 'is', null).where('expires_at', '>', now).execute()),
-    codes: await count(db.selectFrom('authorization_codes').select('code_hash').where('user_id', '=', userId).where('consumed_at', 'is', null).execute()),
-    refreshTokens: await count(db.selectFrom('refresh_tokens').select('token_hash').where('user_id', '=', userId).where('revoked_at', 'is', null).execute()),
-    accessTokens: await count(db.selectFrom('access_tokens').select('token_hash').where('user_id', '=', userId).where('revoked_at', 'is', null).execute()),
+    sessions: await count(
+      db
+        .selectFrom('sessions')
+        .select('sid')
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .where('expires_at', '>', now)
+        .execute(),
+    ),
+    codes: await count(
+      db.selectFrom('authorization_codes').select('code_hash').where('user_id', '=', userId).where('consumed_at', 'is', null).execute(),
+    ),
+    refreshTokens: await count(
+      db.selectFrom('refresh_tokens').select('token_hash').where('user_id', '=', userId).where('revoked_at', 'is', null).execute(),
+    ),
+    accessTokens: await count(
+      db.selectFrom('access_tokens').select('token_hash').where('user_id', '=', userId).where('revoked_at', 'is', null).execute(),
+    ),
     queuedLogouts: await count(db.selectFrom('backchannel_logouts').select('id').where('sub', '=', userId).execute()),
   };
 }

@@ -83,7 +83,13 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
   const clock: Clock = options.clock ?? (() => new Date(Date.now() + offsetMs));
   await applySeed(database.handle.db, new PasswordHasher(config.argon2), options.seed ?? FIXTURES);
   const metrics = createMetrics();
-  const app = await buildApp(config, { db: database.handle.db, logger: options.logger ?? pino({ level: 'silent' }), clock, notifier: options.notifier, metrics });
+  const app = await buildApp(config, {
+    db: database.handle.db,
+    logger: options.logger ?? pino({ level: 'silent' }),
+    clock,
+    notifier: options.notifier,
+    metrics,
+  });
   await app.ready();
   t.teardown(async () => {
     await app.close();

@@ -28,7 +28,9 @@ export async function withChromium(t: Test, tests: (browser: Browser) => Promise
     return;
   }
   if (!existsSync(CHROMIUM)) {
-    t.fail(`${CHROMIUM} does not exist: install Debian's chromium package (apt-get install chromium), or set SKIP_BROWSER_TESTS=1 to skip the browser tests`);
+    t.fail(
+      `${CHROMIUM} does not exist: install Debian's chromium package (apt-get install chromium), or set SKIP_BROWSER_TESTS=1 to skip the browser tests`,
+    );
     return;
   }
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });

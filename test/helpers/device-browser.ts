@@ -56,20 +56,25 @@ export class DeviceBrowser {
   async openLogin(app: FastifyInstance, extra: Record<string, string> = {}): Promise<LoginPage> {
     const { verifier, challenge } = pkcePair();
     const nonce = `n-${Math.random().toString(36).slice(2)}`;
-    const started = await this.request(app, 'GET', authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
-      nonce,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      ...extra,
-    }));
+    const started = await this.request(
+      app,
+      'GET',
+      authorizePath({
+        response_type: 'code',
+        client_id: CONFIDENTIAL.client_id,
+        redirect_uri: CONFIDENTIAL.redirect_uris[0],
+        scope: 'openid',
+        nonce,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        ...extra,
+      }),
+    );
     if (started.statusCode !== 303) throw new Error(`authorize answered ${started.statusCode}: ${started.body.slice(0, 200)}`);
     const path = localPath(String(started.headers.location));
     const response = await this.request(app, 'GET', path);
-    if (response.statusCode !== 200 || !response.body.includes('type="password"')) throw new Error(`no sign-in page: ${response.statusCode}`);
+    if (response.statusCode !== 200 || !response.body.includes('type="password"'))
+      throw new Error(`no sign-in page: ${response.statusCode}`);
     return { response, csrf: hiddenField(response.body, 'csrf'), action: formAction(response.body), path, verifier, nonce };
   }
 
@@ -109,7 +114,12 @@ export class DeviceBrowser {
 
 /** The claims of the ID token the client gets for `code` (the token endpoint, as a relying party would). */
 export async function idTokenClaims(app: FastifyInstance, code: string, page: LoginPage): Promise<Record<string, unknown>> {
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: CONFIDENTIAL.redirect_uris[0], code_verifier: page.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: CONFIDENTIAL.redirect_uris[0],
+    code_verifier: page.verifier,
+  });
   if (res.statusCode !== 200) throw new Error(`token endpoint: ${res.statusCode} ${res.body}`);
   const idToken = (res.json() as { id_token: string }).id_token;
   return JSON.parse(Buffer.from(idToken.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;

@@ -26,7 +26,8 @@ export const CLI = {
 export const DEVICE_FIXTURES: SeedFile = { clients: [...FIXTURES.clients, TV, CLI], users: FIXTURES.users };
 
 export const TV_BASIC = basicAuth(TV.client_id, TV.client_secret);
-export const SMART_TV_UA = 'Mozilla/5.0 (Linux; Android 12; BRAVIA 4K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+export const SMART_TV_UA =
+  'Mozilla/5.0 (Linux; Android 12; BRAVIA 4K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 export interface DeviceAuthorizationBody {
   device_code: string;
@@ -57,7 +58,11 @@ export function deviceAuthorizationRequest(
 }
 
 /** A device authorization that must succeed. */
-export async function startDevice(app: FastifyInstance, form?: Record<string, string>, options?: { auth?: string; userAgent?: string }): Promise<DeviceAuthorizationBody> {
+export async function startDevice(
+  app: FastifyInstance,
+  form?: Record<string, string>,
+  options?: { auth?: string; userAgent?: string },
+): Promise<DeviceAuthorizationBody> {
   const res = await deviceAuthorizationRequest(app, form, options);
   if (res.statusCode !== 200) throw new Error(`device authorization failed: ${res.statusCode} ${res.body}`);
   return res.json() as DeviceAuthorizationBody;
@@ -88,16 +93,34 @@ export async function pageRequest(
   const cookie = browser.header(url);
   if (cookie) headers.cookie = cookie;
   if (form) headers['content-type'] = 'application/x-www-form-urlencoded';
-  const response = await app.inject({ method, url, headers, remoteAddress, payload: form ? new URLSearchParams(form).toString() : undefined });
+  const response = await app.inject({
+    method,
+    url,
+    headers,
+    remoteAddress,
+    payload: form ? new URLSearchParams(form).toString() : undefined,
+  });
   browser.store(response);
   return response;
 }
 
 /** Opens the verification page and types `userCode`; returns the answer to the typed code. */
-export async function enterCode(app: FastifyInstance, browser: Browser, userCode: string, remoteAddress?: string): Promise<LightMyRequestResponse> {
+export async function enterCode(
+  app: FastifyInstance,
+  browser: Browser,
+  userCode: string,
+  remoteAddress?: string,
+): Promise<LightMyRequestResponse> {
   const entry = await pageRequest(app, browser, 'GET', '/sso/device', undefined, remoteAddress);
   if (entry.statusCode !== 200) throw new Error(`no verification page: ${entry.statusCode}`);
-  return pageRequest(app, browser, 'POST', formAction(entry.body), { csrf: hiddenField(entry.body, 'csrf'), user_code: userCode }, remoteAddress);
+  return pageRequest(
+    app,
+    browser,
+    'POST',
+    formAction(entry.body),
+    { csrf: hiddenField(entry.body, 'csrf'), user_code: userCode },
+    remoteAddress,
+  );
 }
 
 /**

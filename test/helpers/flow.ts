@@ -102,7 +102,11 @@ export interface SignInResult {
 }
 
 /** Follows authorize -> sign-in page -> consent page until the provider redirects to the client. */
-export async function signIn(app: FastifyInstance, params: Record<string, string | undefined>, options: SignInOptions = {}): Promise<SignInResult> {
+export async function signIn(
+  app: FastifyInstance,
+  params: Record<string, string | undefined>,
+  options: SignInOptions = {},
+): Promise<SignInResult> {
   const browser = options.browser ?? new Browser();
   const user = options.user ?? ALICE;
   let response = await browser.request(app, 'GET', authorizePath(params));

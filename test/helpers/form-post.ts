@@ -4,7 +4,12 @@ import { ALICE } from './app.js';
 import { authorizePath, Browser, formAction, hiddenField, localPath } from './flow.js';
 
 export function decodeEntities(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 export interface FormPost {

@@ -75,8 +75,12 @@ export function manage(
 /** RFC 7592 2.2: an update sends the metadata as returned, without the four fields the server provisions. */
 export function updateBody(info: ClientInformation, changes: Record<string, unknown> = {}): Record<string, unknown> {
   const {
-    registration_access_token: _token, registration_client_uri: _uri, client_secret_expires_at: _expires,
-    client_id_issued_at: _issued, client_secret: _secret, ...metadata
+    registration_access_token: _token,
+    registration_client_uri: _uri,
+    client_secret_expires_at: _expires,
+    client_id_issued_at: _issued,
+    client_secret: _secret,
+    ...metadata
   } = info;
   return { ...metadata, ...changes };
 }

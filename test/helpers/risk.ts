@@ -35,7 +35,9 @@ export const POLICY: RiskPolicy = Object.freeze({
 
 /** The weights as RISK_WEIGHTS, with `overrides` on top. */
 export function weightsEnv(overrides: Partial<Record<RiskReason, number>> = {}): string {
-  return Object.entries({ ...WEIGHTS, ...overrides }).map(([reason, points]) => `${reason}=${points}`).join(',');
+  return Object.entries({ ...WEIGHTS, ...overrides })
+    .map(([reason, points]) => `${reason}=${points}`)
+    .join(',');
 }
 
 /** POLICY as environment variables, with `overrides` (environment names) on top. */

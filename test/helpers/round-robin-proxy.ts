@@ -87,7 +87,14 @@ export class RoundRobinProxy {
     if (!upstream) return fail(503, 'no instance is ready');
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
     const outgoing = http.request(
-      { host: '127.0.0.1', port: upstream.port, method: req.method, path: req.url, headers: { ...headers, 'content-length': String(body.length) }, agent: this.agent },
+      {
+        host: '127.0.0.1',
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...headers, 'content-length': String(body.length) },
+        agent: this.agent,
+      },
       (answer) => {
         const copied = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
         res.writeHead(answer.statusCode!, copied as http.OutgoingHttpHeaders);

@@ -12,7 +12,10 @@ const ACCOUNT = 'http://localhost:3000/sso/account';
 const SIGN_IN = `${ACCOUNT}/sign-in`;
 /** A client told by back-channel logout when a session it signed in to ends. */
 const BACKCHANNEL_RP = { ...REFRESHING, backchannel_logout_uri: 'http://127.0.0.1:9/logout' };
-const SEED = { clients: [...GRANT_FIXTURES.clients.filter((c) => c.client_id !== REFRESHING.client_id), BACKCHANNEL_RP], users: FIXTURES.users };
+const SEED = {
+  clients: [...GRANT_FIXTURES.clients.filter((c) => c.client_id !== REFRESHING.client_id), BACKCHANNEL_RP],
+  users: FIXTURES.users,
+};
 
 t.test('without a session the account page sends the browser to the account sign-in page', async (t) => {
   const { app } = await buildTestApp(t);
@@ -22,19 +25,22 @@ t.test('without a session the account page sends the browser to the account sign
   t.equal(res.headers['cache-control'], 'no-store');
 });
 
-t.test('the account sign-in page is the usual sign-in form, bound to the browser by a cookie and with the device-signals script', async (t) => {
-  const { app } = await buildTestApp(t);
-  const browser = new Browser();
-  const res = await browser.request(app, 'GET', '/sso/account/sign-in');
-  t.equal(res.statusCode, 200);
-  t.match(res.body, /to continue to your account/);
-  t.match(res.body, /<form method="post" action="http:\/\/localhost:3000\/sso\/account\/sign-in"/);
-  t.equal(hiddenField(res.body, 'csrf'), browser.get('sso_account_sign_in'), 'the form echoes the binding cookie');
-  t.ok(browser.get('sso_device'), 'a device cookie is given, as on every sign-in page');
-  t.match(res.headers['content-security-policy'], /script-src 'sha256-/);
-  const binding = res.cookies.find((c) => c.name === 'sso_account_sign_in');
-  t.match(binding, { httpOnly: true, sameSite: 'Lax', path: '/sso/account' });
-});
+t.test(
+  'the account sign-in page is the usual sign-in form, bound to the browser by a cookie and with the device-signals script',
+  async (t) => {
+    const { app } = await buildTestApp(t);
+    const browser = new Browser();
+    const res = await browser.request(app, 'GET', '/sso/account/sign-in');
+    t.equal(res.statusCode, 200);
+    t.match(res.body, /to continue to your account/);
+    t.match(res.body, /<form method="post" action="http:\/\/localhost:3000\/sso\/account\/sign-in"/);
+    t.equal(hiddenField(res.body, 'csrf'), browser.get('sso_account_sign_in'), 'the form echoes the binding cookie');
+    t.ok(browser.get('sso_device'), 'a device cookie is given, as on every sign-in page');
+    t.match(res.headers['content-security-policy'], /script-src 'sha256-/);
+    const binding = res.cookies.find((c) => c.name === 'sso_account_sign_in');
+    t.match(binding, { httpOnly: true, sameSite: 'Lax', path: '/sso/account' });
+  },
+);
 
 t.test('signing in on the account sign-in page runs the password sign-in and lands on the account page, this device marked', async (t) => {
   const { app } = await buildTestApp(t);
@@ -70,7 +76,11 @@ t.test('a wrong password on the account sign-in page is refused like on any sign
   const { app } = await buildTestApp(t);
   const browser = new Browser();
   const form = await browser.request(app, 'GET', '/sso/account/sign-in');
-  const res = await browser.request(app, 'POST', '/sso/account/sign-in', { csrf: hiddenField(form.body, 'csrf'), login: ALICE.username, password: 'wrong password' });
+  const res = await browser.request(app, 'POST', '/sso/account/sign-in', {
+    csrf: hiddenField(form.body, 'csrf'),
+    login: ALICE.username,
+    password: 'wrong password',
+  });
   t.equal(res.statusCode, 401);
   t.match(res.body, /The username or password is not correct\./);
   t.notOk(browser.get('sso_session'));
@@ -87,7 +97,10 @@ t.test('the account sign-in form is refused without its binding cookie (a post f
     payload: new URLSearchParams({ csrf: hiddenField(form.body, 'csrf'), login: ALICE.username, password: ALICE.password }).toString(),
   });
   t.equal(res.statusCode, 403);
-  t.notOk(res.cookies.some((c) => c.name === 'sso_session'), 'no session is made');
+  t.notOk(
+    res.cookies.some((c) => c.name === 'sso_session'),
+    'no session is made',
+  );
 });
 
 t.test('a challenged account sign-in asks for the second factor and then returns to the account page', async (t) => {
@@ -96,7 +109,11 @@ t.test('a challenged account sign-in asks for the second factor and then returns
   await accountSignIn(app); // Alice's first device
   const browser = new Browser();
   const form = await browser.request(app, 'GET', '/sso/account/sign-in');
-  const res = await browser.request(app, 'POST', '/sso/account/sign-in', { csrf: hiddenField(form.body, 'csrf'), login: ALICE.username, password: ALICE.password });
+  const res = await browser.request(app, 'POST', '/sso/account/sign-in', {
+    csrf: hiddenField(form.body, 'csrf'),
+    login: ALICE.username,
+    password: ALICE.password,
+  });
   t.equal(res.statusCode, 303);
   t.equal(res.headers.location, 'http://localhost:3000/sso/sign-in/verify');
   t.notOk(browser.get('sso_session'), 'no session before the second factor');
@@ -112,7 +129,12 @@ t.test('every account form post without a session goes to the sign-in page and c
   const { app, db } = await buildTestApp(t, { env: KEYS_SECRET });
   await accountSignIn(app);
   const device = await db.selectFrom('devices').select('id').executeTakeFirstOrThrow();
-  for (const path of [`/sso/account/devices/${device.id}/revoke`, '/sso/account/totp', '/sso/account/totp/confirm', '/sso/account/totp/remove']) {
+  for (const path of [
+    `/sso/account/devices/${device.id}/revoke`,
+    '/sso/account/totp',
+    '/sso/account/totp/confirm',
+    '/sso/account/totp/remove',
+  ]) {
     const res = await new Browser().request(app, 'POST', path, { csrf: 'x', code: '123456' });
     t.equal(res.statusCode, 303, path);
     t.equal(res.headers.location, SIGN_IN, path);
@@ -130,8 +152,17 @@ t.test('every account form post with a wrong or missing CSRF token is refused wi
   const browser = await accountSignIn(app);
   const other = await accountSignIn(app, new Browser(), BOB);
   const { csrf: bobsToken } = await accountPage(app, other);
-  const device = await db.selectFrom('devices').select('id').where('user_id', '=', await userId(db)).executeTakeFirstOrThrow();
-  for (const path of [`/sso/account/devices/${device.id}/revoke`, '/sso/account/totp', '/sso/account/totp/confirm', '/sso/account/totp/remove']) {
+  const device = await db
+    .selectFrom('devices')
+    .select('id')
+    .where('user_id', '=', await userId(db))
+    .executeTakeFirstOrThrow();
+  for (const path of [
+    `/sso/account/devices/${device.id}/revoke`,
+    '/sso/account/totp',
+    '/sso/account/totp/confirm',
+    '/sso/account/totp/remove',
+  ]) {
     for (const form of [{}, { csrf: 'not-the-token' }, { csrf: bobsToken }] as Array<Record<string, string>>) {
       const res = await browser.request(app, 'POST', path, { ...form, code: '123456' });
       t.equal(res.statusCode, 403, `${path} with ${JSON.stringify(form)}`);
@@ -142,11 +173,15 @@ t.test('every account form post with a wrong or missing CSRF token is refused wi
   t.equal((await db.selectFrom('totp_authenticators').selectAll().execute()).length, 0);
 });
 
-t.test('another user\'s device id is answered like an unknown one (404) and the device stays', async (t) => {
+t.test("another user's device id is answered like an unknown one (404) and the device stays", async (t) => {
   const { app, db } = await buildTestApp(t);
   const alice = await accountSignIn(app);
   await accountSignIn(app, new Browser(), BOB);
-  const bobsDevice = await db.selectFrom('devices').select('id').where('user_id', '=', await userId(db, BOB.username)).executeTakeFirstOrThrow();
+  const bobsDevice = await db
+    .selectFrom('devices')
+    .select('id')
+    .where('user_id', '=', await userId(db, BOB.username))
+    .executeTakeFirstOrThrow();
   const { csrf } = await accountPage(app, alice);
   for (const id of [bobsDevice.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
     const res = await alice.request(app, 'POST', `/sso/account/devices/${id}/revoke`, { csrf });
@@ -160,13 +195,24 @@ t.test('revoking a device ends its sessions and revokes the tokens issued throug
   const { app, db } = await buildTestApp(t, { seed: SEED });
   // Device A: Alice signs in to the relying party and gets access and refresh tokens.
   const grant = await obtainCode(app, { client_id: REFRESHING.client_id, redirect_uri: REFRESHING.redirect_uris[0], scope: OFFLINE_SCOPE });
-  const redeemed = await tokenRequest(app, {
-    grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri!, code_verifier: grant.verifier,
-  }, REFRESHING_BASIC);
+  const redeemed = await tokenRequest(
+    app,
+    {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri!,
+      code_verifier: grant.verifier,
+    },
+    REFRESHING_BASIC,
+  );
   const tokens = redeemed.json() as { access_token: string; refresh_token: string };
   const refreshed = (await refreshRequest(app, tokens.refresh_token)).json() as { access_token: string; refresh_token: string };
   // A code issued in A's session but not redeemed yet.
-  const pending = await obtainCode(app, { client_id: REFRESHING.client_id, redirect_uri: REFRESHING.redirect_uris[0], scope: OFFLINE_SCOPE }, { browser: grant.browser });
+  const pending = await obtainCode(
+    app,
+    { client_id: REFRESHING.client_id, redirect_uri: REFRESHING.redirect_uris[0], scope: OFFLINE_SCOPE },
+    { browser: grant.browser },
+  );
   const deviceA = await db.selectFrom('devices').select(['id', 'label']).executeTakeFirstOrThrow();
 
   // Device B: the account page lists both and revokes A.
@@ -187,7 +233,11 @@ t.test('revoking a device ends its sessions and revokes the tokens issued throug
   const refresh = await refreshRequest(app, refreshed.refresh_token);
   t.equal(refresh.statusCode, 400);
   t.equal(refresh.json().error, 'invalid_grant');
-  const late = await tokenRequest(app, { grant_type: 'authorization_code', code: pending.code, redirect_uri: pending.redirectUri!, code_verifier: pending.verifier }, REFRESHING_BASIC);
+  const late = await tokenRequest(
+    app,
+    { grant_type: 'authorization_code', code: pending.code, redirect_uri: pending.redirectUri!, code_verifier: pending.verifier },
+    REFRESHING_BASIC,
+  );
   t.equal(late.json().error, 'invalid_grant', 'a code issued in the session and redeemed later is refused');
 
   const a = await grant.browser.request(app, 'GET', '/sso/account');
@@ -228,14 +278,29 @@ t.test('a notice parameter the page does not know is not shown', async (t) => {
 t.test('revoking a device still finds its refresh tokens after its session expired and the purge ran', async (t) => {
   const { app, db, config, advance } = await buildTestApp(t, { seed: SEED });
   const grant = await obtainCode(app, { client_id: REFRESHING.client_id, redirect_uri: REFRESHING.redirect_uris[0], scope: OFFLINE_SCOPE });
-  const tokens = (await tokenRequest(app, {
-    grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri!, code_verifier: grant.verifier,
-  }, REFRESHING_BASIC)).json() as { refresh_token: string };
+  const tokens = (
+    await tokenRequest(
+      app,
+      {
+        grant_type: 'authorization_code',
+        code: grant.code,
+        redirect_uri: grant.redirectUri!,
+        code_verifier: grant.verifier,
+      },
+      REFRESHING_BASIC,
+    )
+  ).json() as { refresh_token: string };
   const deviceA = await db.selectFrom('devices').select('id').executeTakeFirstOrThrow();
   // A day and an hour later A's session has expired, and the purge has run; the refresh token lives on.
   advance(config.sessionTtlSeconds + config.accessTokenTtlSeconds + 60);
   const now = new Date(Date.now() + (config.sessionTtlSeconds + config.accessTokenTtlSeconds + 60) * 1000);
-  await purgeExpired(db, { now, accessTokenTtlSeconds: config.accessTokenTtlSeconds, signInAttemptRetentionSeconds: 3600, oneTimeCodeTtlSeconds: 300, securityEventRetentionSeconds: 90 * 86_400 });
+  await purgeExpired(db, {
+    now,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    signInAttemptRetentionSeconds: 3600,
+    oneTimeCodeTtlSeconds: 300,
+    securityEventRetentionSeconds: 90 * 86_400,
+  });
   t.equal((await db.selectFrom('sessions').select('sid').execute()).length, 1, 'the expired session is kept for its refresh token');
 
   const b = await accountSignIn(app);

@@ -18,8 +18,11 @@ const reseed = () => applySeed(db, admin.passwords, { clients: [CONFIDENTIAL], u
 /** Redeems a code, which also leaves the client and its secret remembered by the instance. */
 async function redeem(secret = CONFIDENTIAL.client_secret) {
   const grant = await obtainCode(app, {}, { user: ALICE });
-  return tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier },
-    basicAuth(CONFIDENTIAL.client_id, secret));
+  return tokenRequest(
+    app,
+    { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier },
+    basicAuth(CONFIDENTIAL.client_id, secret),
+  );
 }
 
 t.test('a secret rotated by the admin stops working at once on an instance that remembers the client', async (t) => {
@@ -36,10 +39,16 @@ t.test('a redirect URI the admin removed is refused at once by an instance that 
   t.teardown(reseed);
   t.equal((await redeem()).statusCode, 200);
   await updateClient(admin, CONFIDENTIAL.client_id, { set: { redirect_uris: [CONFIDENTIAL.redirect_uris[1]!] }, remove: [] });
-  const page = await app.inject({ url: `/sso/authorize?${new URLSearchParams({
-    response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: CONFIDENTIAL.redirect_uris[0]!, scope: 'openid',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-  })}` });
+  const page = await app.inject({
+    url: `/sso/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: CONFIDENTIAL.client_id,
+      redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
+      scope: 'openid',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })}`,
+  });
   t.equal(page.statusCode, 400, 'an error page, never a redirect');
   t.notOk(page.headers.location);
   t.match(page.body, 'The redirect_uri is not registered for this application.');
@@ -50,19 +59,24 @@ t.test('a client the admin deleted is refused at once by an instance that rememb
   const grant = await obtainCode(app, {}, { user: ALICE });
   t.equal((await redeem()).statusCode, 200);
   await deleteClient(admin, CONFIDENTIAL.client_id);
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   t.equal(res.statusCode, 401);
   t.equal(res.json().error, 'invalid_client');
 });
 
-t.test('a disabled user\'s access token is refused, and stays refused once the user is enabled again', async (t) => {
+t.test("a disabled user's access token is refused, and stays refused once the user is enabled again", async (t) => {
   t.teardown(reseed);
   const tokens = (await redeem()).json() as { access_token: string };
   const userinfo = () => app.inject({ url: '/sso/userinfo', headers: { authorization: `Bearer ${tokens.access_token}` } });
   t.equal((await userinfo()).statusCode, 200);
   const disabled = await disableUser(admin, ALICE.username);
   t.match(disabled, { alreadyDisabled: false });
-  t.ok(disabled.sessionsEnded >= 1 && disabled.accessTokensRevoked >= 1, 'this sign-in\'s session and token among them');
+  t.ok(disabled.sessionsEnded >= 1 && disabled.accessTokensRevoked >= 1, "this sign-in's session and token among them");
   t.equal((await userinfo()).statusCode, 401);
   t.match(await enableUser(admin, ALICE.username), { changed: true });
   t.equal((await userinfo()).statusCode, 401, 'revoked for good');

@@ -69,25 +69,28 @@ t.test('authorization endpoint', async (t) => {
     assertShownNotRedirected(t, res, /redirect_uri is not registered/);
   });
 
-  t.test('a redirect_uri that differs from a registered one only slightly is refused: exact string match (RFC 9700 2.1, 4.1.3)', async (t) => {
-    const nearMisses = [
-      'https://app.example/cb/',
-      'https://APP.example/cb',
-      'https://app.example/CB',
-      'https://app.example/cb?x=1',
-      'https://app.example/cb2',
-      'https://app.example/cb2?keep=1&more=2',
-      'https://app.example:443/cb',
-      'http://app.example/cb',
-      'https://app.example/cb#frag',
-      'https://app.example.evil.example/cb',
-    ];
-    for (const redirectUri of nearMisses) {
-      const res = await get(authorizePath(valid({ redirect_uri: redirectUri })));
-      t.equal(res.statusCode, 400, redirectUri);
-      t.equal(res.headers.location, undefined, `${redirectUri}: not redirected`);
-    }
-  });
+  t.test(
+    'a redirect_uri that differs from a registered one only slightly is refused: exact string match (RFC 9700 2.1, 4.1.3)',
+    async (t) => {
+      const nearMisses = [
+        'https://app.example/cb/',
+        'https://APP.example/cb',
+        'https://app.example/CB',
+        'https://app.example/cb?x=1',
+        'https://app.example/cb2',
+        'https://app.example/cb2?keep=1&more=2',
+        'https://app.example:443/cb',
+        'http://app.example/cb',
+        'https://app.example/cb#frag',
+        'https://app.example.evil.example/cb',
+      ];
+      for (const redirectUri of nearMisses) {
+        const res = await get(authorizePath(valid({ redirect_uri: redirectUri })));
+        t.equal(res.statusCode, 400, redirectUri);
+        t.equal(res.headers.location, undefined, `${redirectUri}: not redirected`);
+      }
+    },
+  );
 
   t.test('an omitted redirect_uri is refused on a page when the client registered several (RFC 6749 3.1.2.3)', async (t) => {
     const res = await get(authorizePath(valid({ redirect_uri: undefined })));
@@ -148,7 +151,13 @@ t.test('authorization endpoint', async (t) => {
 
   t.test('a public client without PKCE is redirected as invalid_request (RFC 9700 2.1.1)', async (t) => {
     const res = await get(
-      authorizePath({ response_type: 'code', client_id: PUBLIC.client_id, redirect_uri: PUBLIC.redirect_uris[0], scope: 'openid', state: 'st-123' }),
+      authorizePath({
+        response_type: 'code',
+        client_id: PUBLIC.client_id,
+        redirect_uri: PUBLIC.redirect_uris[0],
+        scope: 'openid',
+        state: 'st-123',
+      }),
     );
     assertErrorRedirect(t, res, 'invalid_request', { redirectUri: PUBLIC.redirect_uris[0]! });
   });
@@ -272,11 +281,7 @@ t.test('authorization endpoint', async (t) => {
   });
 
   t.test('POST with a body that is not form-serialized is refused on a page, not redirected (OIDC Core 3.1.2.1)', async (t) => {
-    const bodies = [
-      valid({ response_type: 'token' }),
-      { ...valid(), scope: 5 },
-      { ...valid(), state: { nested: true } },
-    ];
+    const bodies = [valid({ response_type: 'token' }), { ...valid(), scope: 5 }, { ...valid(), state: { nested: true } }];
     for (const payload of bodies) {
       const res = await app.inject({ method: 'POST', url: '/sso/authorize', payload });
       assertShownNotRedirected(t, res, /application\/x-www-form-urlencoded/);
@@ -297,12 +302,15 @@ t.test('authorization endpoint', async (t) => {
     }
   });
 
-  t.test('a query parameter holding an encoded NUL is shown an error page, not redirected and not a 500 (RFC 6749 Appendix A)', async (t) => {
-    for (const extra of ['state=a%00b', 'nonce=%00', 'x=%00']) {
-      const res = await get(`${authorizePath(valid())}&${extra}`);
-      assertShownNotRedirected(t, res, /NUL/);
-    }
-  });
+  t.test(
+    'a query parameter holding an encoded NUL is shown an error page, not redirected and not a 500 (RFC 6749 Appendix A)',
+    async (t) => {
+      for (const extra of ['state=a%00b', 'nonce=%00', 'x=%00']) {
+        const res = await get(`${authorizePath(valid())}&${extra}`);
+        assertShownNotRedirected(t, res, /NUL/);
+      }
+    },
+  );
 
   t.test('a successful authorization response carries code, state and iss, with 303 (RFC 6749 4.1.2, RFC 9207 2)', async (t) => {
     const browser = new Browser();

@@ -28,17 +28,25 @@ const FAST_RETRIES = {
 function clients(receiver: LogoutReceiver) {
   return {
     withSid: {
-      client_id: 'bc-sid', client_secret: 'bc-sid-secret-0123456789', client_name: 'Needs sid',
+      client_id: 'bc-sid',
+      client_secret: 'bc-sid-secret-0123456789',
+      client_name: 'Needs sid',
       redirect_uris: ['https://bc-sid.example/cb'],
-      backchannel_logout_uri: `${receiver.baseUrl}/bc/sid?tenant=1`, backchannel_logout_session_required: true,
+      backchannel_logout_uri: `${receiver.baseUrl}/bc/sid?tenant=1`,
+      backchannel_logout_session_required: true,
     },
     plain: {
-      client_id: 'bc-plain', client_secret: 'bc-plain-secret-0123456789', client_name: 'Plain',
-      redirect_uris: ['https://bc-plain.example/cb'], backchannel_logout_uri: `${receiver.baseUrl}/bc/plain`,
+      client_id: 'bc-plain',
+      client_secret: 'bc-plain-secret-0123456789',
+      client_name: 'Plain',
+      redirect_uris: ['https://bc-plain.example/cb'],
+      backchannel_logout_uri: `${receiver.baseUrl}/bc/plain`,
       id_token_signed_response_alg: 'ES256',
     },
     notSignedIn: {
-      client_id: 'bc-idle', client_secret: 'bc-idle-secret-0123456789', redirect_uris: ['https://bc-idle.example/cb'],
+      client_id: 'bc-idle',
+      client_secret: 'bc-idle-secret-0123456789',
+      redirect_uris: ['https://bc-idle.example/cb'],
       backchannel_logout_uri: `${receiver.baseUrl}/bc/idle`,
     },
   };
@@ -56,8 +64,11 @@ async function setUp(t: Test, env: Record<string, string> = FAST_RETRIES) {
 /** Signs in to `client` in `browser` (a new one if none) and redeems the code: the ID token's claims. */
 async function signInTo(test: TestApp, client: SeededClient, browser?: Browser) {
   const got = await obtainCode(test.app, { client_id: client.client_id, redirect_uri: client.redirect_uris[0] }, { user: ALICE, browser });
-  const res = await tokenRequest(test.app, { grant_type: 'authorization_code', code: got.code, redirect_uri: got.redirectUri, code_verifier: got.verifier },
-    basicAuth(client.client_id, client.client_secret));
+  const res = await tokenRequest(
+    test.app,
+    { grant_type: 'authorization_code', code: got.code, redirect_uri: got.redirectUri, code_verifier: got.verifier },
+    basicAuth(client.client_id, client.client_secret),
+  );
   if (res.statusCode !== 200) throw new Error(res.body);
   return { browser: got.browser, idToken: (res.json() as { id_token: string }).id_token };
 }
@@ -70,10 +81,16 @@ function logOut(test: TestApp, browser: Browser, idToken: string) {
 async function providerContext(t: Test, test: TestApp, clock: () => Date): Promise<ProviderContext> {
   const { config, db } = test;
   const ctx: ProviderContext = {
-    config, db, clock,
+    config,
+    db,
+    clock,
     keys: await loadKeyStore(db, config, clock, pino({ level: 'silent' })),
-    passwords: new PasswordHasher(config.argon2), clientSecrets: new SecretVerificationCache(0), clients: new ClientCache(),
-    deviceSecret: Buffer.alloc(32), log: pino({ level: 'silent' }), metrics: createMetrics(),
+    passwords: new PasswordHasher(config.argon2),
+    clientSecrets: new SecretVerificationCache(0),
+    clients: new ClientCache(),
+    deviceSecret: Buffer.alloc(32),
+    log: pino({ level: 'silent' }),
+    metrics: createMetrics(),
   };
   t.teardown(() => ctx.keys.close());
   return ctx;
@@ -203,7 +220,11 @@ t.test('issue 16 finding 7: a sign-in in a browser ends the session that browser
   const firstCookie = browser.get('sso_session')!;
   t.ok(firstCookie);
   // Someone else signs in in the same browser (a shared computer): a new session replaces the one it held.
-  await obtainCode(test.app, { client_id: test.c.withSid.client_id, redirect_uri: test.c.withSid.redirect_uris[0], prompt: 'login' }, { user: BOB, browser });
+  await obtainCode(
+    test.app,
+    { client_id: test.c.withSid.client_id, redirect_uri: test.c.withSid.redirect_uris[0], prompt: 'login' },
+    { user: BOB, browser },
+  );
   t.not(browser.get('sso_session'), firstCookie, 'the browser holds a new session');
 
   // Back-Channel Logout 1.0 2.7: the ended session's client learns of it, for the first user and session.
@@ -216,8 +237,13 @@ t.test('issue 16 finding 7: a sign-in in a browser ends the session that browser
   const res = await test.app.inject({
     method: 'GET',
     url: authorizePath({
-      response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: CONFIDENTIAL.redirect_uris[0], scope: 'openid', prompt: 'none',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
+      response_type: 'code',
+      client_id: CONFIDENTIAL.client_id,
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      scope: 'openid',
+      prompt: 'none',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
     }),
     headers: { cookie: `sso_session=${firstCookie}` },
   });

@@ -26,10 +26,20 @@ t.test('a redirect URI removed from a remembered client is refused at once, also
   const first = await obtainCode(app, {}, { user: ALICE });
   const browser: Browser = first.browser;
   const second = CONFIDENTIAL.redirect_uris[1]!;
-  const viaSecond = () => browser.request(app, 'GET', authorizePath({
-    response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: second, scope: 'openid profile email',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', state: 's',
-  }));
+  const viaSecond = () =>
+    browser.request(
+      app,
+      'GET',
+      authorizePath({
+        response_type: 'code',
+        client_id: CONFIDENTIAL.client_id,
+        redirect_uri: second,
+        scope: 'openid profile email',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        state: 's',
+      }),
+    );
   const warm = await viaSecond();
   t.equal(warm.statusCode, 303, 'the session answers with a code, and the client is now in memory');
   t.match(String(warm.headers.location), /^https:\/\/app\.example\/cb2\?keep=1&code=/);
@@ -44,7 +54,12 @@ t.test('a redirect URI removed from a remembered client is refused at once, also
 
 t.test('a rotated secret: the old one stops working at once, and the code it presented is not spent', async (t) => {
   const warm = await obtainCode(app);
-  const ok = await tokenRequest(app, { grant_type: 'authorization_code', code: warm.code, redirect_uri: warm.redirectUri, code_verifier: warm.verifier });
+  const ok = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: warm.code,
+    redirect_uri: warm.redirectUri,
+    code_verifier: warm.verifier,
+  });
   t.equal(ok.statusCode, 200, 'the client and its secret are now remembered');
 
   const { code, verifier, redirectUri } = await obtainCode(app);
@@ -53,15 +68,28 @@ t.test('a rotated secret: the old one stops working at once, and the code it pre
   const old = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
   t.equal(old.statusCode, 401);
   t.equal(old.json().error, 'invalid_client');
-  const fresh = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier },
-    basicAuth(CONFIDENTIAL.client_id, rotated));
+  const fresh = await tokenRequest(
+    app,
+    { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier },
+    basicAuth(CONFIDENTIAL.client_id, rotated),
+  );
   t.equal(fresh.statusCode, 200, 'the code survived the refused attempt and redeems with the new secret');
   await reseed(CONFIDENTIAL);
 });
 
 t.test('a change that keeps the credentials: the grant is redone with the client as registered now', async (t) => {
   const warm = await obtainCode(app);
-  t.equal((await tokenRequest(app, { grant_type: 'authorization_code', code: warm.code, redirect_uri: warm.redirectUri, code_verifier: warm.verifier })).statusCode, 200);
+  t.equal(
+    (
+      await tokenRequest(app, {
+        grant_type: 'authorization_code',
+        code: warm.code,
+        redirect_uri: warm.redirectUri,
+        code_verifier: warm.verifier,
+      })
+    ).statusCode,
+    200,
+  );
   const { code, verifier, redirectUri } = await obtainCode(app);
   await reseed({ ...CONFIDENTIAL, id_token_signed_response_alg: 'ES256' });
   const res = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
@@ -73,7 +101,17 @@ t.test('a change that keeps the credentials: the grant is redone with the client
 
 t.test('a client that may no longer use a grant is refused at once', async (t) => {
   const warm = await obtainCode(app);
-  t.equal((await tokenRequest(app, { grant_type: 'authorization_code', code: warm.code, redirect_uri: warm.redirectUri, code_verifier: warm.verifier })).statusCode, 200);
+  t.equal(
+    (
+      await tokenRequest(app, {
+        grant_type: 'authorization_code',
+        code: warm.code,
+        redirect_uri: warm.redirectUri,
+        code_verifier: warm.verifier,
+      })
+    ).statusCode,
+    200,
+  );
   const { code, verifier, redirectUri } = await obtainCode(app);
   await reseed({ ...CONFIDENTIAL, grant_types: ['client_credentials'], scope: 'api' });
   const res = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
@@ -83,7 +121,14 @@ t.test('a client that may no longer use a grant is refused at once', async (t) =
 });
 
 t.test('a deleted client is unknown at once', async (t) => {
-  const spa = { response_type: 'code', client_id: PUBLIC.client_id, redirect_uri: PUBLIC.redirect_uris[0], scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
+  const spa = {
+    response_type: 'code',
+    client_id: PUBLIC.client_id,
+    redirect_uri: PUBLIC.redirect_uris[0],
+    scope: 'openid',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  };
   const before = await app.inject({ method: 'GET', url: authorizePath(spa) });
   t.equal(before.statusCode, 303, 'remembered after this request');
   await db.deleteFrom('clients').where('client_id', '=', PUBLIC.client_id).execute();

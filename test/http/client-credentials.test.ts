@@ -32,7 +32,11 @@ t.test('RFC 6749 4.4.3: a confidential client gets an access token with its regi
   t.equal(body.scope, MACHINE.scope, 'RFC 6749 3.3: the registered scope is the default');
   t.match(body.access_token, /^[A-Za-z0-9_-]{43}$/);
 
-  const row = await db.selectFrom('access_tokens').selectAll().where('token_hash', '=', sha256(body.access_token)).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('access_tokens')
+    .selectAll()
+    .where('token_hash', '=', sha256(body.access_token))
+    .executeTakeFirstOrThrow();
   t.equal(row.client_id, MACHINE.client_id);
   t.equal(row.user_id, null, 'the token acts for the client, not for a user');
   t.equal(row.code_hash, null);
@@ -50,14 +54,23 @@ t.test('RFC 6749 4.4.2: a scope within the registered one is granted as asked', 
 
 t.test('RFC 6749 3.3: a scope beyond the registered one is refused with invalid_scope', async (t) => {
   const res = await clientCredentials({ scope: 'api:read api:admin' });
-  assertOAuthError(t, res, { status: 400, error: 'invalid_scope', description: 'the requested scope exceeds the scope registered for this client' });
+  assertOAuthError(t, res, {
+    status: 400,
+    error: 'invalid_scope',
+    description: 'the requested scope exceeds the scope registered for this client',
+  });
   const profile = await clientCredentials({ scope: 'profile' });
   assertOAuthError(t, profile, { status: 400, error: 'invalid_scope' });
 });
 
 t.test('RFC 6749 3.3: a client with no registered scope and no scope parameter is refused with invalid_scope', async (t) => {
   const res = await clientCredentials({}, basicAuth(MACHINE_NO_SCOPE.client_id, MACHINE_NO_SCOPE.client_secret));
-  assertOAuthError(t, res, { status: 400, error: 'invalid_scope', description: 'this client has no registered scope to grant', secrets: [MACHINE_NO_SCOPE.client_secret] });
+  assertOAuthError(t, res, {
+    status: 400,
+    error: 'invalid_scope',
+    description: 'this client has no registered scope to grant',
+    secrets: [MACHINE_NO_SCOPE.client_secret],
+  });
 });
 
 t.test('RFC 6749 4.4: a public client is refused with unauthorized_client even when registered for client_credentials', async (t) => {

@@ -19,16 +19,29 @@ function signInParams() {
 t.test('60 wrong client secrets in flight do not stop 6 browser sign-ins, nor lock the accounts', async (t) => {
   const { app } = await buildTestApp(t);
   const flood = Array.from({ length: 60 }, () =>
-    tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(CONFIDENTIAL.client_id, 'a-wrong-secret')));
+    tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(CONFIDENTIAL.client_id, 'a-wrong-secret')),
+  );
   const people = [ALICE, BOB, ALICE, BOB, ALICE, BOB];
-  const signIns = people.map((user) => signIn(app, signInParams(), { user }).then(
-    (r) => r.location.searchParams.get('code') !== null,
-    (err: Error) => err.message,
-  ));
+  const signIns = people.map((user) =>
+    signIn(app, signInParams(), { user }).then(
+      (r) => r.location.searchParams.get('code') !== null,
+      (err: Error) => err.message,
+    ),
+  );
   const [floodAnswers, signedIn] = await Promise.all([Promise.all(flood), Promise.all(signIns)]);
-  t.same(signedIn, people.map(() => true), 'all 6 sign-ins end with a code');
-  t.ok(floodAnswers.every((r) => [401, 429, 503].includes(r.statusCode)), 'every wrong secret is refused');
-  t.ok(floodAnswers.every((r) => r.json().error !== undefined), 'with an OAuth error body');
+  t.same(
+    signedIn,
+    people.map(() => true),
+    'all 6 sign-ins end with a code',
+  );
+  t.ok(
+    floodAnswers.every((r) => [401, 429, 503].includes(r.statusCode)),
+    'every wrong secret is refused',
+  );
+  t.ok(
+    floodAnswers.every((r) => r.json().error !== undefined),
+    'with an OAuth error body',
+  );
   const again = await signIn(app, signInParams(), { user: ALICE });
   t.ok(again.location.searchParams.get('code'), 'the account is not locked afterwards');
 });

@@ -20,7 +20,10 @@ t.test('a loop from one network is refused past the per-network limit, and the r
   const refused = await deviceAuthorizationRequest(app, { scope: 'openid', client_id: CLI.client_id }, { auth: '' });
   t.equal(refused.json().error, 'temporarily_unavailable');
   t.ok(Number(refused.headers['retry-after']) > 0, 'Retry-After says when to come back (RFC 6585 4)');
-  const rows = await db.selectFrom('device_authorizations').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const rows = await db
+    .selectFrom('device_authorizations')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   t.equal(Number(rows.n), 5, 'only the answered requests stored a device code');
 });
 

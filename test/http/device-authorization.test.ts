@@ -23,22 +23,36 @@ async function storedRow(deviceCode: string) {
   return db.selectFrom('device_authorizations').selectAll().where('device_code_hash', '=', hash).executeTakeFirst();
 }
 
-t.test('a confidential client with Basic credentials gets the codes, where to type them, their lifetime and the interval (RFC 8628 3.2)', async (t) => {
-  const res = await deviceAuthorizationRequest(app);
-  t.equal(res.statusCode, 200, res.body);
-  t.equal(res.headers['cache-control'], 'no-store', 'a response carrying a device code is never cached');
-  const body = res.json() as Record<string, unknown>;
-  t.same(Object.keys(body).sort(), ['device_code', 'expires_in', 'interval', 'user_code', 'verification_uri', 'verification_uri_complete']);
-  t.match(body.device_code, /^[A-Za-z0-9_-]{43}$/, 'the device code carries 256 random bits');
-  t.match(body.user_code, USER_CODE, 'the user code is XXXX-XXXX from the base-20 alphabet');
-  t.equal(body.verification_uri, 'http://localhost:3000/sso/device');
-  t.equal(body.verification_uri_complete, `http://localhost:3000/sso/device?user_code=${body.user_code as string}`);
-  t.equal(body.expires_in, 600);
-  t.equal(body.interval, 5);
-});
+t.test(
+  'a confidential client with Basic credentials gets the codes, where to type them, their lifetime and the interval (RFC 8628 3.2)',
+  async (t) => {
+    const res = await deviceAuthorizationRequest(app);
+    t.equal(res.statusCode, 200, res.body);
+    t.equal(res.headers['cache-control'], 'no-store', 'a response carrying a device code is never cached');
+    const body = res.json() as Record<string, unknown>;
+    t.same(Object.keys(body).sort(), [
+      'device_code',
+      'expires_in',
+      'interval',
+      'user_code',
+      'verification_uri',
+      'verification_uri_complete',
+    ]);
+    t.match(body.device_code, /^[A-Za-z0-9_-]{43}$/, 'the device code carries 256 random bits');
+    t.match(body.user_code, USER_CODE, 'the user code is XXXX-XXXX from the base-20 alphabet');
+    t.equal(body.verification_uri, 'http://localhost:3000/sso/device');
+    t.equal(body.verification_uri_complete, `http://localhost:3000/sso/device?user_code=${body.user_code as string}`);
+    t.equal(body.expires_in, 600);
+    t.equal(body.interval, 5);
+  },
+);
 
 t.test('client_secret_post authenticates the same client', async (t) => {
-  const res = await deviceAuthorizationRequest(app, { scope: 'openid', client_id: TV.client_id, client_secret: TV.client_secret }, { auth: '' });
+  const res = await deviceAuthorizationRequest(
+    app,
+    { scope: 'openid', client_id: TV.client_id, client_secret: TV.client_secret },
+    { auth: '' },
+  );
   t.equal(res.statusCode, 200, res.body);
 });
 
@@ -64,7 +78,11 @@ t.test('a request with no client at all is invalid_client', async (t) => {
 });
 
 t.test('a client whose grant_types lack the device code grant is unauthorized_client', async (t) => {
-  const res = await deviceAuthorizationRequest(app, { scope: 'openid' }, { auth: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret) });
+  const res = await deviceAuthorizationRequest(
+    app,
+    { scope: 'openid' },
+    { auth: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret) },
+  );
   assertError(t, res, 400, 'unauthorized_client');
 });
 
@@ -116,8 +134,15 @@ t.test('the codes are stored only as digests, and the device only as a label and
   const stored = JSON.stringify(row);
   t.notOk(stored.includes(device_code), 'the device code itself is not stored');
   t.notOk(stored.includes(user_code) || stored.includes(user_code.replace('-', '')), 'the user code itself is not stored');
-  t.not(row!.user_code_hash, createHash('sha256').update(user_code.replace('-', '')).digest('base64url'), 'the user code digest is keyed, not a plain SHA-256');
-  t.notOk(stored.includes('BRAVIA') || stored.includes('Mozilla') || stored.includes('127.0.0.1'), 'neither the user agent nor the address is stored');
+  t.not(
+    row!.user_code_hash,
+    createHash('sha256').update(user_code.replace('-', '')).digest('base64url'),
+    'the user code digest is keyed, not a plain SHA-256',
+  );
+  t.notOk(
+    stored.includes('BRAVIA') || stored.includes('Mozilla') || stored.includes('127.0.0.1'),
+    'neither the user agent nor the address is stored',
+  );
   t.equal(row!.device_label, 'Chrome on Android');
   t.ok(row!.requested_at.getTime() >= before - 1000 && row!.requested_at.getTime() <= Date.now() + 1000, 'the time it asked');
   t.equal(row!.expires_at.getTime() - row!.requested_at.getTime(), 600_000);
@@ -131,7 +156,10 @@ t.test('every request gets codes of its own', async (t) => {
 });
 
 t.test('the lifetime and the interval are settings', async (t) => {
-  const other = await buildTestApp(t, { seed: DEVICE_FIXTURES, env: { DEVICE_CODE_TTL_SECONDS: '120', DEVICE_CODE_INTERVAL_SECONDS: '2' } });
+  const other = await buildTestApp(t, {
+    seed: DEVICE_FIXTURES,
+    env: { DEVICE_CODE_TTL_SECONDS: '120', DEVICE_CODE_INTERVAL_SECONDS: '2' },
+  });
   const body = await startDevice(other.app);
   t.equal(body.expires_in, 120);
   t.equal(body.interval, 2);

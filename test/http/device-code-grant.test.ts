@@ -36,7 +36,11 @@ function userinfo(accessToken: string) {
 
 async function storedInterval(deviceCode: string): Promise<number> {
   const hash = createHash('sha256').update(deviceCode).digest('base64url');
-  const row = await db.selectFrom('device_authorizations').select('interval_seconds').where('device_code_hash', '=', hash).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('device_authorizations')
+    .select('interval_seconds')
+    .where('device_code_hash', '=', hash)
+    .executeTakeFirstOrThrow();
   return row.interval_seconds;
 }
 
@@ -53,17 +57,20 @@ t.test('a device polling at the interval is never slowed down', async (t) => {
   }
 });
 
-t.test('polling sooner than the interval is slow_down, and the interval grows by 5 seconds for this and later polls (RFC 8628 3.5)', async (t) => {
-  const device = await startDevice(app);
-  assertError(t, await poll(app, device.device_code), 'authorization_pending');
-  assertError(t, await poll(app, device.device_code), 'slow_down');
-  t.equal(await storedInterval(device.device_code), 10, 'the interval went from 5 to 10 seconds');
-  advance(10);
-  assertError(t, await poll(app, device.device_code), 'authorization_pending', []);
-  advance(6);
-  assertError(t, await poll(app, device.device_code), 'slow_down');
-  t.equal(await storedInterval(device.device_code), 15, '6 seconds, enough before the first slow_down, is too soon now');
-});
+t.test(
+  'polling sooner than the interval is slow_down, and the interval grows by 5 seconds for this and later polls (RFC 8628 3.5)',
+  async (t) => {
+    const device = await startDevice(app);
+    assertError(t, await poll(app, device.device_code), 'authorization_pending');
+    assertError(t, await poll(app, device.device_code), 'slow_down');
+    t.equal(await storedInterval(device.device_code), 10, 'the interval went from 5 to 10 seconds');
+    advance(10);
+    assertError(t, await poll(app, device.device_code), 'authorization_pending', []);
+    advance(6);
+    assertError(t, await poll(app, device.device_code), 'slow_down');
+    t.equal(await storedInterval(device.device_code), 15, '6 seconds, enough before the first slow_down, is too soon now');
+  },
+);
 
 t.test('a denied request is access_denied, on every later poll too', async (t) => {
   const device = await startDevice(app);
@@ -103,7 +110,13 @@ t.test('an approved request gives an access token, an ID token of the approving 
   const jwks = (await app.inject({ method: 'GET', url: '/sso/jwks' })).json() as JSONWebKeySet;
   const { payload } = await jwtVerify(body.id_token as string, createLocalJWKSet(jwks), { issuer: config.issuer, audience: TV.client_id });
   const alice = await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow();
-  const session = await db.selectFrom('sessions').select(['sid', 'auth_time', 'amr']).where('user_id', '=', alice.id).orderBy('created_at', 'desc').limit(1).executeTakeFirstOrThrow();
+  const session = await db
+    .selectFrom('sessions')
+    .select(['sid', 'auth_time', 'amr'])
+    .where('user_id', '=', alice.id)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   t.equal(payload.sub, alice.id);
   t.equal(payload.sid, session.sid, 'sid of the session that approved');
   t.same(payload.amr, session.amr, 'amr of that session');
@@ -126,7 +139,12 @@ t.test('the approving session signed in to the client, so its logout reaches the
   await verify(app, device.user_code);
   const idToken = (await poll(app, device.device_code)).json().id_token as string;
   const sid = JSON.parse(Buffer.from(idToken.split('.')[1]!, 'base64url').toString()).sid as string;
-  const row = await db.selectFrom('session_clients').selectAll().where('sid', '=', sid).where('client_id', '=', TV.client_id).executeTakeFirst();
+  const row = await db
+    .selectFrom('session_clients')
+    .selectAll()
+    .where('sid', '=', sid)
+    .where('client_id', '=', TV.client_id)
+    .executeTakeFirst();
   t.ok(row, 'session_clients names the device client');
 });
 
@@ -227,7 +245,11 @@ t.test('a client that loses the grant while its device polls gets unauthorized_c
   const changing = await buildTestApp(t, { seed: DEVICE_FIXTURES });
   const device = await startDevice(changing.app);
   assertError(t, await poll(changing.app, device.device_code), 'authorization_pending', []);
-  await changing.db.updateTable('clients').set({ grant_types: ['refresh_token'] }).where('client_id', '=', TV.client_id).execute();
+  await changing.db
+    .updateTable('clients')
+    .set({ grant_types: ['refresh_token'] })
+    .where('client_id', '=', TV.client_id)
+    .execute();
   changing.advance(5);
   assertError(t, await poll(changing.app, device.device_code), 'unauthorized_client', []);
 });

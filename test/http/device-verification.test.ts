@@ -41,39 +41,54 @@ async function signedInBrowser(): Promise<Browser> {
   return browser;
 }
 
-t.test('the verification page asks for the code, with a CSRF token bound to a new HttpOnly, SameSite=Lax cookie, and no script', async (t) => {
-  const res = await app.inject({ method: 'GET', url: '/sso/device' });
-  t.equal(res.statusCode, 200);
-  assertPageHeaders(t, res);
-  t.match(res.body, /Enter the code shown on your device\./);
-  t.match(res.body, /name="user_code"/);
-  const cookie = flowCookie(res);
-  t.ok(cookie, 'a flow cookie is set');
-  t.equal(hiddenField(res.body, 'csrf'), cookie!.value, 'the CSRF field is the cookie');
-  t.equal(cookie!.httpOnly, true);
-  t.equal(cookie!.sameSite, 'Lax');
-  t.equal(cookie!.path, '/sso/device');
-  t.equal(formAction(res.body), '/sso/device');
-});
+t.test(
+  'the verification page asks for the code, with a CSRF token bound to a new HttpOnly, SameSite=Lax cookie, and no script',
+  async (t) => {
+    const res = await app.inject({ method: 'GET', url: '/sso/device' });
+    t.equal(res.statusCode, 200);
+    assertPageHeaders(t, res);
+    t.match(res.body, /Enter the code shown on your device\./);
+    t.match(res.body, /name="user_code"/);
+    const cookie = flowCookie(res);
+    t.ok(cookie, 'a flow cookie is set');
+    t.equal(hiddenField(res.body, 'csrf'), cookie!.value, 'the CSRF field is the cookie');
+    t.equal(cookie!.httpOnly, true);
+    t.equal(cookie!.sameSite, 'Lax');
+    t.equal(cookie!.path, '/sso/device');
+    t.equal(formAction(res.body), '/sso/device');
+  },
+);
 
-t.test('verification_uri_complete fills in the code, normalised, and asks the user to compare it with the device (RFC 8628 3.3.1)', async (t) => {
-  const res = await app.inject({ method: 'GET', url: '/sso/device?user_code=bcdf%20ghjk' });
-  t.equal(res.statusCode, 200);
-  t.match(res.body, /value="BCDF-GHJK"/);
-  t.match(res.body, /Check that this is the code shown on your device/);
-});
+t.test(
+  'verification_uri_complete fills in the code, normalised, and asks the user to compare it with the device (RFC 8628 3.3.1)',
+  async (t) => {
+    const res = await app.inject({ method: 'GET', url: '/sso/device?user_code=bcdf%20ghjk' });
+    t.equal(res.statusCode, 200);
+    t.match(res.body, /value="BCDF-GHJK"/);
+    t.match(res.body, /Check that this is the code shown on your device/);
+  },
+);
 
 t.test('opening the link looks nothing up and binds nothing', async (t) => {
   const device = await startDevice(app);
   const res = await app.inject({ method: 'GET', url: `/sso/device?user_code=${device.user_code}` });
   t.equal(res.statusCode, 200);
   const hash = createHash('sha256').update(device.device_code).digest('base64url');
-  const row = await db.selectFrom('device_authorizations').select('binding_hash').where('device_code_hash', '=', hash).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('device_authorizations')
+    .select('binding_hash')
+    .where('device_code_hash', '=', hash)
+    .executeTakeFirstOrThrow();
   t.equal(row.binding_hash, null);
 });
 
 t.test('the code is accepted in lower case, with spaces or without its dash', async (t) => {
-  for (const variant of [(c: string) => c.toLowerCase(), (c: string) => c.replace('-', ' '), (c: string) => c.replace('-', ''), (c: string) => ` ${c} `]) {
+  for (const variant of [
+    (c: string) => c.toLowerCase(),
+    (c: string) => c.replace('-', ' '),
+    (c: string) => c.replace('-', ''),
+    (c: string) => ` ${c} `,
+  ]) {
     const device = await startDevice(app);
     const res = await enterCode(app, new Browser(), variant(device.user_code));
     t.equal(res.statusCode, 303, `${variant(device.user_code)}: ${res.body.slice(0, 200)}`);
@@ -125,7 +140,11 @@ t.test('a code posted without the flow cookie (another site, or no visit first) 
   t.equal(res.statusCode, 400);
   t.match(res.body, /The form has expired or did not come from this site/);
   const hash = createHash('sha256').update(device.device_code).digest('base64url');
-  const row = await db.selectFrom('device_authorizations').select('binding_hash').where('device_code_hash', '=', hash).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('device_authorizations')
+    .select('binding_hash')
+    .where('device_code_hash', '=', hash)
+    .executeTakeFirstOrThrow();
   t.equal(row.binding_hash, null);
 });
 
@@ -161,7 +180,11 @@ t.test('a wrong password on the device sign-in gets the generic message and the 
   const browser = new Browser();
   const entered = await enterCode(app, browser, device.user_code);
   const login = await pageRequest(app, browser, 'GET', localPath(String(entered.headers.location)));
-  const res = await pageRequest(app, browser, 'POST', formAction(login.body), { csrf: hiddenField(login.body, 'csrf'), login: ALICE.username, password: 'wrong password' });
+  const res = await pageRequest(app, browser, 'POST', formAction(login.body), {
+    csrf: hiddenField(login.body, 'csrf'),
+    login: ALICE.username,
+    password: 'wrong password',
+  });
   t.equal(res.statusCode, 401);
   assertPageHeaders(t, res, true);
   t.match(res.body, /The username or password is not correct\./);
@@ -174,7 +197,11 @@ t.test('after signing in the confirmation shows the client, the device, when it 
   const browser = new Browser();
   const entered = await enterCode(app, browser, device.user_code);
   const login = await pageRequest(app, browser, 'GET', localPath(String(entered.headers.location)));
-  const signedIn = await pageRequest(app, browser, 'POST', formAction(login.body), { csrf: hiddenField(login.body, 'csrf'), login: ALICE.username, password: ALICE.password });
+  const signedIn = await pageRequest(app, browser, 'POST', formAction(login.body), {
+    csrf: hiddenField(login.body, 'csrf'),
+    login: ALICE.username,
+    password: ALICE.password,
+  });
   t.equal(signedIn.statusCode, 303, signedIn.body.slice(0, 300));
   t.equal(signedIn.headers.location, `${config.issuer}/device/confirm`);
   const confirm = await pageRequest(app, browser, 'GET', '/sso/device/confirm');
@@ -208,7 +235,10 @@ t.test('Approve says the device is connected, forgets the flow cookie, and the d
   assertPageHeaders(t, res);
   t.match(res.body, /Device connected/);
   const cleared = flowCookie(res);
-  t.ok(cleared && (cleared.value === '' || cleared.maxAge === 0 || (cleared.expires !== undefined && cleared.expires.getTime() <= Date.now())), 'the flow cookie is cleared');
+  t.ok(
+    cleared && (cleared.value === '' || cleared.maxAge === 0 || (cleared.expires !== undefined && cleared.expires.getTime() <= Date.now())),
+    'the flow cookie is cleared',
+  );
   t.equal((await poll(app, device.device_code)).statusCode, 200);
 });
 
@@ -227,7 +257,13 @@ t.test('a decision posted twice counts once: the second answer is that the code 
   const confirm = await pageRequest(app, browser, 'GET', localPath(String(entered.headers.location)));
   const form = { csrf: hiddenField(confirm.body, 'csrf'), decision: 'approve' };
   const cookie = browser.header('/sso/device/confirm');
-  const post = () => app.inject({ method: 'POST', url: '/sso/device/confirm', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams(form).toString() });
+  const post = () =>
+    app.inject({
+      method: 'POST',
+      url: '/sso/device/confirm',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(form).toString(),
+    });
   t.equal((await post()).statusCode, 200);
   const again = await post();
   t.equal(again.statusCode, 400);
@@ -240,7 +276,10 @@ t.test('a decision for a request that expired meanwhile is refused, and the devi
   const entered = await enterCode(app, browser, device.user_code);
   const confirm = await pageRequest(app, browser, 'GET', localPath(String(entered.headers.location)));
   advance(config.deviceFlow.codeTtlSeconds + 1);
-  const res = await pageRequest(app, browser, 'POST', '/sso/device/confirm', { csrf: hiddenField(confirm.body, 'csrf'), decision: 'approve' });
+  const res = await pageRequest(app, browser, 'POST', '/sso/device/confirm', {
+    csrf: hiddenField(confirm.body, 'csrf'),
+    decision: 'approve',
+  });
   t.equal(res.statusCode, 400);
   t.match(res.body, START_AGAIN);
   t.equal((await poll(app, device.device_code)).json().error, 'expired_token');
@@ -268,7 +307,10 @@ t.test('the browser that typed the code last is the one that decides', async (t)
   const entered = await enterCode(app, first, device.user_code);
   const confirm = await pageRequest(app, first, 'GET', localPath(String(entered.headers.location)));
   await enterCode(app, await signedInBrowser(), device.user_code);
-  const res = await pageRequest(app, first, 'POST', '/sso/device/confirm', { csrf: hiddenField(confirm.body, 'csrf'), decision: 'approve' });
+  const res = await pageRequest(app, first, 'POST', '/sso/device/confirm', {
+    csrf: hiddenField(confirm.body, 'csrf'),
+    decision: 'approve',
+  });
   t.equal(res.statusCode, 400);
   t.match(res.body, START_AGAIN);
 });
@@ -288,12 +330,20 @@ t.test('user-code entries are throttled per address: a brute force is stopped, i
   t.equal(locked.statusCode, 429, 'even the right code is refused while the address is locked, before any lookup');
   t.equal(locked.headers['retry-after'], '2');
   t.match(locked.body, /Too many attempts\. Try again in 2 seconds\./);
-  const counters = await throttled.db.selectFrom('sign_in_throttle').select(['key', 'failures']).where('key', 'like', 'user-code-ip:%').execute();
+  const counters = await throttled.db
+    .selectFrom('sign_in_throttle')
+    .select(['key', 'failures'])
+    .where('key', 'like', 'user-code-ip:%')
+    .execute();
   t.equal(counters.length, 1, 'one counter, in the database');
   t.equal(counters[0]!.failures, 3);
   t.notOk(counters[0]!.key.includes(attacker), 'the counter is keyed by a digest of the address');
 
-  t.equal((await enterCode(throttled.app, new Browser(), device.user_code, '198.51.100.9')).statusCode, 303, 'another address is not locked');
+  t.equal(
+    (await enterCode(throttled.app, new Browser(), device.user_code, '198.51.100.9')).statusCode,
+    303,
+    'another address is not locked',
+  );
 
   throttled.advance(2);
   t.equal((await enterCode(throttled.app, new Browser(), 'BCDF-GHJK', attacker)).statusCode, 400, 'after the lock, one more guess');
@@ -318,26 +368,46 @@ t.test('the device sign-in goes through the risk evaluation and its second facto
   const browser = new Browser();
   const entered = await enterCode(risky.app, browser, device.user_code);
   const login = await pageRequest(risky.app, browser, 'GET', localPath(String(entered.headers.location)));
-  const posted = await pageRequest(risky.app, browser, 'POST', formAction(login.body), { csrf: hiddenField(login.body, 'csrf'), login: ALICE.username, password: ALICE.password, ds_webdriver: '1' });
+  const posted = await pageRequest(risky.app, browser, 'POST', formAction(login.body), {
+    csrf: hiddenField(login.body, 'csrf'),
+    login: ALICE.username,
+    password: ALICE.password,
+    ds_webdriver: '1',
+  });
   t.equal(posted.statusCode, 303);
   t.equal(posted.headers.location, `${risky.config.issuer}/sign-in/verify`, 'a second factor is asked for');
   const challenge = await pageRequest(risky.app, browser, 'GET', '/sso/sign-in/verify');
   t.equal(challenge.statusCode, 200);
-  const message = await risky.db.selectFrom('outbox').select('payload').where('kind', '=', 'one-time-code').orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+  const message = await risky.db
+    .selectFrom('outbox')
+    .select('payload')
+    .where('kind', '=', 'one-time-code')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow();
   const form = secondFactorForm(browser.get('sso_challenge'), String(message.payload.code));
   const verified = await pageRequest(risky.app, browser, 'POST', '/sso/sign-in/verify', form);
   t.equal(verified.statusCode, 303);
   t.equal(verified.headers.location, `${risky.config.issuer}/device/confirm`, 'the code page returns to the confirmation');
   const confirm = await pageRequest(risky.app, browser, 'GET', '/sso/device/confirm');
   t.equal(confirm.statusCode, 200);
-  const done = await pageRequest(risky.app, browser, 'POST', '/sso/device/confirm', { csrf: hiddenField(confirm.body, 'csrf'), decision: 'approve' });
+  const done = await pageRequest(risky.app, browser, 'POST', '/sso/device/confirm', {
+    csrf: hiddenField(confirm.body, 'csrf'),
+    decision: 'approve',
+  });
   t.match(done.body, /Device connected/);
   const tokens = (await poll(risky.app, device.device_code)).json() as { id_token: string };
   const claims = JSON.parse(Buffer.from(tokens.id_token.split('.')[1]!, 'base64url').toString()) as { amr: string[] };
   t.same(claims.amr, ['pwd', 'otp', 'mfa']);
   const events = await risky.db.selectFrom('security_events').select(['type', 'client_id']).execute();
-  t.ok(events.some((e) => e.type === 'sign_in_challenged'), 'the challenge is a security event');
-  t.ok(events.some((e) => e.type === 'sign_in_allowed' && e.client_id === TV.client_id), 'the sign-in is a security event naming the device client');
+  t.ok(
+    events.some((e) => e.type === 'sign_in_challenged'),
+    'the challenge is a security event',
+  );
+  t.ok(
+    events.some((e) => e.type === 'sign_in_allowed' && e.client_id === TV.client_id),
+    'the sign-in is a security event naming the device client',
+  );
 });
 
 t.test('the code flow still signs in as before (the password form is shared)', async (t) => {

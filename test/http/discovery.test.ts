@@ -46,7 +46,12 @@ t.test('discovery and jwks', async (t) => {
     t.not(token.statusCode, 404, 'token endpoint exists');
     const userinfo = await app.inject({ method: 'GET', url: new URL(String(doc.userinfo_endpoint)).pathname });
     t.equal(userinfo.statusCode, 401, 'userinfo endpoint exists and wants a token');
-    const device = await app.inject({ method: 'POST', url: new URL(String(doc.device_authorization_endpoint)).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const device = await app.inject({
+      method: 'POST',
+      url: new URL(String(doc.device_authorization_endpoint)).pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     t.equal(device.statusCode, 401, 'device authorization endpoint (RFC 8628 4) exists and wants a client');
   });
 
@@ -58,7 +63,12 @@ t.test('discovery and jwks', async (t) => {
 
   t.test('grant_types_supported lists only the grants that work (Discovery 3)', async (t) => {
     const doc = await discovery(t);
-    t.same(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
+    t.same(doc.grant_types_supported, [
+      'authorization_code',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
   });
 
   t.test('client_secret_basic and client_secret_post are advertised for the token endpoint (Discovery 3)', async (t) => {
@@ -104,7 +114,11 @@ t.test('discovery and jwks', async (t) => {
     t.equal(res.statusCode, 200);
     t.match(res.headers['content-type'], /^application\/(jwk-set\+)?json/);
     const { keys } = res.json() as { keys: Array<Record<string, unknown>> };
-    t.same(keys.map((k) => k.alg), ['RS256', 'PS256', 'ES256', 'EdDSA'], 'one current key per algorithm');
+    t.same(
+      keys.map((k) => k.alg),
+      ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      'one current key per algorithm',
+    );
     const shapes: Record<string, Record<string, unknown>> = {
       RS256: { kty: 'RSA', n: String, e: 'AQAB' },
       PS256: { kty: 'RSA', n: String, e: 'AQAB' },
@@ -145,14 +159,23 @@ t.test('two instances on one database publish the same signing key, and another 
   }
   t.equal(kids[0]!.length, 4, 'one key per algorithm');
   t.same(kids[1], kids[0], 'the second instance loaded the keys the first one stored');
-  t.same(kids[2]!.filter((kid) => kids[0]!.includes(kid)), [], 'a database of its own generates keys of its own');
+  t.same(
+    kids[2]!.filter((kid) => kids[0]!.includes(kid)),
+    [],
+    'a database of its own generates keys of its own',
+  );
 });
 
 t.test('with registration on, registration_endpoint is advertised and answers there (RFC 7591 3, RFC 8414 2)', async (t) => {
   const { app } = await buildTestApp(t, { env: { REGISTRATION_INITIAL_ACCESS_TOKEN: 'discovery-test-initial-access-token-0123' } });
   const doc = (await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })).json() as Record<string, unknown>;
   t.equal(doc.registration_endpoint, `${ISSUER}/register`);
-  const res = await app.inject({ method: 'POST', url: new URL(String(doc.registration_endpoint)).pathname, headers: { 'content-type': 'application/json' }, payload: '{}' });
+  const res = await app.inject({
+    method: 'POST',
+    url: new URL(String(doc.registration_endpoint)).pathname,
+    headers: { 'content-type': 'application/json' },
+    payload: '{}',
+  });
   t.equal(res.statusCode, 401, 'the endpoint exists and wants an initial access token');
   t.equal(res.json().error, 'invalid_token');
 });

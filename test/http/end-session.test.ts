@@ -24,10 +24,19 @@ function endSessionPath(params: Record<string, string>): string {
 
 /** Is the browser still signed in? prompt=none answers with a code only to a live session. */
 async function stillSignedIn(browser: Browser): Promise<boolean> {
-  const res = await browser.request(app, 'GET', authorizePath({
-    response_type: 'code', client_id: CLIENT.client_id, redirect_uri: CLIENT.redirect_uris[0], scope: 'openid', prompt: 'none',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-  }));
+  const res = await browser.request(
+    app,
+    'GET',
+    authorizePath({
+      response_type: 'code',
+      client_id: CLIENT.client_id,
+      redirect_uri: CLIENT.redirect_uris[0],
+      scope: 'openid',
+      prompt: 'none',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }),
+  );
   const location = new URL(String(res.headers.location));
   return location.searchParams.has('code');
 }
@@ -38,7 +47,12 @@ t.test('OIDC Core 2 / Back-Channel Logout 2.1: ID tokens carry the session id, t
   t.type(sid, 'string');
   t.ok((sid as string).length >= 16);
   const again = await obtainCode(app, {}, { browser: first.browser });
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: again.code, redirect_uri: again.redirectUri, code_verifier: again.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: again.code,
+    redirect_uri: again.redirectUri,
+    code_verifier: again.verifier,
+  });
   t.equal(decodeJwt((res.json() as { id_token: string }).id_token).sid, sid, 'a code issued from the live session carries its sid');
   const other = await signedIn();
   t.not(decodeJwt(other.idToken).sid, sid, 'another browser has another session');
@@ -47,7 +61,11 @@ t.test('OIDC Core 2 / Back-Channel Logout 2.1: ID tokens carry the session id, t
 t.test('RP-Initiated Logout 2-3: id_token_hint of this session and a registered URI: signed out and sent back with state', async (t) => {
   const { browser, idToken } = await signedIn();
   t.ok(await stillSignedIn(browser));
-  const res = await browser.request(app, 'GET', endSessionPath({ id_token_hint: idToken, post_logout_redirect_uri: LOGGED_OUT, state: 's t&x' }));
+  const res = await browser.request(
+    app,
+    'GET',
+    endSessionPath({ id_token_hint: idToken, post_logout_redirect_uri: LOGGED_OUT, state: 's t&x' }),
+  );
   t.equal(res.statusCode, 303);
   const location = new URL(String(res.headers.location));
   t.equal(`${location.origin}${location.pathname}`, LOGGED_OUT);
@@ -60,7 +78,11 @@ t.test('RP-Initiated Logout 2-3: id_token_hint of this session and a registered 
 
 t.test('RP-Initiated Logout 3: a registered URI keeps its own query; no state, no state parameter', async (t) => {
   const { browser, idToken } = await signedIn();
-  const res = await browser.request(app, 'GET', endSessionPath({ id_token_hint: idToken, post_logout_redirect_uri: LOGGED_OUT_WITH_QUERY }));
+  const res = await browser.request(
+    app,
+    'GET',
+    endSessionPath({ id_token_hint: idToken, post_logout_redirect_uri: LOGGED_OUT_WITH_QUERY }),
+  );
   t.equal(res.statusCode, 303);
   const location = new URL(String(res.headers.location));
   t.equal(location.searchParams.get('from'), 'sso');
@@ -69,7 +91,11 @@ t.test('RP-Initiated Logout 3: a registered URI keeps its own query; no state, n
 
 t.test('RP-Initiated Logout 2: POST with form serialization works like GET', async (t) => {
   const { browser, idToken } = await signedIn();
-  const res = await browser.request(app, 'POST', '/sso/session/end', { id_token_hint: idToken, post_logout_redirect_uri: LOGGED_OUT, state: 'p' });
+  const res = await browser.request(app, 'POST', '/sso/session/end', {
+    id_token_hint: idToken,
+    post_logout_redirect_uri: LOGGED_OUT,
+    state: 'p',
+  });
   t.equal(res.statusCode, 303);
   t.equal(new URL(String(res.headers.location)).searchParams.get('state'), 'p');
   t.notOk(await stillSignedIn(browser));
@@ -85,7 +111,13 @@ t.test('RP-Initiated Logout 2: an expired ID token is still a good hint', async 
 
 t.test('RP-Initiated Logout 3: a post_logout_redirect_uri that is not registered exactly is never redirected to', async (t) => {
   const { browser, idToken } = await signedIn();
-  for (const uri of [`${LOGGED_OUT}/`, `${LOGGED_OUT}?x=1`, 'https://evil.example/logged-out', CLIENT.redirect_uris[0]!, LOGGED_OUT.toUpperCase()]) {
+  for (const uri of [
+    `${LOGGED_OUT}/`,
+    `${LOGGED_OUT}?x=1`,
+    'https://evil.example/logged-out',
+    CLIENT.redirect_uris[0]!,
+    LOGGED_OUT.toUpperCase(),
+  ]) {
     const res = await browser.request(app, 'GET', endSessionPath({ id_token_hint: idToken, post_logout_redirect_uri: uri }));
     t.equal(res.statusCode, 400, uri);
     t.notOk(res.headers.location, `no redirect to ${uri}`);
@@ -103,7 +135,10 @@ t.test('RP-Initiated Logout 2: post_logout_redirect_uri needs the client named b
 });
 
 t.test('RP-Initiated Logout 2: client_id alone names the client; it must be registered', async (t) => {
-  const ok = await app.inject({ method: 'GET', url: endSessionPath({ client_id: CLIENT.client_id, post_logout_redirect_uri: LOGGED_OUT, state: 'c' }) });
+  const ok = await app.inject({
+    method: 'GET',
+    url: endSessionPath({ client_id: CLIENT.client_id, post_logout_redirect_uri: LOGGED_OUT, state: 'c' }),
+  });
   t.equal(ok.statusCode, 303, 'with no session there is nothing to confirm');
   t.equal(new URL(String(ok.headers.location)).searchParams.get('state'), 'c');
   const unknown = await app.inject({ method: 'GET', url: endSessionPath({ client_id: 'nobody', post_logout_redirect_uri: LOGGED_OUT }) });
@@ -149,7 +184,11 @@ t.test('no session: the signed-out page, with the page security headers', async 
 
 t.test('RP-Initiated Logout 2: without id_token_hint the user is asked, and only the confirmed form ends the session', async (t) => {
   const { browser } = await signedIn();
-  const ask = await browser.request(app, 'GET', endSessionPath({ client_id: CLIENT.client_id, post_logout_redirect_uri: LOGGED_OUT, state: 'q' }));
+  const ask = await browser.request(
+    app,
+    'GET',
+    endSessionPath({ client_id: CLIENT.client_id, post_logout_redirect_uri: LOGGED_OUT, state: 'q' }),
+  );
   t.equal(ask.statusCode, 200);
   t.match(ask.body, /Sign out\?/);
   t.match(ask.body, /Test App asks to sign you out/);
@@ -157,7 +196,11 @@ t.test('RP-Initiated Logout 2: without id_token_hint the user is asked, and only
   const action = formAction(ask.body);
   t.equal(action, '/sso/session/end/confirm');
   const csrf = hiddenField(ask.body, 'csrf');
-  const fields = { client_id: hiddenField(ask.body, 'client_id'), post_logout_redirect_uri: hiddenField(ask.body, 'post_logout_redirect_uri'), state: 'q' };
+  const fields = {
+    client_id: hiddenField(ask.body, 'client_id'),
+    post_logout_redirect_uri: hiddenField(ask.body, 'post_logout_redirect_uri'),
+    state: 'q',
+  };
 
   const forged = await browser.request(app, 'POST', action, { ...fields, csrf: 'x'.repeat(43), decision: 'logout' });
   t.equal(forged.statusCode, 400, 'a form without the right token is refused');
@@ -166,7 +209,12 @@ t.test('RP-Initiated Logout 2: without id_token_hint the user is asked, and only
   t.equal(anotherBrowser.statusCode, 303, 'a browser with no session has nothing to end');
   t.ok(await stillSignedIn(browser), 'neither ended the session');
 
-  const tamperedUri = await browser.request(app, 'POST', action, { ...fields, post_logout_redirect_uri: 'https://evil.example/', csrf, decision: 'logout' });
+  const tamperedUri = await browser.request(app, 'POST', action, {
+    ...fields,
+    post_logout_redirect_uri: 'https://evil.example/',
+    csrf,
+    decision: 'logout',
+  });
   t.equal(tamperedUri.statusCode, 400, 'the echoed fields are validated again');
   t.notOk(tamperedUri.headers.location);
 

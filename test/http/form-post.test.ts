@@ -35,7 +35,10 @@ const get = (url: string, cookie?: string) => app.inject({ method: 'GET', url, h
 /** The CSP directives of a response, by name. */
 function csp(res: LightMyRequestResponse): Map<string, string> {
   const directives = new Map<string, string>();
-  for (const d of String(res.headers['content-security-policy']).split(';').map((s) => s.trim()).filter(Boolean)) {
+  for (const d of String(res.headers['content-security-policy'])
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [name = '', ...values] = d.split(/\s+/);
     directives.set(name, values.join(' '));
   }
@@ -78,26 +81,33 @@ t.test('discovery advertises query and form_post as response modes (Discovery 3,
   t.same(res.json().response_modes_supported, ['query', 'form_post']);
 });
 
-t.test('a code answered at once is posted by a form with code, state and iss, and redeems (Form Post Response Mode 2, RFC 9207 2)', async (t) => {
-  const browser = await signedInBrowser();
-  const { params, verifier } = request();
-  const res = await browser.request(app, 'GET', authorizePath(params));
-  const form = assertFormPostPage(t, res, CONFIDENTIAL.redirect_uris[0]!);
-  t.same(form.params.map(([name]) => name), ['code', 'state', 'iss'], 'exactly code, state and iss, in that order');
-  const fields = new Map(form.params);
-  t.match(fields.get('code'), /^[A-Za-z0-9_-]{43}$/);
-  t.equal(fields.get('state'), 'st-form-post');
-  t.equal(fields.get('iss'), ISSUER);
+t.test(
+  'a code answered at once is posted by a form with code, state and iss, and redeems (Form Post Response Mode 2, RFC 9207 2)',
+  async (t) => {
+    const browser = await signedInBrowser();
+    const { params, verifier } = request();
+    const res = await browser.request(app, 'GET', authorizePath(params));
+    const form = assertFormPostPage(t, res, CONFIDENTIAL.redirect_uris[0]!);
+    t.same(
+      form.params.map(([name]) => name),
+      ['code', 'state', 'iss'],
+      'exactly code, state and iss, in that order',
+    );
+    const fields = new Map(form.params);
+    t.match(fields.get('code'), /^[A-Za-z0-9_-]{43}$/);
+    t.equal(fields.get('state'), 'st-form-post');
+    t.equal(fields.get('iss'), ISSUER);
 
-  const tokens = await tokenRequest(app, {
-    grant_type: 'authorization_code',
-    code: fields.get('code'),
-    redirect_uri: CONFIDENTIAL.redirect_uris[0],
-    code_verifier: verifier,
-  });
-  t.equal(tokens.statusCode, 200, tokens.body);
-  t.type(tokens.json().id_token, 'string');
-});
+    const tokens = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: fields.get('code'),
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      code_verifier: verifier,
+    });
+    t.equal(tokens.statusCode, 200, tokens.body);
+    t.type(tokens.json().id_token, 'string');
+  },
+);
 
 t.test('form_post survives the sign-in and consent pages: Allow answers with the form (Form Post Response Mode 2)', async (t) => {
   const { params } = request({ scope: 'openid email' });
@@ -113,28 +123,40 @@ t.test('form_post survives the sign-in and consent pages: Allow answers with the
   t.equal(result.response.cookies.find((c) => c.name === 'sso_interaction')?.value, '', 'the interaction cookie is cleared');
 });
 
-t.test('form_post survives the sign-in page: with consent remembered, the login post answers with the form (OIDC Core 3.1.2.1)', async (t) => {
-  const browser = await signedInBrowser();
-  const { params } = request({ prompt: 'login' });
-  const result = await authorizeToClient(app, params, { browser });
-  t.equal(result.mode, 'form_post');
-  t.match(result.response.raw.req.url, /\/sso\/interaction\/[A-Za-z0-9_-]+\/login$/, 'answered by the sign-in form post');
-  const form = assertFormPostPage(t, result.response, CONFIDENTIAL.redirect_uris[0]!);
-  t.same(form.params.map(([name]) => name), ['code', 'state', 'iss']);
-});
+t.test(
+  'form_post survives the sign-in page: with consent remembered, the login post answers with the form (OIDC Core 3.1.2.1)',
+  async (t) => {
+    const browser = await signedInBrowser();
+    const { params } = request({ prompt: 'login' });
+    const result = await authorizeToClient(app, params, { browser });
+    t.equal(result.mode, 'form_post');
+    t.match(result.response.raw.req.url, /\/sso\/interaction\/[A-Za-z0-9_-]+\/login$/, 'answered by the sign-in form post');
+    const form = assertFormPostPage(t, result.response, CONFIDENTIAL.redirect_uris[0]!);
+    t.same(
+      form.params.map(([name]) => name),
+      ['code', 'state', 'iss'],
+    );
+  },
+);
 
-t.test('Deny with form_post posts access_denied with state and iss, and no code (RFC 6749 4.1.2.1, Form Post Response Mode 2)', async (t) => {
-  const { params } = request({ scope: 'openid phone' });
-  const result = await authorizeToClient(app, params, { user: DORA, decision: 'deny' });
-  t.equal(result.mode, 'form_post');
-  const form = assertFormPostPage(t, result.response, CONFIDENTIAL.redirect_uris[0]!);
-  t.same(form.params.map(([name]) => name), ['error', 'error_description', 'state', 'iss']);
-  const fields = new Map(form.params);
-  t.equal(fields.get('error'), 'access_denied');
-  t.equal(fields.get('error_description'), 'the user denied the request');
-  t.equal(fields.get('state'), 'st-form-post');
-  t.equal(fields.get('iss'), ISSUER);
-});
+t.test(
+  'Deny with form_post posts access_denied with state and iss, and no code (RFC 6749 4.1.2.1, Form Post Response Mode 2)',
+  async (t) => {
+    const { params } = request({ scope: 'openid phone' });
+    const result = await authorizeToClient(app, params, { user: DORA, decision: 'deny' });
+    t.equal(result.mode, 'form_post');
+    const form = assertFormPostPage(t, result.response, CONFIDENTIAL.redirect_uris[0]!);
+    t.same(
+      form.params.map(([name]) => name),
+      ['error', 'error_description', 'state', 'iss'],
+    );
+    const fields = new Map(form.params);
+    t.equal(fields.get('error'), 'access_denied');
+    t.equal(fields.get('error_description'), 'the user denied the request');
+    t.equal(fields.get('state'), 'st-form-post');
+    t.equal(fields.get('iss'), ISSUER);
+  },
+);
 
 t.test('a phase-two error is posted by the form when form_post was asked for (RFC 6749 4.1.2.1, Form Post Response Mode 2)', async (t) => {
   const unsupported = await get(authorizePath(request({ response_type: 'token' }).params));
@@ -162,35 +184,44 @@ t.test('an unknown client or unregistered redirect_uri is shown our error page, 
   }
 });
 
-t.test('a response_mode other than query or form_post is refused as invalid_request, by redirect (Multiple Response Types 2.1)', async (t) => {
-  for (const mode of ['fragment', 'jwt', 'form_post.jwt', 'FORM_POST']) {
-    const res = await get(authorizePath(request({ response_mode: mode }).params));
-    t.equal(res.statusCode, 303, `response_mode=${mode}`);
+t.test(
+  'a response_mode other than query or form_post is refused as invalid_request, by redirect (Multiple Response Types 2.1)',
+  async (t) => {
+    for (const mode of ['fragment', 'jwt', 'form_post.jwt', 'FORM_POST']) {
+      const res = await get(authorizePath(request({ response_mode: mode }).params));
+      t.equal(res.statusCode, 303, `response_mode=${mode}`);
+      const location = new URL(String(res.headers.location));
+      t.equal(location.searchParams.get('error'), 'invalid_request');
+      t.equal(location.searchParams.get('error_description'), 'response_mode must be query or form_post');
+      t.equal(location.searchParams.get('state'), 'st-form-post');
+    }
+    const repeated = await get(`${authorizePath(request().params)}&response_mode=query`);
+    t.equal(repeated.statusCode, 303, 'a repeated response_mode is reported by redirect');
+    t.equal(new URL(String(repeated.headers.location)).searchParams.get('error'), 'invalid_request');
+  },
+);
+
+t.test(
+  'response_mode=query asks for the default: a 303 redirect with the parameters in the query (Multiple Response Types 2.1)',
+  async (t) => {
+    const browser = await signedInBrowser();
+    const res = await browser.request(app, 'GET', authorizePath(request({ response_mode: 'query' }).params));
+    t.equal(res.statusCode, 303);
     const location = new URL(String(res.headers.location));
-    t.equal(location.searchParams.get('error'), 'invalid_request');
-    t.equal(location.searchParams.get('error_description'), 'response_mode must be query or form_post');
-    t.equal(location.searchParams.get('state'), 'st-form-post');
-  }
-  const repeated = await get(`${authorizePath(request().params)}&response_mode=query`);
-  t.equal(repeated.statusCode, 303, 'a repeated response_mode is reported by redirect');
-  t.equal(new URL(String(repeated.headers.location)).searchParams.get('error'), 'invalid_request');
-});
+    t.ok(location.searchParams.get('code'));
+    t.equal(location.searchParams.get('iss'), ISSUER);
+  },
+);
 
-t.test('response_mode=query asks for the default: a 303 redirect with the parameters in the query (Multiple Response Types 2.1)', async (t) => {
-  const browser = await signedInBrowser();
-  const res = await browser.request(app, 'GET', authorizePath(request({ response_mode: 'query' }).params));
-  t.equal(res.statusCode, 303);
-  const location = new URL(String(res.headers.location));
-  t.ok(location.searchParams.get('code'));
-  t.equal(location.searchParams.get('iss'), ISSUER);
-});
-
-t.test("the form posts to a redirect URI with a query of its own, which stays in the action (RFC 6749 3.1.2)", async (t) => {
+t.test('the form posts to a redirect URI with a query of its own, which stays in the action (RFC 6749 3.1.2)', async (t) => {
   const redirectUri = CONFIDENTIAL.redirect_uris[1]!;
   const res = await get(authorizePath(request({ redirect_uri: redirectUri, response_type: 'token' }).params));
   const form = assertFormPostPage(t, res, redirectUri);
   t.match(res.body, /action="https:\/\/app\.example\/cb2\?keep=1"/);
-  t.notOk(form.params.some(([name]) => name === 'keep'), 'the registered query is not repeated as a field');
+  t.notOk(
+    form.params.some(([name]) => name === 'keep'),
+    'the registered query is not repeated as a field',
+  );
 });
 
 t.test('state with markup is escaped in the page and posted back unchanged (OWASP XSS prevention)', async (t) => {
@@ -206,7 +237,12 @@ t.test('POST to the authorization endpoint honours form_post too (OIDC Core 3.1.
   const { params } = request({ client_id: SINGLE_REDIRECT.client_id, redirect_uri: SINGLE_REDIRECT.redirect_uris[0], prompt: 'none' });
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined) body.append(k, v);
-  const res = await app.inject({ method: 'POST', url: '/sso/authorize', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: body.toString() });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/sso/authorize',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: body.toString(),
+  });
   const form = assertFormPostPage(t, res, SINGLE_REDIRECT.redirect_uris[0]!);
   t.equal(new Map(form.params).get('error'), 'login_required');
 });

@@ -117,8 +117,12 @@ t.test(
 t.test('/readyz answers 503 naming the migrations when one this build ships with is not applied', async (t) => {
   const { app, database } = shared;
   const latest = shippedMigrations().at(-1)!;
-  const { rows } = await sql<{ timestamp: string }>`delete from kysely_migration where name = ${latest} returning timestamp`.execute(database.handle.db);
-  t.teardown(() => sql`insert into kysely_migration (name, timestamp) values (${latest}, ${rows[0]!.timestamp})`.execute(database.handle.db));
+  const { rows } = await sql<{ timestamp: string }>`delete from kysely_migration where name = ${latest} returning timestamp`.execute(
+    database.handle.db,
+  );
+  t.teardown(() =>
+    sql`insert into kysely_migration (name, timestamp) values (${latest}, ${rows[0]!.timestamp})`.execute(database.handle.db),
+  );
   const res = await readyz(app);
   t.equal(res.statusCode, 503);
   t.same(res.json(), { status: 'not_ready', failed: 'migrations' });
@@ -133,7 +137,9 @@ t.test('/readyz answers 503 naming the migrations when the database was never mi
 
 t.test('a database migrated ahead of this build (by a newer version) is still ready', async (t) => {
   const { app, database } = shared;
-  await sql`insert into kysely_migration (name, timestamp) values ('29991231000000_from_the_future', now()::text)`.execute(database.handle.db);
+  await sql`insert into kysely_migration (name, timestamp) values ('29991231000000_from_the_future', now()::text)`.execute(
+    database.handle.db,
+  );
   t.teardown(() => sql`delete from kysely_migration where name = '29991231000000_from_the_future'`.execute(database.handle.db));
   t.equal((await readyz(app)).statusCode, 200);
   // An instance of this build restarting mid-rollout migrates nothing and starts (Kysely's Migrator would refuse).
@@ -210,6 +216,9 @@ t.test('probes arriving together share one database check', async (t) => {
   t.teardown(() => handle.close().catch(() => {}));
   const probe = readinessProbe({ db: handle.db, keys: KEYS_LOADED, lifecycle: { shuttingDown: false }, shipped: ['a'], timeoutMs: 300 });
   const results = await Promise.all(Array.from({ length: 5 }, () => probe.check()));
-  t.same(results, Array.from({ length: 5 }, () => ({ ready: false, failed: 'database' })));
+  t.same(
+    results,
+    Array.from({ length: 5 }, () => ({ ready: false, failed: 'database' })),
+  );
   t.equal(handle.poolStats().waiting, 0, 'no probe left waiting for the one connection');
 });

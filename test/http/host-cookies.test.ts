@@ -56,11 +56,17 @@ async function start(t: Test, app: FastifyInstance, browser: Browser, state: str
 }
 
 t.test('https issuer', async (t) => {
-  const { app } = await buildTestApp(t, { env: { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' } });
+  const { app } = await buildTestApp(t, {
+    env: { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' },
+  });
 
   t.test('the interaction cookie is __Host-sso_interaction_<id>: Secure, Path=/, no Domain (RFC 6265bis 4.1.3.2)', async (t) => {
     const { res, id } = await start(t, app, new Browser(), 'one');
-    t.same(setCookies(res).map((c) => c.split('=', 1)[0]), [`__Host-sso_interaction_${id}`], 'one cookie, named after its interaction');
+    t.same(
+      setCookies(res).map((c) => c.split('=', 1)[0]),
+      [`__Host-sso_interaction_${id}`],
+      'one cookie, named after its interaction',
+    );
     assertHostCookie(t, setCookie(res, `__Host-sso_interaction_${id}`));
   });
 
@@ -84,17 +90,21 @@ t.test('https issuer', async (t) => {
     const second = await start(t, app, browser, 'second');
     t.ok(browser.get(`__Host-sso_interaction_${first.id}`) && browser.get(`__Host-sso_interaction_${second.id}`), 'both cookies are kept');
 
-    for (const [interaction, state] of [[first, 'first'], [second, 'second']] as const) {
+    for (const [interaction, state] of [
+      [first, 'first'],
+      [second, 'second'],
+    ] as const) {
       let res = await browser.request(app, 'GET', interaction.page);
       for (let step = 0; step < 4 && res.statusCode !== 303; step += 1) {
         t.equal(res.statusCode, 200, res.body.slice(0, 200));
         const csrf = hiddenField(res.body, 'csrf');
-        t.equal(csrf, browser.get(`__Host-sso_interaction_${interaction.id}`), 'the form carries this interaction\'s binding');
+        t.equal(csrf, browser.get(`__Host-sso_interaction_${interaction.id}`), "the form carries this interaction's binding");
         const fields: Record<string, string> = res.body.includes('type="password"')
           ? { csrf, login: ALICE.username, password: ALICE.password }
           : { csrf, decision: 'allow' };
         res = await browser.request(app, 'POST', path(formAction(res.body)), fields);
-        if (res.statusCode === 303 && String(res.headers.location).startsWith(ISSUER)) res = await browser.request(app, 'GET', path(String(res.headers.location)));
+        if (res.statusCode === 303 && String(res.headers.location).startsWith(ISSUER))
+          res = await browser.request(app, 'GET', path(String(res.headers.location)));
       }
       const back = new URL(String(res.headers.location));
       t.equal(`${back.origin}${back.pathname}`, CONFIDENTIAL.redirect_uris[0], `${state}: back at the client`);
@@ -119,29 +129,32 @@ t.test('https issuer', async (t) => {
     t.match(res.body, /not valid in this browser/);
   });
 
-  t.test('on an https issuer only __Host-sso_session carries the session; an unprefixed sso_session is ignored (RFC 6265bis 4.1.3.2)', async (t) => {
-    const browser = new Browser();
-    const { page } = await start(t, app, browser, 'c');
-    const form = await browser.request(app, 'GET', page);
-    const signedIn = await browser.request(app, 'POST', path(formAction(form.body)), {
-      csrf: hiddenField(form.body, 'csrf'),
-      login: ALICE.username,
-      password: ALICE.password,
-    });
-    t.equal(signedIn.statusCode, 303);
-    const sessionId = browser.get('__Host-sso_session')!;
-    const open = async (sessionCookie: string) => {
-      const other = new Browser();
-      const next = await start(t, app, other, 'd');
-      const binding = `__Host-sso_interaction_${next.id}=${other.get(`__Host-sso_interaction_${next.id}`)}`;
-      return app.inject({ method: 'GET', url: next.page, headers: { cookie: `${sessionCookie}=${sessionId}; ${binding}` } });
-    };
-    const planted = await open('sso_session');
-    t.equal(planted.statusCode, 200);
-    t.match(planted.body, /type="password"/, 'asked to sign in: the unprefixed name carries no session');
-    const real = await open('__Host-sso_session');
-    t.notMatch(real.body, /type="password"/, 'the __Host- cookie does');
-  });
+  t.test(
+    'on an https issuer only __Host-sso_session carries the session; an unprefixed sso_session is ignored (RFC 6265bis 4.1.3.2)',
+    async (t) => {
+      const browser = new Browser();
+      const { page } = await start(t, app, browser, 'c');
+      const form = await browser.request(app, 'GET', page);
+      const signedIn = await browser.request(app, 'POST', path(formAction(form.body)), {
+        csrf: hiddenField(form.body, 'csrf'),
+        login: ALICE.username,
+        password: ALICE.password,
+      });
+      t.equal(signedIn.statusCode, 303);
+      const sessionId = browser.get('__Host-sso_session')!;
+      const open = async (sessionCookie: string) => {
+        const other = new Browser();
+        const next = await start(t, app, other, 'd');
+        const binding = `__Host-sso_interaction_${next.id}=${other.get(`__Host-sso_interaction_${next.id}`)}`;
+        return app.inject({ method: 'GET', url: next.page, headers: { cookie: `${sessionCookie}=${sessionId}; ${binding}` } });
+      };
+      const planted = await open('sso_session');
+      t.equal(planted.statusCode, 200);
+      t.match(planted.body, /type="password"/, 'asked to sign in: the unprefixed name carries no session');
+      const real = await open('__Host-sso_session');
+      t.notMatch(real.body, /type="password"/, 'the __Host- cookie does');
+    },
+  );
 
   t.test('issue 16 finding 5: 200 pending sign-ins leave a bounded cookie jar, and the newest still completes', async (t) => {
     const browser = new Browser();
@@ -155,7 +168,10 @@ t.test('https issuer', async (t) => {
     const bindings = header.split('; ').filter((c) => c.startsWith('__Host-sso_interaction_'));
     t.equal(bindings.length, MAX_PENDING_INTERACTIONS, 'the browser keeps a bounded number of bindings');
     t.ok(header.length < 1024, `the Cookie header stays small (${header.length} bytes), far below a server's header limit`);
-    t.ok(bindings.some((c) => c.startsWith(`__Host-sso_interaction_${newest.id}=`)), 'the newest binding is kept');
+    t.ok(
+      bindings.some((c) => c.startsWith(`__Host-sso_interaction_${newest.id}=`)),
+      'the newest binding is kept',
+    );
     const form = await browser.request(app, 'GET', newest.page);
     t.equal(form.statusCode, 200);
     const res = await browser.request(app, 'POST', path(formAction(form.body)), {

@@ -49,7 +49,12 @@ async function signedIn(
   { client = CONFIDENTIAL as Client, target = app, issuer = ISSUER, browser = undefined as Browser | undefined } = {},
 ) {
   const { verifier, challenge } = pkcePair();
-  const params = request({ client_id: client.client_id, redirect_uri: client.redirect_uris[0], code_challenge: challenge, nonce: 'n-hint' });
+  const params = request({
+    client_id: client.client_id,
+    redirect_uri: client.redirect_uris[0],
+    code_challenge: challenge,
+    nonce: 'n-hint',
+  });
   const result = await authorizeToClient(target, params, { user, issuer, browser });
   if (result.mode !== 'query') throw new Error('expected a redirect to the client');
   const code = result.location.searchParams.get('code');
@@ -100,7 +105,11 @@ t.test('OIDC Core 3.1.2.1: prompt=none with a hint and no session is login_requi
 });
 
 t.test('OIDC Core 3.1.2.6: prompt=none with a hint for the signed-in user without consent is consent_required', async (t) => {
-  const res = await alice.browser.request(app, 'GET', authorizePath(request({ prompt: 'none', id_token_hint: alice.idToken, scope: 'openid phone' })));
+  const res = await alice.browser.request(
+    app,
+    'GET',
+    authorizePath(request({ prompt: 'none', id_token_hint: alice.idToken, scope: 'openid phone' })),
+  );
   assertError(t, res, 'consent_required');
 });
 
@@ -198,15 +207,20 @@ t.test('RFC 8725 3.11: a JWT of ours that is not an ID token (a logout token, an
   const sign = (header: Record<string, string>) =>
     new CompactSign(Buffer.from(JSON.stringify(claims))).setProtectedHeader({ alg: key.alg, kid: key.kid, ...header }).sign(key.privateKey);
   const logoutToken = await signLogoutToken(keys, {
-    issuer: ISSUER, audience: CONFIDENTIAL.client_id, subject: aliceSub, sid: String(claims.sid ?? 'sid'),
-    alg: 'RS256', now: clock(), ttlSeconds: 120,
+    issuer: ISSUER,
+    audience: CONFIDENTIAL.client_id,
+    subject: aliceSub,
+    sid: String(claims.sid ?? 'sid'),
+    alg: 'RS256',
+    now: clock(),
+    ttlSeconds: 120,
   });
   t.equal(decodeProtectedHeader(logoutToken).typ, 'logout+jwt');
   const cases = {
     'a logout token (Back-Channel Logout 1.0 2.4)': logoutToken,
-    'the ID token\'s claims under typ logout+jwt': await sign({ typ: 'logout+jwt' }),
-    'the ID token\'s claims under typ at+jwt (RFC 9068)': await sign({ typ: 'at+jwt' }),
-    'the ID token\'s claims without typ': await sign({}),
+    "the ID token's claims under typ logout+jwt": await sign({ typ: 'logout+jwt' }),
+    "the ID token's claims under typ at+jwt (RFC 9068)": await sign({ typ: 'at+jwt' }),
+    "the ID token's claims without typ": await sign({}),
   };
   for (const [name, hint] of Object.entries(cases)) {
     const res = await alice.browser.request(app, 'GET', authorizePath(request({ prompt: 'none', id_token_hint: hint })));
@@ -227,7 +241,11 @@ t.test('RFC 6749 3.1: a repeated id_token_hint is invalid_request', async (t) =>
 });
 
 t.test('Form Post Response Mode 2: a hint error is delivered by form_post when it was asked for', async (t) => {
-  const res = await alice.browser.request(app, 'GET', authorizePath(request({ prompt: 'none', id_token_hint: bob.idToken, response_mode: 'form_post' })));
+  const res = await alice.browser.request(
+    app,
+    'GET',
+    authorizePath(request({ prompt: 'none', id_token_hint: bob.idToken, response_mode: 'form_post' })),
+  );
   t.equal(res.statusCode, 200);
   t.match(res.body, /<input type="hidden" name="error" value="login_required">/);
 });

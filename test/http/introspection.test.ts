@@ -21,7 +21,10 @@ import {
 } from '../helpers/grants.js';
 
 const REFRESH_TTL = 7200;
-const { app, db, config, advance } = await buildTestApp(t, { seed: GRANT_FIXTURES, env: { REFRESH_TOKEN_TTL_SECONDS: String(REFRESH_TTL) } });
+const { app, db, config, advance } = await buildTestApp(t, {
+  seed: GRANT_FIXTURES,
+  env: { REFRESH_TOKEN_TTL_SECONDS: String(REFRESH_TTL) },
+});
 
 /** As REFRESHING with Basic unless told otherwise; null sends no Authorization header. */
 const introspect = (form: Record<string, string>, auth?: string | null) => formPost(app, '/sso/introspect', form, auth);
@@ -141,7 +144,12 @@ t.test('RFC 7662 2.1: a caller that does not authenticate is refused with invali
 t.test('RFC 7662 2.1: a public client, which proves only its client_id, is refused with invalid_client', async (t) => {
   const tokens = await codeTokens(app, PUBLIC_REFRESHING, undefined, 'openid offline_access');
   const res = await introspect({ token: tokens.access_token, client_id: PUBLIC_REFRESHING.client_id }, null);
-  assertOAuthError(t, res, { status: 401, error: 'invalid_client', description: 'client authentication is required', secrets: [tokens.access_token] });
+  assertOAuthError(t, res, {
+    status: 401,
+    error: 'invalid_client',
+    description: 'client authentication is required',
+    secrets: [tokens.access_token],
+  });
 });
 
 t.test('RFC 8414 2: discovery advertises the introspection endpoint and the client authentication methods it takes', async (t) => {
@@ -149,5 +157,10 @@ t.test('RFC 8414 2: discovery advertises the introspection endpoint and the clie
   t.equal(doc.introspection_endpoint, `${config.issuer}/introspect`);
   t.same(doc.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
   t.ok(doc.scopes_supported.includes('offline_access'), 'OIDC Core 11: offline_access is a supported scope');
-  t.same(doc.grant_types_supported, ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code']);
+  t.same(doc.grant_types_supported, [
+    'authorization_code',
+    'refresh_token',
+    'client_credentials',
+    'urn:ietf:params:oauth:grant-type:device_code',
+  ]);
 });

@@ -56,15 +56,28 @@ t.test('a token request body over 64 KiB is invalid_request with 400, not 413 (R
   assertJsonError(t, res, 400, 'invalid_request', /^the request body is too large$/);
 });
 
-t.test('a userinfo, revocation or introspection body over 64 KiB is invalid_request with 400 (RFC 6750 3.1, RFC 7009 2.2.1, RFC 7662 2.3)', async (t) => {
-  for (const url of ['/sso/userinfo', '/sso/revoke', '/sso/introspect']) {
-    const res = await app.inject({ method: 'POST', url, headers: { ...FORM, authorization: BASIC }, payload: `token=${'t'.repeat(OVER_BODY_LIMIT)}` });
-    assertJsonError(t, res, 400, 'invalid_request', /too large/);
-  }
-});
+t.test(
+  'a userinfo, revocation or introspection body over 64 KiB is invalid_request with 400 (RFC 6750 3.1, RFC 7009 2.2.1, RFC 7662 2.3)',
+  async (t) => {
+    for (const url of ['/sso/userinfo', '/sso/revoke', '/sso/introspect']) {
+      const res = await app.inject({
+        method: 'POST',
+        url,
+        headers: { ...FORM, authorization: BASIC },
+        payload: `token=${'t'.repeat(OVER_BODY_LIMIT)}`,
+      });
+      assertJsonError(t, res, 400, 'invalid_request', /too large/);
+    }
+  },
+);
 
 t.test('an authorization request body over 64 KiB gets an error page with 400, not a redirect (RFC 6749 4.1.2.1)', async (t) => {
-  const res = await app.inject({ method: 'POST', url: '/sso/authorize', headers: FORM, payload: `client_id=app&state=${'s'.repeat(OVER_BODY_LIMIT)}` });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/sso/authorize',
+    headers: FORM,
+    payload: `client_id=app&state=${'s'.repeat(OVER_BODY_LIMIT)}`,
+  });
   t.equal(res.statusCode, 400);
   t.equal(res.headers.location, undefined);
   t.match(res.headers['content-type'], /^text\/html/);

@@ -5,8 +5,27 @@ import pino from 'pino';
 import t from 'tap';
 import { loggerOptions } from '../../src/logger.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
-import { authorizePath, basicAuth, Browser, formAction, formEncode, hiddenField, localPath, pkcePair, tokenRequest } from '../helpers/flow.js';
-import { INITIAL_TOKEN, manage, OTHER_INITIAL_TOKEN, postRegistration, REGISTRATION_ENV, updateBody, WEB_METADATA, type ClientInformation } from '../helpers/registration.js';
+import {
+  authorizePath,
+  basicAuth,
+  Browser,
+  formAction,
+  formEncode,
+  hiddenField,
+  localPath,
+  pkcePair,
+  tokenRequest,
+} from '../helpers/flow.js';
+import {
+  INITIAL_TOKEN,
+  manage,
+  OTHER_INITIAL_TOKEN,
+  postRegistration,
+  REGISTRATION_ENV,
+  updateBody,
+  WEB_METADATA,
+  type ClientInformation,
+} from '../helpers/registration.js';
 
 interface LogLine {
   level: number;
@@ -104,7 +123,11 @@ t.test('a full sign-in and token flow logs one line per request and no secret (R
 
   t.test('the sign-ins wrote their security events, each with an event name', async (t) => {
     const events = parsed.filter((l) => l.msg === 'security event').map((l) => (l as unknown as { event: string }).event);
-    t.same(events, ['sign_in_failed', 'sign_in_allowed', 'new_device'], 'the wrong password, then the first sign-in of the user, which enrols its first device');
+    t.same(
+      events,
+      ['sign_in_failed', 'sign_in_allowed', 'new_device'],
+      'the wrong password, then the first sign-in of the user, which enrols its first device',
+    );
   });
 
   t.test('every request is logged exactly once, as one "request" line with method, path and status', async (t) => {
@@ -161,13 +184,29 @@ t.test('client registration and management log no initial access token, registra
   const info = created.json() as ClientInformation;
   t.equal((await postRegistration(app, WEB_METADATA, { token: `${OTHER_INITIAL_TOKEN}-wrong` })).statusCode, 401);
   t.equal((await manage(app, 'GET', info.client_id, info.registration_access_token)).statusCode, 200);
-  const updated = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { client_secret: info.client_secret, client_name: 'Renamed' }));
+  const updated = await manage(
+    app,
+    'PUT',
+    info.client_id,
+    info.registration_access_token,
+    updateBody(info, { client_secret: info.client_secret, client_name: 'Renamed' }),
+  );
   t.equal(updated.statusCode, 200, updated.body);
-  const wrongSecret = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { client_secret: `${info.client_secret}-x` }));
+  const wrongSecret = await manage(
+    app,
+    'PUT',
+    info.client_id,
+    info.registration_access_token,
+    updateBody(info, { client_secret: `${info.client_secret}-x` }),
+  );
   t.equal(wrongSecret.statusCode, 400);
   const grant = await tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(info.client_id, info.client_secret!));
   t.equal(grant.statusCode, 400, 'a grant this client may not use: refused after its secret was checked');
-  t.equal((await manage(app, 'GET', 'another-client', info.registration_access_token)).statusCode, 401, 'presented for another client: revoked');
+  t.equal(
+    (await manage(app, 'GET', 'another-client', info.registration_access_token)).statusCode,
+    401,
+    'presented for another client: revoked',
+  );
   t.equal((await manage(app, 'DELETE', info.client_id, info.registration_access_token)).statusCode, 401);
 
   for (let i = 0; i < 100 && raw.filter((l) => l.includes('"msg":"request"')).length < 8; i += 1) await sleep(10);
@@ -182,5 +221,9 @@ t.test('client registration and management log no initial access token, registra
   };
   for (const [what, value] of Object.entries(secrets)) t.notOk(all.includes(value), `no line contains ${what}`);
   const events = raw.map((l) => JSON.parse(l) as { event?: string }).flatMap((l) => (l.event ? [l.event] : []));
-  t.same(events, ['client_registered', 'client_registration_updated', 'registration_token_revoked'], 'each change is a line with a stable event name');
+  t.same(
+    events,
+    ['client_registered', 'client_registration_updated', 'registration_token_revoked'],
+    'each change is a line with a stable event name',
+  );
 });

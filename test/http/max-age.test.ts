@@ -37,10 +37,22 @@ t.test('max_age and login_hint', async (t) => {
   t.test('OIDC Core 3.1.2.1: after signing in again for max_age the code carries the new auth_time', async (t) => {
     const browser = new Browser();
     const first = await obtainCode(app, {}, { browser });
-    const firstToken = (await tokenRequest(app, { grant_type: 'authorization_code', code: first.code, redirect_uri: first.redirectUri, code_verifier: first.verifier })).json();
+    const firstToken = (
+      await tokenRequest(app, {
+        grant_type: 'authorization_code',
+        code: first.code,
+        redirect_uri: first.redirectUri,
+        code_verifier: first.verifier,
+      })
+    ).json();
     advance(300);
     const again = await obtainCode(app, { max_age: '10' }, { browser });
-    const res = await tokenRequest(app, { grant_type: 'authorization_code', code: again.code, redirect_uri: again.redirectUri, code_verifier: again.verifier });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: again.code,
+      redirect_uri: again.redirectUri,
+      code_verifier: again.verifier,
+    });
     t.equal(res.statusCode, 200, res.body);
     const before = decodeJwt(firstToken.id_token).auth_time as number;
     const after = decodeJwt(res.json().id_token).auth_time as number;
@@ -81,7 +93,12 @@ t.test('max_age and login_hint', async (t) => {
     t.equal(res.statusCode, 400);
     t.equal(res.json().error, 'invalid_grant');
     const alice = await obtainCode(app, {}, { user: ALICE });
-    const ok = await tokenRequest(app, { grant_type: 'authorization_code', code: alice.code, redirect_uri: alice.redirectUri, code_verifier: alice.verifier });
+    const ok = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: alice.code,
+      redirect_uri: alice.redirectUri,
+      code_verifier: alice.verifier,
+    });
     t.equal(ok.statusCode, 200, 'other users are unaffected');
   });
 });

@@ -12,10 +12,25 @@ import { createMetrics, type Metrics } from '../../src/metrics.js';
 import { insertRiskRule } from '../../src/storage/risk.js';
 import { ALICE, CONFIDENTIAL, FIXTURES, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
-import { authorizePath, basicAuth, Browser, formAction, hiddenField, localPath, obtainCode, pkcePair, tokenRequest } from '../helpers/flow.js';
+import {
+  authorizePath,
+  basicAuth,
+  Browser,
+  formAction,
+  hiddenField,
+  localPath,
+  obtainCode,
+  pkcePair,
+  tokenRequest,
+} from '../helpers/flow.js';
 import { freePort } from '../helpers/listening.js';
 
-const SERVICE = { client_id: 'service', client_secret: 'service-secret-0123456789', grant_types: ['client_credentials'], scope: 'api:read' };
+const SERVICE = {
+  client_id: 'service',
+  client_secret: 'service-secret-0123456789',
+  grant_types: ['client_credentials'],
+  scope: 'api:read',
+};
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 const HEADLESS = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/130.0.0.0 Safari/537.36';
 
@@ -93,14 +108,17 @@ async function passwordAttempt(login: string, password: string, userAgent = FIRE
     browser.store(res);
     return res;
   };
-  const started = await send('GET', authorizePath({
-    response_type: 'code',
-    client_id: CONFIDENTIAL.client_id,
-    redirect_uri: CONFIDENTIAL.redirect_uris[0],
-    scope: 'openid',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-  }));
+  const started = await send(
+    'GET',
+    authorizePath({
+      response_type: 'code',
+      client_id: CONFIDENTIAL.client_id,
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      scope: 'openid',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    }),
+  );
   const page = await send('GET', localPath(String(started.headers.location)));
   return send('POST', formAction(page.body), { csrf: hiddenField(page.body, 'csrf'), login, password });
 }
@@ -136,7 +154,13 @@ t.test('a sign-in counts signed_in, and its code exchange counts authorization_c
 });
 
 t.test('a refused token request counts no token', async (t) => {
-  const refused = () => tokenRequest(app, { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: CONFIDENTIAL.redirect_uris[0], code_verifier: pkcePair().verifier });
+  const refused = () =>
+    tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: 'no-such-code',
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      code_verifier: pkcePair().verifier,
+    });
   t.equal(await growth('sso_tokens_issued_total', { grant_type: 'authorization_code' }, refused), 0);
 });
 
@@ -153,15 +177,34 @@ t.test('the request histogram counts a request under its route pattern, method a
   const grant = () => tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(SERVICE.client_id, SERVICE.client_secret));
   t.equal(await growth('sso_http_request_duration_seconds_count', labels, grant), 1);
   const { samples } = await scrape();
-  const buckets = samples.filter((s) => s.name === 'sso_http_request_duration_seconds_bucket' && s.labels.route === '/sso/token' && s.labels.status_code === '200');
+  const buckets = samples.filter(
+    (s) => s.name === 'sso_http_request_duration_seconds_bucket' && s.labels.route === '/sso/token' && s.labels.status_code === '200',
+  );
   t.equal(buckets.at(-1)?.labels.le, '+Inf');
-  t.equal(buckets.at(-1)?.value, valueOf(samples, 'sso_http_request_duration_seconds_count', labels), 'the +Inf bucket holds every request');
-  t.ok(buckets.every((b, i) => i === 0 || b.value >= buckets[i - 1]!.value), 'buckets are cumulative');
+  t.equal(
+    buckets.at(-1)?.value,
+    valueOf(samples, 'sso_http_request_duration_seconds_count', labels),
+    'the +Inf bucket holds every request',
+  );
+  t.ok(
+    buckets.every((b, i) => i === 0 || b.value >= buckets[i - 1]!.value),
+    'buckets are cumulative',
+  );
   t.ok(valueOf(samples, 'sso_http_request_duration_seconds_sum', labels) > 0, 'the durations add up to more than nothing');
 });
 
 t.test('a route with a parameter is labelled by its pattern, and the value in the URL appears nowhere', async (t) => {
-  const started = await app.inject({ method: 'GET', url: authorizePath({ response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: CONFIDENTIAL.redirect_uris[0], scope: 'openid', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }) });
+  const started = await app.inject({
+    method: 'GET',
+    url: authorizePath({
+      response_type: 'code',
+      client_id: CONFIDENTIAL.client_id,
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      scope: 'openid',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    }),
+  });
   const interactionPath = localPath(String(started.headers.location));
   const id = interactionPath.split('/').at(-1)!;
   await app.inject({ method: 'GET', url: interactionPath });
@@ -203,14 +246,20 @@ t.test('an attempt on a locked login counts throttled, where the sign_in_throttl
 t.test('a sign-in asked for a second factor counts challenged, not signed_in', async (t) => {
   const before = valueOf((await scrape()).samples, 'sso_sign_ins_total', { outcome: 'signed_in' });
   // Headless Chrome is flagged as automation, a second factor is asked for (a new user: no new-device points on top).
-  await applySeed(database.handle.db, new PasswordHasher(config.argon2), { clients: [], users: [{ username: 'headless-user', password: 'headless-password' }] });
+  await applySeed(database.handle.db, new PasswordHasher(config.argon2), {
+    clients: [],
+    users: [{ username: 'headless-user', password: 'headless-password' }],
+  });
   const challenged = async () => t.equal((await passwordAttempt('headless-user', 'headless-password', HEADLESS)).statusCode, 303);
   t.equal(await growth('sso_sign_ins_total', { outcome: 'challenged' }, challenged), 1);
   t.equal(valueOf((await scrape()).samples, 'sso_sign_ins_total', { outcome: 'signed_in' }), before, 'not signed in yet');
 });
 
 t.test('a blocked sign-in counts blocked, not wrong_credentials, though the person sees a wrong password', async (t) => {
-  await applySeed(database.handle.db, new PasswordHasher(config.argon2), { clients: [], users: [{ username: 'blocked-user', password: 'blocked-password' }] });
+  await applySeed(database.handle.db, new PasswordHasher(config.argon2), {
+    clients: [],
+    users: [{ username: 'blocked-user', password: 'blocked-password' }],
+  });
   await insertRiskRule(database.handle.db, { kind: 'username', value: 'blocked-user', effect: 'block', note: null, createdAt: new Date() });
   const wrongBefore = valueOf((await scrape()).samples, 'sso_sign_ins_total', { outcome: 'wrong_credentials' });
   const blocked = async () => t.equal((await passwordAttempt('blocked-user', 'blocked-password')).statusCode, 401);
@@ -240,16 +289,28 @@ t.test('after a sign-in and a token exchange, every documented metric is exposed
     const found = samples.filter((s) => s.name === name);
     t.ok(found.length > 0, `${name} is exposed`);
     for (const s of found) {
-      t.same(Object.keys(s.labels).filter((l) => l !== 'le').sort(), [...labelNames].sort(), `${name} has labels ${labelNames.join(', ') || '(none)'}`);
+      t.same(
+        Object.keys(s.labels)
+          .filter((l) => l !== 'le')
+          .sort(),
+        [...labelNames].sort(),
+        `${name} has labels ${labelNames.join(', ') || '(none)'}`,
+      );
     }
   }
   t.same(
-    samples.filter((s) => s.name === 'sso_sign_ins_total').map((s) => s.labels.outcome).sort(),
+    samples
+      .filter((s) => s.name === 'sso_sign_ins_total')
+      .map((s) => s.labels.outcome)
+      .sort(),
     ['blocked', 'challenged', 'signed_in', 'throttled', 'wrong_credentials'],
     'every sign-in outcome is exposed, at 0 until it happens',
   );
   t.same(
-    samples.filter((s) => s.name === 'sso_tokens_issued_total').map((s) => s.labels.grant_type).sort(),
+    samples
+      .filter((s) => s.name === 'sso_tokens_issued_total')
+      .map((s) => s.labels.grant_type)
+      .sort(),
     ['authorization_code', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
     'every supported grant type is exposed',
   );
@@ -283,7 +344,9 @@ t.test('the METRICS_PORT listener serves /metrics and nothing else', async (t) =
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   t.equal(res.status, 200);
   const samples = parse(await res.text());
-  const discovery = samples.find((s) => s.name === 'sso_http_request_duration_seconds_count' && s.labels.route === '/sso/.well-known/openid-configuration');
+  const discovery = samples.find(
+    (s) => s.name === 'sso_http_request_duration_seconds_count' && s.labels.route === '/sso/.well-known/openid-configuration',
+  );
   t.equal(discovery?.value, 1, 'the same registry as the app: its request is counted there');
   t.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 404);
   t.equal((await fetch(`http://127.0.0.1:${port}/sso/.well-known/openid-configuration`)).status, 404);

@@ -7,10 +7,20 @@ import { buildApp } from '../../src/app.js';
 import { findClient, findClientRevision } from '../../src/storage/clients.js';
 import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { authorizePath, basicAuth, Browser, obtainCode, tokenRequest } from '../helpers/flow.js';
-import { configurationPath, manage, register, REGISTRATION_ENV, updateBody, WEB_METADATA, type ClientInformation } from '../helpers/registration.js';
+import {
+  configurationPath,
+  manage,
+  register,
+  REGISTRATION_ENV,
+  updateBody,
+  WEB_METADATA,
+  type ClientInformation,
+} from '../helpers/registration.js';
 
 const SECRET_TTL = 3600;
-const { app, db, config, advance } = await buildTestApp(t, { env: { ...REGISTRATION_ENV, REGISTRATION_CLIENT_SECRET_TTL_SECONDS: String(SECRET_TTL) } });
+const { app, db, config, advance } = await buildTestApp(t, {
+  env: { ...REGISTRATION_ENV, REGISTRATION_CLIENT_SECRET_TTL_SECONDS: String(SECRET_TTL) },
+});
 
 /** RFC 6750 3.1 as RFC 7592 2.1 asks: 401, invalid_token, a Bearer challenge. */
 function assertInvalidToken(t: Test, res: LightMyRequestResponse): void {
@@ -21,8 +31,16 @@ function assertInvalidToken(t: Test, res: LightMyRequestResponse): void {
 
 /** A code for `client` through the sign-in and consent pages, redeemed with its secret: the token response. */
 async function signInWith(client: ClientInformation, secret = client.client_secret!) {
-  const { code, verifier, redirectUri } = await obtainCode(app, { client_id: client.client_id, redirect_uri: (client.redirect_uris as string[])[0], scope: 'openid offline_access' });
-  return tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier }, basicAuth(client.client_id, secret));
+  const { code, verifier, redirectUri } = await obtainCode(app, {
+    client_id: client.client_id,
+    redirect_uri: (client.redirect_uris as string[])[0],
+    scope: 'openid offline_access',
+  });
+  return tokenRequest(
+    app,
+    { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier },
+    basicAuth(client.client_id, secret),
+  );
 }
 
 t.test('read (RFC 7592 2.1)', async (t) => {
@@ -50,7 +68,11 @@ t.test('read (RFC 7592 2.1)', async (t) => {
   });
 
   t.test('with a Basic header: 401 invalid_token', async (t) => {
-    const res = await app.inject({ method: 'GET', url: configurationPath(info.client_id), headers: { authorization: basicAuth(info.client_id, info.client_secret!) } });
+    const res = await app.inject({
+      method: 'GET',
+      url: configurationPath(info.client_id),
+      headers: { authorization: basicAuth(info.client_id, info.client_secret!) },
+    });
     assertInvalidToken(t, res);
   });
 
@@ -74,7 +96,11 @@ t.test('a token presented for another client, existing or not, gets 401 and is r
       const other = target === 'a client that does not exist' ? 'no-such-client' : (await register(app)).client_id;
       const res = await manage(app, 'GET', other, owner.registration_access_token);
       assertInvalidToken(t, res);
-      t.same(res.json(), (await manage(app, 'GET', 'no-such-client', 'never-issued-token-0123456789')).json(), 'the same answer as an unknown token');
+      t.same(
+        res.json(),
+        (await manage(app, 'GET', 'no-such-client', 'never-issued-token-0123456789')).json(),
+        'the same answer as an unknown token',
+      );
       assertInvalidToken(t, await manage(app, 'GET', owner.client_id, owner.registration_access_token));
       t.equal((await findClient(db, owner.client_id))!.registration_access_token_hash, null, 'the token is revoked');
       const tokens = await signInWith(owner);
@@ -88,7 +114,11 @@ t.test('update (RFC 7592 2.2)', async (t) => {
     const info = await register(app, { ...WEB_METADATA, logo_uri: 'https://rp.example/logo.png' });
     const before = await findClientRevision(db, info.client_id);
     const { logo_uri: _logo, ...withoutLogo } = updateBody(info);
-    const res = await manage(app, 'PUT', info.client_id, info.registration_access_token, { ...withoutLogo, client_name: 'Renamed', redirect_uris: ['https://rp.example/cb2'] });
+    const res = await manage(app, 'PUT', info.client_id, info.registration_access_token, {
+      ...withoutLogo,
+      client_name: 'Renamed',
+      redirect_uris: ['https://rp.example/cb2'],
+    });
     t.equal(res.statusCode, 200, res.body);
     t.equal(res.headers['cache-control'], 'no-store');
     const updated = res.json() as ClientInformation;
@@ -105,16 +135,31 @@ t.test('update (RFC 7592 2.2)', async (t) => {
 
   t.test('the right client_secret may be sent along', async (t) => {
     const info = await register(app);
-    const res = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { client_secret: info.client_secret }));
+    const res = await manage(
+      app,
+      'PUT',
+      info.client_id,
+      info.registration_access_token,
+      updateBody(info, { client_secret: info.client_secret }),
+    );
     t.equal(res.statusCode, 200, res.body);
   });
 
   t.test('a wrong client_secret is refused with invalid_request, and nothing changes', async (t) => {
     const info = await register(app);
     const before = await findClientRevision(db, info.client_id);
-    const res = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { client_secret: 'chosen-by-the-client-0123456789', client_name: 'x' }));
+    const res = await manage(
+      app,
+      'PUT',
+      info.client_id,
+      info.registration_access_token,
+      updateBody(info, { client_secret: 'chosen-by-the-client-0123456789', client_name: 'x' }),
+    );
     t.equal(res.statusCode, 400);
-    t.same(res.json(), { error: 'invalid_request', error_description: 'client_secret does not match the current client secret (RFC 7592 2.2)' });
+    t.same(res.json(), {
+      error: 'invalid_request',
+      error_description: 'client_secret does not match the current client secret (RFC 7592 2.2)',
+    });
     t.equal(await findClientRevision(db, info.client_id), before);
   });
 
@@ -141,7 +186,13 @@ t.test('update (RFC 7592 2.2)', async (t) => {
   t.test('invalid metadata is refused as at registration, and nothing changes', async (t) => {
     const info = await register(app);
     const before = await findClientRevision(db, info.client_id);
-    const badUri = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { redirect_uris: ['http://rp.example/cb'] }));
+    const badUri = await manage(
+      app,
+      'PUT',
+      info.client_id,
+      info.registration_access_token,
+      updateBody(info, { redirect_uris: ['http://rp.example/cb'] }),
+    );
     t.equal(badUri.statusCode, 400);
     t.equal(badUri.json().error, 'invalid_redirect_uri');
     const badScope = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { scope: 'openid admin' }));
@@ -163,13 +214,25 @@ t.test('update (RFC 7592 2.2)', async (t) => {
 
   t.test('becoming public drops the secret; becoming confidential again issues a new one, shown once', async (t) => {
     const info = await register(app);
-    const pub = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] }));
+    const pub = await manage(
+      app,
+      'PUT',
+      info.client_id,
+      info.registration_access_token,
+      updateBody(info, { token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] }),
+    );
     t.equal(pub.statusCode, 200, pub.body);
     t.notOk('client_secret' in pub.json());
     t.notOk('client_secret_expires_at' in pub.json());
     t.equal((await findClient(db, info.client_id))!.client_secret_hash, null);
 
-    const conf = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(pub.json() as ClientInformation, { token_endpoint_auth_method: 'client_secret_post' }));
+    const conf = await manage(
+      app,
+      'PUT',
+      info.client_id,
+      info.registration_access_token,
+      updateBody(pub.json() as ClientInformation, { token_endpoint_auth_method: 'client_secret_post' }),
+    );
     t.equal(conf.statusCode, 200, conf.body);
     const renewed = conf.json() as ClientInformation;
     t.match(renewed.client_secret, /^[A-Za-z0-9_-]{43}$/);
@@ -197,18 +260,31 @@ t.test('delete (RFC 7592 2.3)', async (t) => {
     assertInvalidToken(t, await manage(app, 'GET', info.client_id, info.registration_access_token));
     const userinfo = await app.inject({ method: 'GET', url: '/sso/userinfo', headers: { authorization: `Bearer ${accessToken}` } });
     t.equal(userinfo.statusCode, 401, 'its access token is revoked');
-    const refresh = await tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken }, basicAuth(info.client_id, info.client_secret!));
+    const refresh = await tokenRequest(
+      app,
+      { grant_type: 'refresh_token', refresh_token: refreshToken },
+      basicAuth(info.client_id, info.client_secret!),
+    );
     t.equal(refresh.statusCode, 401, 'its refresh token cannot be used: the client is unknown');
     t.equal(refresh.json().error, 'invalid_client');
-    const authorize = await new Browser().request(app, 'GET', authorizePath({
-      response_type: 'code', client_id: info.client_id, redirect_uri: (info.redirect_uris as string[])[0], scope: 'openid', state: 's',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-    }));
+    const authorize = await new Browser().request(
+      app,
+      'GET',
+      authorizePath({
+        response_type: 'code',
+        client_id: info.client_id,
+        redirect_uri: (info.redirect_uris as string[])[0],
+        scope: 'openid',
+        state: 's',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }),
+    );
     t.equal(authorize.statusCode, 400, 'the authorization endpoint no longer knows it');
     t.notOk(authorize.headers.location, 'and never redirects to its URI');
   });
 
-  t.test('without a token or with another client\'s: 401, and the client stays', async (t) => {
+  t.test("without a token or with another client's: 401, and the client stays", async (t) => {
     const info = await register(app);
     assertInvalidToken(t, await manage(app, 'DELETE', info.client_id, null));
     assertInvalidToken(t, await manage(app, 'DELETE', info.client_id, 'wrong-token-0123456789abcdef'));
@@ -221,16 +297,32 @@ t.test('a registered client works at once on another instance, and its update re
   t.teardown(() => other.close());
   const info = await register(app, { ...WEB_METADATA, redirect_uris: ['https://rp.example/a', 'https://rp.example/b'] });
 
-  const viaB = (instance: typeof app, browser: Browser) => browser.request(instance, 'GET', authorizePath({
-    response_type: 'code', client_id: info.client_id, redirect_uri: 'https://rp.example/b', scope: 'openid', state: 's',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256',
-  }));
+  const viaB = (instance: typeof app, browser: Browser) =>
+    browser.request(
+      instance,
+      'GET',
+      authorizePath({
+        response_type: 'code',
+        client_id: info.client_id,
+        redirect_uri: 'https://rp.example/b',
+        scope: 'openid',
+        state: 's',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }),
+    );
   const { browser } = await obtainCode(other, { client_id: info.client_id, redirect_uri: 'https://rp.example/b' });
   const warm = await viaB(other, browser);
   t.equal(warm.statusCode, 303, 'the other instance answers with a code: it now remembers the client');
   t.match(String(warm.headers.location), /^https:\/\/rp\.example\/b\?code=/);
 
-  const res = await manage(app, 'PUT', info.client_id, info.registration_access_token, updateBody(info, { redirect_uris: ['https://rp.example/a'] }));
+  const res = await manage(
+    app,
+    'PUT',
+    info.client_id,
+    info.registration_access_token,
+    updateBody(info, { redirect_uris: ['https://rp.example/a'] }),
+  );
   t.equal(res.statusCode, 200, res.body);
   const after = await viaB(other, browser);
   t.equal(after.statusCode, 400, 'the removed redirect URI is refused by the other instance at once');
@@ -255,5 +347,8 @@ t.test('client_secret_expires_at: an expired secret is refused, and reading the 
   t.ok(renewed.client_secret_expires_at! >= info.client_secret_expires_at! + SECRET_TTL);
   t.equal((await grant(renewed.client_secret!)).statusCode, 200, 'the new secret works');
   t.equal((await grant(info.client_secret!)).statusCode, 401, 'the old one still does not');
-  t.notOk('client_secret' in (await manage(app, 'GET', info.client_id, info.registration_access_token)).json(), 'a second read does not renew it again');
+  t.notOk(
+    'client_secret' in (await manage(app, 'GET', info.client_id, info.registration_access_token)).json(),
+    'a second read does not renew it again',
+  );
 });

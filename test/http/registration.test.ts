@@ -4,41 +4,63 @@ import t from 'tap';
 import { findClient } from '../../src/storage/clients.js';
 import { sha256 } from '../../src/domain/secrets.js';
 import { buildTestApp } from '../helpers/app.js';
-import { INITIAL_TOKEN, OTHER_INITIAL_TOKEN, postRegistration, REGISTRATION_ENV, WEB_METADATA, type ClientInformation } from '../helpers/registration.js';
+import {
+  INITIAL_TOKEN,
+  OTHER_INITIAL_TOKEN,
+  postRegistration,
+  REGISTRATION_ENV,
+  WEB_METADATA,
+  type ClientInformation,
+} from '../helpers/registration.js';
 import { TestClock } from '../helpers/account.js';
 
 const { app, db } = await buildTestApp(t, { env: REGISTRATION_ENV });
 
 const clientCount = async () => Number((await db.selectFrom('clients').select(db.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
 
-t.test('a confidential client is registered: 201 with its credentials, metadata and configuration endpoint (RFC 7591 3.2.1, RFC 7592 3)', async (t) => {
-  const before = Math.floor(Date.now() / 1000);
-  const res = await postRegistration(app, WEB_METADATA);
-  t.equal(res.statusCode, 201, res.body);
-  t.match(res.headers['content-type'], /^application\/json/);
-  t.equal(res.headers['cache-control'], 'no-store');
-  t.equal(res.headers.pragma, 'no-cache');
-  const info = res.json() as ClientInformation;
-  t.match(info.client_id, /^[A-Za-z0-9_-]{22}$/, '128 random bits');
-  t.match(info.client_secret, /^[A-Za-z0-9_-]{43}$/, '256 random bits');
-  t.ok(info.client_id_issued_at >= before && info.client_id_issued_at <= before + 5);
-  t.equal(info.client_secret_expires_at, 0, 'the secret does not expire');
-  t.match(info.registration_access_token, /^[A-Za-z0-9_-]{43}$/);
-  t.equal(info.registration_client_uri, `http://localhost:3000/sso/register/${info.client_id}`);
-  t.same(
-    Object.fromEntries(Object.entries(info).filter(([k]) => !['client_id', 'client_secret', 'client_id_issued_at', 'client_secret_expires_at', 'registration_access_token', 'registration_client_uri'].includes(k))),
-    {
-      client_name: 'Registered Web App',
-      redirect_uris: ['https://rp.example/cb'],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'client_secret_basic',
-      scope: 'openid profile email offline_access',
-      id_token_signed_response_alg: 'RS256',
-    },
-    'every registered field, the defaults the server chose included',
-  );
-});
+t.test(
+  'a confidential client is registered: 201 with its credentials, metadata and configuration endpoint (RFC 7591 3.2.1, RFC 7592 3)',
+  async (t) => {
+    const before = Math.floor(Date.now() / 1000);
+    const res = await postRegistration(app, WEB_METADATA);
+    t.equal(res.statusCode, 201, res.body);
+    t.match(res.headers['content-type'], /^application\/json/);
+    t.equal(res.headers['cache-control'], 'no-store');
+    t.equal(res.headers.pragma, 'no-cache');
+    const info = res.json() as ClientInformation;
+    t.match(info.client_id, /^[A-Za-z0-9_-]{22}$/, '128 random bits');
+    t.match(info.client_secret, /^[A-Za-z0-9_-]{43}$/, '256 random bits');
+    t.ok(info.client_id_issued_at >= before && info.client_id_issued_at <= before + 5);
+    t.equal(info.client_secret_expires_at, 0, 'the secret does not expire');
+    t.match(info.registration_access_token, /^[A-Za-z0-9_-]{43}$/);
+    t.equal(info.registration_client_uri, `http://localhost:3000/sso/register/${info.client_id}`);
+    t.same(
+      Object.fromEntries(
+        Object.entries(info).filter(
+          ([k]) =>
+            ![
+              'client_id',
+              'client_secret',
+              'client_id_issued_at',
+              'client_secret_expires_at',
+              'registration_access_token',
+              'registration_client_uri',
+            ].includes(k),
+        ),
+      ),
+      {
+        client_name: 'Registered Web App',
+        redirect_uris: ['https://rp.example/cb'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: 'openid profile email offline_access',
+        id_token_signed_response_alg: 'RS256',
+      },
+      'every registered field, the defaults the server chose included',
+    );
+  },
+);
 
 t.test('the client secret is stored only as an argon2id hash and the registration access token as its SHA-256', async (t) => {
   const info = (await postRegistration(app, WEB_METADATA)).json() as ClientInformation;
@@ -64,10 +86,17 @@ t.test('a public client (token_endpoint_auth_method none) gets no secret and no 
 });
 
 t.test('metadata the server does not understand is ignored: not stored and not returned (RFC 7591 2)', async (t) => {
-  const res = await postRegistration(app, { ...WEB_METADATA, jwks_uri: 'https://rp.example/jwks', application_type: 'web', 'client_name#fr': 'Appli', favourite_colour: 42 });
+  const res = await postRegistration(app, {
+    ...WEB_METADATA,
+    jwks_uri: 'https://rp.example/jwks',
+    application_type: 'web',
+    'client_name#fr': 'Appli',
+    favourite_colour: 42,
+  });
   t.equal(res.statusCode, 201, res.body);
   const info = res.json() as ClientInformation;
-  for (const field of ['jwks_uri', 'application_type', 'client_name#fr', 'favourite_colour']) t.notOk(field in info, `${field} is not returned`);
+  for (const field of ['jwks_uri', 'application_type', 'client_name#fr', 'favourite_colour'])
+    t.notOk(field in info, `${field} is not returned`);
   t.same((await findClient(db, info.client_id))!.metadata, { id_token_signed_response_alg: 'RS256', scope: WEB_METADATA.scope });
 });
 
@@ -135,7 +164,9 @@ t.test('initial access token', async (t) => {
 
   t.test('credentials in another scheme are refused', async (t) => {
     const res = await app.inject({
-      method: 'POST', url: '/sso/register', payload: JSON.stringify(WEB_METADATA),
+      method: 'POST',
+      url: '/sso/register',
+      payload: JSON.stringify(WEB_METADATA),
       headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`x:${INITIAL_TOKEN}`).toString('base64')}` },
     });
     t.equal(res.statusCode, 401);
@@ -161,16 +192,25 @@ t.test('request body', async (t) => {
   });
 
   t.test('a \\u0000 in a metadata value is refused with invalid_request, not 500, and registers nothing', async (t) => {
-    const before = await db.selectFrom('clients').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const before = await db
+      .selectFrom('clients')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     const res = await postRegistration(app, { ...WEB_METADATA, client_name: 'Web\u0000App' });
     t.equal(res.statusCode, 400);
     t.same(res.json(), { error: 'invalid_request', error_description: 'the request holds a NUL character' });
-    const after = await db.selectFrom('clients').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const after = await db
+      .selectFrom('clients')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     t.equal(Number(after.n), Number(before.n));
   });
 
   t.test('a form body is refused with invalid_request (RFC 7591 3.1: application/json)', async (t) => {
-    const res = await postRegistration(app, undefined, { contentType: 'application/x-www-form-urlencoded', raw: 'redirect_uris=https%3A%2F%2Frp.example%2Fcb' });
+    const res = await postRegistration(app, undefined, {
+      contentType: 'application/x-www-form-urlencoded',
+      raw: 'redirect_uris=https%3A%2F%2Frp.example%2Fcb',
+    });
     t.equal(res.statusCode, 400);
     t.same(res.json(), { error: 'invalid_request', error_description: 'the request body must be application/json' });
   });
@@ -188,7 +228,11 @@ const REDIRECT_URI_CASES: Array<[string, Record<string, unknown>, RegExp]> = [
   ['an empty redirect_uris', { redirect_uris: [] }, /redirect_uris must be a non-empty array/],
   ['redirect_uris given as a string', { redirect_uris: 'https://rp.example/cb' }, /redirect_uris must be a non-empty array/],
   ['a relative redirect URI', { redirect_uris: ['/cb'] }, /redirect_uris\[0\] is not an absolute URI/],
-  ['a redirect URI with a fragment', { redirect_uris: ['https://rp.example/cb', 'https://rp.example/cb#x'] }, /redirect_uris\[1\] must not contain a fragment/],
+  [
+    'a redirect URI with a fragment',
+    { redirect_uris: ['https://rp.example/cb', 'https://rp.example/cb#x'] },
+    /redirect_uris\[1\] must not contain a fragment/,
+  ],
   ['an empty fragment', { redirect_uris: ['https://rp.example/cb#'] }, /must not contain a fragment/],
   ['http on a host other than loopback', { redirect_uris: ['http://rp.example/cb'] }, /redirect_uris\[0\] must use https/],
   ['http on a loopback-looking host name', { redirect_uris: ['http://127.0.0.1.rp.example/cb'] }, /must use https/],
@@ -221,26 +265,74 @@ t.test('https, and http on localhost, 127.0.0.1 and [::1], are accepted redirect
 });
 
 const METADATA_CASES: Array<[string, Record<string, unknown>, RegExp]> = [
-  ['an unknown token_endpoint_auth_method', { token_endpoint_auth_method: 'private_key_jwt' }, /token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none/],
+  [
+    'an unknown token_endpoint_auth_method',
+    { token_endpoint_auth_method: 'private_key_jwt' },
+    /token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none/,
+  ],
   ['an unsupported grant type', { grant_types: ['authorization_code', 'implicit'] }, /grant_types must be an array of/],
   ['the password grant', { grant_types: ['password'] }, /grant_types must be an array of/],
   ['an unsupported response type', { response_types: ['code', 'token'] }, /response_types may only contain 'code'/],
-  ['response_types code without the authorization_code grant', { grant_types: ['client_credentials'], response_types: ['code'], scope: 'openid' }, /go together/],
+  [
+    'response_types code without the authorization_code grant',
+    { grant_types: ['client_credentials'], response_types: ['code'], scope: 'openid' },
+    /go together/,
+  ],
   ['the authorization_code grant without response_types code', { response_types: [] }, /go together/],
   ['an empty grant_types', { grant_types: [], response_types: [] }, /grant_types must not be empty/],
-  ['client_credentials for a public client', { grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' }, /may not use client_credentials/],
-  ['refresh_token without a grant that issues refresh tokens', { grant_types: ['client_credentials', 'refresh_token'] }, /refresh_token needs authorization_code/],
-  ['an unsupported id_token_signed_response_alg', { id_token_signed_response_alg: 'HS256' }, /id_token_signed_response_alg must be one of RS256, PS256, ES256, EdDSA/],
+  [
+    'client_credentials for a public client',
+    { grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' },
+    /may not use client_credentials/,
+  ],
+  [
+    'refresh_token without a grant that issues refresh tokens',
+    { grant_types: ['client_credentials', 'refresh_token'] },
+    /refresh_token needs authorization_code/,
+  ],
+  [
+    'an unsupported id_token_signed_response_alg',
+    { id_token_signed_response_alg: 'HS256' },
+    /id_token_signed_response_alg must be one of RS256, PS256, ES256, EdDSA/,
+  ],
   ['id_token_signed_response_alg none', { id_token_signed_response_alg: 'none' }, /id_token_signed_response_alg must be one of/],
-  ['a scope this provider does not define', { scope: 'openid admin' }, /scope may only contain openid, profile, email, address, phone, offline_access/],
+  [
+    'a scope this provider does not define',
+    { scope: 'openid admin' },
+    /scope may only contain openid, profile, email, address, phone, offline_access/,
+  ],
   ['a scope that is not a string', { scope: ['openid'] }, /scope must be a string/],
-  ['a post-logout redirect URI with a fragment', { post_logout_redirect_uris: ['https://rp.example/bye#x'] }, /post_logout_redirect_uris\[0\] must not contain a fragment/],
-  ['a post-logout redirect URI over http off loopback', { post_logout_redirect_uris: ['http://rp.example/bye'] }, /post_logout_redirect_uris\[0\] must use https/],
-  ['post_logout_redirect_uris given as a string', { post_logout_redirect_uris: 'https://rp.example/bye' }, /post_logout_redirect_uris must be an array of URIs/],
-  ['a back-channel logout URI over http off loopback', { backchannel_logout_uri: 'http://rp.example/bc' }, /backchannel_logout_uri must use https/],
-  ['a back-channel logout URI with a fragment', { backchannel_logout_uri: 'https://rp.example/bc#x' }, /backchannel_logout_uri must not contain a fragment/],
+  [
+    'a post-logout redirect URI with a fragment',
+    { post_logout_redirect_uris: ['https://rp.example/bye#x'] },
+    /post_logout_redirect_uris\[0\] must not contain a fragment/,
+  ],
+  [
+    'a post-logout redirect URI over http off loopback',
+    { post_logout_redirect_uris: ['http://rp.example/bye'] },
+    /post_logout_redirect_uris\[0\] must use https/,
+  ],
+  [
+    'post_logout_redirect_uris given as a string',
+    { post_logout_redirect_uris: 'https://rp.example/bye' },
+    /post_logout_redirect_uris must be an array of URIs/,
+  ],
+  [
+    'a back-channel logout URI over http off loopback',
+    { backchannel_logout_uri: 'http://rp.example/bc' },
+    /backchannel_logout_uri must use https/,
+  ],
+  [
+    'a back-channel logout URI with a fragment',
+    { backchannel_logout_uri: 'https://rp.example/bc#x' },
+    /backchannel_logout_uri must not contain a fragment/,
+  ],
   ['a back-channel logout URI that is not a URL', { backchannel_logout_uri: 42 }, /backchannel_logout_uri is not an absolute URI/],
-  ['backchannel_logout_session_required that is not a boolean', { backchannel_logout_session_required: 'yes' }, /backchannel_logout_session_required must be true or false/],
+  [
+    'backchannel_logout_session_required that is not a boolean',
+    { backchannel_logout_session_required: 'yes' },
+    /backchannel_logout_session_required must be true or false/,
+  ],
   ['a client_name that is not a string', { client_name: 42 }, /client_name must be a non-empty string/],
   ['an empty client_name', { client_name: '' }, /client_name must be a non-empty string/],
   ['a logo_uri over http off loopback', { logo_uri: 'http://rp.example/logo.png' }, /logo_uri must be an https URL/],
@@ -318,8 +410,22 @@ t.test('open registration is counted per client address, and an address past its
   const env = { REGISTRATION_OPEN: 'true', REGISTRATION_IP_FREE_ATTEMPTS: '2', SIGN_IN_LOCK_BASE_SECONDS: '60' };
   const { app: open, db: openDb } = await buildTestApp(t, { env, clock: clock.now });
   const register = (remoteAddress: string) =>
-    open.inject({ method: 'POST', url: '/sso/register', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(WEB_METADATA), remoteAddress });
-  const clients = async () => Number((await openDb.selectFrom('clients').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    open.inject({
+      method: 'POST',
+      url: '/sso/register',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(WEB_METADATA),
+      remoteAddress,
+    });
+  const clients = async () =>
+    Number(
+      (
+        await openDb
+          .selectFrom('clients')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const before = await clients();
 
   t.equal((await register('203.0.113.7')).statusCode, 201);
@@ -327,7 +433,10 @@ t.test('open registration is counted per client address, and an address past its
   const refused = await register('203.0.113.7');
   t.equal(refused.statusCode, 429);
   t.equal(refused.headers['retry-after'], '60');
-  t.same(refused.json(), { error: 'temporarily_unavailable', error_description: 'too many registrations from this address; try again in 60 s' });
+  t.same(refused.json(), {
+    error: 'temporarily_unavailable',
+    error_description: 'too many registrations from this address; try again in 60 s',
+  });
   t.equal(await clients(), before + 2, 'the refused request registered nothing');
 
   t.equal((await register('198.51.100.9')).statusCode, 201, 'another address has its own counter');
@@ -338,7 +447,10 @@ t.test('open registration is counted per client address, and an address past its
 
   const rows = await openDb.selectFrom('sign_in_throttle').select('key').where('key', 'like', 'registration-ip:%').execute();
   t.equal(rows.length, 2);
-  t.ok(rows.every((r) => !r.key.includes('203.0.113') && !r.key.includes('198.51.100')), 'addresses are stored as digests only');
+  t.ok(
+    rows.every((r) => !r.key.includes('203.0.113') && !r.key.includes('198.51.100')),
+    'addresses are stored as digests only',
+  );
 });
 
 t.test('registrations with an initial access token are not counted, nor any with REGISTRATION_IP_FREE_ATTEMPTS=0', async (t) => {

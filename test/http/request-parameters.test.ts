@@ -35,20 +35,28 @@ t.test('OIDC Core 3.1.2.1: display, ui_locales, claims_locales and acr_values ar
   t.equal(location.searchParams.get('state'), 'st-params');
 });
 
-t.test('OIDC Core 3.1.2.1: each of display, ui_locales, claims_locales and acr_values, alone, changes nothing on the fast path', async (t) => {
-  const { browser } = await obtainCode(app, { scope: 'openid profile' });
-  for (const [name, value] of Object.entries({ ...IGNORED, display: 'page' })) {
-    const res = await browser.request(app, 'GET', authorizePath(request({ [name]: value, prompt: 'none' })));
-    t.equal(res.statusCode, 303, name);
-    const location = new URL(String(res.headers.location));
-    t.ok(location.searchParams.get('code'), `${name}=${value}: a code at once`);
-    t.equal(location.searchParams.get('iss'), ISSUER);
-  }
-});
+t.test(
+  'OIDC Core 3.1.2.1: each of display, ui_locales, claims_locales and acr_values, alone, changes nothing on the fast path',
+  async (t) => {
+    const { browser } = await obtainCode(app, { scope: 'openid profile' });
+    for (const [name, value] of Object.entries({ ...IGNORED, display: 'page' })) {
+      const res = await browser.request(app, 'GET', authorizePath(request({ [name]: value, prompt: 'none' })));
+      t.equal(res.statusCode, 303, name);
+      const location = new URL(String(res.headers.location));
+      t.ok(location.searchParams.get('code'), `${name}=${value}: a code at once`);
+      t.equal(location.searchParams.get('iss'), ISSUER);
+    }
+  },
+);
 
 t.test('OIDC Core 3.1.2.1: an ID token issued after acr_values carries no acr claim (none is supported)', async (t) => {
   const grant = await obtainCode(app, IGNORED);
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   t.equal(res.statusCode, 200, res.body);
   const claims = JSON.parse(Buffer.from((res.json().id_token as string).split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
   t.notOk('acr' in claims, 'no acr claim');

@@ -40,7 +40,11 @@ t.test('RFC 7009 2.1: revoking a refresh token revokes its family and the access
   const second = (await refreshRequest(app, first.refresh_token)).json();
   const res = await revoke({ token: second.refresh_token, token_type_hint: 'refresh_token' });
   t.equal(res.statusCode, 200, res.body);
-  assertOAuthError(t, await refreshRequest(app, second.refresh_token), { status: 400, error: 'invalid_grant', description: 'the refresh token was revoked' });
+  assertOAuthError(t, await refreshRequest(app, second.refresh_token), {
+    status: 400,
+    error: 'invalid_grant',
+    description: 'the refresh token was revoked',
+  });
   t.equal((await userinfo(app, second.access_token)).statusCode, 401, 'the access token of the refresh is revoked');
   t.equal((await userinfo(app, first.access_token)).statusCode, 401, 'the access token of the code exchange is revoked');
 });
@@ -61,7 +65,11 @@ t.test('RFC 7009 2.1: a wrong token_type_hint does not stop the server from find
   const tokens = await offlineTokens(app);
   const res = await revoke({ token: tokens.refresh_token, token_type_hint: 'access_token' });
   t.equal(res.statusCode, 200, res.body);
-  assertOAuthError(t, await refreshRequest(app, tokens.refresh_token), { status: 400, error: 'invalid_grant', description: 'the refresh token was revoked' });
+  assertOAuthError(t, await refreshRequest(app, tokens.refresh_token), {
+    status: 400,
+    error: 'invalid_grant',
+    description: 'the refresh token was revoked',
+  });
   const access = await offlineTokens(app);
   t.equal((await revoke({ token: access.access_token, token_type_hint: 'refresh_token' })).statusCode, 200);
   t.equal((await userinfo(app, access.access_token)).statusCode, 401);
@@ -77,7 +85,12 @@ t.test('RFC 7009 2.1: an unknown token_type_hint is ignored, not refused', async
 t.test("RFC 7009 2.1: another client's token is refused with invalid_request and stays valid", async (t) => {
   const tokens = await offlineTokens(app);
   const res = await revoke({ token: tokens.refresh_token }, OTHER_RP_BASIC);
-  assertOAuthError(t, res, { status: 400, error: 'invalid_request', description: 'the token was not issued to this client', secrets: [tokens.refresh_token] });
+  assertOAuthError(t, res, {
+    status: 400,
+    error: 'invalid_request',
+    description: 'the token was not issued to this client',
+    secrets: [tokens.refresh_token],
+  });
   const access = await revoke({ token: tokens.access_token }, OTHER_RP_BASIC);
   assertOAuthError(t, access, { status: 400, error: 'invalid_request', secrets: [tokens.access_token] });
   t.equal((await userinfo(app, tokens.access_token)).statusCode, 200, 'the access token still works');
@@ -85,7 +98,11 @@ t.test("RFC 7009 2.1: another client's token is refused with invalid_request and
 });
 
 t.test('RFC 7009 2.1: a request without token is refused with invalid_request', async (t) => {
-  assertOAuthError(t, await revoke({ token_type_hint: 'access_token' }), { status: 400, error: 'invalid_request', description: 'parameter token is required' });
+  assertOAuthError(t, await revoke({ token_type_hint: 'access_token' }), {
+    status: 400,
+    error: 'invalid_request',
+    description: 'parameter token is required',
+  });
   assertOAuthError(t, await revoke({ token: '' }), { status: 400, error: 'invalid_request', description: 'parameter token is required' });
 });
 

@@ -58,9 +58,16 @@ t.test('GET /metrics has the evaluation latency histogram, one observation per v
   const sum = m.get('sso_risk_evaluation_seconds_sum')!;
   t.ok(sum > 0 && sum < 5, `a positive time in seconds (${sum})`);
   const buckets = [...m.entries()].filter(([k]) => k.startsWith('sso_risk_evaluation_seconds_bucket{'));
-  t.same(buckets.map(([k]) => /le="([^"]+)"/.exec(k)![1]), ['0.0005', '0.001', '0.002', '0.005', '0.01', '0.025', '0.05', '0.1', '+Inf']);
+  t.same(
+    buckets.map(([k]) => /le="([^"]+)"/.exec(k)![1]),
+    ['0.0005', '0.001', '0.002', '0.005', '0.01', '0.025', '0.05', '0.1', '+Inf'],
+  );
   const counts = buckets.map(([, v]) => v);
-  t.same(counts, [...counts].sort((a, b) => a - b), 'cumulative buckets');
+  t.same(
+    counts,
+    [...counts].sort((a, b) => a - b),
+    'cumulative buckets',
+  );
 });
 
 t.test('GET /metrics is Prometheus text, never cached', async (t) => {

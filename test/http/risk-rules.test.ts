@@ -55,11 +55,23 @@ t.test('a block rule refuses the right password with the very page it shows a wr
   await withRule(t, { kind: 'username', value: 'Alice', effect: 'block' });
   const attempt = async (password: string) => {
     const browser = new Browser();
-    const start = await browser.request(test.app, 'GET', authorizePath({
-      response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: CONFIDENTIAL.redirect_uris[0], scope: 'openid', state: 's',
-    }));
+    const start = await browser.request(
+      test.app,
+      'GET',
+      authorizePath({
+        response_type: 'code',
+        client_id: CONFIDENTIAL.client_id,
+        redirect_uri: CONFIDENTIAL.redirect_uris[0],
+        scope: 'openid',
+        state: 's',
+      }),
+    );
     const page = await browser.request(test.app, 'GET', localPath(String(start.headers.location)));
-    const res = await browser.request(test.app, 'POST', formAction(page.body), { csrf: hiddenField(page.body, 'csrf'), login: ALICE.username, password });
+    const res = await browser.request(test.app, 'POST', formAction(page.body), {
+      csrf: hiddenField(page.body, 'csrf'),
+      login: ALICE.username,
+      password,
+    });
     // What differs between two pages anyway: the interaction's id and CSRF token.
     const comparable = res.body.replaceAll(hiddenField(page.body, 'csrf'), '').replace(/\/interaction\/[\w-]+\//g, '/interaction/-/');
     return { res, browser, comparable };

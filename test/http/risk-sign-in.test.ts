@@ -19,13 +19,22 @@ import { riskEnv } from '../helpers/risk.js';
 
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
 const SIGN_IN_REFUSED = 'This sign-in was refused. Try again later, or contact the administrator.';
-const CHROME_HINTS = { 'sec-ch-ua': '"Chromium";v="130", "Google Chrome";v="130"', 'sec-ch-ua-mobile': '?0', 'sec-ch-ua-platform': '"Windows"' };
+const CHROME_HINTS = {
+  'sec-ch-ua': '"Chromium";v="130", "Google Chrome";v="130"',
+  'sec-ch-ua-mobile': '?0',
+  'sec-ch-ua-platform': '"Windows"',
+};
 const DEVICE_COOKIE_TTL = 31_536_000;
 
 const notifier = new CapturingNotifier();
 const testApp: TestApp = await buildTestApp(t, {
   notifier,
-  env: riskEnv({ DEVICE_COOKIE_TTL_SECONDS: String(DEVICE_COOKIE_TTL), RISK_STUFFING_DEVICE_LOGINS: '4', SIGN_IN_IP_FREE_ATTEMPTS: '0', SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '100' }),
+  env: riskEnv({
+    DEVICE_COOKIE_TTL_SECONDS: String(DEVICE_COOKIE_TTL),
+    RISK_STUFFING_DEVICE_LOGINS: '4',
+    SIGN_IN_IP_FREE_ATTEMPTS: '0',
+    SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '100',
+  }),
 });
 const { app, db } = testApp;
 
@@ -52,64 +61,87 @@ const digest = (value: string) => createHash('sha256').update(value).digest('bas
 const json = (value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as Record<string, unknown>;
 
 async function eventsOf(userId: string) {
-  return (await db.selectFrom('security_events').selectAll().where('user_id', '=', userId).orderBy('id').execute()).map((e) => ({ ...e, details: json(e.details) }));
+  return (await db.selectFrom('security_events').selectAll().where('user_id', '=', userId).orderBy('id').execute()).map((e) => ({
+    ...e,
+    details: json(e.details),
+  }));
 }
 
 const signedIn = (res: LightMyRequestResponse) => res.statusCode === 303 && setCookie(res, 'sso_session') !== undefined;
 
 t.test('device cookie', async (t) => {
-  t.test('the sign-in page gives a new browser a device cookie: 128 random bits or more, HttpOnly, SameSite=Lax, long-lived (issue 5)', async (t) => {
-    const browser = newBrowser();
-    const page = await browser.openLogin(app);
-    const cookie = setCookie(page.response, 'sso_device');
-    t.ok(cookie, 'set on the sign-in page');
-    const value = browser.cookie('sso_device')!;
-    t.match(value, /^[A-Za-z0-9_-]+$/, 'base64url');
-    t.ok(Buffer.from(value, 'base64url').length >= 16, `at least 128 bits (${value.length} characters)`);
-    t.match(cookie, /; HttpOnly/i);
-    t.match(cookie, /; SameSite=Lax/i);
-    t.match(cookie, new RegExp(`; Max-Age=${DEVICE_COOKIE_TTL}(;|$)`), 'lives DEVICE_COOKIE_TTL_SECONDS');
-    t.match(cookie, /; Path=\/sso(;|$)/, 'for the issuer\'s paths on an http issuer');
-    t.notMatch(cookie, /; Domain=/i);
-    const other = await newBrowser().openLogin(app);
-    t.not(setCookie(other.response, 'sso_device'), cookie, 'each browser its own');
-  });
+  t.test(
+    'the sign-in page gives a new browser a device cookie: 128 random bits or more, HttpOnly, SameSite=Lax, long-lived (issue 5)',
+    async (t) => {
+      const browser = newBrowser();
+      const page = await browser.openLogin(app);
+      const cookie = setCookie(page.response, 'sso_device');
+      t.ok(cookie, 'set on the sign-in page');
+      const value = browser.cookie('sso_device')!;
+      t.match(value, /^[A-Za-z0-9_-]+$/, 'base64url');
+      t.ok(Buffer.from(value, 'base64url').length >= 16, `at least 128 bits (${value.length} characters)`);
+      t.match(cookie, /; HttpOnly/i);
+      t.match(cookie, /; SameSite=Lax/i);
+      t.match(cookie, new RegExp(`; Max-Age=${DEVICE_COOKIE_TTL}(;|$)`), 'lives DEVICE_COOKIE_TTL_SECONDS');
+      t.match(cookie, /; Path=\/sso(;|$)/, "for the issuer's paths on an http issuer");
+      t.notMatch(cookie, /; Domain=/i);
+      const other = await newBrowser().openLogin(app);
+      t.not(setCookie(other.response, 'sso_device'), cookie, 'each browser its own');
+    },
+  );
 
   t.test('a browser that has a device cookie keeps it, its lifetime renewed on each visit; a malformed one is replaced', async (t) => {
     const browser = newBrowser();
     await browser.openLogin(app);
     const first = browser.cookie('sso_device');
     const again = await browser.openLogin(app);
-    t.match(setCookie(again.response, 'sso_device'), new RegExp(`^sso_device=${first}; .*Max-Age=${DEVICE_COOKIE_TTL}(;|$)`), 'the same value, set again for a full lifetime');
+    t.match(
+      setCookie(again.response, 'sso_device'),
+      new RegExp(`^sso_device=${first}; .*Max-Age=${DEVICE_COOKIE_TTL}(;|$)`),
+      'the same value, set again for a full lifetime',
+    );
     t.equal(browser.cookie('sso_device'), first);
-    const others = browser.jar.header(again.path).split('; ').filter((c) => !c.startsWith('sso_device='));
+    const others = browser.jar
+      .header(again.path)
+      .split('; ')
+      .filter((c) => !c.startsWith('sso_device='));
     const forged = await app.inject({ method: 'GET', url: again.path, headers: { cookie: [...others, 'sso_device=short'].join('; ') } });
     t.equal(forged.statusCode, 200);
     t.match(setCookie(forged, 'sso_device'), /^sso_device=[A-Za-z0-9_-]{22,}; /, 'a malformed cookie is replaced by a new one');
   });
 
-  t.test('a browser that posts the sign-in form without a device cookie gets one with its session, and it is the enrolled device', async (t) => {
-    const user = await newUser('nocookie');
-    const browser = newBrowser();
-    const page = await browser.openLogin(app);
-    const cookies = browser.jar.header(page.action).split('; ').filter((c) => !c.startsWith('sso_device=')).join('; ');
-    const res = await app.inject({
-      method: 'POST',
-      url: page.action,
-      remoteAddress: browser.ip,
-      headers: { cookie: cookies, 'user-agent': FIREFOX_LINUX, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ csrf: page.csrf, login: user.username, password: user.password }).toString(),
-    });
-    t.ok(signedIn(res));
-    const cookie = setCookie(res, 'sso_device');
-    t.ok(cookie, 'a device cookie comes with the session');
-    const value = cookie!.split(';')[0]!.split('=')[1]!;
-    const device = await db.selectFrom('devices').select('cookie_hash').where('user_id', '=', user.id).executeTakeFirstOrThrow();
-    t.equal(device.cookie_hash, digest(value));
-  });
+  t.test(
+    'a browser that posts the sign-in form without a device cookie gets one with its session, and it is the enrolled device',
+    async (t) => {
+      const user = await newUser('nocookie');
+      const browser = newBrowser();
+      const page = await browser.openLogin(app);
+      const cookies = browser.jar
+        .header(page.action)
+        .split('; ')
+        .filter((c) => !c.startsWith('sso_device='))
+        .join('; ');
+      const res = await app.inject({
+        method: 'POST',
+        url: page.action,
+        remoteAddress: browser.ip,
+        headers: { cookie: cookies, 'user-agent': FIREFOX_LINUX, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ csrf: page.csrf, login: user.username, password: user.password }).toString(),
+      });
+      t.ok(signedIn(res));
+      const cookie = setCookie(res, 'sso_device');
+      t.ok(cookie, 'a device cookie comes with the session');
+      const value = cookie!.split(';')[0]!.split('=')[1]!;
+      const device = await db.selectFrom('devices').select('cookie_hash').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+      t.equal(device.cookie_hash, digest(value));
+    },
+  );
 
   t.test('on an https issuer the device cookie is __Host-sso_device: Secure, Path=/, no Domain (RFC 6265bis 4.1.3.2)', async (t) => {
-    const https = await buildTestApp(t, { env: riskEnv({ BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' }), notifier: null });
+    const https = await buildTestApp(t, {
+      env: riskEnv({ BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' }),
+      notifier: null,
+    });
     const browser = newBrowser();
     const page = await browser.openLogin(https.app);
     const cookie = setCookie(page.response, '__Host-sso_device');
@@ -178,15 +210,24 @@ t.test('ALLOW', async (t) => {
     const allowed = events.filter((e) => e.type === 'sign_in_allowed').at(-1)!;
     t.same(allowed.details.reasons, ['NEW_DEVICE']);
     const newDevice = events.filter((e) => e.type === 'new_device').at(-1)!;
-    const phoneRow = await db.selectFrom('devices').select('id').where('user_id', '=', user.id).where('label', '=', 'Chrome on Windows').executeTakeFirstOrThrow();
+    const phoneRow = await db
+      .selectFrom('devices')
+      .select('id')
+      .where('user_id', '=', user.id)
+      .where('label', '=', 'Chrome on Windows')
+      .executeTakeFirstOrThrow();
     t.equal(newDevice.device_id, phoneRow.id, 'the event names the new device');
     const notice = await notifier.next(user.id, 'new-device');
     t.equal(notice.payload.device, 'Chrome on Windows', 'the notice says which device');
   });
 
-  t.test('the sign-in page posted without the script\'s fields (no JavaScript) is neither penalised nor favoured', async (t) => {
+  t.test("the sign-in page posted without the script's fields (no JavaScript) is neither penalised nor favoured", async (t) => {
     const scores: unknown[] = [];
-    const forms: Array<Record<string, string>> = [{}, { ds_webdriver: '', ds_tz: '', ds_hc: '', ds_screen: '', ds_langs: '' }, { ds_webdriver: '0', ds_tz: 'Europe/London', ds_hc: '8', ds_screen: '1920x1080', ds_langs: 'en-GB,en' }];
+    const forms: Array<Record<string, string>> = [
+      {},
+      { ds_webdriver: '', ds_tz: '', ds_hc: '', ds_screen: '', ds_langs: '' },
+      { ds_webdriver: '0', ds_tz: 'Europe/London', ds_hc: '8', ds_screen: '1920x1080', ds_langs: 'en-GB,en' },
+    ];
     for (const fields of forms) {
       const user = await newUser('nojs');
       const browser = newBrowser();
@@ -194,55 +235,76 @@ t.test('ALLOW', async (t) => {
       const allowed = (await eventsOf(user.id)).find((e) => e.type === 'sign_in_allowed')!;
       scores.push({ score: allowed.details.score, reasons: allowed.details.reasons });
     }
-    t.same(scores, [{ score: 0, reasons: [] }, { score: 0, reasons: [] }, { score: 0, reasons: [] }]);
+    t.same(scores, [
+      { score: 0, reasons: [] },
+      { score: 0, reasons: [] },
+      { score: 0, reasons: [] },
+    ]);
   });
 });
 
-t.test('a repeated page-script field is refused with an error page, never a 500 (RFC 6749 3.1: "MUST NOT be included more than once")', async (t) => {
-  const user = await newUser('repeat');
-  const browser = newBrowser();
-  const page = await browser.openLogin(app);
-  const res = await browser.request(app, 'POST', page.action, { csrf: page.csrf, login: user.username, password: user.password });
-  t.ok(signedIn(res), 'the form as the page sends it signs in');
-  const other = newBrowser();
-  const again = await other.openLogin(app);
-  const post = (extra: string) => app.inject({
-    method: 'POST',
-    url: again.action,
-    remoteAddress: other.ip,
-    headers: { cookie: other.jar.header(again.action), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': FIREFOX_LINUX },
-    payload: `csrf=${again.csrf}&login=${user.username}&password=wrong${extra}`,
-  });
-  t.equal((await post('&ds_webdriver=0')).statusCode, 401, 'once: an ordinary wrong password');
-  const repeated = await post('&ds_webdriver=0&ds_webdriver=1');
-  t.equal(repeated.statusCode, 400);
-  t.match(repeated.body, /must not be repeated|Sign-in error/);
-});
-
-t.test('BLOCK', async (t) => {
-  t.test('a sign-in blocked before the password is checked says it was refused, the same for a right and a wrong password (issue 16)', async (t) => {
-    const user = await newUser('blocked');
+t.test(
+  'a repeated page-script field is refused with an error page, never a 500 (RFC 6749 3.1: "MUST NOT be included more than once")',
+  async (t) => {
+    const user = await newUser('repeat');
     const browser = newBrowser();
     const page = await browser.openLogin(app);
-    await insertRiskRule(db, { kind: 'username', value: user.username, effect: 'block', note: null, createdAt: new Date() });
-    const wrong = await browser.login(app, page, { username: user.username, password: 'not-the-password' });
-    const blocked = await browser.login(app, page, user);
-    t.equal(blocked.statusCode, 401);
-    t.match(blocked.body, SIGN_IN_REFUSED, 'the page says what happened');
-    t.notMatch(blocked.body, WRONG_CREDENTIALS, 'not that the password was wrong');
-    // Nothing about the account or the password is revealed: the rule answered before either was looked at.
-    t.equal(blocked.statusCode, wrong.statusCode, 'same status whatever the password');
-    t.equal(blocked.body, wrong.body, 'same page, byte for byte, whatever the password');
-    const headers = (res: LightMyRequestResponse) => Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'date'));
-    t.same(headers(blocked), headers(wrong), 'same headers (no cookie set, no Retry-After)');
-    t.equal(await db.selectFrom('sessions').select('id_hash').where('user_id', '=', user.id).executeTakeFirst(), undefined, 'no session');
-    const events = await db.selectFrom('security_events').selectAll().where('type', '=', 'sign_in_blocked').orderBy('created_at', 'desc').limit(2).execute();
-    t.equal(events.length, 2);
-    for (const event of events) {
-      t.equal(event.client_id, CONFIDENTIAL.client_id, 'the blocked event names the client the sign-in was for');
-      t.match(event.details, { action: 'BLOCK', reasons: ['RULE_BLOCK'] }, 'and carries the reason');
-    }
-  });
+    const res = await browser.request(app, 'POST', page.action, { csrf: page.csrf, login: user.username, password: user.password });
+    t.ok(signedIn(res), 'the form as the page sends it signs in');
+    const other = newBrowser();
+    const again = await other.openLogin(app);
+    const post = (extra: string) =>
+      app.inject({
+        method: 'POST',
+        url: again.action,
+        remoteAddress: other.ip,
+        headers: {
+          cookie: other.jar.header(again.action),
+          'content-type': 'application/x-www-form-urlencoded',
+          'user-agent': FIREFOX_LINUX,
+        },
+        payload: `csrf=${again.csrf}&login=${user.username}&password=wrong${extra}`,
+      });
+    t.equal((await post('&ds_webdriver=0')).statusCode, 401, 'once: an ordinary wrong password');
+    const repeated = await post('&ds_webdriver=0&ds_webdriver=1');
+    t.equal(repeated.statusCode, 400);
+    t.match(repeated.body, /must not be repeated|Sign-in error/);
+  },
+);
+
+t.test('BLOCK', async (t) => {
+  t.test(
+    'a sign-in blocked before the password is checked says it was refused, the same for a right and a wrong password (issue 16)',
+    async (t) => {
+      const user = await newUser('blocked');
+      const browser = newBrowser();
+      const page = await browser.openLogin(app);
+      await insertRiskRule(db, { kind: 'username', value: user.username, effect: 'block', note: null, createdAt: new Date() });
+      const wrong = await browser.login(app, page, { username: user.username, password: 'not-the-password' });
+      const blocked = await browser.login(app, page, user);
+      t.equal(blocked.statusCode, 401);
+      t.match(blocked.body, SIGN_IN_REFUSED, 'the page says what happened');
+      t.notMatch(blocked.body, WRONG_CREDENTIALS, 'not that the password was wrong');
+      // Nothing about the account or the password is revealed: the rule answered before either was looked at.
+      t.equal(blocked.statusCode, wrong.statusCode, 'same status whatever the password');
+      t.equal(blocked.body, wrong.body, 'same page, byte for byte, whatever the password');
+      const headers = (res: LightMyRequestResponse) => Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'date'));
+      t.same(headers(blocked), headers(wrong), 'same headers (no cookie set, no Retry-After)');
+      t.equal(await db.selectFrom('sessions').select('id_hash').where('user_id', '=', user.id).executeTakeFirst(), undefined, 'no session');
+      const events = await db
+        .selectFrom('security_events')
+        .selectAll()
+        .where('type', '=', 'sign_in_blocked')
+        .orderBy('created_at', 'desc')
+        .limit(2)
+        .execute();
+      t.equal(events.length, 2);
+      for (const event of events) {
+        t.equal(event.client_id, CONFIDENTIAL.client_id, 'the blocked event names the client the sign-in was for');
+        t.match(event.details, { action: 'BLOCK', reasons: ['RULE_BLOCK'] }, 'and carries the reason');
+      }
+    },
+  );
 
   t.test('a username rule met through the email refuses the right and a wrong password with one page', async (t) => {
     const user = await newUser('blockedmail');
@@ -261,7 +323,12 @@ t.test('BLOCK', async (t) => {
     await insertRiskRule(db, { kind: 'username', value: user.username, effect: 'block', note: null, createdAt: new Date() });
     const browser = newBrowser();
     await browser.login(app, await browser.openLogin(app), user);
-    const event = await db.selectFrom('security_events').selectAll().where('type', '=', 'sign_in_blocked').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    const event = await db
+      .selectFrom('security_events')
+      .selectAll()
+      .where('type', '=', 'sign_in_blocked')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
     const details = json(event.details);
     t.equal(details.action, 'BLOCK');
     t.same(details.reasons, ['RULE_BLOCK']);
@@ -269,47 +336,73 @@ t.test('BLOCK', async (t) => {
   });
 });
 
-t.test('nothing raw is stored: no address, user agent, login as typed or cookie in devices, attempts, networks, events or challenges (issue 5)', async (t) => {
-  const agent = `${FIREFOX_LINUX} Distinctive/7.7`;
-  const user = await newUser('Pseudonymous');
-  const typed = user.email.toUpperCase();
-  const v4 = new DeviceBrowser({ ip: '203.0.113.77', userAgent: agent });
-  const v6 = new DeviceBrowser({ ip: '2001:db8:77:1::77', userAgent: agent });
-  // A wrong password, a sign-in, a challenged sign-in (a new device on a new network) answered, and a blocked one.
-  await v4.login(app, await v4.openLogin(app), { username: typed, password: 'typed-wrong' });
-  t.ok(signedIn(await v4.login(app, await v4.openLogin(app), { username: typed, password: user.password })));
-  const challenged = await v6.login(app, await v6.openLogin(app), user);
-  t.equal(challenged.headers.location, `${testApp.config.issuer}/sign-in/verify`);
-  t.equal((await v6.answer(app, await notifier.code(user.id))).statusCode, 303);
-  await insertRiskRule(db, { kind: 'username', value: user.username, effect: 'block', note: null, createdAt: new Date() });
-  await v4.login(app, await v4.openLogin(app, { prompt: 'login' }), user);
+t.test(
+  'nothing raw is stored: no address, user agent, login as typed or cookie in devices, attempts, networks, events or challenges (issue 5)',
+  async (t) => {
+    const agent = `${FIREFOX_LINUX} Distinctive/7.7`;
+    const user = await newUser('Pseudonymous');
+    const typed = user.email.toUpperCase();
+    const v4 = new DeviceBrowser({ ip: '203.0.113.77', userAgent: agent });
+    const v6 = new DeviceBrowser({ ip: '2001:db8:77:1::77', userAgent: agent });
+    // A wrong password, a sign-in, a challenged sign-in (a new device on a new network) answered, and a blocked one.
+    await v4.login(app, await v4.openLogin(app), { username: typed, password: 'typed-wrong' });
+    t.ok(signedIn(await v4.login(app, await v4.openLogin(app), { username: typed, password: user.password })));
+    const challenged = await v6.login(app, await v6.openLogin(app), user);
+    t.equal(challenged.headers.location, `${testApp.config.issuer}/sign-in/verify`);
+    t.equal((await v6.answer(app, await notifier.code(user.id))).statusCode, 303);
+    await insertRiskRule(db, { kind: 'username', value: user.username, effect: 'block', note: null, createdAt: new Date() });
+    await v4.login(app, await v4.openLogin(app, { prompt: 'login' }), user);
 
-  const rows = {
-    devices: await db.selectFrom('devices').selectAll().where('user_id', '=', user.id).execute(),
-    sign_in_attempts: await db.selectFrom('sign_in_attempts').selectAll().execute(),
-    user_networks: await db.selectFrom('user_networks').selectAll().where('user_id', '=', user.id).execute(),
-    security_events: await db.selectFrom('security_events').selectAll().execute(),
-    second_factor_challenges: await db.selectFrom('second_factor_challenges').selectAll().where('user_id', '=', user.id).execute(),
-    sessions: await db.selectFrom('sessions').selectAll().where('user_id', '=', user.id).execute(),
-  };
-  t.equal(rows.devices.length, 2, 'two devices');
-  t.ok(rows.security_events.some((e) => e.type === 'sign_in_blocked'), 'a blocked sign-in among the events');
-  const secrets = [
-    '203.0.113', '2001:db8:77', 'Distinctive', 'Gecko', 'rv:128', 'X11', user.username, user.username.toLowerCase(), user.email, typed,
-    v4.cookie('sso_device')!, v6.cookie('sso_device')!, v4.cookie('sso_session')!, v6.cookie('sso_session')!,
-  ];
-  for (const [table, tableRows] of Object.entries(rows)) {
-    const text = JSON.stringify(tableRows);
-    for (const secret of secrets) t.notOk(text.toLowerCase().includes(secret.toLowerCase()), `${table}: no "${secret.slice(0, 16)}"`);
-  }
-  t.same(rows.devices.map((d) => d.label).sort(), ['Firefox on Linux', 'Firefox on Linux'], 'the label is all that says what the device is');
-});
+    const rows = {
+      devices: await db.selectFrom('devices').selectAll().where('user_id', '=', user.id).execute(),
+      sign_in_attempts: await db.selectFrom('sign_in_attempts').selectAll().execute(),
+      user_networks: await db.selectFrom('user_networks').selectAll().where('user_id', '=', user.id).execute(),
+      security_events: await db.selectFrom('security_events').selectAll().execute(),
+      second_factor_challenges: await db.selectFrom('second_factor_challenges').selectAll().where('user_id', '=', user.id).execute(),
+      sessions: await db.selectFrom('sessions').selectAll().where('user_id', '=', user.id).execute(),
+    };
+    t.equal(rows.devices.length, 2, 'two devices');
+    t.ok(
+      rows.security_events.some((e) => e.type === 'sign_in_blocked'),
+      'a blocked sign-in among the events',
+    );
+    const secrets = [
+      '203.0.113',
+      '2001:db8:77',
+      'Distinctive',
+      'Gecko',
+      'rv:128',
+      'X11',
+      user.username,
+      user.username.toLowerCase(),
+      user.email,
+      typed,
+      v4.cookie('sso_device')!,
+      v6.cookie('sso_device')!,
+      v4.cookie('sso_session')!,
+      v6.cookie('sso_session')!,
+    ];
+    for (const [table, tableRows] of Object.entries(rows)) {
+      const text = JSON.stringify(tableRows);
+      for (const secret of secrets) t.notOk(text.toLowerCase().includes(secret.toLowerCase()), `${table}: no "${secret.slice(0, 16)}"`);
+    }
+    t.same(
+      rows.devices.map((d) => d.label).sort(),
+      ['Firefox on Linux', 'Firefox on Linux'],
+      'the label is all that says what the device is',
+    );
+  },
+);
 
 t.test('two instances on one database agree on a verdict: attempts made through the first count on the second', async (t) => {
   // On PostgreSQL the second instance has a connection pool of its own, as another process would.
   const second = testApp.database.url ? await openDatabase({ url: testApp.database.url, dataDir: 'memory://', poolMax: 4 }) : undefined;
   t.teardown(() => second?.close());
-  const other: FastifyInstance = await buildApp(testApp.config, { db: second?.db ?? db, logger: pino({ level: 'silent' }), notifier: null });
+  const other: FastifyInstance = await buildApp(testApp.config, {
+    db: second?.db ?? db,
+    logger: pino({ level: 'silent' }),
+    notifier: null,
+  });
   await other.ready();
   t.teardown(() => other.close());
 
@@ -322,7 +415,12 @@ t.test('two instances on one database agree on a verdict: attempts made through 
   }
   const res = await browser.login(other, page, user);
   t.equal(res.statusCode, 401, 'the second instance blocks the right password');
-  const event = await db.selectFrom('security_events').selectAll().where('type', '=', 'sign_in_blocked').orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const event = await db
+    .selectFrom('security_events')
+    .selectAll()
+    .where('type', '=', 'sign_in_blocked')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
   t.ok((json(event.details).reasons as string[]).includes('CREDENTIAL_STUFFING'), 'for the stuffing seen by the first');
 
   // A device enrolled through the first instance is known to the second (the device secret is shared too).

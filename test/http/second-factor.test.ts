@@ -20,7 +20,12 @@ const notifier = new CapturingNotifier();
 const testApp: TestApp = await buildTestApp(t, {
   notifier,
   // Explicit: AUTOMATION (60) challenges (30) without blocking (80); three wrong codes at most; five minutes.
-  env: riskEnv({ SECOND_FACTOR_MAX_ATTEMPTS: '3', SECOND_FACTOR_TTL_SECONDS: '300', SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '3', SIGN_IN_IP_FREE_ATTEMPTS: '0' }),
+  env: riskEnv({
+    SECOND_FACTOR_MAX_ATTEMPTS: '3',
+    SECOND_FACTOR_TTL_SECONDS: '300',
+    SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '3',
+    SIGN_IN_IP_FREE_ATTEMPTS: '0',
+  }),
 });
 const { app, db } = testApp;
 
@@ -56,7 +61,11 @@ async function challenged(t: Test, name = 'challenged') {
 }
 
 async function sessionsOf(userId: string): Promise<number> {
-  const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<string>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -82,9 +91,18 @@ t.test('a challenged sign-in sends a six-digit one-time code through the outbox 
 
 t.test('a challenged sign-in is stored as a sign_in_challenged security event with its reasons', async (t) => {
   const { user } = await challenged(t);
-  const event = await db.selectFrom('security_events').selectAll().where('user_id', '=', user.id).where('type', '=', 'sign_in_challenged').executeTakeFirst();
+  const event = await db
+    .selectFrom('security_events')
+    .selectAll()
+    .where('user_id', '=', user.id)
+    .where('type', '=', 'sign_in_challenged')
+    .executeTakeFirst();
   t.ok(event);
-  const details = (typeof event!.details === 'string' ? JSON.parse(event!.details) : event!.details) as { action: string; reasons: string[]; score: number };
+  const details = (typeof event!.details === 'string' ? JSON.parse(event!.details) : event!.details) as {
+    action: string;
+    reasons: string[];
+    score: number;
+  };
   t.equal(details.action, 'CHALLENGE');
   t.ok(details.reasons.includes('AUTOMATION'));
   t.equal(details.score, 60);
@@ -101,7 +119,7 @@ t.test('the right code completes the sign-in: a session, back to the sign-in pag
   t.ok(await browser.finish(app, res), 'the client gets its code');
 });
 
-t.test('after a challenge the ID token\'s amr includes pwd and otp (OIDC Core 2, RFC 8176 2)', async (t) => {
+t.test("after a challenge the ID token's amr includes pwd and otp (OIDC Core 2, RFC 8176 2)", async (t) => {
   const { user, browser, page } = await challenged(t);
   const code = await browser.finish(app, await browser.answer(app, await notifier.code(user.id)));
   const claims = await idTokenClaims(app, code, page);
@@ -133,7 +151,12 @@ t.test('the session and the sign_in_allowed event of a challenged sign-in record
   t.ok(session.device_id, 'the session records its device');
   const device = await db.selectFrom('devices').select('trusted').where('id', '=', session.device_id!).executeTakeFirstOrThrow();
   t.equal(device.trusted, true, 'a second factor passed on a device makes it trusted');
-  const allowed = await db.selectFrom('security_events').select('details').where('user_id', '=', user.id).where('type', '=', 'sign_in_allowed').executeTakeFirstOrThrow();
+  const allowed = await db
+    .selectFrom('security_events')
+    .select('details')
+    .where('user_id', '=', user.id)
+    .where('type', '=', 'sign_in_allowed')
+    .executeTakeFirstOrThrow();
   const details = (typeof allowed.details === 'string' ? JSON.parse(allowed.details) : allowed.details) as { amr: string[] };
   t.ok(details.amr.includes('otp'));
 });
@@ -147,7 +170,12 @@ t.test('a wrong code is refused on the code page with 401 and no session, and th
   t.match(res.body, /That code is not right/);
   t.notOk(setCookie(res, 'sso_session'));
   t.equal(await sessionsOf(user.id), 0);
-  const failed = await db.selectFrom('security_events').select('user_id').where('type', '=', 'second_factor_failed').orderBy('id', 'desc').executeTakeFirstOrThrow();
+  const failed = await db
+    .selectFrom('security_events')
+    .select('user_id')
+    .where('type', '=', 'second_factor_failed')
+    .orderBy('id', 'desc')
+    .executeTakeFirstOrThrow();
   t.equal(failed.user_id, user.id, 'the failed code names the user it was for');
 });
 
@@ -216,7 +244,7 @@ t.test('a code is single use: replaying the challenge cookie and code signs nobo
   t.equal(await sessionsOf(user.id), 1, 'still the one session');
 });
 
-t.test('RFC 6749 10.12: the code page carries a CSRF token, the challenge cookie\'s value, like the sign-in form', async (t) => {
+t.test("RFC 6749 10.12: the code page carries a CSRF token, the challenge cookie's value, like the sign-in form", async (t) => {
   const { browser } = await challenged(t);
   const page = await browser.request(app, 'GET', '/sso/sign-in/verify');
   t.equal(page.statusCode, 200);
@@ -236,13 +264,18 @@ t.test('RFC 6749 10.12: a code posted with the challenge cookie but without or w
     t.notOk(setCookie(res, 'sso_session'), 'no session cookie');
   }
   t.equal(await sessionsOf(user.id), 0);
-  t.equal((await browser.answer(app, right)).statusCode, 303, 'the forged posts cost no attempt: the page\'s own form still works');
+  t.equal((await browser.answer(app, right)).statusCode, 303, "the forged posts cost no attempt: the page's own form still works");
 });
 
 t.test('the code page posted without the challenge cookie (a form on another site) signs nobody in', async (t) => {
   const { user } = await challenged(t);
   const right = await notifier.code(user.id);
-  const res = await app.inject({ method: 'POST', url: '/sso/sign-in/verify', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `code=${right}` });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/sso/sign-in/verify',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `code=${right}`,
+  });
   t.equal(res.statusCode, 400);
   t.equal(await sessionsOf(user.id), 0);
 });
@@ -264,7 +297,12 @@ t.test('a delivered message has its payload wiped from the outbox: no code stays
   await notifier.code(user.id);
   let row;
   for (let i = 0; i < 200; i += 1) {
-    row = await db.selectFrom('outbox').selectAll().where('user_id', '=', user.id).where('kind', '=', 'one-time-code').executeTakeFirstOrThrow();
+    row = await db
+      .selectFrom('outbox')
+      .selectAll()
+      .where('user_id', '=', user.id)
+      .where('kind', '=', 'one-time-code')
+      .executeTakeFirstOrThrow();
     if (row.sent_at) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -281,21 +319,24 @@ t.test('the one-time code is stored only as a keyed digest in the challenge row'
   t.match(row.code_hash, /^[A-Za-z0-9_-]{43}$/);
 });
 
-t.test('a challenge does not reset the account\'s throttle: repeated challenges left unanswered lock the account (RFC 6749 10.10)', async (t) => {
-  // Three free attempts (SIGN_IN_ACCOUNT_FREE_ATTEMPTS): someone with the password but not the code cannot start
-  // challenges without end, each good for SECOND_FACTOR_MAX_ATTEMPTS guesses at the code.
-  const user = await newUser('guesser');
-  const browser = newBrowser();
-  const page = await browser.openLogin(app);
-  for (let i = 1; i <= 3; i += 1) {
-    const res = await browser.login(app, page, user, WEBDRIVER);
-    t.equal(res.headers.location, `${testApp.config.issuer}/sign-in/verify`, `challenge ${i}`);
-  }
-  const locked = await browser.login(app, page, user, WEBDRIVER);
-  t.equal(locked.statusCode, 429, 'the fourth is throttled');
-});
+t.test(
+  "a challenge does not reset the account's throttle: repeated challenges left unanswered lock the account (RFC 6749 10.10)",
+  async (t) => {
+    // Three free attempts (SIGN_IN_ACCOUNT_FREE_ATTEMPTS): someone with the password but not the code cannot start
+    // challenges without end, each good for SECOND_FACTOR_MAX_ATTEMPTS guesses at the code.
+    const user = await newUser('guesser');
+    const browser = newBrowser();
+    const page = await browser.openLogin(app);
+    for (let i = 1; i <= 3; i += 1) {
+      const res = await browser.login(app, page, user, WEBDRIVER);
+      t.equal(res.headers.location, `${testApp.config.issuer}/sign-in/verify`, `challenge ${i}`);
+    }
+    const locked = await browser.login(app, page, user, WEBDRIVER);
+    t.equal(locked.statusCode, 429, 'the fourth is throttled');
+  },
+);
 
-t.test('a challenge answered resets the account\'s throttle like a plain sign-in (RFC 6749 10.10)', async (t) => {
+t.test("a challenge answered resets the account's throttle like a plain sign-in (RFC 6749 10.10)", async (t) => {
   const user = await newUser('answered');
   const browser = newBrowser();
   for (let i = 1; i <= 3; i += 1) {

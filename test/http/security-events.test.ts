@@ -25,7 +25,14 @@ const test = await buildTestApp(t, { env: { ADMIN_API_TOKEN: ADMIN_TOKEN }, seed
 const { app, db } = test;
 
 interface Page {
-  events: Array<{ id: string; type: string; created_at: string; user_id: string | null; username: string | null; details: Record<string, unknown> }>;
+  events: Array<{
+    id: string;
+    type: string;
+    created_at: string;
+    user_id: string | null;
+    username: string | null;
+    details: Record<string, unknown>;
+  }>;
   next_cursor: string | null;
 }
 
@@ -71,15 +78,22 @@ t.test('an admin with ADMIN_API_TOKEN reads the events, newest first, never cach
   t.equal(res.headers['cache-control'], 'no-store');
   t.match(res.headers['content-type'], /^application\/json/);
   const body = res.json() as Page;
-  t.same(body.events.map((e) => [e.type, e.username]), [
-    ['sign_in_allowed', 'alice'],
-    ['new_device', 'bob'],
-    ['sign_in_allowed', 'bob'],
-    ['new_device', 'alice'],
-    ['sign_in_allowed', 'alice'],
-  ]);
+  t.same(
+    body.events.map((e) => [e.type, e.username]),
+    [
+      ['sign_in_allowed', 'alice'],
+      ['new_device', 'bob'],
+      ['sign_in_allowed', 'bob'],
+      ['new_device', 'alice'],
+      ['sign_in_allowed', 'alice'],
+    ],
+  );
   const times = body.events.map((e) => Date.parse(e.created_at));
-  t.same(times, [...times].sort((a, b) => b - a), 'newest first');
+  t.same(
+    times,
+    [...times].sort((a, b) => b - a),
+    'newest first',
+  );
   t.equal(body.next_cursor, null, 'everything fits on one page');
   const latest = body.events[0]!;
   t.equal(latest.user_id, await userId(db, ALICE.username), 'user_id is the sub');
@@ -133,8 +147,18 @@ t.test('a client that does not register security_events:read cannot obtain it (R
 t.test('a client that no longer registers the scope loses access with the tokens it already holds', async (t) => {
   const token = await clientToken();
   const client = await db.selectFrom('clients').select('metadata').where('client_id', '=', AUDITOR.client_id).executeTakeFirstOrThrow();
-  await db.updateTable('clients').set({ metadata: JSON.stringify({ ...client.metadata, scope: 'openid' }) }).where('client_id', '=', AUDITOR.client_id).execute();
-  t.teardown(() => db.updateTable('clients').set({ metadata: JSON.stringify(client.metadata) }).where('client_id', '=', AUDITOR.client_id).execute());
+  await db
+    .updateTable('clients')
+    .set({ metadata: JSON.stringify({ ...client.metadata, scope: 'openid' }) })
+    .where('client_id', '=', AUDITOR.client_id)
+    .execute();
+  t.teardown(() =>
+    db
+      .updateTable('clients')
+      .set({ metadata: JSON.stringify(client.metadata) })
+      .where('client_id', '=', AUDITOR.client_id)
+      .execute(),
+  );
   assertBearerError(t, await events({}, token), 403, 'insufficient_scope');
 });
 
@@ -143,30 +167,52 @@ t.test('an expired or revoked client token gets 401 invalid_token', async (t) =>
   await db.updateTable('access_tokens').set({ revoked_at: new Date() }).where('token_hash', '=', sha256(revoked)).execute();
   assertBearerError(t, await events({}, revoked), 401, 'invalid_token');
   const expired = await clientToken();
-  await db.updateTable('access_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', sha256(expired)).execute();
+  await db
+    .updateTable('access_tokens')
+    .set({ expires_at: new Date(Date.now() - 1000) })
+    .where('token_hash', '=', sha256(expired))
+    .execute();
   assertBearerError(t, await events({}, expired), 401, 'invalid_token');
 });
 
 t.test('user takes a username (any case) or a user id', async (t) => {
   const byName = await page(t, { user: 'BOB' });
-  t.same(byName.events.map((e) => e.username), ['bob', 'bob']);
+  t.same(
+    byName.events.map((e) => e.username),
+    ['bob', 'bob'],
+  );
   const byId = await page(t, { user: await userId(db, ALICE.username) });
-  t.same(byId.events.map((e) => e.username), ['alice', 'alice', 'alice']);
+  t.same(
+    byId.events.map((e) => e.username),
+    ['alice', 'alice', 'alice'],
+  );
   t.same((await page(t, { user: 'nobody' })).events, [], 'an unknown user has no events');
 });
 
 t.test('type keeps one kind of event', async (t) => {
   const body = await page(t, { type: 'new_device' });
-  t.same(body.events.map((e) => [e.type, e.username]), [['new_device', 'bob'], ['new_device', 'alice']]);
+  t.same(
+    body.events.map((e) => [e.type, e.username]),
+    [
+      ['new_device', 'bob'],
+      ['new_device', 'alice'],
+    ],
+  );
 });
 
 t.test('since is inclusive and until exclusive, in any RFC 3339 offset', async (t) => {
   const all = (await page(t)).events;
   const bobAt = all.filter((e) => e.username === 'bob').at(-1)!.created_at;
   const since = await page(t, { since: bobAt });
-  t.same(since.events.map((e) => e.username), ['alice', 'bob', 'bob']);
+  t.same(
+    since.events.map((e) => e.username),
+    ['alice', 'bob', 'bob'],
+  );
   const until = await page(t, { until: bobAt });
-  t.same(until.events.map((e) => e.username), ['alice', 'alice']);
+  t.same(
+    until.events.map((e) => e.username),
+    ['alice', 'alice'],
+  );
   const shifted = new Date(Date.parse(bobAt) + 2 * 3600_000).toISOString().replace('Z', '+02:00');
   t.same((await page(t, { since: shifted })).events.length, 3, 'a +02:00 offset means the same instant');
   const unencoded = await events(`since=${shifted}`);
@@ -178,7 +224,14 @@ t.test('limit and cursor page through every event once, newest first, also when 
   const separate = await buildTestApp(t, { env: { ADMIN_API_TOKEN: ADMIN_TOKEN } });
   const at = new Date('2026-03-01T10:00:00.000Z');
   for (let i = 0; i < 7; i += 1) {
-    await insertSecurityEvent(separate.db, { type: 'sign_in_blocked', userId: null, deviceId: null, clientId: null, createdAt: i < 4 ? at : new Date(at.getTime() + i), details: { n: i } });
+    await insertSecurityEvent(separate.db, {
+      type: 'sign_in_blocked',
+      userId: null,
+      deviceId: null,
+      clientId: null,
+      createdAt: i < 4 ? at : new Date(at.getTime() + i),
+      details: { n: i },
+    });
   }
   // Two events apart by one microsecond only.
   await sql`INSERT INTO security_events (type, created_at)
@@ -188,7 +241,11 @@ t.test('limit and cursor page through every event once, newest first, also when 
   let cursor: string | null = null;
   do {
     const query: Record<string, string> = { limit: '3', ...(cursor ? { cursor } : {}) };
-    const res = await separate.app.inject({ method: 'GET', url: `/sso/security-events?${new URLSearchParams(query)}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const res = await separate.app.inject({
+      method: 'GET',
+      url: `/sso/security-events?${new URLSearchParams(query)}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     t.equal(res.statusCode, 200, res.body);
     const body = res.json() as Page;
     pages.push(body.events.length);
@@ -196,11 +253,21 @@ t.test('limit and cursor page through every event once, newest first, also when 
     cursor = body.next_cursor;
   } while (cursor);
   t.same(pages, [3, 3, 3], 'three full pages and no empty fourth');
-  t.same(seen, [
-    'sign_in_blocked:6', 'sign_in_blocked:5', 'sign_in_blocked:4',
-    'device_revoked:2026-03-01T10:00:00.000Z', 'device_revoked:2026-03-01T10:00:00.000Z',
-    'sign_in_blocked:3', 'sign_in_blocked:2', 'sign_in_blocked:1', 'sign_in_blocked:0',
-  ], 'by time to the microsecond, then by id, each once');
+  t.same(
+    seen,
+    [
+      'sign_in_blocked:6',
+      'sign_in_blocked:5',
+      'sign_in_blocked:4',
+      'device_revoked:2026-03-01T10:00:00.000Z',
+      'device_revoked:2026-03-01T10:00:00.000Z',
+      'sign_in_blocked:3',
+      'sign_in_blocked:2',
+      'sign_in_blocked:1',
+      'sign_in_blocked:0',
+    ],
+    'by time to the microsecond, then by id, each once',
+  );
 });
 
 t.test('malformed parameters get 400 invalid_request naming the parameter', async (t) => {
@@ -226,7 +293,15 @@ t.test('malformed parameters get 400 invalid_request naming the parameter', asyn
 
 t.test('no event carries a password, a cookie, an address or the user agent', async (t) => {
   const res = await events({ limit: '200' });
-  const secrets = [ALICE.password, BOB.password, aliceBrowser.get('sso_session')!, aliceBrowser.get('sso_device')!, '127.0.0.1', 'lightMyRequest', CONFIDENTIAL.client_secret];
+  const secrets = [
+    ALICE.password,
+    BOB.password,
+    aliceBrowser.get('sso_session')!,
+    aliceBrowser.get('sso_device')!,
+    '127.0.0.1',
+    'lightMyRequest',
+    CONFIDENTIAL.client_secret,
+  ];
   for (const secret of secrets) t.notOk(res.body.includes(secret), `no ${secret.slice(0, 3)}...`);
   const stored = await db.selectFrom('security_events').select('details').execute();
   t.notOk(JSON.stringify(stored).includes(aliceBrowser.get('sso_device')!), 'not stored either');

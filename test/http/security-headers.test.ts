@@ -13,7 +13,13 @@ const { app } = await buildTestApp(t);
 /** CSP directives by name. */
 function csp(res: LightMyRequestResponse): Map<string, string> {
   const header = String(res.headers['content-security-policy'] ?? '');
-  return new Map(header.split(';').map((d) => d.trim()).filter(Boolean).map((d) => [d.split(' ')[0]!, d.slice(d.indexOf(' ') + 1)]));
+  return new Map(
+    header
+      .split(';')
+      .map((d) => d.trim())
+      .filter(Boolean)
+      .map((d) => [d.split(' ')[0]!, d.slice(d.indexOf(' ') + 1)]),
+  );
 }
 
 /** `signInPage`: the page may run the device-signals script, allowed by its hash, and nothing else. */
@@ -23,7 +29,11 @@ function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string, s
   t.equal(policy.get('default-src'), "'none'", `${what}: default-src 'none'`);
   if (signInPage) {
     const scriptHash = createHash('sha256').update(DEVICE_SIGNALS_SCRIPT).digest('base64');
-    t.equal(policy.get('script-src'), `'sha256-${scriptHash}'`, `${what}: script-src allows the device-signals script by its hash and nothing else`);
+    t.equal(
+      policy.get('script-src'),
+      `'sha256-${scriptHash}'`,
+      `${what}: script-src allows the device-signals script by its hash and nothing else`,
+    );
   } else {
     t.notOk(policy.has('script-src'), `${what}: no script-src, so default-src 'none' forbids every script`);
     t.notMatch(res.body, /<script/i, `${what}: no script element`);
@@ -32,12 +42,19 @@ function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string, s
   t.equal(policy.get('frame-ancestors'), "'none'", `${what}: frame-ancestors 'none'`);
   t.equal(policy.get('base-uri'), "'none'", `${what}: base-uri 'none'`);
   t.equal(res.headers['x-frame-options'], 'DENY', `${what}: X-Frame-Options DENY`);
-  t.equal(res.headers['cross-origin-opener-policy'], 'same-origin', `${what}: Cross-Origin-Opener-Policy same-origin (issue 16, finding 5)`);
+  t.equal(
+    res.headers['cross-origin-opener-policy'],
+    'same-origin',
+    `${what}: Cross-Origin-Opener-Policy same-origin (issue 16, finding 5)`,
+  );
   t.equal(res.headers['referrer-policy'], 'no-referrer', `${what}: Referrer-Policy no-referrer`);
   t.equal(res.headers['x-content-type-options'], 'nosniff', `${what}: nosniff`);
   t.equal(res.headers['cache-control'], 'no-store', `${what}: never cached`);
   const scripts = [...res.body.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)];
-  t.ok(scripts.every((m) => m[0] === `<script>${DEVICE_SIGNALS_SCRIPT}</script>`), `${what}: no script element but the device-signals script`);
+  t.ok(
+    scripts.every((m) => m[0] === `<script>${DEVICE_SIGNALS_SCRIPT}</script>`),
+    `${what}: no script element but the device-signals script`,
+  );
   t.notMatch(res.body, /<script[^>]+src=/i, `${what}: no external script`);
   t.notMatch(res.body, /\son[a-z]+=/i, `${what}: no inline event handler`);
 }
@@ -79,70 +96,101 @@ t.test('the sign-in, consent and wrong-password pages carry the page security he
   assertPageHeaders(t, consent, 'consent page');
 });
 
-t.test('every error page carries the page security headers: untrusted redirect, bad interaction, bad form, oversized form (RFC 9700 4.16)', async (t) => {
-  const unknownClient = await app.inject({ method: 'GET', url: authorize({ client_id: 'nobody' }) });
-  t.equal(unknownClient.statusCode, 400);
-  assertPageHeaders(t, unknownClient, 'authorize error page');
+t.test(
+  'every error page carries the page security headers: untrusted redirect, bad interaction, bad form, oversized form (RFC 9700 4.16)',
+  async (t) => {
+    const unknownClient = await app.inject({ method: 'GET', url: authorize({ client_id: 'nobody' }) });
+    t.equal(unknownClient.statusCode, 400);
+    assertPageHeaders(t, unknownClient, 'authorize error page');
 
-  const badQuery = await app.inject({ method: 'GET', url: '/sso/authorize?client_id=%zz' });
-  t.equal(badQuery.statusCode, 400);
-  assertPageHeaders(t, badQuery, 'malformed query page');
+    const badQuery = await app.inject({ method: 'GET', url: '/sso/authorize?client_id=%zz' });
+    t.equal(badQuery.statusCode, 400);
+    assertPageHeaders(t, badQuery, 'malformed query page');
 
-  const noInteraction = await app.inject({ method: 'GET', url: '/sso/interaction/AAAAAAAAAAAAAAAAAAAAAA' });
-  t.equal(noInteraction.statusCode, 400);
-  assertPageHeaders(t, noInteraction, 'unknown interaction page');
+    const noInteraction = await app.inject({ method: 'GET', url: '/sso/interaction/AAAAAAAAAAAAAAAAAAAAAA' });
+    t.equal(noInteraction.statusCode, 400);
+    assertPageHeaders(t, noInteraction, 'unknown interaction page');
 
-  const malformedId = await app.inject({ method: 'GET', url: '/sso/interaction/short' });
-  t.equal(malformedId.statusCode, 400);
-  assertPageHeaders(t, malformedId, 'schema error page');
+    const malformedId = await app.inject({ method: 'GET', url: '/sso/interaction/short' });
+    t.equal(malformedId.statusCode, 400);
+    assertPageHeaders(t, malformedId, 'schema error page');
 
-  const tooLarge = await app.inject({
-    method: 'POST',
-    url: '/sso/interaction/AAAAAAAAAAAAAAAAAAAAAA/login',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `login=${'a'.repeat(70 * 1024)}`,
-  });
-  t.equal(tooLarge.statusCode, 400);
-  assertPageHeaders(t, tooLarge, 'body too large page');
-});
+    const tooLarge = await app.inject({
+      method: 'POST',
+      url: '/sso/interaction/AAAAAAAAAAAAAAAAAAAAAA/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `login=${'a'.repeat(70 * 1024)}`,
+    });
+    t.equal(tooLarge.statusCode, 400);
+    assertPageHeaders(t, tooLarge, 'body too large page');
+  },
+);
 
-t.test('JSON answers say nosniff too: discovery, JWKS, token, userinfo, revocation, introspection, errors and 404 (Fetch 3.5)', async (t) => {
-  const auth = basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret);
-  const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: auth };
-  const responses: Array<[string, LightMyRequestResponse]> = [
-    ['discovery', await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })],
-    ['jwks', await app.inject({ method: 'GET', url: '/sso/jwks' })],
-    ['token error', await app.inject({ method: 'POST', url: '/sso/token', headers: form, payload: 'grant_type=authorization_code&code=x' })],
-    ['userinfo error', await app.inject({ method: 'GET', url: '/sso/userinfo' })],
-    ['revocation', await app.inject({ method: 'POST', url: '/sso/revoke', headers: form, payload: 'token=x' })],
-    ['introspection', await app.inject({ method: 'POST', url: '/sso/introspect', headers: form, payload: 'token=x' })],
-    ['not found', await app.inject({ method: 'GET', url: '/sso/nothing-here' })],
-    ['redirect', await app.inject({ method: 'GET', url: authorize() })],
-  ];
-  for (const [what, res] of responses) t.equal(res.headers['x-content-type-options'], 'nosniff', `${what} (HTTP ${res.statusCode})`);
-  t.same(responses.map(([, r]) => r.statusCode), [200, 200, 400, 401, 200, 200, 404, 303]);
-});
+t.test(
+  'JSON answers say nosniff too: discovery, JWKS, token, userinfo, revocation, introspection, errors and 404 (Fetch 3.5)',
+  async (t) => {
+    const auth = basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret);
+    const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: auth };
+    const responses: Array<[string, LightMyRequestResponse]> = [
+      ['discovery', await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })],
+      ['jwks', await app.inject({ method: 'GET', url: '/sso/jwks' })],
+      [
+        'token error',
+        await app.inject({ method: 'POST', url: '/sso/token', headers: form, payload: 'grant_type=authorization_code&code=x' }),
+      ],
+      ['userinfo error', await app.inject({ method: 'GET', url: '/sso/userinfo' })],
+      ['revocation', await app.inject({ method: 'POST', url: '/sso/revoke', headers: form, payload: 'token=x' })],
+      ['introspection', await app.inject({ method: 'POST', url: '/sso/introspect', headers: form, payload: 'token=x' })],
+      ['not found', await app.inject({ method: 'GET', url: '/sso/nothing-here' })],
+      ['redirect', await app.inject({ method: 'GET', url: authorize() })],
+    ];
+    for (const [what, res] of responses) t.equal(res.headers['x-content-type-options'], 'nosniff', `${what} (HTTP ${res.statusCode})`);
+    t.same(
+      responses.map(([, r]) => r.statusCode),
+      [200, 200, 400, 401, 200, 200, 404, 303],
+    );
+  },
+);
 
 t.test('RFC 6797: Strict-Transport-Security on every response of an https issuer, and never from an http one', async (t) => {
   /** A page, a JSON answer, an OAuth error, a redirect and a 404. */
   async function answers(target: typeof app): Promise<Array<[string, LightMyRequestResponse]>> {
-    const form = { 'content-type': 'application/x-www-form-urlencoded', authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret) };
+    const form = {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret),
+    };
     return [
       ['discovery', await target.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })],
-      ['token error', await target.inject({ method: 'POST', url: '/sso/token', headers: form, payload: 'grant_type=authorization_code&code=x' })],
+      [
+        'token error',
+        await target.inject({ method: 'POST', url: '/sso/token', headers: form, payload: 'grant_type=authorization_code&code=x' }),
+      ],
       ['authorize', await target.inject({ method: 'GET', url: authorize() })],
       ['error page', await target.inject({ method: 'GET', url: '/sso/authorize?client_id=nobody' })],
       ['not found', await target.inject({ method: 'GET', url: '/sso/nothing-here' })],
     ];
   }
   const cases: Array<[string, Record<string, string>, string | undefined]> = [
-    ['https issuer, default max-age (a year)', { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' }, 'max-age=31536000'],
-    ['https issuer, HSTS_MAX_AGE_SECONDS=600', { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters', HSTS_MAX_AGE_SECONDS: '600' }, 'max-age=600'],
-    ['https issuer, HSTS_MAX_AGE_SECONDS=0', { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters', HSTS_MAX_AGE_SECONDS: '0' }, undefined],
+    [
+      'https issuer, default max-age (a year)',
+      { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' },
+      'max-age=31536000',
+    ],
+    [
+      'https issuer, HSTS_MAX_AGE_SECONDS=600',
+      { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters', HSTS_MAX_AGE_SECONDS: '600' },
+      'max-age=600',
+    ],
+    [
+      'https issuer, HSTS_MAX_AGE_SECONDS=0',
+      { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters', HSTS_MAX_AGE_SECONDS: '0' },
+      undefined,
+    ],
   ];
   for (const [what, env, expected] of cases) {
     const built = await buildTestApp(t, { env });
-    for (const [name, res] of await answers(built.app)) t.equal(res.headers['strict-transport-security'], expected, `${what}: ${name} (HTTP ${res.statusCode})`);
+    for (const [name, res] of await answers(built.app))
+      t.equal(res.headers['strict-transport-security'], expected, `${what}: ${name} (HTTP ${res.statusCode})`);
   }
   // RFC 6797 7.2: "An HSTS Host MUST NOT include the STS header field in HTTP responses conveyed over non-secure transport."
   for (const [name, res] of await answers(app)) t.equal(res.headers['strict-transport-security'], undefined, `http issuer: ${name}`);

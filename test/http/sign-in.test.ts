@@ -116,17 +116,20 @@ t.test('sign-in and consent pages', async (t) => {
     return { ...user, email };
   }
 
-  t.test('the sign-in page is a form with username, password and a hidden CSRF field, never cached or framed (RFC 9700 4.16, RFC 6749 10.13)', async (t) => {
-    const browser = new Browser();
-    const { page, csrf, action, path } = await openLoginPage(t, app, browser);
-    assertPageHeaders(t, page);
-    t.match(page.body, /<input type="text" id="login" name="login"/);
-    t.match(page.body, /<input type="password" id="password" name="password"/);
-    t.match(page.body, /<input type="hidden" name="csrf" value="[A-Za-z0-9_-]{22,}">/);
-    t.equal(csrf, browser.get('sso_interaction'), 'the CSRF token is the interaction binding');
-    t.equal(action, `${path}/login`);
-    t.match(page.body, /to continue to Test App/);
-  });
+  t.test(
+    'the sign-in page is a form with username, password and a hidden CSRF field, never cached or framed (RFC 9700 4.16, RFC 6749 10.13)',
+    async (t) => {
+      const browser = new Browser();
+      const { page, csrf, action, path } = await openLoginPage(t, app, browser);
+      assertPageHeaders(t, page);
+      t.match(page.body, /<input type="text" id="login" name="login"/);
+      t.match(page.body, /<input type="password" id="password" name="password"/);
+      t.match(page.body, /<input type="hidden" name="csrf" value="[A-Za-z0-9_-]{22,}">/);
+      t.equal(csrf, browser.get('sso_interaction'), 'the CSRF token is the interaction binding');
+      t.equal(action, `${path}/login`);
+      t.match(page.body, /to continue to Test App/);
+    },
+  );
 
   t.test('the interaction cookie is HttpOnly, SameSite=Lax and scoped to its own interaction (RFC 6265 4.1.2)', async (t) => {
     const res = await app.inject({ method: 'GET', url: authorizePath(request()) });
@@ -449,13 +452,19 @@ t.test('sign-in and consent pages', async (t) => {
 });
 
 t.test('the session and interaction cookies are Secure when the issuer is https (RFC 6265 4.1.2.5, RFC 9700 4.16)', async (t) => {
-  const { app } = await buildTestApp(t, { env: { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' } });
+  const { app } = await buildTestApp(t, {
+    env: { BASE_URL: 'https://sso.example', KEYS_ENCRYPTION_SECRET: 'a-test-secret-of-at-least-32-characters' },
+  });
   const browser = new Browser();
   const started = await browser.request(app, 'GET', authorizePath(request()));
   t.equal(started.statusCode, 303);
   t.match(String(started.headers.location), /^https:\/\/sso\.example\/sso\/interaction\//);
   const id = String(started.headers.location).split('/').pop();
-  t.match(setCookie(started, `__Host-sso_interaction_${id}`), /; Secure/i, 'https cookies carry the __Host- prefix (see host-cookies.test.ts)');
+  t.match(
+    setCookie(started, `__Host-sso_interaction_${id}`),
+    /; Secure/i,
+    'https cookies carry the __Host- prefix (see host-cookies.test.ts)',
+  );
   const page = await browser.request(app, 'GET', localPath(String(started.headers.location)));
   t.equal(page.statusCode, 200);
   const action = formAction(page.body);

@@ -94,45 +94,56 @@ t.test('RFC 6749 5.1: a valid code is exchanged for a Bearer access token and an
   t.notOk(res.body.includes(grant.code), 'the response does not echo the code');
 });
 
-t.test('OIDC Core 3.1.3.7: the ID token verifies with the published JWKS and carries iss, aud, sub, nonce, auth_time and at_hash', async (t) => {
-  const before = Math.floor(Date.now() / 1000);
-  const { grant, res } = await redeemFreshCode();
-  t.equal(res.statusCode, 200, res.body);
-  const { access_token: accessToken, id_token: idToken } = res.json();
+t.test(
+  'OIDC Core 3.1.3.7: the ID token verifies with the published JWKS and carries iss, aud, sub, nonce, auth_time and at_hash',
+  async (t) => {
+    const before = Math.floor(Date.now() / 1000);
+    const { grant, res } = await redeemFreshCode();
+    t.equal(res.statusCode, 200, res.body);
+    const { access_token: accessToken, id_token: idToken } = res.json();
 
-  const jwksRes = await app.inject({ method: 'GET', url: '/sso/jwks' });
-  t.equal(jwksRes.statusCode, 200);
-  const jwks = jwksRes.json() as JSONWebKeySet;
-  const { payload, protectedHeader } = await jwtVerify(idToken, createLocalJWKSet(jwks), {
-    issuer: config.issuer,
-    audience: CONFIDENTIAL.client_id,
-    algorithms: ['RS256'],
-  });
+    const jwksRes = await app.inject({ method: 'GET', url: '/sso/jwks' });
+    t.equal(jwksRes.statusCode, 200);
+    const jwks = jwksRes.json() as JSONWebKeySet;
+    const { payload, protectedHeader } = await jwtVerify(idToken, createLocalJWKSet(jwks), {
+      issuer: config.issuer,
+      audience: CONFIDENTIAL.client_id,
+      algorithms: ['RS256'],
+    });
 
-  t.equal(protectedHeader.alg, 'RS256');
-  t.type(protectedHeader.kid, 'string');
-  t.ok(jwks.keys.some((k) => k.kid === protectedHeader.kid), 'the kid names a key of the JWKS');
-  t.equal(decodeProtectedHeader(idToken).kid, protectedHeader.kid);
+    t.equal(protectedHeader.alg, 'RS256');
+    t.type(protectedHeader.kid, 'string');
+    t.ok(
+      jwks.keys.some((k) => k.kid === protectedHeader.kid),
+      'the kid names a key of the JWKS',
+    );
+    t.equal(decodeProtectedHeader(idToken).kid, protectedHeader.kid);
 
-  t.equal(payload.iss, config.issuer);
-  t.equal(payload.aud, CONFIDENTIAL.client_id);
-  const alice = await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow();
-  t.equal(payload.sub, alice.id, 'sub is the stable user id');
-  t.not(payload.sub, 'alice', 'sub is not the username');
-  t.equal(payload.nonce, grant.nonce, 'OIDC Core 3.1.3.6: the nonce of the authorization request');
-  t.type(payload.auth_time, 'number');
-  t.ok((payload.auth_time as number) >= before - 1 && (payload.auth_time as number) <= payload.iat!, 'auth_time is the sign-in time');
-  t.type(payload.exp, 'number');
-  t.ok(payload.exp! > payload.iat!, 'exp is after iat');
+    t.equal(payload.iss, config.issuer);
+    t.equal(payload.aud, CONFIDENTIAL.client_id);
+    const alice = await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow();
+    t.equal(payload.sub, alice.id, 'sub is the stable user id');
+    t.not(payload.sub, 'alice', 'sub is not the username');
+    t.equal(payload.nonce, grant.nonce, 'OIDC Core 3.1.3.6: the nonce of the authorization request');
+    t.type(payload.auth_time, 'number');
+    t.ok((payload.auth_time as number) >= before - 1 && (payload.auth_time as number) <= payload.iat!, 'auth_time is the sign-in time');
+    t.type(payload.exp, 'number');
+    t.ok(payload.exp! > payload.iat!, 'exp is after iat');
 
-  // OIDC Core 3.1.3.6: at_hash is the base64url of the left-most half of SHA-256(access_token).
-  const expectedAtHash = createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
-  t.equal(payload.at_hash, expectedAtHash);
-});
+    // OIDC Core 3.1.3.6: at_hash is the base64url of the left-most half of SHA-256(access_token).
+    const expectedAtHash = createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+    t.equal(payload.at_hash, expectedAtHash);
+  },
+);
 
 t.test('OIDC Core 3.1.3.3: a code granted without the openid scope yields an access token but no ID token', async (t) => {
   const grant = await obtainCode(app, { scope: 'profile' });
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   t.equal(res.statusCode, 200, res.body);
   t.equal(res.json().scope, 'profile');
   t.notOk('id_token' in res.json(), 'no id_token without openid');
@@ -140,13 +151,16 @@ t.test('OIDC Core 3.1.3.3: a code granted without the openid scope yields an acc
 
 // ---- client authentication (RFC 6749 2.3) ----
 
-t.test("RFC 6749 2.3.1: Basic credentials whose secret holds ':', '+', '%' and spaces, form-url-encoded, authenticate the client", async (t) => {
-  t.match(CONFIDENTIAL.client_secret, /:.*\+.*%.* /, 'the fixture secret holds the awkward characters');
-  const decoded = Buffer.from(CONFIDENTIAL_BASIC.slice('Basic '.length), 'base64').toString('utf8');
-  t.match(decoded, /%3A/, 'the colon in the secret is percent-encoded');
-  const { res } = await redeemFreshCode();
-  t.equal(res.statusCode, 200, res.body);
-});
+t.test(
+  "RFC 6749 2.3.1: Basic credentials whose secret holds ':', '+', '%' and spaces, form-url-encoded, authenticate the client",
+  async (t) => {
+    t.match(CONFIDENTIAL.client_secret, /:.*\+.*%.* /, 'the fixture secret holds the awkward characters');
+    const decoded = Buffer.from(CONFIDENTIAL_BASIC.slice('Basic '.length), 'base64').toString('utf8');
+    t.match(decoded, /%3A/, 'the colon in the secret is percent-encoded');
+    const { res } = await redeemFreshCode();
+    t.equal(res.statusCode, 200, res.body);
+  },
+);
 
 t.test('RFC 6749 2.3.1: client_secret_post (id and secret in the form body) authenticates the client', async (t) => {
   const grant = await obtainCode(app);
@@ -171,18 +185,21 @@ t.test('RFC 6749 5.2: a wrong client secret is refused with 401 invalid_client a
   const form = { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier };
   const wrong = `${CONFIDENTIAL.client_secret}x`;
   assertInvalidClient(t, await tokenRequest(app, form, basicAuth(CONFIDENTIAL.client_id, wrong)), [wrong, grant.code]);
-  assertInvalidClient(
-    t,
-    await tokenRequest(app, { ...form, client_id: CONFIDENTIAL.client_id, client_secret: wrong }, NO_AUTH),
-    [wrong, grant.code],
-  );
+  assertInvalidClient(t, await tokenRequest(app, { ...form, client_id: CONFIDENTIAL.client_id, client_secret: wrong }, NO_AUTH), [
+    wrong,
+    grant.code,
+  ]);
   // The failed attempts did not spend the code.
   const ok = await tokenRequest(app, form);
   t.equal(ok.statusCode, 200, ok.body);
 });
 
 t.test('RFC 6749 5.2: an unknown client is refused with 401 invalid_client', async (t) => {
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: 'whatever' }, basicAuth('nobody', 'nobody-secret-0123456789'));
+  const res = await tokenRequest(
+    app,
+    { grant_type: 'authorization_code', code: 'whatever' },
+    basicAuth('nobody', 'nobody-secret-0123456789'),
+  );
   assertInvalidClient(t, res, ['nobody-secret-0123456789']);
 });
 
@@ -255,7 +272,13 @@ t.test('RFC 6749 3.2.1: a confidential client sending only its client_id is refu
   const grant = await obtainCode(app);
   const res = await tokenRequest(
     app,
-    { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier, client_id: CONFIDENTIAL.client_id },
+    {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      code_verifier: grant.verifier,
+      client_id: CONFIDENTIAL.client_id,
+    },
     NO_AUTH,
   );
   assertInvalidClient(t, res, [grant.code]);
@@ -284,20 +307,28 @@ t.test('RFC 6749 3.1: a repeated parameter is refused with invalid_request namin
   assertOAuthError(t, twice, { status: 400, error: 'invalid_request', mentions: /grant_type/, secrets: [grant.code] });
 });
 
-t.test('RFC 6749 Appendix A: a parameter holding an encoded NUL is refused with invalid_request, not 500, and spends nothing', async (t) => {
-  const grant = await obtainCode(app);
-  const redirect = encodeURIComponent(String(grant.redirectUri));
-  for (const body of [
-    `grant_type=authorization_code&code=${grant.code}&redirect_uri=${redirect}%00&code_verifier=${grant.verifier}`,
-    `grant_type=authorization_code&code=${grant.code}%00&redirect_uri=${redirect}&code_verifier=${grant.verifier}`,
-    `grant_type=refresh_token&refresh_token=a%00b`,
-  ]) {
-    const res = await rawTokenRequest(body);
-    assertOAuthError(t, res, { status: 400, error: 'invalid_request', mentions: /NUL/, secrets: [grant.code] });
-  }
-  const ok = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
-  t.equal(ok.statusCode, 200, ok.body);
-});
+t.test(
+  'RFC 6749 Appendix A: a parameter holding an encoded NUL is refused with invalid_request, not 500, and spends nothing',
+  async (t) => {
+    const grant = await obtainCode(app);
+    const redirect = encodeURIComponent(String(grant.redirectUri));
+    for (const body of [
+      `grant_type=authorization_code&code=${grant.code}&redirect_uri=${redirect}%00&code_verifier=${grant.verifier}`,
+      `grant_type=authorization_code&code=${grant.code}%00&redirect_uri=${redirect}&code_verifier=${grant.verifier}`,
+      `grant_type=refresh_token&refresh_token=a%00b`,
+    ]) {
+      const res = await rawTokenRequest(body);
+      assertOAuthError(t, res, { status: 400, error: 'invalid_request', mentions: /NUL/, secrets: [grant.code] });
+    }
+    const ok = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      code_verifier: grant.verifier,
+    });
+    t.equal(ok.statusCode, 200, ok.body);
+  },
+);
 
 t.test('RFC 6749 3.2: a JSON body is refused with invalid_request, not 415 or 500', async (t) => {
   const grant = await obtainCode(app);
@@ -307,7 +338,12 @@ t.test('RFC 6749 3.2: a JSON body is refused with invalid_request, not 415 or 50
   );
   assertOAuthError(t, res, { status: 400, error: 'invalid_request', mentions: /x-www-form-urlencoded/, secrets: [grant.code] });
   // The refused request did not spend the code.
-  const ok = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const ok = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   t.equal(ok.statusCode, 200, ok.body);
 });
 
@@ -352,7 +388,7 @@ for (const grantType of ['password', 'urn:ietf:params:oauth:grant-type:jwt-beare
   });
 }
 
-t.test('RFC 6749 5.2: an unsupported grant_type is not echoed in error_description (it is the sender\'s own text)', async (t) => {
+t.test("RFC 6749 5.2: an unsupported grant_type is not echoed in error_description (it is the sender's own text)", async (t) => {
   const chosen = 'urn:x:attacker-chosen-text:please-call-555-0100';
   const res = await tokenRequest(app, { grant_type: chosen });
   assertOAuthError(t, res, { status: 400, error: 'unsupported_grant_type' });
@@ -374,14 +410,24 @@ t.test('RFC 6749 5.2: a client not registered for authorization_code is refused 
 t.test('RFC 6749 5.2: an unknown code is refused with invalid_grant', async (t) => {
   const { verifier } = pkcePair();
   const code = 'not-a-code-this-server-issued-0123456789';
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: CONFIDENTIAL.redirect_uris[0], code_verifier: verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: CONFIDENTIAL.redirect_uris[0],
+    code_verifier: verifier,
+  });
   assertInvalidGrant(t, res, code);
 });
 
 t.test('RFC 6749 4.1.2: a code is refused with invalid_grant once its lifetime has passed', async (t) => {
   const grant = await obtainCode(app);
   advance(config.codeTtlSeconds + 1);
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   assertInvalidGrant(t, res, grant.code, /expired/);
 });
 
@@ -427,31 +473,53 @@ t.test('RFC 7636 4.6: a missing code_verifier for a code issued with a code_chal
 t.test('RFC 7636 4.6: a code_verifier that does not match the code_challenge is refused with invalid_grant', async (t) => {
   const grant = await obtainCode(app);
   const wrong = pkcePair().verifier;
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: wrong });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: wrong,
+  });
   assertInvalidGrant(t, res, grant.code, /code_verifier/);
   t.notOk(res.body.includes(wrong), 'the verifier is not echoed');
 });
 
 t.test('RFC 7636 4.1: a code_verifier that is not 43 to 128 unreserved characters is refused with invalid_request', async (t) => {
   const grant = await obtainCode(app);
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: 'short' });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: 'short',
+  });
   assertOAuthError(t, res, { status: 400, error: 'invalid_request', mentions: /code_verifier/, secrets: [grant.code] });
 });
 
-t.test('RFC 9700 2.1.1: a code_verifier for a code issued without a code_challenge is refused with invalid_grant (PKCE downgrade)', async (t) => {
-  const grant = await obtainCode(app, { code_challenge: undefined, code_challenge_method: undefined });
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
-  assertInvalidGrant(t, res, grant.code, /code_verifier/);
-  // Without the verifier the same code is redeemed: the refusal did not spend it.
-  const ok = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri });
-  t.equal(ok.statusCode, 200, ok.body);
-});
+t.test(
+  'RFC 9700 2.1.1: a code_verifier for a code issued without a code_challenge is refused with invalid_grant (PKCE downgrade)',
+  async (t) => {
+    const grant = await obtainCode(app, { code_challenge: undefined, code_challenge_method: undefined });
+    const res = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      code_verifier: grant.verifier,
+    });
+    assertInvalidGrant(t, res, grant.code, /code_verifier/);
+    // Without the verifier the same code is redeemed: the refusal did not spend it.
+    const ok = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri });
+    t.equal(ok.statusCode, 200, ok.body);
+  },
+);
 
 t.test('RFC 6749 4.1.3: a code refused for a failed check is not spent and can then be redeemed correctly', async (t) => {
   const grant = await obtainCode(app);
   const form = { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri };
   assertInvalidGrant(t, await tokenRequest(app, { ...form, code_verifier: pkcePair().verifier }), grant.code);
-  assertInvalidGrant(t, await tokenRequest(app, { ...form, redirect_uri: CONFIDENTIAL.redirect_uris[1], code_verifier: grant.verifier }), grant.code);
+  assertInvalidGrant(
+    t,
+    await tokenRequest(app, { ...form, redirect_uri: CONFIDENTIAL.redirect_uris[1], code_verifier: grant.verifier }),
+    grant.code,
+  );
   const res = await tokenRequest(app, { ...form, code_verifier: grant.verifier });
   t.equal(res.statusCode, 200, res.body);
   t.type(res.json().access_token, 'string');
@@ -465,7 +533,12 @@ t.test('RFC 6749 4.1.2: a replayed code is refused with invalid_grant and revoke
   const accessToken: string = res.json().access_token;
   t.equal((await userinfo(accessToken)).statusCode, 200, 'the token works before the replay');
 
-  const replay = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const replay = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   assertInvalidGrant(t, replay, grant.code, /already used/);
   t.notOk(replay.body.includes(accessToken), 'the replay does not see the token');
 

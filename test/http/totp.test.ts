@@ -54,7 +54,10 @@ t.test('enrolment is confirmed only by a valid current code', async (t) => {
     t.match(res.body, /id="manual-key"/, 'the enrolment page again');
   }
   t.equal((await db.selectFrom('totp_authenticators').select('confirmed_at').executeTakeFirstOrThrow()).confirmed_at, null);
-  const res = await browser.request(app, 'POST', '/sso/account/totp/confirm', { csrf, code: totp(secret, clock.now()).replace(/^(...)/, '$1 ') });
+  const res = await browser.request(app, 'POST', '/sso/account/totp/confirm', {
+    csrf,
+    code: totp(secret, clock.now()).replace(/^(...)/, '$1 '),
+  });
   t.equal(res.statusCode, 303, 'the code as the app shows it, "123 456"');
   t.equal(res.headers.location, `${ACCOUNT}?done=totp-enrolled`);
   const page = await browser.request(app, 'GET', localPath(String(res.headers.location)));
@@ -71,7 +74,10 @@ t.test('a code one time step away either way is accepted at enrolment (clock dri
     const { app } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });
     const browser = await accountSignIn(app);
     const { secret, csrf } = await startEnrolment(app, browser);
-    const res = await browser.request(app, 'POST', '/sso/account/totp/confirm', { csrf, code: totp(secret, new Date(clock.now().getTime() + offset * 1000)) });
+    const res = await browser.request(app, 'POST', '/sso/account/totp/confirm', {
+      csrf,
+      code: totp(secret, new Date(clock.now().getTime() + offset * 1000)),
+    });
     t.equal(res.statusCode, 303, `a phone ${offset} s off`);
   }
 });
@@ -85,7 +91,11 @@ t.test('RFC 4226 7.3: each run of wrong codes locks the authenticator twice as l
   const remove = (code: string) => browser.request(app, 'POST', '/sso/account/totp/remove', { csrf, code });
   const wrongNow = () => (totp(secret, clock.now()) === '000000' ? '111111' : '000000');
   t.equal(config.secondFactorTtlSeconds, 300, 'the first lock lasts SECOND_FACTOR_TTL_SECONDS');
-  for (const [run, wait] of [[1, '5 minutes'], [2, '10 minutes'], [3, '20 minutes']] as const) {
+  for (const [run, wait] of [
+    [1, '5 minutes'],
+    [2, '10 minutes'],
+    [3, '20 minutes'],
+  ] as const) {
     clock.advance(30);
     for (let i = 1; i <= config.secondFactorMaxAttempts; i += 1) {
       t.equal((await remove(wrongNow())).statusCode, 400, `run ${run}, wrong code ${i}`);
@@ -131,7 +141,11 @@ t.test('starting an enrolment more than 5 minutes after signing in asks for the 
   // Without the notice, a signed-in browser still goes straight to its account page.
   t.equal((await browser.request(app, 'GET', '/sso/account/sign-in')).statusCode, 303);
 
-  const signedIn = await browser.request(app, 'POST', '/sso/account/sign-in', { csrf: hiddenField(form.body, 'csrf'), login: ALICE.username, password: ALICE.password });
+  const signedIn = await browser.request(app, 'POST', '/sso/account/sign-in', {
+    csrf: hiddenField(form.body, 'csrf'),
+    login: ALICE.username,
+    password: ALICE.password,
+  });
   t.equal(signedIn.headers.location, ACCOUNT);
   const fresh = await accountPage(app, browser);
   const started = await browser.request(app, 'POST', '/sso/account/totp', { csrf: fresh.csrf });
@@ -153,7 +167,11 @@ t.test('a started enrolment is shown and confirmed within 15 minutes of signing 
   t.notMatch(shown.body, /manual-key/);
   const confirm = await browser.request(app, 'POST', '/sso/account/totp/confirm', { csrf, code: totp(secret, clock.now()) });
   t.equal(confirm.headers.location, 'http://localhost:3000/sso/account/sign-in?notice=reauth');
-  t.equal((await db.selectFrom('totp_authenticators').select('confirmed_at').executeTakeFirstOrThrow()).confirmed_at, null, 'not confirmed');
+  t.equal(
+    (await db.selectFrom('totp_authenticators').select('confirmed_at').executeTakeFirstOrThrow()).confirmed_at,
+    null,
+    'not confirmed',
+  );
 });
 
 t.test('removing the authenticator asks for a current code, and refuses the code already used (replay)', async (t) => {
@@ -211,9 +229,15 @@ t.test('the secret is stored encrypted, and neither the secret nor its key appea
   t.match(row.secret, { v: 1, iv: String, tag: String, ciphertext: String }, 'an AES-GCM envelope');
   for (const form of [secret.toString('base64url'), secret.toString('base64'), secret.toString('hex'), base32Encode(secret)]) {
     t.notOk(stored.includes(form), 'the row does not hold the secret in the clear');
-    t.notOk(lines.some((l) => l.includes(form)), 'no log line holds the secret');
+    t.notOk(
+      lines.some((l) => l.includes(form)),
+      'no log line holds the secret',
+    );
   }
-  t.notOk(lines.some((l) => l.includes(KEYS_SECRET.KEYS_ENCRYPTION_SECRET)), 'nor the encryption secret');
+  t.notOk(
+    lines.some((l) => l.includes(KEYS_SECRET.KEYS_ENCRYPTION_SECRET)),
+    'nor the encryption secret',
+  );
   t.ok(lines.length > 0, 'the log did record the requests');
 });
 
@@ -223,12 +247,19 @@ t.test('an envelope moved to another user does not open (the user id is authenti
   await enrol(app, await accountSignIn(app), clock.now());
   const alice = await db.selectFrom('totp_authenticators').selectAll().executeTakeFirstOrThrow();
   const bob = await db.selectFrom('users').select('id').where('username', '=', 'bob').executeTakeFirstOrThrow();
-  await db.insertInto('totp_authenticators').values({ user_id: bob.id, secret: JSON.stringify(alice.secret), created_at: alice.created_at, confirmed_at: alice.confirmed_at }).execute();
+  await db
+    .insertInto('totp_authenticators')
+    .values({ user_id: bob.id, secret: JSON.stringify(alice.secret), created_at: alice.created_at, confirmed_at: alice.confirmed_at })
+    .execute();
   await accountSignIn(app, new Browser(), { username: 'bob', password: 'bob-password-123' }); // Bob's first device
   // On a new device Bob is challenged: the envelope does not open for him, so a code is sent instead.
   const other = new Browser();
   const form = await other.request(app, 'GET', '/sso/account/sign-in');
-  await other.request(app, 'POST', '/sso/account/sign-in', { csrf: hiddenField(form.body, 'csrf'), login: 'bob', password: 'bob-password-123' });
+  await other.request(app, 'POST', '/sso/account/sign-in', {
+    csrf: hiddenField(form.body, 'csrf'),
+    login: 'bob',
+    password: 'bob-password-123',
+  });
   const page = await other.request(app, 'GET', '/sso/sign-in/verify');
   t.match(page.body, /We have sent you a six-digit code/);
 });
@@ -252,7 +283,12 @@ t.test('a secret kept in the clear still opens once KEYS_ENCRYPTION_SECRET is se
   const first = await buildTestApp(t, { clock: clock.now });
   const secret = await enrol(first.app, await accountSignIn(first.app), clock.now());
   // The same database, restarted with the secret set.
-  const second = await buildApp(testConfig(KEYS_SECRET), { db: first.db, logger: pino({ level: 'silent' }), clock: clock.now, notifier: null });
+  const second = await buildApp(testConfig(KEYS_SECRET), {
+    db: first.db,
+    logger: pino({ level: 'silent' }),
+    clock: clock.now,
+    notifier: null,
+  });
   t.teardown(() => second.close());
   await second.ready();
   clock.advance(30);
@@ -270,13 +306,25 @@ t.test('a secret kept in the clear still opens once KEYS_ENCRYPTION_SECRET is se
 async function challengedSignIn(app: Parameters<typeof accountSignIn>[0]) {
   const browser = new Browser();
   const { verifier, challenge } = pkcePair();
-  const start = await browser.request(app, 'GET', authorizePath({
-    response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: CONFIDENTIAL.redirect_uris[0], scope: 'openid',
-    state: 's', nonce: 'n', code_challenge: challenge, code_challenge_method: 'S256',
-  }));
+  const start = await browser.request(
+    app,
+    'GET',
+    authorizePath({
+      response_type: 'code',
+      client_id: CONFIDENTIAL.client_id,
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      scope: 'openid',
+      state: 's',
+      nonce: 'n',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }),
+  );
   const login = await browser.request(app, 'GET', localPath(String(start.headers.location)));
   const posted = await browser.request(app, 'POST', localPath(/action="([^"]+)"/.exec(login.body)![1]!), {
-    csrf: hiddenField(login.body, 'csrf'), login: ALICE.username, password: ALICE.password,
+    csrf: hiddenField(login.body, 'csrf'),
+    login: ALICE.username,
+    password: ALICE.password,
   });
   if (posted.headers.location !== 'http://localhost:3000/sso/sign-in/verify') throw new Error(`not challenged: ${posted.statusCode}`);
   return { browser, verifier };
@@ -290,7 +338,11 @@ t.test('a challenged sign-in of a user with an authenticator asks for its code a
   const page = await browser.request(app, 'GET', '/sso/sign-in/verify');
   t.equal(page.statusCode, 200);
   t.match(page.body, /Enter the six-digit code your authenticator app shows now\./);
-  t.equal((await db.selectFrom('outbox').select('id').where('kind', '=', 'one-time-code').execute()).length, 0, 'no code went through the outbox');
+  t.equal(
+    (await db.selectFrom('outbox').select('id').where('kind', '=', 'one-time-code').execute()).length,
+    0,
+    'no code went through the outbox',
+  );
 
   const replayed = await answerCode(app, browser, totp(secret, clock.now()));
   t.equal(replayed.statusCode, 401, 'the code used at enrolment is a replay');
@@ -299,10 +351,22 @@ t.test('a challenged sign-in of a user with an authenticator asks for its code a
   const answered = await answerCode(app, browser, totp(secret, clock.now()));
   t.equal(answered.statusCode, 303);
   const consent = await browser.request(app, 'GET', localPath(String(answered.headers.location)));
-  const allowed = await browser.request(app, 'POST', localPath(/action="([^"]+)"/.exec(consent.body)![1]!), { csrf: hiddenField(consent.body, 'csrf'), decision: 'allow' });
+  const allowed = await browser.request(app, 'POST', localPath(/action="([^"]+)"/.exec(consent.body)![1]!), {
+    csrf: hiddenField(consent.body, 'csrf'),
+    decision: 'allow',
+  });
   const code = new URL(String(allowed.headers.location)).searchParams.get('code')!;
-  const tokens = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: CONFIDENTIAL.redirect_uris[0], code_verifier: verifier });
-  t.same(decodeJwt((tokens.json() as { id_token: string }).id_token).amr, ['pwd', 'otp', 'mfa'], 'RFC 8176: password, one-time password, multiple factors');
+  const tokens = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: CONFIDENTIAL.redirect_uris[0],
+    code_verifier: verifier,
+  });
+  t.same(
+    decodeJwt((tokens.json() as { id_token: string }).id_token).amr,
+    ['pwd', 'otp', 'mfa'],
+    'RFC 8176: password, one-time password, multiple factors',
+  );
 
   const again = await answerCode(app, browser, totp(secret, clock.now()));
   t.equal(again.statusCode, 400, 'the challenge is used up');

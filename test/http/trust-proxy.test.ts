@@ -37,16 +37,25 @@ const behindList = await loggedApp(t, { TRUST_PROXY: '127.0.0.1' });
 const behindOneHop = await loggedApp(t, { TRUST_PROXY: '1' });
 
 /** A sign-in page of its own (fresh browser), then a wrong password posted with these extra headers. */
-async function wrongPassword(app: FastifyInstance, login: string, headers: Record<string, string>, remoteAddress = '127.0.0.1'): Promise<LightMyRequestResponse> {
+async function wrongPassword(
+  app: FastifyInstance,
+  login: string,
+  headers: Record<string, string>,
+  remoteAddress = '127.0.0.1',
+): Promise<LightMyRequestResponse> {
   const browser = new Browser();
-  const started = await browser.request(app, 'GET', authorizePath({
-    response_type: 'code',
-    client_id: CONFIDENTIAL.client_id,
-    redirect_uri: CONFIDENTIAL.redirect_uris[0],
-    scope: 'openid',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-  }));
+  const started = await browser.request(
+    app,
+    'GET',
+    authorizePath({
+      response_type: 'code',
+      client_id: CONFIDENTIAL.client_id,
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      scope: 'openid',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    }),
+  );
   const page = await browser.request(app, 'GET', localPath(String(started.headers.location)));
   const action = formAction(page.body);
   return app.inject({
@@ -58,12 +67,19 @@ async function wrongPassword(app: FastifyInstance, login: string, headers: Recor
   });
 }
 
-t.test('without TRUST_PROXY, X-Forwarded-For is ignored: failures from "different" forwarded addresses lock the one real address', async (t) => {
-  const { app } = direct;
-  t.equal((await wrongPassword(app, 'a-1', { 'x-forwarded-for': '203.0.113.1' })).statusCode, 401);
-  t.equal((await wrongPassword(app, 'a-2', { 'x-forwarded-for': '203.0.113.2' })).statusCode, 401);
-  t.equal((await wrongPassword(app, 'a-3', { 'x-forwarded-for': '203.0.113.3' })).statusCode, 429, 'the socket address 127.0.0.1 is locked');
-});
+t.test(
+  'without TRUST_PROXY, X-Forwarded-For is ignored: failures from "different" forwarded addresses lock the one real address',
+  async (t) => {
+    const { app } = direct;
+    t.equal((await wrongPassword(app, 'a-1', { 'x-forwarded-for': '203.0.113.1' })).statusCode, 401);
+    t.equal((await wrongPassword(app, 'a-2', { 'x-forwarded-for': '203.0.113.2' })).statusCode, 401);
+    t.equal(
+      (await wrongPassword(app, 'a-3', { 'x-forwarded-for': '203.0.113.3' })).statusCode,
+      429,
+      'the socket address 127.0.0.1 is locked',
+    );
+  },
+);
 
 t.test('without TRUST_PROXY, the request log records the socket address, not X-Forwarded-For', async (t) => {
   const { app, requestIps } = direct;
@@ -98,17 +114,37 @@ t.test('X-Forwarded-For from an address TRUST_PROXY does not name is ignored', a
 t.test('TRUST_PROXY=1 believes one hop: a client-written X-Forwarded-For entry further left is not the address', async (t) => {
   const { app, requestIps } = behindOneHop;
   // The client sent "X-Forwarded-For: 10.9.9.9" itself; the one proxy appended the address it saw.
-  await app.inject({ method: 'GET', url: '/healthz', remoteAddress: '192.0.2.20', headers: { 'x-forwarded-for': '10.9.9.9, 203.0.113.80' } });
+  await app.inject({
+    method: 'GET',
+    url: '/healthz',
+    remoteAddress: '192.0.2.20',
+    headers: { 'x-forwarded-for': '10.9.9.9, 203.0.113.80' },
+  });
   t.equal(requestIps().at(-1), '203.0.113.80');
 });
 
 /** Requests that write the issuer or an issuer URL into their answer, sent with a hostile Host and forwarding headers. */
-const HOSTILE = { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-for': '203.0.113.99' };
+const HOSTILE = {
+  host: 'evil.example',
+  'x-forwarded-host': 'evil.example',
+  'x-forwarded-proto': 'https',
+  'x-forwarded-for': '203.0.113.99',
+};
 
 async function answersWithUrls(app: FastifyInstance): Promise<LightMyRequestResponse[]> {
   const send = (options: InjectOptions) => app.inject({ ...options, headers: { ...HOSTILE, ...options.headers } });
   const browser = new Browser();
-  const started = await send({ method: 'GET', url: authorizePath({ response_type: 'code', client_id: CONFIDENTIAL.client_id, redirect_uri: CONFIDENTIAL.redirect_uris[0], scope: 'openid', code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }) });
+  const started = await send({
+    method: 'GET',
+    url: authorizePath({
+      response_type: 'code',
+      client_id: CONFIDENTIAL.client_id,
+      redirect_uri: CONFIDENTIAL.redirect_uris[0],
+      scope: 'openid',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    }),
+  });
   browser.store(started);
   const pageUrl = localPath(String(started.headers.location));
   const page = await send({ method: 'GET', url: pageUrl, headers: { cookie: browser.header(pageUrl) } });
@@ -116,25 +152,38 @@ async function answersWithUrls(app: FastifyInstance): Promise<LightMyRequestResp
     await send({ method: 'GET', url: '/sso/.well-known/openid-configuration' }),
     started,
     page,
-    await send({ method: 'POST', url: '/sso/device_authorization', headers: { authorization: TV_BASIC, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'scope=openid' }),
+    await send({
+      method: 'POST',
+      url: '/sso/device_authorization',
+      headers: { authorization: TV_BASIC, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'scope=openid',
+    }),
     await send({ method: 'GET', url: '/sso/userinfo', headers: { authorization: 'Bearer not-a-token' } }),
     await send({ method: 'GET', url: '/sso/account' }),
   ];
 }
 
-for (const [name, setup] of [['without TRUST_PROXY', direct], ['with TRUST_PROXY', behindOneHop]] as const) {
+for (const [name, setup] of [
+  ['without TRUST_PROXY', direct],
+  ['with TRUST_PROXY', behindOneHop],
+] as const) {
   t.test(`${name}, the issuer and every URL come from BASE_URL, never from Host or X-Forwarded-Host`, async (t) => {
     const answers = await answersWithUrls(setup.app);
     const discovery = answers[0]!.json() as Record<string, unknown>;
     t.equal(discovery.issuer, 'http://localhost:3000/sso');
     for (const [key, value] of Object.entries(discovery)) {
-      if (key !== 'issuer' && typeof value === 'string' && /^https?:/.test(value)) t.ok(value.startsWith('http://localhost:3000/sso/'), `${key}: ${value}`);
+      if (key !== 'issuer' && typeof value === 'string' && /^https?:/.test(value))
+        t.ok(value.startsWith('http://localhost:3000/sso/'), `${key}: ${value}`);
     }
     t.ok(String(answers[1]!.headers.location).startsWith('http://localhost:3000/sso/interaction/'), 'the authorize redirect');
     t.match(answers[2]!.body, /<form method="post" action="http:\/\/localhost:3000\/sso\//, 'the sign-in form action');
     t.equal(answers[3]!.json().verification_uri, 'http://localhost:3000/sso/device', 'the device verification URI');
     for (const [i, res] of answers.entries()) {
-      t.notMatch(JSON.stringify(res.headers) + res.body, /evil\.example|https:\/\/localhost/, `answer ${i + 1} (${res.statusCode}) carries nothing from the request's headers`);
+      t.notMatch(
+        JSON.stringify(res.headers) + res.body,
+        /evil\.example|https:\/\/localhost/,
+        `answer ${i + 1} (${res.statusCode}) carries nothing from the request's headers`,
+      );
     }
   });
 }

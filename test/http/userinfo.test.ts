@@ -8,12 +8,26 @@ import { obtainCode, tokenRequest, type SignInOptions } from '../helpers/flow.js
 const { app, db, config, advance } = await buildTestApp(t);
 
 /** Signs in (as Alice unless told otherwise), consents to `scope` and redeems the code. */
-async function tokensFor(scope: string, options: SignInOptions = {}): Promise<{ accessToken: string; idToken?: string; code: string; verifier: string; redirectUri: string | undefined }> {
+async function tokensFor(
+  scope: string,
+  options: SignInOptions = {},
+): Promise<{ accessToken: string; idToken?: string; code: string; verifier: string; redirectUri: string | undefined }> {
   const grant = await obtainCode(app, { scope }, options);
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   if (res.statusCode !== 200) throw new Error(`token request failed: ${res.body}`);
   const body = res.json();
-  return { accessToken: body.access_token, idToken: body.id_token, code: grant.code, verifier: grant.verifier, redirectUri: grant.redirectUri };
+  return {
+    accessToken: body.access_token,
+    idToken: body.id_token,
+    code: grant.code,
+    verifier: grant.verifier,
+    redirectUri: grant.redirectUri,
+  };
 }
 
 function getUserinfo(accessToken: string) {

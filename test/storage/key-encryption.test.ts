@@ -71,13 +71,26 @@ t.test('keys stored in the clear are encrypted on the first start with a secret,
   const db = await database(t);
   const clear = await load(t, db);
   const before = await listSigningKeys(db);
-  t.ok(before.every((r) => typeof r.private_jwk.d === 'string'), 'without a secret the private JWKs are clear');
+  t.ok(
+    before.every((r) => typeof r.private_jwk.d === 'string'),
+    'without a secret the private JWKs are clear',
+  );
 
   const first = await load(t, db, SECRET);
   const encrypted = await listSigningKeys(db);
-  t.same(encrypted.map((r) => r.kid), before.map((r) => r.kid), 'the same keys, none generated');
-  t.ok(encrypted.every((r) => r.private_jwk.v === 1 && !('d' in r.private_jwk)), 'every one is now an envelope');
-  t.same(encrypted.map((r) => r.public_jwk), before.map((r) => r.public_jwk));
+  t.same(
+    encrypted.map((r) => r.kid),
+    before.map((r) => r.kid),
+    'the same keys, none generated',
+  );
+  t.ok(
+    encrypted.every((r) => r.private_jwk.v === 1 && !('d' in r.private_jwk)),
+    'every one is now an envelope',
+  );
+  t.same(
+    encrypted.map((r) => r.public_jwk),
+    before.map((r) => r.public_jwk),
+  );
   t.equal(first.signer('RS256').kid, clear.signer('RS256').kid, 'the same key signs');
   t.equal(first.jwksJson, clear.jwksJson, 'the same JWKS');
 
@@ -89,7 +102,10 @@ t.test('a wrong KEYS_ENCRYPTION_SECRET stops the start with a message naming the
   const db = await database(t);
   await load(t, db, SECRET);
   const err = await refusal(t, db, OTHER_SECRET);
-  t.equal(err.message, 'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with');
+  t.equal(
+    err.message,
+    'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with',
+  );
   t.notMatch(err.message, OTHER_SECRET);
   t.notMatch(err.message, SECRET);
 });
@@ -117,11 +133,21 @@ t.test('without a secret the start log warns once, at level warn, that the keys 
   await load(t, db, undefined, clear.logger);
   const warnings = clear.lines.filter((l) => l.level === 40 && l.msg.includes('KEYS_ENCRYPTION_SECRET'));
   t.equal(warnings.length, 1);
-  t.match(warnings[0]!.msg, /^KEYS_ENCRYPTION_SECRET is not set: the private signing keys and the authenticator-app secrets are stored IN THE CLEAR/);
+  t.match(
+    warnings[0]!.msg,
+    /^KEYS_ENCRYPTION_SECRET is not set: the private signing keys and the authenticator-app secrets are stored IN THE CLEAR/,
+  );
 
   const encrypted = capture();
   await load(t, db, SECRET, encrypted.logger);
-  t.same(encrypted.lines.filter((l) => l.level === 40 && l.msg.includes('KEYS_ENCRYPTION_SECRET')), [], 'no warning with a secret');
-  t.match(encrypted.lines.find((l) => l.msg.startsWith('clear private signing keys encrypted')), { level: 30, count: 4 });
+  t.same(
+    encrypted.lines.filter((l) => l.level === 40 && l.msg.includes('KEYS_ENCRYPTION_SECRET')),
+    [],
+    'no warning with a secret',
+  );
+  t.match(
+    encrypted.lines.find((l) => l.msg.startsWith('clear private signing keys encrypted')),
+    { level: 30, count: 4 },
+  );
   t.notMatch(JSON.stringify(encrypted.lines), SECRET, 'the secret is never logged');
 });

@@ -60,7 +60,12 @@ const kidsOf = async (app: FastifyInstance, alg = 'RS256') => (await jwks(app)).
 /** Signs ALICE in at `app` and redeems the code there: the ID token it answers. */
 async function idToken(app: FastifyInstance): Promise<string> {
   const grant = await obtainCode(app);
-  const res = await tokenRequest(app, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, code_verifier: grant.verifier });
+  const res = await tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: grant.code,
+    redirect_uri: grant.redirectUri,
+    code_verifier: grant.verifier,
+  });
   if (res.statusCode !== 200) throw new Error(`token endpoint answered ${res.statusCode}: ${res.body}`);
   return (res.json() as { id_token: string }).id_token;
 }
@@ -114,7 +119,8 @@ t.test('a rotated key is published at once but signs only after KEY_ACTIVATION_D
 
   const before = await idToken(b.app);
   t.equal(decodeProtectedHeader(before).alg, 'RS256');
-  const states = async () => Object.fromEntries((await describeSigningKeys(a.db, RETENTION, now())).filter((k) => k.alg === 'ES256').map((k) => [k.kid, k.state]));
+  const states = async () =>
+    Object.fromEntries((await describeSigningKeys(a.db, RETENTION, now())).filter((k) => k.alg === 'ES256').map((k) => [k.kid, k.state]));
   t.same(await states(), { [oldKid!]: 'active', [rotated!.kid]: 'pending' });
 
   advance(599);

@@ -44,7 +44,11 @@ t.test('a delivered message reaches the notifier once, is marked sent, and its p
   const sent: ClaimedMessage[] = [];
   await deliverDueMessages(ctx, collect(sent));
   await deliverDueMessages(ctx, collect(sent));
-  t.same(sent.filter((m) => m.userId === userId).map((m) => m.payload), [{ code: '123456' }], 'sent once');
+  t.same(
+    sent.filter((m) => m.userId === userId).map((m) => m.payload),
+    [{ code: '123456' }],
+    'sent once',
+  );
   const r = await row(userId);
   t.ok(r.sent_at);
   t.same(r.payload, {}, 'no code stays at rest');
@@ -79,6 +83,13 @@ t.test('two instances delivering at once send each message exactly once (SKIP LO
   const a: ClaimedMessage[] = [];
   const b: ClaimedMessage[] = [];
   await Promise.all([deliverDueMessages(ctx, collect(a)), deliverDueMessages(ctxOn(second?.db ?? db), collect(b))]);
-  const numbers = [...a, ...b].filter((m) => m.userId === userId).map((m) => m.payload.n as number).sort((x, y) => x - y);
-  t.same(numbers, Array.from({ length: 30 }, (_, i) => i), `every message once (${a.length} + ${b.length})`);
+  const numbers = [...a, ...b]
+    .filter((m) => m.userId === userId)
+    .map((m) => m.payload.n as number)
+    .sort((x, y) => x - y);
+  t.same(
+    numbers,
+    Array.from({ length: 30 }, (_, i) => i),
+    `every message once (${a.length} + ${b.length})`,
+  );
 });

@@ -33,7 +33,9 @@ t.test('a statement whose result columns changed is replanned, not failed', { sk
     await sql`alter table users add column nickname_probe text`.execute(conn);
     const after = await conn.selectFrom('users').selectAll().execute();
     t.same(after, [], 'the same statement runs again after the schema change');
-    const prepared = await sql<{ n: string }>`select count(*) as n from pg_prepared_statements where statement like 'select * from "users"%'`.execute(conn);
+    const prepared = await sql<{
+      n: string;
+    }>`select count(*) as n from pg_prepared_statements where statement like 'select * from "users"%'`.execute(conn);
     t.equal(Number(prepared.rows[0]!.n), 1, 'the stale plan was replaced, not kept beside the new one');
   });
 });

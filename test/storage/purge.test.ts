@@ -22,7 +22,12 @@ const userId = (await db.selectFrom('users').select('id').where('username', '=',
 const CLIENT = FIXTURES.clients[0]!.client_id;
 const HOUR = 3600;
 /** Every lifetime an hour, but a one-time code's (5 minutes) and the security events' (a day). */
-const RETENTION = { accessTokenTtlSeconds: HOUR, signInAttemptRetentionSeconds: HOUR, oneTimeCodeTtlSeconds: 300, securityEventRetentionSeconds: 24 * HOUR };
+const RETENTION = {
+  accessTokenTtlSeconds: HOUR,
+  signInAttemptRetentionSeconds: HOUR,
+  oneTimeCodeTtlSeconds: 300,
+  securityEventRetentionSeconds: 24 * HOUR,
+};
 
 const at = (base: Date, seconds: number) => new Date(base.getTime() + seconds * 1000);
 const id = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
@@ -30,123 +35,287 @@ const id = (label: string) => `${label}-${randomBytes(6).toString('hex')}`;
 /** One row in each purged table expiring at `expiresAt`; returns the keys it used. */
 async function insertRows(db: Db, expiresAt: Date, label: string) {
   const issuedAt = at(expiresAt, -60);
-  const keys = { code: id(`code-${label}`), token: id(`at-${label}`), refresh: id(`rt-${label}`), session: id(`s-${label}`), interaction: id(`i-${label}`), throttle: id(`account:${label}`), device: id(`dc-${label}`) };
-  await db.insertInto('authorization_codes').values({
-    code_hash: keys.code, client_id: CLIENT, user_id: userId, redirect_uri: 'https://app.example/cb', redirect_uri_in_request: true,
-    scope: 'openid', nonce: null, code_challenge: null, auth_time: issuedAt, issued_at: issuedAt, expires_at: expiresAt, consumed_at: null,
-  }).execute();
-  await db.insertInto('access_tokens').values({
-    token_hash: keys.token, code_hash: keys.code, client_id: CLIENT, user_id: userId, scope: 'openid', issued_at: issuedAt, expires_at: expiresAt,
-    revoked_at: null, refresh_family_id: null,
-  }).execute();
-  await db.insertInto('refresh_tokens').values({
-    token_hash: keys.refresh, family_id: randomUUID(), client_id: CLIENT, user_id: userId, scope: 'openid offline_access', auth_time: issuedAt,
-    issued_at: issuedAt, expires_at: expiresAt, rotated_at: null, revoked_at: null,
-  }).execute();
-  await db.insertInto('sessions').values({ id_hash: keys.session, user_id: userId, auth_time: issuedAt, created_at: issuedAt, expires_at: expiresAt }).execute();
-  await db.insertInto('interactions').values({
-    id: keys.interaction, binding_hash: 'b', client_id: CLIENT, request: '{}', created_at: issuedAt, expires_at: expiresAt,
-  }).execute();
-  await db.insertInto('sign_in_throttle').values({ key: keys.throttle, failures: 3, locked_until: issuedAt, expires_at: expiresAt }).execute();
-  await db.insertInto('device_authorizations').values({
-    device_code_hash: keys.device, user_code_hash: id(`uc-${label}`), client_id: CLIENT, scope: 'openid', device_label: 'curl on an unknown system',
-    requested_at: issuedAt, expires_at: expiresAt, interval_seconds: 5,
-  }).execute();
+  const keys = {
+    code: id(`code-${label}`),
+    token: id(`at-${label}`),
+    refresh: id(`rt-${label}`),
+    session: id(`s-${label}`),
+    interaction: id(`i-${label}`),
+    throttle: id(`account:${label}`),
+    device: id(`dc-${label}`),
+  };
+  await db
+    .insertInto('authorization_codes')
+    .values({
+      code_hash: keys.code,
+      client_id: CLIENT,
+      user_id: userId,
+      redirect_uri: 'https://app.example/cb',
+      redirect_uri_in_request: true,
+      scope: 'openid',
+      nonce: null,
+      code_challenge: null,
+      auth_time: issuedAt,
+      issued_at: issuedAt,
+      expires_at: expiresAt,
+      consumed_at: null,
+    })
+    .execute();
+  await db
+    .insertInto('access_tokens')
+    .values({
+      token_hash: keys.token,
+      code_hash: keys.code,
+      client_id: CLIENT,
+      user_id: userId,
+      scope: 'openid',
+      issued_at: issuedAt,
+      expires_at: expiresAt,
+      revoked_at: null,
+      refresh_family_id: null,
+    })
+    .execute();
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      token_hash: keys.refresh,
+      family_id: randomUUID(),
+      client_id: CLIENT,
+      user_id: userId,
+      scope: 'openid offline_access',
+      auth_time: issuedAt,
+      issued_at: issuedAt,
+      expires_at: expiresAt,
+      rotated_at: null,
+      revoked_at: null,
+    })
+    .execute();
+  await db
+    .insertInto('sessions')
+    .values({ id_hash: keys.session, user_id: userId, auth_time: issuedAt, created_at: issuedAt, expires_at: expiresAt })
+    .execute();
+  await db
+    .insertInto('interactions')
+    .values({
+      id: keys.interaction,
+      binding_hash: 'b',
+      client_id: CLIENT,
+      request: '{}',
+      created_at: issuedAt,
+      expires_at: expiresAt,
+    })
+    .execute();
+  await db
+    .insertInto('sign_in_throttle')
+    .values({ key: keys.throttle, failures: 3, locked_until: issuedAt, expires_at: expiresAt })
+    .execute();
+  await db
+    .insertInto('device_authorizations')
+    .values({
+      device_code_hash: keys.device,
+      user_code_hash: id(`uc-${label}`),
+      client_id: CLIENT,
+      scope: 'openid',
+      device_label: 'curl on an unknown system',
+      requested_at: issuedAt,
+      expires_at: expiresAt,
+      interval_seconds: 5,
+    })
+    .execute();
   // Kept for signInAttemptRetentionSeconds (an hour here) after it was made: it "expires" with the rows above.
-  await db.insertInto('sign_in_attempts').values({
-    at: at(expiresAt, -HOUR), login_key: keys.throttle, device_key: 'd', fingerprint_key: 'f', network_key: 'n',
-  }).execute();
+  await db
+    .insertInto('sign_in_attempts')
+    .values({
+      at: at(expiresAt, -HOUR),
+      login_key: keys.throttle,
+      device_key: 'd',
+      fingerprint_key: 'f',
+      network_key: 'n',
+    })
+    .execute();
   return keys;
 }
 
 async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
   const has = async (query: Promise<unknown>) => (await query) !== undefined;
   return {
-    authorization_codes: await has(db.selectFrom('authorization_codes').select('code_hash').where('code_hash', '=', keys.code).executeTakeFirst()),
+    authorization_codes: await has(
+      db.selectFrom('authorization_codes').select('code_hash').where('code_hash', '=', keys.code).executeTakeFirst(),
+    ),
     access_tokens: await has(db.selectFrom('access_tokens').select('token_hash').where('token_hash', '=', keys.token).executeTakeFirst()),
-    refresh_tokens: await has(db.selectFrom('refresh_tokens').select('token_hash').where('token_hash', '=', keys.refresh).executeTakeFirst()),
+    refresh_tokens: await has(
+      db.selectFrom('refresh_tokens').select('token_hash').where('token_hash', '=', keys.refresh).executeTakeFirst(),
+    ),
     sessions: await has(db.selectFrom('sessions').select('id_hash').where('id_hash', '=', keys.session).executeTakeFirst()),
     interactions: await has(db.selectFrom('interactions').select('id').where('id', '=', keys.interaction).executeTakeFirst()),
     sign_in_throttle: await has(db.selectFrom('sign_in_throttle').select('key').where('key', '=', keys.throttle).executeTakeFirst()),
     sign_in_attempts: await has(db.selectFrom('sign_in_attempts').select('id').where('login_key', '=', keys.throttle).executeTakeFirst()),
-    device_authorizations: await has(db.selectFrom('device_authorizations').select('device_code_hash').where('device_code_hash', '=', keys.device).executeTakeFirst()),
+    device_authorizations: await has(
+      db.selectFrom('device_authorizations').select('device_code_hash').where('device_code_hash', '=', keys.device).executeTakeFirst(),
+    ),
   };
 }
 
 async function count(db: Db, table: 'sessions'): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-t.test('the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts, device authorizations, challenges, the outbox, security events', async (t) => {
-  t.same(PURGE_TARGETS.map((p) => p.table).sort(), [
-    'access_tokens', 'authorization_codes', 'device_authorizations', 'interactions', 'outbox', 'refresh_tokens', 'second_factor_challenges',
-    'security_events', 'sessions', 'sign_in_attempts', 'sign_in_throttle',
-  ]);
-});
+t.test(
+  'the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts, device authorizations, challenges, the outbox, security events',
+  async (t) => {
+    t.same(PURGE_TARGETS.map((p) => p.table).sort(), [
+      'access_tokens',
+      'authorization_codes',
+      'device_authorizations',
+      'interactions',
+      'outbox',
+      'refresh_tokens',
+      'second_factor_challenges',
+      'security_events',
+      'sessions',
+      'sign_in_attempts',
+      'sign_in_throttle',
+    ]);
+  },
+);
 
-t.test('expired rows go and unexpired rows stay, in every table; a code stays an access token lifetime past its expiry (RFC 6749 4.1.2)', async (t) => {
-  const now = new Date(Date.now() + 10 * 24 * HOUR * 1000);
-  const live = await insertRows(db, at(now, 60), 'live');
-  const justExpired = await insertRows(db, at(now, -10), 'recent');
-  const longExpired = await insertRows(db, at(now, -(HOUR + 10)), 'old');
+t.test(
+  'expired rows go and unexpired rows stay, in every table; a code stays an access token lifetime past its expiry (RFC 6749 4.1.2)',
+  async (t) => {
+    const now = new Date(Date.now() + 10 * 24 * HOUR * 1000);
+    const live = await insertRows(db, at(now, 60), 'live');
+    const justExpired = await insertRows(db, at(now, -10), 'recent');
+    const longExpired = await insertRows(db, at(now, -(HOUR + 10)), 'old');
 
-  const deleted = await purgeExpired(db, { now, ...RETENTION });
-  t.same(await present(db, live), {
-    authorization_codes: true, access_tokens: true, refresh_tokens: true, sessions: true, interactions: true, sign_in_throttle: true, sign_in_attempts: true,
-    device_authorizations: true,
-  }, 'nothing unexpired is touched');
-  t.same(await present(db, justExpired), {
-    authorization_codes: true, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false, sign_in_attempts: false,
-    device_authorizations: true,
-  }, 'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes');
-  t.same(await present(db, longExpired), {
-    authorization_codes: false, access_tokens: false, refresh_tokens: false, sessions: false, interactions: false, sign_in_throttle: false, sign_in_attempts: false,
-    device_authorizations: false,
-  }, 'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too');
-  t.ok(deleted.authorization_codes! >= 1 && deleted.device_authorizations! >= 1 && deleted.sessions! >= 2 && deleted.sign_in_throttle! >= 2, `counts per table: ${JSON.stringify(deleted)}`);
-  t.same(await purgeExpired(db, { now, ...RETENTION }), {
-    authorization_codes: 0, access_tokens: 0, refresh_tokens: 0, sessions: 0, interactions: 0, second_factor_challenges: 0, sign_in_throttle: 0, sign_in_attempts: 0,
-    device_authorizations: 0, outbox: 0, security_events: 0,
-  }, 'a second run finds nothing');
-});
+    const deleted = await purgeExpired(db, { now, ...RETENTION });
+    t.same(
+      await present(db, live),
+      {
+        authorization_codes: true,
+        access_tokens: true,
+        refresh_tokens: true,
+        sessions: true,
+        interactions: true,
+        sign_in_throttle: true,
+        sign_in_attempts: true,
+        device_authorizations: true,
+      },
+      'nothing unexpired is touched',
+    );
+    t.same(
+      await present(db, justExpired),
+      {
+        authorization_codes: true,
+        access_tokens: false,
+        refresh_tokens: false,
+        sessions: false,
+        interactions: false,
+        sign_in_throttle: false,
+        sign_in_attempts: false,
+        device_authorizations: true,
+      },
+      'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes',
+    );
+    t.same(
+      await present(db, longExpired),
+      {
+        authorization_codes: false,
+        access_tokens: false,
+        refresh_tokens: false,
+        sessions: false,
+        interactions: false,
+        sign_in_throttle: false,
+        sign_in_attempts: false,
+        device_authorizations: false,
+      },
+      'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too',
+    );
+    t.ok(
+      deleted.authorization_codes! >= 1 && deleted.device_authorizations! >= 1 && deleted.sessions! >= 2 && deleted.sign_in_throttle! >= 2,
+      `counts per table: ${JSON.stringify(deleted)}`,
+    );
+    t.same(
+      await purgeExpired(db, { now, ...RETENTION }),
+      {
+        authorization_codes: 0,
+        access_tokens: 0,
+        refresh_tokens: 0,
+        sessions: 0,
+        interactions: 0,
+        second_factor_challenges: 0,
+        sign_in_throttle: 0,
+        sign_in_attempts: 0,
+        device_authorizations: 0,
+        outbox: 0,
+        security_events: 0,
+      },
+      'a second run finds nothing',
+    );
+  },
+);
 
-t.test('a one-time code leaves the outbox once it can no longer be typed, sent or not; other messages after a day; security events after their retention', async (t) => {
-  const now = new Date(Date.now() + 30 * 24 * HOUR * 1000);
-  const message = async (kind: string, ageSeconds: number, sent: boolean) => {
-    const created = at(now, -ageSeconds);
-    const row = await db.insertInto('outbox').values({
-      user_id: userId, kind, payload: JSON.stringify(kind === 'one-time-code' ? { code: '123456' } : {}), created_at: created,
-      next_attempt_at: created, sent_at: sent ? created : null,
-    }).returning('id').executeTakeFirstOrThrow();
-    return row.id;
-  };
-  const event = async (ageSeconds: number) =>
-    (await db.insertInto('security_events').values({ type: 'sign_in_allowed', user_id: userId, created_at: at(now, -ageSeconds), details: '{}' })
-      .returning('id').executeTakeFirstOrThrow()).id;
-  const ids = {
-    freshCode: await message('one-time-code', 60, false),
-    staleUnsentCode: await message('one-time-code', 301, false),
-    staleSentCode: await message('one-time-code', 301, true),
-    recentNotice: await message('new-device', OUTBOX_RETENTION_SECONDS - 60, true),
-    oldNotice: await message('new-device', OUTBOX_RETENTION_SECONDS + 60, false),
-    recentEvent: await event(24 * HOUR - 60),
-    oldEvent: await event(24 * HOUR + 60),
-  };
-  await purgeExpired(db, { ...RETENTION, now });
-  const outbox = new Set((await db.selectFrom('outbox').select('id').execute()).map((r) => r.id));
-  const events = new Set((await db.selectFrom('security_events').select('id').execute()).map((r) => r.id));
-  t.ok(outbox.has(ids.freshCode), 'a code that can still be typed stays');
-  t.notOk(outbox.has(ids.staleUnsentCode), 'a code past the second factor lifetime goes even unsent (NOTIFIER=none)');
-  t.notOk(outbox.has(ids.staleSentCode), 'and sent');
-  t.ok(outbox.has(ids.recentNotice), 'a notice stays for a day');
-  t.notOk(outbox.has(ids.oldNotice), 'and goes after it');
-  t.ok(events.has(ids.recentEvent), 'a security event within its retention stays');
-  t.notOk(events.has(ids.oldEvent), 'an older one goes');
-});
+t.test(
+  'a one-time code leaves the outbox once it can no longer be typed, sent or not; other messages after a day; security events after their retention',
+  async (t) => {
+    const now = new Date(Date.now() + 30 * 24 * HOUR * 1000);
+    const message = async (kind: string, ageSeconds: number, sent: boolean) => {
+      const created = at(now, -ageSeconds);
+      const row = await db
+        .insertInto('outbox')
+        .values({
+          user_id: userId,
+          kind,
+          payload: JSON.stringify(kind === 'one-time-code' ? { code: '123456' } : {}),
+          created_at: created,
+          next_attempt_at: created,
+          sent_at: sent ? created : null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    };
+    const event = async (ageSeconds: number) =>
+      (
+        await db
+          .insertInto('security_events')
+          .values({ type: 'sign_in_allowed', user_id: userId, created_at: at(now, -ageSeconds), details: '{}' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const ids = {
+      freshCode: await message('one-time-code', 60, false),
+      staleUnsentCode: await message('one-time-code', 301, false),
+      staleSentCode: await message('one-time-code', 301, true),
+      recentNotice: await message('new-device', OUTBOX_RETENTION_SECONDS - 60, true),
+      oldNotice: await message('new-device', OUTBOX_RETENTION_SECONDS + 60, false),
+      recentEvent: await event(24 * HOUR - 60),
+      oldEvent: await event(24 * HOUR + 60),
+    };
+    await purgeExpired(db, { ...RETENTION, now });
+    const outbox = new Set((await db.selectFrom('outbox').select('id').execute()).map((r) => r.id));
+    const events = new Set((await db.selectFrom('security_events').select('id').execute()).map((r) => r.id));
+    t.ok(outbox.has(ids.freshCode), 'a code that can still be typed stays');
+    t.notOk(outbox.has(ids.staleUnsentCode), 'a code past the second factor lifetime goes even unsent (NOTIFIER=none)');
+    t.notOk(outbox.has(ids.staleSentCode), 'and sent');
+    t.ok(outbox.has(ids.recentNotice), 'a notice stays for a day');
+    t.notOk(outbox.has(ids.oldNotice), 'and goes after it');
+    t.ok(events.has(ids.recentEvent), 'a security event within its retention stays');
+    t.notOk(events.has(ids.oldEvent), 'an older one goes');
+  },
+);
 
 async function insertExpiredSessions(n: number, expiresAt: Date) {
-  const rows = Array.from({ length: n }, () => ({ id_hash: id('bulk'), user_id: userId, auth_time: at(expiresAt, -60), created_at: at(expiresAt, -60), expires_at: expiresAt }));
+  const rows = Array.from({ length: n }, () => ({
+    id_hash: id('bulk'),
+    user_id: userId,
+    auth_time: at(expiresAt, -60),
+    created_at: at(expiresAt, -60),
+    expires_at: expiresAt,
+  }));
   await db.insertInto('sessions').values(rows).execute();
 }
 
@@ -169,10 +338,7 @@ t.test('two purges at once both succeed and remove each row exactly once (safe o
   const second = database.url ? await openDatabase({ url: database.url, dataDir: 'memory://' }) : undefined;
   t.teardown(() => second?.close());
   const other = second?.db ?? db;
-  const [a, b] = await Promise.all([
-    purgeExpired(db, { now, ...RETENTION }, 7),
-    purgeExpired(other, { now, ...RETENTION }, 7),
-  ]);
+  const [a, b] = await Promise.all([purgeExpired(db, { now, ...RETENTION }, 7), purgeExpired(other, { now, ...RETENTION }, 7)]);
   t.equal(a.sessions! + b.sessions!, 300, `together they removed all 300 (${a.sessions} + ${b.sessions})`);
   t.equal(await count(db, 'sessions'), before - 300);
 });
@@ -194,7 +360,9 @@ t.test('the job purges periodically, logs what it removed, and stops', async (t)
 
 t.test('a failing run is logged, not thrown, and the job tries again at the next interval', async (t) => {
   // A database nobody listens on: every query fails at once with ECONNREFUSED.
-  const broken = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://sso@127.0.0.1:1/none' }) }) });
+  const broken = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: 'postgres://sso@127.0.0.1:1/none' }) }),
+  });
   t.teardown(() => broken.destroy());
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
@@ -211,8 +379,12 @@ t.test('the app runs the job every PURGE_INTERVAL_SECONDS', async (t) => {
   const session = id('app-job');
   const user = (await testApp.db.selectFrom('users').select('id').executeTakeFirstOrThrow()).id;
   const past = new Date(Date.now() - 1000);
-  await testApp.db.insertInto('sessions').values({ id_hash: session, user_id: user, auth_time: past, created_at: past, expires_at: past }).execute();
-  const gone = async () => (await testApp.db.selectFrom('sessions').select('id_hash').where('id_hash', '=', session).executeTakeFirst()) === undefined;
+  await testApp.db
+    .insertInto('sessions')
+    .values({ id_hash: session, user_id: user, auth_time: past, created_at: past, expires_at: past })
+    .execute();
+  const gone = async () =>
+    (await testApp.db.selectFrom('sessions').select('id_hash').where('id_hash', '=', session).executeTakeFirst()) === undefined;
   let removed = false;
   for (let i = 0; i < 40 && !(removed = await gone()); i += 1) await new Promise((r) => setTimeout(r, 100));
   t.ok(removed, 'the expired session was purged within about a second');

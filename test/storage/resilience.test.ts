@@ -118,7 +118,11 @@ t.test('any other error is a 500 server_error that discloses neither message nor
   t.notMatch(res.body, 'stack');
   t.equal(res.headers['retry-after'], undefined, 'no Retry-After on a 500');
   const [logged] = logs().filter((l) => l.msg === 'request failed');
-  t.match(logged, { level: 50, err: { message: 'secret detail: password=hunter2 in /srv/app/db.ts', stack: /at / } }, 'the log keeps the cause and stack');
+  t.match(
+    logged,
+    { level: 50, err: { message: 'secret detail: password=hunter2 in /srv/app/db.ts', stack: /at / } },
+    'the log keeps the cause and stack',
+  );
 });
 
 t.test('a unique violation that escapes is a 500, not a 503', async (t) => {
@@ -147,72 +151,91 @@ async function terminateBackends(admin: pg.Client, dbName: string): Promise<numb
 
 const NEEDS_SERVER = onServer ? false : 'needs TEST_DATABASE_URL: PGlite runs in this process and has no connection to lose';
 
-t.test('a dropped database connection gives 503 temporarily_unavailable, never a crash, and recovers by itself', { skip: NEEDS_SERVER }, async (t) => {
-  const { app, database } = await buildTestApp(t);
-  const dbName = new URL(database.url!).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-  await admin.connect();
-  t.teardown(() => admin.end());
+t.test(
+  'a dropped database connection gives 503 temporarily_unavailable, never a crash, and recovers by itself',
+  { skip: NEEDS_SERVER },
+  async (t) => {
+    const { app, database } = await buildTestApp(t);
+    const dbName = new URL(database.url!).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    t.teardown(() => admin.end());
 
-  // Tokens and spare codes issued before the outage.
-  const first = await obtainCode(app);
-  const issued = await tokenRequest(app, { grant_type: 'authorization_code', code: first.code, redirect_uri: first.redirectUri, code_verifier: first.verifier });
-  t.equal(issued.statusCode, 200, issued.body);
-  const accessToken = issued.json().access_token as string;
-  const spare = await Promise.all([obtainCode(app), obtainCode(app), obtainCode(app)]);
+    // Tokens and spare codes issued before the outage.
+    const first = await obtainCode(app);
+    const issued = await tokenRequest(app, {
+      grant_type: 'authorization_code',
+      code: first.code,
+      redirect_uri: first.redirectUri,
+      code_verifier: first.verifier,
+    });
+    t.equal(issued.statusCode, 200, issued.body);
+    const accessToken = issued.json().access_token as string;
+    const spare = await Promise.all([obtainCode(app), obtainCode(app), obtainCode(app)]);
 
-  const userinfo = () => app.inject({ method: 'GET', url: '/sso/userinfo', headers: { authorization: `Bearer ${accessToken}` } });
-  const unknownCode = () => tokenRequest(app, { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: first.redirectUri, code_verifier: first.verifier });
-  const exchange = (c: (typeof spare)[number]) =>
-    tokenRequest(app, { grant_type: 'authorization_code', code: c.code, redirect_uri: c.redirectUri, code_verifier: c.verifier });
+    const userinfo = () => app.inject({ method: 'GET', url: '/sso/userinfo', headers: { authorization: `Bearer ${accessToken}` } });
+    const unknownCode = () =>
+      tokenRequest(app, {
+        grant_type: 'authorization_code',
+        code: 'no-such-code',
+        redirect_uri: first.redirectUri,
+        code_verifier: first.verifier,
+      });
+    const exchange = (c: (typeof spare)[number]) =>
+      tokenRequest(app, { grant_type: 'authorization_code', code: c.code, redirect_uri: c.redirectUri, code_verifier: c.verifier });
 
-  // Fill the pool with open connections, so that the outage hits connections the pool believes idle.
-  await Promise.all(Array.from({ length: 8 }, userinfo));
+    // Fill the pool with open connections, so that the outage hits connections the pool believes idle.
+    await Promise.all(Array.from({ length: 8 }, userinfo));
 
-  const seen = new Map<string, number>();
-  const check = (label: string, res: Awaited<ReturnType<typeof userinfo>>, normal: number[]) => {
-    seen.set(`${label} ${res.statusCode}`, (seen.get(`${label} ${res.statusCode}`) ?? 0) + 1);
-    if (res.statusCode === 503) {
-      t.same(res.json(), { error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable, try again shortly' }, `${label}: 503 body`);
-      t.equal(res.headers['retry-after'], '1', `${label}: Retry-After`);
-    } else {
-      t.ok(normal.includes(res.statusCode), `${label}: ${res.statusCode} is a normal answer (${res.body.slice(0, 120)})`);
+    const seen = new Map<string, number>();
+    const check = (label: string, res: Awaited<ReturnType<typeof userinfo>>, normal: number[]) => {
+      seen.set(`${label} ${res.statusCode}`, (seen.get(`${label} ${res.statusCode}`) ?? 0) + 1);
+      if (res.statusCode === 503) {
+        t.same(
+          res.json(),
+          { error: 'temporarily_unavailable', error_description: 'the service is temporarily unavailable, try again shortly' },
+          `${label}: 503 body`,
+        );
+        t.equal(res.headers['retry-after'], '1', `${label}: Retry-After`);
+      } else {
+        t.ok(normal.includes(res.statusCode), `${label}: ${res.statusCode} is a normal answer (${res.body.slice(0, 120)})`);
+      }
+    };
+
+    // Requests in flight while the connections are cut, and right after.
+    const inFlight = [...Array.from({ length: 6 }, userinfo), ...Array.from({ length: 4 }, unknownCode), ...spare.map(exchange)];
+    const terminated = await terminateBackends(admin, dbName);
+    const after = [...Array.from({ length: 6 }, userinfo), ...Array.from({ length: 4 }, unknownCode)];
+    const settled = await Promise.all([...inFlight, ...after]);
+    t.ok(terminated > 0, `${terminated} backends were terminated`);
+
+    settled.slice(0, 6).forEach((r) => check('userinfo', r, [200]));
+    settled.slice(6, 10).forEach((r) => check('token (unknown code)', r, [400]));
+    settled.slice(10, 13).forEach((r) => check('token (exchange)', r, [200]));
+    settled.slice(13, 19).forEach((r) => check('userinfo', r, [200]));
+    settled.slice(19).forEach((r) => check('token (unknown code)', r, [400]));
+    for (const r of settled.filter((r) => r.statusCode === 400)) t.equal(r.json().error, 'invalid_grant', 'a 400 is invalid_grant');
+
+    // A second cut, with the pool busy: a burst of requests and a termination racing each other.
+    const burst = Array.from({ length: 10 }, (_, i) => (i % 2 ? userinfo() : unknownCode()));
+    await terminateBackends(admin, dbName);
+    for (const [i, r] of (await Promise.all(burst)).entries()) check(i % 2 ? 'userinfo' : 'token (unknown code)', r, i % 2 ? [200] : [400]);
+    t.comment(`answers during the outages: ${JSON.stringify(Object.fromEntries(seen))}`);
+
+    // Recovery: no restart, no intervention; within about 5 s the same requests succeed again.
+    const deadline = Date.now() + 5000;
+    let recovered = false;
+    while (!recovered && Date.now() < deadline) {
+      const [info, token] = await Promise.all([userinfo(), unknownCode()]);
+      recovered = info.statusCode === 200 && token.statusCode === 400;
+      if (!recovered) await new Promise((r) => setTimeout(r, 200));
     }
-  };
-
-  // Requests in flight while the connections are cut, and right after.
-  const inFlight = [...Array.from({ length: 6 }, userinfo), ...Array.from({ length: 4 }, unknownCode), ...spare.map(exchange)];
-  const terminated = await terminateBackends(admin, dbName);
-  const after = [...Array.from({ length: 6 }, userinfo), ...Array.from({ length: 4 }, unknownCode)];
-  const settled = await Promise.all([...inFlight, ...after]);
-  t.ok(terminated > 0, `${terminated} backends were terminated`);
-
-  settled.slice(0, 6).forEach((r) => check('userinfo', r, [200]));
-  settled.slice(6, 10).forEach((r) => check('token (unknown code)', r, [400]));
-  settled.slice(10, 13).forEach((r) => check('token (exchange)', r, [200]));
-  settled.slice(13, 19).forEach((r) => check('userinfo', r, [200]));
-  settled.slice(19).forEach((r) => check('token (unknown code)', r, [400]));
-  for (const r of settled.filter((r) => r.statusCode === 400)) t.equal(r.json().error, 'invalid_grant', 'a 400 is invalid_grant');
-
-  // A second cut, with the pool busy: a burst of requests and a termination racing each other.
-  const burst = Array.from({ length: 10 }, (_, i) => (i % 2 ? userinfo() : unknownCode()));
-  await terminateBackends(admin, dbName);
-  for (const [i, r] of (await Promise.all(burst)).entries()) check(i % 2 ? 'userinfo' : 'token (unknown code)', r, i % 2 ? [200] : [400]);
-  t.comment(`answers during the outages: ${JSON.stringify(Object.fromEntries(seen))}`);
-
-  // Recovery: no restart, no intervention; within about 5 s the same requests succeed again.
-  const deadline = Date.now() + 5000;
-  let recovered = false;
-  while (!recovered && Date.now() < deadline) {
-    const [info, token] = await Promise.all([userinfo(), unknownCode()]);
-    recovered = info.statusCode === 200 && token.statusCode === 400;
-    if (!recovered) await new Promise((r) => setTimeout(r, 200));
-  }
-  t.ok(recovered, 'requests succeed again by themselves');
-  const info = await userinfo();
-  t.equal(info.statusCode, 200, info.body);
-  t.equal(info.json().email, 'alice@example.com');
-  const fresh = await obtainCode(app);
-  const res = await exchange(fresh);
-  t.equal(res.statusCode, 200, `a whole new sign-in and exchange work after the outage: ${res.body.slice(0, 200)}`);
-});
+    t.ok(recovered, 'requests succeed again by themselves');
+    const info = await userinfo();
+    t.equal(info.statusCode, 200, info.body);
+    t.equal(info.json().email, 'alice@example.com');
+    const fresh = await obtainCode(app);
+    const res = await exchange(fresh);
+    t.equal(res.statusCode, 200, `a whole new sign-in and exchange work after the outage: ${res.body.slice(0, 200)}`);
+  },
+);

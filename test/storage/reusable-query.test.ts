@@ -17,10 +17,20 @@ const byName = reusableQuery((db: Db, v: { name: string; email: string | null },
 });
 
 t.test('every call gets its own values; a shape is built once', async (t) => {
-  t.same(await byName.execute(db, { name: ALICE.username, email: null }, { withEmail: false }), [{ username: ALICE.username, email: ALICE.email }]);
-  t.same(await byName.execute(db, { name: BOB.username, email: null }, { withEmail: false }), [{ username: BOB.username, email: BOB.email }]);
+  t.same(await byName.execute(db, { name: ALICE.username, email: null }, { withEmail: false }), [
+    { username: ALICE.username, email: ALICE.email },
+  ]);
+  t.same(await byName.execute(db, { name: BOB.username, email: null }, { withEmail: false }), [
+    { username: BOB.username, email: BOB.email },
+  ]);
   t.equal(builds, 1, 'the second call reused the compiled statement');
-  t.same(await byName.execute(db, { name: ALICE.username, email: 'someone@else.example' }, { withEmail: true }), [], 'the optional condition applies');
-  t.same(await byName.execute(db, { name: BOB.username, email: BOB.email }, { withEmail: true }), [{ username: BOB.username, email: BOB.email }]);
+  t.same(
+    await byName.execute(db, { name: ALICE.username, email: 'someone@else.example' }, { withEmail: true }),
+    [],
+    'the optional condition applies',
+  );
+  t.same(await byName.execute(db, { name: BOB.username, email: BOB.email }, { withEmail: true }), [
+    { username: BOB.username, email: BOB.email },
+  ]);
   t.equal(builds, 2, 'one build per shape');
 });

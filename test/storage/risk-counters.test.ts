@@ -46,14 +46,21 @@ t.test('failures followed by a sign-in are excused: the next sign-in is not held
   t.same(reasons(next.outcome), ['KNOWN_DEVICE'], 'and no longer once it has signed in');
 });
 
-t.test('a tool with a fresh session per attempt is one machine: CREDENTIAL_STUFFING after RISK_STUFFING_DEVICE_LOGINS failing logins', async (t) => {
-  const ip = freshNetwork();
-  // Every attempt a new device cookie, as the sign-in page hands each new session one.
-  const attempt = (login: string) => signInAs(ctx, login, 'Summer2024!', signals({ ip, deviceCookie: randomBytes(16).toString('base64url') }));
-  for (let i = 0; i < policy.stuffingDeviceLogins - 1; i += 1) await attempt(`victim-${i}@mail.example`);
-  t.notOk(reasons((await attempt('one-more@mail.example')).outcome).includes('CREDENTIAL_STUFFING'), `${policy.stuffingDeviceLogins} failing logins before this one: not yet`);
-  t.ok(reasons((await attempt('and-another@mail.example')).outcome).includes('CREDENTIAL_STUFFING'));
-});
+t.test(
+  'a tool with a fresh session per attempt is one machine: CREDENTIAL_STUFFING after RISK_STUFFING_DEVICE_LOGINS failing logins',
+  async (t) => {
+    const ip = freshNetwork();
+    // Every attempt a new device cookie, as the sign-in page hands each new session one.
+    const attempt = (login: string) =>
+      signInAs(ctx, login, 'Summer2024!', signals({ ip, deviceCookie: randomBytes(16).toString('base64url') }));
+    for (let i = 0; i < policy.stuffingDeviceLogins - 1; i += 1) await attempt(`victim-${i}@mail.example`);
+    t.notOk(
+      reasons((await attempt('one-more@mail.example')).outcome).includes('CREDENTIAL_STUFFING'),
+      `${policy.stuffingDeviceLogins} failing logins before this one: not yet`,
+    );
+    t.ok(reasons((await attempt('and-another@mail.example')).outcome).includes('CREDENTIAL_STUFFING'));
+  },
+);
 
 t.test('typos of people who then sign in do not add up to CREDENTIAL_STUFFING on a shared machine', async (t) => {
   const ip = freshNetwork();
@@ -77,13 +84,26 @@ t.test('a browser with an established cookie is not held to the failing logins o
   }
   const neighbour = await signInAs(ctx, user.username, user.password, signals({ ip, deviceCookie: enrolled.deviceCookie }));
   t.same(reasons(neighbour.outcome), ['KNOWN_DEVICE'], 'the enrolled browser answers for its own attempts only');
-  const stranger = await signInAs(ctx, 'someone@mail.example', 'whatever1', signals({ ip, userAgent: FIREFOX_LINUX.replace('128', '129') }));
+  const stranger = await signInAs(
+    ctx,
+    'someone@mail.example',
+    'whatever1',
+    signals({ ip, userAgent: FIREFOX_LINUX.replace('128', '129') }),
+  );
   t.ok(reasons(stranger.outcome).includes('CREDENTIAL_STUFFING'), 'a browser without one is part of the crowd');
 });
 
 t.test('counts stop at their thresholds, whatever the flood', async (t) => {
   const now = new Date();
-  const keys = { loginKey: 'flooded', deviceKey: 'c:flood', fingerprintKey: 'fp-flood', networkKey: 'net-flood', login: 'flooded', ip: '192.0.2.77', cookieHash: null };
+  const keys = {
+    loginKey: 'flooded',
+    deviceKey: 'c:flood',
+    fingerprintKey: 'fp-flood',
+    networkKey: 'net-flood',
+    login: 'flooded',
+    ip: '192.0.2.77',
+    cookieHash: null,
+  };
   const windows = {
     now,
     velocitySince: new Date(now.getTime() - 600_000),
@@ -92,7 +112,15 @@ t.test('counts stop at their thresholds, whatever the flood', async (t) => {
   };
   for (let i = 0; i < 12; i += 1) await recordAttempt(test.db, { ...keys, loginKey: `flooded-${i % 6}` }, windows);
   const facts = await recordAttempt(test.db, keys, windows);
-  t.match(facts, { deviceAttempts: 4, networkAttempts: 5, deviceLogins: 2, networkLogins: 3, fingerprintLogins: 4, loginFailures: 0, establishedCookie: false });
+  t.match(facts, {
+    deviceAttempts: 4,
+    networkAttempts: 5,
+    deviceLogins: 2,
+    networkLogins: 3,
+    fingerprintLogins: 4,
+    loginFailures: 0,
+    establishedCookie: false,
+  });
   const again = await recordAttempt(test.db, keys, windows);
   t.equal(again.loginFailures, 1, 'the login cap');
 });
@@ -109,19 +137,47 @@ t.test('the attempt statement reads the user the login names, with their facts: 
   t.equal(enrolled.outcome.kind, 'signed-in');
 
   const now = new Date();
-  const windows = { now, velocitySince: now, stuffingSince: now, caps: { deviceAttempts: 1, networkAttempts: 1, deviceLogins: 1, networkLogins: 1, fingerprintLogins: 1, loginFailures: 1 } };
+  const windows = {
+    now,
+    velocitySince: now,
+    stuffingSince: now,
+    caps: { deviceAttempts: 1, networkAttempts: 1, deviceLogins: 1, networkLogins: 1, fingerprintLogins: 1, loginFailures: 1 },
+  };
   const attempt = (login: string, cookieHash: string | null) =>
-    recordAttempt(test.db, { loginKey: `lookup-${suffix}`, deviceKey: 'c:lookup', fingerprintKey: 'fp-lookup', networkKey: `net-lookup-${suffix}`, login, ip: null, cookieHash }, windows);
+    recordAttempt(
+      test.db,
+      {
+        loginKey: `lookup-${suffix}`,
+        deviceKey: 'c:lookup',
+        fingerprintKey: 'fp-lookup',
+        networkKey: `net-lookup-${suffix}`,
+        login,
+        ip: null,
+        cookieHash,
+      },
+      windows,
+    );
 
   const byName = await attempt(owner.username, null);
   t.equal(byName.account?.user.username, owner.username, 'by username');
   t.type(byName.account?.user.created_at, Date, 'the row as the users table types it');
-  t.match(byName.account?.facts, { deviceCount: 1, device: null, networkKnown: false, ruleEffects: [] }, 'one device, not this cookie, not this network');
-  t.equal((await attempt(owner.email.toLowerCase(), null)).account?.user.username, squatter.username, 'a username match before an email match');
+  t.match(
+    byName.account?.facts,
+    { deviceCount: 1, device: null, networkKnown: false, ruleEffects: [] },
+    'one device, not this cookie, not this network',
+  );
+  t.equal(
+    (await attempt(owner.email.toLowerCase(), null)).account?.user.username,
+    squatter.username,
+    'a username match before an email match',
+  );
   t.equal((await attempt(`nobody-${suffix}`, null)).account, null, 'an unknown login names nobody');
 
-  const owned = await sql<{ id: string; cookie_hash: string }>`SELECT d.id, d.cookie_hash FROM devices d JOIN users u ON u.id = d.user_id WHERE u.username = ${owner.username}`.execute(test.db);
+  const owned = await sql<{
+    id: string;
+    cookie_hash: string;
+  }>`SELECT d.id, d.cookie_hash FROM devices d JOIN users u ON u.id = d.user_id WHERE u.username = ${owner.username}`.execute(test.db);
   const device = owned.rows[0]!;
   const fromDevice = await attempt(owner.username, device.cookie_hash);
-  t.match(fromDevice.account?.facts.device, { id: device.id, trusted: false }, 'the user\'s device with this cookie');
+  t.match(fromDevice.account?.facts.device, { id: device.id, trusted: false }, "the user's device with this cookie");
 });

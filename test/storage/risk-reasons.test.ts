@@ -23,17 +23,19 @@ import { findUserByUsername } from '../../src/storage/users.js';
 const CHROME_HINTS = { brands: '"Chromium";v="130", "Google Chrome";v="130"', mobile: '?0', platform: '"Windows"' };
 
 // Counter thresholds small enough to reach in a test; weights and score thresholds as in test/helpers/risk.ts.
-const config = testConfig(riskEnv({
-  RISK_DEVICE_VELOCITY: '5',
-  RISK_NETWORK_VELOCITY: '8',
-  RISK_STUFFING_DEVICE_LOGINS: '4',
-  RISK_STUFFING_NETWORK_LOGINS: '6',
-  RISK_STUFFING_FINGERPRINT_LOGINS: '10',
-  RISK_USER_FAILURES: '3',
-  // The throttle is tested elsewhere (test/http/sign-in-throttle.test.ts): out of the way here.
-  SIGN_IN_IP_FREE_ATTEMPTS: '0',
-  SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '1000',
-}));
+const config = testConfig(
+  riskEnv({
+    RISK_DEVICE_VELOCITY: '5',
+    RISK_NETWORK_VELOCITY: '8',
+    RISK_STUFFING_DEVICE_LOGINS: '4',
+    RISK_STUFFING_NETWORK_LOGINS: '6',
+    RISK_STUFFING_FINGERPRINT_LOGINS: '10',
+    RISK_USER_FAILURES: '3',
+    // The throttle is tested elsewhere (test/http/sign-in-throttle.test.ts): out of the way here.
+    SIGN_IN_IP_FREE_ATTEMPTS: '0',
+    SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '1000',
+  }),
+);
 
 class CountingHasher extends PasswordHasher {
   verifications = 0;
@@ -95,14 +97,29 @@ function device(overrides: Partial<DeviceSignals> = {}): DeviceSignals {
 }
 
 /** The verdict of one attempt: from the outcome when the password was accepted, else from the stored block event. */
-async function verdictOf(login: string, password: string, sig: DeviceSignals): Promise<{ outcome: PasswordSignIn; verdict: Verdict | null }> {
-  const before = await db.selectFrom('security_events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+async function verdictOf(
+  login: string,
+  password: string,
+  sig: DeviceSignals,
+): Promise<{ outcome: PasswordSignIn; verdict: Verdict | null }> {
+  const before = await db
+    .selectFrom('security_events')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   const outcome = await signInWithPassword(ctx, login, password, sig);
   if (outcome.kind === 'signed-in' || outcome.kind === 'challenge') return { outcome, verdict: outcome.verdict };
-  const blocked = await db.selectFrom('security_events').select('details')
-    .where('type', '=', 'sign_in_blocked').where('id', '>', String(before?.id ?? 0)).orderBy('id', 'desc').executeTakeFirst();
+  const blocked = await db
+    .selectFrom('security_events')
+    .select('details')
+    .where('type', '=', 'sign_in_blocked')
+    .where('id', '>', String(before?.id ?? 0))
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
   const details = blocked && (typeof blocked.details === 'string' ? JSON.parse(blocked.details) : blocked.details);
-  return { outcome, verdict: details ? { action: details.action, score: details.score, reasons: details.reasons, device: details.device } : null };
+  return {
+    outcome,
+    verdict: details ? { action: details.action, score: details.score, reasons: details.reasons, device: details.device } : null,
+  };
 }
 
 /** The reasons of a right password from `sig`. */
@@ -147,7 +164,7 @@ t.test('NEW_DEVICE', async (t) => {
     t.ok((await reasonsFor(user, device({ ip: home(2) }))).includes('NEW_DEVICE'));
   });
 
-  t.test('NEW_DEVICE does not fire for a user\'s first sign-in (the first device is enrolled) nor from a device of theirs', async (t) => {
+  t.test("NEW_DEVICE does not fire for a user's first sign-in (the first device is enrolled) nor from a device of theirs", async (t) => {
     const user = await newUser('firstdev');
     const first = device();
     t.same(await reasonsFor(user, first), [], 'the first sign-in has no reason at all');
@@ -164,13 +181,13 @@ t.test('KNOWN_DEVICE', async (t) => {
     t.same(await reasonsFor(user, laptop), ['KNOWN_DEVICE']);
   });
 
-  t.test('KNOWN_DEVICE does not fire for another user\'s device cookie, nor for a device the user revoked', async (t) => {
+  t.test("KNOWN_DEVICE does not fire for another user's device cookie, nor for a device the user revoked", async (t) => {
     const alice = await newUser('known-a');
     const bob = await newUser('known-b');
     const shared = device();
     await signInFully(alice, device({ ip: shared.ip }));
     await signInFully(bob, shared);
-    t.notOk((await reasonsFor(alice, shared)).includes('KNOWN_DEVICE'), 'bob\'s device is not alice\'s');
+    t.notOk((await reasonsFor(alice, shared)).includes('KNOWN_DEVICE'), "bob's device is not alice's");
     const laptop = device();
     await signInFully(alice, laptop);
     await db.updateTable('devices').set({ revoked_at: ctx.clock() }).where('user_id', '=', alice.id).execute();
@@ -190,15 +207,22 @@ t.test('NEW_NETWORK', async (t) => {
     t.same(await reasonsFor(v6, device({ ip: '2001:db8:ab::10', deviceCookie: cookie6 })), ['KNOWN_DEVICE', 'NEW_NETWORK'], 'another /48');
   });
 
-  t.test('NEW_NETWORK does not fire for another address of a known /24 or /48, nor for the IPv4-mapped form of a known address', async (t) => {
-    const user = await newUser('homenet');
-    const cookie = await signInFully(user, device({ ip: '192.0.2.10' }));
-    t.same(await reasonsFor(user, device({ ip: '192.0.2.200', deviceCookie: cookie })), ['KNOWN_DEVICE'], 'another host of the /24');
-    t.same(await reasonsFor(user, device({ ip: '::ffff:192.0.2.99', deviceCookie: cookie })), ['KNOWN_DEVICE'], 'IPv4-mapped');
-    const v6 = await newUser('homenet6');
-    const cookie6 = await signInFully(v6, device({ ip: '2001:db8:cc:1::10' }));
-    t.same(await reasonsFor(v6, device({ ip: '2001:db8:cc:ff00::1', deviceCookie: cookie6 })), ['KNOWN_DEVICE'], 'another /64 of the /48');
-  });
+  t.test(
+    'NEW_NETWORK does not fire for another address of a known /24 or /48, nor for the IPv4-mapped form of a known address',
+    async (t) => {
+      const user = await newUser('homenet');
+      const cookie = await signInFully(user, device({ ip: '192.0.2.10' }));
+      t.same(await reasonsFor(user, device({ ip: '192.0.2.200', deviceCookie: cookie })), ['KNOWN_DEVICE'], 'another host of the /24');
+      t.same(await reasonsFor(user, device({ ip: '::ffff:192.0.2.99', deviceCookie: cookie })), ['KNOWN_DEVICE'], 'IPv4-mapped');
+      const v6 = await newUser('homenet6');
+      const cookie6 = await signInFully(v6, device({ ip: '2001:db8:cc:1::10' }));
+      t.same(
+        await reasonsFor(v6, device({ ip: '2001:db8:cc:ff00::1', deviceCookie: cookie6 })),
+        ['KNOWN_DEVICE'],
+        'another /64 of the /48',
+      );
+    },
+  );
 });
 
 t.test('AUTOMATION', async (t) => {
@@ -208,9 +232,13 @@ t.test('AUTOMATION', async (t) => {
     t.ok((await reasonsFor(user, device({ userAgent: HEADLESS_CHROME }))).includes('AUTOMATION'), 'HeadlessChrome');
   });
 
-  t.test('AUTOMATION does not fire for an ordinary browser, with or without the page script\'s signals', async (t) => {
+  t.test("AUTOMATION does not fire for an ordinary browser, with or without the page script's signals", async (t) => {
     const user = await newUser('human');
-    t.notOk((await reasonsFor(user, device({ client: { webdriver: false, timeZone: 'Europe/Paris', hardwareConcurrency: 8 } }))).includes('AUTOMATION'));
+    t.notOk(
+      (await reasonsFor(user, device({ client: { webdriver: false, timeZone: 'Europe/Paris', hardwareConcurrency: 8 } }))).includes(
+        'AUTOMATION',
+      ),
+    );
     t.notOk((await reasonsFor(user, device({ client: {} }))).includes('AUTOMATION'), 'no JavaScript: no signal, no penalty');
   });
 });
@@ -228,12 +256,15 @@ t.test('UA_HINTS_MISMATCH', async (t) => {
 });
 
 t.test('COOKIE_FINGERPRINT_MISMATCH', async (t) => {
-  t.test('COOKIE_FINGERPRINT_MISMATCH fires when a known device cookie comes from another browser and system (a copied cookie)', async (t) => {
-    const user = await newUser('copied');
-    const cookie = await signInFully(user, device({ userAgent: FIREFOX_LINUX }));
-    const reasons = await reasonsFor(user, device({ userAgent: CHROME_WINDOWS, hints: CHROME_HINTS, deviceCookie: cookie }));
-    t.ok(reasons.includes('COOKIE_FINGERPRINT_MISMATCH'), String(reasons));
-  });
+  t.test(
+    'COOKIE_FINGERPRINT_MISMATCH fires when a known device cookie comes from another browser and system (a copied cookie)',
+    async (t) => {
+      const user = await newUser('copied');
+      const cookie = await signInFully(user, device({ userAgent: FIREFOX_LINUX }));
+      const reasons = await reasonsFor(user, device({ userAgent: CHROME_WINDOWS, hints: CHROME_HINTS, deviceCookie: cookie }));
+      t.ok(reasons.includes('COOKIE_FINGERPRINT_MISMATCH'), String(reasons));
+    },
+  );
 
   t.test('COOKIE_FINGERPRINT_MISMATCH does not fire when the same browser comes back after a major update', async (t) => {
     const user = await newUser('updated');
@@ -248,16 +279,28 @@ t.test('VELOCITY_DEVICE', async (t) => {
   t.test('VELOCITY_DEVICE fires on the attempt past RISK_DEVICE_VELOCITY (5) from one device within the window', async (t) => {
     const user = await newUser('fastdev');
     const sig = device();
-    await fail(5, () => `nobody-${user.username}`, () => sig);
+    await fail(
+      5,
+      () => `nobody-${user.username}`,
+      () => sig,
+    );
     t.ok((await reasonsFor(user, sig)).includes('VELOCITY_DEVICE'));
   });
 
   t.test('VELOCITY_DEVICE does not fire on the fifth attempt, nor once the window has passed', async (t) => {
     const user = await newUser('slowdev');
     const sig = device();
-    await fail(4, () => `nobody-${user.username}`, () => sig);
+    await fail(
+      4,
+      () => `nobody-${user.username}`,
+      () => sig,
+    );
     t.notOk((await reasonsFor(user, sig)).includes('VELOCITY_DEVICE'), 'the fifth attempt');
-    await fail(4, () => `nobody-${user.username}`, () => sig);
+    await fail(
+      4,
+      () => `nobody-${user.username}`,
+      () => sig,
+    );
     advance(config.risk.velocityWindowSeconds + 1);
     t.notOk((await reasonsFor(user, sig)).includes('VELOCITY_DEVICE'), 'after RISK_VELOCITY_WINDOW_SECONDS');
   });
@@ -267,7 +310,11 @@ t.test('VELOCITY_NETWORK', async (t) => {
   t.test('VELOCITY_NETWORK fires on the attempt past RISK_NETWORK_VELOCITY (8) from one /24, whatever the devices', async (t) => {
     const user = await newUser('fastnet');
     const net = network();
-    await fail(8, () => `nobody-${user.username}`, (i) => device({ ip: net(i + 1) }));
+    await fail(
+      8,
+      () => `nobody-${user.username}`,
+      (i) => device({ ip: net(i + 1) }),
+    );
     const reasons = await reasonsFor(user, device({ ip: net(200) }));
     t.ok(reasons.includes('VELOCITY_NETWORK'), String(reasons));
     t.notOk(reasons.includes('VELOCITY_DEVICE'), 'each device made one attempt');
@@ -276,9 +323,17 @@ t.test('VELOCITY_NETWORK', async (t) => {
   t.test('VELOCITY_NETWORK does not fire on the eighth attempt from a /24, nor from the next /24', async (t) => {
     const user = await newUser('slownet');
     const net = network();
-    await fail(7, () => `nobody-${user.username}`, (i) => device({ ip: net(i + 1) }));
+    await fail(
+      7,
+      () => `nobody-${user.username}`,
+      (i) => device({ ip: net(i + 1) }),
+    );
     t.notOk((await reasonsFor(user, device({ ip: net(200) }))).includes('VELOCITY_NETWORK'), 'the eighth');
-    await fail(5, () => `nobody-${user.username}`, (i) => device({ ip: net(i + 10) }));
+    await fail(
+      5,
+      () => `nobody-${user.username}`,
+      (i) => device({ ip: net(i + 10) }),
+    );
     t.notOk((await reasonsFor(user, device({ ip: network()(1) }))).includes('VELOCITY_NETWORK'), 'another /24');
   });
 });
@@ -287,7 +342,11 @@ t.test('CREDENTIAL_STUFFING', async (t) => {
   t.test('CREDENTIAL_STUFFING fires after RISK_STUFFING_DEVICE_LOGINS (4) usernames failed from one device', async (t) => {
     const user = await newUser('stuffdev');
     const sig = device();
-    await fail(4, (i) => `victim-${i}-${user.username}`, () => sig);
+    await fail(
+      4,
+      (i) => `victim-${i}-${user.username}`,
+      () => sig,
+    );
     const { outcome, verdict } = await verdictOf(user.username, user.password, sig);
     t.ok(verdict?.reasons.includes('CREDENTIAL_STUFFING'));
     t.equal(verdict?.action, 'BLOCK', 'its weight reaches the block score');
@@ -297,75 +356,134 @@ t.test('CREDENTIAL_STUFFING', async (t) => {
   t.test('CREDENTIAL_STUFFING fires after RISK_STUFFING_NETWORK_LOGINS (6) usernames failed from one /24 on as many devices', async (t) => {
     const user = await newUser('stuffnet');
     const net = network();
-    await fail(6, (i) => `victim-${i}-${user.username}`, (i) => device({ ip: net(i + 1) }));
+    await fail(
+      6,
+      (i) => `victim-${i}-${user.username}`,
+      (i) => device({ ip: net(i + 1) }),
+    );
     const { verdict } = await verdictOf(user.username, user.password, device({ ip: net(100) }));
     t.ok(verdict?.reasons.includes('CREDENTIAL_STUFFING'));
   });
 
-  t.test('CREDENTIAL_STUFFING fires after RISK_STUFFING_FINGERPRINT_LOGINS (10) usernames failed from one cookieless fingerprint rotating networks', async (t) => {
-    const user = await newUser('stuffrot');
-    const agent = FIREFOX_LINUX.replace(/128\.0/g, '97.0'); // a fingerprint of this test's own
-    await fail(10, (i) => `victim-${i}-${user.username}`, () => device({ ip: network()(7), userAgent: agent, deviceCookie: undefined }));
-    const { verdict } = await verdictOf(user.username, user.password, device({ ip: network()(7), userAgent: agent, deviceCookie: undefined }));
-    t.ok(verdict?.reasons.includes('CREDENTIAL_STUFFING'), String(verdict?.reasons));
-  });
+  t.test(
+    'CREDENTIAL_STUFFING fires after RISK_STUFFING_FINGERPRINT_LOGINS (10) usernames failed from one cookieless fingerprint rotating networks',
+    async (t) => {
+      const user = await newUser('stuffrot');
+      const agent = FIREFOX_LINUX.replace(/128\.0/g, '97.0'); // a fingerprint of this test's own
+      await fail(
+        10,
+        (i) => `victim-${i}-${user.username}`,
+        () => device({ ip: network()(7), userAgent: agent, deviceCookie: undefined }),
+      );
+      const { verdict } = await verdictOf(
+        user.username,
+        user.password,
+        device({ ip: network()(7), userAgent: agent, deviceCookie: undefined }),
+      );
+      t.ok(verdict?.reasons.includes('CREDENTIAL_STUFFING'), String(verdict?.reasons));
+    },
+  );
 
-  t.test('CREDENTIAL_STUFFING does not fire for a browser model many users share, when each of them mistyped on a device and network of their own', async (t) => {
-    const agent = FIREFOX_LINUX.replace(/128\.0/g, '96.0'); // a fingerprint of this test's own
-    for (let i = 0; i < 8; i += 1) {
-      const someone = await newUser(`crowd${i}`);
-      await fail(1, () => someone.username, () => device({ userAgent: agent }));
-    }
-    const user = await newUser('crowd-last');
-    t.notOk((await reasonsFor(user, device({ userAgent: agent }))).includes('CREDENTIAL_STUFFING'), 'a browser with its cookie');
-    t.notOk((await reasonsFor(user, device({ userAgent: agent, deviceCookie: undefined }))).includes('CREDENTIAL_STUFFING'), 'even without a cookie: those failures had cookies');
-  });
+  t.test(
+    'CREDENTIAL_STUFFING does not fire for a browser model many users share, when each of them mistyped on a device and network of their own',
+    async (t) => {
+      const agent = FIREFOX_LINUX.replace(/128\.0/g, '96.0'); // a fingerprint of this test's own
+      for (let i = 0; i < 8; i += 1) {
+        const someone = await newUser(`crowd${i}`);
+        await fail(
+          1,
+          () => someone.username,
+          () => device({ userAgent: agent }),
+        );
+      }
+      const user = await newUser('crowd-last');
+      t.notOk((await reasonsFor(user, device({ userAgent: agent }))).includes('CREDENTIAL_STUFFING'), 'a browser with its cookie');
+      t.notOk(
+        (await reasonsFor(user, device({ userAgent: agent, deviceCookie: undefined }))).includes('CREDENTIAL_STUFFING'),
+        'even without a cookie: those failures had cookies',
+      );
+    },
+  );
 
   t.test('CREDENTIAL_STUFFING early block costs no argon2 work', async (t) => {
     const user = await newUser('stuffcost');
     const sig = device();
-    await fail(4, (i) => `victim-${i}-${user.username}`, () => sig);
+    await fail(
+      4,
+      (i) => `victim-${i}-${user.username}`,
+      () => sig,
+    );
     const spent = passwords.verifications;
     const { outcome } = await verdictOf(user.username, user.password, sig);
     t.equal(outcome.kind, 'wrong-credentials');
     t.equal(passwords.verifications, spent, 'the password was not checked');
   });
 
-  t.test('CREDENTIAL_STUFFING does not fire for one username retried from one device, nor for a family computer several users sign in on', async (t) => {
-    const user = await newUser('retry');
-    const sig = device();
-    await fail(2, () => user.username, () => sig);
-    t.notOk((await reasonsFor(user, sig)).includes('CREDENTIAL_STUFFING'), 'one username, typed wrong twice');
-    const family = device();
-    for (let i = 0; i < 5; i += 1) await signInFully(await newUser(`family${i}`), family);
-    const last = await newUser('family-last');
-    t.notOk((await reasonsFor(last, family)).includes('CREDENTIAL_STUFFING'), 'logins that succeeded are no stuffing');
-  });
+  t.test(
+    'CREDENTIAL_STUFFING does not fire for one username retried from one device, nor for a family computer several users sign in on',
+    async (t) => {
+      const user = await newUser('retry');
+      const sig = device();
+      await fail(
+        2,
+        () => user.username,
+        () => sig,
+      );
+      t.notOk((await reasonsFor(user, sig)).includes('CREDENTIAL_STUFFING'), 'one username, typed wrong twice');
+      const family = device();
+      for (let i = 0; i < 5; i += 1) await signInFully(await newUser(`family${i}`), family);
+      const last = await newUser('family-last');
+      t.notOk((await reasonsFor(last, family)).includes('CREDENTIAL_STUFFING'), 'logins that succeeded are no stuffing');
+    },
+  );
 });
 
 t.test('FAILED_ATTEMPTS_USER', async (t) => {
   t.test('FAILED_ATTEMPTS_USER fires after RISK_USER_FAILURES (3) failures on the login, from anywhere', async (t) => {
     const user = await newUser('brute');
-    await fail(3, () => user.username, () => device());
+    await fail(
+      3,
+      () => user.username,
+      () => device(),
+    );
     t.ok((await reasonsFor(user, device())).includes('FAILED_ATTEMPTS_USER'));
   });
 
-  t.test('FAILED_ATTEMPTS_USER does not fire after two failures, for failures on another login, nor for failures older than the window', async (t) => {
-    const user = await newUser('typo');
-    await fail(2, () => user.username, () => device());
-    t.notOk((await reasonsFor(user, device())).includes('FAILED_ATTEMPTS_USER'), 'two failures');
-    const other = await newUser('typo-other');
-    await fail(3, () => other.username, () => device());
-    const old = await newUser('typo-old');
-    await fail(3, () => old.username, () => device());
-    advance(config.risk.stuffingWindowSeconds + 1);
-    t.notOk((await reasonsFor(old, device())).includes('FAILED_ATTEMPTS_USER'), 'failures older than RISK_STUFFING_WINDOW_SECONDS');
-  });
+  t.test(
+    'FAILED_ATTEMPTS_USER does not fire after two failures, for failures on another login, nor for failures older than the window',
+    async (t) => {
+      const user = await newUser('typo');
+      await fail(
+        2,
+        () => user.username,
+        () => device(),
+      );
+      t.notOk((await reasonsFor(user, device())).includes('FAILED_ATTEMPTS_USER'), 'two failures');
+      const other = await newUser('typo-other');
+      await fail(
+        3,
+        () => other.username,
+        () => device(),
+      );
+      const old = await newUser('typo-old');
+      await fail(
+        3,
+        () => old.username,
+        () => device(),
+      );
+      advance(config.risk.stuffingWindowSeconds + 1);
+      t.notOk((await reasonsFor(old, device())).includes('FAILED_ATTEMPTS_USER'), 'failures older than RISK_STUFFING_WINDOW_SECONDS');
+    },
+  );
 
   t.test('FAILED_ATTEMPTS_USER does not fire for failures made before the user last signed in', async (t) => {
     const user = await newUser('mistyped');
     const laptop = device();
-    await fail(3, () => user.username, () => laptop);
+    await fail(
+      3,
+      () => user.username,
+      () => laptop,
+    );
     await signInFully(user, laptop); // challenged for those failures, and through
     t.notOk((await reasonsFor(user, laptop)).includes('FAILED_ATTEMPTS_USER'), 'the failures are behind them');
   });
@@ -393,15 +511,24 @@ t.test('RULE_ALLOW', async (t) => {
 });
 
 t.test('RULE_BLOCK', async (t) => {
-  t.test('RULE_BLOCK fires for a blocked username, case aside: the right password is refused like a wrong one, with no argon2 work', async (t) => {
-    const user = await newUser('banned');
-    await insertRiskRule(db, { kind: 'username', value: user.username.toLowerCase(), effect: 'block', note: null, createdAt: ctx.clock() });
-    const spent = passwords.verifications;
-    const { outcome, verdict } = await verdictOf(`  ${user.username.toUpperCase()} `, user.password, device());
-    t.equal(outcome.kind, 'wrong-credentials');
-    t.same(verdict?.reasons, ['RULE_BLOCK']);
-    t.equal(passwords.verifications, spent, 'no argon2 work');
-  });
+  t.test(
+    'RULE_BLOCK fires for a blocked username, case aside: the right password is refused like a wrong one, with no argon2 work',
+    async (t) => {
+      const user = await newUser('banned');
+      await insertRiskRule(db, {
+        kind: 'username',
+        value: user.username.toLowerCase(),
+        effect: 'block',
+        note: null,
+        createdAt: ctx.clock(),
+      });
+      const spent = passwords.verifications;
+      const { outcome, verdict } = await verdictOf(`  ${user.username.toUpperCase()} `, user.password, device());
+      t.equal(outcome.kind, 'wrong-credentials');
+      t.same(verdict?.reasons, ['RULE_BLOCK']);
+      t.equal(passwords.verifications, spent, 'no argon2 work');
+    },
+  );
 
   t.test('RULE_BLOCK fires for a blocked username signing in with its email address', async (t) => {
     const user = await newUser('banned-mail');
@@ -433,7 +560,13 @@ t.test('RULE_BLOCK', async (t) => {
     const { verdict } = await verdictOf(user.username, user.password, device({ ip: net(77) }));
     t.ok(verdict?.reasons.includes('RULE_BLOCK'), 'the /24 around the address written');
     const other = await newUser('Capital');
-    await insertRiskRule(db, { kind: 'username', value: other.username.toUpperCase(), effect: 'block', note: null, createdAt: ctx.clock() });
+    await insertRiskRule(db, {
+      kind: 'username',
+      value: other.username.toUpperCase(),
+      effect: 'block',
+      note: null,
+      createdAt: ctx.clock(),
+    });
     t.ok((await verdictOf(other.username, other.password, device())).verdict?.reasons.includes('RULE_BLOCK'), 'as typed');
     t.ok((await verdictOf(other.email, other.password, device())).verdict?.reasons.includes('RULE_BLOCK'), 'through the email');
   });

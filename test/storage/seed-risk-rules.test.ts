@@ -26,7 +26,8 @@ async function freshDb(_t: Test): Promise<Db> {
   return database.handle.db;
 }
 
-const allRules = (db: Db) => db.selectFrom('risk_rules').select(['kind', 'value', 'effect', 'note']).orderBy('kind').orderBy('value').execute();
+const allRules = (db: Db) =>
+  db.selectFrom('risk_rules').select(['kind', 'value', 'effect', 'note']).orderBy('kind').orderBy('value').execute();
 
 t.test('a seed with risk_rules creates them in canonical form and reports them', async (t) => {
   const db = await freshDb(t);
@@ -46,7 +47,11 @@ t.test('seeding the same rules again changes nothing; a changed effect or note u
   t.same((await applySeed(db, passwords, parseSeed({ risk_rules: RULES }))).risk_rules, { created: 0, updated: 0, unchanged: 3 });
   const changed = [{ ...RULES[0]!, effect: 'allow' }, { ...RULES[1]!, note: 'known attacker' }, RULES[2]!];
   t.same((await applySeed(db, passwords, parseSeed({ risk_rules: changed }))).risk_rules, { created: 0, updated: 2, unchanged: 1 });
-  t.match(await allRules(db), [{ value: '2001:db8::/48' }, { value: '203.0.113.0/24', effect: 'allow' }, { value: 'mallory', note: 'known attacker' }]);
+  t.match(await allRules(db), [
+    { value: '2001:db8::/48' },
+    { value: '203.0.113.0/24', effect: 'allow' },
+    { value: 'mallory', note: 'known attacker' },
+  ]);
   t.same(await db.selectFrom('risk_rules').select(['id', 'value']).orderBy('value').execute(), ids, 'the same rows, ids kept');
 });
 

@@ -199,7 +199,12 @@ t.test('parseSeed refuses a client without redirect_uris, naming the entry', asy
 });
 
 t.test('a device client (RFC 8628) needs no redirect_uris, and is stored with none', async (t) => {
-  const device = { client_id: 'tv', client_name: 'TV', token_endpoint_auth_method: 'none' as const, grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] };
+  const device = {
+    client_id: 'tv',
+    client_name: 'TV',
+    token_endpoint_auth_method: 'none' as const,
+    grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+  };
   const db = await freshDb(t);
   await applySeed(db, passwords, parseSeed({ clients: [device], users: [] }));
   const row = await db.selectFrom('clients').selectAll().where('client_id', '=', 'tv').executeTakeFirstOrThrow();
@@ -208,7 +213,15 @@ t.test('a device client (RFC 8628) needs no redirect_uris, and is stored with no
 });
 
 t.test('a client that also uses the code flow still needs redirect_uris', async (t) => {
-  const problems = refusal(t, { clients: [{ client_id: 'x', client_secret: 'x-secret-0123456789', grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] }] });
+  const problems = refusal(t, {
+    clients: [
+      {
+        client_id: 'x',
+        client_secret: 'x-secret-0123456789',
+        grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'],
+      },
+    ],
+  });
   t.same(problems, ['clients[0] (client_id "x"): redirect_uris must be a non-empty array of URIs']);
 });
 
@@ -280,7 +293,10 @@ t.test('a seed that fails half-way writes nothing at all', async (t) => {
   // The file itself is valid; its second new user takes carol's email, which the users_email_key index refuses.
   const failing = parseSeed({
     clients: [{ ...WEB, client_name: 'Renamed' }, SPA, { ...WEB, client_id: 'new-client' }],
-    users: [{ username: 'erin', password: 'erin-password-1', email: 'erin@example.com' }, { username: 'frank', password: 'frank-password-1', email: 'CAROL@example.com' }],
+    users: [
+      { username: 'erin', password: 'erin-password-1', email: 'erin@example.com' },
+      { username: 'frank', password: 'frank-password-1', email: 'CAROL@example.com' },
+    ],
   });
   const err = await applySeed(db, passwords, failing, new Date('2030-02-01T00:00:00Z')).then(
     () => undefined,
@@ -299,8 +315,22 @@ t.test('the seed script creates, then reports unchanged, and refuses a bad file 
   const badFile = path.join(dir, 'bad.json');
   const collidingFile = path.join(dir, 'colliding.json');
   await fs.writeFile(goodFile, JSON.stringify(SEED));
-  await fs.writeFile(badFile, JSON.stringify({ clients: [{ ...WEB, client_name: 'Renamed' }, { ...SPA, redirect_uris: ['https://spa.example/#x'] }] }));
-  await fs.writeFile(collidingFile, JSON.stringify({ clients: [{ ...WEB, client_name: 'Renamed' }], users: [{ username: 'zed', password: 'zed-password-1', email: 'carol@example.com' }] }));
+  await fs.writeFile(
+    badFile,
+    JSON.stringify({
+      clients: [
+        { ...WEB, client_name: 'Renamed' },
+        { ...SPA, redirect_uris: ['https://spa.example/#x'] },
+      ],
+    }),
+  );
+  await fs.writeFile(
+    collidingFile,
+    JSON.stringify({
+      clients: [{ ...WEB, client_name: 'Renamed' }],
+      users: [{ username: 'zed', password: 'zed-password-1', email: 'carol@example.com' }],
+    }),
+  );
 
   // Embedded PGlite in a folder of the test's own, or a fresh database on the test server.
   let env: Record<string, string>;

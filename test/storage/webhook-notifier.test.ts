@@ -50,7 +50,10 @@ const ctx = { config, db, clock: () => new Date(Date.now() + offsetMs), log: pin
 
 async function newUser(): Promise<{ id: string; username: string }> {
   const username = `hook-${randomBytes(3).toString('hex')}`;
-  await applySeed(db, new PasswordHasher(config.argon2), { clients: [], users: [{ username, password: 'a-password-123', email: `${username}@example.com` }] });
+  await applySeed(db, new PasswordHasher(config.argon2), {
+    clients: [],
+    users: [{ username, password: 'a-password-123', email: `${username}@example.com` }],
+  });
   return { id: (await findUserByUsername(db, username))!.id, username };
 }
 
@@ -63,7 +66,11 @@ t.test('a message is POSTed as JSON with the user to reach, signed over timestam
   const [{ headers, body }] = received as [Received];
   t.equal(headers['content-type'], 'application/json');
   const sent = JSON.parse(body);
-  t.match(sent, { kind: 'one-time-code', user: { id: user.id, username: user.username, email: `${user.username}@example.com` }, payload: { code: '123456' } });
+  t.match(sent, {
+    kind: 'one-time-code',
+    user: { id: user.id, username: user.username, email: `${user.username}@example.com` },
+    payload: { code: '123456' },
+  });
   t.equal(headers['x-sso-message-id'], sent.id);
   const timestamp = headers['x-sso-timestamp'] as string;
   t.ok(Math.abs(Number(timestamp) - Date.now() / 1000) < 60, 'the timestamp is now, in seconds');
@@ -97,11 +104,20 @@ t.test('NOTIFIER=webhook needs an https (or loopback http) URL without credentia
   const ok = load({ NOTIFIER_WEBHOOK_URL: 'https://relay.example/notify', NOTIFIER_WEBHOOK_SECRET: SECRET })();
   t.equal(ok.notifier, 'webhook');
   t.equal(ok.notifierWebhook?.url.href, 'https://relay.example/notify');
-  t.equal(load({ NOTIFIER_WEBHOOK_URL: 'http://127.0.0.1:8025/', NOTIFIER_WEBHOOK_SECRET: SECRET })().notifierWebhook?.url.host, '127.0.0.1:8025');
+  t.equal(
+    load({ NOTIFIER_WEBHOOK_URL: 'http://127.0.0.1:8025/', NOTIFIER_WEBHOOK_SECRET: SECRET })().notifierWebhook?.url.host,
+    '127.0.0.1:8025',
+  );
   t.throws(load({ NOTIFIER_WEBHOOK_SECRET: SECRET }), /NOTIFIER_WEBHOOK_URL must be set/);
-  t.throws(load({ NOTIFIER_WEBHOOK_URL: 'http://relay.example/notify', NOTIFIER_WEBHOOK_SECRET: SECRET }), /NOTIFIER_WEBHOOK_URL must be https/);
+  t.throws(
+    load({ NOTIFIER_WEBHOOK_URL: 'http://relay.example/notify', NOTIFIER_WEBHOOK_SECRET: SECRET }),
+    /NOTIFIER_WEBHOOK_URL must be https/,
+  );
   t.throws(load({ NOTIFIER_WEBHOOK_URL: 'https://user:pw@relay.example/', NOTIFIER_WEBHOOK_SECRET: SECRET }), /must not carry credentials/);
-  t.throws(load({ NOTIFIER_WEBHOOK_URL: 'https://relay.example/notify', NOTIFIER_WEBHOOK_SECRET: 'short' }), /NOTIFIER_WEBHOOK_SECRET must be at least 32/);
+  t.throws(
+    load({ NOTIFIER_WEBHOOK_URL: 'https://relay.example/notify', NOTIFIER_WEBHOOK_SECRET: 'short' }),
+    /NOTIFIER_WEBHOOK_SECRET must be at least 32/,
+  );
   t.throws(load({ NOTIFIER: 'mail' }), /NOTIFIER must be log, webhook or none/);
   t.equal(loadConfig({ ...TEST_ENV, NOTIFIER: 'none' }).notifierWebhook, null);
 });

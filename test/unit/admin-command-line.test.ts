@@ -43,7 +43,10 @@ t.test('--help prints the nouns, each noun its verbs, and each verb its argument
   t.match(top.stdout, /^usage: sso-admin <noun> <verb>/);
   const lines = top.stdout.split('\n');
   for (const noun of NOUNS) {
-    t.ok(lines.some((l) => l.startsWith(`  ${noun.name} `) && l.endsWith(noun.summary)), `the top help names ${noun.name}`);
+    t.ok(
+      lines.some((l) => l.startsWith(`  ${noun.name} `) && l.endsWith(noun.summary)),
+      `the top help names ${noun.name}`,
+    );
   }
   t.match(top.stdout, 'Exit codes: 0 done, 1 refused or failed (nothing changed), 2 bad command line.');
   t.same((await run(['-h'])).stdout, top.stdout, '-h is --help');
@@ -68,7 +71,7 @@ t.test('--help prints the nouns, each noun its verbs, and each verb its argument
   }
 });
 
-t.test('help comes first: --help anywhere after the verb shows the verb\'s help, whatever else is wrong', async (t) => {
+t.test("help comes first: --help anywhere after the verb shows the verb's help, whatever else is wrong", async (t) => {
   const help = await run(['clients', 'create', '--bogus', '--help']);
   t.equal(help.code, 0);
   t.match(help.stdout, 'usage: sso-admin clients create <client_id>');
@@ -80,21 +83,45 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
     [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
     [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
     [['users'], 'sso-admin users: expected a verb: list, show, create, set-password, disable, enable, delete (sso-admin users --help)'],
-    [['users', 'frob'], 'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, disable, enable, delete) (sso-admin users --help)'],
+    [
+      ['users', 'frob'],
+      'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, disable, enable, delete) (sso-admin users --help)',
+    ],
     [['clients', 'show'], 'sso-admin clients show: missing <client_id> (sso-admin clients show --help)'],
     [['clients', 'show', 'a', 'b'], 'sso-admin clients show: unexpected argument "b" (sso-admin clients show --help)'],
     [['clients', 'list', '--bogus'], 'sso-admin clients list: unknown option --bogus (sso-admin clients list --help)'],
-    [['clients', 'create', 'a', '--client-name'], 'sso-admin clients create: option --client-name needs a value (sso-admin clients create --help)'],
+    [
+      ['clients', 'create', 'a', '--client-name'],
+      'sso-admin clients create: option --client-name needs a value (sso-admin clients create --help)',
+    ],
     [['clients', 'list', '--json=yes'], 'sso-admin clients list: option --json takes no value (sso-admin clients list --help)'],
     [['clients', 'list', '--yes'], 'sso-admin clients list: unknown option --yes (sso-admin clients list --help)'],
-    [['clients', 'update', 'a'], 'sso-admin clients update: nothing to change: give a field option or --remove (sso-admin clients update --help)'],
-    [['clients', 'create', 'a', '--backchannel-logout-session-required', 'maybe'], 'sso-admin clients create: --backchannel-logout-session-required must be true or false (sso-admin clients create --help)'],
+    [
+      ['clients', 'update', 'a'],
+      'sso-admin clients update: nothing to change: give a field option or --remove (sso-admin clients update --help)',
+    ],
+    [
+      ['clients', 'create', 'a', '--backchannel-logout-session-required', 'maybe'],
+      'sso-admin clients create: --backchannel-logout-session-required must be true or false (sso-admin clients create --help)',
+    ],
     [['sessions', 'list'], 'sso-admin sessions list: missing --user USER (sso-admin sessions list --help)'],
     [['devices', 'revoke', '--device', 'x', '--yes'], 'sso-admin devices revoke: missing --user USER (sso-admin devices revoke --help)'],
-    [['keys', 'rotate', '--alg', 'HS256', '--yes'], 'sso-admin keys rotate: --alg must be one of RS256, PS256, ES256, EdDSA (got "HS256") (sso-admin keys rotate --help)'],
-    [['keys', 'rotate', '--delay', 'soon', '--yes'], 'sso-admin keys rotate: --delay must be a whole number of seconds (got "soon") (sso-admin keys rotate --help)'],
-    [['users', 'create', 'bob', '--claim', 'nickname'], 'sso-admin users create: --claim takes NAME=VALUE (got "nickname") (sso-admin users create --help)'],
-    [['rules', 'add', '--value', '203.0.113.0/24', '--effect', 'block'], 'sso-admin rules add: missing --kind device|network|username (sso-admin rules add --help)'],
+    [
+      ['keys', 'rotate', '--alg', 'HS256', '--yes'],
+      'sso-admin keys rotate: --alg must be one of RS256, PS256, ES256, EdDSA (got "HS256") (sso-admin keys rotate --help)',
+    ],
+    [
+      ['keys', 'rotate', '--delay', 'soon', '--yes'],
+      'sso-admin keys rotate: --delay must be a whole number of seconds (got "soon") (sso-admin keys rotate --help)',
+    ],
+    [
+      ['users', 'create', 'bob', '--claim', 'nickname'],
+      'sso-admin users create: --claim takes NAME=VALUE (got "nickname") (sso-admin users create --help)',
+    ],
+    [
+      ['rules', 'add', '--value', '203.0.113.0/24', '--effect', 'block'],
+      'sso-admin rules add: missing --kind device|network|username (sso-admin rules add --help)',
+    ],
     [['rules', 'delete', '--yes'], 'sso-admin rules delete: missing <id> (sso-admin rules delete --help)'],
   ];
   for (const [argv, line] of cases) {
@@ -108,12 +135,27 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
 
 t.test('every destructive verb refuses without --yes when stdin is not a terminal, before opening anything', async (t) => {
   const destructive = NOUNS.flatMap((noun) => noun.verbs.filter((v) => v.destructive).map((v) => [noun.name, v.name] as const));
-  t.same(destructive.map((d) => d.join(' ')), [
-    'clients rotate-secret', 'clients delete', 'users disable', 'users delete', 'keys rotate', 'sessions revoke', 'devices revoke', 'rules delete',
-  ]);
+  t.same(
+    destructive.map((d) => d.join(' ')),
+    [
+      'clients rotate-secret',
+      'clients delete',
+      'users disable',
+      'users delete',
+      'keys rotate',
+      'sessions revoke',
+      'devices revoke',
+      'rules delete',
+    ],
+  );
   const args: Record<string, string[]> = {
-    'clients rotate-secret': ['app'], 'clients delete': ['app'], 'users disable': ['alice'], 'users delete': ['alice'],
-    'keys rotate': [], 'sessions revoke': ['--user', 'alice'], 'devices revoke': ['--user', 'alice'],
+    'clients rotate-secret': ['app'],
+    'clients delete': ['app'],
+    'users disable': ['alice'],
+    'users delete': ['alice'],
+    'keys rotate': [],
+    'sessions revoke': ['--user', 'alice'],
+    'devices revoke': ['--user', 'alice'],
     'rules delete': ['0f6c6e0a-8c4b-4d43-9e0c-1b2a3c4d5e6f'],
   };
   for (const [noun, verb] of destructive) {
@@ -128,7 +170,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
   }
 });
 
-t.test('invalid values are refused with exit code 1 and the seed file\'s reasons, before the database opens', async (t) => {
+t.test("invalid values are refused with exit code 1 and the seed file's reasons, before the database opens", async (t) => {
   const client = await run(['clients', 'create', 'web', '--redirect-uri', 'http://app.example/cb#frag', '--grant-type', 'password']);
   t.equal(client.code, 1);
   t.same(client.stderr, [
@@ -140,30 +182,48 @@ t.test('invalid values are refused with exit code 1 and the seed file\'s reasons
   t.equal(user.code, 1);
   t.same(user.stderr, ['sso-admin users create: user "bob" was refused: email is not an email address']);
   const short = await run(['users', 'set-password', 'bob', '--password-stdin'], { stdin: 'short\n' });
-  t.same([short.code, short.stderr], [1, ['sso-admin users set-password: the password was refused: password must be at least 8 characters']]);
+  t.same(
+    [short.code, short.stderr],
+    [1, ['sso-admin users set-password: the password was refused: password must be at least 8 characters']],
+  );
   const long = await run(['users', 'set-password', 'bob', '--password-stdin'], { stdin: 'x'.repeat(1025) });
   t.same(long.stderr, ['sso-admin users set-password: the password was refused: password must be at most 1024 characters']);
   t.notOk(user.opened || short.opened || long.opened);
 });
 
-t.test('a risk rule with a bad kind, effect or value is refused with exit code 2 and every problem, before the database opens', async (t) => {
-  const cases: Array<[string[], string]> = [
-    [['--kind', 'country', '--value', 'XX', '--effect', 'block'], 'kind must be one of device, network, username'],
-    [['--kind', 'network', '--value', '203.0.113.0/24', '--effect', 'deny'], 'effect must be one of allow, block'],
-    [['--kind', 'network', '--value', '203.0.113.7/24', '--effect', 'block'], '"203.0.113.7/24" has bits set after the /24 prefix: did you mean 203.0.113.0/24?'],
-    [['--kind', 'device', '--value', 'my-laptop', '--effect', 'allow'], 'a device rule\'s value is a device id (a UUID), not "my-laptop"'],
-    [['--kind', 'username', '--value', ' ', '--effect', 'allow'], 'value must be a non-empty string'],
-    [['--kind', 'username', '--value', 'alice', '--effect', 'allow', '--note', 'x'.repeat(501)], 'note must be a string of at most 500 characters'],
-    [['--kind', 'network', '--value', '10.1.2.3/8', '--effect', 'deny'], 'effect must be one of allow, block; "10.1.2.3/8" has bits set after the /8 prefix: did you mean 10.0.0.0/8?'],
-  ];
-  for (const [options, problem] of cases) {
-    const refused = await run(['rules', 'add', ...options]);
-    t.equal(refused.code, 2, options.join(' '));
-    t.same(refused.stderr, [`sso-admin rules add: ${problem} (sso-admin rules add --help)`]);
-    t.equal(refused.stdout, '');
-    t.equal(refused.opened, false);
-  }
-});
+t.test(
+  'a risk rule with a bad kind, effect or value is refused with exit code 2 and every problem, before the database opens',
+  async (t) => {
+    const cases: Array<[string[], string]> = [
+      [['--kind', 'country', '--value', 'XX', '--effect', 'block'], 'kind must be one of device, network, username'],
+      [['--kind', 'network', '--value', '203.0.113.0/24', '--effect', 'deny'], 'effect must be one of allow, block'],
+      [
+        ['--kind', 'network', '--value', '203.0.113.7/24', '--effect', 'block'],
+        '"203.0.113.7/24" has bits set after the /24 prefix: did you mean 203.0.113.0/24?',
+      ],
+      [
+        ['--kind', 'device', '--value', 'my-laptop', '--effect', 'allow'],
+        'a device rule\'s value is a device id (a UUID), not "my-laptop"',
+      ],
+      [['--kind', 'username', '--value', ' ', '--effect', 'allow'], 'value must be a non-empty string'],
+      [
+        ['--kind', 'username', '--value', 'alice', '--effect', 'allow', '--note', 'x'.repeat(501)],
+        'note must be a string of at most 500 characters',
+      ],
+      [
+        ['--kind', 'network', '--value', '10.1.2.3/8', '--effect', 'deny'],
+        'effect must be one of allow, block; "10.1.2.3/8" has bits set after the /8 prefix: did you mean 10.0.0.0/8?',
+      ],
+    ];
+    for (const [options, problem] of cases) {
+      const refused = await run(['rules', 'add', ...options]);
+      t.equal(refused.code, 2, options.join(' '));
+      t.same(refused.stderr, [`sso-admin rules add: ${problem} (sso-admin rules add --help)`]);
+      t.equal(refused.stdout, '');
+      t.equal(refused.opened, false);
+    }
+  },
+);
 
 t.test('without a terminal a password is only read from stdin: no prompt, exit code 2', async (t) => {
   const refused = await run(['users', 'set-password', 'bob']);

@@ -11,7 +11,10 @@ t.test("package.json's start script caps malloc arenas and the young generation,
 });
 
 t.test('assignments before node become the environment; words after it stay arguments', async (t) => {
-  t.same(startCommand('A=1 B_2=x=y node --flag dist/server.js C=3'), { env: { A: '1', B_2: 'x=y' }, args: ['--flag', 'dist/server.js', 'C=3'] });
+  t.same(startCommand('A=1 B_2=x=y node --flag dist/server.js C=3'), {
+    env: { A: '1', B_2: 'x=y' },
+    args: ['--flag', 'dist/server.js', 'C=3'],
+  });
   t.same(startCommand('node dist/server.js'), { env: {}, args: ['dist/server.js'] });
 });
 

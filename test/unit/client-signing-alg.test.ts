@@ -35,15 +35,24 @@ t.test('the seed file accepts RS256, PS256, ES256 and EdDSA as id_token_signed_r
 
 t.test('the seed file refuses any other id_token_signed_response_alg, "none" and HS256 included', async (t) => {
   for (const alg of ['none', 'HS256', 'RS512', 'Ed25519', 'rs256', 1]) {
-    t.throws(() => parseSeed({ clients: [{ ...CLIENT, id_token_signed_response_alg: alg }] }), {
-      name: 'SeedError',
-      problems: ['clients[0] (client_id "rp"): id_token_signed_response_alg must be one of RS256, PS256, ES256, EdDSA'],
-    }, String(alg));
+    t.throws(
+      () => parseSeed({ clients: [{ ...CLIENT, id_token_signed_response_alg: alg }] }),
+      {
+        name: 'SeedError',
+        problems: ['clients[0] (client_id "rp"): id_token_signed_response_alg must be one of RS256, PS256, ES256, EdDSA'],
+      },
+      String(alg),
+    );
   }
 });
 
-t.test('a client signs with RS256 unless it registered another algorithm (OIDC Registration 2: "The default, if omitted, is RS256")', async (t) => {
-  t.equal(rowToClient(row({})).idTokenSignedResponseAlg, 'RS256');
-  t.equal(rowToClient(row({ id_token_signed_response_alg: 'EdDSA' })).idTokenSignedResponseAlg, 'EdDSA');
-  t.throws(() => rowToClient(row({ id_token_signed_response_alg: 'HS256' })), { message: 'client rp has an unsupported id_token_signed_response_alg' });
-});
+t.test(
+  'a client signs with RS256 unless it registered another algorithm (OIDC Registration 2: "The default, if omitted, is RS256")',
+  async (t) => {
+    t.equal(rowToClient(row({})).idTokenSignedResponseAlg, 'RS256');
+    t.equal(rowToClient(row({ id_token_signed_response_alg: 'EdDSA' })).idTokenSignedResponseAlg, 'EdDSA');
+    t.throws(() => rowToClient(row({ id_token_signed_response_alg: 'HS256' })), {
+      message: 'client rp has an unsupported id_token_signed_response_alg',
+    });
+  },
+);

@@ -145,7 +145,11 @@ t.test('issue 16 finding 8: an issuer outside localhost does not start without K
   t.equal(err.problems.length, 1);
   t.match(err.problems[0], /^KEYS_ENCRYPTION_SECRET must be set on an issuer outside localhost/);
   t.match(err.problems[0], /ALLOW_UNENCRYPTED_KEYS=true/, 'the message names the opt-out');
-  t.equal(loadConfig({ BASE_URL: 'https://id.example.com', ALLOW_UNENCRYPTED_KEYS: 'true' }).keysEncryptionSecret, undefined, 'the explicit opt-out');
+  t.equal(
+    loadConfig({ BASE_URL: 'https://id.example.com', ALLOW_UNENCRYPTED_KEYS: 'true' }).keysEncryptionSecret,
+    undefined,
+    'the explicit opt-out',
+  );
   t.ok(loadConfig({ BASE_URL: 'https://id.example.com', ...KEYS }).keysEncryptionSecret, 'with the secret');
   for (const base of ['http://localhost:3000', 'http://127.0.0.1:4000', 'http://[::1]:3000']) {
     t.equal(loadConfig({ BASE_URL: base }).keysEncryptionSecret, undefined, `${base}: a development issuer starts without it`);

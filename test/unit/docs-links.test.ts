@@ -5,7 +5,12 @@ import path from 'node:path';
 import t from 'tap';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const PAGES = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** The text outside fenced code blocks, where links and headings are markdown. */
 function prose(text: string): string[] {
@@ -22,7 +27,11 @@ export function headingAnchors(text: string): Set<string> {
   for (const line of prose(text)) {
     const heading = /^#{1,6} (.*)$/.exec(line)?.[1];
     if (heading === undefined) continue;
-    const slug = heading.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+    const slug = heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(slug) ?? 0;
     seen.set(slug, n + 1);
     anchors.add(n === 0 ? slug : `${slug}-${n}`);

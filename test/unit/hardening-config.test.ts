@@ -32,7 +32,9 @@ t.test('SIGN_IN_IP_FREE_ATTEMPTS=0 turns the per-address throttle off, and PURGE
 });
 
 t.test('a lock cap below the base, or a window shorter than the cap, is refused naming the variable', async (t) => {
-  t.match(problems(t, { SIGN_IN_LOCK_BASE_SECONDS: '60', SIGN_IN_LOCK_MAX_SECONDS: '30' }), [/^SIGN_IN_LOCK_MAX_SECONDS must be at least SIGN_IN_LOCK_BASE_SECONDS/]);
+  t.match(problems(t, { SIGN_IN_LOCK_BASE_SECONDS: '60', SIGN_IN_LOCK_MAX_SECONDS: '30' }), [
+    /^SIGN_IN_LOCK_MAX_SECONDS must be at least SIGN_IN_LOCK_BASE_SECONDS/,
+  ]);
   t.match(problems(t, { SIGN_IN_LOCK_MAX_SECONDS: '3600', SIGN_IN_THROTTLE_WINDOW_SECONDS: '600' }), [
     /^SIGN_IN_THROTTLE_WINDOW_SECONDS must be at least SIGN_IN_LOCK_MAX_SECONDS/,
   ]);

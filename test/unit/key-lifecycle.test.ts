@@ -15,7 +15,14 @@ const timeline = keyTimeline(rows, RETENTION);
 const key = (kid: string) => timeline.find((k) => k.kid === kid)!;
 
 t.test('a key retires when the next key of its algorithm activates, and leaves the JWKS a retention period later', async (t) => {
-  t.same(key('rs-old'), { kid: 'rs-old', alg: 'RS256', createdAt: at(0), activatesAt: at(0), retiresAt: at(3700), unpublishesAt: at(3700 + RETENTION) });
+  t.same(key('rs-old'), {
+    kid: 'rs-old',
+    alg: 'RS256',
+    createdAt: at(0),
+    activatesAt: at(0),
+    retiresAt: at(3700),
+    unpublishesAt: at(3700 + RETENTION),
+  });
   t.same(key('rs-new'), { kid: 'rs-new', alg: 'RS256', createdAt: at(100), activatesAt: at(3700), retiresAt: null, unpublishesAt: null });
   t.equal(key('es-only').retiresAt, null, 'another algorithm is not affected');
 });
@@ -47,5 +54,8 @@ t.test('keys are ordered by activation, not creation: a later rotation with a sh
   t.same(find('a').retiresAt, at(20));
   t.same(find('fast').retiresAt, at(5000));
   t.equal(find('slow').retiresAt, null);
-  t.same(['a', 'fast', 'slow'].map((kid) => keyState(find(kid), at(30))), ['retired', 'active', 'pending']);
+  t.same(
+    ['a', 'fast', 'slow'].map((kid) => keyState(find(kid), at(30))),
+    ['retired', 'active', 'pending'],
+  );
 });

@@ -22,7 +22,9 @@ t.test('by default keys are not encrypted, a rotation signs after an hour and in
 t.test('an activation delay of 0 is accepted, a refresh interval of 0 is not', async (t) => {
   t.equal(loadConfig({ KEY_ACTIVATION_DELAY_SECONDS: '0' }).keyActivationDelaySeconds, 0);
   t.same(problems({ KEYS_REFRESH_SECONDS: '0' }), ['KEYS_REFRESH_SECONDS must be a whole number from 1 to 86400 (got "0")']);
-  t.same(problems({ KEY_ACTIVATION_DELAY_SECONDS: '-1' }), ['KEY_ACTIVATION_DELAY_SECONDS must be a whole number from 0 to 2592000 (got "-1")']);
+  t.same(problems({ KEY_ACTIVATION_DELAY_SECONDS: '-1' }), [
+    'KEY_ACTIVATION_DELAY_SECONDS must be a whole number from 0 to 2592000 (got "-1")',
+  ]);
 });
 
 t.test('a short KEYS_ENCRYPTION_SECRET is refused without being echoed', async (t) => {

@@ -13,21 +13,27 @@ const problems = (env: Record<string, string>): string[] => {
   return [];
 };
 
-t.test('by default /metrics is on the main port, shutdown does not drain, waits 10 s, no proxy is trusted, HSTS lasts a year', async (t) => {
-  t.same(loadConfig({}).operations, {
-    metricsPort: undefined,
-    metricsHost: 'localhost',
-    shutdownDrainSeconds: 0,
-    shutdownTimeoutSeconds: 10,
-    trustProxy: false,
-    hstsMaxAgeSeconds: 31_536_000,
-  });
-  t.ok(Object.isFrozen(loadConfig({}).operations));
-});
+t.test(
+  'by default /metrics is on the main port, shutdown does not drain, waits 10 s, no proxy is trusted, HSTS lasts a year',
+  async (t) => {
+    t.same(loadConfig({}).operations, {
+      metricsPort: undefined,
+      metricsHost: 'localhost',
+      shutdownDrainSeconds: 0,
+      shutdownTimeoutSeconds: 10,
+      trustProxy: false,
+      hstsMaxAgeSeconds: 31_536_000,
+    });
+    t.ok(Object.isFrozen(loadConfig({}).operations));
+  },
+);
 
 t.test('METRICS_PORT moves /metrics to its own port, on HOST unless METRICS_HOST says otherwise', async (t) => {
   t.match(loadConfig({ METRICS_PORT: '9464', HOST: '0.0.0.0' }).operations, { metricsPort: 9464, metricsHost: '0.0.0.0' });
-  t.match(loadConfig({ METRICS_PORT: '9464', HOST: '0.0.0.0', METRICS_HOST: '127.0.0.1' }).operations, { metricsPort: 9464, metricsHost: '127.0.0.1' });
+  t.match(loadConfig({ METRICS_PORT: '9464', HOST: '0.0.0.0', METRICS_HOST: '127.0.0.1' }).operations, {
+    metricsPort: 9464,
+    metricsHost: '127.0.0.1',
+  });
 });
 
 t.test('METRICS_PORT must be a port other than PORT', async (t) => {
@@ -37,13 +43,17 @@ t.test('METRICS_PORT must be a port other than PORT', async (t) => {
 });
 
 t.test('SHUTDOWN_DRAIN_SECONDS and SHUTDOWN_TIMEOUT_SECONDS are read and bounded', async (t) => {
-  t.match(loadConfig({ SHUTDOWN_DRAIN_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '25' }).operations, { shutdownDrainSeconds: 5, shutdownTimeoutSeconds: 25 });
+  t.match(loadConfig({ SHUTDOWN_DRAIN_SECONDS: '5', SHUTDOWN_TIMEOUT_SECONDS: '25' }).operations, {
+    shutdownDrainSeconds: 5,
+    shutdownTimeoutSeconds: 25,
+  });
   t.match(problems({ SHUTDOWN_TIMEOUT_SECONDS: '0' }), [/^SHUTDOWN_TIMEOUT_SECONDS must be a whole number from 1 to 600/]);
   t.match(problems({ SHUTDOWN_DRAIN_SECONDS: '301' }), [/^SHUTDOWN_DRAIN_SECONDS must be a whole number from 0 to 300/]);
 });
 
 t.test('TRUST_PROXY off: empty, false or 0', async (t) => {
-  for (const value of ['', 'false', 'FALSE', '0']) t.equal(loadConfig({ TRUST_PROXY: value }).operations.trustProxy, false, JSON.stringify(value));
+  for (const value of ['', 'false', 'FALSE', '0'])
+    t.equal(loadConfig({ TRUST_PROXY: value }).operations.trustProxy, false, JSON.stringify(value));
 });
 
 t.test('TRUST_PROXY as a hop count', async (t) => {
@@ -53,12 +63,22 @@ t.test('TRUST_PROXY as a hop count', async (t) => {
 });
 
 t.test('TRUST_PROXY as a list of addresses, CIDRs and range names', async (t) => {
-  t.same(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,2001:db8::/32, ::1, loopback' }).operations.trustProxy, ['10.0.0.0/8', '192.0.2.7', '2001:db8::/32', '::1', 'loopback']);
+  t.same(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,2001:db8::/32, ::1, loopback' }).operations.trustProxy, [
+    '10.0.0.0/8',
+    '192.0.2.7',
+    '2001:db8::/32',
+    '::1',
+    'loopback',
+  ]);
 });
 
 t.test('TRUST_PROXY=true and malformed entries are refused, naming the variable', async (t) => {
   for (const value of ['true', '10.0.0.0/33', '2001:db8::/129', 'proxy.example', '10.0.0.1/8/2', '10.0.0.0/', ',']) {
-    t.match(problems({ TRUST_PROXY: value }), [/^TRUST_PROXY must be a hop count \(1 to 100\) or a comma list of addresses and CIDRs/], JSON.stringify(value));
+    t.match(
+      problems({ TRUST_PROXY: value }),
+      [/^TRUST_PROXY must be a hop count \(1 to 100\) or a comma list of addresses and CIDRs/],
+      JSON.stringify(value),
+    );
   }
 });
 

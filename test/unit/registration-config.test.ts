@@ -69,11 +69,15 @@ t.test('REGISTRATION_CLIENT_SECRET_TTL_SECONDS sets the lifetime of registered s
 });
 
 t.test('REGISTRATION_IP_FREE_ATTEMPTS: open registrations per address before the sign-in lock ladder; 0 turns it off', async (t) => {
-  t.same(loadConfig({ REGISTRATION_IP_FREE_ATTEMPTS: '3', SIGN_IN_LOCK_BASE_SECONDS: '5', SIGN_IN_LOCK_MAX_SECONDS: '60' }).registration.addressThrottle, {
-    freeAttempts: 3,
-    lockBaseSeconds: 5,
-    lockMaxSeconds: 60,
-  });
+  t.same(
+    loadConfig({ REGISTRATION_IP_FREE_ATTEMPTS: '3', SIGN_IN_LOCK_BASE_SECONDS: '5', SIGN_IN_LOCK_MAX_SECONDS: '60' }).registration
+      .addressThrottle,
+    {
+      freeAttempts: 3,
+      lockBaseSeconds: 5,
+      lockMaxSeconds: 60,
+    },
+  );
   t.equal(loadConfig({ REGISTRATION_IP_FREE_ATTEMPTS: '0' }).registration.addressThrottle, null);
   t.match(refusal({ REGISTRATION_IP_FREE_ATTEMPTS: '-1' }), [/^REGISTRATION_IP_FREE_ATTEMPTS must be a whole number from 0 to 1000000/]);
 });

@@ -20,7 +20,18 @@ t.test('a CIDR block with bits set after its prefix is refused, naming the block
 });
 
 t.test('anything else is not a CIDR block', async (t) => {
-  for (const value of ['203.0.113.0/33', '203.0.113/24', '203.0.113.0/', '203.0.113.0/24/1', 'example.com', '2001:db8::/129', 'fe80::1%eth0', '::ffff:192.0.2.1', '10.0.0.0/8a', '']) {
+  for (const value of [
+    '203.0.113.0/33',
+    '203.0.113/24',
+    '203.0.113.0/',
+    '203.0.113.0/24/1',
+    'example.com',
+    '2001:db8::/129',
+    'fe80::1%eth0',
+    '::ffff:192.0.2.1',
+    '10.0.0.0/8a',
+    '',
+  ]) {
     t.ok('problem' in canonicalCidr(value), value);
   }
 });
@@ -29,7 +40,9 @@ t.test('a rule is normalised: network blocks canonical, usernames and device ids
   t.same(parseRiskRule({ kind: 'network', value: '2001:DB8::/48', effect: 'block', note: '  scanner ' }), {
     rule: { kind: 'network', value: '2001:db8::/48', effect: 'block', note: 'scanner' },
   });
-  t.same(parseRiskRule({ kind: 'username', value: ' Alice ', effect: 'allow' }), { rule: { kind: 'username', value: 'alice', effect: 'allow', note: null } });
+  t.same(parseRiskRule({ kind: 'username', value: ' Alice ', effect: 'allow' }), {
+    rule: { kind: 'username', value: 'alice', effect: 'allow', note: null },
+  });
   t.same(parseRiskRule({ kind: 'device', value: '0F6C6E0A-8C4B-4D43-9E0C-1B2A3C4D5E6F', effect: 'block' }), {
     rule: { kind: 'device', value: '0f6c6e0a-8c4b-4d43-9e0c-1b2a3c4d5e6f', effect: 'block', note: null },
   });
@@ -37,9 +50,17 @@ t.test('a rule is normalised: network blocks canonical, usernames and device ids
 
 t.test('a rule with a bad kind, effect, value or note lists every problem', async (t) => {
   t.same(parseRiskRule({ kind: 'country', value: 'XX', effect: 'maybe', note: 7 }), {
-    problems: ['kind must be one of device, network, username', 'effect must be one of allow, block', 'note must be a string of at most 500 characters'],
+    problems: [
+      'kind must be one of device, network, username',
+      'effect must be one of allow, block',
+      'note must be a string of at most 500 characters',
+    ],
   });
-  t.same(parseRiskRule({ kind: 'device', value: 'my-laptop', effect: 'block' }), { problems: ['a device rule\'s value is a device id (a UUID), not "my-laptop"'] });
-  t.same(parseRiskRule({ kind: 'network', value: '10.1.2.3/8', effect: 'block' }), { problems: ['"10.1.2.3/8" has bits set after the /8 prefix: did you mean 10.0.0.0/8?'] });
+  t.same(parseRiskRule({ kind: 'device', value: 'my-laptop', effect: 'block' }), {
+    problems: ['a device rule\'s value is a device id (a UUID), not "my-laptop"'],
+  });
+  t.same(parseRiskRule({ kind: 'network', value: '10.1.2.3/8', effect: 'block' }), {
+    problems: ['"10.1.2.3/8" has bits set after the /8 prefix: did you mean 10.0.0.0/8?'],
+  });
   t.same(parseRiskRule({ kind: 'username', value: '   ', effect: 'block' }), { problems: ['value must be a non-empty string'] });
 });

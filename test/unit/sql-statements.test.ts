@@ -88,7 +88,16 @@ t.test('the real migrations split into statements that apply one by one', async 
     created.sort(),
     'every table a migration creates exists, and no other',
   );
-  for (const table of ['access_tokens', 'authorization_codes', 'clients', 'consents', 'interactions', 'sessions', 'signing_keys', 'users']) {
+  for (const table of [
+    'access_tokens',
+    'authorization_codes',
+    'clients',
+    'consents',
+    'interactions',
+    'sessions',
+    'signing_keys',
+    'users',
+  ]) {
     t.ok(created.includes(table), `the initial table ${table} is among them`);
   }
 });

@@ -25,7 +25,10 @@ t.test('TOTP matches the SHA-1 rows of RFC 6238 Appendix B (8 digits, 30 s steps
 
 t.test('HOTP matches RFC 4226 Appendix D (6 digits, counters 0 to 9)', async (t) => {
   const expected = ['755224', '287082', '359152', '969429', '338314', '254676', '287922', '162583', '399871', '520489'];
-  t.same(expected.map((_, counter) => hotp(RFC_SECRET, counter)), expected);
+  t.same(
+    expected.map((_, counter) => hotp(RFC_SECRET, counter)),
+    expected,
+  );
 });
 
 t.test('a six-digit code is the last six digits of the eight-digit one (dynamic truncation modulo 10^d)', async (t) => {
@@ -74,7 +77,15 @@ t.test('the otpauth URI names the issuer, the account and the common parameters'
 });
 
 t.test('base32 follows RFC 4648 section 10 (without padding) and reads keys as people type them', async (t) => {
-  const vectors: Array<[string, string]> = [['', ''], ['f', 'MY'], ['fo', 'MZXQ'], ['foo', 'MZXW6'], ['foob', 'MZXW6YQ'], ['fooba', 'MZXW6YTB'], ['foobar', 'MZXW6YTBOI']];
+  const vectors: Array<[string, string]> = [
+    ['', ''],
+    ['f', 'MY'],
+    ['fo', 'MZXQ'],
+    ['foo', 'MZXW6'],
+    ['foob', 'MZXW6YQ'],
+    ['fooba', 'MZXW6YTB'],
+    ['foobar', 'MZXW6YTBOI'],
+  ];
   for (const [clear, encoded] of vectors) {
     t.equal(base32Encode(Buffer.from(clear)), encoded, `encode ${clear}`);
     t.equal(base32Decode(encoded)?.toString(), clear, `decode ${encoded}`);

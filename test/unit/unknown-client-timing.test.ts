@@ -15,7 +15,10 @@ t.test('a secret presented with an unknown client_id is verified against a dummy
     return original(hash, plain);
   };
   const deps = { lookup: async () => undefined, passwords, cache: new SecretVerificationCache(0), now: () => new Date() };
-  await t.rejects(authenticateClient(deps, { method: 'client_secret_basic', clientId: 'nobody', secret: 'guess' }), /client authentication failed/);
+  await t.rejects(
+    authenticateClient(deps, { method: 'client_secret_basic', clientId: 'nobody', secret: 'guess' }),
+    /client authentication failed/,
+  );
   t.same(verified, ['guess'], 'one verification of the presented secret');
   await t.rejects(authenticateClient(deps, { method: 'none', clientId: 'nobody' }), /client authentication failed/);
   t.same(verified, ['guess'], 'no secret, no verification');

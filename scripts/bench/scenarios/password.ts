@@ -18,7 +18,8 @@ export const password: Scenario = {
         password: secret,
         answerConsent: false,
         onStep: measured ? (step, ns) => steps.record(step, ns) : undefined,
-      }));
+      }),
+    );
     return { ...run, steps: steps.summary() };
   },
 };

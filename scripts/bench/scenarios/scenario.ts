@@ -83,7 +83,13 @@ export async function steadyRun(ctx: BenchContext, concurrency: number, op: Benc
     const { peakRssSinceStart } = beginRun(ctx);
     const otherErrors = new ErrorTally();
     if (ctx.options.warmupS > 0) {
-      await closedLoop({ concurrency, durationMs: ctx.options.warmupS * 1000, op: (vu) => op(http, vu, false), hist: newHistogram(), errors: otherErrors });
+      await closedLoop({
+        concurrency,
+        durationMs: ctx.options.warmupS * 1000,
+        op: (vu) => op(http, vu, false),
+        hist: newHistogram(),
+        errors: otherErrors,
+      });
     }
     const hist = newHistogram();
     const errors = new ErrorTally();

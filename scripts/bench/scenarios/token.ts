@@ -55,7 +55,13 @@ export const token: Scenario = {
       const { peakRssSinceStart } = beginRun(ctx);
       if (ctx.options.warmupS > 0) {
         const pool = await mintCodes(ctx, minter, batch, otherErrors);
-        await closedLoop({ concurrency: c, durationMs: ctx.options.warmupS * 1000, op: exchangeFrom(pool, false), hist: newHistogram(), errors: otherErrors });
+        await closedLoop({
+          concurrency: c,
+          durationMs: ctx.options.warmupS * 1000,
+          op: exchangeFrom(pool, false),
+          hist: newHistogram(),
+          errors: otherErrors,
+        });
       }
       let ops = 0;
       let elapsedS = 0;
@@ -66,15 +72,28 @@ export const token: Scenario = {
         if (pool.length === 0) break;
         batches += 1;
         const mark = ctx.meter.begin();
-        const loop = await closedLoop({ concurrency: c, durationMs: (ctx.options.durationS - elapsedS) * 1000, op: exchangeFrom(pool, true), hist, errors });
+        const loop = await closedLoop({
+          concurrency: c,
+          durationMs: (ctx.options.durationS - elapsedS) * 1000,
+          op: exchangeFrom(pool, true),
+          hist,
+          errors,
+        });
         ctx.meter.end(mark, cpu);
         ops += loop.ops;
         elapsedS += loop.elapsedS;
         aborted = loop.aborted;
       }
       return {
-        ops, elapsedS, aborted, hist, errors, otherErrors, cpu,
-        peakRssKiB: peakRss(ctx), peakRssSinceStart,
+        ops,
+        elapsedS,
+        aborted,
+        hist,
+        errors,
+        otherErrors,
+        cpu,
+        peakRssKiB: peakRss(ctx),
+        peakRssSinceStart,
         idTokens: await samples.verify(ctx.jwks, ctx.oidc.issuer, ctx.oidc.fixtures.clientId),
         notes: { batches, batchSize: batch },
       };

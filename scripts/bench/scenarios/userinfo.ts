@@ -10,7 +10,8 @@ export const userinfo: Scenario = {
     const setup = new HttpClient(ctx.origin, 1);
     const tokens: string[] = [];
     try {
-      for (let vu = 0; vu < c; vu += 1) tokens.push((await ctx.oidc.exchange(setup, await ctx.oidc.authorize(setup, ctx.session))).access_token);
+      for (let vu = 0; vu < c; vu += 1)
+        tokens.push((await ctx.oidc.exchange(setup, await ctx.oidc.authorize(setup, ctx.session))).access_token);
     } finally {
       setup.close();
     }

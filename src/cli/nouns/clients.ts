@@ -15,26 +15,77 @@ import { UsageError, verb, type Invocation, type Noun, type OptionSpec, type Ses
 import { iso } from '../output.js';
 
 /** One option per client field, named after its RFC 7591 metadata name. */
-const FIELD_OPTIONS: ReadonlyArray<{ option: string; field: string; kind: 'string' | 'list' | 'boolean'; value: string; description: string }> = [
+const FIELD_OPTIONS: ReadonlyArray<{
+  option: string;
+  field: string;
+  kind: 'string' | 'list' | 'boolean';
+  value: string;
+  description: string;
+}> = [
   { option: 'client-name', field: 'client_name', kind: 'string', value: 'NAME', description: 'the name shown to users' },
-  { option: 'redirect-uri', field: 'redirect_uris', kind: 'list', value: 'URI', description: 'a redirect URI (https; http only on loopback; no fragment)' },
-  { option: 'post-logout-redirect-uri', field: 'post_logout_redirect_uris', kind: 'list', value: 'URI', description: 'where logout may send the browser back to' },
-  { option: 'grant-type', field: 'grant_types', kind: 'list', value: 'GRANT', description: 'authorization_code (default), refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code' },
+  {
+    option: 'redirect-uri',
+    field: 'redirect_uris',
+    kind: 'list',
+    value: 'URI',
+    description: 'a redirect URI (https; http only on loopback; no fragment)',
+  },
+  {
+    option: 'post-logout-redirect-uri',
+    field: 'post_logout_redirect_uris',
+    kind: 'list',
+    value: 'URI',
+    description: 'where logout may send the browser back to',
+  },
+  {
+    option: 'grant-type',
+    field: 'grant_types',
+    kind: 'list',
+    value: 'GRANT',
+    description: 'authorization_code (default), refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code',
+  },
   { option: 'response-type', field: 'response_types', kind: 'list', value: 'TYPE', description: 'code (the default and only one)' },
-  { option: 'token-endpoint-auth-method', field: 'token_endpoint_auth_method', kind: 'string', value: 'METHOD', description: 'client_secret_basic (default), client_secret_post, or none (a public client: no secret, PKCE)' },
+  {
+    option: 'token-endpoint-auth-method',
+    field: 'token_endpoint_auth_method',
+    kind: 'string',
+    value: 'METHOD',
+    description: 'client_secret_basic (default), client_secret_post, or none (a public client: no secret, PKCE)',
+  },
   { option: 'scope', field: 'scope', kind: 'string', value: 'SCOPES', description: 'space-separated scopes client_credentials may grant' },
   { option: 'contact', field: 'contacts', kind: 'list', value: 'EMAIL', description: 'a contact for the client' },
   { option: 'logo-uri', field: 'logo_uri', kind: 'string', value: 'URI', description: 'logo_uri' },
   { option: 'client-uri', field: 'client_uri', kind: 'string', value: 'URI', description: 'client_uri' },
   { option: 'policy-uri', field: 'policy_uri', kind: 'string', value: 'URI', description: 'policy_uri' },
   { option: 'tos-uri', field: 'tos_uri', kind: 'string', value: 'URI', description: 'tos_uri' },
-  { option: 'id-token-signed-response-alg', field: 'id_token_signed_response_alg', kind: 'string', value: 'ALG', description: 'RS256 (default), PS256, ES256 or EdDSA' },
-  { option: 'backchannel-logout-uri', field: 'backchannel_logout_uri', kind: 'string', value: 'URI', description: 'where logout tokens are posted (Back-Channel Logout 1.0)' },
-  { option: 'backchannel-logout-session-required', field: 'backchannel_logout_session_required', kind: 'boolean', value: 'true|false', description: 'the client needs sid in logout tokens' },
+  {
+    option: 'id-token-signed-response-alg',
+    field: 'id_token_signed_response_alg',
+    kind: 'string',
+    value: 'ALG',
+    description: 'RS256 (default), PS256, ES256 or EdDSA',
+  },
+  {
+    option: 'backchannel-logout-uri',
+    field: 'backchannel_logout_uri',
+    kind: 'string',
+    value: 'URI',
+    description: 'where logout tokens are posted (Back-Channel Logout 1.0)',
+  },
+  {
+    option: 'backchannel-logout-session-required',
+    field: 'backchannel_logout_session_required',
+    kind: 'boolean',
+    value: 'true|false',
+    description: 'the client needs sid in logout tokens',
+  },
 ];
 
 const fieldOptions: Record<string, OptionSpec> = Object.fromEntries(
-  FIELD_OPTIONS.map((f) => [f.option, { type: 'string', value: f.value, description: f.description, ...(f.kind === 'list' ? { multiple: true } : {}) }]),
+  FIELD_OPTIONS.map((f) => [
+    f.option,
+    { type: 'string', value: f.value, description: f.description, ...(f.kind === 'list' ? { multiple: true } : {}) },
+  ]),
 );
 
 /** The fields the command line sets, in the seed file's format. */
@@ -116,7 +167,7 @@ export const clients: Noun = {
     verb({
       name: 'create',
       summary: 'Register a client; a confidential one gets a generated secret, printed once.',
-      args: [{ name: 'client_id', description: 'the new client\'s id' }],
+      args: [{ name: 'client_id', description: "the new client's id" }],
       options: fieldOptions,
       notes: `The fields and their rules are the seed file's (README, Seeding). The secret has 256 random bits and is
 stored only as an argon2id hash: copy it from the output, it is never shown again (rotate-secret makes a new one).`,
@@ -127,7 +178,8 @@ stored only as an argon2id hash: copy it from the output, it is never shown agai
       },
       async run(session, input, entry: ClientEntry) {
         const { client, clientSecret } = await createClient(session.ctx, entry);
-        if (input.json) return session.out.json({ ...clientJson(client), ...(clientSecret === undefined ? {} : { client_secret: clientSecret }) });
+        if (input.json)
+          return session.out.json({ ...clientJson(client), ...(clientSecret === undefined ? {} : { client_secret: clientSecret }) });
         session.out.line(`client "${client.entry.client_id}" created (revision ${client.revision})`);
         if (clientSecret !== undefined) printSecret(session, client.entry.client_id, clientSecret);
       },
@@ -138,7 +190,12 @@ stored only as an argon2id hash: copy it from the output, it is never shown agai
       args: [CLIENT_ID],
       options: {
         ...fieldOptions,
-        remove: { type: 'string', value: 'FIELD', multiple: true, description: `remove a field, back to its default (${REMOVABLE_CLIENT_FIELDS.join(', ')})` },
+        remove: {
+          type: 'string',
+          value: 'FIELD',
+          multiple: true,
+          description: `remove a field, back to its default (${REMOVABLE_CLIENT_FIELDS.join(', ')})`,
+        },
       },
       notes: `A list option replaces the whole list: give every redirect URI the client keeps. The result is checked
 as a whole, like a seed file entry. Making a public client confidential (--token-endpoint-auth-method
@@ -146,7 +203,8 @@ client_secret_basic) generates a secret, printed once; making it public drops it
       prepare(input) {
         const set = fieldsFrom(input);
         const remove = (input.options.remove as string[] | undefined) ?? [];
-        if (Object.keys(set).length === 0 && remove.length === 0) throw new UsageError('nothing to change: give a field option or --remove');
+        if (Object.keys(set).length === 0 && remove.length === 0)
+          throw new UsageError('nothing to change: give a field option or --remove');
         return { set, remove };
       },
       async run(session, input, changes: { set: Partial<ClientEntry>; remove: string[] }) {
@@ -158,14 +216,16 @@ client_secret_basic) generates a secret, printed once; making it public drops it
             ...(result.clientSecret === undefined ? {} : { client_secret: result.clientSecret }),
           });
         }
-        if (result.changed.length === 0) session.out.line(`client "${input.args.client_id}" unchanged (revision ${result.client.revision})`);
-        else session.out.line(`client "${input.args.client_id}" updated (revision ${result.client.revision}): ${result.changed.join(', ')}`);
+        if (result.changed.length === 0)
+          session.out.line(`client "${input.args.client_id}" unchanged (revision ${result.client.revision})`);
+        else
+          session.out.line(`client "${input.args.client_id}" updated (revision ${result.client.revision}): ${result.changed.join(', ')}`);
         if (result.clientSecret !== undefined) printSecret(session, input.args.client_id!, result.clientSecret);
       },
     }),
     verb({
       name: 'rotate-secret',
-      summary: 'Replace a confidential client\'s secret with a new one, printed once; the old one stops working at once.',
+      summary: "Replace a confidential client's secret with a new one, printed once; the old one stops working at once.",
       args: [CLIENT_ID],
       destructive: true,
       notes: 'Tokens already issued to the client stay valid; only the secret changes.',

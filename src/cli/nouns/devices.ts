@@ -10,19 +10,21 @@ export const devices: Noun = {
   verbs: [
     verb({
       name: 'list',
-      summary: 'List a user\'s devices that are not revoked, most recently used first.',
+      summary: "List a user's devices that are not revoked, most recently used first.",
       options: { user: USER_OPTION },
       async run(session, input) {
         const { devices: live } = await listUserDevices(session.ctx, input.options.user as string);
         if (input.json) {
-          return session.out.json(live.map((d) => ({
-            id: d.id,
-            label: d.label,
-            first_seen_at: iso(d.firstSeenAt),
-            last_seen_at: iso(d.lastSeenAt),
-            sign_ins: d.signInCount,
-            trusted: d.trusted,
-          })));
+          return session.out.json(
+            live.map((d) => ({
+              id: d.id,
+              label: d.label,
+              first_seen_at: iso(d.firstSeenAt),
+              last_seen_at: iso(d.lastSeenAt),
+              sign_ins: d.signInCount,
+              trusted: d.trusted,
+            })),
+          );
         }
         session.out.table(
           ['id', 'device', 'first seen', 'last seen', 'sign-ins', 'trusted'],
@@ -36,7 +38,11 @@ export const devices: Noun = {
       summary: 'Revoke one device of a user (--device), or all of them.',
       options: {
         user: USER_OPTION,
-        device: { type: 'string', value: 'ID', description: 'the device to revoke (devices list shows the ids); every device of the user without it' },
+        device: {
+          type: 'string',
+          value: 'ID',
+          description: 'the device to revoke (devices list shows the ids); every device of the user without it',
+        },
       },
       destructive: true,
       notes: `As on the account page: each device's sessions end (the clients are told by back-channel logout) and the
@@ -56,12 +62,18 @@ stored. The same browser signing in again later is a new device.`,
           return session.out.json({
             user_id: done.user.id,
             username: done.user.username,
-            revoked: done.revoked.map((d) => ({ id: d.id, sessions_ended: d.endedSids.length, backchannel_logouts_queued: d.logoutsQueued })),
+            revoked: done.revoked.map((d) => ({
+              id: d.id,
+              sessions_ended: d.endedSids.length,
+              backchannel_logouts_queued: d.logoutsQueued,
+            })),
           });
         }
         if (done.revoked.length === 0) session.out.line(`"${done.user.username}" has no devices to revoke`);
         for (const d of done.revoked) {
-          session.out.line(`device ${d.id} of "${done.user.username}" revoked: ${d.endedSids.length} sessions ended (${d.logoutsQueued} back-channel logouts queued)`);
+          session.out.line(
+            `device ${d.id} of "${done.user.username}" revoked: ${d.endedSids.length} sessions ended (${d.logoutsQueued} back-channel logouts queued)`,
+          );
         }
       },
     }),

@@ -5,7 +5,14 @@ import { MAX_RULE_NOTE_LENGTH, parseRiskRule, RULE_EFFECTS, RULE_KINDS, type Ris
 import { UsageError, verb, type Noun } from '../command.js';
 import { iso } from '../output.js';
 
-const ruleJson = (r: StoredRiskRule) => ({ id: r.id, kind: r.kind, value: r.value, effect: r.effect, note: r.note, created_at: iso(r.createdAt) });
+const ruleJson = (r: StoredRiskRule) => ({
+  id: r.id,
+  kind: r.kind,
+  value: r.value,
+  effect: r.effect,
+  note: r.note,
+  created_at: iso(r.createdAt),
+});
 const describe = (r: StoredRiskRule) => `${r.effect} ${r.kind} ${r.value}`;
 
 export const rules: Noun = {
@@ -29,9 +36,24 @@ export const rules: Noun = {
       name: 'add',
       summary: 'Add a rule, or change the effect and note of the rule with the same kind and value.',
       options: {
-        kind: { type: 'string', value: RULE_KINDS.join('|'), required: true, description: 'what the rule matches: a device, a network or a username' },
-        value: { type: 'string', value: 'VALUE', required: true, description: 'a device id (a UUID), a CIDR block or one address, or a username' },
-        effect: { type: 'string', value: RULE_EFFECTS.join('|'), required: true, description: 'block refuses the sign-in, allow lets it in without a second factor' },
+        kind: {
+          type: 'string',
+          value: RULE_KINDS.join('|'),
+          required: true,
+          description: 'what the rule matches: a device, a network or a username',
+        },
+        value: {
+          type: 'string',
+          value: 'VALUE',
+          required: true,
+          description: 'a device id (a UUID), a CIDR block or one address, or a username',
+        },
+        effect: {
+          type: 'string',
+          value: RULE_EFFECTS.join('|'),
+          required: true,
+          description: 'block refuses the sign-in, allow lets it in without a second factor',
+        },
         note: { type: 'string', value: 'TEXT', description: `why the rule is there (at most ${MAX_RULE_NOTE_LENGTH} characters)` },
       },
       notes: `A rule decides a sign-in whatever its score: block refuses it with the message of a wrong password, allow

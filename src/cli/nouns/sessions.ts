@@ -3,29 +3,31 @@ import { listSessions, revokeSessions } from '../../domain/user-admin.js';
 import { verb, type Noun, type OptionSpec } from '../command.js';
 import { iso } from '../output.js';
 
-export const USER_OPTION: OptionSpec = { type: 'string', value: 'USER', required: true, description: 'the user\'s id or username' };
+export const USER_OPTION: OptionSpec = { type: 'string', value: 'USER', required: true, description: "the user's id or username" };
 
 export const sessions: Noun = {
   name: 'sessions',
-  summary: 'users\' browser sessions (sign-ins), and ending them',
+  summary: "users' browser sessions (sign-ins), and ending them",
   verbs: [
     verb({
       name: 'list',
-      summary: 'List a user\'s live sessions: when they signed in, from which device, into which clients.',
+      summary: "List a user's live sessions: when they signed in, from which device, into which clients.",
       options: { user: USER_OPTION },
       async run(session, input) {
         const { sessions: live } = await listSessions(session.ctx, input.options.user as string);
         if (input.json) {
-          return session.out.json(live.map((s) => ({
-            sid: s.sid,
-            created_at: iso(s.createdAt),
-            auth_time: iso(s.authTime),
-            expires_at: iso(s.expiresAt),
-            amr: s.amr,
-            device_id: s.deviceId,
-            device: s.deviceLabel,
-            clients: s.clientIds,
-          })));
+          return session.out.json(
+            live.map((s) => ({
+              sid: s.sid,
+              created_at: iso(s.createdAt),
+              auth_time: iso(s.authTime),
+              expires_at: iso(s.expiresAt),
+              amr: s.amr,
+              device_id: s.deviceId,
+              device: s.deviceLabel,
+              clients: s.clientIds,
+            })),
+          );
         }
         session.out.table(
           ['sid', 'signed in', 'expires', 'amr', 'device', 'clients'],
@@ -47,9 +49,17 @@ expire, as after a logout: users disable, or devices revoke, revokes them too.`,
         await session.confirm(`End all ${live.length} sessions of "${user.username}"?`);
         const done = await revokeSessions(session.ctx, user.id);
         if (input.json) {
-          return session.out.json({ user_id: done.user.id, username: done.user.username, sessions_ended: done.endedSids.length, sids: done.endedSids, backchannel_logouts_queued: done.logoutsQueued });
+          return session.out.json({
+            user_id: done.user.id,
+            username: done.user.username,
+            sessions_ended: done.endedSids.length,
+            sids: done.endedSids,
+            backchannel_logouts_queued: done.logoutsQueued,
+          });
         }
-        session.out.line(`${done.endedSids.length} sessions of "${done.user.username}" ended (${done.logoutsQueued} back-channel logouts queued)`);
+        session.out.line(
+          `${done.endedSids.length} sessions of "${done.user.username}" ended (${done.logoutsQueued} back-channel logouts queued)`,
+        );
       },
     }),
   ],

@@ -80,7 +80,7 @@ const userJson = (u: UserSummary) => ({
 
 const status = (u: UserSummary) => (u.disabledAt === null ? 'active' : `disabled ${iso(u.disabledAt)}`);
 
-const USER = { name: 'user', description: 'the user\'s id or username' } as const;
+const USER = { name: 'user', description: "the user's id or username" } as const;
 
 export const users: Noun = {
   name: 'users',
@@ -106,7 +106,13 @@ export const users: Noun = {
       async run(session, input) {
         const u = await showUser(session.ctx, input.args.user!);
         if (input.json) {
-          return session.out.json({ ...userJson(u), claims: u.claims, live_sessions: u.liveSessions, devices: u.devices, authenticator_app: u.authenticatorApp });
+          return session.out.json({
+            ...userJson(u),
+            claims: u.claims,
+            live_sessions: u.liveSessions,
+            devices: u.devices,
+            authenticator_app: u.authenticatorApp,
+          });
         }
         session.out.fields([
           ['id', u.id],
@@ -125,11 +131,16 @@ export const users: Noun = {
     verb({
       name: 'create',
       summary: 'Create a user with a password.',
-      args: [{ name: 'username', description: 'the new user\'s username (they may also sign in with their email)' }],
+      args: [{ name: 'username', description: "the new user's username (they may also sign in with their email)" }],
       options: {
         email: { type: 'string', value: 'EMAIL', description: 'their email address (unique)' },
         'email-verified': { type: 'boolean', description: 'the email address is known to be theirs' },
-        claim: { type: 'string', value: 'NAME=VALUE', multiple: true, description: 'an OIDC Core 5.1 claim: name, given_name, family_name, locale, phone_number, address={...}...' },
+        claim: {
+          type: 'string',
+          value: 'NAME=VALUE',
+          multiple: true,
+          description: 'an OIDC Core 5.1 claim: name, given_name, family_name, locale, phone_number, address={...}...',
+        },
         'password-stdin': PASSWORD_STDIN,
       },
       notes: PASSWORD_NOTES,
@@ -152,7 +163,7 @@ export const users: Noun = {
     }),
     verb({
       name: 'set-password',
-      summary: 'Set a user\'s password.',
+      summary: "Set a user's password.",
       args: [USER],
       options: { 'password-stdin': PASSWORD_STDIN },
       notes: `${PASSWORD_NOTES}\nSessions and tokens are left alone: sso-admin sessions revoke signs the user out everywhere.`,
@@ -217,9 +228,17 @@ codes, tokens, consents, devices and authenticator app. Stored security events s
         await session.confirm(`Delete user "${target.username}" (${target.id}) and everything of theirs?`);
         const done = await deleteUser(session.ctx, ref);
         if (input.json) {
-          return session.out.json({ id: done.user.id, username: done.user.username, deleted: true, sessions_ended: done.sessionsEnded, backchannel_logouts_queued: done.logoutsQueued });
+          return session.out.json({
+            id: done.user.id,
+            username: done.user.username,
+            deleted: true,
+            sessions_ended: done.sessionsEnded,
+            backchannel_logouts_queued: done.logoutsQueued,
+          });
         }
-        session.out.line(`user "${done.user.username}" deleted: ${done.sessionsEnded} sessions ended (${done.logoutsQueued} back-channel logouts queued)`);
+        session.out.line(
+          `user "${done.user.username}" deleted: ${done.sessionsEnded} sessions ended (${done.logoutsQueued} back-channel logouts queued)`,
+        );
       },
     }),
   ],

@@ -18,7 +18,8 @@ export async function clientCredentialsGrant(ctx: ProviderContext, client: Clien
   // default value or fail the request indicating an invalid scope": the default is the registered scope.
   const scope = asked.length > 0 ? asked : registered;
   if (scope.length === 0) throw new InvalidScope('this client has no registered scope to grant');
-  if (!scope.every((s) => registered.includes(s))) throw new InvalidScope('the requested scope exceeds the scope registered for this client');
+  if (!scope.every((s) => registered.includes(s)))
+    throw new InvalidScope('the requested scope exceeds the scope registered for this client');
 
   const accessToken = randomToken();
   const now = ctx.clock();

@@ -7,11 +7,7 @@ import {
   SlowDown,
   type OAuthError,
 } from '../../errors/oauth-error.js';
-import {
-  findDeviceAuthorization,
-  pollDeviceAuthorization,
-  revokeTokensFromDeviceCode,
-} from '../../storage/device-authorizations.js';
+import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDeviceCode } from '../../storage/device-authorizations.js';
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';

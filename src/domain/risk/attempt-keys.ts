@@ -14,7 +14,9 @@ export function normalisedLogin(login: string): string {
 export function attemptKeys(login: string, ip: string, device: DeviceIdentity, secret: Buffer): AttemptKeys {
   const address = plainAddress(ip);
   return {
-    loginKey: createHmac('sha256', secret).update(`login\u0000${normalisedLogin(login)}`).digest('base64url'),
+    loginKey: createHmac('sha256', secret)
+      .update(`login\u0000${normalisedLogin(login)}`)
+      .digest('base64url'),
     deviceKey: device.deviceKey,
     fingerprintKey: device.fingerprint,
     networkKey: device.networkKey,

@@ -11,12 +11,14 @@ export type CidrCheck = { cidr: string } | { problem: string };
  */
 export function canonicalCidr(value: string): CidrCheck {
   const [address = '', bits, ...rest] = value.trim().split('/');
-  if (rest.length > 0 || address.includes('%')) return { problem: `"${value}" is not a CIDR block such as 203.0.113.0/24 or 2001:db8::/32` };
+  if (rest.length > 0 || address.includes('%'))
+    return { problem: `"${value}" is not a CIDR block such as 203.0.113.0/24 or 2001:db8::/32` };
   const v4 = isIPv4(address);
   if (!v4 && !isIPv6(address)) return { problem: `"${value}" is not a CIDR block such as 203.0.113.0/24 or 2001:db8::/32` };
   if (!v4 && /^::ffff:\d/i.test(address)) return { problem: `"${value}" is an IPv4-mapped address: write the IPv4 block instead` };
   const width = v4 ? 32 : 128;
-  if (bits !== undefined && !/^\d{1,3}$/.test(bits)) return { problem: `"${value}": the prefix length must be a number from 0 to ${width}` };
+  if (bits !== undefined && !/^\d{1,3}$/.test(bits))
+    return { problem: `"${value}": the prefix length must be a number from 0 to ${width}` };
   const prefix = bits === undefined ? width : Number(bits);
   if (prefix > width) return { problem: `"${value}": the prefix length must be a number from 0 to ${width}` };
 
@@ -49,7 +51,7 @@ function ipv6Value(address: string): bigint {
 function ipv6Text(n: bigint): string {
   const groups = Array.from({ length: 8 }, (_, i) => Number((n >> BigInt(112 - i * 16)) & 0xffffn));
   let best = { start: -1, length: 1 };
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== 0) {
       i += 1;
       continue;

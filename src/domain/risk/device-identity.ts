@@ -30,7 +30,14 @@ export function deviceIdentity(signals: DeviceSignals, secret: Buffer): DeviceId
   const mac = (...parts: string[]) => createHmac('sha256', secret).update(parts.join('\u0000')).digest('base64url').slice(0, 27);
   const platform = normalisedPlatform(signals.hints.platform);
   const coarse = mac('coarse', ua.browser, ua.os, platform);
-  const fine = mac('fine', ua.browserMajor, ua.osMajor, signals.hints.brands ?? '', signals.hints.mobile ?? '', primaryLanguage(signals.acceptLanguage));
+  const fine = mac(
+    'fine',
+    ua.browserMajor,
+    ua.osMajor,
+    signals.hints.brands ?? '',
+    signals.hints.mobile ?? '',
+    primaryLanguage(signals.acceptLanguage),
+  );
   const fingerprint = `${coarse}.${fine}`;
   const networkKey = mac('network', networkPrefix(signals.ip, 24, 3));
   const cookieHash = signals.deviceCookie ? sha256(signals.deviceCookie) : null;

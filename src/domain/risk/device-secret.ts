@@ -8,6 +8,7 @@ import { sharedSecret } from '../../storage/risk.js';
 import type { Clock } from '../clock.js';
 
 export async function loadDeviceSecret(db: Db, config: Config, clock: Clock): Promise<Buffer> {
-  const secret = config.deviceSecret ?? (await sharedSecret(db, 'device-fingerprint', () => randomBytes(32).toString('base64url'), clock()));
+  const secret =
+    config.deviceSecret ?? (await sharedSecret(db, 'device-fingerprint', () => randomBytes(32).toString('base64url'), clock()));
   return Buffer.from(secret, 'utf8');
 }

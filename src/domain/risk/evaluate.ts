@@ -42,8 +42,13 @@ export function earlyReasons(device: DeviceIdentity, facts: EarlyFacts, policy: 
  * the very first: after the user revoked every device (a theft, say) the next one is news, not an enrolment.
  */
 export function userReasons(facts: UserFacts): RiskReason[] {
-  const rule: RiskReason[] = facts.ruleEffects.includes('block') ? ['RULE_BLOCK'] : facts.ruleEffects.includes('allow') ? ['RULE_ALLOW'] : [];
-  if (facts.device) return [...rule, ...(facts.networkKnown ? ['KNOWN_DEVICE' as const] : ['KNOWN_DEVICE' as const, 'NEW_NETWORK' as const])];
+  const rule: RiskReason[] = facts.ruleEffects.includes('block')
+    ? ['RULE_BLOCK']
+    : facts.ruleEffects.includes('allow')
+      ? ['RULE_ALLOW']
+      : [];
+  if (facts.device)
+    return [...rule, ...(facts.networkKnown ? ['KNOWN_DEVICE' as const] : ['KNOWN_DEVICE' as const, 'NEW_NETWORK' as const])];
   if (facts.deviceCount === 0) return rule;
   return [...rule, ...(facts.networkKnown ? ['NEW_DEVICE' as const] : ['NEW_DEVICE' as const, 'NEW_NETWORK' as const])];
 }
@@ -56,7 +61,10 @@ export function combinedReasons(early: RiskReason[], user: RiskReason[]): RiskRe
 
 /** An admin rule decides outright; otherwise the score against the two thresholds. */
 export function verdictOf(reasons: RiskReason[], policy: RiskPolicy, device: VerdictDevice): Verdict {
-  const score = Math.min(100, reasons.reduce((sum, r) => sum + policy.weights[r], 0));
+  const score = Math.min(
+    100,
+    reasons.reduce((sum, r) => sum + policy.weights[r], 0),
+  );
   let action: Verdict['action'];
   if (reasons.includes('RULE_BLOCK')) action = 'BLOCK';
   else if (reasons.includes('RULE_ALLOW')) action = 'ALLOW';

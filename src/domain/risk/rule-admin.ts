@@ -32,7 +32,12 @@ export async function showRule(ctx: AdminContext, id: string): Promise<StoredRis
 /** Adds a rule checked by parseRiskRule, or changes the effect and note of the rule with its kind and value. */
 export async function addRule(ctx: AdminContext, rule: RiskRule): Promise<{ rule: StoredRiskRule; created: boolean }> {
   const { row, created } = await addRiskRule(ctx.db, rule, ctx.clock());
-  logAdminAction(ctx, created ? 'admin.rule.created' : 'admin.rule.updated', { ruleId: row.id, kind: row.kind, value: row.value, effect: row.effect });
+  logAdminAction(ctx, created ? 'admin.rule.created' : 'admin.rule.updated', {
+    ruleId: row.id,
+    kind: row.kind,
+    value: row.value,
+    effect: row.effect,
+  });
   return { rule: rowToRule(row), created };
 }
 

@@ -29,7 +29,12 @@ export function isRuleId(id: string): boolean {
 }
 
 /** A rule as given (command-line options or a seed entry), checked and normalised, or every problem with it. */
-export function parseRiskRule(raw: { kind?: unknown; value?: unknown; effect?: unknown; note?: unknown }): { rule: RiskRule } | { problems: string[] } {
+export function parseRiskRule(raw: {
+  kind?: unknown;
+  value?: unknown;
+  effect?: unknown;
+  note?: unknown;
+}): { rule: RiskRule } | { problems: string[] } {
   const problems: string[] = [];
   const kind = raw.kind;
   const effect = raw.effect;

@@ -34,7 +34,8 @@ const OSES: ReadonlyArray<[string, RegExp]> = [
 
 // A crawler names itself "Googlebot/2.1", "bingbot/2.0", "Slackbot-LinkExpanding" or "(...; bot)"; a bare "bot" at the end of a
 // word would also catch phones ("CUBOT P80") and ordinary words.
-const AUTOMATION = /HeadlessChrome|PhantomJS|Electron\/|Puppeteer|Playwright|Selenium|WebDriver|python-requests|python-urllib|aiohttp|Go-http-client|okhttp|libwww-perl|Wget|^curl\/|node-fetch|axios\/|undici|Java\/|\bbot\b|bot[/-]|spider|crawler/i;
+const AUTOMATION =
+  /HeadlessChrome|PhantomJS|Electron\/|Puppeteer|Playwright|Selenium|WebDriver|python-requests|python-urllib|aiohttp|Go-http-client|okhttp|libwww-perl|Wget|^curl\/|node-fetch|axios\/|undici|Java\/|\bbot\b|bot[/-]|spider|crawler/i;
 
 export function parseUserAgent(ua: string | undefined): UserAgentInfo {
   const text = (ua ?? '').slice(0, 512);

@@ -7,7 +7,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
 import { accountFormToken, isAccountFormToken } from '../../domain/account-forms.js';
 import {
-  authenticatorState, beginEnrolment, confirmEnrolment, pendingEnrolment, removeAuthenticator, type CodeCheck,
+  authenticatorState,
+  beginEnrolment,
+  confirmEnrolment,
+  pendingEnrolment,
+  removeAuthenticator,
+  type CodeCheck,
 } from '../../domain/authenticator.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { listDevices, revokeDevice } from '../../domain/devices.js';
@@ -116,21 +121,31 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     return who;
   }
 
-  async function renderAccount(request: FastifyRequest, reply: FastifyReply, who: SignedIn, status: number, extra: { notice?: string; error?: string } = {}) {
+  async function renderAccount(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    who: SignedIn,
+    status: number,
+    extra: { notice?: string; error?: string } = {},
+  ) {
     const [devices, authenticator] = await Promise.all([
       listDevices(ctx, who.user.id, { deviceId: who.session.deviceId, deviceCookie: request.cookies[deviceCookie(ctx.config).name] }),
       authenticatorState(ctx, who.user.id),
     ]);
     const claims = who.user.claims as Record<string, unknown>;
-    return page(reply, status, accountPage({
-      base,
-      csrfToken: accountFormToken(who.cookie),
-      displayName: typeof claims.name === 'string' && claims.name ? claims.name : who.user.username,
-      devices,
-      authenticator,
-      signOutUrl: `${ctx.config.issuer}/session/end`,
-      ...extra,
-    }));
+    return page(
+      reply,
+      status,
+      accountPage({
+        base,
+        csrfToken: accountFormToken(who.cookie),
+        displayName: typeof claims.name === 'string' && claims.name ? claims.name : who.user.username,
+        devices,
+        authenticator,
+        signOutUrl: `${ctx.config.issuer}/session/end`,
+        ...extra,
+      }),
+    );
   }
 
   async function renderEnrolment(reply: FastifyReply, who: SignedIn, status: number, error?: string) {
@@ -138,13 +153,17 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     if (!pending) return seeOther(reply, base);
     // qrcode draws the otpauth URI as an SVG image; the page's policy allows images from data: URLs only.
     const svg = await QRCode.toString(pending.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-    return page(reply, status, totpEnrolmentPage({
-      base,
-      csrfToken: accountFormToken(who.cookie),
-      qrDataUrl: `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`,
-      manualKey: pending.manualKey,
-      error,
-    }));
+    return page(
+      reply,
+      status,
+      totpEnrolmentPage({
+        base,
+        csrfToken: accountFormToken(who.cookie),
+        qrDataUrl: `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`,
+        manualKey: pending.manualKey,
+        error,
+      }),
+    );
   }
 
   /** Whether the session's sign-in is at most maxAgeSeconds old; if not, the browser is sent to sign in again. */
@@ -159,33 +178,49 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     return check.kind === 'locked' ? { status: 429, error: tooManyCodes(check.retryAfterSeconds) } : { status: 400, error: WRONG_CODE };
   }
 
-  app.get<{ Querystring: { done?: string } }>('/account', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {
-    const who = await signedIn(request);
-    if (!who) return seeOther(reply, signInUrl);
-    const done = request.query.done;
-    return renderAccount(request, reply, who, 200, done && Object.hasOwn(NOTICES, done) ? { notice: NOTICES[done] } : {});
-  });
+  app.get<{ Querystring: { done?: string } }>(
+    '/account',
+    { schema: { querystring: querySchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await signedIn(request);
+      if (!who) return seeOther(reply, signInUrl);
+      const done = request.query.done;
+      return renderAccount(request, reply, who, 200, done && Object.hasOwn(NOTICES, done) ? { notice: NOTICES[done] } : {});
+    },
+  );
 
   // --- Signing in without a client ---
 
-  const signInPage = (reply: FastifyReply, status: number, binding: string, extra: { login?: string; error?: string; notice?: string } = {}) =>
-    reply.code(status).headers(LOGIN_PAGE_HEADERS).send(loginPage({ action: signInUrl, csrfToken: binding, clientName: 'your account', ...extra }));
+  const signInPage = (
+    reply: FastifyReply,
+    status: number,
+    binding: string,
+    extra: { login?: string; error?: string; notice?: string } = {},
+  ) =>
+    reply
+      .code(status)
+      .headers(LOGIN_PAGE_HEADERS)
+      .send(loginPage({ action: signInUrl, csrfToken: binding, clientName: 'your account', ...extra }));
 
-  app.get<{ Querystring: { notice?: string } }>('/account/sign-in', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {
-    const notice = request.query.notice;
-    // Signed in already: the account page, unless a step asked for the password again.
-    const who = await signedIn(request);
-    if (who && notice !== 'reauth') return seeOther(reply, base);
-    ensureDeviceCookie(request, reply, ctx.config);
-    const spec = accountSignInCookie(ctx.config);
-    const current = request.cookies[spec.name];
-    const binding = current && /^[A-Za-z0-9_-]{43}$/.test(current) ? current : randomToken();
-    if (binding !== current) reply.setCookie(spec.name, binding, spec.options);
-    return signInPage(reply, 200, binding, {
-      ...(notice && Object.hasOwn(SIGN_IN_NOTICES, notice) ? { notice: SIGN_IN_NOTICES[notice] } : {}),
-      ...(who ? { login: who.user.username } : {}),
-    });
-  });
+  app.get<{ Querystring: { notice?: string } }>(
+    '/account/sign-in',
+    { schema: { querystring: querySchema }, config: { html: true } },
+    async (request, reply) => {
+      const notice = request.query.notice;
+      // Signed in already: the account page, unless a step asked for the password again.
+      const who = await signedIn(request);
+      if (who && notice !== 'reauth') return seeOther(reply, base);
+      ensureDeviceCookie(request, reply, ctx.config);
+      const spec = accountSignInCookie(ctx.config);
+      const current = request.cookies[spec.name];
+      const binding = current && /^[A-Za-z0-9_-]{43}$/.test(current) ? current : randomToken();
+      if (binding !== current) reply.setCookie(spec.name, binding, spec.options);
+      return signInPage(reply, 200, binding, {
+        ...(notice && Object.hasOwn(SIGN_IN_NOTICES, notice) ? { notice: SIGN_IN_NOTICES[notice] } : {}),
+        ...(who ? { login: who.user.username } : {}),
+      });
+    },
+  );
 
   app.post<{ Body: RawParams }>('/account/sign-in', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const spec = accountSignInCookie(ctx.config);
@@ -197,8 +232,13 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     }
     // The same form, throttles, risk evaluation and second factor as every sign-in; the second-factor page
     // finishes the sign-in and sends the browser back to the account page.
-    const result = await submitPasswordForm(ctx, request, reply, { returnTo: base, clientId: null, onMessagesQueued: opts.onMessagesQueued });
-    if (result.kind === 'refused') return signInPage(reply, result.status, binding, { login: typedLogin(request.body), error: result.message });
+    const result = await submitPasswordForm(ctx, request, reply, {
+      returnTo: base,
+      clientId: null,
+      onMessagesQueued: opts.onMessagesQueued,
+    });
+    if (result.kind === 'refused')
+      return signInPage(reply, result.status, binding, { login: typedLogin(request.body), error: result.message });
     reply.clearCookie(spec.name, spec.options);
     if (result.kind === 'answered') return reply;
     return seeOther(reply, base);
@@ -206,13 +246,20 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   // --- Devices ---
 
-  app.post<{ Params: { id: string }; Body: RawParams }>('/account/devices/:id/revoke',
-    { schema: { params: deviceParamsSchema, body: formSchema }, config: { html: true } }, async (request, reply) => {
+  app.post<{ Params: { id: string }; Body: RawParams }>(
+    '/account/devices/:id/revoke',
+    { schema: { params: deviceParamsSchema, body: formSchema }, config: { html: true } },
+    async (request, reply) => {
       const who = await formPost(request, reply);
       if (!who) return reply;
       const revoked = await revokeDevice(ctx, who.user.id, request.params.id);
       // Another user's device is answered exactly like one that does not exist.
-      if (!revoked) return page(reply, 404, accountErrorPage(base, 'No such device', 'That device is not in your list: it may have been revoked already.'));
+      if (!revoked)
+        return page(
+          reply,
+          404,
+          accountErrorPage(base, 'No such device', 'That device is not in your list: it may have been revoked already.'),
+        );
       if (revoked.logoutsQueued > 0) opts.onLogoutsQueued?.();
       if (revoked.endedSids.includes(who.session.sid)) {
         const session = sessionCookie(ctx.config);
@@ -220,7 +267,8 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         return seeOther(reply, `${signInUrl}?notice=device-revoked`);
       }
       return seeOther(reply, `${base}?done=device-revoked`);
-    });
+    },
+  );
 
   // --- Authenticator app ---
 
@@ -228,7 +276,9 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     const who = await formPost(request, reply);
     if (!who || !recentSignIn(reply, who, ENROLMENT_START_MAX_AUTH_AGE_SECONDS)) return reply;
     if (!(await beginEnrolment(ctx, who.user.id))) {
-      return renderAccount(request, reply, who, 409, { error: 'An authenticator app is already set up. Remove it first to set up another.' });
+      return renderAccount(request, reply, who, 409, {
+        error: 'An authenticator app is already set up. Remove it first to set up another.',
+      });
     }
     return seeOther(reply, `${base}/totp`);
   });
@@ -240,24 +290,32 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     return renderEnrolment(reply, who, 200);
   });
 
-  app.post<{ Body: RawParams }>('/account/totp/confirm', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
-    const who = await formPost(request, reply);
-    if (!who || !recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS)) return reply;
-    if (!(await pendingEnrolment(ctx, who.user))) return seeOther(reply, base);
-    const check = await confirmEnrolment(ctx, who.user.id, single(request.body, 'code') ?? '');
-    if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-enrolled`);
-    if (check.kind === 'none') return seeOther(reply, base);
-    const { status, error } = codeRefusal(check);
-    return renderEnrolment(reply, who, status, error);
-  });
+  app.post<{ Body: RawParams }>(
+    '/account/totp/confirm',
+    { schema: { body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who || !recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS)) return reply;
+      if (!(await pendingEnrolment(ctx, who.user))) return seeOther(reply, base);
+      const check = await confirmEnrolment(ctx, who.user.id, single(request.body, 'code') ?? '');
+      if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-enrolled`);
+      if (check.kind === 'none') return seeOther(reply, base);
+      const { status, error } = codeRefusal(check);
+      return renderEnrolment(reply, who, status, error);
+    },
+  );
 
-  app.post<{ Body: RawParams }>('/account/totp/remove', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
-    const who = await formPost(request, reply);
-    if (!who) return reply;
-    const check = await removeAuthenticator(ctx, who.user.id, single(request.body, 'code') ?? '');
-    if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-removed`);
-    if (check.kind === 'none') return seeOther(reply, base);
-    const { status, error } = codeRefusal(check);
-    return renderAccount(request, reply, who, status, { error });
-  });
+  app.post<{ Body: RawParams }>(
+    '/account/totp/remove',
+    { schema: { body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who) return reply;
+      const check = await removeAuthenticator(ctx, who.user.id, single(request.body, 'code') ?? '');
+      if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-removed`);
+      if (check.kind === 'none') return seeOther(reply, base);
+      const { status, error } = codeRefusal(check);
+      return renderAccount(request, reply, who, status, { error });
+    },
+  );
 }

@@ -40,7 +40,12 @@ export default async function deviceAuthorizationRoutes(app: FastifyInstance, op
     async (request, reply) => {
       await claimDeviceAuthorization(ctx, request.client!.clientId, request.ip);
       const header = request.headers['user-agent'];
-      const response = await requestDeviceAuthorization(ctx, request.client!, request.body, typeof header === 'string' ? header : undefined);
+      const response = await requestDeviceAuthorization(
+        ctx,
+        request.client!,
+        request.body,
+        typeof header === 'string' ? header : undefined,
+      );
       // The device code is a credential: like a token response (RFC 6749 5.1), never cached.
       return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
     },

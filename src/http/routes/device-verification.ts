@@ -48,7 +48,10 @@ const querySchema = { type: 'object', properties: { user_code: { type: 'string' 
 /** Thrown where the page cannot go on; shown on the error page, never redirected. */
 class VerificationError extends Error {}
 
-export default async function deviceVerificationRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; onMessagesQueued?: () => void }) {
+export default async function deviceVerificationRoutes(
+  app: FastifyInstance,
+  opts: { ctx: ProviderContext; onMessagesQueued?: () => void },
+) {
   const { ctx } = opts;
   const entryAction = `${ctx.config.issuer}/device`;
   const confirmAction = `${ctx.config.issuer}/device/confirm`;
@@ -80,10 +83,21 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
     return pending;
   }
 
-  const signInPage = (reply: FastifyReply, status: number, secret: string, pending: PendingDeviceAuthorization, login?: string, error?: string) =>
-    reply.code(status).headers(LOGIN_PAGE_HEADERS).send(loginPage({ action: loginAction, csrfToken: secret, clientName: pending.clientName, login, error }));
+  const signInPage = (
+    reply: FastifyReply,
+    status: number,
+    secret: string,
+    pending: PendingDeviceAuthorization,
+    login?: string,
+    error?: string,
+  ) =>
+    reply
+      .code(status)
+      .headers(LOGIN_PAGE_HEADERS)
+      .send(loginPage({ action: loginAction, csrfToken: secret, clientName: pending.clientName, login, error }));
 
-  const withPageErrors = <R extends FastifyRequest>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
+  const withPageErrors =
+    <R extends FastifyRequest>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
     async (request: R, reply: FastifyReply) => {
       try {
         return await handler(request, reply);
@@ -95,23 +109,33 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
 
   // RFC 8628 3.3: the verification URI, with the user code already in it when the device showed
   // verification_uri_complete (3.3.1). Nothing is looked up here: only a posted code counts as an entry.
-  app.get<{ Querystring: { user_code?: string } }>('/device', { schema: { querystring: querySchema }, config: { html: true } }, async (request, reply) => {
-    let secret = flowSecret(request);
-    if (!secret) {
-      secret = randomToken();
-      setFlowSecret(reply, secret);
-    }
-    const linked = request.query.user_code;
-    const normalised = linked === undefined ? undefined : normaliseUserCode(linked);
-    return page(reply, 200, userCodePage({
-      action: entryAction,
-      csrfToken: secret,
-      userCode: normalised ? formatUserCode(normalised) : linked?.slice(0, 32),
-      fromLink: normalised !== undefined,
-    }));
-  });
+  app.get<{ Querystring: { user_code?: string } }>(
+    '/device',
+    { schema: { querystring: querySchema }, config: { html: true } },
+    async (request, reply) => {
+      let secret = flowSecret(request);
+      if (!secret) {
+        secret = randomToken();
+        setFlowSecret(reply, secret);
+      }
+      const linked = request.query.user_code;
+      const normalised = linked === undefined ? undefined : normaliseUserCode(linked);
+      return page(
+        reply,
+        200,
+        userCodePage({
+          action: entryAction,
+          csrfToken: secret,
+          userCode: normalised ? formatUserCode(normalised) : linked?.slice(0, 32),
+          fromLink: normalised !== undefined,
+        }),
+      );
+    },
+  );
 
-  app.post<{ Body: RawParams }>('/device', { schema: { body: formSchema }, config: { html: true } },
+  app.post<{ Body: RawParams }>(
+    '/device',
+    { schema: { body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const secret = postedSecret(request);
       const typed = single(request.body, 'user_code') ?? '';
@@ -125,16 +149,25 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
         // RFC 6585 4: 429 Too Many Requests, with Retry-After.
         const n = entry.retryAfterSeconds;
         reply.header('retry-after', String(n));
-        return page(reply, 429, userCodePage({
-          action: entryAction, csrfToken: secret, userCode: typed.slice(0, 32),
-          error: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`,
-        }));
+        return page(
+          reply,
+          429,
+          userCodePage({
+            action: entryAction,
+            csrfToken: secret,
+            userCode: typed.slice(0, 32),
+            error: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`,
+          }),
+        );
       }
       return page(reply, 400, userCodePage({ action: entryAction, csrfToken: secret, userCode: typed.slice(0, 32), error: WRONG_CODE }));
-    }));
+    }),
+  );
 
   // The request this browser typed the code of: a sign-in first when there is no session, else the confirmation.
-  app.get('/device/confirm', { config: { html: true } },
+  app.get(
+    '/device/confirm',
+    { config: { html: true } },
     withPageErrors(async (request, reply) => {
       const secret = flowSecret(request);
       if (!secret) throw new VerificationError(START_AGAIN);
@@ -144,19 +177,26 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
         ensureDeviceCookie(request, reply, ctx.config);
         return signInPage(reply, 200, secret, pending);
       }
-      return page(reply, 200, deviceConfirmPage({
-        action: confirmAction,
-        csrfToken: secret,
-        clientName: pending.clientName,
-        deviceLabel: pending.deviceLabel,
-        requestedAt: pending.requestedAt,
-        now: ctx.clock(),
-        userName: await accountName(ctx, session.userId),
-        scopes: pending.scopes,
-      }));
-    }));
+      return page(
+        reply,
+        200,
+        deviceConfirmPage({
+          action: confirmAction,
+          csrfToken: secret,
+          clientName: pending.clientName,
+          deviceLabel: pending.deviceLabel,
+          requestedAt: pending.requestedAt,
+          now: ctx.clock(),
+          userName: await accountName(ctx, session.userId),
+          scopes: pending.scopes,
+        }),
+      );
+    }),
+  );
 
-  app.post<{ Body: RawParams }>('/device/login', { schema: { body: formSchema }, config: { html: true } },
+  app.post<{ Body: RawParams }>(
+    '/device/login',
+    { schema: { body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const secret = postedSecret(request);
       const pending = await pendingFor(secret);
@@ -168,9 +208,12 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
       if (result.kind === 'answered') return reply;
       if (result.kind === 'refused') return signInPage(reply, result.status, secret, pending, typedLogin(request.body), result.message);
       return seeOther(reply, confirmAction);
-    }));
+    }),
+  );
 
-  app.post<{ Body: RawParams }>('/device/confirm', { schema: { body: formSchema }, config: { html: true } },
+  app.post<{ Body: RawParams }>(
+    '/device/confirm',
+    { schema: { body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const secret = postedSecret(request);
       const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
@@ -183,5 +226,6 @@ export default async function deviceVerificationRoutes(app: FastifyInstance, opt
       const cookie = deviceFlowCookie(ctx.config);
       reply.clearCookie(cookie.name, cookie.options);
       return page(reply, 200, deviceDonePage(approve));
-    }));
+    }),
+  );
 }

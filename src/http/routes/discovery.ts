@@ -31,7 +31,18 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid', ...SUPPORTED_CLAIMS.filter((c) => c !== 'sub')],
+    claims_supported: [
+      'sub',
+      'iss',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'at_hash',
+      'sid',
+      ...SUPPORTED_CLAIMS.filter((c) => c !== 'sub'),
+    ],
     claim_types_supported: ['normal'],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
@@ -48,9 +59,6 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
 export default async function discoveryRoutes(app: FastifyInstance, opts: { config: Config }) {
   const body = JSON.stringify(discoveryDocument(opts.config));
   app.get('/.well-known/openid-configuration', async (_request, reply) => {
-    return reply
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('cache-control', 'public, max-age=300')
-      .send(body);
+    return reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', 'public, max-age=300').send(body);
   });
 }

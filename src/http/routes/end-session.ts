@@ -2,7 +2,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import {
-  confirmationToken, endSession, isConfirmationToken, needsConfirmation, postLogoutLocation, validateLogoutRequest,
+  confirmationToken,
+  endSession,
+  isConfirmationToken,
+  needsConfirmation,
+  postLogoutLocation,
+  validateLogoutRequest,
   type LogoutRequest,
 } from '../../domain/logout.js';
 import { single, type RawParams } from '../../domain/params.js';
@@ -54,12 +59,17 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
       if (logout.client) hidden.client_id = logout.client.clientId;
       if (logout.postLogoutRedirectUri !== null) hidden.post_logout_redirect_uri = logout.postLogoutRedirectUri;
       if (logout.state !== null) hidden.state = logout.state;
-      return reply.code(200).headers(PAGE_HEADERS).send(logoutConfirmPage({
-        action: `${ctx.config.issuer}/session/end/confirm`,
-        csrfToken: confirmationToken(cookieValue),
-        clientName: logout.client ? (logout.client.clientName ?? logout.client.clientId) : null,
-        hidden,
-      }));
+      return reply
+        .code(200)
+        .headers(PAGE_HEADERS)
+        .send(
+          logoutConfirmPage({
+            action: `${ctx.config.issuer}/session/end/confirm`,
+            csrfToken: confirmationToken(cookieValue),
+            clientName: logout.client ? (logout.client.clientName ?? logout.client.clientId) : null,
+            hidden,
+          }),
+        );
     }
     if (session !== undefined && cookieValue !== undefined) await signOut(reply, cookieValue);
     return finish(reply, logout, true);
@@ -75,23 +85,27 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
     return handle(request, reply, (request.body ?? {}) as RawParams);
   });
 
-  app.post<{ Body: RawParams }>('/session/end/confirm', { schema: { body: confirmSchema }, config: { html: true } }, async (request, reply) => {
-    const body = request.body ?? {};
-    // The hidden fields are checked again as if they had come with the request: nothing is trusted for being echoed.
-    const logout = await validateLogoutRequest(ctx, {
-      client_id: body.client_id,
-      post_logout_redirect_uri: body.post_logout_redirect_uri,
-      state: body.state,
-    });
-    const cookieValue = request.cookies[cookie.name];
-    const session = await resolveSession(ctx, cookieValue);
-    // Signed out meanwhile (another tab, expiry): nothing left to confirm.
-    if (session === undefined || cookieValue === undefined) return finish(reply, logout, true);
-    if (!isConfirmationToken(cookieValue, single(body, 'csrf'))) {
-      throw new InvalidRequest('The form has expired or did not come from this site. Go back to the application and sign out again.');
-    }
-    if (single(body, 'decision') !== 'logout') return finish(reply, logout, false);
-    await signOut(reply, cookieValue);
-    return finish(reply, logout, true);
-  });
+  app.post<{ Body: RawParams }>(
+    '/session/end/confirm',
+    { schema: { body: confirmSchema }, config: { html: true } },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      // The hidden fields are checked again as if they had come with the request: nothing is trusted for being echoed.
+      const logout = await validateLogoutRequest(ctx, {
+        client_id: body.client_id,
+        post_logout_redirect_uri: body.post_logout_redirect_uri,
+        state: body.state,
+      });
+      const cookieValue = request.cookies[cookie.name];
+      const session = await resolveSession(ctx, cookieValue);
+      // Signed out meanwhile (another tab, expiry): nothing left to confirm.
+      if (session === undefined || cookieValue === undefined) return finish(reply, logout, true);
+      if (!isConfirmationToken(cookieValue, single(body, 'csrf'))) {
+        throw new InvalidRequest('The form has expired or did not come from this site. Go back to the application and sign out again.');
+      }
+      if (single(body, 'decision') !== 'logout') return finish(reply, logout, false);
+      await signOut(reply, cookieValue);
+      return finish(reply, logout, true);
+    },
+  );
 }

@@ -43,7 +43,10 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
-  async function interactionOf(request: FastifyRequest<{ Params: Params }>, form?: RawParams): Promise<{ interaction: Interaction; binding: string }> {
+  async function interactionOf(
+    request: FastifyRequest<{ Params: Params }>,
+    form?: RawParams,
+  ): Promise<{ interaction: Interaction; binding: string }> {
     const binding = request.cookies[interactionCookie(ctx.config, request.params.id).name];
     if (form) {
       const csrf = single(form, 'csrf');
@@ -84,16 +87,21 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     if (afterPost) return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
     const account = await usernameOf(ctx, session.userId);
     if (account === undefined) throw new InteractionError('You are no longer signed in. Go back to the application and start again.');
-    return page(reply, 200, consentPage({
-      action: action(interaction.id, 'consent'),
-      csrfToken: binding,
-      clientName: await clientName(interaction.request.clientId),
-      scopes: interaction.request.scopes,
-      account,
-    }));
+    return page(
+      reply,
+      200,
+      consentPage({
+        action: action(interaction.id, 'consent'),
+        csrfToken: binding,
+        clientName: await clientName(interaction.request.clientId),
+        scopes: interaction.request.scopes,
+        account,
+      }),
+    );
   }
 
-  const withPageErrors = <R extends FastifyRequest<{ Params: Params }>>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
+  const withPageErrors =
+    <R extends FastifyRequest<{ Params: Params }>>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
     async (request: R, reply: FastifyReply) => {
       try {
         return await handler(request, reply);
@@ -103,21 +111,30 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       }
     };
 
-  app.get<{ Params: Params }>('/interaction/:id', { schema: { params: paramsSchema }, config: { html: true } },
+  app.get<{ Params: Params }>(
+    '/interaction/:id',
+    { schema: { params: paramsSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction, binding } = await interactionOf(request);
       const session = await usableSession(request, interaction);
       if (session) return proceed(reply, interaction, binding, session, false);
       ensureDeviceCookie(request, reply, ctx.config);
-      return loginPageReply(reply, 200, loginPage({
-        action: action(interaction.id, 'login'),
-        csrfToken: binding,
-        clientName: await clientName(interaction.request.clientId),
-        login: interaction.request.loginHint ?? undefined,
-      }));
-    }));
+      return loginPageReply(
+        reply,
+        200,
+        loginPage({
+          action: action(interaction.id, 'login'),
+          csrfToken: binding,
+          clientName: await clientName(interaction.request.clientId),
+          login: interaction.request.loginHint ?? undefined,
+        }),
+      );
+    }),
+  );
 
-  app.post<{ Params: Params; Body: RawParams }>('/interaction/:id/login', { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+  app.post<{ Params: Params; Body: RawParams }>(
+    '/interaction/:id/login',
+    { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction, binding } = await interactionOf(request, request.body);
       const login = typedLogin(request.body);
@@ -129,18 +146,25 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       });
       if (result.kind === 'answered') return reply;
       if (result.kind === 'refused') {
-        return loginPageReply(reply, result.status, loginPage({
-          action: action(interaction.id, 'login'),
-          csrfToken: binding,
-          clientName: await clientName(clientId),
-          login,
-          error: result.message,
-        }));
+        return loginPageReply(
+          reply,
+          result.status,
+          loginPage({
+            action: action(interaction.id, 'login'),
+            csrfToken: binding,
+            clientName: await clientName(clientId),
+            login,
+            error: result.message,
+          }),
+        );
       }
       return proceed(reply, interaction, binding, result.session, true);
-    }));
+    }),
+  );
 
-  app.post<{ Params: Params; Body: RawParams }>('/interaction/:id/consent', { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+  app.post<{ Params: Params; Body: RawParams }>(
+    '/interaction/:id/consent',
+    { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction } = await interactionOf(request, request.body);
       const session = await usableSession(request, interaction);
@@ -148,5 +172,6 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       const response = await answerConsent(ctx, interaction, session, single(request.body, 'decision') === 'allow');
       clearBinding(reply, interaction.id);
       return sendAuthorizationResponse(reply, response);
-    }));
+    }),
+  );
 }

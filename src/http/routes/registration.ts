@@ -3,7 +3,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { claimOpenRegistration } from '../../domain/registration-throttle.js';
-import { authorizeRegistration, deleteRegistration, readRegistration, registerClient, updateRegistration } from '../../domain/registration.js';
+import {
+  authorizeRegistration,
+  deleteRegistration,
+  readRegistration,
+  registerClient,
+  updateRegistration,
+} from '../../domain/registration.js';
 import { InvalidRequest, InvalidToken, OAuthError } from '../../errors/oauth-error.js';
 
 /** RFC 6750 2.1: `Bearer b64token`; undefined when there is no Authorization header. */
@@ -52,13 +58,17 @@ export default async function registrationRoutes(app: FastifyInstance, opts: { c
     done(new InvalidRequest('the request body must be application/json'), undefined);
   });
 
-  app.post('/register', {
-    // Before the body is read: a request without the initial access token learns nothing more than 401.
-    onRequest: async (request) => {
-      if (ctx.config.registration.open) await claimOpenRegistration(ctx, request.ip);
-      else authorizeRegistration(ctx.config.registration, bearerToken(request));
+  app.post(
+    '/register',
+    {
+      // Before the body is read: a request without the initial access token learns nothing more than 401.
+      onRequest: async (request) => {
+        if (ctx.config.registration.open) await claimOpenRegistration(ctx, request.ip);
+        else authorizeRegistration(ctx.config.registration, bearerToken(request));
+      },
     },
-  }, async (request, reply) => sendJson(reply, 201, await registerClient(ctx, request.body)));
+    async (request, reply) => sendJson(reply, 201, await registerClient(ctx, request.body)),
+  );
 
   app.get<{ Params: { clientId: string } }>('/register/:clientId', { schema: { params: clientParams } }, async (request, reply) => {
     return sendJson(reply, 200, await readRegistration(ctx, request.params.clientId, registrationAccessToken(request)));
@@ -81,7 +91,9 @@ export default async function registrationRoutes(app: FastifyInstance, opts: { c
     method: ['POST', 'PATCH'],
     url: '/register/:clientId',
     handler: async () => {
-      throw new OAuthError('invalid_request', 'the client configuration endpoint takes GET, PUT and DELETE', 405, { allow: 'GET, PUT, DELETE' });
+      throw new OAuthError('invalid_request', 'the client configuration endpoint takes GET, PUT and DELETE', 405, {
+        allow: 'GET, PUT, DELETE',
+      });
     },
   });
 }

@@ -16,7 +16,17 @@ const str = { type: 'string' } as const;
 
 const bodySchema = {
   type: 'object',
-  properties: { grant_type: str, code: str, redirect_uri: str, code_verifier: str, client_id: str, client_secret: str, refresh_token: str, scope: str, device_code: str },
+  properties: {
+    grant_type: str,
+    code: str,
+    redirect_uri: str,
+    code_verifier: str,
+    client_id: str,
+    client_secret: str,
+    refresh_token: str,
+    scope: str,
+    device_code: str,
+  },
 } as const;
 
 const responseSchema = {

@@ -44,9 +44,13 @@ ${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` :
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <h2>Your devices</h2>
 <p class="meta">Revoking a device signs it out and ends the access it gave applications.</p>
-${input.devices.length === 0 ? html`<p>No devices yet.</p>` : html`<ul class="devices">
+${
+  input.devices.length === 0
+    ? html`<p>No devices yet.</p>`
+    : html`<ul class="devices">
 ${input.devices.map(device)}
-</ul>`}
+</ul>`
+}
 <h2>Authenticator app</h2>
 ${authenticatorSection(input, csrf)}`,
   );

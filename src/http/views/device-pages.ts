@@ -81,6 +81,9 @@ ${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
 
 export function deviceDonePage(approved: boolean): string {
   return approved
-    ? layout('Device connected', html`<h1>Device connected</h1><p class="lead">You can go back to your device: it finishes signing in by itself.</p>`)
+    ? layout(
+        'Device connected',
+        html`<h1>Device connected</h1><p class="lead">You can go back to your device: it finishes signing in by itself.</p>`,
+      )
     : layout('Request denied', html`<h1>Request denied</h1><p class="lead">The device was not connected. You can close this window.</p>`);
 }

@@ -20,8 +20,10 @@ export function formPostPage(input: FormPostInput): string {
     html`<h1>Returning to the application</h1>
 <p class="lead">If nothing happens, select Continue.</p>
 <form method="post" action="${input.action}">
-${Object.entries(input.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">
-`)}<button type="submit">Continue</button>
+${Object.entries(input.params).map(
+  ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">
+`,
+)}<button type="submit">Continue</button>
 </form>
 <script>${new SafeHtml(SUBMIT_SCRIPT)}</script>`,
   );

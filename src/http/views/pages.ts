@@ -48,9 +48,8 @@ export interface SecondFactorPageInput {
 
 /** Asks for the code; says where a sent one went only as "to you", never the address. */
 export function secondFactorPage(input: SecondFactorPageInput): string {
-  const where = input.method === 'totp'
-    ? 'Enter the six-digit code your authenticator app shows now.'
-    : 'We have sent you a six-digit code.';
+  const where =
+    input.method === 'totp' ? 'Enter the six-digit code your authenticator app shows now.' : 'We have sent you a six-digit code.';
   return layout(
     'Confirm it is you',
     html`<h1>Confirm it is you</h1>

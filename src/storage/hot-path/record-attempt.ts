@@ -27,7 +27,14 @@ export interface CounterWindows {
    * Where each count stops: the rules only ask whether a threshold is reached, and a capped count costs a flood
    * no more reading than a trickle.
    */
-  caps: { deviceAttempts: number; networkAttempts: number; deviceLogins: number; networkLogins: number; fingerprintLogins: number; loginFailures: number };
+  caps: {
+    deviceAttempts: number;
+    networkAttempts: number;
+    deviceLogins: number;
+    networkLogins: number;
+    fingerprintLogins: number;
+    loginFailures: number;
+  };
 }
 
 /** Distinct failing logins are looked for among this many times the threshold of a key's latest failed attempts. */
@@ -85,20 +92,22 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
       ) recent
       LIMIT ${cap}
     ) capped)`;
-  const { rows } = await sql<{
-    attempt_id: string;
-    established: boolean;
-    device_attempts: string;
-    network_attempts: string;
-    cookie_logins: string;
-    machine_logins: string;
-    network_logins: string;
-    fingerprint_logins: string;
-    login_failures: string;
-    cookie_fingerprints: string[] | null;
-    rule_effects: Array<'allow' | 'block'> | null;
-    account_facts: UserFactsJson | string | null;
-  } & NullableRow<UserRow>>`
+  const { rows } = await sql<
+    {
+      attempt_id: string;
+      established: boolean;
+      device_attempts: string;
+      network_attempts: string;
+      cookie_logins: string;
+      machine_logins: string;
+      network_logins: string;
+      fingerprint_logins: string;
+      login_failures: string;
+      cookie_fingerprints: string[] | null;
+      rule_effects: Array<'allow' | 'block'> | null;
+      account_facts: UserFactsJson | string | null;
+    } & NullableRow<UserRow>
+  >`
     WITH known AS (
       SELECT array_agg(DISTINCT fingerprint) AS fingerprints FROM devices WHERE cookie_hash = ${k.cookieHash} AND revoked_at IS NULL
     ), account AS (
@@ -189,4 +198,3 @@ function userFactsFrom(json: UserFactsJson | string): UserFacts {
   const f = typeof json === 'string' ? (JSON.parse(json) as UserFactsJson) : json;
   return { deviceCount: Number(f.deviceCount), device: f.device, networkKnown: f.networkKnown, ruleEffects: f.ruleEffects };
 }
-

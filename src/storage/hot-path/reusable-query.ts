@@ -23,13 +23,17 @@ export function reusableQuery<V extends object, S extends Record<string, boolean
   const compiled = new Map<string, { sql: string; slots: Slot[] }>();
   return {
     async execute(db, values, shape) {
-      const key = Object.keys(shape).sort().map((k) => (shape[k] ? `${k}+` : `${k}-`)).join(',');
+      const key = Object.keys(shape)
+        .sort()
+        .map((k) => (shape[k] ? `${k}+` : `${k}-`))
+        .join(',');
       let statement = compiled.get(key);
       if (statement === undefined) {
         const placeholders = Object.fromEntries(Object.keys(values).map((name) => [name, `${PLACEHOLDER}${name}`])) as V;
         const query = build(db, placeholders, shape).compile();
         const slots = query.parameters.map((p): Slot =>
-          typeof p === 'string' && p.startsWith(PLACEHOLDER) ? { name: p.slice(PLACEHOLDER.length) } : { constant: p });
+          typeof p === 'string' && p.startsWith(PLACEHOLDER) ? { name: p.slice(PLACEHOLDER.length) } : { constant: p },
+        );
         statement = { sql: query.sql, slots };
         compiled.set(key, statement);
       }
