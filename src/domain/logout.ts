@@ -92,6 +92,9 @@ export async function endSession(ctx: ProviderContext, sessionCookie: string): P
  * provider's own "signed out" page.
  */
 export function postLogoutLocation(request: LogoutRequest): string | null {
-  if (request.postLogoutRedirectUri === null) return null;
+  // RFC 9700 4.11.2: without an ID token of ours the request can come from anyone, and anyone can register a client
+  // with a post_logout_redirect_uri of their own: following it would make the provider's host an open redirector.
+  // Only a valid id_token_hint proves the client itself sent the browser here (issue 16, finding 4).
+  if (request.postLogoutRedirectUri === null || request.hint === null) return null;
   return withResponseParams(request.postLogoutRedirectUri, request.state === null ? {} : { state: request.state });
 }
