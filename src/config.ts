@@ -2,7 +2,7 @@
 // Nothing else in the code base reads process.env.
 import net from 'node:net';
 import path from 'node:path';
-import { RISK_REASONS, type RiskReason } from './domain/risk/verdict.js';
+import { RISK_REASONS, type RiskReason } from './risk-reasons.js';
 
 export interface Argon2Params {
   readonly memoryKiB: number;
