@@ -1,8 +1,16 @@
-// Reads every setting from the environment once, validates it, and returns a frozen Config.
-// Nothing else in the code base reads process.env.
+// Reads every setting from the environment once, validates it, and returns a frozen Config. The settings, their
+// defaults and ranges are described in src/settings.ts; nothing else in the code base reads process.env.
 import net from 'node:net';
 import path from 'node:path';
-import { RISK_REASONS, type RiskReason } from './domain/risk/verdict.js';
+import { RISK_REASONS, type RiskReason } from './risk-reasons.js';
+import {
+  SETTINGS,
+  type BooleanSetting,
+  type IntegerSetting,
+  type SettingName,
+  type TextSetting,
+  type UnsetIntegerSetting,
+} from './settings.js';
 
 export interface Argon2Params {
   readonly memoryKiB: number;
@@ -212,84 +220,102 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function isLoopbackUrl(url: URL): boolean {
   return LOOPBACK_HOSTS.has(url.hostname);
 }
+
+/** HOST as a URL writes it (an IPv6 address in brackets) when it is one of the loopback hosts above. */
+function loopbackUrlHost(host: string): string | undefined {
+  const urlHost = net.isIPv6(host) ? `[${host}]` : host;
+  return LOOPBACK_HOSTS.has(urlHost) ? urlHost : undefined;
+}
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-// OWASP Password Storage Cheat Sheet: argon2id with m=19 MiB, t=2, p=1 or an equivalent trade-off.
-// The weakest equivalent it lists is m=7 MiB, t=5 (35,840 KiB-passes); nothing below that is accepted.
-const ARGON2_MIN_MEMORY_KIB = 7168;
+// With ARGON2_MIN_MEMORY_KIB (src/settings.ts): OWASP's weakest equivalent of m=19 MiB, t=2 is m=7 MiB, t=5
+// (35,840 KiB-passes); nothing below that is accepted.
 const ARGON2_MIN_MEMORY_PASSES = 35_840;
 
 type Env = Record<string, string | undefined>;
 
-/** How loadConfig reads one variable; a bad value is added to `problems` and its fallback used, so that every problem is listed. */
 type LockSeconds = Pick<ThrottlePolicy, 'lockBaseSeconds' | 'lockMaxSeconds'>;
 
+/**
+ * How loadConfig reads the settings of src/settings.ts, and only those: a bad value is added to `problems` and the
+ * default used, so that every problem is listed.
+ */
 interface Reader {
-  readonly env: Env;
   readonly problems: string[];
-  read(name: string, fallback: string): string;
-  integer(name: string, fallback: number, min: number, max: number): number;
-  boolean(name: string, fallback: boolean): boolean;
+  /** The trimmed value; when empty, the described default, or `computed` for a default that depends on others. */
+  text(name: TextSetting, computed?: string): string;
+  integer(name: IntegerSetting): number;
+  /** undefined when unset. */
+  unsetInteger(name: UnsetIntegerSetting): number | undefined;
+  boolean(name: BooleanSetting): boolean;
+}
+
+function settingsReader(env: Env, problems: string[]): Reader {
+  const raw = (name: SettingName): string => env[name]?.trim() ?? '';
+  const whole = (name: IntegerSetting | UnsetIntegerSetting, value: string): number | undefined => {
+    const { min, max } = SETTINGS[name];
+    const n = Number(value);
+    if (/^\d+$/.test(value) && Number.isSafeInteger(n) && n >= min && n <= max) return n;
+    problems.push(`${name} must be a whole number from ${min} to ${max} (got "${value}")`);
+    return undefined;
+  };
+  return {
+    problems,
+    text: (name, computed) => raw(name) || (SETTINGS[name].default ?? computed ?? ''),
+    integer: (name) => {
+      const value = raw(name);
+      return (value === '' ? undefined : whole(name, value)) ?? SETTINGS[name].default;
+    },
+    unsetInteger: (name) => {
+      const value = raw(name);
+      return value === '' ? undefined : whole(name, value);
+    },
+    boolean: (name) => {
+      const value = raw(name).toLowerCase();
+      if (value === '') return SETTINGS[name].default;
+      if (['true', '1', 'yes'].includes(value)) return true;
+      if (['false', '0', 'no'].includes(value)) return false;
+      problems.push(`${name} must be true or false (got "${value}")`);
+      return SETTINGS[name].default;
+    },
+  };
 }
 
 export function loadConfig(env: Env = process.env): Config {
   const problems: string[] = [];
-  const read = (name: string, fallback: string): string => {
-    const value = env[name];
-    return value === undefined || value.trim() === '' ? fallback : value.trim();
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = read(name, String(fallback));
-    const value = Number(raw);
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-      return fallback;
-    }
-    return value;
-  };
-  const boolean = (name: string, fallback: boolean): boolean => {
-    const raw = read(name, String(fallback)).toLowerCase();
-    if (['true', '1', 'yes'].includes(raw)) return true;
-    if (['false', '0', 'no'].includes(raw)) return false;
-    problems.push(`${name} must be true or false (got "${raw}")`);
-    return fallback;
-  };
+  const reader = settingsReader(env, problems);
+  const { text, integer, boolean } = reader;
 
-  const reader: Reader = { env, problems, read, integer, boolean };
-
-  const port = integer('PORT', 3000, 0, 65535);
-  const host = read('HOST', 'localhost');
-  const allowInsecureIssuer = boolean('ALLOW_INSECURE_ISSUER', false);
+  const port = integer('PORT');
+  const host = text('HOST');
+  const allowInsecureIssuer = boolean('ALLOW_INSECURE_ISSUER');
   // Without BASE_URL the issuer is where this process listens on this machine: PORT=4000 alone serves, announces
   // and puts in discovery an issuer on :4000 (a loopback HOST is kept; any other, such as 0.0.0.0, reads localhost).
-  const defaultHost = host === '127.0.0.1' || host === '::1' ? (host === '::1' ? '[::1]' : host) : 'localhost';
-  const baseUrl = read('BASE_URL', `http://${defaultHost}:${port}`).replace(/\/+$/, '');
-  let secureCookies = false;
-  try {
-    const url = new URL(baseUrl);
-    secureCookies = url.protocol === 'https:';
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      problems.push(`BASE_URL must be an http(s) URL (got "${baseUrl}")`);
-    } else if (url.search || url.hash || url.username || url.password) {
-      problems.push('BASE_URL must not carry a query, fragment or credentials');
-    } else if (url.protocol === 'http:' && !isLoopbackUrl(url) && !allowInsecureIssuer) {
-      problems.push(`BASE_URL must use https outside loopback hosts (got "${baseUrl}"); set ALLOW_INSECURE_ISSUER=true to override`);
-    }
-  } catch {
+  const defaultHost = loopbackUrlHost(host) ?? 'localhost';
+  const baseUrl = text('BASE_URL', `http://${defaultHost}:${port}`).replace(/\/+$/, '');
+  const issuerUrl = URL.canParse(baseUrl) ? new URL(baseUrl) : undefined;
+  const secureCookies = issuerUrl?.protocol === 'https:';
+  if (issuerUrl === undefined) {
     problems.push(`BASE_URL must be an absolute URL (got "${baseUrl}")`);
+  } else if (issuerUrl.protocol !== 'https:' && issuerUrl.protocol !== 'http:') {
+    problems.push(`BASE_URL must be an http(s) URL (got "${baseUrl}")`);
+  } else if (issuerUrl.search || issuerUrl.hash || issuerUrl.username || issuerUrl.password) {
+    problems.push('BASE_URL must not carry a query, fragment or credentials');
+  } else if (issuerUrl.protocol === 'http:' && !isLoopbackUrl(issuerUrl) && !allowInsecureIssuer) {
+    problems.push(`BASE_URL must use https outside loopback hosts (got "${baseUrl}"); set ALLOW_INSECURE_ISSUER=true to override`);
   }
 
-  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  const databaseUrl = text('DATABASE_URL') || undefined;
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
   }
-  const logLevel = read('LOG_LEVEL', 'info');
+  const logLevel = text('LOG_LEVEL');
   if (!LOG_LEVELS.has(logLevel)) problems.push(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')} (got "${logLevel}")`);
 
   const argon2 = {
-    memoryKiB: integer('ARGON2_MEMORY_KIB', 19_456, ARGON2_MIN_MEMORY_KIB, 4_194_304),
-    timeCost: integer('ARGON2_TIME_COST', 2, 1, 100),
-    parallelism: integer('ARGON2_PARALLELISM', 1, 1, 64),
+    memoryKiB: integer('ARGON2_MEMORY_KIB'),
+    timeCost: integer('ARGON2_TIME_COST'),
+    parallelism: integer('ARGON2_PARALLELISM'),
   };
   if (argon2.memoryKiB * argon2.timeCost < ARGON2_MIN_MEMORY_PASSES) {
     problems.push(
@@ -297,66 +323,66 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   const passwordWork = {
-    maxConcurrent: integer('ARGON2_MAX_CONCURRENT', 2, 1, 64),
-    maxQueued: integer('ARGON2_MAX_QUEUED', 32, 0, 10_000),
+    maxConcurrent: integer('ARGON2_MAX_CONCURRENT'),
+    maxQueued: integer('ARGON2_MAX_QUEUED'),
   };
 
-  const lockBaseSeconds = integer('SIGN_IN_LOCK_BASE_SECONDS', 2, 1, 3600);
-  const lockMaxSeconds = integer('SIGN_IN_LOCK_MAX_SECONDS', 900, 1, 86_400);
-  const ipFreeAttempts = integer('SIGN_IN_IP_FREE_ATTEMPTS', 50, 0, 1_000_000);
-  const throttleWindowSeconds = integer('SIGN_IN_THROTTLE_WINDOW_SECONDS', 86_400, 60, 31_536_000);
+  const lockBaseSeconds = integer('SIGN_IN_LOCK_BASE_SECONDS');
+  const lockMaxSeconds = integer('SIGN_IN_LOCK_MAX_SECONDS');
+  const ipFreeAttempts = integer('SIGN_IN_IP_FREE_ATTEMPTS');
+  const throttleWindowSeconds = integer('SIGN_IN_THROTTLE_WINDOW_SECONDS');
   if (lockMaxSeconds < lockBaseSeconds) problems.push('SIGN_IN_LOCK_MAX_SECONDS must be at least SIGN_IN_LOCK_BASE_SECONDS');
   // A counter forgotten before its lock ends would end the lock early.
   const lock: LockSeconds = { lockBaseSeconds, lockMaxSeconds };
   if (throttleWindowSeconds < lockMaxSeconds) problems.push('SIGN_IN_THROTTLE_WINDOW_SECONDS must be at least SIGN_IN_LOCK_MAX_SECONDS');
   const signInThrottle: SignInThrottleSettings = {
-    account: Object.freeze({ freeAttempts: integer('SIGN_IN_ACCOUNT_FREE_ATTEMPTS', 5, 1, 1000), lockBaseSeconds, lockMaxSeconds }),
+    account: Object.freeze({ freeAttempts: integer('SIGN_IN_ACCOUNT_FREE_ATTEMPTS'), lockBaseSeconds, lockMaxSeconds }),
     ip: ipFreeAttempts === 0 ? null : Object.freeze({ freeAttempts: ipFreeAttempts, lockBaseSeconds, lockMaxSeconds }),
     windowSeconds: throttleWindowSeconds,
   };
 
   // A secret that derives an AES-256 key should carry at least 256 bits when it is random base64 (openssl rand -base64 32).
-  const keysEncryptionSecret = env.KEYS_ENCRYPTION_SECRET?.trim() || undefined;
+  const keysEncryptionSecret = text('KEYS_ENCRYPTION_SECRET') || undefined;
   if (keysEncryptionSecret !== undefined && keysEncryptionSecret.length < 32) {
     problems.push('KEYS_ENCRYPTION_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
   }
   // Without it the private signing keys and authenticator secrets sit in the database in the clear: a development
   // convenience on a loopback issuer, refused anywhere else unless the operator says so in as many words.
-  const allowUnencryptedKeys = boolean('ALLOW_UNENCRYPTED_KEYS', false);
-  if (keysEncryptionSecret === undefined && !allowUnencryptedKeys && URL.canParse(baseUrl) && !isLoopbackUrl(new URL(baseUrl))) {
+  const allowUnencryptedKeys = boolean('ALLOW_UNENCRYPTED_KEYS');
+  if (keysEncryptionSecret === undefined && !allowUnencryptedKeys && issuerUrl !== undefined && !isLoopbackUrl(issuerUrl)) {
     problems.push(
       'KEYS_ENCRYPTION_SECRET must be set on an issuer outside localhost (the signing keys would be stored in the clear): ' +
         'openssl rand -base64 32; or set ALLOW_UNENCRYPTED_KEYS=true to accept that',
     );
   }
 
-  const deviceSecret = env.DEVICE_SECRET?.trim() || undefined;
+  const deviceSecret = text('DEVICE_SECRET') || undefined;
   if (deviceSecret !== undefined && deviceSecret.length < 32)
     problems.push('DEVICE_SECRET must be at least 32 characters (e.g. openssl rand -base64 32)');
   const risk: RiskPolicy = {
-    weights: Object.freeze(riskWeights(read('RISK_WEIGHTS', ''), problems)),
-    challengeScore: integer('RISK_CHALLENGE_SCORE', 30, 1, 100),
-    blockScore: integer('RISK_BLOCK_SCORE', 80, 1, 100),
-    velocityWindowSeconds: integer('RISK_VELOCITY_WINDOW_SECONDS', 600, 10, 86_400),
-    deviceVelocity: integer('RISK_DEVICE_VELOCITY', 10, 1, 1_000_000),
-    networkVelocity: integer('RISK_NETWORK_VELOCITY', 100, 1, 1_000_000),
-    stuffingWindowSeconds: integer('RISK_STUFFING_WINDOW_SECONDS', 3600, 60, 604_800),
-    stuffingDeviceLogins: integer('RISK_STUFFING_DEVICE_LOGINS', 6, 2, 1_000_000),
-    stuffingNetworkLogins: integer('RISK_STUFFING_NETWORK_LOGINS', 20, 2, 1_000_000),
-    stuffingFingerprintLogins: integer('RISK_STUFFING_FINGERPRINT_LOGINS', 20, 2, 1_000_000),
-    userFailures: integer('RISK_USER_FAILURES', 3, 1, 1_000_000),
+    weights: Object.freeze(riskWeights(text('RISK_WEIGHTS'), problems)),
+    challengeScore: integer('RISK_CHALLENGE_SCORE'),
+    blockScore: integer('RISK_BLOCK_SCORE'),
+    velocityWindowSeconds: integer('RISK_VELOCITY_WINDOW_SECONDS'),
+    deviceVelocity: integer('RISK_DEVICE_VELOCITY'),
+    networkVelocity: integer('RISK_NETWORK_VELOCITY'),
+    stuffingWindowSeconds: integer('RISK_STUFFING_WINDOW_SECONDS'),
+    stuffingDeviceLogins: integer('RISK_STUFFING_DEVICE_LOGINS'),
+    stuffingNetworkLogins: integer('RISK_STUFFING_NETWORK_LOGINS'),
+    stuffingFingerprintLogins: integer('RISK_STUFFING_FINGERPRINT_LOGINS'),
+    userFailures: integer('RISK_USER_FAILURES'),
   };
   if (risk.blockScore < risk.challengeScore) problems.push('RISK_BLOCK_SCORE must be at least RISK_CHALLENGE_SCORE');
 
   // A bearer token that reads every user's security events: as strong as the other server secrets.
-  const adminApiToken = env.ADMIN_API_TOKEN?.trim() || undefined;
+  const adminApiToken = text('ADMIN_API_TOKEN') || undefined;
   if (adminApiToken !== undefined && (adminApiToken.length < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(adminApiToken))) {
     problems.push('ADMIN_API_TOKEN must be at least 32 characters of base64 or base64url (e.g. openssl rand -base64 32)');
   }
 
   // The log notifier writes one-time codes to the log: a development tool, the default on a loopback http issuer only.
-  const loopbackIssuer = baseUrl.startsWith('http://') && URL.canParse(baseUrl) && isLoopbackUrl(new URL(baseUrl));
-  const notifierName = read('NOTIFIER', loopbackIssuer ? 'log' : 'none');
+  const loopbackIssuer = baseUrl.startsWith('http://') && issuerUrl !== undefined && isLoopbackUrl(issuerUrl);
+  const notifierName = text('NOTIFIER', loopbackIssuer ? 'log' : 'none');
   if (notifierName !== 'log' && notifierName !== 'webhook' && notifierName !== 'none') {
     problems.push(`NOTIFIER must be log, webhook or none (got "${notifierName}")`);
   }
@@ -364,7 +390,7 @@ export function loadConfig(env: Env = process.env): Config {
   const notifierWebhook = notifier === 'webhook' ? webhookSettings(reader) : null;
 
   // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
-  const totpIssuer = read('TOTP_ISSUER', hostnameOf(baseUrl));
+  const totpIssuer = text('TOTP_ISSUER', hostnameOf(baseUrl));
   if (totpIssuer.length > 64 || totpIssuer.includes(':'))
     problems.push(`TOTP_ISSUER must be at most 64 characters, without ":" (got "${totpIssuer}")`);
 
@@ -375,41 +401,41 @@ export function loadConfig(env: Env = process.env): Config {
     issuer: `${baseUrl}/sso`,
     secureCookies,
     databaseUrl,
-    dataDir: path.resolve(read('DATA_DIR', './data')),
-    databasePoolMax: integer('DATABASE_POOL_MAX', 10, 1, 1000),
+    dataDir: path.resolve(text('DATA_DIR')),
+    databasePoolMax: integer('DATABASE_POOL_MAX'),
     logLevel,
-    codeTtlSeconds: integer('CODE_TTL_SECONDS', 60, 1, 600),
-    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
-    refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS', 1_209_600, 60, 31_536_000),
-    idTokenTtlSeconds: integer('ID_TOKEN_TTL_SECONDS', 3600, 60, 86_400),
-    sessionTtlSeconds: integer('SESSION_TTL_SECONDS', 86_400, 60, 31_536_000),
-    interactionTtlSeconds: integer('INTERACTION_TTL_SECONDS', 900, 60, 86_400),
-    clientAuthCacheSeconds: integer('CLIENT_AUTH_CACHE_SECONDS', 300, 0, 86_400),
+    codeTtlSeconds: integer('CODE_TTL_SECONDS'),
+    accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS'),
+    refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS'),
+    idTokenTtlSeconds: integer('ID_TOKEN_TTL_SECONDS'),
+    sessionTtlSeconds: integer('SESSION_TTL_SECONDS'),
+    interactionTtlSeconds: integer('INTERACTION_TTL_SECONDS'),
+    clientAuthCacheSeconds: integer('CLIENT_AUTH_CACHE_SECONDS'),
     argon2: Object.freeze(argon2),
     passwordWork: Object.freeze(passwordWork),
     signInThrottle: Object.freeze(signInThrottle),
-    purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS', 600, 0, 86_400),
+    purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS'),
     keysEncryptionSecret,
-    keyActivationDelaySeconds: integer('KEY_ACTIVATION_DELAY_SECONDS', 3600, 0, 2_592_000),
-    keysRefreshSeconds: integer('KEYS_REFRESH_SECONDS', 60, 1, 86_400),
+    keyActivationDelaySeconds: integer('KEY_ACTIVATION_DELAY_SECONDS'),
+    keysRefreshSeconds: integer('KEYS_REFRESH_SECONDS'),
     backchannelLogout: Object.freeze({
-      timeoutSeconds: integer('BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS', 5, 1, 60),
-      maxAttempts: integer('BACKCHANNEL_LOGOUT_MAX_ATTEMPTS', 5, 1, 20),
-      retrySeconds: integer('BACKCHANNEL_LOGOUT_RETRY_SECONDS', 10, 1, 3600),
-      pollSeconds: integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 5, 1, 3600),
+      timeoutSeconds: integer('BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS'),
+      maxAttempts: integer('BACKCHANNEL_LOGOUT_MAX_ATTEMPTS'),
+      retrySeconds: integer('BACKCHANNEL_LOGOUT_RETRY_SECONDS'),
+      pollSeconds: integer('BACKCHANNEL_LOGOUT_POLL_SECONDS'),
     }),
-    workers: integer('WORKERS', 1, 1, 64),
+    workers: integer('WORKERS'),
     deviceSecret,
-    deviceCookieTtlSeconds: integer('DEVICE_COOKIE_TTL_SECONDS', 34_560_000, 86_400, 34_560_000),
+    deviceCookieTtlSeconds: integer('DEVICE_COOKIE_TTL_SECONDS'),
     risk: Object.freeze(risk),
-    secondFactorTtlSeconds: integer('SECOND_FACTOR_TTL_SECONDS', 300, 30, 3600),
-    secondFactorMaxAttempts: integer('SECOND_FACTOR_MAX_ATTEMPTS', 5, 1, 20),
+    secondFactorTtlSeconds: integer('SECOND_FACTOR_TTL_SECONDS'),
+    secondFactorMaxAttempts: integer('SECOND_FACTOR_MAX_ATTEMPTS'),
     notifier,
     notifierWebhook,
-    outboxPollSeconds: integer('OUTBOX_POLL_SECONDS', 2, 1, 3600),
+    outboxPollSeconds: integer('OUTBOX_POLL_SECONDS'),
     deviceFlow: deviceFlowSettings(reader, lock),
     totpIssuer,
-    securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS', 90, 1, 36_500),
+    securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS'),
     registration: registrationSettings(reader, lock),
     operations: operationsSettings(reader, { port, host }),
     adminApiToken,
@@ -423,14 +449,14 @@ export function loadConfig(env: Env = process.env): Config {
 
 /** RFC 8628 settings; user-code entries lock like sign-in attempts (SIGN_IN_LOCK_*), after their own free attempts. */
 function deviceFlowSettings({ integer }: Reader, { lockBaseSeconds, lockMaxSeconds }: LockSeconds): DeviceFlowSettings {
-  const freeAttempts = integer('USER_CODE_IP_FREE_ATTEMPTS', 10, 0, 1_000_000);
+  const freeAttempts = integer('USER_CODE_IP_FREE_ATTEMPTS');
   return Object.freeze({
-    codeTtlSeconds: integer('DEVICE_CODE_TTL_SECONDS', 600, 60, 3600),
-    intervalSeconds: integer('DEVICE_CODE_INTERVAL_SECONDS', 5, 1, 60),
+    codeTtlSeconds: integer('DEVICE_CODE_TTL_SECONDS'),
+    intervalSeconds: integer('DEVICE_CODE_INTERVAL_SECONDS'),
     userCodeEntry: freeAttempts === 0 ? null : Object.freeze({ freeAttempts, lockBaseSeconds, lockMaxSeconds }),
     authorizationRequests: Object.freeze({
-      perNetwork: perMinute(integer('DEVICE_AUTHORIZATION_IP_PER_MINUTE', 30, 0, 1_000_000)),
-      perClient: perMinute(integer('DEVICE_AUTHORIZATION_CLIENT_PER_MINUTE', 600, 0, 1_000_000)),
+      perNetwork: perMinute(integer('DEVICE_AUTHORIZATION_IP_PER_MINUTE')),
+      perClient: perMinute(integer('DEVICE_AUTHORIZATION_CLIENT_PER_MINUTE')),
     }),
   });
 }
@@ -442,11 +468,11 @@ function perMinute(n: number): ThrottlePolicy | null {
 
 /** RFC 7591 registration: on when open or when an initial access token is set; off (404) otherwise. */
 function registrationSettings(
-  { read, integer, boolean, problems }: Reader,
+  { text, integer, boolean, problems }: Reader,
   { lockBaseSeconds, lockMaxSeconds }: LockSeconds,
 ): RegistrationSettings {
-  const open = boolean('REGISTRATION_OPEN', false);
-  const initialAccessTokens = read('REGISTRATION_INITIAL_ACCESS_TOKEN', '')
+  const open = boolean('REGISTRATION_OPEN');
+  const initialAccessTokens = text('REGISTRATION_INITIAL_ACCESS_TOKEN')
     .split(',')
     .map((v) => v.trim())
     .filter(Boolean);
@@ -456,37 +482,37 @@ function registrationSettings(
       'REGISTRATION_INITIAL_ACCESS_TOKEN must be tokens of at least 32 characters (RFC 6750 b64token, e.g. openssl rand -base64 32), comma-separated',
     );
   }
-  const freeAttempts = integer('REGISTRATION_IP_FREE_ATTEMPTS', 10, 0, 1_000_000);
+  const freeAttempts = integer('REGISTRATION_IP_FREE_ATTEMPTS');
   return Object.freeze({
     enabled: open || initialAccessTokens.length > 0,
     open,
     addressThrottle: freeAttempts === 0 ? null : Object.freeze({ freeAttempts, lockBaseSeconds, lockMaxSeconds }),
     initialAccessTokens: Object.freeze(initialAccessTokens),
-    clientSecretTtlSeconds: integer('REGISTRATION_CLIENT_SECRET_TTL_SECONDS', 0, 0, 315_360_000),
+    clientSecretTtlSeconds: integer('REGISTRATION_CLIENT_SECRET_TTL_SECONDS'),
   });
 }
 
 /** METRICS_PORT, METRICS_HOST, METRICS_TOKEN, SHUTDOWN_*, TRUST_PROXY, HSTS_MAX_AGE_SECONDS. */
 function operationsSettings(reader: Reader, { port, host }: { port: number; host: string }): OperationsSettings {
-  const { env, read, integer, problems } = reader;
-  const metricsPort = read('METRICS_PORT', '') === '' ? undefined : integer('METRICS_PORT', 0, 1, 65535);
+  const { text, integer, unsetInteger, problems } = reader;
+  const metricsPort = unsetInteger('METRICS_PORT');
   if (metricsPort !== undefined && metricsPort === port)
     problems.push('METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)');
   return Object.freeze({
     metricsPort,
-    metricsHost: read('METRICS_HOST', host),
+    metricsHost: text('METRICS_HOST', host),
     metricsToken: metricsToken(reader),
-    shutdownDrainSeconds: integer('SHUTDOWN_DRAIN_SECONDS', 0, 0, 300),
-    shutdownTimeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS', 10, 1, 600),
-    trustProxy: trustProxy(env.TRUST_PROXY?.trim() ?? '', problems),
+    shutdownDrainSeconds: integer('SHUTDOWN_DRAIN_SECONDS'),
+    shutdownTimeoutSeconds: integer('SHUTDOWN_TIMEOUT_SECONDS'),
+    trustProxy: trustProxy(text('TRUST_PROXY'), problems),
     // One year, as Keycloak sends by default; at most two years.
-    hstsMaxAgeSeconds: integer('HSTS_MAX_AGE_SECONDS', 31_536_000, 0, 63_072_000),
+    hstsMaxAgeSeconds: integer('HSTS_MAX_AGE_SECONDS'),
   });
 }
 
 /** METRICS_TOKEN: a bearer secret like the other secrets of the configuration (RFC 6750 b64token, 32 characters or more). */
-function metricsToken({ read, problems }: Reader): string | undefined {
-  const token = read('METRICS_TOKEN', '');
+function metricsToken({ text, problems }: Reader): string | undefined {
+  const token = text('METRICS_TOKEN');
   if (token === '') return undefined;
   if (token.length < 32 || !/^[A-Za-z0-9\-._~+/]+=*$/.test(token)) {
     problems.push('METRICS_TOKEN must be at least 32 characters of an RFC 6750 b64token (e.g. openssl rand -base64 32)');
@@ -573,9 +599,9 @@ function riskWeights(raw: string, problems: string[]): Record<RiskReason, number
 }
 
 /** NOTIFIER=webhook: NOTIFIER_WEBHOOK_URL and NOTIFIER_WEBHOOK_SECRET, both required. */
-function webhookSettings({ read, problems }: Reader): NotifierWebhookSettings | null {
-  const raw = read('NOTIFIER_WEBHOOK_URL', '');
-  const secret = read('NOTIFIER_WEBHOOK_SECRET', '');
+function webhookSettings({ text, problems }: Reader): NotifierWebhookSettings | null {
+  const raw = text('NOTIFIER_WEBHOOK_URL');
+  const secret = text('NOTIFIER_WEBHOOK_SECRET');
   let url: URL | null = null;
   try {
     url = new URL(raw);

@@ -21,7 +21,12 @@ process.exitCode = await runAdmin(NOUNS, process.argv.slice(2), {
     return {
       config,
       logger,
-      ctx: { db: database.db, clock: systemClock, log: logger, passwords: new PasswordHasher(config.argon2) },
+      ctx: {
+        db: database.db,
+        clock: systemClock,
+        log: logger,
+        passwords: new PasswordHasher(config.argon2, { serverSecret: config.keysEncryptionSecret }),
+      },
       close: () => database.close(),
     };
   },

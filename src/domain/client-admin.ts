@@ -1,6 +1,7 @@
 // Registering, changing and removing clients by hand: the same validation and columns as the seed file, secrets
-// generated here (256 random bits, shown once, stored as argon2id). Every change goes through an UPDATE, so the
-// row's revision rises (trigger clients_revision) and every instance's cached copy is refused (client-cache.ts).
+// generated here (256 random bits, shown once, stored as a keyed digest: src/domain/client-secret-digest.ts). Every
+// change goes through an UPDATE, so the row's revision rises (trigger clients_revision) and every instance's cached
+// copy is refused (client-cache.ts).
 import {
   deleteClientRow,
   findClient,
@@ -13,6 +14,7 @@ import {
 import type { Db } from '../storage/database.js';
 import type { ClientRow } from '../storage/schema.js';
 import { AdminError, logAdminAction, type AdminContext } from './admin.js';
+import { ClientSecretDigests } from './client-secret-digest.js';
 import { randomToken } from './secrets.js';
 import { CLIENT_FIELDS, clientColumns, clientEntryProblems, type SeedClient } from './seed.js';
 
@@ -22,6 +24,8 @@ export type ClientEntry = SeedClient & { client_secret?: never };
 export interface RegisteredClient {
   entry: ClientEntry;
   hasSecret: boolean;
+  /** How the secret is stored: a generated one as a keyed digest, a seeded (operator-chosen) one as argon2id. */
+  secretStorage: 'hmac-sha256' | 'argon2id' | null;
   revision: number;
   createdAt: Date;
   updatedAt: Date;
@@ -49,6 +53,7 @@ function registered(row: ClientRow): RegisteredClient {
   return {
     entry: entryFromRow(row),
     hasSecret: row.client_secret_hash !== null,
+    secretStorage: row.client_secret_hash === null ? null : ClientSecretDigests.owns(row.client_secret_hash) ? 'hmac-sha256' : 'argon2id',
     revision: row.revision,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -92,7 +97,7 @@ export interface CreatedClient {
 export async function createClient(ctx: AdminContext, entry: ClientEntry): Promise<CreatedClient> {
   checkClientEntry(entry);
   const clientSecret = isPublic(entry) ? undefined : randomToken();
-  const columns = clientColumns(entry, clientSecret === undefined ? null : await ctx.passwords.hash(clientSecret));
+  const columns = clientColumns(entry, clientSecret === undefined ? null : ctx.passwords.digestGeneratedSecret(clientSecret));
   const now = ctx.clock();
   const inserted = await insertClientIfAbsent(ctx.db, {
     client_id: entry.client_id,
@@ -162,7 +167,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     if (isPublic(entry)) secretHash = null;
     else if (secretHash === null) {
       clientSecret = randomToken();
-      secretHash = await ctx.passwords.hash(clientSecret);
+      secretHash = ctx.passwords.digestGeneratedSecret(clientSecret);
     }
     const columns = clientColumns(entry, secretHash);
     await updateClientRow(trx, clientId, { ...columns, metadata: JSON.stringify(columns.metadata), updated_at: ctx.clock() });
@@ -183,7 +188,7 @@ export async function rotateClientSecret(ctx: AdminContext, clientId: string): P
   if (row.token_endpoint_auth_method === 'none')
     throw new AdminError(`client "${clientId}" is public (token_endpoint_auth_method none): it has no secret`);
   const clientSecret = randomToken();
-  const revision = await replaceClientSecretHash(ctx.db, clientId, await ctx.passwords.hash(clientSecret), ctx.clock());
+  const revision = await replaceClientSecretHash(ctx.db, clientId, ctx.passwords.digestGeneratedSecret(clientSecret), ctx.clock());
   if (revision === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`);
   logAdminAction(ctx, 'admin.client.secret_rotated', { clientId, revision });
   return { clientSecret, revision };

@@ -29,7 +29,7 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     db: p.db,
     clock: p.clock,
     keys: await loadKeyStore(p.db, p.config, p.clock, p.log),
-    passwords: new PasswordHasher(p.config.argon2, p.config.passwordWork),
+    passwords: new PasswordHasher(p.config.argon2, { limits: p.config.passwordWork, serverSecret: p.config.keysEncryptionSecret }),
     clientSecrets: new SecretVerificationCache(p.clientAuthCacheMs ?? p.config.clientAuthCacheSeconds * 1000),
     clients: new ClientCache(),
     deviceSecret: await loadDeviceSecret(p.db, p.config, p.clock),

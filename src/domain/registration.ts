@@ -158,11 +158,11 @@ function clientInformation(
   };
 }
 
-/** A new secret (at least 128 bits, RFC 6749 10.10), its argon2id hash and its expiry. */
-async function newSecret(ctx: ProviderContext, now: Date) {
+/** A new secret (256 random bits, RFC 6749 10.10), its keyed digest (no argon2: src/domain/client-secret-digest.ts), its expiry. */
+function newSecret(ctx: ProviderContext, now: Date) {
   const secret = randomToken();
   const ttl = ctx.config.registration.clientSecretTtlSeconds;
-  return { secret, hash: await ctx.passwords.hashBounded(secret), expiresAt: ttl > 0 ? addSeconds(now, ttl) : null };
+  return { secret, hash: ctx.passwords.digestGeneratedSecret(secret), expiresAt: ttl > 0 ? addSeconds(now, ttl) : null };
 }
 
 /** RFC 7591 3.1 / 3.2.1: registers the client and answers with its information, credentials included (once). */
@@ -172,7 +172,7 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
   // RFC 7591 3.2.1 client_id: "It SHOULD NOT be currently valid for any other registered client": 128 random bits.
   const clientId = randomToken(16);
   const registrationAccessToken = randomToken();
-  const secret = m.authMethod === 'none' ? undefined : await newSecret(ctx, now);
+  const secret = m.authMethod === 'none' ? undefined : newSecret(ctx, now);
   const row = {
     client_id: clientId,
     client_secret_hash: secret?.hash ?? null,
@@ -228,7 +228,7 @@ async function renewExpiredSecret(
   const now = ctx.clock();
   if (row.token_endpoint_auth_method === 'none' || row.client_secret_expires_at === null || row.client_secret_expires_at > now)
     return { row };
-  const secret = await newSecret(ctx, now);
+  const secret = newSecret(ctx, now);
   const renewed = await updateRegisteredClient(
     ctx.db,
     row.client_id,
@@ -281,7 +281,7 @@ export async function updateRegistration(
   const now = ctx.clock();
   // A client that becomes confidential (or whose secret expired) gets a new secret; one that becomes public loses it.
   const expired = row.client_secret_expires_at !== null && row.client_secret_expires_at <= now;
-  const secret = m.authMethod !== 'none' && (row.client_secret_hash === null || expired) ? await newSecret(ctx, now) : undefined;
+  const secret = m.authMethod !== 'none' && (row.client_secret_hash === null || expired) ? newSecret(ctx, now) : undefined;
   const secretColumns =
     m.authMethod === 'none'
       ? { client_secret_hash: null, client_secret_expires_at: null }

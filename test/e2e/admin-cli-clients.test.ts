@@ -1,7 +1,6 @@
 // `sso-admin clients ...` as an operator runs it: child processes on a database of the test's own (a PGlite data
 // folder, opened by one process at a time, or a database on TEST_DATABASE_URL's server). Several verbs per test,
 // in the order an operator would use them, to keep the number of processes down.
-import argon2 from 'argon2';
 import t from 'tap';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed } from '../../src/domain/seed.js';
@@ -20,15 +19,17 @@ interface ClientJson {
 const storedClient = (db: Db, clientId: string) =>
   db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
 const APP_SECRET = 'the-seeded-secret-of-app-0123456789';
+/** Verifies as the server does; the children run without KEYS_ENCRYPTION_SECRET, as this hasher does. */
+const hasher = new PasswordHasher(testConfig().argon2);
 /** A confidential client written as the seed file writes it. */
 const seedApp = (db: Db) =>
-  applySeed(db, new PasswordHasher(testConfig().argon2), {
+  applySeed(db, hasher, {
     clients: [{ client_id: 'app', client_secret: APP_SECRET, client_name: 'App', redirect_uris: ['https://app.example/cb'] }],
     users: [],
   });
 
 t.test(
-  'clients create prints a generated secret once and stores its argon2id hash; list, show; a taken or unknown id exits 1',
+  'clients create prints a generated secret once and stores its keyed digest; list, show; a taken or unknown id exits 1',
   async (t) => {
     const store = await adminStore(t);
     const created = await runAdmin(
@@ -106,7 +107,7 @@ t.test(
     t.equal(show.code, 0, show.stderr);
     t.match(
       show.stdout,
-      /^client_id +app\nclient_name +Test App\ntoken_endpoint_auth_method +client_secret_basic\nsecret +set \(argon2id hash\)\n/,
+      /^client_id +app\nclient_name +Test App\ntoken_endpoint_auth_method +client_secret_basic\nsecret +set \(HMAC-SHA256 digest\)\n/,
     );
     t.match(show.stdout, /\nredirect_uris +https:\/\/app\.example\/cb\n +https:\/\/app\.example\/cb2\n/);
     t.match(show.stdout, /\nrevision +1\ncreated +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\n/);
@@ -122,8 +123,8 @@ t.test(
       { redirect_uris: ['https://app.example/cb', 'https://app.example/cb2'], revision: 1 },
       'the second create changed nothing',
     );
-    t.match(row!.client_secret_hash, /^\$argon2id\$/);
-    t.ok(await argon2.verify(row!.client_secret_hash!, client.client_secret!), 'the hash is of the printed secret');
+    t.match(row!.client_secret_hash, /^hmac-sha256\$/, 'a generated secret needs no argon2 (issue 16, finding 2)');
+    t.ok(await hasher.verifyClientSecret(row!.client_secret_hash!, client.client_secret!), 'the digest is of the printed secret');
   },
 );
 
@@ -189,8 +190,9 @@ t.test(
       { client_name: 'Renamed', redirect_uris: ['https://app.example/new'], revision: 3 },
       'the invalid update and the unconfirmed rotation wrote nothing',
     );
-    t.ok(await argon2.verify(row!.client_secret_hash!, secret), 'the new secret verifies');
-    t.notOk(await argon2.verify(row!.client_secret_hash!, APP_SECRET), 'the old one no longer does');
+    t.match(row!.client_secret_hash, /^hmac-sha256\$/, 'the seeded argon2id hash is replaced by a digest');
+    t.ok(await hasher.verifyClientSecret(row!.client_secret_hash!, secret), 'the new secret verifies');
+    t.notOk(await hasher.verifyClientSecret(row!.client_secret_hash!, APP_SECRET), 'the old one no longer does');
   },
 );
 

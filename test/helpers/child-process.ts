@@ -2,52 +2,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SETTINGS } from '../../src/settings.js';
 import { TEST_ENV } from './app.js';
 
 export const PROJECT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Every variable loadConfig reads; the parent's values never leak into a child. */
-const CONFIG_VARIABLES = [
-  'PORT',
-  'HOST',
-  'BASE_URL',
-  'ALLOW_INSECURE_ISSUER',
-  'LOG_LEVEL',
-  'DATABASE_URL',
-  'DATA_DIR',
-  'DATABASE_POOL_MAX',
-  'CODE_TTL_SECONDS',
-  'ACCESS_TOKEN_TTL_SECONDS',
-  'REFRESH_TOKEN_TTL_SECONDS',
-  'ID_TOKEN_TTL_SECONDS',
-  'SESSION_TTL_SECONDS',
-  'INTERACTION_TTL_SECONDS',
-  'CLIENT_AUTH_CACHE_SECONDS',
-  'ARGON2_MEMORY_KIB',
-  'ARGON2_TIME_COST',
-  'ARGON2_PARALLELISM',
-  'KEYS_ENCRYPTION_SECRET',
-  'KEY_ACTIVATION_DELAY_SECONDS',
-  'KEYS_REFRESH_SECONDS',
-  'BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS',
-  'BACKCHANNEL_LOGOUT_MAX_ATTEMPTS',
-  'BACKCHANNEL_LOGOUT_RETRY_SECONDS',
-  'BACKCHANNEL_LOGOUT_POLL_SECONDS',
-  'ARGON2_MAX_CONCURRENT',
-  'ARGON2_MAX_QUEUED',
-  'SIGN_IN_LOCK_BASE_SECONDS',
-  'SIGN_IN_LOCK_MAX_SECONDS',
-  'SIGN_IN_IP_FREE_ATTEMPTS',
-  'SIGN_IN_THROTTLE_WINDOW_SECONDS',
-  'SIGN_IN_ACCOUNT_FREE_ATTEMPTS',
-  'PURGE_INTERVAL_SECONDS',
-  'WORKERS',
-  'METRICS_PORT',
-  'METRICS_HOST',
-  'SHUTDOWN_DRAIN_SECONDS',
-  'SHUTDOWN_TIMEOUT_SECONDS',
-  'TRUST_PROXY',
-];
+/** Every variable loadConfig reads (src/settings.ts); the parent's values never leak into a child. */
+const CONFIG_VARIABLES = Object.keys(SETTINGS);
 
 /**
  * The environment for a child: the parent's (PATH, HOME...) without any setting of its own, then the cheap

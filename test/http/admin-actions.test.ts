@@ -35,6 +35,20 @@ t.test('a secret rotated by the admin stops working at once on an instance that 
   t.equal((await redeem(clientSecret)).statusCode, 200, 'the new secret works');
 });
 
+// Issue 16, finding 2: a generated secret (256 random bits) is a keyed digest, checked without argon2.
+t.test('a secret the admin generates is stored as a keyed digest, which the instance verifies', async (t) => {
+  t.teardown(reseed);
+  const { clientSecret } = await rotateClientSecret(admin, CONFIDENTIAL.client_id);
+  const row = await db
+    .selectFrom('clients')
+    .select('client_secret_hash')
+    .where('client_id', '=', CONFIDENTIAL.client_id)
+    .executeTakeFirst();
+  t.match(row?.client_secret_hash, /^hmac-sha256\$/);
+  t.equal((await redeem(clientSecret)).statusCode, 200);
+  t.equal((await redeem(`${clientSecret}x`)).statusCode, 401, 'RFC 6749 2.3.1: a wrong secret is refused');
+});
+
 t.test('a redirect URI the admin removed is refused at once by an instance that remembers the client', async (t) => {
   t.teardown(reseed);
   t.equal((await redeem()).statusCode, 200);

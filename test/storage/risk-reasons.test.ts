@@ -49,7 +49,7 @@ const database = await createTestDatabase();
 t.teardown(() => database.drop());
 const db = database.handle.db;
 let offsetMs = 0;
-const passwords = new CountingHasher(config.argon2, config.passwordWork);
+const passwords = new CountingHasher(config.argon2, { limits: config.passwordWork });
 const ctx = {
   config,
   db,

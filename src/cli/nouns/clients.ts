@@ -109,13 +109,15 @@ function clientJson(c: RegisteredClient) {
   return { ...c.entry, has_secret: c.hasSecret, revision: c.revision, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt) };
 }
 
+const SECRET_STORAGE = { 'hmac-sha256': 'HMAC-SHA256 digest', argon2id: 'argon2id hash' } as const;
+
 function printClient(session: Session, c: RegisteredClient): void {
   const { client_id, client_name, token_endpoint_auth_method, ...rest } = c.entry;
   session.out.fields([
     ['client_id', client_id],
     ['client_name', client_name],
     ['token_endpoint_auth_method', token_endpoint_auth_method],
-    ['secret', c.hasSecret ? 'set (argon2id hash)' : 'none (public client)'],
+    ['secret', c.secretStorage === null ? 'none (public client)' : `set (${SECRET_STORAGE[c.secretStorage]})`],
     ...Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)),
     ['revision', c.revision],
     ['created', c.createdAt],
@@ -125,7 +127,7 @@ function printClient(session: Session, c: RegisteredClient): void {
 
 function printSecret(session: Session, clientId: string, secret: string): void {
   session.out.line(`client_secret: ${secret}`);
-  session.out.line(`This is the only time the secret of "${clientId}" is shown: only its argon2id hash is kept.`);
+  session.out.line(`This is the only time the secret of "${clientId}" is shown: only its keyed digest is kept.`);
 }
 
 const CLIENT_ID = { name: 'client_id', description: 'the client' } as const;
@@ -170,7 +172,7 @@ export const clients: Noun = {
       args: [{ name: 'client_id', description: "the new client's id" }],
       options: fieldOptions,
       notes: `The fields and their rules are the seed file's (README, Seeding). The secret has 256 random bits and is
-stored only as an argon2id hash: copy it from the output, it is never shown again (rotate-secret makes a new one).`,
+stored only as a keyed digest: copy it from the output, it is never shown again (rotate-secret makes a new one).`,
       prepare(input) {
         const entry = { client_id: input.args.client_id!, ...fieldsFrom(input) } as ClientEntry;
         checkClientEntry(entry);

@@ -1,21 +1,9 @@
 // The vocabulary of risk evaluation: what a sign-in attempt is scored with, and the verdict it gets.
 // Shared by the evaluator (src/domain/risk/), the sign-in pages, the second factor and the security events.
 
-export const RISK_REASONS = [
-  'NEW_DEVICE',
-  'KNOWN_DEVICE',
-  'NEW_NETWORK',
-  'AUTOMATION',
-  'UA_HINTS_MISMATCH',
-  'COOKIE_FINGERPRINT_MISMATCH',
-  'VELOCITY_DEVICE',
-  'VELOCITY_NETWORK',
-  'CREDENTIAL_STUFFING',
-  'FAILED_ATTEMPTS_USER',
-  'RULE_ALLOW',
-  'RULE_BLOCK',
-] as const;
-export type RiskReason = (typeof RISK_REASONS)[number];
+import type { RiskReason } from '../../risk-reasons.js';
+
+export { RISK_REASONS, type RiskReason } from '../../risk-reasons.js';
 
 export const RISK_ACTIONS = ['ALLOW', 'CHALLENGE', 'BLOCK'] as const;
 export type RiskAction = (typeof RISK_ACTIONS)[number];
