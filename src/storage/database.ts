@@ -35,12 +35,14 @@ export interface DatabaseOptions {
   url?: string | undefined;
   /** Folder for PGlite's files; 'memory://' keeps everything in memory (tests). */
   dataDir: string;
+  /** With dataDir 'memory://': start from this dump of a data folder (PGlite's dumpDataDir), as tests do. */
+  initialData?: Blob | undefined;
   poolMax?: number;
   logger?: Pick<Logger, 'warn'>;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
-  return options.url ? openPostgres(options.url, options) : openPGlite(options.dataDir);
+  return options.url ? openPostgres(options.url, options) : openPGlite(options.dataDir, options.initialData);
 }
 
 function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
@@ -68,14 +70,19 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
   };
 }
 
-async function openPGlite(dataDir: string): Promise<DatabaseHandle> {
+async function openPGlite(dataDir: string, initialData: Blob | undefined): Promise<DatabaseHandle> {
   // Loaded only for the embedded database: the module alone costs a server on PostgreSQL some 45 MiB of memory.
   const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir === 'memory://') {
-    const pglite = await PGlite.create();
+    const pglite = await PGlite.create(initialData ? { loadDataDir: initialData } : {});
     const dialect = new PGliteDialect(pglite);
     const db = new Kysely<Database>({ dialect });
-    return { db, kind: 'pglite', location: 'memory', poolStats: () => pgliteStats(dialect), close: () => db.destroy() };
+    // Kysely closes the driver only if it ran a query; a handle never used must still let PGlite go.
+    const close = async () => {
+      await db.destroy();
+      if (!pglite.closed) await pglite.close();
+    };
+    return { db, kind: 'pglite', location: 'memory', poolStats: () => pgliteStats(dialect), close };
   }
   const dir = path.join(dataDir, 'pglite');
   fs.mkdirSync(dir, { recursive: true });

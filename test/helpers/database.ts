@@ -1,9 +1,20 @@
 // A database of the test's own: PGlite in memory, or (with TEST_DATABASE_URL) a fresh database on
 // that PostgreSQL server, created for this test file and dropped at its end.
-import { randomBytes } from 'node:crypto';
+//
+// Migrating a new database costs about a second of CPU on PGlite and half a second on PostgreSQL, and the suite
+// makes hundreds. So the migrations run once per set of migration files: on PGlite into a dump of the data folder
+// (kept in the temp folder for the next test process), on PostgreSQL into a template database; each test database
+// starts as a copy of it. The name of either carries a digest of migrations/, so a changed migration makes a new one.
+import { createHash, randomBytes } from 'node:crypto';
+import { promises as fs, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
+import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
+import type { Database } from '../../src/storage/schema.js';
+import { MIGRATIONS_DIR, migrateToLatest } from '../../src/storage/migrate.js';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
@@ -27,18 +38,81 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** A digest of the migration files (names and contents) and of the PGlite version that a dump is read by. */
+function migrationsDigest(): string {
+  const hash = createHash('sha256');
+  for (const file of readdirSync(MIGRATIONS_DIR).sort()) hash.update(file).update(readFileSync(path.join(MIGRATIONS_DIR, file)));
+  const pglite = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8'));
+  hash.update(String(pglite.version));
+  return hash.digest('hex').slice(0, 16);
+}
+
+function serverDatabaseUrl(name: string): string {
+  const parsed = new URL(serverUrl!);
+  parsed.pathname = `/${name}`;
+  return parsed.href;
+}
+
+/** The migrated PGlite data folder as a dump: read from the temp folder, or made once and left there. */
+async function makePgliteTemplate(): Promise<Blob> {
+  const file = path.join(os.tmpdir(), `sso-test-pglite-${migrationsDigest()}.tar`);
+  try {
+    return new Blob([await fs.readFile(file)]);
+  } catch {
+    // Not made yet (or being made by another test process: both make one, the last rename wins, both are whole).
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const pglite = await PGlite.create();
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  await migrateToLatest(db);
+  const dump = await pglite.dumpDataDir('none');
+  await db.destroy();
+  const partial = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await fs.writeFile(partial, Buffer.from(await dump.arrayBuffer()));
+  await fs.rename(partial, file);
+  return dump;
+}
+
+/** A migrated template database on the server, made once under an advisory lock by whichever process comes first. */
+async function makeServerTemplate(): Promise<string> {
+  const name = `sso_template_${migrationsDigest()}`;
+  await admin(async (c) => {
+    await c.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+    try {
+      const found = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (found.rowCount) return;
+      const building = `${name}_${process.pid}`;
+      await c.query(`DROP DATABASE IF EXISTS ${building}`);
+      await c.query(`CREATE DATABASE ${building}`);
+      const handle = await openDatabase({ url: serverDatabaseUrl(building), dataDir: 'memory://', poolMax: 1 });
+      await migrateToLatest(handle.db);
+      await handle.close();
+      // Renamed only when whole: a template is never seen half migrated.
+      await c.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+    } finally {
+      await c.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+    }
+  });
+  return name;
+}
+
+let pgliteTemplate: Promise<Blob> | undefined;
+let serverTemplate: Promise<string> | undefined;
+
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const migrate = options.migrate !== false;
   let url: string | undefined;
   let name: string | undefined;
+  let initialData: Blob | undefined;
   if (onServer) {
     name = `sso_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await admin((c) => c.query(`CREATE DATABASE ${name}`));
-    const parsed = new URL(serverUrl!);
-    parsed.pathname = `/${name}`;
-    url = parsed.href;
+    const template = migrate ? await (serverTemplate ??= makeServerTemplate()) : undefined;
+    await admin((c) => c.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
+    url = serverDatabaseUrl(name);
+  } else if (migrate) {
+    initialData = await (pgliteTemplate ??= makePgliteTemplate());
   }
-  const handle = await openDatabase({ url, dataDir: 'memory://', poolMax: 10 });
-  if (options.migrate !== false) await migrateToLatest(handle.db);
+  const handle = await openDatabase({ url, dataDir: 'memory://', initialData, poolMax: 10 });
   return {
     handle,
     url,
