@@ -47,8 +47,8 @@ async function httpsReceiver(t: Test): Promise<{ port: number; hits: string[] }>
   return { port: (receiver.address() as AddressInfo).port, hits };
 }
 
-function registerOverHttp(metadata: Record<string, unknown>): Promise<Response> {
-  return fetch(`${server.issuer}/register`, {
+function registerOverHttp(metadata: Record<string, unknown>, target: ListeningApp = server): Promise<Response> {
+  return fetch(`${target.issuer}/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ redirect_uris: [REDIRECT_URI], ...metadata }),
@@ -66,9 +66,9 @@ async function storeLogoutUri(target: ListeningApp, clientId: string, uri: strin
 }
 
 /** Signs ALICE in to the client and ends the session with its ID token (RP-Initiated Logout 1.0 2). */
-async function signInAndOut(info: ClientInformation): Promise<void> {
+async function signInAndOut(info: ClientInformation, target: ListeningApp = server): Promise<void> {
   const config = await oidc.discovery(
-    new URL(server.issuer),
+    new URL(target.issuer),
     info.client_id,
     info.client_secret,
     oidc.ClientSecretBasic(info.client_secret!),
@@ -78,7 +78,7 @@ async function signInAndOut(info: ClientInformation): Promise<void> {
   );
   const jar = new CookieJar();
   const attempt = await prepareAttempt(config, REDIRECT_URI);
-  const { callback } = await visit(server, attempt.authorizationUrl, undefined, jar);
+  const { callback } = await visit(target, attempt.authorizationUrl, undefined, jar);
   const tokens = await redeem(attempt, callback);
   const end = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token! });
   const cookie = jar.header(end);
@@ -131,4 +131,18 @@ t.test('a self-registered client whose logout URI is on this machine gets no POS
   await new Promise((r) => setTimeout(r, 300));
   t.equal(plain.received.length, 0, 'the http receiver got no request');
   t.same(secure.hits, [], 'the https receiver got no request');
+});
+
+t.test('OUTBOUND_ALLOW_NETWORKS lets a self-registered client be told at an address of an allowed network', async (t) => {
+  const receiver = await httpsReceiver(t);
+  const allowing = await listenTestApp(t, {
+    env: { REGISTRATION_OPEN: 'true', OUTBOUND_ALLOW_NETWORKS: '127.0.0.0/8' },
+    outbound: { resolve: systemResolver, extraCa: [CERT.cert] },
+  });
+  const res = await registerOverHttp({ backchannel_logout_uri: `https://127.0.0.1:${receiver.port}/bc` }, allowing);
+  t.equal(res.status, 201);
+  await signInAndOut((await res.json()) as ClientInformation, allowing);
+  const deadline = Date.now() + 10_000;
+  while (receiver.hits.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  t.same(receiver.hits, ['/bc'], 'the logout token was delivered over https');
 });
