@@ -97,11 +97,6 @@ function isRefusal(err: unknown): boolean {
 /** Why a POST failed, in words that hold no token (the URI is the client's registered one, not a secret). */
 function describe(err: unknown): string {
   if (isRefusal(err)) return `refused: ${(err as Error).message}`;
-  if (err instanceof Error) {
-    if (err.name === 'TimeoutError') return 'the client did not answer in time';
-    // fetch says "fetch failed" and keeps the reason (ECONNREFUSED, ENOTFOUND...) in its cause.
-    const code = (err.cause as { code?: unknown } | undefined)?.code;
-    return typeof code === 'string' ? `${err.message} (${code})` : err.message;
-  }
-  return 'unknown failure';
+  // An OutboundError names the host and the cause (a timeout, ECONNREFUSED, ENOTFOUND...), never the body.
+  return err instanceof Error ? err.message : 'unknown failure';
 }
