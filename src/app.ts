@@ -38,6 +38,7 @@ import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/bac
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import type { Metrics } from './metrics.js';
+import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
 import { shippedMigrations } from './storage/migrate.js';
 
@@ -53,6 +54,8 @@ export interface AppDeps {
   poolStats?: () => PoolStats;
   /** The instance's metrics, when the caller serves them elsewhere too (METRICS_PORT); else the app makes its own. */
   metrics?: Metrics;
+  /** How requests to clients and relays resolve names and which extra CAs they trust; the system's unless told. */
+  outbound?: OutboundDeps;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -63,7 +66,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
-  const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger, metrics: deps.metrics });
+  const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger, metrics: deps.metrics, outbound: deps.outbound });
 
   const app = Fastify({
     loggerInstance: deps.logger,

@@ -2,6 +2,7 @@
 // defaults and ranges are described in src/settings.ts; nothing else in the code base reads process.env.
 import net from 'node:net';
 import path from 'node:path';
+import { canonicalCidr } from './domain/risk/cidr.js';
 import { RISK_REASONS, type RiskReason } from './risk-reasons.js';
 import {
   SETTINGS,
@@ -143,6 +144,15 @@ export interface OperationsSettings {
   readonly hstsMaxAgeSeconds: number;
 }
 
+/** Requests the provider sends to addresses it was given (src/outbound/). */
+export interface OutboundSettings {
+  /**
+   * Networks (canonical CIDR blocks) that destinations of self-registered clients may be in although loopback,
+   * private or otherwise special-use: OUTBOUND_ALLOW_NETWORKS, empty by default.
+   */
+  readonly allowNetworks: readonly string[];
+}
+
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -203,6 +213,7 @@ export interface Config {
   readonly totpIssuer: string;
   readonly registration: RegistrationSettings;
   readonly operations: OperationsSettings;
+  readonly outbound: OutboundSettings;
   /** The bearer token of admins on GET /sso/security-events; undefined turns admin access off. */
   readonly adminApiToken: string | undefined;
 }
@@ -438,6 +449,7 @@ export function loadConfig(env: Env = process.env): Config {
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS'),
     registration: registrationSettings(reader, lock),
     operations: operationsSettings(reader, { port, host }),
+    outbound: Object.freeze({ allowNetworks: allowNetworks(reader) }),
     adminApiToken,
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.
@@ -490,6 +502,20 @@ function registrationSettings(
     initialAccessTokens: Object.freeze(initialAccessTokens),
     clientSecretTtlSeconds: integer('REGISTRATION_CLIENT_SECRET_TTL_SECONDS'),
   });
+}
+
+/** OUTBOUND_ALLOW_NETWORKS: comma-separated CIDR blocks (a bare address is a /32 or /128), in canonical form. */
+function allowNetworks({ text, problems }: Reader): readonly string[] {
+  const networks: string[] = [];
+  for (const entry of text('OUTBOUND_ALLOW_NETWORKS')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const check = canonicalCidr(entry);
+    if ('cidr' in check) networks.push(check.cidr);
+    else problems.push(`OUTBOUND_ALLOW_NETWORKS: ${check.problem}`);
+  }
+  return Object.freeze(networks);
 }
 
 /** METRICS_PORT, METRICS_HOST, METRICS_TOKEN, SHUTDOWN_*, TRUST_PROXY, HSTS_MAX_AGE_SECONDS. */

@@ -104,6 +104,8 @@ export const SETTINGS = {
   SHUTDOWN_TIMEOUT_SECONDS: integer(10, 1, 600),
   HSTS_MAX_AGE_SECONDS: integer(31_536_000, 0, 63_072_000),
   TRUST_PROXY: text(),
+  // Outbound requests (src/outbound/)
+  OUTBOUND_ALLOW_NETWORKS: text(),
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -1,6 +1,7 @@
 // Client metadata rules (RFC 7591 2, OIDC Registration 2, RP-Initiated and Back-Channel Logout 1.0), shared by the
 // seed file and dynamic registration. Registration applies a stricter profile: a client that registers itself
 // gets https (or loopback http) URIs only, the scopes this provider knows, and consistent grant and response types.
+import { AllowedNetworks, refusedHostLiteral } from '../outbound/address-ranges.js';
 import { DEVICE_CODE_GRANT } from './device-authorization.js';
 import { SUPPORTED_SCOPES } from './scope.js';
 import { SIGNING_ALGS, isSigningAlg } from './signing-algs.js';
@@ -69,8 +70,17 @@ export function strictRedirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
-/** Every problem of a client entry's metadata fields, in a stable order; fields it does not know are left alone. */
-export function clientMetadataProblems(c: Record<string, unknown>, profile: MetadataProfile): MetadataProblem[] {
+const NO_NETWORKS = new AllowedNetworks([]);
+
+/**
+ * Every problem of a client entry's metadata fields, in a stable order; fields it does not know are left alone.
+ * `allowed`: the networks (OUTBOUND_ALLOW_NETWORKS) a self-registered client's back-channel logout URI may be in.
+ */
+export function clientMetadataProblems(
+  c: Record<string, unknown>,
+  profile: MetadataProfile,
+  allowed: AllowedNetworks = NO_NETWORKS,
+): MetadataProblem[] {
   const problems: MetadataProblem[] = [];
   const bad = (field: string, message: string) => problems.push({ field, message });
   const uriProblem = profile === 'registration' ? strictRedirectUriProblem : redirectUriProblem;
@@ -122,6 +132,10 @@ export function clientMetadataProblems(c: Record<string, unknown>, profile: Meta
     const p = isString(c.backchannel_logout_uri) ? uriProblem(c.backchannel_logout_uri) : 'is not an absolute URI';
     if (p || !/^https?:/.test(c.backchannel_logout_uri as string))
       bad('backchannel_logout_uri', `backchannel_logout_uri ${p ?? 'must be an http(s) URL'}`);
+    else if (profile === 'registration') {
+      const q = selfRegisteredDestinationProblem(new URL(c.backchannel_logout_uri as string), allowed);
+      if (q) bad('backchannel_logout_uri', `backchannel_logout_uri ${q}`);
+    }
   }
   if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
     bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
@@ -130,6 +144,17 @@ export function clientMetadataProblems(c: Record<string, unknown>, profile: Meta
     bad('id_token_signed_response_alg', `id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   }
   return problems;
+}
+
+/**
+ * The provider POSTs to a back-channel logout URI itself: one that a client registers for itself must not make it
+ * reach its own machine or a private network (the delivery checks the resolved addresses again, src/outbound/).
+ * Back-Channel Logout 1.0 2.2 wants https unless the RP is on loopback; here, a self-registered RP gets https only.
+ */
+function selfRegisteredDestinationProblem(url: URL, allowed: AllowedNetworks): string | undefined {
+  if (url.protocol !== 'https:') return 'must use https';
+  const why = refusedHostLiteral(url.hostname, allowed);
+  return why && `must not point to this machine or a private network (its host ${why})`;
 }
 
 /** response_types as registration defaults them: ["code"] for a client of the code flow, else none (RFC 7591 2.1). */

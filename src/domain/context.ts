@@ -6,6 +6,7 @@ import type { ClientCache } from './client-cache.js';
 import type { SecretVerificationCache } from './clients.js';
 import type { Clock } from './clock.js';
 import type { KeyStore } from './keys.js';
+import type { OutboundDeps } from '../outbound/guarded-fetch.js';
 import type { PasswordHasher } from './passwords.js';
 
 /** The little of a pino logger the domain writes to (security events, notifications). */
@@ -27,4 +28,6 @@ export interface ProviderContext {
   readonly log: EventLog;
   /** This instance's Prometheus metrics (src/metrics.ts). */
   readonly metrics: Metrics;
+  /** The resolver and trusted certificates of requests to clients and relays (src/outbound/guarded-fetch.ts). */
+  readonly outbound: OutboundDeps;
 }

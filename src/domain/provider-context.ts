@@ -2,6 +2,7 @@
 // dependency added to the context is added everywhere at once.
 import type { Config } from '../config.js';
 import { createMetrics, type Metrics } from '../metrics.js';
+import { systemOutbound, type OutboundDeps } from '../outbound/guarded-fetch.js';
 import type { Db } from '../storage/database.js';
 import { ClientCache } from './client-cache.js';
 import { SecretVerificationCache } from './clients.js';
@@ -20,6 +21,8 @@ export interface ContextParts {
   clientAuthCacheMs?: number;
   /** The instance's metrics; a registry of its own unless the caller shares one (the server's metrics listener). */
   metrics?: Metrics;
+  /** The resolver and extra CA certificates of outbound requests; the system's unless told (tests inject theirs). */
+  outbound?: OutboundDeps;
 }
 
 /** Loads the signing keys and the device secret (generating them on a new database). Close `keys` when done. */
@@ -35,5 +38,6 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     deviceSecret: await loadDeviceSecret(p.db, p.config, p.clock),
     log: p.log,
     metrics: p.metrics ?? createMetrics(),
+    outbound: p.outbound ?? systemOutbound,
   };
 }

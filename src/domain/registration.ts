@@ -17,6 +17,7 @@ import {
   revokeRegistrationToken,
   updateRegisteredClient,
 } from '../storage/clients.js';
+import { AllowedNetworks } from '../outbound/address-ranges.js';
 import type { ClientRow } from '../storage/schema.js';
 import { CLIENT_URL_FIELDS, clientMetadataProblems, defaultResponseTypes } from './client-metadata.js';
 import { addSeconds, epochSeconds } from './clock.js';
@@ -73,7 +74,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Validates a registration (or update) request's metadata; throws the RFC 7591 3.2.2 error that fits. */
-export function parseRegistrationMetadata(body: unknown): RegisteredMetadata {
+export function parseRegistrationMetadata(body: unknown, allowed: AllowedNetworks): RegisteredMetadata {
   if (!isPlainObject(body)) throw new InvalidClientMetadata('the request body must be a JSON object of client metadata');
   // RFC 7592 2.2: "The authorization server MAY ignore any null or empty value in the request just as any other
   // value." A null field is read as an omitted one.
@@ -88,7 +89,7 @@ export function parseRegistrationMetadata(body: unknown): RegisteredMetadata {
   }
   // RFC 7591 2: "The authorization server MUST ignore any client metadata sent by the client that it does not
   // understand": the rules below look only at the fields they know, and only those are stored.
-  const problems = clientMetadataProblems(c, 'registration');
+  const problems = clientMetadataProblems(c, 'registration', allowed);
   for (const field of ['software_id', 'software_version']) {
     if (c[field] !== undefined && (typeof c[field] !== 'string' || c[field] === ''))
       problems.push({ field, message: `${field} must be a non-empty string` });
@@ -167,7 +168,7 @@ function newSecret(ctx: ProviderContext, now: Date) {
 
 /** RFC 7591 3.1 / 3.2.1: registers the client and answers with its information, credentials included (once). */
 export async function registerClient(ctx: ProviderContext, body: unknown): Promise<Record<string, unknown>> {
-  const m = parseRegistrationMetadata(body);
+  const m = parseRegistrationMetadata(body, new AllowedNetworks(ctx.config.outbound.allowNetworks));
   const now = ctx.clock();
   // RFC 7591 3.2.1 client_id: "It SHOULD NOT be currently valid for any other registered client": 128 random bits.
   const clientId = randomToken(16);
@@ -178,6 +179,7 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
     client_secret_hash: secret?.hash ?? null,
     client_secret_expires_at: secret?.expiresAt ?? null,
     registration_access_token_hash: sha256(registrationAccessToken),
+    self_registered: true,
     ...columns(m),
     created_at: now,
     updated_at: now,
@@ -277,7 +279,7 @@ export async function updateRegistration(
       (await ctx.passwords.verifyClientSecret(row.client_secret_hash, body.client_secret));
     if (!matches) throw new InvalidRequest('client_secret does not match the current client secret (RFC 7592 2.2)');
   }
-  const m = parseRegistrationMetadata(body);
+  const m = parseRegistrationMetadata(body, new AllowedNetworks(ctx.config.outbound.allowNetworks));
   const now = ctx.clock();
   // A client that becomes confidential (or whose secret expired) gets a new secret; one that becomes public loses it.
   const expired = row.client_secret_expires_at !== null && row.client_secret_expires_at <= now;

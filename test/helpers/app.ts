@@ -9,6 +9,7 @@ import type { Notifier } from '../../src/domain/notifier.js';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed, type SeedFile } from '../../src/domain/seed.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
+import type { OutboundDeps } from '../../src/outbound/guarded-fetch.js';
 import type { Db } from '../../src/storage/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -74,6 +75,8 @@ export interface TestAppOptions {
   logger?: pino.Logger;
   /** Delivers one-time codes and notices (a capturing one, say); null leaves them in the outbox. */
   notifier?: Notifier | null;
+  /** The resolver and extra trusted CAs of requests to clients (a test CA, say); the system's unless told. */
+  outbound?: OutboundDeps;
 }
 
 export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promise<TestApp> {
@@ -89,6 +92,7 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
     clock,
     notifier: options.notifier,
     metrics,
+    outbound: options.outbound,
   });
   await app.ready();
   t.teardown(async () => {

@@ -12,6 +12,7 @@ import { loadKeyStore } from '../../src/domain/keys.js';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../src/domain/logout-token.js';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { sha256 } from '../../src/domain/secrets.js';
+import { systemOutbound } from '../../src/outbound/guarded-fetch.js';
 import { countQueuedLogouts } from '../../src/storage/backchannel-logouts.js';
 import { endSession } from '../../src/storage/sessions.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../helpers/app.js';
@@ -91,6 +92,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     deviceSecret: Buffer.alloc(32),
     log: pino({ level: 'silent' }),
     metrics: createMetrics(),
+    outbound: systemOutbound,
   };
   t.teardown(() => ctx.keys.close());
   return ctx;

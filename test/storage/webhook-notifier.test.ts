@@ -11,6 +11,7 @@ import { deliverDueMessages } from '../../src/domain/notifier.js';
 import { PasswordHasher } from '../../src/domain/passwords.js';
 import { applySeed } from '../../src/domain/seed.js';
 import { webhookNotifier, webhookSignature } from '../../src/domain/webhook-notifier.js';
+import { systemOutbound } from '../../src/outbound/guarded-fetch.js';
 import { insertOutboxMessage } from '../../src/storage/outbox.js';
 import { findUserByUsername } from '../../src/storage/users.js';
 import { TEST_ENV, testConfig } from '../helpers/app.js';
@@ -46,7 +47,13 @@ t.teardown(() => database.drop());
 const db = database.handle.db;
 const config = testConfig();
 let offsetMs = 0;
-const ctx = { config, db, clock: () => new Date(Date.now() + offsetMs), log: pino({ level: 'silent' }) } as unknown as ProviderContext;
+const ctx = {
+  config,
+  db,
+  clock: () => new Date(Date.now() + offsetMs),
+  log: pino({ level: 'silent' }),
+  outbound: systemOutbound,
+} as unknown as ProviderContext;
 
 async function newUser(): Promise<{ id: string; username: string }> {
   const username = `hook-${randomBytes(3).toString('hex')}`;
