@@ -7,7 +7,7 @@ import type { ProviderContext } from '../context.js';
 import { single, type RawParams } from '../params.js';
 import { splitScope } from '../scope.js';
 import { randomToken, sha256 } from '../secrets.js';
-import type { TokenResponse } from './authorization-code.js';
+import { bearerResponse, type TokenResponse } from './token-response.js';
 
 export async function clientCredentialsGrant(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
   // RFC 6749 4.4: "The client credentials grant type MUST only be used by confidential clients."
@@ -34,5 +34,5 @@ export async function clientCredentialsGrant(ctx: ProviderContext, client: Clien
   // The client changed since it was authenticated (the token route then authenticates it afresh).
   if (!issued) throw new InvalidClient('client authentication failed');
   // RFC 6749 4.4.3: "A refresh token SHOULD NOT be included."
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.config.accessTokenTtlSeconds, scope: scope.join(' ') };
+  return bearerResponse(ctx, accessToken, scope.join(' '));
 }

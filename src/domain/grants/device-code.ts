@@ -11,11 +11,10 @@ import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDevic
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { signIdToken } from '../id-token.js';
 import { required, type RawParams } from '../params.js';
 import { randomToken, sha256 } from '../secrets.js';
-import type { TokenResponse } from './authorization-code.js';
 import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
+import { userTokenResponse, type TokenResponse } from './token-response.js';
 
 /**
  * An answer the polling statement itself gave: it checked the client's revision (domain/client-cache.ts), so a
@@ -53,31 +52,15 @@ export async function deviceCodeGrant(ctx: ProviderContext, client: Client, para
     throw new InvalidGrant('the device code is invalid');
   }
 
-  const response: TokenResponse = {
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: ctx.config.accessTokenTtlSeconds,
+  // The sign-in behind the approval: its time, session and methods (OIDC Core 2 auth_time, amr; Back-Channel
+  // Logout 1.0 2.1 sid). There is no authorization request, so no nonce.
+  return userTokenResponse(ctx, client, {
+    accessToken,
     scope: polled.scope,
-  };
-  if (refreshToken !== null && polled.refresh_family_id !== null) response.refresh_token = refreshToken.value;
-  if (polled.scope.split(' ').includes('openid')) {
-    // The sign-in behind the approval: its time, session and methods (OIDC Core 2 auth_time, amr; Back-Channel
-    // Logout 1.0 2.1 sid). There is no authorization request, so no nonce.
-    response.id_token = await signIdToken(ctx.keys, {
-      alg: client.idTokenSignedResponseAlg,
-      issuer: ctx.config.issuer,
-      subject: polled.user_id,
-      audience: client.clientId,
-      authTime: polled.auth_time,
-      nonce: null,
-      sid: polled.sid,
-      amr: polled.amr,
-      accessToken,
-      now,
-      ttlSeconds: ctx.config.idTokenTtlSeconds,
-    });
-  }
-  return response;
+    refreshToken: refreshToken !== null && polled.refresh_family_id !== null ? refreshToken.value : null,
+    grant: { userId: polled.user_id, authTime: polled.auth_time, nonce: null, sid: polled.sid, amr: polled.amr },
+    now,
+  });
 }
 
 /** The poll matched nothing: find out why (off the hot path, which pending polls never leave), and revoke on replay. */
