@@ -11,20 +11,18 @@ import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDevic
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
+import type { ClientAttempt } from '../current-client.js';
 import { required, type RawParams } from '../params.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 
-/**
- * An answer the polling statement itself gave: it checked the client's revision (domain/client-cache.ts), so a
- * client read from memory needs no second look. Every other refusal may come from a stale copy of the client.
- */
-export function answeredByPoll(err: unknown): boolean {
-  return err instanceof AuthorizationPending || err instanceof SlowDown;
-}
-
-export async function deviceCodeGrant(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
+export async function deviceCodeGrant(
+  ctx: ProviderContext,
+  client: Client,
+  params: RawParams,
+  attempt: Pick<ClientAttempt, 'confirm'>,
+): Promise<TokenResponse> {
   // RFC 8628 3.4: "device_code REQUIRED. The device verification code, "device_code" from the device authorization response".
   const deviceCode = required(params, 'device_code');
   const deviceCodeHash = sha256(deviceCode);
@@ -43,6 +41,8 @@ export async function deviceCodeGrant(ctx: ProviderContext, client: Client, para
     refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
   });
   if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash);
+  // The polling statement checked the client's revision: what it answers needs no second look at the client.
+  attempt.confirm();
   if (polled.status === 'pending') {
     // RFC 8628 3.5 slow_down: "the interval MUST be increased by 5 seconds for this and all subsequent requests";
     // the polling statement has raised the stored interval already.
@@ -79,6 +79,6 @@ async function explainRefusal(ctx: ProviderContext, client: Client, deviceCodeHa
   if (row.status === 'denied') return new DeviceAccessDenied();
   // RFC 8628 3.5 expired_token: "The device_code has expired, and the device authorization session has concluded."
   if (row.expires_at <= ctx.clock()) return new ExpiredToken();
-  // A user disabled since approving, or a client changed since it was read (the token route then tries again).
+  // A user disabled since approving, or a client changed since it was read (withCurrentClient then tries again).
   return new InvalidGrant('the device code is invalid');
 }
