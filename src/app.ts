@@ -92,7 +92,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', async () => unwatch());
   }
   app.decorateRequest('client', null);
-  app.decorateRequest('clientRemembered', false);
   app.addHook('onClose', async () => ctx.keys.close());
   if (config.purgeIntervalSeconds > 0) {
     let purge: PurgeJob | undefined;

@@ -4,11 +4,10 @@
 // their two database round trips reading the client. Instead they decide with the copy in memory and commit
 // only if the client row still has that copy's revision: the check is part of the one statement that issues or
 // redeems (see storage/authorization-codes.ts, storage/refresh-tokens.ts). A changed, disabled or deleted client
-// makes that statement do nothing; the caller then asks `isCurrent`, and redoes the request with a fresh copy.
-// So several instances never act on different versions of a client, and no decision outlives a change.
-import { findClient, findClientRevision } from '../storage/clients.js';
-import { rowToClient, type Client } from './clients.js';
-import type { ProviderContext } from './context.js';
+// makes that statement do nothing; withCurrentClient (domain/current-client.ts) then redoes the request once
+// with the client as registered now. So several instances never act on different versions of a client, and no
+// decision outlives a change. This file holds only the memory, so that the context can name it without a circle.
+import type { Client } from './clients.js';
 
 /** How long an entry is used before it is read again; correctness does not depend on it, memory and error paths do. */
 const TTL_MS = 60_000;
@@ -39,28 +38,4 @@ export class ClientCache {
   forget(clientId: string): void {
     this.entries.delete(clientId);
   }
-}
-
-/** The client from memory when there is a recent copy, else from the database (and remembered). */
-export async function lookupClient(ctx: ProviderContext, clientId: string, fresh = false): Promise<ClientLookup | undefined> {
-  const nowMs = Date.now();
-  if (!fresh) {
-    const client = ctx.clients.get(clientId, nowMs);
-    if (client) return { client, cached: true };
-  }
-  const row = await findClient(ctx.db, clientId);
-  if (!row) {
-    ctx.clients.forget(clientId);
-    return undefined;
-  }
-  const client = rowToClient(row);
-  ctx.clients.set(client, nowMs);
-  return { client, cached: false };
-}
-
-/** Is this copy still the registered client? A stale copy is forgotten. */
-export async function isCurrent(ctx: ProviderContext, client: Client): Promise<boolean> {
-  const current = (await findClientRevision(ctx.db, client.clientId)) === client.revision;
-  if (!current) ctx.clients.forget(client.clientId);
-  return current;
 }

@@ -1,16 +1,13 @@
 // The device_code grant at the token endpoint (RFC 8628 3.4-3.5): each polling answer, the tokens of an approved
 // request, single use, and what one poll costs.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import type { KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { buildApp } from '../../src/app.js';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { applySeed } from '../../src/domain/seed.js';
-import { buildTestApp, CONFIDENTIAL, testConfig } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
+import { buildCountingApp } from '../helpers/counting.js';
 import { CLI, DEVICE_CODE_GRANT, DEVICE_FIXTURES, poll, startDevice, TV, TV_BASIC, verify } from '../helpers/device.js';
 import { basicAuth, tokenRequest } from '../helpers/flow.js';
 
@@ -270,38 +267,11 @@ t.test('two instances on one database: requested on one, approved on the other, 
   assertError(t, await poll(second, device.device_code), 'invalid_grant', []);
 });
 
-/** Counts the statements the app sends to its database. */
-function countingPlugin(): KyselyPlugin & { count: number } {
-  const plugin = {
-    count: 0,
-    transformQuery: (args: { node: never }) => args.node,
-    transformResult: async (args: { result: never }) => {
-      plugin.count += 1;
-      return args.result;
-    },
-  };
-  return plugin as unknown as KyselyPlugin & { count: number };
-}
-
 t.test('a pending poll, and a slow_down, cost one database statement once the client is known', async (t) => {
-  // No periodic job may send a statement while the polls are counted.
-  const testConfigured = testConfig({ PURGE_INTERVAL_SECONDS: '0', BACKCHANNEL_LOGOUT_POLL_SECONDS: '3600' });
-  const database = await createTestDatabase();
-  t.teardown(() => database.drop());
-  await applySeed(database.handle.db, new PasswordHasher(testConfigured.argon2), DEVICE_FIXTURES);
-  const counter = countingPlugin();
-  let offsetMs = 0;
-  const counted: FastifyInstance = await buildApp(testConfigured, {
-    db: database.handle.db.withPlugin(counter),
-    logger: pino({ level: 'silent' }),
-    clock: () => new Date(Date.now() + offsetMs),
-    notifier: null,
-  });
-  t.teardown(() => counted.close());
-  await counted.ready();
+  const { app: counted, counter, advance } = await buildCountingApp(t, DEVICE_FIXTURES);
   const device = await startDevice(counted);
   assertError(t, await poll(counted, device.device_code), 'authorization_pending');
-  offsetMs += 5000;
+  advance(5);
   counter.count = 0;
   assertError(t, await poll(counted, device.device_code), 'authorization_pending');
   t.equal(counter.count, 1, 'authorization_pending: one statement');

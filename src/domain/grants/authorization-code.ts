@@ -5,20 +5,11 @@ import type { AuthorizationCodeRow } from '../../storage/schema.js';
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { signIdToken } from '../id-token.js';
 import { required, single, type RawParams } from '../params.js';
 import { isValidVerifier, s256 } from '../pkce.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
-
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  scope: string;
-  id_token?: string;
-  refresh_token?: string;
-}
+import { userTokenResponse, type TokenResponse } from './token-response.js';
 
 export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
   const code = required(params, 'code');
@@ -45,29 +36,13 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
   });
   if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier);
 
-  const response: TokenResponse = {
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: ctx.config.accessTokenTtlSeconds,
+  return userTokenResponse(ctx, client, {
+    accessToken,
     scope: redeemed.scope,
-  };
-  if (refreshToken !== null && redeemed.refresh_family_id !== null) response.refresh_token = refreshToken.value;
-  if (redeemed.scope.split(' ').includes('openid')) {
-    response.id_token = await signIdToken(ctx.keys, {
-      alg: client.idTokenSignedResponseAlg,
-      issuer: ctx.config.issuer,
-      subject: redeemed.user_id,
-      audience: client.clientId,
-      authTime: redeemed.auth_time,
-      nonce: redeemed.nonce,
-      sid: redeemed.sid,
-      amr: redeemed.amr,
-      accessToken,
-      now,
-      ttlSeconds: ctx.config.idTokenTtlSeconds,
-    });
-  }
-  return response;
+    refreshToken: refreshToken !== null && redeemed.refresh_family_id !== null ? refreshToken.value : null,
+    grant: { userId: redeemed.user_id, authTime: redeemed.auth_time, nonce: redeemed.nonce, sid: redeemed.sid, amr: redeemed.amr },
+    now,
+  });
 }
 
 /** The code was not redeemed: find out why (off the hot path), and revoke on replay. */

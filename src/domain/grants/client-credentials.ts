@@ -4,10 +4,11 @@ import { insertClientAccessToken } from '../../storage/access-tokens.js';
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
+import { ClientChanged } from '../current-client.js';
 import { single, type RawParams } from '../params.js';
 import { splitScope } from '../scope.js';
 import { randomToken, sha256 } from '../secrets.js';
-import type { TokenResponse } from './authorization-code.js';
+import { bearerResponse, type TokenResponse } from './token-response.js';
 
 export async function clientCredentialsGrant(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
   // RFC 6749 4.4: "The client credentials grant type MUST only be used by confidential clients."
@@ -31,8 +32,8 @@ export async function clientCredentialsGrant(ctx: ProviderContext, client: Clien
     issuedAt: now,
     expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds),
   });
-  // The client changed since it was authenticated (the token route then authenticates it afresh).
-  if (!issued) throw new InvalidClient('client authentication failed');
+  // The statement issues only while the client keeps the revision it was authenticated with: redone afresh.
+  if (!issued) throw new ClientChanged(new InvalidClient('client authentication failed'));
   // RFC 6749 4.4.3: "A refresh token SHOULD NOT be included."
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.config.accessTokenTtlSeconds, scope: scope.join(' ') };
+  return bearerResponse(ctx, accessToken, scope.join(' '));
 }

@@ -11,21 +11,18 @@ import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDevic
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { signIdToken } from '../id-token.js';
+import type { ClientAttempt } from '../current-client.js';
 import { required, type RawParams } from '../params.js';
 import { randomToken, sha256 } from '../secrets.js';
-import type { TokenResponse } from './authorization-code.js';
 import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
+import { userTokenResponse, type TokenResponse } from './token-response.js';
 
-/**
- * An answer the polling statement itself gave: it checked the client's revision (domain/client-cache.ts), so a
- * client read from memory needs no second look. Every other refusal may come from a stale copy of the client.
- */
-export function answeredByPoll(err: unknown): boolean {
-  return err instanceof AuthorizationPending || err instanceof SlowDown;
-}
-
-export async function deviceCodeGrant(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
+export async function deviceCodeGrant(
+  ctx: ProviderContext,
+  client: Client,
+  params: RawParams,
+  attempt: Pick<ClientAttempt, 'confirm'>,
+): Promise<TokenResponse> {
   // RFC 8628 3.4: "device_code REQUIRED. The device verification code, "device_code" from the device authorization response".
   const deviceCode = required(params, 'device_code');
   const deviceCodeHash = sha256(deviceCode);
@@ -44,6 +41,8 @@ export async function deviceCodeGrant(ctx: ProviderContext, client: Client, para
     refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
   });
   if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash);
+  // The polling statement checked the client's revision: what it answers needs no second look at the client.
+  attempt.confirm();
   if (polled.status === 'pending') {
     // RFC 8628 3.5 slow_down: "the interval MUST be increased by 5 seconds for this and all subsequent requests";
     // the polling statement has raised the stored interval already.
@@ -53,31 +52,15 @@ export async function deviceCodeGrant(ctx: ProviderContext, client: Client, para
     throw new InvalidGrant('the device code is invalid');
   }
 
-  const response: TokenResponse = {
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: ctx.config.accessTokenTtlSeconds,
+  // The sign-in behind the approval: its time, session and methods (OIDC Core 2 auth_time, amr; Back-Channel
+  // Logout 1.0 2.1 sid). There is no authorization request, so no nonce.
+  return userTokenResponse(ctx, client, {
+    accessToken,
     scope: polled.scope,
-  };
-  if (refreshToken !== null && polled.refresh_family_id !== null) response.refresh_token = refreshToken.value;
-  if (polled.scope.split(' ').includes('openid')) {
-    // The sign-in behind the approval: its time, session and methods (OIDC Core 2 auth_time, amr; Back-Channel
-    // Logout 1.0 2.1 sid). There is no authorization request, so no nonce.
-    response.id_token = await signIdToken(ctx.keys, {
-      alg: client.idTokenSignedResponseAlg,
-      issuer: ctx.config.issuer,
-      subject: polled.user_id,
-      audience: client.clientId,
-      authTime: polled.auth_time,
-      nonce: null,
-      sid: polled.sid,
-      amr: polled.amr,
-      accessToken,
-      now,
-      ttlSeconds: ctx.config.idTokenTtlSeconds,
-    });
-  }
-  return response;
+    refreshToken: refreshToken !== null && polled.refresh_family_id !== null ? refreshToken.value : null,
+    grant: { userId: polled.user_id, authTime: polled.auth_time, nonce: null, sid: polled.sid, amr: polled.amr },
+    now,
+  });
 }
 
 /** The poll matched nothing: find out why (off the hot path, which pending polls never leave), and revoke on replay. */
@@ -96,6 +79,6 @@ async function explainRefusal(ctx: ProviderContext, client: Client, deviceCodeHa
   if (row.status === 'denied') return new DeviceAccessDenied();
   // RFC 8628 3.5 expired_token: "The device_code has expired, and the device authorization session has concluded."
   if (row.expires_at <= ctx.clock()) return new ExpiredToken();
-  // A user disabled since approving, or a client changed since it was read (the token route then tries again).
+  // A user disabled since approving, or a client changed since it was read (withCurrentClient then tries again).
   return new InvalidGrant('the device code is invalid');
 }

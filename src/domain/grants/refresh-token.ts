@@ -6,11 +6,10 @@ import { findRefreshToken, revokeRefreshFamily, rotateRefreshToken } from '../..
 import type { Client } from '../clients.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { signIdToken } from '../id-token.js';
 import { required, single, type RawParams } from '../params.js';
 import { splitScope } from '../scope.js';
 import { randomToken, sha256 } from '../secrets.js';
-import type { TokenResponse } from './authorization-code.js';
+import { userTokenResponse, type TokenResponse } from './token-response.js';
 
 /** OIDC Core 11: the scope by which the user grants a refresh token. */
 export const OFFLINE_ACCESS = 'offline_access';
@@ -51,31 +50,15 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
   if (!rotated) throw await explainRefusal(ctx, client, tokenHash, scope);
 
   const grantedScope = scope?.join(' ') ?? rotated.scope;
-  const response: TokenResponse = {
-    access_token: accessToken,
-    token_type: 'Bearer',
-    expires_in: ctx.config.accessTokenTtlSeconds,
+  // OIDC Core 12.2: the ID token has the same iss, sub and aud as the original one, the auth_time of the original
+  // authentication, and it "SHOULD NOT have a nonce Claim Value".
+  return userTokenResponse(ctx, client, {
+    accessToken,
     scope: grantedScope,
-    refresh_token: next.value,
-  };
-  if (grantedScope.split(' ').includes('openid')) {
-    // OIDC Core 12.2: same iss, sub and aud as the original ID token, auth_time of the original
-    // authentication, and it "SHOULD NOT have a nonce Claim Value".
-    response.id_token = await signIdToken(ctx.keys, {
-      alg: client.idTokenSignedResponseAlg,
-      issuer: ctx.config.issuer,
-      subject: rotated.user_id,
-      audience: client.clientId,
-      authTime: rotated.auth_time,
-      nonce: null,
-      sid: rotated.sid,
-      amr: rotated.amr,
-      accessToken,
-      now,
-      ttlSeconds: ctx.config.idTokenTtlSeconds,
-    });
-  }
-  return response;
+    refreshToken: next.value,
+    grant: { userId: rotated.user_id, authTime: rotated.auth_time, nonce: null, sid: rotated.sid, amr: rotated.amr },
+    now,
+  });
 }
 
 /** The refresh token was not rotated: find out why (off the hot path), and revoke its family on replay. */

@@ -2,8 +2,9 @@
 // request.client. Exactly one method per request: HTTP Basic, client_secret_post, or none (public clients).
 import type { FastifyRequest } from 'fastify';
 import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
+import type { ClientLookup } from '../../domain/client-cache.js';
 import { authenticateClient, decodeBasicCredentials, type Client, type ClientCredentials } from '../../domain/clients.js';
-import { lookupClient } from '../../domain/client-cache.js';
+import { lookupClient } from '../../domain/current-client.js';
 import { claimClientAuthentication } from '../../domain/client-auth-throttle.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
@@ -11,8 +12,6 @@ import { single, type RawParams } from '../../domain/params.js';
 declare module 'fastify' {
   interface FastifyRequest {
     client: Client | null;
-    /** The client was read from memory: what is committed with it must confirm its revision (domain/client-cache.ts). */
-    clientRemembered: boolean;
   }
 }
 
@@ -34,21 +33,25 @@ function presentedCredentials(request: FastifyRequest): ClientCredentials {
 }
 
 /**
- * `remembered`: the client may come from memory (the token endpoint, whose grants commit only while the client
- * keeps that revision); otherwise it is read from the database (revocation, introspection).
+ * The client read from the database (revocation, introspection, device authorization). The token endpoint
+ * authenticates in its handler instead, with a client that may come from memory (withCurrentClient).
  */
-export function clientAuthentication(ctx: ProviderContext, options: { remembered: boolean } = { remembered: false }) {
+export function clientAuthentication(ctx: ProviderContext) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
-    await authenticateRequestClient(ctx, request, !options.remembered);
+    await authenticateRequestClient(ctx, request, (clientId) => lookupClient(ctx, clientId, true));
   };
 }
 
-/** Authenticates the request's client and puts it on the request. */
-export async function authenticateRequestClient(ctx: ProviderContext, request: FastifyRequest, fresh: boolean): Promise<Client> {
+/** Authenticates the request's client, read with `lookup`, and puts it on the request. */
+export async function authenticateRequestClient(
+  ctx: ProviderContext,
+  request: FastifyRequest,
+  lookup: (clientId: string) => Promise<ClientLookup | undefined>,
+): Promise<Client> {
   const credentials = presentedCredentials(request);
-  const { client, cached } = await authenticateClient(
+  const { client } = await authenticateClient(
     {
-      lookup: (clientId) => lookupClient(ctx, clientId, fresh),
+      lookup,
       passwords: ctx.passwords,
       cache: ctx.clientSecrets,
       now: ctx.clock,
@@ -57,6 +60,5 @@ export async function authenticateRequestClient(ctx: ProviderContext, request: F
     credentials,
   );
   request.client = client;
-  request.clientRemembered = cached;
   return client;
 }

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyTarget, validateRequest, UntrustedRedirectError, type VerifiedTarget } from '../../domain/authorization-request.js';
 import { errorResponse } from '../../domain/authorization-response.js';
 import { authorize } from '../../domain/authorize.js';
-import { isCurrent, lookupClient } from '../../domain/client-cache.js';
 import type { ProviderContext } from '../../domain/context.js';
+import { withCurrentClient, type ClientAttempt } from '../../domain/current-client.js';
 import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { toOAuthError } from '../../errors/to-oauth-error.js';
@@ -22,19 +22,16 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
   const { ctx } = opts;
 
   /**
-   * `fresh`: read the client from the database rather than memory. A decision made with a remembered client
-   * stands only when the statement that committed it confirmed the client's revision (a code from the session);
-   * anything else (an error page, an error redirect, a sign-in page) is first confirmed, and redone with a fresh
-   * client when the client changed meanwhile (domain/client-cache.ts).
+   * A decision made with a remembered client stands only when the statement that committed it confirmed the
+   * client's revision (a code from the session); anything else (an error page, an error redirect, a sign-in page)
+   * is first confirmed, and redone with the client as registered now when it changed meanwhile (withCurrentClient).
    */
-  async function handle(request: FastifyRequest, reply: FastifyReply, params: RawParams, fresh = false): Promise<FastifyReply> {
-    let remembered = false;
-    const load = async (clientId: string) => {
-      const found = await lookupClient(ctx, clientId, fresh);
-      remembered = found?.cached ?? false;
-      return found?.client;
-    };
-    const stale = async (target: VerifiedTarget) => remembered && !(await isCurrent(ctx, target.client));
+  function handle(request: FastifyRequest, reply: FastifyReply, params: RawParams): Promise<FastifyReply> {
+    return withCurrentClient(ctx, (attempt) => decide(request, reply, params, attempt));
+  }
+
+  async function decide(request: FastifyRequest, reply: FastifyReply, params: RawParams, attempt: ClientAttempt): Promise<FastifyReply> {
+    const load = async (clientId: string) => (await attempt.lookup(clientId))?.client;
 
     // Phase one: until the client and its redirect URI are verified, errors are shown, never redirected.
     let target: VerifiedTarget;
@@ -42,21 +39,22 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       target = await verifyTarget(load, params);
     } catch (err) {
       if (!(err instanceof UntrustedRedirectError)) throw err;
-      if (remembered) return handle(request, reply, params, true);
+      await attempt.ensureCurrent();
       return reply.code(err.status).headers(PAGE_HEADERS).send(errorPage(err.message));
     }
     // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1), in the response mode asked for.
     try {
       const authRequest = validateRequest(target, params);
       const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
-      if (!outcome.clientConfirmed && (await stale(target))) return handle(request, reply, params, true);
+      if (outcome.clientConfirmed) attempt.confirm();
+      else await attempt.ensureCurrent();
       if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, outcome.response);
       for (const old of interactionCookiesToForget(ctx.config, request.cookies)) reply.clearCookie(old.name, old.options);
       const binding = interactionCookie(ctx.config, outcome.interactionId);
       reply.setCookie(binding.name, outcome.bindingSecret, binding.options);
       return redirect(reply, `${ctx.config.issuer}/interaction/${outcome.interactionId}`);
     } catch (err) {
-      if (await stale(target)) return handle(request, reply, params, true);
+      await attempt.ensureCurrent();
       const { oauth, unexpected } = toOAuthError(err);
       if (unexpected) request.log.error({ err }, 'authorization request failed');
       return sendAuthorizationResponse(reply, errorResponse(ctx, target, oauth));

@@ -1,16 +1,15 @@
-// The token endpoint (RFC 6749 3.2): form-encoded, client authenticated in a preHandler, one handler per grant.
+// The token endpoint (RFC 6749 3.2): form-encoded, client authenticated first, one handler per grant.
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
-import { isCurrent } from '../../domain/client-cache.js';
-import type { Client } from '../../domain/clients.js';
-import { exchangeAuthorizationCode, type TokenResponse } from '../../domain/grants/authorization-code.js';
+import { withCurrentClient } from '../../domain/current-client.js';
+import { exchangeAuthorizationCode } from '../../domain/grants/authorization-code.js';
 import { clientCredentialsGrant } from '../../domain/grants/client-credentials.js';
-import { answeredByPoll, deviceCodeGrant } from '../../domain/grants/device-code.js';
+import { deviceCodeGrant } from '../../domain/grants/device-code.js';
 import { DEVICE_CODE_GRANT } from '../../domain/device-authorization.js';
 import { refreshTokenGrant } from '../../domain/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
-import { authenticateRequestClient, clientAuthentication } from '../plugins/client-auth.js';
+import { authenticateRequestClient } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
 
@@ -51,30 +50,21 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
     { inc(value?: number): void }
   >;
   for (const child of Object.values(issued)) child.inc(0);
-  app.post<{ Body: RawParams }>(
-    '/token',
-    { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx, { remembered: true }) },
-    async (request, reply) => {
+  app.post<{ Body: RawParams }>('/token', { schema: { body: bodySchema, response: responseSchema } }, async (request, reply) => {
+    // The client may come from memory; a grant refused while that copy is stale is redone once, authenticated
+    // afresh, with the client as registered now (domain/current-client.ts).
+    const response = await withCurrentClient(ctx, async (attempt) => {
+      const client = await authenticateRequestClient(ctx, request, (clientId) => attempt.lookup(clientId));
       const grantType = required(request.body, 'grant_type');
       // The value is the sender's own text: not echoed back (the supported ones are in the discovery document).
       if (!Object.hasOwn(grants, grantType)) throw new UnsupportedGrantType('this grant_type is not supported');
-      const grant = (client: Client) => {
-        // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
-        if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);
-        return grants[grantType as keyof typeof grants](ctx, client, request.body);
-      };
-      let response: TokenResponse;
-      try {
-        response = await grant(request.client!);
-      } catch (err) {
-        // A client from memory that has changed since (domain/client-cache.ts): nothing was issued with it;
-        // authenticate it afresh and grant once more with what is registered now.
-        if (!request.clientRemembered || answeredByPoll(err) || (await isCurrent(ctx, request.client!))) throw err;
-        response = await grant(await authenticateRequestClient(ctx, request, true));
-      }
+      // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
+      if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);
+      const tokens = await grants[grantType as keyof typeof grants](ctx, client, request.body, attempt);
       issued[grantType as keyof typeof grants].inc();
-      // RFC 6749 5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every response with tokens.
-      return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
-    },
-  );
+      return tokens;
+    });
+    // RFC 6749 5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every response with tokens.
+    return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
+  });
 }
