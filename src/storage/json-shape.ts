@@ -2,7 +2,7 @@
 // typed, so a row written by another version of the code (rolling restarts) is either understood or refused.
 
 /** Why a stored value was refused: the path of the first field that did not fit, never its value. */
-export class ShapeError extends Error {
+class ShapeError extends Error {
   constructor(readonly path: string) {
     super(`unexpected value at ${path}`);
     this.name = 'ShapeError';

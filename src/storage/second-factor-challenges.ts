@@ -7,7 +7,21 @@ import { RISK_ACTIONS, type Verdict, type VerdictDevice } from '../domain/risk/v
 import type { AttemptClaim } from '../domain/sign-in-throttle.js';
 import { RISK_REASONS } from '../risk-reasons.js';
 import type { Db } from './database.js';
-import { arrayOf, boolean, literal, nullable, number, object, oneOf, readVersioned, string, type Shape } from './json-shape.js';
+import {
+  arrayOf,
+  boolean,
+  literal,
+  nullable,
+  number,
+  object,
+  oneOf,
+  readVersioned,
+  string,
+  type Shape,
+  type Versioned,
+} from './json-shape.js';
+
+type Claimed = Extract<AttemptClaim, { kind: 'claimed' }>;
 
 /** What a sign-in keeps while it waits for its second factor, to be finished with once the right code comes back. */
 export interface ChallengeContext {
@@ -15,13 +29,11 @@ export interface ChallengeContext {
   verdict: Verdict;
   attemptId: string;
   /** Settled (the account's counter cleared) only when the right code comes back. */
-  throttleClaim: Extract<AttemptClaim, { kind: 'claimed' }>;
+  throttleClaim: Claimed;
   /** Where the browser goes once signed in: an issuer-local path. */
   returnTo: string;
   clientId: string | null;
 }
-
-type Claimed = Extract<AttemptClaim, { kind: 'claimed' }>;
 
 /** The current shape, written with `v: 1`; rows written before versions were kept have the same fields and no `v`. */
 const CONTEXT_V1: Shape<ChallengeContext> = object<ChallengeContext>({
@@ -52,9 +64,7 @@ const CONTEXT_V1: Shape<ChallengeContext> = object<ChallengeContext>({
 });
 
 /** A stored context, or why it cannot be read (a field path, never a value). */
-type ReadContext = { ok: true; value: ChallengeContext } | { ok: false; reason: string };
-
-function readContext(stored: unknown): ReadContext {
+function readContext(stored: unknown): Versioned<ChallengeContext> {
   return readVersioned(stored, { 1: CONTEXT_V1 });
 }
 

@@ -62,7 +62,7 @@ function fromFastify(err: FastifyError): OAuthError | undefined {
 }
 
 /** Sends what the client may see (error and error_description); the detail and causes go to the request's log line. */
-export function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAuthError): FastifyReply {
+function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAuthError): FastifyReply {
   request.refusal = refusalOf(oauth);
   reply.code(oauth.status).headers(oauth.headers);
   if (request.routeOptions.config?.html) {
