@@ -3,7 +3,7 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { isLoopbackUrl, type Config } from './config.js';
+import { isLoopbackUrl, ROUTES_PREFIX, type Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
 import { logNotifier, type Notifier } from './domain/notifier.js';
@@ -160,7 +160,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       if (config.registration.enabled) await sso.register(registrationRoutes, { ctx });
       await sso.register(securityEventsRoutes, { ctx });
     },
-    { prefix: '/sso' },
+    { prefix: ROUTES_PREFIX },
   );
   await app.register(healthRoutes, {
     readiness: readinessProbe({ db: deps.db, keys: ctx.keys, lifecycle, shipped: shippedMigrations(), timeoutMs: READINESS_DB_TIMEOUT_MS }),

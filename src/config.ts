@@ -13,6 +13,9 @@ import {
   type UnsetIntegerSetting,
 } from './settings.js';
 
+/** The path the provider's routes are mounted under (src/app.ts); the issuer is BASE_URL followed by it. */
+export const ROUTES_PREFIX = '/sso';
+
 export interface Argon2Params {
   readonly memoryKiB: number;
   readonly timeCost: number;
@@ -409,7 +412,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     baseUrl,
-    issuer: `${baseUrl}/sso`,
+    issuer: `${baseUrl}${ROUTES_PREFIX}`,
     secureCookies,
     databaseUrl,
     dataDir: path.resolve(text('DATA_DIR')),

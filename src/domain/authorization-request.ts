@@ -37,7 +37,9 @@ export interface VerifiedTarget {
   responseMode: ResponseMode;
 }
 
-export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
+/** OIDC Core 3.1.2.1 prompt: the values this provider understands. */
+export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'] as const;
+export type Prompt = (typeof PROMPT_VALUES)[number];
 
 export interface AuthorizationRequest {
   clientId: string;
@@ -105,7 +107,7 @@ export async function verifyTarget(load: (clientId: string) => Promise<Client | 
   return { client, redirectUri, redirectUriInRequest: requested !== undefined, state, responseMode };
 }
 
-const PROMPTS = new Set<Prompt>(['none', 'login', 'consent', 'select_account']);
+const PROMPTS = new Set<Prompt>(PROMPT_VALUES);
 
 /** Phase two: every other rule. Throws OAuthErrors that are redirected to the verified target. */
 export function validateRequest(target: VerifiedTarget, params: RawParams): AuthorizationRequest {

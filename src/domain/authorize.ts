@@ -3,7 +3,7 @@
 import { ConsentRequired, LoginRequired } from '../errors/oauth-error.js';
 import { insertCodeForConsentedSession, type NewCode } from '../storage/authorization-codes.js';
 import { findConsentedScopes } from '../storage/consents.js';
-import { findInteraction, insertInteraction } from '../storage/interactions.js';
+import { findInteraction, insertInteraction, type StoredInteraction } from '../storage/interactions.js';
 import type { ActiveSession } from '../storage/sessions.js';
 import type { AuthorizationRequest } from './authorization-request.js';
 import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
@@ -100,13 +100,6 @@ export async function authorize(
   return { kind: 'interaction', ...started, clientConfirmed: false };
 }
 
-interface StoredInteraction {
-  request: AuthorizationRequest;
-  /** Epoch milliseconds; a session signed in before this cannot serve the request. */
-  minAuthTime: number | null;
-  forceConsent: boolean;
-}
-
 async function startInteraction(
   ctx: ProviderContext,
   request: AuthorizationRequest,
@@ -115,12 +108,11 @@ async function startInteraction(
   const interactionId = randomToken(16);
   const bindingSecret = randomToken();
   const now = ctx.clock();
-  const stored: StoredInteraction = { request, ...flags };
   await insertInteraction(ctx.db, {
     id: interactionId,
     bindingHash: sha256(bindingSecret),
     clientId: request.clientId,
-    request: stored as unknown as Record<string, unknown>,
+    stored: { request, ...flags },
     createdAt: now,
     expiresAt: addSeconds(now, ctx.config.interactionTtlSeconds),
   });
@@ -149,11 +141,14 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
   if (!row || !bindingSecret || !safeEqual(row.binding_hash, sha256(bindingSecret))) {
     throw new InteractionError('This sign-in link is not valid in this browser. Go back to the application and start again.');
   }
-  if (row.completed_at !== null || row.expires_at <= ctx.clock()) {
-    throw new InteractionError('This sign-in has expired or was already completed. Go back to the application and start again.');
+  const expired = new InteractionError('This sign-in has expired or was already completed. Go back to the application and start again.');
+  if (row.completed_at !== null || row.expires_at <= ctx.clock()) throw expired;
+  if (!row.readable) {
+    // Written by a version of this code that stored another shape: the person starts again, as after an expiry.
+    ctx.log.warn({ interaction: row.id, reason: row.reason }, 'stored interaction unreadable; treated as expired');
+    throw expired;
   }
-  const stored = row.request as unknown as StoredInteraction;
-  return { ...stored, id: row.id, createdAt: row.created_at };
+  return { ...row.stored, id: row.id, createdAt: row.created_at };
 }
 
 /** Has the user already granted every scope this request asks for? */

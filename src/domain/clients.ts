@@ -135,25 +135,25 @@ export async function authenticateClient(
       await deps.claim?.();
       await deps.passwords.verifyNoClientSecret(credentials.secret);
     }
-    throw new InvalidClient('client authentication failed');
+    throw new InvalidClient('client authentication failed', { detail: 'unknown client' });
   }
   const { client } = found;
   if (credentials.method === 'none') {
-    if (!client.isPublic) throw new InvalidClient('client authentication failed');
+    if (!client.isPublic) throw new InvalidClient('client authentication failed', { detail: 'a confidential client sent no secret' });
     return found;
   }
   if (client.isPublic || client.secretHash === null) {
-    throw new InvalidClient('client authentication failed');
+    throw new InvalidClient('client authentication failed', { detail: 'a client without a secret sent one' });
   }
   const nowMs = deps.now().getTime();
   // RFC 7591 3.2.1 client_secret_expires_at: "Time at which the client secret will expire".
   if (client.secretExpiresAt !== null && client.secretExpiresAt.getTime() <= nowMs) {
-    throw new InvalidClient('client authentication failed');
+    throw new InvalidClient('client authentication failed', { detail: 'the client secret has expired' });
   }
   if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return found;
   const claim = await deps.claim?.();
   if (!(await deps.passwords.verifyClientSecret(client.secretHash, credentials.secret))) {
-    throw new InvalidClient('client authentication failed');
+    throw new InvalidClient('client authentication failed', { detail: 'wrong client secret' });
   }
   await claim?.succeeded();
   deps.cache.remember(client.secretHash, credentials.secret, nowMs);
@@ -177,7 +177,7 @@ export function decodeBasicCredentials(headerValue: string): { clientId: string;
     return { clientId, secret };
   } catch (err) {
     if (err instanceof InvalidRequest) throw err;
-    throw new InvalidRequest('malformed Basic authorization header');
+    throw new InvalidRequest('malformed Basic authorization header', { cause: err });
   }
 }
 

@@ -35,7 +35,11 @@ export async function validateLogoutRequest(ctx: ProviderContext, params: RawPar
   const hint =
     idTokenHint === null
       ? null
-      : await verifyOwnIdToken(ctx, idTokenHint, () => new InvalidRequest('id_token_hint is not an ID token issued by this server'));
+      : await verifyOwnIdToken(
+          ctx,
+          idTokenHint,
+          (why) => new InvalidRequest('id_token_hint is not an ID token issued by this server', why),
+        );
   // 2: "When both client_id and id_token_hint are present, the OP MUST verify that the Client Identifier
   // matches the one used when issuing the ID Token."
   if (hint && clientId !== null && !hint.audiences.includes(clientId)) {

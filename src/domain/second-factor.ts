@@ -6,6 +6,7 @@ import { insertOutboxMessage } from '../storage/outbox.js';
 import type { Db } from '../storage/database.js';
 import {
   checkChallengeCode,
+  type ChallengeContext,
   consumeChallenge,
   countChallengeAttempt,
   insertChallenge,
@@ -17,12 +18,10 @@ import { canAnswerWithAuthenticator, checkAuthenticatorCode } from './authentica
 import { addSeconds } from './clock.js';
 import type { ProviderContext } from './context.js';
 import type { AcceptedPassword } from './password-sign-in.js';
-import type { DeviceIdentity } from './risk/device-identity.js';
-import type { Verdict } from './risk/verdict.js';
 import { randomToken, sha256 } from './secrets.js';
 import { recordSecurityEvent } from './security-events.js';
 import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
-import { signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
+import { signInSucceeded } from './sign-in-throttle.js';
 
 /**
  * RFC 8176 2: `otp` is a "One-time password" (its specifications include RFC 4226 and RFC 6238, the authenticator
@@ -32,17 +31,6 @@ import { signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 export const SECOND_FACTOR_AMR = ['pwd', 'otp', 'mfa'];
 
 export type SecondFactorMethod = 'otp' | 'totp';
-
-interface ChallengeContext {
-  device: DeviceIdentity;
-  verdict: Verdict;
-  attemptId: string;
-  /** Settled (the account's counter cleared) only when the right code comes back. */
-  throttleClaim: Extract<AttemptClaim, { kind: 'claimed' }>;
-  /** Where the browser goes once signed in: an issuer-local path. */
-  returnTo: string;
-  clientId: string | null;
-}
 
 /** The code's digest, keyed by the challenge id: a digest of six digits alone could be reversed by trying them all. */
 function codeHash(challengeId: string, code: string): string {
@@ -76,7 +64,7 @@ export async function beginSecondFactor(
       userId: accepted.user.id,
       method: 'totp',
       codeHash: null,
-      context: context as unknown as Record<string, unknown>,
+      context,
       createdAt: now,
       expiresAt: addSeconds(now, ctx.config.secondFactorTtlSeconds),
     });
@@ -88,17 +76,13 @@ export async function beginSecondFactor(
       idHash: sha256(challengeId),
       userId: accepted.user.id,
       codeHash: codeHash(challengeId, code),
-      context: context as unknown as Record<string, unknown>,
+      context,
       createdAt: now,
       expiresAt: addSeconds(now, ctx.config.secondFactorTtlSeconds),
     });
     await insertOutboxMessage(trx, { userId: accepted.user.id, kind: 'one-time-code', payload: { code }, createdAt: now });
   });
   return challengeId;
-}
-
-export async function secondFactorIsPending(ctx: ProviderContext, challengeId: string): Promise<boolean> {
-  return (await pendingSecondFactor(ctx, challengeId)) !== undefined;
 }
 
 /** How the pending challenge is answered (which page to show); undefined when it is over. */
@@ -130,6 +114,7 @@ export async function answerSecondFactor(
     ? await checkChallengeCode(db, sha256(challengeId), codeHash(challengeId, typed), ctx.clock(), ctx.config.secondFactorMaxAttempts)
     : await checkChallengeCode(db, sha256(challengeId), 'not-a-code', ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (check.kind === 'dead') return check;
+  if (check.kind === 'unreadable') return unreadable(ctx, check.userId, check.reason);
   if (check.kind === 'wrong-code') {
     await recordSecurityEvent(ctx, {
       type: 'second_factor_failed',
@@ -138,7 +123,7 @@ export async function answerSecondFactor(
     });
     return { kind: 'wrong-code', attemptsLeft: check.attemptsLeft, method: 'otp' };
   }
-  return finishSignIn(ctx, check.userId, check.context as unknown as ChallengeContext, replacesSession);
+  return finishSignIn(ctx, check.userId, check.context, replacesSession);
 }
 
 /**
@@ -158,6 +143,11 @@ async function answerWithAuthenticator(
   const outcome = await db.transaction().execute(async (trx) => {
     const challenge = await lockLiveTotpChallenge(trx, idHash, ctx.clock(), max);
     if (!challenge) return { kind: 'dead' as const };
+    if (challenge.context === undefined) {
+      await consumeChallenge(trx, idHash, ctx.clock());
+      return { kind: 'unreadable' as const, userId: challenge.userId, reason: challenge.unreadable };
+    }
+    const context = challenge.context;
     const check = await checkAuthenticatorCode(ctx, trx, challenge.userId, code, 'enrolled');
     if (check.kind === 'none') {
       await consumeChallenge(trx, idHash, ctx.clock());
@@ -165,13 +155,14 @@ async function answerWithAuthenticator(
     }
     if (check.kind === 'accepted') {
       await consumeChallenge(trx, idHash, ctx.clock());
-      return { kind: 'verified' as const, userId: challenge.userId, context: challenge.context as unknown as ChallengeContext };
+      return { kind: 'verified' as const, userId: challenge.userId, context };
     }
     const attempts = await countChallengeAttempt(trx, idHash);
     const retryAfterSeconds = check.kind === 'locked' ? check.retryAfterSeconds : 0;
     return { kind: check.kind, userId: challenge.userId, attemptsLeft: Math.max(0, max - attempts), retryAfterSeconds };
   });
   if (outcome.kind === 'dead') return outcome;
+  if (outcome.kind === 'unreadable') return unreadable(ctx, outcome.userId, outcome.reason);
   if (outcome.kind === 'verified') return finishSignIn(ctx, outcome.userId, outcome.context, replacesSession);
   await recordSecurityEvent(ctx, {
     type: 'second_factor_failed',
@@ -182,6 +173,12 @@ async function answerWithAuthenticator(
     return { kind: 'locked', attemptsLeft: outcome.attemptsLeft, retryAfterSeconds: outcome.retryAfterSeconds };
   }
   return { kind: 'wrong-code', attemptsLeft: outcome.attemptsLeft, method: 'totp' };
+}
+
+/** A challenge written by a version of this code that stored another shape: the person signs in again, as after an expiry. */
+function unreadable(ctx: ProviderContext, userId: string, reason: string): SecondFactorAnswer {
+  ctx.log.warn({ userId, reason }, 'stored second-factor challenge unreadable; treated as expired');
+  return { kind: 'dead' };
 }
 
 async function finishSignIn(

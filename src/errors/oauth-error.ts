@@ -1,6 +1,16 @@
 // The one error type every layer throws: an OAuth 2.0 / OpenID Connect error code with its HTTP status.
 // Subclasses fix the code and status (RFC 6749 4.1.2.1 and 5.2, RFC 6750 3.1, OIDC Core 3.1.2.6).
 
+/**
+ * What only the log may see: `detail`, why the request was refused when the description the client gets is kept
+ * generic on purpose (client authentication, say); `cause`, the lower error that was caught (ES2022 Error cause).
+ * The error handler logs both and sends neither. Neither may hold a secret.
+ */
+export interface OAuthErrorOptions {
+  cause?: unknown;
+  detail?: string;
+}
+
 export class OAuthError extends Error {
   /** The `error` value on the wire. */
   readonly error: string;
@@ -8,13 +18,16 @@ export class OAuthError extends Error {
   readonly status: number;
   /** Extra response headers (WWW-Authenticate, Retry-After). */
   readonly headers: Readonly<Record<string, string>>;
+  /** For the log only (see OAuthErrorOptions). */
+  readonly detail: string | undefined;
 
-  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}) {
-    super(description);
+  constructor(error: string, description: string, status = 400, headers: Record<string, string> = {}, options: OAuthErrorOptions = {}) {
+    super(description, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'OAuthError';
     this.error = error;
     this.status = status;
     this.headers = headers;
+    this.detail = options.detail;
   }
 
   /** `error_description`: safe ASCII only, as RFC 6749 5.2 requires (%x20-21 / %x23-5B / %x5D-7E). */
@@ -24,75 +37,79 @@ export class OAuthError extends Error {
 }
 
 export class InvalidRequest extends OAuthError {
-  constructor(description: string) {
-    super('invalid_request', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_request', description, 400, {}, options);
   }
 }
 
-/** RFC 6749 5.2: 401 with a WWW-Authenticate header naming the scheme the client tried (Basic by default). */
+/**
+ * RFC 6749 5.2: 401 with a WWW-Authenticate header "matching the authentication scheme used by the client". Basic is
+ * the only scheme this provider takes in the Authorization header, so the challenge always names Basic, also for a
+ * client that authenticated in the body or tried another scheme.
+ */
 export class InvalidClient extends OAuthError {
-  constructor(description: string) {
-    super('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="sso", charset="UTF-8"' });
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_client', description, 401, { 'www-authenticate': 'Basic realm="sso", charset="UTF-8"' }, options);
   }
 }
 
 export class InvalidGrant extends OAuthError {
-  constructor(description: string) {
-    super('invalid_grant', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_grant', description, 400, {}, options);
   }
 }
 
 export class UnauthorizedClient extends OAuthError {
-  constructor(description: string) {
-    super('unauthorized_client', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unauthorized_client', description, 400, {}, options);
   }
 }
 
 export class UnsupportedGrantType extends OAuthError {
-  constructor(description: string) {
-    super('unsupported_grant_type', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unsupported_grant_type', description, 400, {}, options);
   }
 }
 
 export class UnsupportedResponseType extends OAuthError {
-  constructor(description: string) {
-    super('unsupported_response_type', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unsupported_response_type', description, 400, {}, options);
   }
 }
 
 export class InvalidScope extends OAuthError {
-  constructor(description: string) {
-    super('invalid_scope', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_scope', description, 400, {}, options);
   }
 }
 
 export class AccessDenied extends OAuthError {
-  constructor(description: string) {
-    super('access_denied', description, 403);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('access_denied', description, 403, {}, options);
   }
 }
 
 export class RequestNotSupported extends OAuthError {
-  constructor(description: string) {
-    super('request_not_supported', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('request_not_supported', description, 400, {}, options);
   }
 }
 
 export class RequestUriNotSupported extends OAuthError {
-  constructor(description: string) {
-    super('request_uri_not_supported', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('request_uri_not_supported', description, 400, {}, options);
   }
 }
 
 export class LoginRequired extends OAuthError {
-  constructor(description: string) {
-    super('login_required', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('login_required', description, 400, {}, options);
   }
 }
 
 export class ConsentRequired extends OAuthError {
-  constructor(description: string) {
-    super('consent_required', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('consent_required', description, 400, {}, options);
   }
 }
 
@@ -168,28 +185,28 @@ export class DeviceAccessDenied extends OAuthError {
 
 /** "The value of one or more redirection URIs is invalid." */
 export class InvalidRedirectUri extends OAuthError {
-  constructor(description: string) {
-    super('invalid_redirect_uri', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_redirect_uri', description, 400, {}, options);
   }
 }
 
 /** "The value of one of the client metadata fields is invalid and the server has rejected this request." */
 export class InvalidClientMetadata extends OAuthError {
-  constructor(description: string) {
-    super('invalid_client_metadata', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_client_metadata', description, 400, {}, options);
   }
 }
 
 /** "The software statement presented is invalid." */
 export class InvalidSoftwareStatement extends OAuthError {
-  constructor(description: string) {
-    super('invalid_software_statement', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_software_statement', description, 400, {}, options);
   }
 }
 
 /** "The software statement presented is not approved for use by this authorization server." */
 export class UnapprovedSoftwareStatement extends OAuthError {
-  constructor(description: string) {
-    super('unapproved_software_statement', description);
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('unapproved_software_statement', description, 400, {}, options);
   }
 }

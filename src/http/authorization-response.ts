@@ -3,6 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationResponse } from '../domain/authorization-response.js';
 import { withResponseParams } from '../domain/redirect-uri.js';
+import { seeOther } from './redirect.js';
 import { FORM_POST_HEADERS, formPostPage } from './views/form-post.js';
 
 export function sendAuthorizationResponse(reply: FastifyReply, response: AuthorizationResponse): FastifyReply {
@@ -14,9 +15,5 @@ export function sendAuthorizationResponse(reply: FastifyReply, response: Authori
       .headers(FORM_POST_HEADERS)
       .send(formPostPage({ action: response.redirectUri, params: response.params }));
   }
-  return reply
-    .code(303)
-    .header('location', withResponseParams(response.redirectUri, response.params))
-    .header('cache-control', 'no-store')
-    .send();
+  return seeOther(reply, withResponseParams(response.redirectUri, response.params));
 }

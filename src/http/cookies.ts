@@ -14,12 +14,19 @@ export interface CookieSpec {
 
 const HOST_PREFIX = '__Host-';
 
-/** The browser's sign-in session. */
-export function sessionCookie(config: Config): CookieSpec {
-  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.sessionTtlSeconds };
-  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_session`, options: { ...options, path: '/', secure: true } };
-  return { name: 'sso_session', options: { ...options, path: '/sso', secure: false } };
+/**
+ * One provider cookie: HttpOnly, sent on top-level navigations from other sites (Lax) and for `maxAge` seconds.
+ * On https it is "__Host-" prefixed with Path=/; on http it travels under `subPath` of the issuer's own path
+ * (BASE_URL's path, then /sso, the prefix the routes are mounted under in src/app.ts).
+ */
+function providerCookie(config: Config, name: string, subPath: string, maxAge: number): CookieSpec {
+  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge };
+  if (config.secureCookies) return { name: `${HOST_PREFIX}${name}`, options: { ...options, path: '/', secure: true } };
+  return { name, options: { ...options, path: `${new URL(config.issuer).pathname}${subPath}`, secure: false } };
 }
+
+/** The browser's sign-in session. */
+export const sessionCookie = (config: Config): CookieSpec => providerCookie(config, 'sso_session', '', config.sessionTtlSeconds);
 
 /**
  * Binds one pending interaction to the browser that started it; one cookie per interaction, so that
@@ -27,16 +34,14 @@ export function sessionCookie(config: Config): CookieSpec {
  * cookie must have Path=/, by name on https.
  */
 export function interactionCookie(config: Config, interactionId: string): CookieSpec {
-  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.interactionTtlSeconds };
-  if (config.secureCookies) {
-    return { name: `${INTERACTION_PREFIX}${interactionId}`, options: { ...options, path: '/', secure: true } };
-  }
-  return { name: 'sso_interaction', options: { ...options, path: `/sso/interaction/${interactionId}`, secure: false } };
+  const name = config.secureCookies ? `${INTERACTION_NAME}${interactionId}` : 'sso_interaction';
+  return providerCookie(config, name, `/interaction/${interactionId}`, config.interactionTtlSeconds);
 }
 
 /** Pending sign-ins a browser keeps bound at once; starting one more forgets one of them (issue 16, finding 5). */
 export const MAX_PENDING_INTERACTIONS = 5;
-const INTERACTION_PREFIX = `${HOST_PREFIX}sso_interaction_`;
+const INTERACTION_NAME = 'sso_interaction_';
+const INTERACTION_PREFIX = `${HOST_PREFIX}${INTERACTION_NAME}`;
 
 /**
  * The interaction cookies to expire before one more is set, so that a browser never holds more than
@@ -57,35 +62,22 @@ export function interactionCookiesToForget(config: Config, cookies: Record<strin
  * The device cookie: a random id that lets the provider recognise a browser it has seen (src/domain/risk/).
  * Long-lived, HttpOnly, and sent only on top-level navigations from other sites (Lax), like the session.
  */
-export function deviceCookie(config: Config): CookieSpec {
-  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.deviceCookieTtlSeconds };
-  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_device`, options: { ...options, path: '/', secure: true } };
-  return { name: 'sso_device', options: { ...options, path: '/sso', secure: false } };
-}
+export const deviceCookie = (config: Config): CookieSpec => providerCookie(config, 'sso_device', '', config.deviceCookieTtlSeconds);
 
 /** A sign-in waiting for its second factor: the challenge id, for as long as the code is valid. */
-export function challengeCookie(config: Config): CookieSpec {
-  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.secondFactorTtlSeconds };
-  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_challenge`, options: { ...options, path: '/', secure: true } };
-  return { name: 'sso_challenge', options: { ...options, path: '/sso/sign-in', secure: false } };
-}
+export const challengeCookie = (config: Config): CookieSpec =>
+  providerCookie(config, 'sso_challenge', '/sign-in', config.secondFactorTtlSeconds);
 
 /**
  * The device verification page (RFC 8628 3.3) in one browser: a random secret, echoed in its forms as the CSRF
  * token, whose digest binds the device authorization request whose user code this browser typed.
  */
-export function deviceFlowCookie(config: Config): CookieSpec {
-  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.deviceFlow.codeTtlSeconds };
-  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_device_flow`, options: { ...options, path: '/', secure: true } };
-  return { name: 'sso_device_flow', options: { ...options, path: '/sso/device', secure: false } };
-}
+export const deviceFlowCookie = (config: Config): CookieSpec =>
+  providerCookie(config, 'sso_device_flow', '/device', config.deviceFlow.codeTtlSeconds);
 
 /**
  * Binds the account page's sign-in form to the browser that opened it (the form echoes the value as its CSRF
  * token): a sign-in with no client, so no interaction to carry the binding.
  */
-export function accountSignInCookie(config: Config): CookieSpec {
-  const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge: config.interactionTtlSeconds };
-  if (config.secureCookies) return { name: `${HOST_PREFIX}sso_account_sign_in`, options: { ...options, path: '/', secure: true } };
-  return { name: 'sso_account_sign_in', options: { ...options, path: '/sso/account', secure: false } };
-}
+export const accountSignInCookie = (config: Config): CookieSpec =>
+  providerCookie(config, 'sso_account_sign_in', '/account', config.interactionTtlSeconds);

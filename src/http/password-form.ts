@@ -11,6 +11,7 @@ import { TemporarilyUnavailable } from '../errors/oauth-error.js';
 import type { ActiveSession } from '../storage/sessions.js';
 import { challengeCookie, sessionCookie } from './cookies.js';
 import { deviceSignalsOf, setDeviceCookie } from './device-signals.js';
+import { seeOther } from './redirect.js';
 
 const WRONG_CREDENTIALS = 'The username or password is not correct.';
 const SIGN_IN_REFUSED = 'This sign-in was refused. Try again later, or contact the administrator.';
@@ -68,7 +69,7 @@ export async function submitPasswordForm(
     form.onMessagesQueued?.();
     const cookie = challengeCookie(ctx.config);
     reply.setCookie(cookie.name, challengeId, cookie.options);
-    reply.code(303).header('location', `${ctx.config.issuer}/sign-in/verify`).header('cache-control', 'no-store').send();
+    seeOther(reply, `${ctx.config.issuer}/sign-in/verify`);
     return { kind: 'answered' };
   }
   if (outcome.kind !== 'signed-in') {

@@ -51,12 +51,7 @@ function recordSessionClient<DB extends Database & { code: { sid: string | null;
     .returning('session_clients.sid');
 }
 
-/**
- * The authorize hot path in one round trip: inserts the code only when the session is live, its user
- * enabled, and the user has already granted every scope in `scopes`, and records that the session signed in
- * to this client. Returns false when any of that is missing (or the sign-in is older than minAuthTime, or the
- * session is not userId's), and the caller falls back to the sign-in or consent pages.
- */
+/** The values of insertCodeForConsentedSession's statement; every key present, null when unused (reusable-query.ts). */
 type ConsentedCodeValues = NewCode & {
   idHash: string;
   scopes: string[];
@@ -66,6 +61,7 @@ type ConsentedCodeValues = NewCode & {
   clientRevision: number;
 };
 
+/** One compiled statement per `shape`: the conditions on minAuthTime and userId are in it only when they are set. */
 const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape: { minAuthTime: boolean; userId: boolean }) =>
   db
     .with('code', (qb) =>

@@ -1,12 +1,46 @@
 // Repository for pending authorization requests that wait on the user (sign-in, consent).
+// The request is stored as versioned JSON and checked field by field when read back (src/storage/json-shape.ts):
+// during a rolling restart an instance may read what another version wrote.
+import { PROMPT_VALUES, type AuthorizationRequest } from '../domain/authorization-request.js';
+import { RESPONSE_MODES } from '../domain/authorization-response.js';
+import { SUPPORTED_SCOPES } from '../domain/scope.js';
 import type { Db } from './database.js';
+import { arrayOf, boolean, nullable, number, object, oneOf, readVersioned, string, type Shape } from './json-shape.js';
 import type { InteractionRow } from './schema.js';
+
+/** What an interaction keeps of the authorization request it serves. */
+export interface StoredInteraction {
+  request: AuthorizationRequest;
+  /** Epoch milliseconds; a session signed in before this cannot serve the request. */
+  minAuthTime: number | null;
+  forceConsent: boolean;
+}
+
+/** The current shape, written with `v: 1`; rows written before versions were kept have the same fields and no `v`. */
+const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
+  request: object<AuthorizationRequest>({
+    clientId: string,
+    redirectUri: string,
+    redirectUriInRequest: boolean,
+    scopes: arrayOf(oneOf(SUPPORTED_SCOPES)),
+    state: nullable(string),
+    nonce: nullable(string),
+    codeChallenge: nullable(string),
+    prompts: arrayOf(oneOf(PROMPT_VALUES)),
+    maxAge: nullable(number),
+    loginHint: nullable(string),
+    responseMode: oneOf(RESPONSE_MODES),
+    idTokenHint: nullable(string),
+  }),
+  minAuthTime: nullable(number),
+  forceConsent: boolean,
+});
 
 export interface NewInteraction {
   id: string;
   bindingHash: string;
   clientId: string;
-  request: Record<string, unknown>;
+  stored: StoredInteraction;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -18,15 +52,23 @@ export async function insertInteraction(db: Db, i: NewInteraction): Promise<void
       id: i.id,
       binding_hash: i.bindingHash,
       client_id: i.clientId,
-      request: JSON.stringify(i.request),
+      request: JSON.stringify({ v: 1, ...i.stored }),
       created_at: i.createdAt,
       expires_at: i.expiresAt,
     })
     .execute();
 }
 
-export function findInteraction(db: Db, id: string): Promise<InteractionRow | undefined> {
-  return db.selectFrom('interactions').selectAll().where('id', '=', id).executeTakeFirst();
+export type FoundInteraction = Omit<InteractionRow, 'request'> &
+  ({ readable: true; stored: StoredInteraction } | { readable: false; reason: string });
+
+/** The row, with its stored request checked; `readable: false` (and why, never a value) when it does not fit. */
+export async function findInteraction(db: Db, id: string): Promise<FoundInteraction | undefined> {
+  const row = await db.selectFrom('interactions').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const { request, ...rest } = row;
+  const read = readVersioned(request, { 1: INTERACTION_V1 });
+  return read.ok ? { ...rest, readable: true, stored: read.value } : { ...rest, readable: false, reason: read.reason };
 }
 
 /** Marks the interaction done; false when another request completed it first. */

@@ -1,6 +1,72 @@
-// Repository for sign-ins waiting for their second factor.
+// Repository for sign-ins waiting for their second factor. The sign-in's context is stored as versioned JSON and
+// checked field by field when read back (src/storage/json-shape.ts): during a rolling restart an instance may read
+// what another version wrote.
 import { sql } from 'kysely';
+import type { DeviceIdentity } from '../domain/risk/device-identity.js';
+import { RISK_ACTIONS, type Verdict, type VerdictDevice } from '../domain/risk/verdict.js';
+import type { AttemptClaim } from '../domain/sign-in-throttle.js';
+import { RISK_REASONS } from '../risk-reasons.js';
 import type { Db } from './database.js';
+import {
+  arrayOf,
+  boolean,
+  literal,
+  nullable,
+  number,
+  object,
+  oneOf,
+  readVersioned,
+  string,
+  type Shape,
+  type Versioned,
+} from './json-shape.js';
+
+type Claimed = Extract<AttemptClaim, { kind: 'claimed' }>;
+
+/** What a sign-in keeps while it waits for its second factor, to be finished with once the right code comes back. */
+export interface ChallengeContext {
+  device: DeviceIdentity;
+  verdict: Verdict;
+  attemptId: string;
+  /** Settled (the account's counter cleared) only when the right code comes back. */
+  throttleClaim: Claimed;
+  /** Where the browser goes once signed in: an issuer-local path. */
+  returnTo: string;
+  clientId: string | null;
+}
+
+/** The current shape, written with `v: 1`; rows written before versions were kept have the same fields and no `v`. */
+const CONTEXT_V1: Shape<ChallengeContext> = object<ChallengeContext>({
+  device: object<DeviceIdentity>({
+    cookieHash: nullable(string),
+    fingerprint: string,
+    networkKey: string,
+    deviceKey: string,
+    label: string,
+    automation: boolean,
+    hintsMismatch: boolean,
+  }),
+  verdict: object<Verdict>({
+    action: oneOf(RISK_ACTIONS),
+    score: number,
+    reasons: arrayOf(oneOf(RISK_REASONS)),
+    device: object<VerdictDevice>({ id: nullable(string), label: string, known: boolean, trusted: boolean }),
+  }),
+  attemptId: string,
+  throttleClaim: object<Claimed>({
+    kind: literal('claimed'),
+    accountKey: string,
+    accountCount: number,
+    address: nullable(object<{ key: string; count: number }>({ key: string, count: number })),
+  }),
+  returnTo: string,
+  clientId: nullable(string),
+});
+
+/** A stored context, or why it cannot be read (a field path, never a value). */
+function readContext(stored: unknown): Versioned<ChallengeContext> {
+  return readVersioned(stored, { 1: CONTEXT_V1 });
+}
 
 export interface NewChallenge {
   idHash: string;
@@ -8,7 +74,7 @@ export interface NewChallenge {
   /** `otp`: the code we sent, as codeHash; `totp`: the user's authenticator app, no codeHash. */
   method?: 'otp' | 'totp';
   codeHash: string | null;
-  context: Record<string, unknown>;
+  context: ChallengeContext;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -21,15 +87,17 @@ export async function insertChallenge(db: Db, c: NewChallenge): Promise<void> {
       user_id: c.userId,
       method: c.method ?? 'otp',
       code_hash: c.codeHash,
-      context: JSON.stringify(c.context),
+      context: JSON.stringify({ v: 1, ...c.context }),
       created_at: c.createdAt,
       expires_at: c.expiresAt,
     })
     .execute();
 }
 
+/** `unreadable`: the right code, but the context was written in a shape this code does not read; the challenge is used up. */
 export type CodeCheck =
-  | { kind: 'verified'; userId: string; context: Record<string, unknown> }
+  | { kind: 'verified'; userId: string; context: ChallengeContext }
+  | { kind: 'unreadable'; userId: string; reason: string }
   | { kind: 'wrong-code'; userId: string; attemptsLeft: number }
   | { kind: 'dead' };
 
@@ -38,7 +106,7 @@ export type CodeCheck =
  * attempt; an expired, used or exhausted challenge answers `dead` and changes nothing.
  */
 export async function checkChallengeCode(db: Db, idHash: string, codeHash: string, now: Date, maxAttempts: number): Promise<CodeCheck> {
-  const { rows } = await sql<{ user_id: string; context: Record<string, unknown> | string; right: boolean; attempts: number }>`
+  const { rows } = await sql<{ user_id: string; context: unknown; right: boolean; attempts: number }>`
     UPDATE second_factor_challenges
        SET consumed_at = CASE WHEN code_hash = ${codeHash} THEN ${now}::timestamptz ELSE consumed_at END,
            attempts = CASE WHEN code_hash = ${codeHash} THEN attempts ELSE attempts + 1 END
@@ -47,21 +115,9 @@ export async function checkChallengeCode(db: Db, idHash: string, codeHash: strin
   const row = rows[0];
   if (!row) return { kind: 'dead' };
   if (!row.right) return { kind: 'wrong-code', userId: row.user_id, attemptsLeft: Math.max(0, maxAttempts - row.attempts) };
-  const context = typeof row.context === 'string' ? (JSON.parse(row.context) as Record<string, unknown>) : row.context;
-  return { kind: 'verified', userId: row.user_id, context };
-}
-
-/** Whether the challenge can still be answered (for the page that asks for the code). */
-export async function challengeIsLive(db: Db, idHash: string, now: Date, maxAttempts: number): Promise<boolean> {
-  const row = await db
-    .selectFrom('second_factor_challenges')
-    .select('id_hash')
-    .where('id_hash', '=', idHash)
-    .where('consumed_at', 'is', null)
-    .where('expires_at', '>', now)
-    .where('attempts', '<', maxAttempts)
-    .executeTakeFirst();
-  return row !== undefined;
+  const context = readContext(row.context);
+  if (!context.ok) return { kind: 'unreadable', userId: row.user_id, reason: context.reason };
+  return { kind: 'verified', userId: row.user_id, context: context.value };
 }
 
 /** How a live challenge is to be answered; undefined when it can no longer be. */
@@ -77,11 +133,10 @@ export async function liveChallengeMethod(db: Db, idHash: string, now: Date, max
   return row?.method;
 }
 
-export interface LockedChallenge {
-  userId: string;
-  context: Record<string, unknown>;
-  attempts: number;
-}
+/** `context` is undefined (and `unreadable` says why) when it was written in a shape this code does not read. */
+export type LockedChallenge = { userId: string; attempts: number } & (
+  { context: ChallengeContext } | { context: undefined; unreadable: string }
+);
 
 /** A live authenticator-app challenge, locked until the caller's transaction ends. */
 export async function lockLiveTotpChallenge(db: Db, idHash: string, now: Date, maxAttempts: number): Promise<LockedChallenge | undefined> {
@@ -96,8 +151,9 @@ export async function lockLiveTotpChallenge(db: Db, idHash: string, now: Date, m
     .forUpdate()
     .executeTakeFirst();
   if (!row) return undefined;
-  const context = typeof row.context === 'string' ? (JSON.parse(row.context) as Record<string, unknown>) : row.context;
-  return { userId: row.user_id, context, attempts: row.attempts };
+  const context = readContext(row.context);
+  if (!context.ok) return { userId: row.user_id, attempts: row.attempts, context: undefined, unreadable: context.reason };
+  return { userId: row.user_id, attempts: row.attempts, context: context.value };
 }
 
 export async function consumeChallenge(db: Db, idHash: string, now: Date): Promise<void> {

@@ -227,3 +227,40 @@ t.test('client registration and management log no initial access token, registra
     'each change is a line with a stable event name',
   );
 });
+
+t.test('why a request was refused is on its log line, never in the response (issue 16, structural weakness 5)', async (t) => {
+  const raw: string[] = [];
+  const logger = pino(loggerOptions('info'), { write: (line: string) => void raw.push(line) });
+  const { app } = await buildTestApp(t, { logger });
+  raw.length = 0;
+
+  // RFC 6749 5.2: the client learns only that its authentication failed; the log says which check refused it.
+  const wrongSecret = `${CONFIDENTIAL.client_secret}-wrong`;
+  const refused = await tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth(CONFIDENTIAL.client_id, wrongSecret));
+  t.equal(refused.statusCode, 401);
+  t.same(refused.json(), { error: 'invalid_client', error_description: 'client authentication failed' });
+  const unknown = await tokenRequest(app, { grant_type: 'client_credentials' }, basicAuth('no-such-client', wrongSecret));
+  t.same(unknown.json(), refused.json(), 'an unknown client gets the very same answer');
+
+  // A forged id_token_hint at the end-session endpoint: the jose error that refused it is the cause.
+  const forged = `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.c2ln`;
+  const logout = await app.inject({ method: 'GET', url: `/sso/session/end?id_token_hint=${forged}` });
+  t.equal(logout.statusCode, 400);
+  t.notMatch(logout.body, /JWS|signed with a published key|verification/, 'the page does not say why');
+
+  for (let i = 0; i < 100 && raw.length < 3; i += 1) await sleep(10);
+  const lines = raw.map((l) => JSON.parse(l) as LogLine & { refusal?: { error: string; detail?: string; causes?: string[] } });
+  t.same(
+    lines.map((l) => [l.msg, l.path, l.status]),
+    [
+      ['request', '/sso/token', 401],
+      ['request', '/sso/token', 401],
+      ['request', '/sso/session/end', 400],
+    ],
+    'still one line per request',
+  );
+  t.same(lines[0]!.refusal, { error: 'invalid_client', detail: 'wrong client secret' });
+  t.same(lines[1]!.refusal, { error: 'invalid_client', detail: 'unknown client' });
+  t.match(lines[2]!.refusal, { error: 'invalid_request', detail: 'not a JWS signed with a published key', causes: [/^JWS/] });
+  t.notOk(raw.join('').includes(wrongSecret), 'the secret tried is not logged');
+});

@@ -3,16 +3,17 @@
 // authorization endpoint or the sign-in and consent pages, which browsers reach by navigation only.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { ROUTES_PREFIX } from '../../config.js';
 
 /** The exact paths that answer cross-origin requests; every other path sends no CORS header at all. */
 export const CORS_PATHS: readonly string[] = [
-  '/sso/.well-known/openid-configuration',
-  '/sso/jwks',
-  '/sso/token',
-  '/sso/userinfo',
-  '/sso/revoke',
-  '/sso/introspect',
-];
+  '/.well-known/openid-configuration',
+  '/jwks',
+  '/token',
+  '/userinfo',
+  '/revoke',
+  '/introspect',
+].map((endpoint) => `${ROUTES_PREFIX}${endpoint}`);
 
 /** How long a browser may cache a preflight answer (browsers cap it lower: Chromium at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

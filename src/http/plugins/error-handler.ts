@@ -11,6 +11,32 @@ declare module 'fastify' {
     /** Pages answer errors with HTML; everything else with RFC 6749 5.2 JSON. */
     html?: boolean;
   }
+  interface FastifyRequest {
+    /** Why the request was refused, for its log line only (src/http/plugins/request-log.ts); null when not refused. */
+    refusal: Refusal | null;
+  }
+}
+
+/** An OAuthError's log-only part: its detail and the chain of errors that caused it, outermost first. */
+export interface Refusal {
+  error: string;
+  detail?: string;
+  causes?: string[];
+}
+
+/** The messages of an error's causes (ES2022 Error cause), as far down as they go (at most five). */
+function causeChain(err: Error): string[] {
+  const chain: string[] = [];
+  for (let cause = err.cause; cause !== undefined && chain.length < 5; cause = cause instanceof Error ? cause.cause : undefined) {
+    chain.push(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause));
+  }
+  return chain;
+}
+
+function refusalOf(oauth: OAuthError): Refusal | null {
+  const causes = causeChain(oauth);
+  if (oauth.detail === undefined && causes.length === 0) return null;
+  return { error: oauth.error, ...(oauth.detail !== undefined ? { detail: oauth.detail } : {}), ...(causes.length ? { causes } : {}) };
 }
 
 /** Fastify's own 4xx errors (bad content type, body too large, malformed JSON...) are client mistakes. */
@@ -35,7 +61,9 @@ function fromFastify(err: FastifyError): OAuthError | undefined {
   }
 }
 
-export function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAuthError): FastifyReply {
+/** Sends what the client may see (error and error_description); the detail and causes go to the request's log line. */
+function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAuthError): FastifyReply {
+  request.refusal = refusalOf(oauth);
   reply.code(oauth.status).headers(oauth.headers);
   if (request.routeOptions.config?.html) {
     return reply.headers(PAGE_HEADERS).send(errorPage(oauth.description));
@@ -47,6 +75,7 @@ export function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oau
 }
 
 export default fp(async function errorHandler(app: FastifyInstance) {
+  app.decorateRequest('refusal', null);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const known = err instanceof OAuthError ? err : fromFastify(err);
     const { oauth, unexpected } = known ? { oauth: known, unexpected: false } : toOAuthError(err);

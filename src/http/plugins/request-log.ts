@@ -1,5 +1,6 @@
 // One log line per request: method, path (never the query string, which can carry codes or hints),
-// status and duration. Headers, bodies and cookies are never logged.
+// status and duration; for a refused request, why (an OAuthError's detail and causes, src/http/plugins/error-handler.ts).
+// Headers, bodies and cookies are never logged.
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 
@@ -10,16 +11,16 @@ export default fp(async function requestLog(app: FastifyInstance) {
   const accessLog = app.log.child({}, { redact: { paths: [] } } as never);
   app.addHook('onResponse', async (request, reply) => {
     const path = request.url.split('?', 1)[0];
-    accessLog.info(
-      {
-        reqId: request.id,
-        method: request.method,
-        path,
-        status: reply.statusCode,
-        ms: Math.round(reply.elapsedTime * 10) / 10,
-        ip: request.ip,
-      },
-      'request',
-    );
+    const line = {
+      reqId: request.id,
+      method: request.method,
+      path,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
+    // A refusal's detail and causes are written by the code, not the request: still, they take the redacting logger.
+    if (request.refusal) app.log.info({ ...line, refusal: request.refusal }, 'request');
+    else accessLog.info(line, 'request');
   });
 });

@@ -25,6 +25,7 @@ import type { UserRow } from '../../storage/schema.js';
 import { accountSignInCookie, deviceCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { seeOther } from '../redirect.js';
 import { accountErrorPage, accountPage, totpEnrolmentPage } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
@@ -95,8 +96,6 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   const base = `${ctx.config.issuer}/account`;
   const signInUrl = `${base}/sign-in`;
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
-  const seeOther = (reply: FastifyReply, location: string) =>
-    reply.code(303).header('location', location).header('cache-control', 'no-store').send();
 
   /** The browser's live session and its user; undefined sends the browser to the account sign-in. */
   async function signedIn(request: FastifyRequest): Promise<SignedIn | undefined> {

@@ -11,11 +11,12 @@ import { toOAuthError } from '../../errors/to-oauth-error.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
 import { interactionCookie, interactionCookiesToForget, sessionCookie } from '../cookies.js';
 import { parseForm } from '../form-parser.js';
+import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
 
 function redirect(reply: FastifyReply, location: string): FastifyReply {
-  return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+  return seeOther(reply, location);
 }
 
 export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {

@@ -21,6 +21,7 @@ import { resolveSession } from '../../domain/sessions.js';
 import { deviceFlowCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { seeOther } from '../redirect.js';
 import { deviceConfirmPage, deviceDonePage, userCodePage } from '../views/device-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
@@ -57,8 +58,6 @@ export default async function deviceVerificationRoutes(
   const confirmAction = `${ctx.config.issuer}/device/confirm`;
   const loginAction = `${ctx.config.issuer}/device/login`;
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
-  const seeOther = (reply: FastifyReply, location: string) =>
-    reply.code(303).header('location', location).header('cache-control', 'no-store').send();
 
   const flowSecret = (request: FastifyRequest): string | undefined => {
     const value = request.cookies[deviceFlowCookie(ctx.config).name];

@@ -15,6 +15,7 @@ import { resolveSession } from '../../domain/sessions.js';
 import { InvalidRequest } from '../../errors/oauth-error.js';
 import { sessionCookie } from '../cookies.js';
 import { parseForm } from '../form-parser.js';
+import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { logoutConfirmPage, signedOutPage } from '../views/pages.js';
 
@@ -46,7 +47,7 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
   /** To the verified post_logout_redirect_uri (with state), or the provider's own page. */
   function finish(reply: FastifyReply, logout: LogoutRequest, signedOut: boolean) {
     const location = postLogoutLocation(logout);
-    if (location !== null) return reply.code(303).header('location', location).header('cache-control', 'no-store').send();
+    if (location !== null) return seeOther(reply, location);
     return reply.code(200).headers(PAGE_HEADERS).send(signedOutPage(signedOut));
   }
 

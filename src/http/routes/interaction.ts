@@ -13,6 +13,7 @@ import { sendAuthorizationResponse } from '../authorization-response.js';
 import { interactionCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 
@@ -73,9 +74,6 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     const cookie = interactionCookie(ctx.config, interactionId);
     reply.clearCookie(cookie.name, cookie.options);
   };
-
-  const seeOther = (reply: FastifyReply, location: string) =>
-    reply.code(303).header('location', location).header('cache-control', 'no-store').send();
 
   /** Signed in: back to the client when consent is already there, else the consent page (after a form post, via a GET). */
   async function proceed(reply: FastifyReply, interaction: Interaction, binding: string, session: ActiveSession, afterPost: boolean) {

@@ -10,6 +10,7 @@ import { answerSecondFactor, pendingSecondFactor } from '../../domain/second-fac
 import { safeEqual } from '../../domain/secrets.js';
 import { challengeCookie, sessionCookie } from '../cookies.js';
 import { setDeviceCookie } from '../device-signals.js';
+import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, secondFactorPage } from '../views/pages.js';
 import { waitTime } from '../views/wait-time.js';
@@ -69,6 +70,6 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     if (completed.newDeviceCookie) setDeviceCookie(reply, ctx.config, completed.newDeviceCookie);
     const challenge = challengeCookie(ctx.config);
     reply.clearCookie(challenge.name, challenge.options);
-    return reply.code(303).header('location', answer.returnTo).header('cache-control', 'no-store').send();
+    return seeOther(reply, answer.returnTo);
   });
 }
