@@ -33,6 +33,8 @@ export interface Client {
   revision: number;
   /** RFC 7591 3.2.1 client_secret_expires_at: the secret is refused from then on; null: never. */
   secretExpiresAt: Date | null;
+  /** It registered itself (RFC 7591): what it names is held to the stricter outbound policy (src/outbound/policy.ts). */
+  selfRegistered: boolean;
 }
 
 export function rowToClient(row: ClientRow): Client {
@@ -52,6 +54,7 @@ export function rowToClient(row: ClientRow): Client {
     backchannelLogoutSessionRequired: row.metadata.backchannel_logout_session_required === true,
     revision: row.revision,
     secretExpiresAt: row.client_secret_expires_at ?? null,
+    selfRegistered: row.self_registered,
   };
 }
 

@@ -178,6 +178,7 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
     client_secret_hash: secret?.hash ?? null,
     client_secret_expires_at: secret?.expiresAt ?? null,
     registration_access_token_hash: sha256(registrationAccessToken),
+    self_registered: true,
     ...columns(m),
     created_at: now,
     updated_at: now,

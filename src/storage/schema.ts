@@ -22,6 +22,8 @@ export interface ClientsTable {
   registration_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
   /** RFC 7591 3.2.1 client_secret_expires_at; null: the secret does not expire. */
   client_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The client registered itself (RFC 7591); false for clients an operator configured. Kept when the token is revoked. */
+  self_registered: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface UsersTable {

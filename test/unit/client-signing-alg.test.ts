@@ -21,6 +21,7 @@ function row(metadata: Record<string, unknown>): ClientRow {
     revision: 1,
     registration_access_token_hash: null,
     client_secret_expires_at: null,
+    self_registered: false,
     created_at: new Date(),
     updated_at: new Date(),
   } as ClientRow;
