@@ -35,6 +35,8 @@ export interface VerifiedTarget {
   state: string | undefined;
   /** How errors are delivered: form_post when it was asked for, else query (an invalid value is reported in phase two). */
   responseMode: ResponseMode;
+  /** The client's name when it registered itself: its errors are withheld until the person acts (authorization-response.ts). */
+  unverifiedClient: string | undefined;
 }
 
 /** OIDC Core 3.1.2.1 prompt: the values this provider understands. */
@@ -58,6 +60,8 @@ export interface AuthorizationRequest {
   responseMode: ResponseMode;
   /** OIDC Core 3.1.2.1 id_token_hint, unverified (authorize() verifies it); never stored. */
   idTokenHint: string | null;
+  /** As in VerifiedTarget; absent in interactions stored before it existed. */
+  unverifiedClient?: string | undefined;
 }
 
 function phaseOneParam(params: RawParams, name: string): string | undefined {
@@ -104,7 +108,8 @@ export async function verifyTarget(load: (clientId: string) => Promise<Client | 
   } catch {
     responseMode = 'query';
   }
-  return { client, redirectUri, redirectUriInRequest: requested !== undefined, state, responseMode };
+  const unverifiedClient = client.selfRegistered ? (client.clientName ?? client.clientId) : undefined;
+  return { client, redirectUri, redirectUriInRequest: requested !== undefined, state, responseMode, unverifiedClient };
 }
 
 const PROMPTS = new Set<Prompt>(PROMPT_VALUES);
@@ -171,5 +176,6 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     loginHint: single(params, 'login_hint') ?? null,
     responseMode,
     idTokenHint: single(params, 'id_token_hint') ?? null,
+    unverifiedClient: target.unverifiedClient,
   };
 }

@@ -152,6 +152,8 @@ export async function enterUserCode(ctx: ProviderContext, typed: string, ip: str
 export interface PendingDeviceAuthorization {
   clientId: string;
   clientName: string;
+  /** The client registered itself: its name is the registrant's word (shown as not verified). */
+  selfRegistered: boolean;
   scopes: Scope[];
   deviceLabel: string;
   requestedAt: Date;
@@ -167,6 +169,7 @@ export async function boundDeviceAuthorization(
   return {
     clientId: row.client_id,
     clientName: row.client_name ?? row.client_id,
+    selfRegistered: row.self_registered,
     scopes: parseScope(row.scope),
     deviceLabel: row.device_label,
     requestedAt: row.requested_at,

@@ -25,7 +25,8 @@ export async function answerConsent(
 ): Promise<AuthorizationResponse> {
   if (allow) return finish(ctx, interaction, session, true);
   if (!(await completeInteraction(ctx.db, interaction.id, ctx.clock()))) throw alreadyDone();
-  return errorResponse(ctx, interaction.request, new AccessDenied('the user denied the request'));
+  // The consent page named the host the answer goes to (RFC 9700 4.11.2): the person chose.
+  return errorResponse(ctx, interaction.request, new AccessDenied('the user denied the request'), { personActed: true });
 }
 
 /** Completes the interaction, records consent and issues the code: all in one transaction or none of it. */

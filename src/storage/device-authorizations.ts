@@ -57,18 +57,19 @@ export async function bindByUserCode(db: Db, b: { userCodeHash: string; bindingH
 export interface BoundDeviceAuthorization {
   client_id: string;
   client_name: string | null;
+  self_registered: boolean;
   scope: string;
   device_label: string;
   requested_at: Date;
   expires_at: Date;
 }
 
-/** The pending, unexpired request bound to this browser, with its client's name. */
+/** The pending, unexpired request bound to this browser, with its client's name and whether it registered itself. */
 export function findBoundDeviceAuthorization(db: Db, bindingHash: string, now: Date): Promise<BoundDeviceAuthorization | undefined> {
   return db
     .selectFrom('device_authorizations as d')
     .innerJoin('clients as c', 'c.client_id', 'd.client_id')
-    .select(['d.client_id', 'c.client_name', 'd.scope', 'd.device_label', 'd.requested_at', 'd.expires_at'])
+    .select(['d.client_id', 'c.client_name', 'c.self_registered', 'd.scope', 'd.device_label', 'd.requested_at', 'd.expires_at'])
     .where('d.binding_hash', '=', bindingHash)
     .where('d.status', '=', 'pending')
     .where('d.expires_at', '>', now)

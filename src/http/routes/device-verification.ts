@@ -183,6 +183,7 @@ export default async function deviceVerificationRoutes(
           action: confirmAction,
           csrfToken: secret,
           clientName: pending.clientName,
+          selfRegistered: pending.selfRegistered,
           deviceLabel: pending.deviceLabel,
           requestedAt: pending.requestedAt,
           now: ctx.clock(),

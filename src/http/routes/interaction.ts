@@ -58,9 +58,14 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     return { interaction: await loadInteraction(ctx, request.params.id, binding), binding: binding ?? '' };
   }
 
-  async function clientName(clientId: string): Promise<string> {
+  /** How the pages name the client, and whether it registered itself (then they say it is not verified). */
+  async function clientShown(clientId: string): Promise<{ clientName: string; selfRegistered: boolean }> {
     const client = await loadClient(ctx.db, clientId);
-    return client?.clientName ?? clientId;
+    return { clientName: client?.clientName ?? clientId, selfRegistered: client?.selfRegistered ?? false };
+  }
+
+  async function clientName(clientId: string): Promise<string> {
+    return (await clientShown(clientId)).clientName;
   }
 
   /** The browser's session, unless prompt=login or max_age asked for a more recent sign-in. */
@@ -91,7 +96,8 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       consentPage({
         action: action(interaction.id, 'consent'),
         csrfToken: binding,
-        clientName: await clientName(interaction.request.clientId),
+        ...(await clientShown(interaction.request.clientId)),
+        redirectUri: interaction.request.redirectUri,
         scopes: interaction.request.scopes,
         account,
       }),

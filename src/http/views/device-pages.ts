@@ -1,6 +1,7 @@
 // The device verification pages (RFC 8628 3.3): the user code, the confirmation, and the outcome. No script.
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
 import { html } from './html.js';
+import { unverifiedWarning } from './pages.js';
 import { layout } from './layout.js';
 
 export interface UserCodePageInput {
@@ -32,6 +33,8 @@ export interface DeviceConfirmPageInput {
   action: string;
   csrfToken: string;
   clientName: string;
+  /** The client registered itself: its name is the registrant's word. */
+  selfRegistered: boolean;
   deviceLabel: string;
   requestedAt: Date;
   now: Date;
@@ -60,8 +63,9 @@ export function deviceConfirmPage(input: DeviceConfirmPageInput): string {
     'Connect this device?',
     html`<h1>Connect this device?</h1>
 <p class="lead">${input.clientName} asks to use your account from a device.</p>
+${input.selfRegistered ? unverifiedWarning(input.clientName) : ''}
 <dl class="device">
-<dt>Application</dt><dd id="client">${input.clientName}</dd>
+<dt>Application</dt><dd id="client">${input.clientName}${input.selfRegistered ? html` <strong>(unverified)</strong>` : ''}</dd>
 <dt>Device</dt><dd id="device">${input.deviceLabel}</dd>
 <dt>Asked</dt><dd id="asked"><time datetime="${at}">${timeAgo(input.requestedAt, input.now)}</time> (${at.slice(11, 16)} UTC)</dd>
 <dt>Your account</dt><dd id="account">${input.userName}</dd>

@@ -1,4 +1,7 @@
-// The pages a person sees: sign in, consent, sign out, and an error that cannot go back to the application.
+// The pages a person sees: sign in, consent, sign out, an error that cannot go back to the application, and one
+// that goes back to an unverified application only if the person chooses.
+import type { AuthorizationResponse } from '../../domain/authorization-response.js';
+import { redirectHost, withResponseParams } from '../../domain/redirect-uri.js';
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
 import { html, SafeHtml } from './html.js';
@@ -71,6 +74,16 @@ export interface ConsentPageInput {
   scopes: readonly Scope[];
   /** The signed-in account that would consent, so that a person on a shared browser sees whose data is shared. */
   account: string;
+  /** Where the answer goes: the request's verified redirect URI. */
+  redirectUri: string;
+  /** The client registered itself: its name is the registrant's word. */
+  selfRegistered: boolean;
+}
+
+/** Said in words, not only by colour, where a self-registered client asks the person for something. */
+export function unverifiedWarning(clientName: string): SafeHtml {
+  return html`<div class="unverified" role="note"><strong>Unverified application.</strong>
+${clientName} registered itself and is not verified by this provider: its name was chosen by whoever registered it.</div>`;
 }
 
 export function consentPage(input: ConsentPageInput): string {
@@ -78,10 +91,12 @@ export function consentPage(input: ConsentPageInput): string {
     'Allow access',
     html`<h1>Allow access?</h1>
 <p>Signed in as <strong>${input.account}</strong></p>
+${input.selfRegistered ? unverifiedWarning(input.clientName) : ''}
 <p class="lead">${input.clientName} is asking to:</p>
 <ul class="scopes">
 ${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
 </ul>
+<p>When you answer, you will be sent back to <strong>${redirectHost(input.redirectUri)}</strong>.</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" name="decision" value="allow">Allow</button>
@@ -92,6 +107,32 @@ ${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
 
 export function errorPage(message: string): string {
   return layout('Sign-in error', html`<h1>Something went wrong</h1><p class="lead">${message}</p>`);
+}
+
+/**
+ * RFC 9700 4.11.2: an error response for a client whose redirect URI is not trusted, held back. The person reads
+ * what went wrong and where the response would have gone, and may take it there: a plain link (query), or a form
+ * they submit themselves (form_post). No script: nothing leaves this page unless the person chooses.
+ */
+export function withheldErrorPage(input: { clientName: string; response: AuthorizationResponse }): string {
+  const { error, error_description: description } = input.response.params;
+  const host = redirectHost(input.response.redirectUri);
+  const onward =
+    input.response.mode === 'form_post'
+      ? html`<form method="post" action="${input.response.redirectUri}">
+${Object.entries(input.response.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" class="secondary">Return to ${host} anyway</button>
+</form>`
+      : html`<p><a href="${withResponseParams(input.response.redirectUri, input.response.params)}">Return to ${host} anyway</a></p>`;
+  return layout(
+    'Sign-in error',
+    html`<h1>This request cannot go on</h1>
+<p class="lead">The application's request was refused: ${description ?? error}</p>
+<p>This request would have returned you to <strong>${host}</strong>.</p>
+${unverifiedWarning(input.clientName)}
+<p>Go back there only if you trust it; otherwise close this page.</p>
+${onward}`,
+  );
 }
 
 export interface LogoutConfirmPageInput {
