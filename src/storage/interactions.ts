@@ -5,7 +5,7 @@ import { PROMPT_VALUES, type AuthorizationRequest } from '../domain/authorizatio
 import { RESPONSE_MODES } from '../domain/authorization-response.js';
 import { SUPPORTED_SCOPES } from '../domain/scope.js';
 import type { Db } from './database.js';
-import { arrayOf, boolean, nullable, number, object, oneOf, readVersioned, string, type Shape } from './json-shape.js';
+import { arrayOf, boolean, nullable, number, object, oneOf, optional, readVersioned, string, type Shape } from './json-shape.js';
 import type { InteractionRow } from './schema.js';
 
 /** What an interaction keeps of the authorization request it serves. */
@@ -31,6 +31,8 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     loginHint: nullable(string),
     responseMode: oneOf(RESPONSE_MODES),
     idTokenHint: nullable(string),
+    // Added after version 1 was first written: a row without it predates self-registered clients being marked.
+    unverifiedClient: optional(string),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

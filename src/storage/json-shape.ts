@@ -45,6 +45,11 @@ export function nullable<T>(shape: Shape<T>): Shape<T | null> {
   return (value, path) => (value === null ? null : shape(value, path));
 }
 
+/** A field that may be absent: rows written before it existed lack it. */
+export function optional<T>(shape: Shape<T>): Shape<T | undefined> {
+  return (value, path) => (value === undefined ? undefined : shape(value, path));
+}
+
 export function arrayOf<T>(shape: Shape<T>): Shape<T[]> {
   return (value, path) => {
     if (!Array.isArray(value)) throw new ShapeError(path);
