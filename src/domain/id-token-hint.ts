@@ -1,5 +1,5 @@
 // Verifies an id_token_hint: an ID token this provider issued to the requesting client (OIDC Core 3.1.2.1).
-import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { compactVerify } from 'jose';
 import { InvalidRequest, type OAuthErrorOptions } from '../errors/oauth-error.js';
 import type { ProviderContext } from './context.js';
 import { ID_TOKEN_TYP } from './id-token.js';
@@ -7,18 +7,6 @@ import { ID_TOKEN_TYP } from './id-token.js';
 export interface IdTokenHint {
   /** The user the client believes is signed in. */
   subject: string;
-}
-
-let cached: { json: string; keys: ReturnType<typeof createLocalJWKSet>; algorithms: string[] } | undefined;
-
-/** The published keys as they are now (they change on rotation), parsed once per distinct document. */
-function currentKeys(jwksJson: string): NonNullable<typeof cached> {
-  if (cached?.json !== jwksJson) {
-    const jwks = JSON.parse(jwksJson) as JSONWebKeySet;
-    const algorithms = [...new Set(jwks.keys.map((k) => k.alg).filter((alg): alg is string => typeof alg === 'string'))];
-    cached = { json: jwksJson, keys: createLocalJWKSet(jwks), algorithms };
-  }
-  return cached;
 }
 
 function invalid(why: OAuthErrorOptions): InvalidRequest {
@@ -43,7 +31,7 @@ export async function verifyOwnIdToken(
   token: string,
   invalid: (why: OAuthErrorOptions) => Error,
 ): Promise<VerifiedIdToken> {
-  const { keys, algorithms } = currentKeys(ctx.keys.jwksJson);
+  const { keys, algorithms } = ctx.keys.verificationKeys;
   let payload: Uint8Array;
   let typ: unknown;
   try {

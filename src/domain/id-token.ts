@@ -41,7 +41,7 @@ const utf8 = new TextEncoder();
  * The claims are assembled here and signed as a compact JWS: jose's JWT builder would validate and copy the
  * same few claims again on every token request, the hottest signature in the provider.
  */
-export async function signIdToken(keys: KeyStore, input: IdTokenInput): Promise<string> {
+export async function signIdToken(keys: Pick<KeyStore, 'signer'>, input: IdTokenInput): Promise<string> {
   const key = keys.signer(input.alg ?? DEFAULT_SIGNING_ALG);
   const iat = epochSeconds(input.now);
   const claims: Record<string, unknown> = {

@@ -1,7 +1,7 @@
 // The ID token signing keys as one instance sees them: loaded from the database at start, reloaded every
 // KEYS_REFRESH_SECONDS (and on demand), so that a rotation made anywhere reaches every instance without a restart.
 // Requests read prebuilt objects swapped on reload; no request queries the database for keys.
-import { importJWK, type CryptoKey, type JWK } from 'jose';
+import { createLocalJWKSet, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
 import type { Config } from '../config.js';
 import type { Db } from '../storage/database.js';
 import type { SigningKeyRow } from '../storage/schema.js';
@@ -28,10 +28,18 @@ export interface KeyStore {
   signer(alg: SigningAlg): SigningKey;
   /** The public JWK Set document as it is now: pending, active and retired keys. */
   readonly jwksJson: string;
+  /** The published keys for verifying our own tokens (an id_token_hint), parsed once per JWKS document. */
+  readonly verificationKeys: VerificationKeys;
   /** Reloads the keys from the database now (a rotation made by another process). */
   refresh(): Promise<void>;
   /** Stops the periodic reload. */
   close(): void;
+}
+
+export interface VerificationKeys {
+  keys: ReturnType<typeof createLocalJWKSet>;
+  /** The algorithms of the published keys. */
+  algorithms: string[];
 }
 
 export interface KeyLogger {
@@ -72,6 +80,7 @@ function buildJwks(snapshot: Snapshot, now: number): JwksDocument {
 class DatabaseKeyStore implements KeyStore {
   private snapshot: Snapshot = { signers: new Map(), published: [] };
   private jwks: JwksDocument = { json: '{"keys":[]}', validUntil: Infinity };
+  private verifying: { json: string; keys: VerificationKeys } | undefined;
   private imported = new Map<string, SigningKey>();
   private reloading: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -97,6 +106,16 @@ class DatabaseKeyStore implements KeyStore {
     const now = this.clock().getTime();
     if (now >= this.jwks.validUntil) this.jwks = buildJwks(this.snapshot, now);
     return this.jwks.json;
+  }
+
+  get verificationKeys(): VerificationKeys {
+    const json = this.jwksJson;
+    if (this.verifying?.json !== json) {
+      const jwks = JSON.parse(json) as JSONWebKeySet;
+      const algorithms = [...new Set(jwks.keys.map((k) => k.alg).filter((alg): alg is string => typeof alg === 'string'))];
+      this.verifying = { json, keys: { keys: createLocalJWKSet(jwks), algorithms } };
+    }
+    return this.verifying.keys;
   }
 
   refresh(): Promise<void> {

@@ -27,7 +27,7 @@ export interface LogoutTokenInput {
  * for backchannel_logout_session_required gets its sid and every other client can match either; and "A nonce
  * Claim MUST NOT be present". 2.4 also recommends the explicit type `logout+jwt` in the header (RFC 8725 3.11).
  */
-export async function signLogoutToken(keys: KeyStore, input: LogoutTokenInput): Promise<string> {
+export async function signLogoutToken(keys: Pick<KeyStore, 'signer'>, input: LogoutTokenInput): Promise<string> {
   const key = keys.signer(input.alg);
   const iat = epochSeconds(input.now);
   return new SignJWT({ sid: input.sid, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } })

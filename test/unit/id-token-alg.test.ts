@@ -31,11 +31,8 @@ for (const alg of SIGNING_ALGS) {
   generated.set(alg, key);
   signers.set(alg, { kid: key.kid, alg, privateKey: await importJWK(key.privateJwk, alg) });
 }
-const keys: KeyStore = {
+const keys: Pick<KeyStore, 'signer'> = {
   signer: (alg) => signers.get(alg)!,
-  jwksJson: JSON.stringify({ keys: [...generated.values()].map((k) => k.publicJwk) }),
-  refresh: async () => {},
-  close: () => {},
 };
 const input = {
   issuer: 'https://op.example/sso',
