@@ -5,8 +5,8 @@ import { parseArgs } from 'node:util';
 import { UsageError } from '../src/cli/command.js';
 import { formatTable } from '../src/cli/output.js';
 import { checkAlgs, checkDelay, KEY_TABLE_HEADER, keyTableRow, listKeys, rotateKeys, rotationLine } from '../src/cli/signing-keys.js';
-import { KeyEncryptionError } from '../src/domain/key-encryption.js';
-import { SIGNING_ALGS } from '../src/domain/signing-algs.js';
+import { KeyEncryptionError } from '../src/domain/keys/key-encryption.js';
+import { SIGNING_ALGS } from '../src/domain/keys/signing-algs.js';
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from '../src/runtime.js';
 
 const USAGE = `usage: npm run keys -- list

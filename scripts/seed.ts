@@ -1,7 +1,7 @@
 // npm run seed -- path/to/seed.json: upserts the file's clients, users and risk rules, all or nothing.
 import fs from 'node:fs';
-import { PasswordHasher } from '../src/domain/passwords.js';
-import { applySeed, parseSeed, SeedError } from '../src/domain/seed.js';
+import { PasswordHasher } from '../src/domain/accounts/passwords.js';
+import { applySeed, parseSeed, SeedError } from '../src/domain/admin/seed.js';
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from '../src/runtime.js';
 
 const file = process.argv[2];

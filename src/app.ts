@@ -6,8 +6,8 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { isLoopbackUrl, ROUTES_PREFIX, type Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
-import { logNotifier, type Notifier } from './domain/notifier.js';
-import { webhookNotifier } from './domain/webhook-notifier.js';
+import { logNotifier, type Notifier } from './domain/notifications/notifier.js';
+import { webhookNotifier } from './domain/notifications/webhook-notifier.js';
 import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import { clientErrorHandler } from './http/client-error.js';

@@ -2,7 +2,7 @@
 // defaults and ranges are described in src/settings.ts; nothing else in the code base reads process.env.
 import net from 'node:net';
 import path from 'node:path';
-import { canonicalCidr } from './domain/risk/cidr.js';
+import { canonicalCidr } from './net/cidr.js';
 import { RISK_REASONS, type RiskReason } from './risk-reasons.js';
 import {
   SETTINGS,
@@ -44,7 +44,7 @@ export interface SignInThrottleSettings {
   readonly windowSeconds: number;
 }
 
-/** Back-Channel Logout deliveries (src/domain/backchannel-logout.ts). */
+/** Back-Channel Logout deliveries (src/domain/logout/backchannel-logout.ts). */
 export interface BackchannelLogoutSettings {
   /** How long one POST to a client may take before it counts as failed. */
   readonly timeoutSeconds: number;
@@ -178,7 +178,7 @@ export interface Config {
   readonly argon2: Argon2Params;
   /** Bounds on concurrent argon2 verifications in this process (a flood is refused, not queued without end). */
   readonly passwordWork: PasswordWorkLimits;
-  /** Failed sign-in throttling per account and per client address (src/domain/sign-in-throttle.ts). */
+  /** Failed sign-in throttling per account and per client address (src/domain/accounts/sign-in-throttle.ts). */
   readonly signInThrottle: SignInThrottleSettings;
   /** How often each instance deletes expired rows; 0 turns the job off. */
   readonly purgeIntervalSeconds: number;

@@ -6,11 +6,11 @@ import pino from 'pino';
 import type { Config } from '../../src/config.js';
 import type { ProviderContext } from '../../src/domain/context.js';
 import { createProviderContext } from '../../src/domain/provider-context.js';
-import { signInWithPassword } from '../../src/domain/password-sign-in.js';
+import { signInWithPassword } from '../../src/domain/accounts/password-sign-in.js';
 import type { RiskAction, RiskReason } from '../../src/domain/risk/verdict.js';
-import { SECOND_FACTOR_AMR } from '../../src/domain/second-factor.js';
-import { applySeed } from '../../src/domain/seed.js';
-import { completeSignIn } from '../../src/domain/sign-in-completion.js';
+import { SECOND_FACTOR_AMR } from '../../src/domain/accounts/second-factor.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
+import { completeSignIn } from '../../src/domain/accounts/sign-in-completion.js';
 import type { Db } from '../../src/storage/database.js';
 import { Random } from './population.js';
 import {

@@ -2,7 +2,7 @@
 // sso-admin (npm run admin --): the provider's admin command line, wired to this process's stdin, stdout, stderr,
 // configuration and database. The grammar, help and exit codes are in command.ts; the nouns and verbs in nouns/.
 import { systemClock } from '../domain/clock.js';
-import { PasswordHasher } from '../domain/passwords.js';
+import { PasswordHasher } from '../domain/accounts/passwords.js';
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from '../runtime.js';
 import { actor, runAdmin } from './command.js';
 import { NOUNS } from './nouns/index.js';

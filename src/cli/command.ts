@@ -5,8 +5,8 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { AdminError, type AdminContext } from '../domain/admin.js';
-import { KeyEncryptionError } from '../domain/key-encryption.js';
+import { AdminError, type AdminContext } from '../domain/admin/admin.js';
+import { KeyEncryptionError } from '../domain/keys/key-encryption.js';
 import type { Output } from './output.js';
 import type { Terminal } from './terminal.js';
 

@@ -1,10 +1,10 @@
 // The signing keys as the command lines show and rotate them: shared by `sso-admin keys` and `npm run keys`.
 import type { Config } from '../config.js';
-import { logAdminAction } from '../domain/admin.js';
+import { logAdminAction } from '../domain/admin/admin.js';
 import type { EventLog } from '../domain/context.js';
-import { describeSigningKeys, rotateSigningKeys, type DescribedKey, type RotatedKey } from '../domain/key-rotation.js';
-import { JWKS_MAX_AGE_SECONDS, keyRetentionSeconds } from '../domain/keys.js';
-import { SIGNING_ALGS, isSigningAlg, type SigningAlg } from '../domain/signing-algs.js';
+import { describeSigningKeys, rotateSigningKeys, type DescribedKey, type RotatedKey } from '../domain/keys/key-rotation.js';
+import { JWKS_MAX_AGE_SECONDS, keyRetentionSeconds } from '../domain/keys/keys.js';
+import { SIGNING_ALGS, isSigningAlg, type SigningAlg } from '../domain/keys/signing-algs.js';
 import type { Db } from '../storage/database.js';
 import { UsageError } from './command.js';
 import { iso } from './output.js';

@@ -2,12 +2,12 @@
 import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import type { Db } from '../storage/database.js';
-import type { ClientCache } from './client-cache.js';
-import type { SecretVerificationCache } from './clients.js';
+import type { ClientCache } from './clients/client-cache.js';
+import type { SecretVerificationCache } from './clients/clients.js';
 import type { Clock } from './clock.js';
-import type { KeyStore } from './keys.js';
+import type { KeyStore } from './keys/keys.js';
 import type { OutboundDeps } from '../outbound/guarded-fetch.js';
-import type { PasswordHasher } from './passwords.js';
+import type { PasswordHasher } from './accounts/passwords.js';
 
 /** The little of a pino logger the domain writes to (security events, notifications). */
 export interface EventLog {

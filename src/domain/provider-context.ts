@@ -4,12 +4,12 @@ import type { Config } from '../config.js';
 import { createMetrics, type Metrics } from '../metrics.js';
 import { systemOutbound, type OutboundDeps } from '../outbound/guarded-fetch.js';
 import type { Db } from '../storage/database.js';
-import { ClientCache } from './client-cache.js';
-import { SecretVerificationCache } from './clients.js';
+import { ClientCache } from './clients/client-cache.js';
+import { SecretVerificationCache } from './clients/clients.js';
 import type { Clock } from './clock.js';
 import type { EventLog, ProviderContext } from './context.js';
-import { loadKeyStore, type KeyLogger } from './keys.js';
-import { PasswordHasher } from './passwords.js';
+import { loadKeyStore, type KeyLogger } from './keys/keys.js';
+import { PasswordHasher } from './accounts/passwords.js';
 import { loadDeviceSecret } from './risk/device-secret.js';
 
 export interface ContextParts {

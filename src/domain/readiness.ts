@@ -3,8 +3,8 @@
 // and nothing else (never an error message, which could carry a host name or a query).
 import type { Db } from '../storage/database.js';
 import { appliedMigrations } from '../storage/migrate.js';
-import type { KeyStore } from './keys.js';
-import { SIGNING_ALGS } from './signing-algs.js';
+import type { KeyStore } from './keys/keys.js';
+import { SIGNING_ALGS } from './keys/signing-algs.js';
 
 /** Set once the process has been asked to stop; readiness fails from then on, so balancers stop routing here. */
 export interface Lifecycle {

@@ -1,9 +1,9 @@
 // Sends an authorization response the way the request asked: a 303 redirect with the parameters in the
 // query (RFC 6749 4.1.2), or the form_post page (OAuth 2.0 Form Post Response Mode 2); a withheld error
-// (RFC 9700 4.11.2, domain/authorization-response.ts) on a page the person may go on from, or not.
+// (RFC 9700 4.11.2, domain/authorization/authorization-response.ts) on a page the person may go on from, or not.
 import type { FastifyReply } from 'fastify';
-import type { AuthorizationResponse } from '../domain/authorization-response.js';
-import { withResponseParams } from '../domain/redirect-uri.js';
+import type { AuthorizationResponse } from '../domain/authorization/authorization-response.js';
+import { withResponseParams } from '../domain/authorization/redirect-uri.js';
 import { seeOther } from './redirect.js';
 import { FORM_POST_HEADERS, formPostPage } from './views/form-post.js';
 import { PAGE_HEADERS } from './views/layout.js';

@@ -4,9 +4,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../domain/context.js';
 import { single, type RawParams } from '../domain/params.js';
-import { signInWithPassword, type PasswordSignIn } from '../domain/password-sign-in.js';
-import { beginSecondFactor } from '../domain/second-factor.js';
-import { completeSignIn } from '../domain/sign-in-completion.js';
+import { signInWithPassword, type PasswordSignIn } from '../domain/accounts/password-sign-in.js';
+import { beginSecondFactor } from '../domain/accounts/second-factor.js';
+import { completeSignIn } from '../domain/accounts/sign-in-completion.js';
 import { TemporarilyUnavailable } from '../errors/oauth-error.js';
 import type { ActiveSession } from '../storage/sessions.js';
 import { challengeCookie, sessionCookie } from './cookies.js';

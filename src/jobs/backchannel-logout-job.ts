@@ -1,7 +1,7 @@
 // Sends queued back-channel logout tokens from this instance: at once when a session ends here, and every
 // pollSeconds for what is due elsewhere (retries, or deliveries left behind by an instance that stopped).
 import type { FastifyBaseLogger } from 'fastify';
-import { deliverDueLogouts, guardedLogoutSender, type DeliveryOutcome, type LogoutSender } from '../domain/backchannel-logout.js';
+import { deliverDueLogouts, guardedLogoutSender, type DeliveryOutcome, type LogoutSender } from '../domain/logout/backchannel-logout.js';
 import type { ProviderContext } from '../domain/context.js';
 
 export interface BackchannelLogoutJob {

@@ -1,5 +1,5 @@
 // Delivers the outbox from this instance every OUTBOX_POLL_SECONDS, and soon after a kick (a code just queued).
-import { deliverDueMessages, type Notifier } from '../domain/notifier.js';
+import { deliverDueMessages, type Notifier } from '../domain/notifications/notifier.js';
 import type { ProviderContext } from '../domain/context.js';
 
 export interface OutboxJob {

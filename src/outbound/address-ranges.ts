@@ -1,7 +1,7 @@
 // Which addresses a server-side request may not reach on behalf of a client that registered itself: this machine,
 // private networks and the other special-use blocks of the IANA registries (RFC 6890), IPv4 and IPv6 alike.
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { ipv6Groups } from '../domain/ip-prefix.js';
+import { ipv6Groups } from '../net/ip-prefix.js';
 
 /** The kind of a refused block, as said in an error: "the address is private". */
 export type RangeKind =

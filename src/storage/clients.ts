@@ -9,7 +9,7 @@ export function findClient(db: Db, clientId: string): Promise<ClientRow | undefi
 }
 
 /**
- * A condition for the statement that commits a decision made with a client read earlier (domain/client-cache.ts):
+ * A condition for the statement that commits a decision made with a client read earlier (domain/clients/client-cache.ts):
  * the client row still exists with that revision.
  */
 export function clientUnchanged(eb: ExpressionBuilder<Database, never>, clientId: string, revision: number) {

@@ -1,9 +1,9 @@
 // Repository for pending authorization requests that wait on the user (sign-in, consent).
 // The request is stored as versioned JSON and checked field by field when read back (src/storage/json-shape.ts):
 // during a rolling restart an instance may read what another version wrote.
-import { PROMPT_VALUES, type AuthorizationRequest } from '../domain/authorization-request.js';
-import { RESPONSE_MODES } from '../domain/authorization-response.js';
-import { SUPPORTED_SCOPES } from '../domain/scope.js';
+import { PROMPT_VALUES, type AuthorizationRequest } from '../domain/authorization/authorization-request.js';
+import { RESPONSE_MODES } from '../domain/authorization/authorization-response.js';
+import { SUPPORTED_SCOPES } from '../domain/authorization/scope.js';
 import type { Db } from './database.js';
 import { arrayOf, boolean, nullable, number, object, oneOf, optional, readVersioned, string, type Shape } from './json-shape.js';
 import type { InteractionRow } from './schema.js';

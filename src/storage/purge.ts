@@ -19,7 +19,7 @@ export interface PurgeSettings {
 
 /**
  * Outbox messages other than one-time codes stay this long after they were written: delivery gives up within
- * a minute (src/domain/notifier.ts), and a day leaves time to see what was sent or failed.
+ * a minute (src/domain/notifications/notifier.ts), and a day leaves time to see what was sent or failed.
  */
 export const OUTBOX_RETENTION_SECONDS = 86_400;
 

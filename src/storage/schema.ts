@@ -157,7 +157,7 @@ export interface BackchannelLogoutsTable {
   created_at: Timestamp;
 }
 
-/** Failed sign-in counters per account or client address (src/domain/sign-in-throttle.ts). */
+/** Failed sign-in counters per account or client address (src/domain/accounts/sign-in-throttle.ts). */
 export interface SignInThrottleTable {
   key: string;
   failures: number;
@@ -240,7 +240,7 @@ export interface RiskRulesTable {
   created_at: Timestamp;
 }
 
-/** A sign-in waiting for its second factor (src/domain/second-factor.ts). */
+/** A sign-in waiting for its second factor (src/domain/accounts/second-factor.ts). */
 export interface SecondFactorChallengesTable {
   id_hash: string;
   user_id: string;
@@ -279,7 +279,7 @@ export interface DeviceAuthorizationsTable {
   issued_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
-/** A user's authenticator app (src/domain/authenticator.ts); the secret only as an encrypted envelope. */
+/** A user's authenticator app (src/domain/accounts/authenticator.ts); the secret only as an encrypted envelope. */
 export interface TotpAuthenticatorsTable {
   user_id: string;
   secret: Json<Record<string, unknown>>;

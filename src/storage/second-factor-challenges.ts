@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import type { DeviceIdentity } from '../domain/risk/device-identity.js';
 import { RISK_ACTIONS, type Verdict, type VerdictDevice } from '../domain/risk/verdict.js';
-import type { AttemptClaim } from '../domain/sign-in-throttle.js';
+import type { AttemptClaim } from '../domain/accounts/sign-in-throttle.js';
 import { RISK_REASONS } from '../risk-reasons.js';
 import type { Db } from './database.js';
 import {

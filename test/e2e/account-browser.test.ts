@@ -1,8 +1,8 @@
 // The account page in a real browser (Debian's Chromium through playwright-core), with JavaScript off: sign in
 // through it, enrol an authenticator app from the manual key, see the devices, revoke another device.
 import t from 'tap';
-import { base32Decode } from '../../src/domain/base32.js';
-import { totp } from '../../src/domain/totp.js';
+import { base32Decode } from '../../src/domain/accounts/base32.js';
+import { totp } from '../../src/domain/accounts/totp.js';
 import { ALICE } from '../helpers/app.js';
 import { KEYS_SECRET } from '../helpers/account.js';
 import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';

@@ -2,8 +2,8 @@
 // folder, opened by one process at a time, or a database on TEST_DATABASE_URL's server). Several verbs per test,
 // in the order an operator would use them, to keep the number of processes down.
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { applySeed } from '../../src/domain/seed.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
 import type { Db } from '../../src/storage/database.js';
 import { adminStore, events, json, runAdmin, signedInUser } from '../helpers/admin-cli.js';
 import { testConfig } from '../helpers/app.js';

@@ -1,8 +1,8 @@
 // `sso-admin sessions ...` and `sso-admin devices ...` as an operator runs them, in child processes on a database
 // of the test's own (see admin-cli-clients.test.ts), on a user signed in from several devices.
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { applySeed } from '../../src/domain/seed.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
 import type { Db } from '../../src/storage/database.js';
 import { adminStore, events, json, liveState, runAdmin, signedInUser } from '../helpers/admin-cli.js';
 import { testConfig } from '../helpers/app.js';

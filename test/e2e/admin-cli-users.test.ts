@@ -2,8 +2,8 @@
 // admin-cli-clients.test.ts): several verbs per test, to keep the number of processes down.
 import argon2 from 'argon2';
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { applySeed } from '../../src/domain/seed.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
 import type { Db } from '../../src/storage/database.js';
 import { adminStore, events, json, liveState, runAdmin, signedInUser } from '../helpers/admin-cli.js';
 import { testConfig } from '../helpers/app.js';

@@ -4,7 +4,7 @@
 import { decodeProtectedHeader } from 'jose';
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { SIGNING_ALGS, type SigningAlg } from '../../src/domain/signing-algs.js';
+import { SIGNING_ALGS, type SigningAlg } from '../../src/domain/keys/signing-algs.js';
 import { ALICE } from '../helpers/app.js';
 import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
 

@@ -1,8 +1,8 @@
 // A challenged sign-in answered with an authenticator app's code, against the listening provider, with
 // openid-client as the relying party: its ID token says how the user signed in (RFC 8176 amr).
 import t from 'tap';
-import { base32Decode } from '../../src/domain/base32.js';
-import { totp } from '../../src/domain/totp.js';
+import { base32Decode } from '../../src/domain/accounts/base32.js';
+import { totp } from '../../src/domain/accounts/totp.js';
 import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
 import { KEYS_SECRET } from '../helpers/account.js';
 import { decodeEntities } from '../helpers/form-post.js';

@@ -1,8 +1,8 @@
 // The account page driven with app.inject: signing in through it, its forms' token, and an authenticator app
 // computed from the enrolment page's manual key.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { base32Decode } from '../../src/domain/base32.js';
-import { totp } from '../../src/domain/totp.js';
+import { base32Decode } from '../../src/domain/accounts/base32.js';
+import { totp } from '../../src/domain/accounts/totp.js';
 import { ALICE } from './app.js';
 import { Browser, hiddenField, localPath } from './flow.js';
 

@@ -4,8 +4,8 @@ import type { KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import type { Test } from 'tap';
 import { buildApp } from '../../src/app.js';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { applySeed, type SeedFile } from '../../src/domain/seed.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { applySeed, type SeedFile } from '../../src/domain/admin/seed.js';
 import { testConfig } from './app.js';
 import { createTestDatabase } from './database.js';
 

@@ -1,8 +1,8 @@
 // The device authorization grant (RFC 8628) in tests: device clients, the device's requests, and a browser on
 // the verification page (app.inject with a cookie jar).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { DEVICE_CODE_GRANT } from '../../src/domain/device-authorization.js';
-import type { SeedFile } from '../../src/domain/seed.js';
+import { DEVICE_CODE_GRANT } from '../../src/domain/device-flow/device-authorization.js';
+import type { SeedFile } from '../../src/domain/admin/seed.js';
 import { ALICE, FIXTURES } from './app.js';
 import { basicAuth, Browser, formAction, hiddenField, localPath, tokenRequest } from './flow.js';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Test } from 'tap';
 import { ALICE, CONFIDENTIAL, FIXTURES, PUBLIC } from './app.js';
 import { basicAuth, obtainCode, tokenRequest } from './flow.js';
-import type { SeedFile } from '../../src/domain/seed.js';
+import type { SeedFile } from '../../src/domain/admin/seed.js';
 import type { Db } from '../../src/storage/database.js';
 
 /** A confidential client allowed refresh tokens. */

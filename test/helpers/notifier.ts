@@ -1,6 +1,6 @@
 // A notifier that keeps what it is given, for tests that read a one-time code or a new-device notice the way a
 // user would: from the message, not from the database.
-import type { Notifier } from '../../src/domain/notifier.js';
+import type { Notifier } from '../../src/domain/notifications/notifier.js';
 import type { ClaimedMessage } from '../../src/storage/outbox.js';
 
 export class CapturingNotifier implements Notifier {

@@ -5,8 +5,8 @@ import type { Test } from 'tap';
 import type { Clock } from '../../src/domain/clock.js';
 import type { ProviderContext } from '../../src/domain/context.js';
 import { createProviderContext } from '../../src/domain/provider-context.js';
-import { completeSignIn } from '../../src/domain/sign-in-completion.js';
-import { signInWithPassword, type PasswordSignIn } from '../../src/domain/password-sign-in.js';
+import { completeSignIn } from '../../src/domain/accounts/sign-in-completion.js';
+import { signInWithPassword, type PasswordSignIn } from '../../src/domain/accounts/password-sign-in.js';
 import type { DeviceSignals } from '../../src/domain/risk/signals.js';
 import type { TestApp } from './app.js';
 

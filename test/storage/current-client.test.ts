@@ -1,11 +1,11 @@
-// withCurrentClient (domain/current-client.ts): the one retry of a request decided with a client from memory.
+// withCurrentClient (domain/clients/current-client.ts): the one retry of a request decided with a client from memory.
 // It retries once on ClientChanged, never twice, and on another error only when the remembered copy is stale.
 import t from 'tap';
-import { ClientCache } from '../../src/domain/client-cache.js';
+import { ClientCache } from '../../src/domain/clients/client-cache.js';
 import type { ProviderContext } from '../../src/domain/context.js';
-import { ClientChanged, lookupClient, withCurrentClient, type ClientAttempt } from '../../src/domain/current-client.js';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { applySeed } from '../../src/domain/seed.js';
+import { ClientChanged, lookupClient, withCurrentClient, type ClientAttempt } from '../../src/domain/clients/current-client.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
 import { AuthorizationPending, InvalidClient, InvalidGrant } from '../../src/errors/oauth-error.js';
 import { CONFIDENTIAL, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';

@@ -3,9 +3,9 @@
 import { sql } from 'kysely';
 import pino from 'pino';
 import t, { type Test } from 'tap';
-import { KeyEncryptionError } from '../../src/domain/key-encryption.js';
-import { loadKeyStore, type KeyStore } from '../../src/domain/keys.js';
-import { SIGNING_ALGS } from '../../src/domain/signing-algs.js';
+import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
+import { loadKeyStore, type KeyStore } from '../../src/domain/keys/keys.js';
+import { SIGNING_ALGS } from '../../src/domain/keys/signing-algs.js';
 import { listSigningKeys } from '../../src/storage/signing-keys.js';
 import type { Db } from '../../src/storage/database.js';
 import { testConfig } from '../helpers/app.js';

@@ -4,10 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import type { PasswordSignIn } from '../../src/domain/password-sign-in.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import type { PasswordSignIn } from '../../src/domain/accounts/password-sign-in.js';
 import type { RiskReason } from '../../src/domain/risk/verdict.js';
-import { applySeed } from '../../src/domain/seed.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
 import { recordAttempt } from '../../src/storage/risk.js';
 import { buildTestApp } from '../helpers/app.js';
 import { CHROME_WINDOWS, FIREFOX_LINUX, signals } from '../helpers/device-signals.js';

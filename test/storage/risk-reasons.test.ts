@@ -10,13 +10,13 @@ import { createTestDatabase } from '../helpers/database.js';
 import { CHROME_WINDOWS, FIREFOX_LINUX, HEADLESS_CHROME, signals } from '../helpers/device-signals.js';
 import { riskEnv } from '../helpers/risk.js';
 import type { ProviderContext } from '../../src/domain/context.js';
-import { signInWithPassword, type PasswordSignIn } from '../../src/domain/password-sign-in.js';
-import { PasswordHasher } from '../../src/domain/passwords.js';
+import { signInWithPassword, type PasswordSignIn } from '../../src/domain/accounts/password-sign-in.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import type { DeviceSignals } from '../../src/domain/risk/signals.js';
 import type { Verdict } from '../../src/domain/risk/verdict.js';
 import { randomToken } from '../../src/domain/secrets.js';
-import { applySeed } from '../../src/domain/seed.js';
-import { completeSignIn } from '../../src/domain/sign-in-completion.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
+import { completeSignIn } from '../../src/domain/accounts/sign-in-completion.js';
 import { insertRiskRule } from '../../src/storage/risk.js';
 import { findUserByUsername } from '../../src/storage/users.js';
 
@@ -31,7 +31,7 @@ const config = testConfig(
     RISK_STUFFING_NETWORK_LOGINS: '6',
     RISK_STUFFING_FINGERPRINT_LOGINS: '10',
     RISK_USER_FAILURES: '3',
-    // The throttle is tested elsewhere (test/http/sign-in-throttle.test.ts): out of the way here.
+    // The throttle is tested elsewhere (test/http/accounts/sign-in-throttle.test.ts): out of the way here.
     SIGN_IN_IP_FREE_ATTEMPTS: '0',
     SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '1000',
   }),

@@ -2,8 +2,8 @@
 // device finds those tokens by the session's sid.
 import { randomBytes, randomUUID } from 'node:crypto';
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { applySeed } from '../../src/domain/seed.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
 import { purgeExpired } from '../../src/storage/purge.js';
 import { FIXTURES, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';

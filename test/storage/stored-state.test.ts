@@ -4,10 +4,10 @@
 // and the person starts again as after an expiry (never a 500), with one log line that holds no secret.
 import t from 'tap';
 import type { ProviderContext } from '../../src/domain/context.js';
-import { InteractionError, loadInteraction } from '../../src/domain/authorize.js';
-import { PasswordHasher } from '../../src/domain/passwords.js';
-import { answerSecondFactor } from '../../src/domain/second-factor.js';
-import { applySeed } from '../../src/domain/seed.js';
+import { InteractionError, loadInteraction } from '../../src/domain/authorization/authorize.js';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { answerSecondFactor } from '../../src/domain/accounts/second-factor.js';
+import { applySeed } from '../../src/domain/admin/seed.js';
 import { randomToken, sha256 } from '../../src/domain/secrets.js';
 import { findInteraction } from '../../src/storage/interactions.js';
 import { checkChallengeCode, lockLiveTotpChallenge } from '../../src/storage/second-factor-challenges.js';

@@ -1,6 +1,6 @@
 // decodeBasicCredentials: the client id and secret of an RFC 6749 2.3.1 / RFC 7617 Basic header.
 import t, { type Test } from 'tap';
-import { decodeBasicCredentials } from '../../src/domain/clients.js';
+import { decodeBasicCredentials } from '../../src/domain/clients/clients.js';
 import { InvalidRequest } from '../../src/errors/oauth-error.js';
 
 const basic = (raw: string) => `Basic ${Buffer.from(raw, 'utf8').toString('base64')}`;

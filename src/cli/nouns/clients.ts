@@ -1,4 +1,4 @@
-// sso-admin clients list|show|create|update|rotate-secret|delete, over src/domain/client-admin.ts.
+// sso-admin clients list|show|create|update|rotate-secret|delete, over src/domain/clients/client-admin.ts.
 import {
   checkClientEntry,
   createClient,
@@ -10,7 +10,7 @@ import {
   updateClient,
   type ClientEntry,
   type RegisteredClient,
-} from '../../domain/client-admin.js';
+} from '../../domain/clients/client-admin.js';
 import { UsageError, verb, type Invocation, type Noun, type OptionSpec, type Session } from '../command.js';
 import { iso } from '../output.js';
 

@@ -1,5 +1,5 @@
-// sso-admin devices list|revoke --user [--device]: the devices a user signs in from (src/domain/devices.ts).
-import { listUserDevices, revokeUserDevices } from '../../domain/user-admin.js';
+// sso-admin devices list|revoke --user [--device]: the devices a user signs in from (src/domain/risk/devices.ts).
+import { listUserDevices, revokeUserDevices } from '../../domain/admin/user-admin.js';
 import { verb, type Noun } from '../command.js';
 import { iso } from '../output.js';
 import { USER_OPTION } from './sessions.js';

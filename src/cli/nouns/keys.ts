@@ -1,5 +1,5 @@
 // sso-admin keys list|rotate: the signing keys, as `npm run keys` handles them (src/cli/signing-keys.ts).
-import { SIGNING_ALGS } from '../../domain/signing-algs.js';
+import { SIGNING_ALGS } from '../../domain/keys/signing-algs.js';
 import { verb, type Noun } from '../command.js';
 import { iso } from '../output.js';
 import { checkAlgs, checkDelay, KEY_TABLE_HEADER, keyJson, keyTableRow, listKeys, rotateKeys, rotationLine } from '../signing-keys.js';

@@ -1,5 +1,5 @@
 // sso-admin sessions list|revoke --user: a user's browser sessions, and signing them out everywhere.
-import { listSessions, revokeSessions } from '../../domain/user-admin.js';
+import { listSessions, revokeSessions } from '../../domain/admin/user-admin.js';
 import { verb, type Noun, type OptionSpec } from '../command.js';
 import { iso } from '../output.js';
 

@@ -1,6 +1,6 @@
-// sso-admin users list|show|create|set-password|disable|enable|delete, over src/domain/user-admin.ts.
-import { AdminError } from '../../domain/admin.js';
-import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/seed.js';
+// sso-admin users list|show|create|set-password|disable|enable|delete, over src/domain/admin/user-admin.ts.
+import { AdminError } from '../../domain/admin/admin.js';
+import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/admin/seed.js';
 import {
   checkPassword,
   checkUserEntry,
@@ -12,7 +12,7 @@ import {
   setPassword,
   showUser,
   type UserSummary,
-} from '../../domain/user-admin.js';
+} from '../../domain/admin/user-admin.js';
 import { UsageError, verb, type Invocation, type Noun, type OptionSpec } from '../command.js';
 import { iso } from '../output.js';
 import type { Terminal } from '../terminal.js';

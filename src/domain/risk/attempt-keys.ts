@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { AttemptKeys } from '../../storage/risk.js';
-import { plainAddress } from '../ip-prefix.js';
+import { plainAddress } from '../../net/ip-prefix.js';
 import type { DeviceIdentity } from './device-identity.js';
 
 export function normalisedLogin(login: string): string {

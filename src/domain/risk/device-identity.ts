@@ -2,7 +2,7 @@
 // the address. The keys are HMACs under the server's device secret, so a leaked table cannot be matched
 // against user agents or addresses without it.
 import { createHmac } from 'node:crypto';
-import { networkPrefix } from '../ip-prefix.js';
+import { networkPrefix } from '../../net/ip-prefix.js';
 import { sha256 } from '../secrets.js';
 import type { DeviceSignals } from './signals.js';
 import { deviceLabel, parseUserAgent, type UserAgentInfo } from './user-agent.js';

@@ -1,7 +1,7 @@
 // Listing, adding and deleting the admin risk rules by hand (sso-admin rules): rules.ts's checks and writes, with
 // the refusal and the log line every admin action has.
 import type { RiskRuleRow } from '../../storage/schema.js';
-import { AdminError, logAdminAction, type AdminContext } from '../admin.js';
+import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { addRiskRule, removeRiskRule, riskRule, riskRules, type RiskRule } from './rules.js';
 
 export interface StoredRiskRule extends RiskRule {

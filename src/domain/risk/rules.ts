@@ -3,9 +3,9 @@
 import type { Db } from '../../storage/database.js';
 import { deleteRiskRule, findRiskRule, insertRiskRule, listRiskRules } from '../../storage/risk.js';
 import type { RiskRuleRow } from '../../storage/schema.js';
-import { MAX_CREDENTIAL_LENGTH } from '../users.js';
+import { MAX_CREDENTIAL_LENGTH } from '../accounts/users.js';
 import { normalisedLogin } from './attempt-keys.js';
-import { canonicalCidr } from './cidr.js';
+import { canonicalCidr } from '../../net/cidr.js';
 
 export const RULE_KINDS = ['device', 'network', 'username'] as const;
 export const RULE_EFFECTS = ['allow', 'block'] as const;

@@ -2,10 +2,10 @@
 // request.client. Exactly one method per request: HTTP Basic, client_secret_post, or none (public clients).
 import type { FastifyRequest } from 'fastify';
 import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
-import type { ClientLookup } from '../../domain/client-cache.js';
-import { authenticateClient, decodeBasicCredentials, type Client, type ClientCredentials } from '../../domain/clients.js';
-import { lookupClient } from '../../domain/current-client.js';
-import { claimClientAuthentication } from '../../domain/client-auth-throttle.js';
+import type { ClientLookup } from '../../domain/clients/client-cache.js';
+import { authenticateClient, decodeBasicCredentials, type Client, type ClientCredentials } from '../../domain/clients/clients.js';
+import { lookupClient } from '../../domain/clients/current-client.js';
+import { claimClientAuthentication } from '../../domain/clients/client-auth-throttle.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 

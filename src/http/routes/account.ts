@@ -5,7 +5,7 @@
 // form, equal to a binding cookie); no page runs script.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { accountFormToken, isAccountFormToken } from '../../domain/account-forms.js';
+import { accountFormToken, isAccountFormToken } from '../../domain/accounts/account-forms.js';
 import {
   authenticatorState,
   beginEnrolment,
@@ -13,12 +13,12 @@ import {
   pendingEnrolment,
   removeAuthenticator,
   type CodeCheck,
-} from '../../domain/authenticator.js';
+} from '../../domain/accounts/authenticator.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { listDevices, revokeDevice } from '../../domain/devices.js';
+import { listDevices, revokeDevice } from '../../domain/risk/devices.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { randomToken, safeEqual } from '../../domain/secrets.js';
-import { resolveSession } from '../../domain/sessions.js';
+import { resolveSession } from '../../domain/accounts/sessions.js';
 import type { ActiveSession } from '../../storage/sessions.js';
 import { findUserById } from '../../storage/users.js';
 import type { UserRow } from '../../storage/schema.js';

@@ -1,10 +1,15 @@
 // The authorization endpoint (RFC 6749 3.1, OIDC Core 3.1.2), GET and POST.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { verifyTarget, validateRequest, UntrustedRedirectError, type VerifiedTarget } from '../../domain/authorization-request.js';
-import { errorResponse } from '../../domain/authorization-response.js';
-import { authorize } from '../../domain/authorize.js';
+import {
+  verifyTarget,
+  validateRequest,
+  UntrustedRedirectError,
+  type VerifiedTarget,
+} from '../../domain/authorization/authorization-request.js';
+import { errorResponse } from '../../domain/authorization/authorization-response.js';
+import { authorize } from '../../domain/authorization/authorize.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { withCurrentClient, type ClientAttempt } from '../../domain/current-client.js';
+import { withCurrentClient, type ClientAttempt } from '../../domain/clients/current-client.js';
 import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { toOAuthError } from '../../errors/to-oauth-error.js';

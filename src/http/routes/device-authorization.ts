@@ -2,8 +2,8 @@
 // endpoint, answered with a device code, a user code and where the user types it.
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
-import { requestDeviceAuthorization } from '../../domain/device-authorization.js';
-import { claimDeviceAuthorization } from '../../domain/device-authorization-throttle.js';
+import { requestDeviceAuthorization } from '../../domain/device-flow/device-authorization.js';
+import { claimDeviceAuthorization } from '../../domain/device-flow/device-authorization-throttle.js';
 import type { RawParams } from '../../domain/params.js';
 import { clientAuthentication } from '../plugins/client-auth.js';
 

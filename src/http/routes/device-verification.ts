@@ -14,10 +14,10 @@ import {
   formatUserCode,
   normaliseUserCode,
   type PendingDeviceAuthorization,
-} from '../../domain/device-authorization.js';
+} from '../../domain/device-flow/device-authorization.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { randomToken, safeEqual } from '../../domain/secrets.js';
-import { resolveSession } from '../../domain/sessions.js';
+import { resolveSession } from '../../domain/accounts/sessions.js';
 import { deviceFlowCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';

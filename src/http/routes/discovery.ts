@@ -1,9 +1,9 @@
 // OpenID Connect Discovery 1.0 metadata: what is advertised here is exactly what works.
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
-import { DEVICE_CODE_GRANT } from '../../domain/device-authorization.js';
-import { SIGNING_ALGS } from '../../domain/keys.js';
-import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/scope.js';
+import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization.js';
+import { SIGNING_ALGS } from '../../domain/keys/keys.js';
+import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/authorization/scope.js';
 
 export function discoveryDocument(config: Config): Record<string, unknown> {
   const issuer = config.issuer;

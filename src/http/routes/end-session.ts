@@ -9,9 +9,9 @@ import {
   postLogoutLocation,
   validateLogoutRequest,
   type LogoutRequest,
-} from '../../domain/logout.js';
+} from '../../domain/logout/logout.js';
 import { single, type RawParams } from '../../domain/params.js';
-import { resolveSession } from '../../domain/sessions.js';
+import { resolveSession } from '../../domain/accounts/sessions.js';
 import { InvalidRequest } from '../../errors/oauth-error.js';
 import { sessionCookie } from '../cookies.js';
 import { parseForm } from '../form-parser.js';

@@ -1,13 +1,13 @@
 // The sign-in and consent pages of a pending authorization request.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InteractionError, loadInteraction, sessionIsFreshEnough, type Interaction } from '../../domain/authorize.js';
-import { loadClient } from '../../domain/clients.js';
+import { InteractionError, loadInteraction, sessionIsFreshEnough, type Interaction } from '../../domain/authorization/authorize.js';
+import { loadClient } from '../../domain/clients/clients.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { afterSignIn, answerConsent } from '../../domain/interaction.js';
-import { usernameOf } from '../../domain/users.js';
+import { afterSignIn, answerConsent } from '../../domain/authorization/interaction.js';
+import { usernameOf } from '../../domain/accounts/users.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { safeEqual } from '../../domain/secrets.js';
-import { resolveSession } from '../../domain/sessions.js';
+import { resolveSession } from '../../domain/accounts/sessions.js';
 import type { ActiveSession } from '../../storage/sessions.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
 import { interactionCookie, sessionCookie } from '../cookies.js';

@@ -1,7 +1,7 @@
 // The introspection endpoint (RFC 7662): form-encoded, client authenticated in the token endpoint's preHandler.
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
-import { introspectToken } from '../../domain/introspection.js';
+import { introspectToken } from '../../domain/tokens/introspection.js';
 import type { RawParams } from '../../domain/params.js';
 import { clientAuthentication } from '../plugins/client-auth.js';
 

@@ -2,14 +2,14 @@
 // out, bearer tokens in the Authorization header (RFC 6750 2.1). Registered only when registration is enabled.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
-import { claimOpenRegistration } from '../../domain/registration-throttle.js';
+import { claimOpenRegistration } from '../../domain/clients/registration-throttle.js';
 import {
   authorizeRegistration,
   deleteRegistration,
   readRegistration,
   registerClient,
   updateRegistration,
-} from '../../domain/registration.js';
+} from '../../domain/clients/registration.js';
 import { InvalidRequest, InvalidToken, OAuthError } from '../../errors/oauth-error.js';
 
 /** RFC 6750 2.1: `Bearer b64token`; undefined when there is no Authorization header. */

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
-import { revokeToken } from '../../domain/revocation.js';
+import { revokeToken } from '../../domain/tokens/revocation.js';
 import { clientAuthentication } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
-import { answerSecondFactor, pendingSecondFactor } from '../../domain/second-factor.js';
+import { answerSecondFactor, pendingSecondFactor } from '../../domain/accounts/second-factor.js';
 import { safeEqual } from '../../domain/secrets.js';
 import { challengeCookie, sessionCookie } from '../cookies.js';
 import { setDeviceCookie } from '../device-signals.js';

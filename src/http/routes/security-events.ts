@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
-import { listSecurityEvents, parseEventQuery } from '../../domain/security-event-query.js';
-import { SECURITY_EVENTS_SCOPE, securityEventsReader } from '../../domain/security-events-access.js';
+import { listSecurityEvents, parseEventQuery } from '../../domain/risk/security-event-query.js';
+import { SECURITY_EVENTS_SCOPE, securityEventsReader } from '../../domain/risk/security-events-access.js';
 import { InvalidRequest, InvalidToken, OAuthError } from '../../errors/oauth-error.js';
 
 /**

@@ -1,12 +1,12 @@
 // The token endpoint (RFC 6749 3.2): form-encoded, client authenticated first, one handler per grant.
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
-import { withCurrentClient } from '../../domain/current-client.js';
-import { exchangeAuthorizationCode } from '../../domain/grants/authorization-code.js';
-import { clientCredentialsGrant } from '../../domain/grants/client-credentials.js';
-import { deviceCodeGrant } from '../../domain/grants/device-code.js';
-import { DEVICE_CODE_GRANT } from '../../domain/device-authorization.js';
-import { refreshTokenGrant } from '../../domain/grants/refresh-token.js';
+import { withCurrentClient } from '../../domain/clients/current-client.js';
+import { exchangeAuthorizationCode } from '../../domain/tokens/grants/authorization-code.js';
+import { clientCredentialsGrant } from '../../domain/tokens/grants/client-credentials.js';
+import { deviceCodeGrant } from '../../domain/tokens/grants/device-code.js';
+import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization.js';
+import { refreshTokenGrant } from '../../domain/tokens/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
 import { authenticateRequestClient } from '../plugins/client-auth.js';
@@ -52,7 +52,7 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
   for (const child of Object.values(issued)) child.inc(0);
   app.post<{ Body: RawParams }>('/token', { schema: { body: bodySchema, response: responseSchema } }, async (request, reply) => {
     // The client may come from memory; a grant refused while that copy is stale is redone once, authenticated
-    // afresh, with the client as registered now (domain/current-client.ts).
+    // afresh, with the client as registered now (domain/clients/current-client.ts).
     const response = await withCurrentClient(ctx, async (attempt) => {
       const client = await authenticateRequestClient(ctx, request, (clientId) => attempt.lookup(clientId));
       const grantType = required(request.body, 'grant_type');

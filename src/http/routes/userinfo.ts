@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
-import { userinfo } from '../../domain/userinfo.js';
+import { userinfo } from '../../domain/tokens/userinfo.js';
 import { InvalidRequest, InvalidToken } from '../../errors/oauth-error.js';
 
 /** RFC 6750 2.1 (header) or 2.2 (form body, POST only), never both: "MUST NOT use more than one method". */

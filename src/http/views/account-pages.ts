@@ -1,7 +1,7 @@
 // The account page of a signed-in user (devices, authenticator app) and the page that enrols an authenticator.
 // No script: every action is a plain form post carrying the page's CSRF token.
-import type { AuthenticatorState } from '../../domain/authenticator.js';
-import type { AccountDevice } from '../../domain/devices.js';
+import type { AuthenticatorState } from '../../domain/accounts/authenticator.js';
+import type { AccountDevice } from '../../domain/risk/devices.js';
 import { html } from './html.js';
 import { layout } from './layout.js';
 

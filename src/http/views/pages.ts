@@ -1,8 +1,8 @@
 // The pages a person sees: sign in, consent, sign out, an error that cannot go back to the application, and one
 // that goes back to an unverified application only if the person chooses.
-import type { AuthorizationResponse } from '../../domain/authorization-response.js';
-import { redirectHost, withResponseParams } from '../../domain/redirect-uri.js';
-import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
+import type { AuthorizationResponse } from '../../domain/authorization/authorization-response.js';
+import { redirectHost, withResponseParams } from '../../domain/authorization/redirect-uri.js';
+import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
 import { html, SafeHtml } from './html.js';
 import { headersAllowingScript, layout } from './layout.js';

@@ -1,5 +1,5 @@
 // The early statement of a password sign-in: it records the attempt and reads every counter, rule and fact about
-// the account the risk evaluation needs, in one round trip (src/domain/password-sign-in.ts). Hand-written SQL
+// the account the risk evaluation needs, in one round trip (src/domain/accounts/password-sign-in.ts). Hand-written SQL
 // because no query builder expresses it more clearly; see ./README.md for why it lives here.
 import { sql } from 'kysely';
 import type { Db } from '../database.js';

@@ -1,0 +1,203 @@
+// The second factor a CHALLENGE verdict asks for: the code of the user's authenticator app when they have enrolled
+// one, else a six-digit one-time code sent through the outbox. The sign-in is finished (device, session, events)
+// only when a right code comes back in time.
+import { createHmac, randomInt } from 'node:crypto';
+import { insertOutboxMessage } from '../../storage/outbox.js';
+import type { Db } from '../../storage/database.js';
+import {
+  checkChallengeCode,
+  type ChallengeContext,
+  consumeChallenge,
+  countChallengeAttempt,
+  insertChallenge,
+  liveChallengeMethod,
+  lockLiveTotpChallenge,
+} from '../../storage/second-factor-challenges.js';
+import { findUserById } from '../../storage/users.js';
+import { canAnswerWithAuthenticator, checkAuthenticatorCode } from './authenticator.js';
+import { addSeconds } from '../clock.js';
+import type { ProviderContext } from '../context.js';
+import type { AcceptedPassword } from './password-sign-in.js';
+import { randomToken, sha256 } from '../secrets.js';
+import { recordSecurityEvent } from '../risk/security-events.js';
+import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
+import { signInSucceeded } from './sign-in-throttle.js';
+
+/**
+ * RFC 8176 2: `otp` is a "One-time password" (its specifications include RFC 4226 and RFC 6238, the authenticator
+ * app's, and the code we send is one too), and `mfa` "Multiple-factor authentication": with the password, `pwd`.
+ * Both kinds of code give the same values.
+ */
+export const SECOND_FACTOR_AMR = ['pwd', 'otp', 'mfa'];
+
+export type SecondFactorMethod = 'otp' | 'totp';
+
+/** The code's digest, keyed by the challenge id: a digest of six digits alone could be reversed by trying them all. */
+function codeHash(challengeId: string, code: string): string {
+  return createHmac('sha256', challengeId).update(code).digest('base64url');
+}
+
+/**
+ * Starts a challenge for a correct password: with the user's authenticator app when they have one (nothing is
+ * sent), else with a code sent through the outbox, the challenge row and the message written in one transaction.
+ * Returns the challenge id, a secret the browser keeps in a cookie.
+ */
+export async function beginSecondFactor(
+  ctx: ProviderContext,
+  accepted: AcceptedPassword,
+  returnTo: string,
+  clientId: string | null,
+): Promise<string> {
+  const challengeId = randomToken();
+  const now = ctx.clock();
+  const context: ChallengeContext = {
+    device: accepted.device,
+    verdict: accepted.verdict,
+    attemptId: accepted.attemptId,
+    throttleClaim: accepted.throttleClaim,
+    returnTo,
+    clientId,
+  };
+  if (await canAnswerWithAuthenticator(ctx, accepted.user.id)) {
+    await insertChallenge(ctx.db, {
+      idHash: sha256(challengeId),
+      userId: accepted.user.id,
+      method: 'totp',
+      codeHash: null,
+      context,
+      createdAt: now,
+      expiresAt: addSeconds(now, ctx.config.secondFactorTtlSeconds),
+    });
+    return challengeId;
+  }
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  await ctx.db.transaction().execute(async (trx) => {
+    await insertChallenge(trx, {
+      idHash: sha256(challengeId),
+      userId: accepted.user.id,
+      codeHash: codeHash(challengeId, code),
+      context,
+      createdAt: now,
+      expiresAt: addSeconds(now, ctx.config.secondFactorTtlSeconds),
+    });
+    await insertOutboxMessage(trx, { userId: accepted.user.id, kind: 'one-time-code', payload: { code }, createdAt: now });
+  });
+  return challengeId;
+}
+
+/** How the pending challenge is answered (which page to show); undefined when it is over. */
+export async function pendingSecondFactor(ctx: ProviderContext, challengeId: string): Promise<SecondFactorMethod | undefined> {
+  return liveChallengeMethod(ctx.db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
+}
+
+export type SecondFactorAnswer =
+  | { kind: 'signed-in'; completed: CompletedSignIn; returnTo: string }
+  | { kind: 'wrong-code'; attemptsLeft: number; method: SecondFactorMethod }
+  /** The authenticator refuses codes for `retryAfterSeconds` after too many wrong ones (the challenge counts one more). */
+  | { kind: 'locked'; attemptsLeft: number; retryAfterSeconds: number }
+  | { kind: 'dead' };
+
+/** Checks the code typed; a right one finishes the sign-in with amr pwd+otp+mfa. */
+/** `replacesSession`: the session cookie the browser presented, ended when this sign-in completes (sign-in-completion.ts). */
+export async function answerSecondFactor(
+  ctx: ProviderContext,
+  challengeId: string,
+  code: string,
+  replacesSession?: string,
+  db: Db = ctx.db,
+): Promise<SecondFactorAnswer> {
+  const method = await liveChallengeMethod(db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  if (method === undefined) return { kind: 'dead' };
+  if (method === 'totp') return answerWithAuthenticator(ctx, challengeId, code, db, replacesSession);
+  const typed = code.replace(/\s+/g, '');
+  const check = /^\d{6}$/.test(typed)
+    ? await checkChallengeCode(db, sha256(challengeId), codeHash(challengeId, typed), ctx.clock(), ctx.config.secondFactorMaxAttempts)
+    : await checkChallengeCode(db, sha256(challengeId), 'not-a-code', ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  if (check.kind === 'dead') return check;
+  if (check.kind === 'unreadable') return unreadable(ctx, check.userId, check.reason);
+  if (check.kind === 'wrong-code') {
+    await recordSecurityEvent(ctx, {
+      type: 'second_factor_failed',
+      userId: check.userId,
+      details: { method: 'otp', attemptsLeft: check.attemptsLeft },
+    });
+    return { kind: 'wrong-code', attemptsLeft: check.attemptsLeft, method: 'otp' };
+  }
+  return finishSignIn(ctx, check.userId, check.context, replacesSession);
+}
+
+/**
+ * The authenticator app's code: in one transaction the challenge is locked, the code checked against the user's
+ * app (which records its step, so the same code cannot serve twice), and the challenge consumed or one more
+ * attempt counted. A removed authenticator ends the challenge.
+ */
+async function answerWithAuthenticator(
+  ctx: ProviderContext,
+  challengeId: string,
+  code: string,
+  db: Db,
+  replacesSession: string | undefined,
+): Promise<SecondFactorAnswer> {
+  const idHash = sha256(challengeId);
+  const max = ctx.config.secondFactorMaxAttempts;
+  const outcome = await db.transaction().execute(async (trx) => {
+    const challenge = await lockLiveTotpChallenge(trx, idHash, ctx.clock(), max);
+    if (!challenge) return { kind: 'dead' as const };
+    if (challenge.context === undefined) {
+      await consumeChallenge(trx, idHash, ctx.clock());
+      return { kind: 'unreadable' as const, userId: challenge.userId, reason: challenge.unreadable };
+    }
+    const context = challenge.context;
+    const check = await checkAuthenticatorCode(ctx, trx, challenge.userId, code, 'enrolled');
+    if (check.kind === 'none') {
+      await consumeChallenge(trx, idHash, ctx.clock());
+      return { kind: 'dead' as const };
+    }
+    if (check.kind === 'accepted') {
+      await consumeChallenge(trx, idHash, ctx.clock());
+      return { kind: 'verified' as const, userId: challenge.userId, context };
+    }
+    const attempts = await countChallengeAttempt(trx, idHash);
+    const retryAfterSeconds = check.kind === 'locked' ? check.retryAfterSeconds : 0;
+    return { kind: check.kind, userId: challenge.userId, attemptsLeft: Math.max(0, max - attempts), retryAfterSeconds };
+  });
+  if (outcome.kind === 'dead') return outcome;
+  if (outcome.kind === 'unreadable') return unreadable(ctx, outcome.userId, outcome.reason);
+  if (outcome.kind === 'verified') return finishSignIn(ctx, outcome.userId, outcome.context, replacesSession);
+  await recordSecurityEvent(ctx, {
+    type: 'second_factor_failed',
+    userId: outcome.userId,
+    details: { method: 'totp', attemptsLeft: outcome.attemptsLeft, ...(outcome.kind === 'locked' ? { locked: true } : {}) },
+  });
+  if (outcome.kind === 'locked') {
+    return { kind: 'locked', attemptsLeft: outcome.attemptsLeft, retryAfterSeconds: outcome.retryAfterSeconds };
+  }
+  return { kind: 'wrong-code', attemptsLeft: outcome.attemptsLeft, method: 'totp' };
+}
+
+/** A challenge written by a version of this code that stored another shape: the person signs in again, as after an expiry. */
+function unreadable(ctx: ProviderContext, userId: string, reason: string): SecondFactorAnswer {
+  ctx.log.warn({ userId, reason }, 'stored second-factor challenge unreadable; treated as expired');
+  return { kind: 'dead' };
+}
+
+async function finishSignIn(
+  ctx: ProviderContext,
+  userId: string,
+  context: ChallengeContext,
+  replacesSession: string | undefined,
+): Promise<SecondFactorAnswer> {
+  const user = await findUserById(ctx.db, userId);
+  if (!user || user.disabled_at !== null) return { kind: 'dead' };
+  const completed = await completeSignIn(ctx, {
+    user,
+    device: context.device,
+    verdict: context.verdict,
+    attemptId: context.attemptId,
+    amr: SECOND_FACTOR_AMR,
+    clientId: context.clientId,
+    replacesSession,
+  });
+  await signInSucceeded(ctx, context.throttleClaim);
+  return { kind: 'signed-in', completed, returnTo: context.returnTo };
+}

@@ -1,0 +1,82 @@
+// The end of every successful sign-in (a password let in, or a password plus a second factor): the device
+// recorded, the attempt marked as succeeded, the session made, the events stored; all in one transaction.
+import { insertOutboxMessage } from '../../storage/outbox.js';
+import { markAttemptSucceeded, recordDeviceSighting } from '../../storage/risk.js';
+import type { UserRow } from '../../storage/schema.js';
+import { endSession as endSessionRow, type ActiveSession } from '../../storage/sessions.js';
+import type { ProviderContext } from '../context.js';
+import { verdictDetails } from './password-sign-in.js';
+import type { DeviceIdentity } from '../risk/device-identity.js';
+import type { Verdict } from '../risk/verdict.js';
+import { randomToken, sha256 } from '../secrets.js';
+import { recordSecurityEvent } from '../risk/security-events.js';
+import { createSession } from './sessions.js';
+
+export interface CompletedSignIn {
+  /** The session cookie's value. */
+  cookie: string;
+  session: ActiveSession;
+  deviceId: string;
+  /** A fresh device cookie value when the browser came without one: the caller sets it. */
+  newDeviceCookie: string | null;
+}
+
+export interface SignInToComplete {
+  user: UserRow;
+  device: DeviceIdentity;
+  verdict: Verdict;
+  attemptId: string;
+  /** How the user signed in (OIDC Core 2 `amr`). */
+  amr: string[];
+  clientId?: string | null;
+  /**
+   * The session cookie the browser presented, if any. A browser holds one session: the one it had ends when the new
+   * one begins (queuing its back-channel logouts, as sign-out does), so that its cookie can mint no more codes and
+   * its relying parties learn that it ended, whoever signs in now.
+   */
+  replacesSession?: string;
+}
+
+export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete): Promise<CompletedSignIn> {
+  const newDeviceCookie = s.device.cookieHash ? null : randomToken(16);
+  const cookieHash = s.device.cookieHash ?? sha256(newDeviceCookie!);
+  const now = ctx.clock();
+  return ctx.db.transaction().execute(async (trx) => {
+    const device = await recordDeviceSighting(trx, {
+      userId: s.user.id,
+      cookieHash,
+      fingerprint: s.device.fingerprint,
+      networkKey: s.device.networkKey,
+      label: s.device.label,
+      // A device is trusted once a second factor was passed on it (amr "mfa"): the user, not the password, vouched.
+      trusted: s.amr.includes('mfa'),
+      now,
+    });
+    await markAttemptSucceeded(trx, s.attemptId);
+    if (s.replacesSession) await endSessionRow(trx, sha256(s.replacesSession), now);
+    const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr }, trx);
+    const details = verdictDetails(s.verdict);
+    await recordSecurityEvent(
+      ctx,
+      { type: 'sign_in_allowed', userId: s.user.id, deviceId: device.id, clientId: s.clientId, details: { ...details, amr: s.amr } },
+      trx,
+    );
+    if (device.isNew) {
+      await recordSecurityEvent(
+        ctx,
+        { type: 'new_device', userId: s.user.id, deviceId: device.id, clientId: s.clientId, details: { device: s.device.label } },
+        trx,
+      );
+      // The user's first device is their enrolment, not news; any later one is worth telling them about.
+      if (s.verdict.reasons.includes('NEW_DEVICE')) {
+        await insertOutboxMessage(trx, {
+          userId: s.user.id,
+          kind: 'new-device',
+          payload: { device: s.device.label, at: now.toISOString() },
+          createdAt: now,
+        });
+      }
+    }
+    return { cookie: created.cookie, session: created.session, deviceId: device.id, newDeviceCookie };
+  });
+}

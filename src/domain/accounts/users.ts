@@ -1,0 +1,49 @@
+// Users: password sign-in and the claims released to clients.
+import type { UserRow } from '../../storage/schema.js';
+import { findUserById } from '../../storage/users.js';
+import { epochSeconds } from '../clock.js';
+import type { ProviderContext } from '../context.js';
+import { claimNamesFor } from '../authorization/scope.js';
+
+/** The longest login or password we hash; longer input is refused before any work is spent. */
+export const MAX_CREDENTIAL_LENGTH = 1024;
+
+/**
+ * The user if the password is theirs; undefined otherwise. The user is the one the login named (looked up with the
+ * attempt's risk statement), or none: an unknown login spends the same argon2 work as a known one, so that timing
+ * does not reveal which accounts exist.
+ */
+export async function checkPassword(ctx: ProviderContext, user: UserRow | undefined, password: string): Promise<UserRow | undefined> {
+  if (password.length > MAX_CREDENTIAL_LENGTH) return undefined;
+  if (!user || user.disabled_at !== null) {
+    await ctx.passwords.verifyNothing(password);
+    return undefined;
+  }
+  return (await ctx.passwords.verify(user.password_hash, password)) ? user : undefined;
+}
+
+/** The username of a signed-in user, for pages that say who is acting (the consent page); undefined once deleted. */
+export async function usernameOf(ctx: ProviderContext, userId: string): Promise<string | undefined> {
+  return (await findUserById(ctx.db, userId))?.username;
+}
+
+/** OIDC Core 5.1 claims of a user, before any scope filtering. */
+export function standardClaims(user: UserRow): Record<string, unknown> {
+  return {
+    ...user.claims,
+    preferred_username: (user.claims as { preferred_username?: unknown }).preferred_username ?? user.username,
+    email: user.email ?? undefined,
+    email_verified: user.email === null ? undefined : user.email_verified,
+    updated_at: epochSeconds(user.updated_at),
+  };
+}
+
+/** `sub` plus the claims the granted scopes release (OIDC Core 5.4), omitting those the user lacks. */
+export function claimsForScopes(user: UserRow, scopes: readonly string[]): Record<string, unknown> {
+  const allowed = claimNamesFor(scopes);
+  const out: Record<string, unknown> = { sub: user.id };
+  for (const [name, value] of Object.entries(standardClaims(user))) {
+    if (allowed.has(name) && value !== undefined && value !== null) out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,341 @@
+// Seeding clients, users and admin risk rules from an admin's JSON file: validated as a whole, applied in one
+// transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed.
+import { randomUUID } from 'node:crypto';
+import { insertClient, findClient, updateClient } from '../../storage/clients.js';
+import type { Db } from '../../storage/database.js';
+import { findUserByUsername, insertUser, updateUser } from '../../storage/users.js';
+import { clientMetadataProblems, METADATA_FIELDS } from '../clients/client-metadata.js';
+import type { PasswordHasher } from '../accounts/passwords.js';
+import { addRiskRule, parseRiskRule, riskRules, type RiskRule } from '../risk/rules.js';
+import { MAX_CREDENTIAL_LENGTH } from '../accounts/users.js';
+
+/** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
+export { redirectUriProblem } from '../clients/client-metadata.js';
+
+export interface SeedClient {
+  client_id: string;
+  client_secret?: string;
+  client_name?: string;
+  /** Required for clients of the authorization code flow. */
+  redirect_uris?: string[];
+  post_logout_redirect_uris?: string[];
+  grant_types?: string[];
+  response_types?: string[];
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  [metadata: string]: unknown;
+}
+
+export interface SeedUser {
+  username: string;
+  password: string;
+  email?: string;
+  email_verified?: boolean;
+  [claim: string]: unknown;
+}
+
+export interface SeedFile {
+  clients: SeedClient[];
+  users: SeedUser[];
+  /** Admin risk rules (src/domain/risk/rules.ts), normalised; absent when the file has no such section. */
+  risk_rules?: RiskRule[];
+}
+
+export class SeedError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`the seed file was refused, nothing was written:\n  ${problems.join('\n  ')}`);
+    this.name = 'SeedError';
+  }
+}
+
+export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS]);
+// OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
+export const STRING_CLAIMS = [
+  'name',
+  'given_name',
+  'family_name',
+  'middle_name',
+  'nickname',
+  'preferred_username',
+  'profile',
+  'picture',
+  'website',
+  'email',
+  'gender',
+  'birthdate',
+  'zoneinfo',
+  'locale',
+  'phone_number',
+];
+export const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
+const ADDRESS_FIELDS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'];
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+function checkClient(raw: unknown, where: string, problems: string[]): void {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push(`${where} must be an object`);
+    return;
+  }
+  const c = raw as Record<string, unknown>;
+  const label = isString(c.client_id) ? `${where} (client_id "${c.client_id}")` : where;
+  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
+  for (const key of Object.keys(c)) if (!CLIENT_FIELDS.has(key)) bad(`unknown field "${key}"`);
+  if (!isString(c.client_id)) bad('client_id must be a non-empty string');
+  const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (method === 'none' && c.client_secret !== undefined)
+    bad('a public client (token_endpoint_auth_method "none") must not have a client_secret');
+  if (method !== 'none' && !isString(c.client_secret)) bad('client_secret must be a non-empty string');
+  if (isString(c.client_secret) && c.client_secret.length < 16) bad('client_secret must be at least 16 characters');
+  for (const problem of clientMetadataProblems(c, 'seed')) bad(problem.message);
+}
+
+function checkUser(raw: unknown, where: string, problems: string[]): void {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problems.push(`${where} must be an object`);
+    return;
+  }
+  const u = raw as Record<string, unknown>;
+  const label = isString(u.username) ? `${where} (username "${u.username}")` : where;
+  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
+  if (!isString(u.username)) bad('username must be a non-empty string');
+  if (!isString(u.password)) bad('password must be a non-empty string');
+  else if (u.password.length < 8) bad('password must be at least 8 characters');
+  // Sign-in refuses longer input before any hashing (users.ts): such a password could never be used.
+  else if (u.password.length > MAX_CREDENTIAL_LENGTH) bad(`password must be at most ${MAX_CREDENTIAL_LENGTH} characters`);
+  for (const [key, value] of Object.entries(u)) {
+    if (key === 'username' || key === 'password') continue;
+    if (STRING_CLAIMS.includes(key)) {
+      if (typeof value !== 'string') bad(`${key} must be a string`);
+    } else if (BOOLEAN_CLAIMS.includes(key)) {
+      if (typeof value !== 'boolean') bad(`${key} must be true or false`);
+    } else if (key === 'address') {
+      const ok =
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.entries(value).every(([k, v]) => ADDRESS_FIELDS.includes(k) && typeof v === 'string');
+      if (!ok) bad(`address must be an object with string fields among ${ADDRESS_FIELDS.join(', ')}`);
+    } else {
+      bad(`unknown field "${key}" (user entries take username, password and OIDC Core 5.1 standard claims)`);
+    }
+  }
+  if (typeof u.email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(u.email)) bad('email is not an email address');
+}
+
+function findDuplicates(values: string[]): string[] {
+  const seen = new Set<string>();
+  return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
+}
+
+/** The problems of one client entry (the seed file's format), unlabelled: for the admin command line. */
+export function clientEntryProblems(raw: unknown): string[] {
+  const problems: string[] = [];
+  checkClient(raw, '', problems);
+  return problems;
+}
+
+/** The problems of one user entry (the seed file's format), unlabelled. */
+export function userEntryProblems(raw: unknown): string[] {
+  const problems: string[] = [];
+  checkUser(raw, '', problems);
+  return problems;
+}
+
+/** Checks the whole file and lists every problem, each naming its entry. */
+export function parseSeed(raw: unknown): SeedFile {
+  const problems: string[] = [];
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
+  const file = raw as Record<string, unknown>;
+  for (const key of Object.keys(file))
+    if (!['clients', 'users', 'risk_rules'].includes(key)) problems.push(`unknown top-level field "${key}"`);
+  const clients = file.clients ?? [];
+  const users = file.users ?? [];
+  if (!Array.isArray(clients)) problems.push('"clients" must be an array');
+  else clients.forEach((c, i) => checkClient(c, `clients[${i}]`, problems));
+  if (!Array.isArray(users)) problems.push('"users" must be an array');
+  else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems));
+  const rules = checkRiskRules(file.risk_rules, problems);
+  if (problems.length === 0) {
+    for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
+      problems.push(`client_id "${id}" appears more than once`);
+    for (const name of findDuplicates((users as SeedUser[]).map((u) => u.username.toLowerCase())))
+      problems.push(`username "${name}" appears more than once`);
+    const emails = (users as SeedUser[]).flatMap((u) => (typeof u.email === 'string' ? [u.email.toLowerCase()] : []));
+    for (const email of findDuplicates(emails)) problems.push(`email "${email}" belongs to more than one user`);
+  }
+  if (problems.length > 0) throw new SeedError(problems);
+  return { clients: clients as SeedClient[], users: users as SeedUser[], ...(rules ? { risk_rules: rules } : {}) };
+}
+
+/** `risk_rules`: entries `{kind, value, effect, note?}`, each checked like `npm run admin -- rules add`. */
+function checkRiskRules(raw: unknown, problems: string[]): RiskRule[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    problems.push('"risk_rules" must be an array');
+    return undefined;
+  }
+  const rules: RiskRule[] = [];
+  raw.forEach((entry, i) => {
+    const where = `risk_rules[${i}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`${where} must be an object`);
+      return;
+    }
+    for (const key of Object.keys(entry))
+      if (!['kind', 'value', 'effect', 'note'].includes(key)) problems.push(`${where}: unknown field "${key}"`);
+    const parsed = parseRiskRule(entry as Record<string, unknown>);
+    if ('problems' in parsed) for (const problem of parsed.problems) problems.push(`${where}: ${problem}`);
+    else rules.push(parsed.rule);
+  });
+  for (const key of findDuplicates(rules.map((r) => `${r.kind} ${r.value}`))) problems.push(`risk rule "${key}" appears more than once`);
+  return rules;
+}
+
+export interface SeedCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+}
+
+export interface SeedReport {
+  clients: SeedCounts;
+  users: SeedCounts;
+  /** Present when the seed has a risk_rules section. */
+  risk_rules?: SeedCounts;
+}
+
+/** JSON with sorted keys, so that two equal objects compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A stored hash is kept when it still matches the file's secret; otherwise the secret is hashed anew. */
+async function keepOrHash(passwords: PasswordHasher, stored: string | null | undefined, plain: string): Promise<string> {
+  if (stored && (await passwords.verify(stored, plain))) return stored;
+  return passwords.hash(plain);
+}
+
+/** The columns of a validated client entry (defaults filled in); its secret goes in already hashed, or null. */
+export function clientColumns(entry: SeedClient, secretHash: string | null) {
+  const {
+    client_id: _id,
+    client_secret: _secret,
+    client_name,
+    redirect_uris,
+    post_logout_redirect_uris,
+    grant_types,
+    response_types,
+    token_endpoint_auth_method,
+    ...metadata
+  } = entry;
+  return {
+    client_secret_hash: secretHash,
+    client_name: client_name ?? null,
+    redirect_uris: redirect_uris ?? [],
+    post_logout_redirect_uris: post_logout_redirect_uris ?? [],
+    grant_types: grant_types ?? ['authorization_code'],
+    response_types: response_types ?? ['code'],
+    token_endpoint_auth_method: token_endpoint_auth_method ?? 'client_secret_basic',
+    metadata,
+  };
+}
+
+async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, now: Date, counts: SeedCounts): Promise<void> {
+  const { client_id, client_secret } = entry;
+  const existing = await findClient(db, client_id);
+  const desired = clientColumns(
+    entry,
+    client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
+  );
+  const { metadata } = desired;
+  if (!existing) {
+    await insertClient(db, { client_id, ...desired, metadata: JSON.stringify(metadata), created_at: now, updated_at: now });
+    counts.created += 1;
+    return;
+  }
+  const current = {
+    client_secret_hash: existing.client_secret_hash,
+    client_name: existing.client_name,
+    redirect_uris: existing.redirect_uris,
+    post_logout_redirect_uris: existing.post_logout_redirect_uris,
+    grant_types: existing.grant_types,
+    response_types: existing.response_types,
+    token_endpoint_auth_method: existing.token_endpoint_auth_method,
+    metadata: existing.metadata,
+  };
+  if (canonical(current) === canonical(desired)) {
+    counts.unchanged += 1;
+    return;
+  }
+  await updateClient(db, client_id, { ...desired, metadata: JSON.stringify(metadata), updated_at: now });
+  counts.updated += 1;
+}
+
+/** The columns of a validated user entry; its password goes in already hashed. */
+export function userColumns(entry: SeedUser, passwordHash: string) {
+  const { username, password: _password, email, email_verified, ...claims } = entry;
+  return { username, password_hash: passwordHash, email: email ?? null, email_verified: email_verified ?? false, claims };
+}
+
+async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now: Date, counts: SeedCounts): Promise<void> {
+  const { username, password } = entry;
+  const existing = await findUserByUsername(db, username);
+  const desired = userColumns(entry, await keepOrHash(passwords, existing?.password_hash, password));
+  const { claims } = desired;
+  if (!existing) {
+    await insertUser(db, { id: randomUUID(), ...desired, claims: JSON.stringify(claims), created_at: now, updated_at: now });
+    counts.created += 1;
+    return;
+  }
+  const current = {
+    username: existing.username,
+    password_hash: existing.password_hash,
+    email: existing.email,
+    email_verified: existing.email_verified,
+    claims: existing.claims,
+  };
+  if (canonical(current) === canonical(desired)) {
+    counts.unchanged += 1;
+    return;
+  }
+  await updateUser(db, existing.id, { ...desired, claims: JSON.stringify(claims), updated_at: now });
+  counts.updated += 1;
+}
+
+/** Applies a validated seed in one transaction: all of it or none of it. */
+export async function applySeed(db: Db, passwords: PasswordHasher, seed: SeedFile, now = new Date()): Promise<SeedReport> {
+  const report: SeedReport = {
+    clients: { created: 0, updated: 0, unchanged: 0 },
+    users: { created: 0, updated: 0, unchanged: 0 },
+  };
+  const rules = seed.risk_rules;
+  const ruleCounts: SeedCounts = { created: 0, updated: 0, unchanged: 0 };
+  await db.transaction().execute(async (trx) => {
+    for (const client of seed.clients) await seedClient(trx, passwords, client, now, report.clients);
+    for (const user of seed.users) await seedUser(trx, passwords, user, now, report.users);
+    if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
+  });
+  return rules ? { ...report, risk_rules: ruleCounts } : report;
+}
+
+/** Upserts each rule by kind and value; rules missing from the file are left alone (delete them with the CLI). */
+async function seedRiskRules(db: Db, rules: RiskRule[], now: Date, counts: SeedCounts): Promise<void> {
+  const existing = new Map((await riskRules(db)).map((r) => [`${r.kind} ${r.value}`, r]));
+  for (const rule of rules) {
+    const current = existing.get(`${rule.kind} ${rule.value}`);
+    if (current && current.effect === rule.effect && current.note === rule.note) {
+      counts.unchanged += 1;
+      continue;
+    }
+    await addRiskRule(db, rule, now);
+    if (current) counts.updated += 1;
+    else counts.created += 1;
+  }
+}

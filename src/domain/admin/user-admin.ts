@@ -1,0 +1,215 @@
+// Managing users by hand: create (the seed file's validation), passwords, disabling, deleting, and what a user is
+// signed in with: sessions (ending them queues their back-channel logouts) and devices (src/domain/risk/devices.ts).
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../storage/database.js';
+import { listLiveDevices } from '../../storage/devices.js';
+import type { UserRow } from '../../storage/schema.js';
+import { endUserSessions, listLiveUserSessions, type LiveSessionRow } from '../../storage/sessions.js';
+import {
+  deleteUserRow,
+  disableUserRow,
+  enableUserRow,
+  findUserActivity,
+  insertUserIfAbsent,
+  listUsers as listUserRows,
+  updateUser,
+  type DisabledUserRow,
+} from '../../storage/users.js';
+import { AdminError, findUserByRef, logAdminAction, type AdminContext } from './admin.js';
+import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
+import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
+
+export interface UserSummary {
+  id: string;
+  username: string;
+  email: string | null;
+  emailVerified: boolean;
+  disabledAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface UserDetails extends UserSummary {
+  /** The OIDC Core 5.1 claims kept beside username and email. */
+  claims: Record<string, unknown>;
+  liveSessions: number;
+  devices: number;
+  authenticatorApp: boolean;
+}
+
+const summary = (row: UserRow): UserSummary => ({
+  id: row.id,
+  username: row.username,
+  email: row.email,
+  emailVerified: row.email_verified,
+  disabledAt: row.disabled_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+export async function listUsers(ctx: AdminContext): Promise<UserSummary[]> {
+  return (await listUserRows(ctx.db)).map(summary);
+}
+
+export async function showUser(ctx: AdminContext, ref: string): Promise<UserDetails> {
+  const row = await findUserByRef(ctx.db, ref);
+  const activity = await findUserActivity(ctx.db, row.id, ctx.clock());
+  return {
+    ...summary(row),
+    claims: row.claims,
+    liveSessions: activity.sessions,
+    devices: activity.devices,
+    authenticatorApp: activity.authenticator,
+  };
+}
+
+/** Refuses a user entry the seed file would refuse; for checking a command line before the database opens. */
+export function checkUserEntry(entry: SeedUser): void {
+  const problems = userEntryProblems(entry);
+  if (problems.length > 0) throw new AdminError(`user "${entry.username}" was refused: ${problems.join('; ')}`);
+}
+
+/** Refuses a password that the seed file would refuse (too short, or too long to be accepted at sign-in). */
+export function checkPassword(password: string): void {
+  const problems = userEntryProblems({ username: 'user', password });
+  if (problems.length > 0) throw new AdminError(`the password was refused: ${problems.join('; ')}`);
+}
+
+export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<UserSummary> {
+  checkUserEntry(entry);
+  const columns = userColumns(entry, await ctx.passwords.hash(entry.password));
+  const now = ctx.clock();
+  const id = randomUUID();
+  const inserted = await insertUserIfAbsent(ctx.db, {
+    id,
+    ...columns,
+    claims: JSON.stringify(columns.claims),
+    created_at: now,
+    updated_at: now,
+  });
+  if (!inserted) {
+    const taken =
+      entry.email === undefined
+        ? `username "${entry.username}" is taken`
+        : `username "${entry.username}" or email "${entry.email}" is taken`;
+    throw new AdminError(`${taken} (usernames and emails are unique, in any case)`);
+  }
+  logAdminAction(ctx, 'admin.user.created', { userId: id });
+  return summary(await findUserByRef(ctx.db, id));
+}
+
+/** Replaces the user's password. Their sessions and tokens are left alone (sessions revoke ends the sessions). */
+export async function setPassword(ctx: AdminContext, ref: string, password: string): Promise<UserSummary> {
+  checkPassword(password);
+  const user = await findUserByRef(ctx.db, ref);
+  const hash = await ctx.passwords.hash(password);
+  await updateUser(ctx.db, user.id, { password_hash: hash, updated_at: ctx.clock() });
+  logAdminAction(ctx, 'admin.user.password_set', { userId: user.id });
+  return summary(user);
+}
+
+export interface DisabledUser extends DisabledUserRow {
+  user: UserSummary;
+}
+
+/**
+ * Disables the user: no sign-in, no token, no userinfo from now on; their sessions end (with back-channel
+ * logouts queued) and everything issued to them is revoked, in one statement (storage/users.ts disableUserRow).
+ * Disabling a disabled user again changes nothing but ends anything that might still be live.
+ */
+export async function disableUser(ctx: AdminContext, ref: string): Promise<DisabledUser> {
+  const user = await findUserByRef(ctx.db, ref);
+  const done = await disableUserRow(ctx.db, user.id, ctx.clock());
+  if (!done) throw new AdminError(`no user "${ref}"`);
+  const { disabledAt: _at, ...counts } = done;
+  logAdminAction(ctx, 'admin.user.disabled', { userId: user.id, ...counts });
+  return { ...done, user: { ...summary(user), disabledAt: done.disabledAt } };
+}
+
+/** Lets a disabled user sign in again; what was revoked when they were disabled stays revoked. */
+export async function enableUser(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; changed: boolean }> {
+  const user = await findUserByRef(ctx.db, ref);
+  const changed = await enableUserRow(ctx.db, user.id);
+  if (changed) logAdminAction(ctx, 'admin.user.enabled', { userId: user.id });
+  return { user: { ...summary(user), disabledAt: null }, changed };
+}
+
+export interface DeletedUser {
+  user: UserSummary;
+  sessionsEnded: number;
+  logoutsQueued: number;
+}
+
+/**
+ * Deletes the user and everything of theirs (sessions, codes, tokens, consents, devices, authenticator app: the
+ * foreign keys cascade). Their live sessions are ended first, in the same transaction, so that the clients they
+ * signed in to are told by back-channel logout. Stored security events stay, without the user.
+ */
+export async function deleteUser(ctx: AdminContext, ref: string): Promise<DeletedUser> {
+  const user = await findUserByRef(ctx.db, ref);
+  const ended = await ctx.db.transaction().execute(async (trx: Db) => {
+    const sessions = await endUserSessions(trx, user.id, ctx.clock());
+    if (!(await deleteUserRow(trx, user.id))) throw new AdminError(`no user "${ref}"`);
+    return sessions;
+  });
+  logAdminAction(ctx, 'admin.user.deleted', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
+  return { user: summary(user), sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued };
+}
+
+export async function listSessions(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; sessions: LiveSessionRow[] }> {
+  const user = await findUserByRef(ctx.db, ref);
+  return { user: summary(user), sessions: await listLiveUserSessions(ctx.db, user.id, ctx.clock()) };
+}
+
+export interface RevokedSessions {
+  user: UserSummary;
+  endedSids: string[];
+  logoutsQueued: number;
+}
+
+/**
+ * Signs the user out everywhere: every live session ends and its clients are told by back-channel logout, as at a
+ * logout. Tokens already issued are left alone (disable the user, or revoke devices, to revoke them too).
+ */
+export async function revokeSessions(ctx: AdminContext, ref: string): Promise<RevokedSessions> {
+  const user = await findUserByRef(ctx.db, ref);
+  const ended = await endUserSessions(ctx.db, user.id, ctx.clock());
+  logAdminAction(ctx, 'admin.sessions.revoked', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
+  return { user: summary(user), endedSids: ended.endedSids, logoutsQueued: ended.queued };
+}
+
+export async function listUserDevices(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; devices: AccountDevice[] }> {
+  const user = await findUserByRef(ctx.db, ref);
+  return { user: summary(user), devices: await listDevices(ctx, user.id, { deviceId: null, deviceCookie: undefined }) };
+}
+
+/**
+ * Revokes one device of the user (`deviceId`), or every device they have, in one transaction: as on the account
+ * page, each device's sessions end (back-channel logouts queued) and the tokens issued through them are revoked.
+ */
+export async function revokeUserDevices(
+  ctx: AdminContext,
+  ref: string,
+  deviceId?: string,
+): Promise<{ user: UserSummary; revoked: RevokedDevice[] }> {
+  const user = await findUserByRef(ctx.db, ref);
+  const revoked = await ctx.db.transaction().execute(async (trx: Db) => {
+    const ids = deviceId === undefined ? (await listLiveDevices(trx, user.id)).map((d) => d.id) : [deviceId];
+    const done: RevokedDevice[] = [];
+    for (const id of ids) {
+      const one = await revokeDeviceIn(ctx, trx, user.id, id);
+      if (!one) throw new AdminError(`user "${user.username}" has no device "${id}" that is not revoked (devices list shows them)`);
+      done.push(one);
+    }
+    return done;
+  });
+  for (const d of revoked) {
+    logAdminAction(ctx, 'admin.device.revoked', {
+      userId: user.id,
+      deviceId: d.id,
+      sessionsEnded: d.endedSids.length,
+      logoutsQueued: d.logoutsQueued,
+    });
+  }
+  return { user: summary(user), revoked };
+}

@@ -1,0 +1,181 @@
+// Validates an authorization request (RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636 4.3) in two phases:
+// first who is asking and where the answer goes (errors shown to the user, never redirected),
+// then everything else (errors redirected back to the verified redirect URI).
+import {
+  InvalidRequest,
+  InvalidScope,
+  OAuthError,
+  RequestNotSupported,
+  RequestUriNotSupported,
+  UnauthorizedClient,
+  UnsupportedResponseType,
+} from '../../errors/oauth-error.js';
+import { isResponseMode, type ResponseMode } from './authorization-response.js';
+import type { Client } from '../clients/clients.js';
+import { single, type RawParams } from '../params.js';
+import { isValidS256Challenge } from './pkce.js';
+import { parseScope, type Scope } from './scope.js';
+
+/** Phase-one failure: shown on our own error page; the redirect URI is not trusted. */
+export class UntrustedRedirectError extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+    this.name = 'UntrustedRedirectError';
+  }
+}
+
+export interface VerifiedTarget {
+  client: Client;
+  redirectUri: string;
+  redirectUriInRequest: boolean;
+  /** The state to echo on error redirects, if it was readable. */
+  state: string | undefined;
+  /** How errors are delivered: form_post when it was asked for, else query (an invalid value is reported in phase two). */
+  responseMode: ResponseMode;
+  /** The client's name when it registered itself: its errors are withheld until the person acts (authorization-response.ts). */
+  unverifiedClient: string | undefined;
+}
+
+/** OIDC Core 3.1.2.1 prompt: the values this provider understands. */
+export const PROMPT_VALUES = ['none', 'login', 'consent', 'select_account'] as const;
+export type Prompt = (typeof PROMPT_VALUES)[number];
+
+export interface AuthorizationRequest {
+  clientId: string;
+  redirectUri: string;
+  redirectUriInRequest: boolean;
+  scopes: Scope[];
+  state: string | null;
+  nonce: string | null;
+  codeChallenge: string | null;
+  prompts: Prompt[];
+  /** OIDC Core 3.1.2.1 max_age: the longest time since the user last signed in, in seconds. */
+  maxAge: number | null;
+  /** OIDC Core 3.1.2.1 login_hint: prefills the sign-in form. */
+  loginHint: string | null;
+  /** OAuth 2.0 Form Post Response Mode: how the response is delivered. */
+  responseMode: ResponseMode;
+  /** OIDC Core 3.1.2.1 id_token_hint, unverified (authorize() verifies it); never stored. */
+  idTokenHint: string | null;
+  /** As in VerifiedTarget; absent in interactions stored before it existed. */
+  unverifiedClient?: string | undefined;
+}
+
+function phaseOneParam(params: RawParams, name: string): string | undefined {
+  try {
+    return single(params, name);
+  } catch (err) {
+    if (err instanceof OAuthError) throw new UntrustedRedirectError(err.message);
+    throw err;
+  }
+}
+
+/** Phase one: the client exists and the redirect URI is registered for it, to the character. */
+export async function verifyTarget(load: (clientId: string) => Promise<Client | undefined>, params: RawParams): Promise<VerifiedTarget> {
+  const clientId = phaseOneParam(params, 'client_id');
+  if (clientId === undefined) throw new UntrustedRedirectError('The request has no client_id.');
+  const client = await load(clientId);
+  if (!client) throw new UntrustedRedirectError('The application that sent you here is not registered.');
+
+  const requested = phaseOneParam(params, 'redirect_uri');
+  let redirectUri: string;
+  if (requested !== undefined) {
+    // RFC 9700 2.1 and 4.1.3: redirect URIs are compared by exact string matching.
+    if (!client.redirectUris.includes(requested)) {
+      throw new UntrustedRedirectError('The redirect_uri is not registered for this application.');
+    }
+    redirectUri = requested;
+  } else {
+    // OIDC Core 3.1.2.1 makes redirect_uri REQUIRED; RFC 6749 3.1.2.3 lets it be omitted when exactly one is registered.
+    const [only, ...others] = client.redirectUris;
+    if (only === undefined || others.length > 0) {
+      throw new UntrustedRedirectError('The request has no redirect_uri and the application registered several.');
+    }
+    redirectUri = only;
+  }
+  let state: string | undefined;
+  try {
+    state = single(params, 'state');
+  } catch {
+    state = undefined; // a repeated or oversized state is reported in phase two, without echoing it
+  }
+  let responseMode: ResponseMode;
+  try {
+    responseMode = single(params, 'response_mode') === 'form_post' ? 'form_post' : 'query';
+  } catch {
+    responseMode = 'query';
+  }
+  const unverifiedClient = client.selfRegistered ? (client.clientName ?? client.clientId) : undefined;
+  return { client, redirectUri, redirectUriInRequest: requested !== undefined, state, responseMode, unverifiedClient };
+}
+
+const PROMPTS = new Set<Prompt>(PROMPT_VALUES);
+
+/** Phase two: every other rule. Throws OAuthErrors that are redirected to the verified target. */
+export function validateRequest(target: VerifiedTarget, params: RawParams): AuthorizationRequest {
+  const { client } = target;
+  // OIDC Core 6: request objects are not supported; say so with the dedicated error codes.
+  if (single(params, 'request') !== undefined) throw new RequestNotSupported('request objects are not supported');
+  if (single(params, 'request_uri') !== undefined) throw new RequestUriNotSupported('request_uri is not supported');
+
+  const responseType = single(params, 'response_type');
+  if (responseType === undefined) throw new InvalidRequest('parameter response_type is required');
+  if (responseType !== 'code') throw new UnsupportedResponseType('only response_type=code is supported');
+  if (!client.responseTypes.includes('code') || !client.grantTypes.includes('authorization_code')) {
+    throw new UnauthorizedClient('this client may not use the authorization code flow');
+  }
+  // OAuth 2.0 Multiple Response Type Encoding Practices 2.1: response_mode "Informs the Authorization Server of
+  // the mechanism to be used for returning Authorization Response parameters"; of those, query (the default for
+  // code) and form_post (OAuth 2.0 Form Post Response Mode 2) are supported, and any other is refused.
+  const responseMode = single(params, 'response_mode') ?? 'query';
+  if (!isResponseMode(responseMode)) throw new InvalidRequest('response_mode must be query or form_post');
+
+  const state = single(params, 'state') ?? null;
+  const nonce = single(params, 'nonce') ?? null;
+  // OIDC Core 11: offline_access asks for a refresh token; for a client that may not use the refresh_token grant it
+  // is ignored (as node-oidc-provider does), so the consent page never offers what will not be issued.
+  const scopes = parseScope(single(params, 'scope')).filter((s) => s !== 'offline_access' || client.grantTypes.includes('refresh_token'));
+  if (scopes.length === 0) throw new InvalidScope('the scope parameter names no supported scope');
+
+  const codeChallenge = single(params, 'code_challenge') ?? null;
+  const method = single(params, 'code_challenge_method');
+  if (codeChallenge !== null) {
+    // RFC 7636 4.3: the method defaults to "plain", which this server does not support.
+    if (method !== 'S256') throw new InvalidRequest('code_challenge_method must be S256');
+    if (!isValidS256Challenge(codeChallenge)) throw new InvalidRequest('code_challenge is not a valid S256 challenge');
+  } else if (method !== undefined) {
+    throw new InvalidRequest('code_challenge_method was sent without code_challenge');
+  } else if (client.isPublic) {
+    // RFC 9700 2.1.1: public clients MUST use PKCE.
+    throw new InvalidRequest('PKCE with code_challenge_method=S256 is required for this client');
+  }
+
+  const prompts = (single(params, 'prompt') ?? '').split(' ').filter(Boolean) as Prompt[];
+  if (prompts.some((p) => !PROMPTS.has(p))) throw new InvalidRequest('unsupported prompt value');
+  // OIDC Core 3.1.2.1: "If this parameter contains none with any other value, an error is returned."
+  if (prompts.includes('none') && prompts.length > 1) throw new InvalidRequest('prompt=none cannot be combined');
+
+  const rawMaxAge = single(params, 'max_age');
+  if (rawMaxAge !== undefined && !/^\d{1,9}$/.test(rawMaxAge)) throw new InvalidRequest('max_age must be a non-negative number of seconds');
+
+  // OIDC Core 3.1.2.1 display, ui_locales, claims_locales and acr_values are OPTIONAL requests, not demands:
+  // they are accepted and not acted upon (one page layout, English, no authentication levels).
+  return {
+    clientId: client.clientId,
+    redirectUri: target.redirectUri,
+    redirectUriInRequest: target.redirectUriInRequest,
+    scopes,
+    state,
+    nonce,
+    codeChallenge,
+    prompts,
+    maxAge: rawMaxAge === undefined ? null : Number(rawMaxAge),
+    loginHint: single(params, 'login_hint') ?? null,
+    responseMode,
+    idTokenHint: single(params, 'id_token_hint') ?? null,
+    unverifiedClient: target.unverifiedClient,
+  };
+}

@@ -1,0 +1,158 @@
+// The authorization endpoint's decisions: answer at once with a code, or hand over to the sign-in
+// and consent pages through an interaction bound to this browser.
+import { ConsentRequired, LoginRequired } from '../../errors/oauth-error.js';
+import { insertCodeForConsentedSession, type NewCode } from '../../storage/authorization-codes.js';
+import { findConsentedScopes } from '../../storage/consents.js';
+import { findInteraction, insertInteraction, type StoredInteraction } from '../../storage/interactions.js';
+import type { ActiveSession } from '../../storage/sessions.js';
+import type { AuthorizationRequest } from './authorization-request.js';
+import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
+import { addSeconds } from '../clock.js';
+import type { ProviderContext } from '../context.js';
+import { verifyIdTokenHint } from '../logout/id-token-hint.js';
+import { randomToken, safeEqual, sha256 } from '../secrets.js';
+import { resolveSession } from '../accounts/sessions.js';
+
+/**
+ * `clientConfirmed`: the outcome was committed in a statement that checked the client's revision (the hot path),
+ * so it holds even if the client was read from memory; any other outcome made with a remembered client must be
+ * confirmed by the caller (domain/clients/client-cache.ts).
+ */
+export type AuthorizeOutcome =
+  | { kind: 'respond'; response: AuthorizationResponse; clientConfirmed: boolean }
+  | { kind: 'interaction'; interactionId: string; bindingSecret: string; clientConfirmed: false };
+
+export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { code: string; row: NewCode } {
+  const code = randomToken();
+  const now = ctx.clock();
+  return {
+    code,
+    row: {
+      codeHash: sha256(code),
+      clientId: request.clientId,
+      redirectUri: request.redirectUri,
+      redirectUriInRequest: request.redirectUriInRequest,
+      scope: request.scopes.join(' '),
+      nonce: request.nonce,
+      codeChallenge: request.codeChallenge,
+      issuedAt: now,
+      expiresAt: addSeconds(now, ctx.config.codeTtlSeconds),
+    },
+  };
+}
+
+/** Can this session answer the request without a new sign-in? */
+export function sessionIsFreshEnough(session: ActiveSession, minAuthTime: Date | null): boolean {
+  return minAuthTime === null || session.authTime >= minAuthTime;
+}
+
+/**
+ * With a live session, fresh enough, whose user has already consented to every requested scope (and is
+ * the user of id_token_hint, when there is one), the code is issued in one statement; otherwise the user
+ * is sent to the interaction pages (or, with prompt=none, the client is told which interaction was needed).
+ */
+export async function authorize(
+  ctx: ProviderContext,
+  request: AuthorizationRequest,
+  sessionCookie: string | undefined,
+  clientRevision: number,
+): Promise<AuthorizeOutcome> {
+  const now = ctx.clock();
+  const hint = request.idTokenHint === null ? undefined : await verifyIdTokenHint(ctx, request.idTokenHint, request.clientId);
+  // OIDC Core 3.1.2.1: prompt=login (and select_account, with one account per browser) wants a sign-in
+  // after this request arrived; max_age one within that many seconds of it.
+  const forceLogin = request.prompts.includes('login') || request.prompts.includes('select_account');
+  let minAuthTime = forceLogin ? now : request.maxAge !== null ? new Date(now.getTime() - request.maxAge * 1000) : null;
+  const forceConsent = request.prompts.includes('consent');
+  if (sessionCookie && !forceLogin && !forceConsent) {
+    const { code, row } = newCode(ctx, request);
+    const issued = await insertCodeForConsentedSession(ctx.db, row, {
+      idHash: sha256(sessionCookie),
+      scopes: request.scopes,
+      now,
+      minAuthTime,
+      userId: hint?.subject,
+      clientRevision,
+    });
+    if (issued) return { kind: 'respond', response: successResponse(ctx, request, code), clientConfirmed: true };
+  }
+  const promptNone = request.prompts.includes('none');
+  const session = promptNone || hint ? await resolveSession(ctx, sessionCookie) : undefined;
+  // OIDC Core 3.1.2.1 id_token_hint: "If the End-User identified by the ID Token is logged in or is logged in
+  // by the request, then the Authorization Server returns a positive response; otherwise, it SHOULD return an
+  // error, such as login_required."
+  const otherUser = hint !== undefined && session !== undefined && session.userId !== hint.subject;
+  if (promptNone) {
+    // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed.
+    const err =
+      session && !otherUser && sessionIsFreshEnough(session, minAuthTime)
+        ? new ConsentRequired('the user has not consented to this request')
+        : new LoginRequired(
+            otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
+          );
+    return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
+  }
+  // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.
+  if (otherUser) minAuthTime = now;
+  // The hint has done its work; the interaction keeps no copy of the token.
+  const pending = { ...request, idTokenHint: null };
+  const started = await startInteraction(ctx, pending, { minAuthTime: minAuthTime?.getTime() ?? null, forceConsent });
+  return { kind: 'interaction', ...started, clientConfirmed: false };
+}
+
+async function startInteraction(
+  ctx: ProviderContext,
+  request: AuthorizationRequest,
+  flags: { minAuthTime: number | null; forceConsent: boolean },
+): Promise<{ interactionId: string; bindingSecret: string }> {
+  const interactionId = randomToken(16);
+  const bindingSecret = randomToken();
+  const now = ctx.clock();
+  await insertInteraction(ctx.db, {
+    id: interactionId,
+    bindingHash: sha256(bindingSecret),
+    clientId: request.clientId,
+    stored: { request, ...flags },
+    createdAt: now,
+    expiresAt: addSeconds(now, ctx.config.interactionTtlSeconds),
+  });
+  return { interactionId, bindingSecret };
+}
+
+/** Why an interaction page cannot go on: shown to the user, never redirected. */
+export class InteractionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InteractionError';
+  }
+}
+
+export interface Interaction extends StoredInteraction {
+  id: string;
+  createdAt: Date;
+}
+
+/**
+ * Loads a pending interaction for the browser that started it: the binding secret (from its
+ * cookie, echoed in every form as the CSRF token) must hash to what the interaction stored.
+ */
+export async function loadInteraction(ctx: ProviderContext, id: string, bindingSecret: string | undefined): Promise<Interaction> {
+  const row = await findInteraction(ctx.db, id);
+  if (!row || !bindingSecret || !safeEqual(row.binding_hash, sha256(bindingSecret))) {
+    throw new InteractionError('This sign-in link is not valid in this browser. Go back to the application and start again.');
+  }
+  const expired = new InteractionError('This sign-in has expired or was already completed. Go back to the application and start again.');
+  if (row.completed_at !== null || row.expires_at <= ctx.clock()) throw expired;
+  if (!row.readable) {
+    // Written by a version of this code that stored another shape: the person starts again, as after an expiry.
+    ctx.log.warn({ interaction: row.id, reason: row.reason }, 'stored interaction unreadable; treated as expired');
+    throw expired;
+  }
+  return { ...row.stored, id: row.id, createdAt: row.created_at };
+}
+
+/** Has the user already granted every scope this request asks for? */
+export async function hasConsent(ctx: ProviderContext, userId: string, request: AuthorizationRequest): Promise<boolean> {
+  const granted = new Set(await findConsentedScopes(ctx.db, userId, request.clientId));
+  return request.scopes.every((s) => granted.has(s));
+}

@@ -1,0 +1,51 @@
+// What the sign-in and consent pages do with the user's answers.
+import { AccessDenied } from '../../errors/oauth-error.js';
+import { insertCode } from '../../storage/authorization-codes.js';
+import { grantScopes } from '../../storage/consents.js';
+import { completeInteraction } from '../../storage/interactions.js';
+import type { ActiveSession } from '../../storage/sessions.js';
+import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
+import { InteractionError, hasConsent, newCode, type Interaction } from './authorize.js';
+import type { ProviderContext } from '../context.js';
+
+export type NextStep = { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse };
+
+/** After sign-in (or on arrival with a session): straight back to the client, or on to consent. */
+export async function afterSignIn(ctx: ProviderContext, interaction: Interaction, session: ActiveSession): Promise<NextStep> {
+  if (interaction.forceConsent || !(await hasConsent(ctx, session.userId, interaction.request))) return { kind: 'consent' };
+  return { kind: 'respond', response: await finish(ctx, interaction, session, false) };
+}
+
+/** The consent page's answer: Allow records the grant and issues the code; Deny tells the client access_denied. */
+export async function answerConsent(
+  ctx: ProviderContext,
+  interaction: Interaction,
+  session: ActiveSession,
+  allow: boolean,
+): Promise<AuthorizationResponse> {
+  if (allow) return finish(ctx, interaction, session, true);
+  if (!(await completeInteraction(ctx.db, interaction.id, ctx.clock()))) throw alreadyDone();
+  // The consent page named the host the answer goes to (RFC 9700 4.11.2): the person chose.
+  return errorResponse(ctx, interaction.request, new AccessDenied('the user denied the request'), { personActed: true });
+}
+
+/** Completes the interaction, records consent and issues the code: all in one transaction or none of it. */
+async function finish(
+  ctx: ProviderContext,
+  interaction: Interaction,
+  session: ActiveSession,
+  recordConsent: boolean,
+): Promise<AuthorizationResponse> {
+  const { request } = interaction;
+  const { code, row } = newCode(ctx, request);
+  await ctx.db.transaction().execute(async (trx) => {
+    if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();
+    if (recordConsent) await grantScopes(trx, session.userId, request.clientId, request.scopes, row.issuedAt);
+    await insertCode(trx, { ...row, userId: session.userId, authTime: session.authTime, sid: session.sid, amr: session.amr });
+  });
+  return successResponse(ctx, request, code);
+}
+
+function alreadyDone(): InteractionError {
+  return new InteractionError('This sign-in was already completed. Go back to the application and start again.');
+}

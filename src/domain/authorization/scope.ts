@@ -1,0 +1,76 @@
+// The scopes this provider understands and the user claims each one releases (OIDC Core 5.4).
+import { InvalidScope } from '../../errors/oauth-error.js';
+
+export const SCOPE_CLAIMS = {
+  openid: ['sub'],
+  profile: [
+    'name',
+    'family_name',
+    'given_name',
+    'middle_name',
+    'nickname',
+    'preferred_username',
+    'profile',
+    'picture',
+    'website',
+    'gender',
+    'birthdate',
+    'zoneinfo',
+    'locale',
+    'updated_at',
+  ],
+  email: ['email', 'email_verified'],
+  address: ['address'],
+  phone: ['phone_number', 'phone_number_verified'],
+  // OIDC Core 11: asks for a refresh token; releases no claim.
+  offline_access: [],
+} as const satisfies Record<string, readonly string[]>;
+
+export type Scope = keyof typeof SCOPE_CLAIMS;
+
+export const SUPPORTED_SCOPES = Object.keys(SCOPE_CLAIMS) as Scope[];
+export const SUPPORTED_CLAIMS = [...new Set(Object.values(SCOPE_CLAIMS).flat())];
+
+/** What the consent page says each scope shares. */
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  openid: 'Sign you in with your account identifier',
+  profile: 'Your name and basic profile',
+  email: 'Your email address',
+  address: 'Your postal address',
+  phone: 'Your phone number',
+  offline_access: 'Keep access while you are not using the app',
+};
+
+function isScope(value: string): value is Scope {
+  return Object.hasOwn(SCOPE_CLAIMS, value);
+}
+
+/** The most values one authorization request's scope may list; more is refused, not truncated. */
+export const MAX_SCOPE_VALUES = 50;
+
+/**
+ * RFC 6749 3.3: a space-delimited list. OIDC Core 3.1.2.1: "Scope values used that are not understood
+ * by an implementation SHOULD be ignored." Returns the understood scopes, deduplicated, in a stable order.
+ * More than MAX_SCOPE_VALUES values, understood or not, is invalid_scope (RFC 6749 4.1.2.1: "The requested
+ * scope is invalid, unknown, or malformed").
+ */
+export function parseScope(raw: string | undefined): Scope[] {
+  const values = (raw ?? '').split(' ').filter(Boolean);
+  if (values.length > MAX_SCOPE_VALUES) throw new InvalidScope(`the scope parameter lists more than ${MAX_SCOPE_VALUES} values`);
+  const asked = new Set(values);
+  return SUPPORTED_SCOPES.filter((s) => asked.has(s) && isScope(s));
+}
+
+export function claimNamesFor(scopes: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  for (const scope of scopes) if (isScope(scope)) for (const claim of SCOPE_CLAIMS[scope]) names.add(claim);
+  return names;
+}
+
+/**
+ * RFC 6749 3.3: the values of a scope parameter, deduplicated, as the client wrote them (unknown values kept).
+ * For comparing a requested scope with a granted or registered one, where nothing may be silently dropped.
+ */
+export function splitScope(raw: string): string[] {
+  return [...new Set(raw.split(' ').filter(Boolean))];
+}

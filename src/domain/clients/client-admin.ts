@@ -1,0 +1,210 @@
+// Registering, changing and removing clients by hand: the same validation and columns as the seed file, secrets
+// generated here (256 random bits, shown once, stored as a keyed digest: src/domain/clients/client-secret-digest.ts). Every
+// change goes through an UPDATE, so the row's revision rises (trigger clients_revision) and every instance's cached
+// copy is refused (client-cache.ts).
+import {
+  deleteClientRow,
+  findClient,
+  findClientForUpdate,
+  insertClientIfAbsent,
+  listClients as listClientRows,
+  replaceClientSecretHash,
+  updateClient as updateClientRow,
+} from '../../storage/clients.js';
+import type { Db } from '../../storage/database.js';
+import type { ClientRow } from '../../storage/schema.js';
+import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { ClientSecretDigests } from './client-secret-digest.js';
+import { randomToken } from '../secrets.js';
+import { CLIENT_FIELDS, clientColumns, clientEntryProblems, type SeedClient } from '../admin/seed.js';
+
+/** A client as the seed file writes it (RFC 7591 metadata names); its secret is never part of it here. */
+export type ClientEntry = SeedClient & { client_secret?: never };
+
+export interface RegisteredClient {
+  entry: ClientEntry;
+  hasSecret: boolean;
+  /** How the secret is stored: a generated one as a keyed digest, a seeded (operator-chosen) one as argon2id. */
+  secretStorage: 'hmac-sha256' | 'argon2id' | null;
+  revision: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Fields an update may remove (the defaults of the seed file then apply). */
+export const REMOVABLE_CLIENT_FIELDS: readonly string[] = [...CLIENT_FIELDS].filter((f) => f !== 'client_id' && f !== 'client_secret');
+
+const isPublic = (entry: ClientEntry) => entry.token_endpoint_auth_method === 'none';
+
+function entryFromRow(row: ClientRow): ClientEntry {
+  return {
+    client_id: row.client_id,
+    ...(row.client_name === null ? {} : { client_name: row.client_name }),
+    token_endpoint_auth_method: row.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'],
+    redirect_uris: row.redirect_uris,
+    post_logout_redirect_uris: row.post_logout_redirect_uris,
+    grant_types: row.grant_types,
+    response_types: row.response_types,
+    ...row.metadata,
+  };
+}
+
+function registered(row: ClientRow): RegisteredClient {
+  return {
+    entry: entryFromRow(row),
+    hasSecret: row.client_secret_hash !== null,
+    secretStorage: row.client_secret_hash === null ? null : ClientSecretDigests.owns(row.client_secret_hash) ? 'hmac-sha256' : 'argon2id',
+    revision: row.revision,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * The entry's problems, the secret aside: a confidential client is checked with a stand-in for the secret that this
+ * module generates (or keeps), which always meets the seed file's rules.
+ */
+function problems(entry: ClientEntry): string[] {
+  return clientEntryProblems(isPublic(entry) ? entry : { ...entry, client_secret: randomToken() });
+}
+
+/** Refuses an entry that the seed file would refuse; for checking a command line before the database opens. */
+export function checkClientEntry(entry: ClientEntry): void {
+  const found = problems(entry);
+  if (found.length > 0) throw new AdminError(`client "${entry.client_id}" was refused: ${found.join('; ')}`);
+}
+
+export async function listClients(ctx: AdminContext): Promise<RegisteredClient[]> {
+  return (await listClientRows(ctx.db)).map(registered);
+}
+
+async function existing(db: Db, clientId: string, read = findClient): Promise<ClientRow> {
+  const row = await read(db, clientId);
+  if (!row) throw new AdminError(`no client "${clientId}"`);
+  return row;
+}
+
+export async function showClient(ctx: AdminContext, clientId: string): Promise<RegisteredClient> {
+  return registered(await existing(ctx.db, clientId));
+}
+
+export interface CreatedClient {
+  client: RegisteredClient;
+  /** The new secret, to be shown once; undefined for a public client. */
+  clientSecret: string | undefined;
+}
+
+export async function createClient(ctx: AdminContext, entry: ClientEntry): Promise<CreatedClient> {
+  checkClientEntry(entry);
+  const clientSecret = isPublic(entry) ? undefined : randomToken();
+  const columns = clientColumns(entry, clientSecret === undefined ? null : ctx.passwords.digestGeneratedSecret(clientSecret));
+  const now = ctx.clock();
+  const inserted = await insertClientIfAbsent(ctx.db, {
+    client_id: entry.client_id,
+    ...columns,
+    metadata: JSON.stringify(columns.metadata),
+    created_at: now,
+    updated_at: now,
+  });
+  if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`);
+  const client = registered(await existing(ctx.db, entry.client_id));
+  logAdminAction(ctx, 'admin.client.created', {
+    clientId: entry.client_id,
+    tokenEndpointAuthMethod: columns.token_endpoint_auth_method,
+    revision: client.revision,
+  });
+  return { client, clientSecret };
+}
+
+export interface ClientChanges {
+  /** Fields to set, in the seed file's format; a list replaces the whole list. */
+  set: Partial<ClientEntry>;
+  /** Fields to remove. */
+  remove: readonly string[];
+}
+
+export interface UpdatedClient {
+  client: RegisteredClient;
+  /** The fields whose value changed; empty when nothing did (and nothing was written). */
+  changed: string[];
+  /** A secret generated because the client became confidential; shown once. */
+  clientSecret: string | undefined;
+}
+
+/** Defaults filled in, so that removing a field that held its default is no change. */
+function withDefaults(entry: ClientEntry): Record<string, unknown> {
+  const { metadata, client_secret_hash: _hash, ...columns } = clientColumns(entry, null);
+  return { client_id: entry.client_id, ...columns, ...metadata };
+}
+
+/**
+ * Applies the changes to the registered client, validated as a whole. The secret is kept while the client stays
+ * confidential, dropped when it becomes public, and generated when it becomes confidential.
+ */
+export async function updateClient(ctx: AdminContext, clientId: string, changes: ClientChanges): Promise<UpdatedClient> {
+  for (const field of changes.remove) {
+    if (!REMOVABLE_CLIENT_FIELDS.includes(field))
+      throw new AdminError(`"${field}" is not a field that can be removed (${REMOVABLE_CLIENT_FIELDS.join(', ')})`);
+  }
+  if ('client_id' in changes.set && changes.set.client_id !== clientId) throw new AdminError('client_id cannot be changed');
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await existing(trx, clientId, findClientForUpdate);
+    const current = entryFromRow(row);
+    const next: Record<string, unknown> = { ...current, ...changes.set };
+    for (const field of changes.remove) delete next[field];
+    const entry = next as ClientEntry;
+    checkClientEntry(entry);
+
+    const before = withDefaults(current);
+    const after = withDefaults(entry);
+    const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+      .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
+      .sort();
+    if (changed.length === 0) return { client: registered(row), changed, clientSecret: undefined };
+
+    let clientSecret: string | undefined;
+    let secretHash = row.client_secret_hash;
+    if (isPublic(entry)) secretHash = null;
+    else if (secretHash === null) {
+      clientSecret = randomToken();
+      secretHash = ctx.passwords.digestGeneratedSecret(clientSecret);
+    }
+    const columns = clientColumns(entry, secretHash);
+    await updateClientRow(trx, clientId, { ...columns, metadata: JSON.stringify(columns.metadata), updated_at: ctx.clock() });
+    const client = registered(await existing(trx, clientId));
+    logAdminAction(ctx, 'admin.client.updated', {
+      clientId,
+      fields: changed,
+      revision: client.revision,
+      secretGenerated: clientSecret !== undefined,
+    });
+    return { client, changed, clientSecret };
+  });
+}
+
+/** A new secret for a confidential client; the old one stops working at once, on every instance. */
+export async function rotateClientSecret(ctx: AdminContext, clientId: string): Promise<{ clientSecret: string; revision: number }> {
+  const row = await existing(ctx.db, clientId);
+  if (row.token_endpoint_auth_method === 'none')
+    throw new AdminError(`client "${clientId}" is public (token_endpoint_auth_method none): it has no secret`);
+  const clientSecret = randomToken();
+  const revision = await replaceClientSecretHash(ctx.db, clientId, ctx.passwords.digestGeneratedSecret(clientSecret), ctx.clock());
+  if (revision === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`);
+  logAdminAction(ctx, 'admin.client.secret_rotated', { clientId, revision });
+  return { clientSecret, revision };
+}
+
+export interface DeletedClient {
+  clientId: string;
+  accessTokens: number;
+  refreshTokens: number;
+  codes: number;
+}
+
+/** Removes the client and, with it, every code and token it holds (counted: those still usable). */
+export async function deleteClient(ctx: AdminContext, clientId: string): Promise<DeletedClient> {
+  const deleted = await deleteClientRow(ctx.db, clientId, ctx.clock());
+  if (!deleted) throw new AdminError(`no client "${clientId}"`);
+  logAdminAction(ctx, 'admin.client.deleted', { clientId, ...deleted });
+  return { clientId, ...deleted };
+}

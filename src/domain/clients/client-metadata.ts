@@ -1,0 +1,185 @@
+// Client metadata rules (RFC 7591 2, OIDC Registration 2, RP-Initiated and Back-Channel Logout 1.0), shared by the
+// seed file and dynamic registration. Registration applies a stricter profile: a client that registers itself
+// gets https (or loopback http) URIs only, the scopes this provider knows, and consistent grant and response types.
+import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-ranges.js';
+import { DEVICE_CODE_GRANT } from '../device-flow/device-authorization.js';
+import { SUPPORTED_SCOPES } from '../authorization/scope.js';
+import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
+
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
+export const CLIENT_URL_FIELDS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri'] as const;
+
+/** The metadata fields understood here (client_id and client_secret are credentials, not metadata). */
+export const METADATA_FIELDS = [
+  'client_name',
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'grant_types',
+  'response_types',
+  'token_endpoint_auth_method',
+  'contacts',
+  'scope',
+  ...CLIENT_URL_FIELDS,
+  'id_token_signed_response_alg',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
+] as const;
+
+/** `seed`: an operator's file, trusted further (private-use URI schemes, any scope). `registration`: RFC 7591. */
+export type MetadataProfile = 'seed' | 'registration';
+
+export interface MetadataProblem {
+  /** The metadata field at fault: `redirect_uris` problems are answered with invalid_redirect_uri (RFC 7591 3.2.2). */
+  field: string;
+  /** Says what is wrong, starting with the field's name; safe to show (never echoes a value). */
+  message: string;
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
+
+/**
+ * RFC 6749 3.1.2: absolute, no fragment. RFC 9700 2.1 / RFC 8252 7.3: plain http only on loopback.
+ * Private-use schemes of native apps (com.example.app:/cb) are allowed; script-bearing schemes are not.
+ */
+export function redirectUriProblem(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return 'is not an absolute URI';
+  }
+  if (uri.includes('#')) return 'must not contain a fragment';
+  if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)) return `must not use the ${url.protocol} scheme`;
+  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
+    return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
+  return undefined;
+}
+
+/** The registration profile: on top of the rules above, https or loopback http only, and no credentials in the URI. */
+export function strictRedirectUriProblem(uri: string): string | undefined {
+  const problem = redirectUriProblem(uri);
+  if (problem) return problem;
+  const url = new URL(uri);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
+  if (url.username || url.password) return 'must not contain user credentials';
+  return undefined;
+}
+
+const NO_NETWORKS = new AllowedNetworks([]);
+
+/**
+ * Every problem of a client entry's metadata fields, in a stable order; fields it does not know are left alone.
+ * `allowed`: the networks (OUTBOUND_ALLOW_NETWORKS) a self-registered client's back-channel logout URI may be in.
+ */
+export function clientMetadataProblems(
+  c: Record<string, unknown>,
+  profile: MetadataProfile,
+  allowed: AllowedNetworks = NO_NETWORKS,
+): MetadataProblem[] {
+  const problems: MetadataProblem[] = [];
+  const bad = (field: string, message: string) => problems.push({ field, message });
+  const uriProblem = profile === 'registration' ? strictRedirectUriProblem : redirectUriProblem;
+
+  const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
+  if (!(AUTH_METHODS as readonly unknown[]).includes(method))
+    bad('token_endpoint_auth_method', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
+  // RFC 7591 2: redirect_uris is "REQUIRED for redirect-based flows"; a client without the code flow (device or
+  // client_credentials only) may register none.
+  const redirectBased = !Array.isArray(c.grant_types) || c.grant_types.includes('authorization_code');
+  if (redirectBased || c.redirect_uris !== undefined) {
+    if (!isStringArray(c.redirect_uris) || (redirectBased && c.redirect_uris.length === 0))
+      bad('redirect_uris', 'redirect_uris must be a non-empty array of URIs');
+    else
+      c.redirect_uris.forEach((u, i) => {
+        const p = uriProblem(u);
+        if (p) bad('redirect_uris', `redirect_uris[${i}] ${p}`);
+      });
+  }
+  if (c.post_logout_redirect_uris !== undefined) {
+    if (!isStringArray(c.post_logout_redirect_uris)) bad('post_logout_redirect_uris', 'post_logout_redirect_uris must be an array of URIs');
+    else
+      c.post_logout_redirect_uris.forEach((u, i) => {
+        const p = uriProblem(u);
+        if (p) bad('post_logout_redirect_uris', `post_logout_redirect_uris[${i}] ${p}`);
+      });
+  }
+  const grantsKnown =
+    c.grant_types === undefined ||
+    (isStringArray(c.grant_types) && c.grant_types.every((g) => (GRANT_TYPES as readonly string[]).includes(g)));
+  if (!grantsKnown) bad('grant_types', `grant_types must be an array of ${GRANT_TYPES.join(', ')}`);
+  const responsesKnown = c.response_types === undefined || (isStringArray(c.response_types) && c.response_types.every((r) => r === 'code'));
+  if (!responsesKnown) bad('response_types', 'response_types may only contain "code"');
+  if (profile === 'registration' && grantsKnown && responsesKnown) grantConsistencyProblems(c, method, bad);
+  if (c.client_name !== undefined && !isString(c.client_name)) bad('client_name', 'client_name must be a non-empty string');
+  for (const field of CLIENT_URL_FIELDS) {
+    if (c[field] !== undefined && (!isString(c[field]) || uriProblem(c[field] as string))) bad(field, `${field} must be an https URL`);
+  }
+  if (c.contacts !== undefined && !isStringArray(c.contacts)) bad('contacts', 'contacts must be an array of strings');
+  if (c.scope !== undefined && !isString(c.scope)) bad('scope', 'scope must be a string');
+  else if (profile === 'registration' && isString(c.scope)) {
+    // RFC 7591 2: "If omitted, an authorization server MAY register a client with a default set of scopes." A
+    // client that registers itself may only name the scopes this provider defines; an operator may name API scopes.
+    const unknown = c.scope.split(' ').filter((s) => s !== '' && !(SUPPORTED_SCOPES as string[]).includes(s));
+    if (unknown.length > 0 || c.scope.trim() === '') bad('scope', `scope may only contain ${SUPPORTED_SCOPES.join(', ')}, space-separated`);
+  }
+  if (c.backchannel_logout_uri !== undefined) {
+    // Back-Channel Logout 1.0 2.2: absolute, no fragment; https unless loopback, like a redirect URI.
+    const p = isString(c.backchannel_logout_uri) ? uriProblem(c.backchannel_logout_uri) : 'is not an absolute URI';
+    if (p || !/^https?:/.test(c.backchannel_logout_uri as string))
+      bad('backchannel_logout_uri', `backchannel_logout_uri ${p ?? 'must be an http(s) URL'}`);
+    else if (profile === 'registration') {
+      const q = selfRegisteredDestinationProblem(new URL(c.backchannel_logout_uri as string), allowed);
+      if (q) bad('backchannel_logout_uri', `backchannel_logout_uri ${q}`);
+    }
+  }
+  if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
+    bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
+  }
+  if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
+    bad('id_token_signed_response_alg', `id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
+  }
+  return problems;
+}
+
+/**
+ * The provider POSTs to a back-channel logout URI itself: one that a client registers for itself must not make it
+ * reach its own machine or a private network (the delivery checks the resolved addresses again, src/outbound/).
+ * Back-Channel Logout 1.0 2.2 wants https unless the RP is on loopback; here, a self-registered RP gets https only.
+ */
+function selfRegisteredDestinationProblem(url: URL, allowed: AllowedNetworks): string | undefined {
+  if (url.protocol !== 'https:') return 'must use https';
+  const why = refusedHostLiteral(url.hostname, allowed);
+  return why && `must not point to this machine or a private network (its host ${why})`;
+}
+
+/** response_types as registration defaults them: ["code"] for a client of the code flow, else none (RFC 7591 2.1). */
+export function defaultResponseTypes(grantTypes: readonly string[]): string[] {
+  return grantTypes.includes('authorization_code') ? ['code'] : [];
+}
+
+/**
+ * RFC 7591 2.1: "a server supporting these fields SHOULD take steps to ensure that a client cannot register itself
+ * into an inconsistent state, for example, by returning an "invalid_client_metadata" error response".
+ */
+function grantConsistencyProblems(c: Record<string, unknown>, method: unknown, bad: (field: string, message: string) => void): void {
+  const grants = (c.grant_types as string[] | undefined) ?? ['authorization_code'];
+  const responses = (c.response_types as string[] | undefined) ?? defaultResponseTypes(grants);
+  // RFC 7591 2.1: "a "grant_types" value that includes "authorization_code" implies a "response_types" value that
+  // includes "code"", and code is the only response type here, which only the authorization code grant uses.
+  if (grants.includes('authorization_code') !== responses.includes('code')) {
+    bad('response_types', 'grant_types "authorization_code" and response_types "code" go together (RFC 7591 2.1)');
+  }
+  if (grants.length === 0) bad('grant_types', 'grant_types must not be empty');
+  // RFC 6749 4.4: "The client credentials grant type MUST only be used by confidential clients."
+  if (method === 'none' && grants.includes('client_credentials'))
+    bad('grant_types', 'a public client (token_endpoint_auth_method "none") may not use client_credentials');
+  // RFC 6749 1.5: refresh tokens are issued with the tokens of another grant; here, the code and device grants.
+  if (grants.includes('refresh_token') && !grants.includes('authorization_code') && !grants.includes(DEVICE_CODE_GRANT)) {
+    bad('grant_types', 'refresh_token needs authorization_code or the device code grant, which issue refresh tokens');
+  }
+}

@@ -1,0 +1,201 @@
+// Registered clients as the domain sees them, and how a client proves who it is at the token endpoint.
+import { createHash } from 'node:crypto';
+import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
+import type { Db } from '../../storage/database.js';
+import { findClient } from '../../storage/clients.js';
+import type { ClientRow } from '../../storage/schema.js';
+import type { PasswordHasher } from '../accounts/passwords.js';
+import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../keys/signing-algs.js';
+
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface Client {
+  clientId: string;
+  clientName: string | null;
+  secretHash: string | null;
+  redirectUris: readonly string[];
+  grantTypes: readonly string[];
+  responseTypes: readonly string[];
+  authMethod: TokenEndpointAuthMethod;
+  /** A public client (RFC 6749 2.1) holds no secret and must use PKCE. */
+  isPublic: boolean;
+  /** The JWS alg of its ID tokens (OIDC Dynamic Client Registration 2); RS256 unless registered otherwise. */
+  idTokenSignedResponseAlg: SigningAlg;
+  /** The registered `scope` metadata (RFC 7591 2), space-delimited: what client_credentials may grant. */
+  registeredScope: string | null;
+  /** Where RP-Initiated Logout may send the browser back to (exact match only). */
+  postLogoutRedirectUris: readonly string[];
+  /** Back-Channel Logout 1.0 2.2: where logout tokens are posted, or null. */
+  backchannelLogoutUri: string | null;
+  /** Back-Channel Logout 1.0 2.2: the client needs `sid` in logout tokens. */
+  backchannelLogoutSessionRequired: boolean;
+  /** The row's revision when it was read (see client-cache.ts). */
+  revision: number;
+  /** RFC 7591 3.2.1 client_secret_expires_at: the secret is refused from then on; null: never. */
+  secretExpiresAt: Date | null;
+  /** It registered itself (RFC 7591): what it names is held to the stricter outbound policy (src/outbound/policy.ts). */
+  selfRegistered: boolean;
+}
+
+export function rowToClient(row: ClientRow): Client {
+  return {
+    clientId: row.client_id,
+    clientName: row.client_name,
+    secretHash: row.client_secret_hash,
+    redirectUris: row.redirect_uris,
+    grantTypes: row.grant_types,
+    responseTypes: row.response_types,
+    authMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
+    isPublic: row.token_endpoint_auth_method === 'none',
+    idTokenSignedResponseAlg: idTokenSignedResponseAlg(row),
+    registeredScope: typeof row.metadata.scope === 'string' ? row.metadata.scope : null,
+    postLogoutRedirectUris: row.post_logout_redirect_uris,
+    backchannelLogoutUri: typeof row.metadata.backchannel_logout_uri === 'string' ? row.metadata.backchannel_logout_uri : null,
+    backchannelLogoutSessionRequired: row.metadata.backchannel_logout_session_required === true,
+    revision: row.revision,
+    secretExpiresAt: row.client_secret_expires_at ?? null,
+    selfRegistered: row.self_registered,
+  };
+}
+
+/** Seeding validates the value; one that is no longer supported fails loudly rather than signing with another alg. */
+function idTokenSignedResponseAlg(row: ClientRow): SigningAlg {
+  const alg = row.metadata.id_token_signed_response_alg;
+  if (alg === undefined) return DEFAULT_SIGNING_ALG;
+  if (!isSigningAlg(alg)) throw new Error(`client ${row.client_id} has an unsupported id_token_signed_response_alg`);
+  return alg;
+}
+
+export async function loadClient(db: Db, clientId: string): Promise<Client | undefined> {
+  const row = await findClient(db, clientId);
+  return row && rowToClient(row);
+}
+
+/** What the request presented; at most one method (RFC 6749 2.3: "MUST NOT use more than one"). */
+export type ClientCredentials =
+  { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string } | { method: 'none'; clientId: string };
+
+/**
+ * Remembers recent successful secret verifications so that a busy client costs one argon2
+ * verification per cache period, not one per request. The key digests the stored hash together
+ * with the presented secret: a rotated secret (new hash) or a different secret always misses.
+ * Only successes are kept; every failure pays the full argon2 cost.
+ */
+export class SecretVerificationCache {
+  private readonly entries = new Map<string, number>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  private key(storedHash: string, presented: string): string {
+    return createHash('sha256').update(storedHash).update('\0').update(presented).digest('base64url');
+  }
+
+  has(storedHash: string, presented: string, nowMs: number): boolean {
+    const key = this.key(storedHash, presented);
+    const expires = this.entries.get(key);
+    if (expires === undefined) return false;
+    if (expires > nowMs) return true;
+    this.entries.delete(key);
+    return false;
+  }
+
+  remember(storedHash: string, presented: string, nowMs: number): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(this.key(storedHash, presented), nowMs + this.ttlMs);
+  }
+}
+
+export interface ClientAuthDeps {
+  /** Finds the client: from the database, or from memory (then `cached` is true). */
+  lookup: (clientId: string) => Promise<{ client: Client; cached: boolean } | undefined>;
+  passwords: PasswordHasher;
+  cache: SecretVerificationCache;
+  now: () => Date;
+  /** Counts an attempt whose secret must be hashed, before the hashing; throws when the counters are locked. */
+  claim?: () => Promise<{ succeeded(): Promise<void> }>;
+}
+
+/**
+ * Authenticates the client of a token request. Confidential clients may use either secret method
+ * (as Keycloak does; the registered token_endpoint_auth_method is the client's preference);
+ * `none` is only for public clients.
+ */
+export async function authenticateClient(
+  deps: ClientAuthDeps,
+  credentials: ClientCredentials,
+): Promise<{ client: Client; cached: boolean }> {
+  const found = await deps.lookup(credentials.clientId);
+  if (!found) {
+    // The same work as for a known client, so that the answer's time does not tell whether the client exists.
+    if (credentials.method !== 'none') {
+      await deps.claim?.();
+      await deps.passwords.verifyNoClientSecret(credentials.secret);
+    }
+    throw new InvalidClient('client authentication failed', { detail: 'unknown client' });
+  }
+  const { client } = found;
+  if (credentials.method === 'none') {
+    if (!client.isPublic) throw new InvalidClient('client authentication failed', { detail: 'a confidential client sent no secret' });
+    return found;
+  }
+  if (client.isPublic || client.secretHash === null) {
+    throw new InvalidClient('client authentication failed', { detail: 'a client without a secret sent one' });
+  }
+  const nowMs = deps.now().getTime();
+  // RFC 7591 3.2.1 client_secret_expires_at: "Time at which the client secret will expire".
+  if (client.secretExpiresAt !== null && client.secretExpiresAt.getTime() <= nowMs) {
+    throw new InvalidClient('client authentication failed', { detail: 'the client secret has expired' });
+  }
+  if (deps.cache.has(client.secretHash, credentials.secret, nowMs)) return found;
+  const claim = await deps.claim?.();
+  if (!(await deps.passwords.verifyClientSecret(client.secretHash, credentials.secret))) {
+    throw new InvalidClient('client authentication failed', { detail: 'wrong client secret' });
+  }
+  await claim?.succeeded();
+  deps.cache.remember(client.secretHash, credentials.secret, nowMs);
+  return found;
+}
+
+/**
+ * RFC 6749 2.3.1: the Basic credentials are the client id and secret, each form-url-encoded,
+ * joined by ':' and base64-encoded. Strict base64; split at the first ':'; '+' decodes to a space.
+ */
+export function decodeBasicCredentials(headerValue: string): { clientId: string; secret: string } {
+  const match = /^Basic ([A-Za-z0-9+/]+={0,2})$/i.exec(headerValue.trim());
+  if (!match?.[1] || match[1].length % 4 !== 0) throw new InvalidRequest('malformed Basic authorization header');
+  const decoded = strictUtf8(Buffer.from(match[1], 'base64'));
+  const colon = decoded?.indexOf(':') ?? -1;
+  if (decoded === undefined || colon < 0) throw new InvalidRequest('malformed Basic authorization header');
+  try {
+    const clientId = formUrlDecode(decoded.slice(0, colon));
+    const secret = formUrlDecode(decoded.slice(colon + 1));
+    if (clientId === '') throw new InvalidRequest('malformed Basic authorization header');
+    return { clientId, secret };
+  } catch (err) {
+    if (err instanceof InvalidRequest) throw err;
+    throw new InvalidRequest('malformed Basic authorization header', { cause: err });
+  }
+}
+
+/**
+ * RFC 7617 2.1 names UTF-8 as the charset of the credentials, and a form body with bytes that are not UTF-8 is refused
+ * (src/http/form-parser.ts): the header is held to the same rule instead of having such bytes turned into U+FFFD.
+ */
+function strictUtf8(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decoded the way form values are: + is a space, escapes must be UTF-8, and NUL is refused as forms refuse it. */
+function formUrlDecode(value: string): string {
+  const decoded = decodeURIComponent(value.replace(/\+/g, ' '));
+  if (decoded.includes('\u0000')) throw new InvalidRequest('malformed Basic authorization header');
+  return decoded;
+}

@@ -1,0 +1,44 @@
+// Delivers outbox messages (one-time codes, new-device notices) to users. Pluggable: the deployment supplies a
+// Notifier (mail, SMS, a webhook); the built-in `log` notifier writes the message to the log for development.
+import { claimDueMessages, markMessageFailed, markMessageSent, type ClaimedMessage } from '../../storage/outbox.js';
+import type { ProviderContext } from '../context.js';
+
+export interface Notifier {
+  /** Resolves when the message is handed over; throws to have it tried again later. */
+  send(message: ClaimedMessage): Promise<void>;
+}
+
+const MAX_ATTEMPTS = 5;
+const LEASE_SECONDS = 30;
+
+/** Development only (NOTIFIER=log): the one place a one-time code is written to the log, as the operator asked. */
+export function logNotifier(ctx: ProviderContext): Notifier {
+  return {
+    async send(message) {
+      ctx.log.info(
+        { event: 'notification', userId: message.userId, kind: message.kind, ...message.payload },
+        'notification (development notifier)',
+      );
+    },
+  };
+}
+
+/** One delivery round: claims due messages and sends them; a failure is retried with doubling waits. */
+export async function deliverDueMessages(ctx: ProviderContext, notifier: Notifier): Promise<number> {
+  const now = ctx.clock();
+  const claimed = await claimDueMessages(ctx.db, now, new Date(now.getTime() + LEASE_SECONDS * 1000), 50);
+  for (const message of claimed) {
+    try {
+      await notifier.send(message);
+      await markMessageSent(ctx.db, message.id, ctx.clock());
+    } catch (err) {
+      const retry = message.attempts < MAX_ATTEMPTS ? new Date(ctx.clock().getTime() + 2 ** message.attempts * 1000) : null;
+      ctx.log.warn(
+        { event: 'notification_failed', kind: message.kind, attempts: message.attempts, err: (err as Error).message },
+        'notification failed',
+      );
+      await markMessageFailed(ctx.db, message.id, retry);
+    }
+  }
+  return claimed.length;
+}

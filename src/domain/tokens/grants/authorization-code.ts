@@ -1,0 +1,84 @@
+// The authorization_code grant (RFC 6749 4.1.3, OIDC Core 3.1.3.2, RFC 7636 4.5-4.6).
+import { InvalidGrant, InvalidRequest } from '../../../errors/oauth-error.js';
+import { findCode, redeemCode, revokeTokensFromCode } from '../../../storage/authorization-codes.js';
+import type { AuthorizationCodeRow } from '../../../storage/schema.js';
+import type { Client } from '../../clients/clients.js';
+import { addSeconds } from '../../clock.js';
+import type { ProviderContext } from '../../context.js';
+import { required, single, type RawParams } from '../../params.js';
+import { isValidVerifier, s256 } from '../../authorization/pkce.js';
+import { randomToken, sha256 } from '../../secrets.js';
+import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
+import { userTokenResponse, type TokenResponse } from './token-response.js';
+
+export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
+  const code = required(params, 'code');
+  const redirectUri = single(params, 'redirect_uri') ?? null;
+  const verifier = single(params, 'code_verifier') ?? null;
+  if (verifier !== null && !isValidVerifier(verifier)) {
+    throw new InvalidRequest('code_verifier must be 43 to 128 unreserved characters');
+  }
+
+  const accessToken = randomToken();
+  const codeHash = sha256(code);
+  const now = ctx.clock();
+  // OIDC Core 11: a refresh token only for a client allowed the grant, and only when the user consented to offline_access.
+  const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
+  const redeemed = await redeemCode(ctx.db, {
+    codeHash,
+    clientId: client.clientId,
+    clientRevision: client.revision,
+    redirectUri,
+    challengeOfVerifier: verifier === null ? null : s256(verifier),
+    now,
+    accessToken: { tokenHash: sha256(accessToken), expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds) },
+    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
+  });
+  if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier);
+
+  return userTokenResponse(ctx, client, {
+    accessToken,
+    scope: redeemed.scope,
+    refreshToken: refreshToken !== null && redeemed.refresh_family_id !== null ? refreshToken.value : null,
+    grant: { userId: redeemed.user_id, authTime: redeemed.auth_time, nonce: redeemed.nonce, sid: redeemed.sid, amr: redeemed.amr },
+    now,
+  });
+}
+
+/** The code was not redeemed: find out why (off the hot path), and revoke on replay. */
+async function explainRefusal(
+  ctx: ProviderContext,
+  client: Client,
+  codeHash: string,
+  redirectUri: string | null,
+  verifier: string | null,
+): Promise<InvalidGrant> {
+  const row = await findCode(ctx.db, codeHash);
+  if (!row) return new InvalidGrant('the authorization code is invalid');
+  if (row.client_id !== client.clientId) {
+    // RFC 6749 4.1.3: "ensure that the authorization code was issued to the authenticated confidential client".
+    return new InvalidGrant('the authorization code was issued to another client');
+  }
+  if (row.consumed_at !== null) {
+    // RFC 6749 4.1.2: "If an authorization code is used more than once, the authorization server MUST deny
+    // the request and SHOULD revoke (when possible) all tokens previously issued based on that authorization code."
+    await revokeTokensFromCode(ctx.db, codeHash, ctx.clock());
+    return new InvalidGrant('the authorization code was already used');
+  }
+  if (row.expires_at <= ctx.clock()) return new InvalidGrant('the authorization code has expired');
+  return mismatch(row, redirectUri, verifier) ?? new InvalidGrant('the authorization code is invalid');
+}
+
+function mismatch(row: AuthorizationCodeRow, redirectUri: string | null, verifier: string | null): InvalidGrant | undefined {
+  // RFC 6749 4.1.3: redirect_uri is required, and identical, "if the redirect_uri parameter was included in the authorization request".
+  if (redirectUri === null ? row.redirect_uri_in_request : redirectUri !== row.redirect_uri) {
+    return new InvalidGrant('redirect_uri does not match the authorization request');
+  }
+  if (row.code_challenge !== null && verifier === null) return new InvalidGrant('code_verifier is required');
+  // RFC 9700 2.1.1: refuse a code_verifier for a code that was issued without a code_challenge (PKCE downgrade).
+  if (row.code_challenge === null && verifier !== null) return new InvalidGrant('code_verifier was sent but no code_challenge was');
+  if (row.code_challenge !== null && verifier !== null && s256(verifier) !== row.code_challenge) {
+    return new InvalidGrant('code_verifier does not match the code_challenge');
+  }
+  return undefined;
+}

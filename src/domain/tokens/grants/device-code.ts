@@ -1,0 +1,84 @@
+// The device_code grant (RFC 8628 3.4-3.5): a device polls with its device code until the user has decided.
+import {
+  AuthorizationPending,
+  DeviceAccessDenied,
+  ExpiredToken,
+  InvalidGrant,
+  SlowDown,
+  type OAuthError,
+} from '../../../errors/oauth-error.js';
+import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDeviceCode } from '../../../storage/device-authorizations.js';
+import type { Client } from '../../clients/clients.js';
+import { addSeconds } from '../../clock.js';
+import type { ProviderContext } from '../../context.js';
+import type { ClientAttempt } from '../../clients/current-client.js';
+import { required, type RawParams } from '../../params.js';
+import { randomToken, sha256 } from '../../secrets.js';
+import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
+import { userTokenResponse, type TokenResponse } from './token-response.js';
+
+export async function deviceCodeGrant(
+  ctx: ProviderContext,
+  client: Client,
+  params: RawParams,
+  attempt: Pick<ClientAttempt, 'confirm'>,
+): Promise<TokenResponse> {
+  // RFC 8628 3.4: "device_code REQUIRED. The device verification code, "device_code" from the device authorization response".
+  const deviceCode = required(params, 'device_code');
+  const deviceCodeHash = sha256(deviceCode);
+  const now = ctx.clock();
+  const accessToken = randomToken();
+  const accessTokenHash = sha256(accessToken);
+  // As at code exchange (OIDC Core 11): a refresh token only for a client allowed the grant, and only when the
+  // user approved offline_access.
+  const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
+  const polled = await pollDeviceAuthorization(ctx.db, {
+    deviceCodeHash,
+    clientId: client.clientId,
+    clientRevision: client.revision,
+    now,
+    accessToken: { tokenHash: accessTokenHash, expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds) },
+    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
+  });
+  if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash);
+  // The polling statement checked the client's revision: what it answers needs no second look at the client.
+  attempt.confirm();
+  if (polled.status === 'pending') {
+    // RFC 8628 3.5 slow_down: "the interval MUST be increased by 5 seconds for this and all subsequent requests";
+    // the polling statement has raised the stored interval already.
+    throw polled.last_poll_too_fast ? new SlowDown() : new AuthorizationPending();
+  }
+  if (polled.issued_access_token_hash !== accessTokenHash || polled.user_id === null || polled.auth_time === null) {
+    throw new InvalidGrant('the device code is invalid');
+  }
+
+  // The sign-in behind the approval: its time, session and methods (OIDC Core 2 auth_time, amr; Back-Channel
+  // Logout 1.0 2.1 sid). There is no authorization request, so no nonce.
+  return userTokenResponse(ctx, client, {
+    accessToken,
+    scope: polled.scope,
+    refreshToken: refreshToken !== null && polled.refresh_family_id !== null ? refreshToken.value : null,
+    grant: { userId: polled.user_id, authTime: polled.auth_time, nonce: null, sid: polled.sid, amr: polled.amr },
+    now,
+  });
+}
+
+/** The poll matched nothing: find out why (off the hot path, which pending polls never leave), and revoke on replay. */
+async function explainRefusal(ctx: ProviderContext, client: Client, deviceCodeHash: string): Promise<OAuthError> {
+  const row = await findDeviceAuthorization(ctx.db, deviceCodeHash);
+  if (!row) return new InvalidGrant('the device code is invalid');
+  // RFC 6749 5.2 invalid_grant: the grant "was issued to another client"; that client's request is left alone.
+  if (row.client_id !== client.clientId) return new InvalidGrant('the device code was issued to another client');
+  if (row.consumed_at !== null) {
+    // A device code gives tokens once. Presented again, it is treated like a replayed authorization code (RFC 6749
+    // 4.1.2): refused, and what was issued from it is revoked.
+    await revokeTokensFromDeviceCode(ctx.db, deviceCodeHash, ctx.clock());
+    return new InvalidGrant('the device code was already used');
+  }
+  // RFC 8628 3.5 access_denied: "The authorization request was denied."
+  if (row.status === 'denied') return new DeviceAccessDenied();
+  // RFC 8628 3.5 expired_token: "The device_code has expired, and the device authorization session has concluded."
+  if (row.expires_at <= ctx.clock()) return new ExpiredToken();
+  // A user disabled since approving, or a client changed since it was read (withCurrentClient then tries again).
+  return new InvalidGrant('the device code is invalid');
+}

@@ -1,0 +1,58 @@
+// The token response (RFC 6749 5.1) and its ID token (OIDC Core 3.1.3.3, 12.2), built alike by every grant.
+import type { Client } from '../../clients/clients.js';
+import type { ProviderContext } from '../../context.js';
+import { signIdToken } from '../id-token.js';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  id_token?: string;
+  refresh_token?: string;
+}
+
+/** The sign-in a grant for a user stands on, as its committing statement returned it. */
+export interface UserGrant {
+  userId: string;
+  authTime: Date;
+  /** OIDC Core 3.1.3.6: the authorization request's nonce; null where there is none (refresh, device). */
+  nonce: string | null;
+  sid: string | null;
+  amr: string[] | null;
+}
+
+/** RFC 6749 5.1: a Bearer access token with the configured lifetime and the scope granted. */
+export function bearerResponse(ctx: ProviderContext, accessToken: string, scope: string): TokenResponse {
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.config.accessTokenTtlSeconds, scope };
+}
+
+/**
+ * The response of a grant for a user: the access token, the refresh token when one was issued, and an ID token
+ * when the granted scope includes openid (OIDC Core 3.1.3.3), signed as the client registered
+ * (id_token_signed_response_alg) and bound to the access token by at_hash.
+ */
+export async function userTokenResponse(
+  ctx: ProviderContext,
+  client: Client,
+  issued: { accessToken: string; scope: string; refreshToken: string | null; grant: UserGrant; now: Date },
+): Promise<TokenResponse> {
+  const response = bearerResponse(ctx, issued.accessToken, issued.scope);
+  if (issued.refreshToken !== null) response.refresh_token = issued.refreshToken;
+  if (issued.scope.split(' ').includes('openid')) {
+    response.id_token = await signIdToken(ctx.keys, {
+      alg: client.idTokenSignedResponseAlg,
+      issuer: ctx.config.issuer,
+      subject: issued.grant.userId,
+      audience: client.clientId,
+      authTime: issued.grant.authTime,
+      nonce: issued.grant.nonce,
+      sid: issued.grant.sid,
+      amr: issued.grant.amr,
+      accessToken: issued.accessToken,
+      now: issued.now,
+      ttlSeconds: ctx.config.idTokenTtlSeconds,
+    });
+  }
+  return response;
+}

@@ -1,0 +1,41 @@
+// Token introspection (RFC 7662): what a client may learn about one of its own tokens.
+import { InvalidClient } from '../../errors/oauth-error.js';
+import type { Client } from '../clients/clients.js';
+import { epochSeconds } from '../clock.js';
+import type { ProviderContext } from '../context.js';
+import { required, single, type RawParams } from '../params.js';
+import { findIssuedToken, isActive, parseTokenTypeHint } from './token-lookup.js';
+
+export interface IntrospectionResponse {
+  active: boolean;
+  scope?: string;
+  client_id?: string;
+  sub?: string;
+  exp?: number;
+  iat?: number;
+  token_type?: 'Bearer' | 'refresh_token';
+  iss?: string;
+}
+
+export async function introspectToken(ctx: ProviderContext, client: Client, params: RawParams): Promise<IntrospectionResponse> {
+  // RFC 7662 2.1: "the endpoint MUST also require some form of authorization to access this endpoint":
+  // a public client proves nothing but its client_id.
+  if (client.isPublic) throw new InvalidClient('client authentication is required');
+  const token = required(params, 'token');
+  const hint = parseTokenTypeHint(single(params, 'token_type_hint'));
+  const found = await findIssuedToken(ctx, token, hint);
+  // RFC 7662 2.2: a token that "is not active, does not exist on this server, or the protected resource is not
+  // allowed to introspect" gets "active" false, and the server "SHOULD NOT include any additional information".
+  if (!found || found.row.client_id !== client.clientId || !isActive(found, ctx.clock())) return { active: false };
+  const { row } = found;
+  return {
+    active: true,
+    scope: row.scope,
+    client_id: row.client_id,
+    ...(row.user_id === null ? {} : { sub: row.user_id }),
+    exp: epochSeconds(row.expires_at),
+    iat: epochSeconds(row.issued_at),
+    token_type: found.type === 'access_token' ? 'Bearer' : 'refresh_token',
+    iss: ctx.config.issuer,
+  };
+}

@@ -1,0 +1,16 @@
+// The UserInfo endpoint's rules (OIDC Core 5.3) for an opaque bearer access token (RFC 6750).
+import { InsufficientScope, InvalidToken } from '../../errors/oauth-error.js';
+import { findAccessTokenWithUser } from '../../storage/access-tokens.js';
+import type { ProviderContext } from '../context.js';
+import { sha256 } from '../secrets.js';
+import { claimsForScopes } from '../accounts/users.js';
+
+export async function userinfo(ctx: ProviderContext, accessToken: string): Promise<Record<string, unknown>> {
+  const token = await findAccessTokenWithUser(ctx.db, sha256(accessToken));
+  if (!token || token.revokedAt !== null || token.expiresAt <= ctx.clock() || token.user.disabled_at !== null) {
+    throw new InvalidToken('the access token is invalid, expired or revoked');
+  }
+  const scopes = token.scope.split(' ');
+  if (!scopes.includes('openid')) throw new InsufficientScope('the access token was not granted the openid scope', 'openid');
+  return claimsForScopes(token.user, scopes);
+}
