@@ -3,6 +3,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { canonicalCidr } from './net/cidr.js';
+import { isLoopbackUrl, LOOPBACK_HOSTS } from './net/loopback.js';
 import { RISK_REASONS, type RiskReason } from './risk-reasons.js';
 import {
   SETTINGS,
@@ -228,12 +229,7 @@ export class ConfigError extends Error {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** A URL's host names this machine (localhost, 127.0.0.1 or [::1]): the one check of every "loopback only" rule here. */
-export function isLoopbackUrl(url: URL): boolean {
-  return LOOPBACK_HOSTS.has(url.hostname);
-}
+export { isLoopbackUrl };
 
 /** HOST as a URL writes it (an IPv6 address in brackets) when it is one of the loopback hosts above. */
 function loopbackUrlHost(host: string): string | undefined {

@@ -1,6 +1,7 @@
 // Client metadata rules (RFC 7591 2, OIDC Registration 2, RP-Initiated and Back-Channel Logout 1.0), shared by the
 // seed file and dynamic registration. Registration applies a stricter profile: a client that registers itself
 // gets https (or loopback http) URIs only, the scopes this provider knows, and consistent grant and response types.
+import { isLoopbackUrl } from '../../net/loopback.js';
 import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-ranges.js';
 import { DEVICE_CODE_GRANT } from '../device-flow/device-authorization.js';
 import { SUPPORTED_SCOPES } from '../authorization/scope.js';
@@ -36,8 +37,6 @@ export interface MetadataProblem {
   message: string;
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 
@@ -54,8 +53,7 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   if (uri.includes('#')) return 'must not contain a fragment';
   if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(url.protocol)) return `must not use the ${url.protocol} scheme`;
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname))
-    return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
+  if (url.protocol === 'http:' && !isLoopbackUrl(url)) return 'must use https (http is allowed only on localhost, 127.0.0.1 and [::1])';
   return undefined;
 }
 
