@@ -8,6 +8,10 @@ import type { Clock } from '../../src/domain/clock.js';
 import type { Notifier } from '../../src/domain/notifications/notifier.js';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed, type SeedFile } from '../../src/domain/admin/seed.js';
+import { openKeyCipher } from '../../src/domain/keys/key-encryption.js';
+import { generateSigningKey, type GeneratedKey } from '../../src/domain/keys/key-generation.js';
+import { SIGNING_ALGS } from '../../src/domain/keys/signing-algs.js';
+import { insertSigningKey } from '../../src/storage/signing-keys.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import type { OutboundDeps } from '../../src/outbound/guarded-fetch.js';
 import type { Db } from '../../src/storage/database.js';
@@ -79,12 +83,40 @@ export interface TestAppOptions {
   outbound?: OutboundDeps;
 }
 
+// Each test app starts with a key per algorithm and the fixtures' hashed passwords. Making them anew for every app
+// cost about a fifth of the http tests' CPU (two RSA key pairs, four argon2 hashes); they are made once per test
+// process and stored in each new database, as the server's start would store its own (src/domain/keys/key-rotation.ts).
+let signingKeys: Promise<GeneratedKey[]> | undefined;
+const hashes = new Map<string, Promise<string>>();
+
+/** The first start's keys, active at `now`, sealed as the config says (encrypted under KEYS_ENCRYPTION_SECRET). */
+async function presetSigningKeys(db: Db, config: Config, now: Date): Promise<void> {
+  const keys = await (signingKeys ??= Promise.all(SIGNING_ALGS.map(generateSigningKey)));
+  const cipher = await openKeyCipher(db, config.keysEncryptionSecret, [], now);
+  for (const key of keys) {
+    await insertSigningKey(db, { ...key, privateJwk: cipher.seal(key.kid, key.privateJwk), createdAt: now, activatesAt: now });
+  }
+}
+
+/** A hasher that hashes each seeded password once per process (a salted argon2id hash verifies in any database). */
+function rememberingHasher(config: Config): PasswordHasher {
+  const hasher = new PasswordHasher(config.argon2);
+  const hash = hasher.hash.bind(hasher);
+  hasher.hash = (plain: string) => {
+    const key = `${JSON.stringify(config.argon2)}\n${plain}`;
+    if (!hashes.has(key)) hashes.set(key, hash(plain));
+    return hashes.get(key)!;
+  };
+  return hasher;
+}
+
 export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promise<TestApp> {
   const config = testConfig(options.env);
   const database = await createTestDatabase();
   let offsetMs = 0;
   const clock: Clock = options.clock ?? (() => new Date(Date.now() + offsetMs));
-  await applySeed(database.handle.db, new PasswordHasher(config.argon2), options.seed ?? FIXTURES);
+  await applySeed(database.handle.db, rememberingHasher(config), options.seed ?? FIXTURES);
+  await presetSigningKeys(database.handle.db, config, clock());
   const metrics = createMetrics();
   const app = await buildApp(config, {
     db: database.handle.db,
