@@ -10,7 +10,7 @@ import { sha256 } from '../../src/domain/secrets.js';
 import { openDatabase } from '../../src/storage/database.js';
 import type { Db } from '../../src/storage/database.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
-import { childEnv, collect, PROJECT_DIR, runTs, type Finished } from './child-process.js';
+import { childEnv, collect, PROJECT_DIR, runTs, TEST_NODE_FLAGS, type Finished } from './child-process.js';
 import { createTestDatabase, onServer } from './database.js';
 
 export interface AdminStore {
@@ -107,7 +107,7 @@ export interface RunOptions {
 /** `sso-admin ...args` with `env`, to its end. */
 export async function runAdmin(args: string[], env: Record<string, string>, options: RunOptions = {}): Promise<AdminRun> {
   const entry = options.viaTsx ? ['--import', 'tsx', 'src/cli/admin.ts'] : [await builtAdmin()];
-  const child = spawn(process.execPath, [...entry, ...args], {
+  const child = spawn(process.execPath, [...TEST_NODE_FLAGS, ...entry, ...args], {
     cwd: PROJECT_DIR,
     env: childEnv({ LOG_LEVEL: 'info', ...env }),
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
