@@ -102,7 +102,11 @@ export async function signInNotChecked(ctx: ProviderContext, claim: Extract<Atte
 }
 
 async function throttled(ctx: ProviderContext, key: string, now: Date): Promise<ThrottledClaim> {
+  return { kind: 'throttled', retryAfterSeconds: await retryAfterSeconds(ctx, key, now) };
+}
+
+/** Whole seconds until a locked counter lets attempts in again (at least 1): every throttle's Retry-After (RFC 6585 4). */
+export async function retryAfterSeconds(ctx: Pick<ProviderContext, 'db'>, key: string, now: Date): Promise<number> {
   const lockedUntil = await findLockedUntil(ctx.db, key);
-  const seconds = lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1;
-  return { kind: 'throttled', retryAfterSeconds: Math.max(1, seconds) };
+  return Math.max(1, lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1);
 }

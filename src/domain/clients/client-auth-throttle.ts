@@ -1,12 +1,12 @@
 // Failed client authentication counted per client and per network, in the database like the sign-in counters, so
 // that every instance agrees. Only a secret that must be hashed is counted: a secret remembered as right is not.
 import { TooManyRequests } from '../../errors/oauth-error.js';
-import { claimAttempt, findLockedUntil, refundAttempt } from '../../storage/sign-in-throttle.js';
+import { claimAttempt, refundAttempt } from '../../storage/sign-in-throttle.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { networkPrefix } from '../../net/ip-prefix.js';
 import { sha256 } from '../secrets.js';
-import { lockRule } from '../accounts/sign-in-throttle.js';
+import { lockRule, retryAfterSeconds } from '../accounts/sign-in-throttle.js';
 
 export interface ClientAuthClaim {
   /** A right secret: the attempts are given back. */
@@ -32,8 +32,7 @@ export async function claimClientAuthentication(ctx: ProviderContext, clientId: 
   const locked = keys.find((_, i) => counts[i] === undefined);
   if (locked) {
     const claimed = keys.flatMap(([key], i) => (counts[i] === undefined ? [] : [refundAttempt(ctx.db, key, counts[i]!)]));
-    const [lockedUntil] = await Promise.all([findLockedUntil(ctx.db, locked[0]), ...claimed]);
-    const seconds = Math.max(1, lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1);
+    const [seconds] = await Promise.all([retryAfterSeconds(ctx, locked[0], now), ...claimed]);
     throw new TooManyRequests('too many failed client authentications, try again later', seconds);
   }
   return {

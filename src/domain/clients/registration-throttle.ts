@@ -3,12 +3,12 @@
 // each time (SIGN_IN_LOCK_*), and the counter is forgotten a window after its last registration. Keycloak limits
 // anonymous registration by policy (trusted hosts, a maximum number of clients); this is the per-address part.
 import { TooManyRequests } from '../../errors/oauth-error.js';
-import { claimAttempt, findLockedUntil } from '../../storage/sign-in-throttle.js';
+import { claimAttempt } from '../../storage/sign-in-throttle.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { networkPrefix } from '../../net/ip-prefix.js';
 import { sha256 } from '../secrets.js';
-import { lockRule } from '../accounts/sign-in-throttle.js';
+import { lockRule, retryAfterSeconds } from '../accounts/sign-in-throttle.js';
 
 /** The address counter's key: a digest, like every throttle key, so no address is stored. */
 export function registrationAddressKey(ip: string): string {
@@ -28,7 +28,6 @@ export async function claimOpenRegistration(ctx: ProviderContext, ip: string): P
     rule: lockRule(policy),
   });
   if (count !== undefined) return;
-  const lockedUntil = await findLockedUntil(ctx.db, key);
-  const seconds = Math.max(1, lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1);
+  const seconds = await retryAfterSeconds(ctx, key, now);
   throw new TooManyRequests(`too many registrations from this address; try again in ${seconds} s`, seconds);
 }

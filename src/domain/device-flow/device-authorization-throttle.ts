@@ -2,12 +2,12 @@
 // counter (user-code-throttle.ts), before a device code is stored: one loop cannot fill the table.
 import type { ThrottlePolicy } from '../../config.js';
 import { TooManyRequests } from '../../errors/oauth-error.js';
-import { claimAttempt, findLockedUntil } from '../../storage/sign-in-throttle.js';
+import { claimAttempt } from '../../storage/sign-in-throttle.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { networkPrefix } from '../../net/ip-prefix.js';
 import { sha256 } from '../secrets.js';
-import { lockRule } from '../accounts/sign-in-throttle.js';
+import { lockRule, retryAfterSeconds } from '../accounts/sign-in-throttle.js';
 
 /** The address counter's key; an IPv6 client counts per /64, like the sign-in address counter. */
 export function deviceAuthorizationNetworkKey(ip: string): string {
@@ -34,8 +34,7 @@ export async function claimDeviceAuthorization(ctx: ProviderContext, clientId: s
     if (policy === null) continue;
     const count = await claimAttempt(ctx.db, { key, now, expiresAt: addSeconds(now, policy.lockMaxSeconds), rule: lockRule(policy) });
     if (count !== undefined) continue;
-    const lockedUntil = await findLockedUntil(ctx.db, key);
-    const seconds = Math.max(1, lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1);
+    const seconds = await retryAfterSeconds(ctx, key, now);
     throw new TooManyRequests('too many device authorization requests, try again later', seconds);
   }
 }

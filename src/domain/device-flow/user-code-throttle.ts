@@ -1,12 +1,12 @@
 // User-code entry throttling on the verification page (RFC 8628 5.1): every code typed is counted per client
 // address, in the database like the sign-in counters (src/domain/accounts/sign-in-throttle.ts), before it is looked up.
 // A code that finds its request gives its attempt back; a wrong one keeps it, and the locks grow as for sign-in.
-import { claimAttempt, findLockedUntil, refundAttempt } from '../../storage/sign-in-throttle.js';
+import { claimAttempt, refundAttempt } from '../../storage/sign-in-throttle.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { networkPrefix } from '../../net/ip-prefix.js';
 import { sha256 } from '../secrets.js';
-import { lockRule } from '../accounts/sign-in-throttle.js';
+import { lockRule, retryAfterSeconds } from '../accounts/sign-in-throttle.js';
 
 /** The address counter's key; an IPv6 client counts per /64, like the sign-in address counter. */
 export function userCodeEntryKey(ip: string): string {
@@ -32,9 +32,7 @@ export async function claimUserCodeEntry(ctx: ProviderContext, ip: string): Prom
     rule: lockRule(policy),
   });
   if (count !== undefined) return { kind: 'claimed', counter: { key, count } };
-  const lockedUntil = await findLockedUntil(ctx.db, key);
-  const seconds = lockedUntil ? Math.ceil((lockedUntil.getTime() - now.getTime()) / 1000) : 1;
-  return { kind: 'throttled', retryAfterSeconds: Math.max(1, seconds) };
+  return { kind: 'throttled', retryAfterSeconds: await retryAfterSeconds(ctx, key, now) };
 }
 
 /** A code that found its request is no guess: its attempt is given back. */
