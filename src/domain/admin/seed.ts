@@ -216,6 +216,30 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * Inserts an entry that is not stored yet, updates one whose stored columns differ from `desired` (compared on
+ * `desired`'s columns, whatever their order), and counts which it did.
+ */
+async function insertOrUpdate(
+  counts: SeedCounts,
+  existing: object | undefined,
+  desired: object,
+  write: { insert: () => Promise<unknown>; update: () => Promise<unknown> },
+): Promise<void> {
+  if (!existing) {
+    await write.insert();
+    counts.created += 1;
+    return;
+  }
+  const stored = Object.fromEntries(Object.keys(desired).map((k) => [k, (existing as Record<string, unknown>)[k]]));
+  if (canonical(stored) === canonical(desired)) {
+    counts.unchanged += 1;
+    return;
+  }
+  await write.update();
+  counts.updated += 1;
+}
+
 /** A stored hash is kept when it still matches the file's secret; otherwise the secret is hashed anew. */
 async function keepOrHash(passwords: PasswordHasher, stored: string | null | undefined, plain: string): Promise<string> {
   if (stored && (await passwords.verify(stored, plain))) return stored;
@@ -255,27 +279,10 @@ async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, 
     client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
   );
   const { metadata } = desired;
-  if (!existing) {
-    await insertClient(db, { client_id, ...desired, metadata: JSON.stringify(metadata), created_at: now, updated_at: now });
-    counts.created += 1;
-    return;
-  }
-  const current = {
-    client_secret_hash: existing.client_secret_hash,
-    client_name: existing.client_name,
-    redirect_uris: existing.redirect_uris,
-    post_logout_redirect_uris: existing.post_logout_redirect_uris,
-    grant_types: existing.grant_types,
-    response_types: existing.response_types,
-    token_endpoint_auth_method: existing.token_endpoint_auth_method,
-    metadata: existing.metadata,
-  };
-  if (canonical(current) === canonical(desired)) {
-    counts.unchanged += 1;
-    return;
-  }
-  await updateClient(db, client_id, { ...desired, metadata: JSON.stringify(metadata), updated_at: now });
-  counts.updated += 1;
+  await insertOrUpdate(counts, existing, desired, {
+    insert: () => insertClient(db, { client_id, ...desired, metadata: JSON.stringify(metadata), created_at: now, updated_at: now }),
+    update: () => updateClient(db, client_id, { ...desired, metadata: JSON.stringify(metadata), updated_at: now }),
+  });
 }
 
 /** The columns of a validated user entry; its password goes in already hashed. */
@@ -289,27 +296,12 @@ async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now:
   const existing = await findUserByUsername(db, username);
   const desired = userColumns(entry, await keepOrHash(passwords, existing?.password_hash, password));
   const { claims } = desired;
-  if (!existing) {
-    await insertUser(db, { id: randomUUID(), ...desired, claims: JSON.stringify(claims), created_at: now, updated_at: now });
-    counts.created += 1;
-    return;
-  }
-  const current = {
-    username: existing.username,
-    password_hash: existing.password_hash,
-    email: existing.email,
-    email_verified: existing.email_verified,
-    claims: existing.claims,
-  };
-  if (canonical(current) === canonical(desired)) {
-    counts.unchanged += 1;
-    return;
-  }
-  await updateUser(db, existing.id, { ...desired, claims: JSON.stringify(claims), updated_at: now });
-  counts.updated += 1;
+  await insertOrUpdate(counts, existing, desired, {
+    insert: () => insertUser(db, { id: randomUUID(), ...desired, claims: JSON.stringify(claims), created_at: now, updated_at: now }),
+    update: () => updateUser(db, existing!.id, { ...desired, claims: JSON.stringify(claims), updated_at: now }),
+  });
 }
 
-/** Applies a validated seed in one transaction: all of it or none of it. */
 export async function applySeed(db: Db, passwords: PasswordHasher, seed: SeedFile, now = new Date()): Promise<SeedReport> {
   const report: SeedReport = {
     clients: { created: 0, updated: 0, unchanged: 0 },
