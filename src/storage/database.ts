@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparingClient } from './hot-path/preparing-client.js';
@@ -73,17 +74,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
 async function openPGlite(dataDir: string, initialData: Blob | undefined): Promise<DatabaseHandle> {
   // Loaded only for the embedded database: the module alone costs a server on PostgreSQL some 45 MiB of memory.
   const { PGlite } = await import('@electric-sql/pglite');
-  if (dataDir === 'memory://') {
-    const pglite = await PGlite.create(initialData ? { loadDataDir: initialData } : {});
-    const dialect = new PGliteDialect(pglite);
-    const db = new Kysely<Database>({ dialect });
-    // Kysely closes the driver only if it ran a query; a handle never used must still let PGlite go.
-    const close = async () => {
-      await db.destroy();
-      if (!pglite.closed) await pglite.close();
-    };
-    return { db, kind: 'pglite', location: 'memory', poolStats: () => pgliteStats(dialect), close };
-  }
+  if (dataDir === 'memory://') return memoryPGliteHandle(await PGlite.create(initialData ? { loadDataDir: initialData } : {}));
   const dir = path.join(dataDir, 'pglite');
   fs.mkdirSync(dir, { recursive: true });
   const releaseLock = lockDataDir(dir);
@@ -105,6 +96,18 @@ async function openPGlite(dataDir: string, initialData: Blob | undefined): Promi
     releaseLock();
     throw err;
   }
+}
+
+/** A handle on an open in-memory PGlite; closing it closes the PGlite. Tests open a handle on one they reuse. */
+export function memoryPGliteHandle(pglite: PGlite): DatabaseHandle {
+  const dialect = new PGliteDialect(pglite);
+  const db = new Kysely<Database>({ dialect });
+  // Kysely closes the driver only if it ran a query; a handle never used must still let PGlite go.
+  const close = async () => {
+    await db.destroy();
+    if (!pglite.closed) await pglite.close();
+  };
+  return { db, kind: 'pglite', location: 'memory', poolStats: () => pgliteStats(dialect), close };
 }
 
 /** PGlite has one session: a pool of at most one connection, always open. */

@@ -5,13 +5,19 @@
 // makes hundreds. So the migrations run once per set of migration files: on PGlite into a dump of the data folder
 // (kept in the temp folder for the next test process), on PostgreSQL into a template database; each test database
 // starts as a copy of it. The name of either carries a digest of migrations/, so a changed migration makes a new one.
+//
+// Loading that dump into a new PGlite still costs about a second of CPU, so a test process keeps the PGlite of a
+// dropped database and hands it to the next one, emptied: its tables truncated but for the migrations' own, its
+// session reset. One that a test closed (a database gone away) is not kept.
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs, readdirSync, readFileSync } from 'node:fs';
+import { promises as fs, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import pg from 'pg';
-import { openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
+import tap, { type Test } from 'tap';
+import { memoryPGliteHandle, openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
 import type { Database } from '../../src/storage/schema.js';
 import { MIGRATIONS_DIR, migrateToLatest } from '../../src/storage/migrate.js';
@@ -98,27 +104,83 @@ async function makeServerTemplate(): Promise<string> {
 
 let pgliteTemplate: Promise<Blob> | undefined;
 let serverTemplate: Promise<string> | undefined;
+/** Emptied PGlite instances of dropped test databases, for the next ones. */
+const idlePGlites: PGlite[] = [];
+/** The tables a test may fill: all of the migrated schema's but the migrations' own. */
+let dataTables: Promise<string[]> | undefined;
+
+async function migratedPGlite(): Promise<PGlite> {
+  const idle = idlePGlites.pop();
+  if (idle) return idle;
+  // A PGlite loaded from a dump holds the process open until it is closed: the kept ones close as the file ends.
+  if (!pgliteTemplate) tap.teardown(() => Promise.all(idlePGlites.splice(0).map((p) => p.close())));
+  const loadDataDir = await (pgliteTemplate ??= makePgliteTemplate());
+  const { PGlite } = await import('@electric-sql/pglite');
+  return PGlite.create({ loadDataDir });
+}
+
+/** Empties a migrated PGlite as a fresh copy of the template would be, and keeps it for the next test database. */
+async function keepForReuse(pglite: PGlite): Promise<void> {
+  if (pglite.closed) return;
+  dataTables ??= pglite
+    .query<{ name: string }>(
+      `select quote_ident(tablename) as name from pg_tables
+       where schemaname = 'public' and tablename not in ('kysely_migration', 'kysely_migration_lock')`,
+    )
+    .then((r) => r.rows.map((row) => row.name));
+  const tables = await dataTables;
+  // A transaction left open, a session setting, an advisory lock: none may reach the next test.
+  await pglite.exec(`rollback; reset all; select pg_advisory_unlock_all(); truncate ${tables.join(', ')} restart identity cascade;`);
+  idlePGlites.push(pglite);
+}
 
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const migrate = options.migrate !== false;
   let url: string | undefined;
   let name: string | undefined;
-  let initialData: Blob | undefined;
   if (onServer) {
     name = `sso_test_${process.pid}_${randomBytes(4).toString('hex')}`;
     const template = migrate ? await (serverTemplate ??= makeServerTemplate()) : undefined;
     await admin((c) => c.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
     url = serverDatabaseUrl(name);
-  } else if (migrate) {
-    initialData = await (pgliteTemplate ??= makePgliteTemplate());
   }
-  const handle = await openDatabase({ url, dataDir: 'memory://', initialData, poolMax: 10 });
+  const pglite = !onServer && migrate ? await migratedPGlite() : undefined;
+  const handle = pglite ? memoryPGliteHandle(pglite) : await openDatabase({ url, dataDir: 'memory://', poolMax: 10 });
+  let dropped = false;
   return {
     handle,
     url,
     async drop() {
+      if (dropped) return;
+      dropped = true;
+      if (pglite && !pglite.closed) return keepForReuse(pglite);
       await handle.close();
       if (name) await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+}
+
+let dataFolderTemplate: Promise<string> | undefined;
+
+/**
+ * A migrated PGlite data folder of the test's own, for child processes (a server, a script) that open it; removed
+ * at teardown. A copy of one made once per test process: PGlite's first start in an empty folder (initdb) and the
+ * migrations cost a child some four seconds. Tests of a first start use an empty folder instead.
+ */
+export async function migratedDataFolder(t: Test): Promise<string> {
+  dataFolderTemplate ??= (async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-data-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const handle = await openDatabase({ dataDir: dir, poolMax: 1 });
+    try {
+      await migrateToLatest(handle.db);
+    } finally {
+      await handle.close();
+    }
+    return dir;
+  })();
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-data-'));
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  await fs.cp(await dataFolderTemplate, dir, { recursive: true });
+  return dir;
 }
