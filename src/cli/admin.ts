@@ -1,10 +1,8 @@
 #!/usr/bin/env node
 // sso-admin (npm run admin --): the provider's admin command line, wired to this process's stdin, stdout, stderr,
 // configuration and database. The grammar, help and exit codes are in command.ts; the nouns and verbs in nouns/.
-import { systemClock } from '../domain/clock.js';
-import { PasswordHasher } from '../domain/accounts/passwords.js';
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from '../runtime.js';
-import { actor, runAdmin } from './command.js';
+import { actor, adminContext, runAdmin } from './command.js';
 import { NOUNS } from './nouns/index.js';
 import { stdoutOutput } from './output.js';
 import { processTerminal } from './terminal.js';
@@ -18,16 +16,6 @@ process.exitCode = await runAdmin(NOUNS, process.argv.slice(2), {
     // The log goes to stderr, keeping stdout for the result; each action's line says who ran it.
     const logger = createLogger(config, 2).child({ actor: actor() });
     const database = await openMigratedDatabase(config, logger);
-    return {
-      config,
-      logger,
-      ctx: {
-        db: database.db,
-        clock: systemClock,
-        log: logger,
-        passwords: new PasswordHasher(config.argon2, { serverSecret: config.keysEncryptionSecret }),
-      },
-      close: () => database.close(),
-    };
+    return { config, logger, ctx: adminContext(config, logger, database.db), close: () => database.close() };
   },
 });

@@ -5,8 +5,11 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { PasswordHasher } from '../domain/accounts/passwords.js';
 import { AdminError, type AdminContext } from '../domain/admin/admin.js';
+import { systemClock } from '../domain/clock.js';
 import { KeyEncryptionError } from '../domain/keys/key-encryption.js';
+import type { Db } from '../storage/database.js';
 import type { Output } from './output.js';
 import type { Terminal } from './terminal.js';
 
@@ -232,6 +235,16 @@ export function actor(): string {
   } catch {
     return `uid ${process.getuid?.() ?? 'unknown'}`;
   }
+}
+
+/** What the admin actions work with: the database, the clock, the log and the password hasher the config sets. */
+export function adminContext(config: Config, logger: Logger, db: Db): AdminContext {
+  return {
+    db,
+    clock: systemClock,
+    log: logger,
+    passwords: new PasswordHasher(config.argon2, { serverSecret: config.keysEncryptionSecret }),
+  };
 }
 
 export interface Environment {

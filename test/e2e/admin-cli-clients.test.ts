@@ -1,6 +1,6 @@
-// `sso-admin clients ...` as an operator runs it: child processes on a database of the test's own (a PGlite data
-// folder, opened by one process at a time, or a database on TEST_DATABASE_URL's server). Several verbs per test,
-// in the order an operator would use them, to keep the number of processes down.
+// `sso-admin clients ...` as an operator runs it, on a database of the test's own: the command line's own runAdmin
+// and nouns, in this process (test/helpers/admin-cli.ts says why; admin-cli-process.test.ts runs the program itself).
+// Several verbs per test, in the order an operator would use them.
 import t from 'tap';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../src/domain/admin/seed.js';

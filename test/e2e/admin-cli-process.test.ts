@@ -15,11 +15,11 @@ import { childEnv, collect, PROJECT_DIR } from '../helpers/child-process.js';
 t.test('npm run admin runs the TypeScript source: --help on stdout with exit 0, a bad command line one line and exit 2', async (t) => {
   const pkg = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   t.equal(pkg.scripts.admin, 'node --import tsx src/cli/admin.ts');
-  const help = await runAdmin(['--help'], {}, { viaTsx: true });
+  const help = await runAdmin(['--help'], {}, { as: 'tsx' });
   t.equal(help.code, 0);
   t.match(help.stdout, /^usage: sso-admin <noun> <verb> \[arguments\] \[options\]\n/);
   t.equal(help.stderr, '');
-  const bad = await runAdmin(['clients', 'frob'], {}, { viaTsx: true });
+  const bad = await runAdmin(['clients', 'frob'], {}, { as: 'tsx' });
   t.equal(bad.code, 2);
   t.equal(bad.stdout, '');
   t.equal(
@@ -54,7 +54,7 @@ t.test('each list verb refuses a bad command line with exit code 2 and one line,
     [['rules', 'list', '--kind', 'network'], 'sso-admin rules list: unknown option --kind (sso-admin rules list --help)'],
   ];
   // DATA_DIR names a file: opening a database there would fail, and differently.
-  const runs = await Promise.all(cases.map(([args]) => runAdmin(args, { DATA_DIR: '/dev/null' })));
+  const runs = await Promise.all(cases.map(([args]) => runAdmin(args, { DATA_DIR: '/dev/null' }, { as: 'built' })));
   runs.forEach((run, i) => {
     t.equal(run.code, 2, cases[i]![0].join(' '));
     t.equal(run.stderr, `${cases[i]![1]}\n`);
@@ -125,7 +125,7 @@ t.test(
   'on a terminal a destructive verb asks first: no changes nothing, yes goes ahead',
   { skip: process.platform !== 'linux' && 'needs util-linux script' },
   async (t) => {
-    const store = await adminStore(t);
+    const store = await adminStore(t, { forChildren: true });
     await store.withDb((db) =>
       applySeed(db, new PasswordHasher(testConfig().argon2), {
         clients: [{ client_id: 'app', client_secret: 'app-secret-0123456789', redirect_uris: ['https://app.example/cb'] }],
@@ -151,7 +151,7 @@ t.test(
   'on a terminal set-password asks for the password twice without echoing it',
   { skip: process.platform !== 'linux' && 'needs util-linux script' },
   async (t) => {
-    const store = await adminStore(t);
+    const store = await adminStore(t, { forChildren: true });
     await store.withDb((db) =>
       applySeed(db, new PasswordHasher(testConfig().argon2), { clients: [], users: [{ username: 'alice', password: 'the old password' }] }),
     );

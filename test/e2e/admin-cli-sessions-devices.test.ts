@@ -1,5 +1,5 @@
-// `sso-admin sessions ...` and `sso-admin devices ...` as an operator runs them, in child processes on a database
-// of the test's own (see admin-cli-clients.test.ts), on a user signed in from several devices.
+// `sso-admin sessions ...` and `sso-admin devices ...` as an operator runs them, in this process on a database of
+// the test's own (see admin-cli-clients.test.ts), on a user signed in from several devices.
 import t from 'tap';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../src/domain/admin/seed.js';

@@ -1,5 +1,5 @@
-// `sso-admin users ...` as an operator runs it, in child processes on a database of the test's own (see
-// admin-cli-clients.test.ts): several verbs per test, to keep the number of processes down.
+// `sso-admin users ...` as an operator runs it, on a database of the test's own, in this process (see
+// admin-cli-clients.test.ts): several verbs per test, in the order an operator would use them.
 import argon2 from 'argon2';
 import t from 'tap';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';

@@ -12,7 +12,7 @@ t.test('npm run admin -- rules list lists the rules; npm run risk is no second n
   t.equal(pkg.scripts.risk, undefined, 'one name for the admin command line');
   t.equal(pkg.scripts.admin, 'node --import tsx src/cli/admin.ts');
 
-  const store = await adminStore(t);
+  const store = await adminStore(t, { forChildren: true });
   const npm = (args: string[]) =>
     collect(
       spawn('npm', ['run', '--silent', 'admin', '--', ...args], {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { basicAuth, formEncode } from '../helpers/flow.js';
 import { collect, runTs, spawnTs, type Finished } from '../helpers/child-process.js';
-import { createTestDatabase, onServer } from '../helpers/database.js';
+import { createTestDatabase, migratedDataFolder, onServer } from '../helpers/database.js';
 import { freePort } from '../helpers/listening.js';
 
 const CLIENT = {
@@ -259,7 +259,7 @@ t.test('an http BASE_URL on a public host stops the server, naming BASE_URL on s
 });
 
 t.test('kill -9 loses nothing committed: the signing key and an issued access token survive a restart', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await migratedDataFolder(t);
   const seedFile = path.join(dir, 'seed.json');
   await fs.writeFile(seedFile, JSON.stringify({ clients: [CLIENT], users: [USER] }));
   const seeded = await runTs('scripts/seed.ts', [seedFile], { DATA_DIR: dir });
@@ -296,7 +296,7 @@ t.test('kill -9 loses nothing committed: the signing key and an issued access to
 });
 
 t.test('a second process on the same embedded data folder refuses to start', async (t) => {
-  const dir = await tempDir(t);
+  const dir = await migratedDataFolder(t);
   const first = await startServer(t, { DATA_DIR: dir });
   const port = await freePort();
   const second = await runTs('src/server.ts', [], {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { basicAuth } from '../helpers/flow.js';
 import { collect, runTs, spawnTs, type Finished } from '../helpers/child-process.js';
-import { createTestDatabase, onServer } from '../helpers/database.js';
+import { createTestDatabase, migratedDataFolder, onServer } from '../helpers/database.js';
 import { freePort } from '../helpers/listening.js';
 
 const SERVICE = {
@@ -124,8 +124,7 @@ async function slowTokenRequest(port: number): Promise<SlowRequest> {
 }
 
 async function seededDataDir(t: Test): Promise<string> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-shutdown-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  const dir = await migratedDataFolder(t);
   await fs.writeFile(path.join(dir, 'seed.json'), JSON.stringify({ clients: [SERVICE], users: [] }));
   const seeded = await runTs('scripts/seed.ts', [path.join(dir, 'seed.json')], { DATA_DIR: dir });
   if (seeded.code !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
@@ -175,8 +174,7 @@ t.test('a request still in flight after SHUTDOWN_TIMEOUT_SECONDS is cut, and the
 t.test(
   'SIGINT with SHUTDOWN_DRAIN_SECONDS: /readyz fails at once while requests are still served with Connection: close, then the listener closes',
   async (t) => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-shutdown-'));
-    t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+    const dir = await migratedDataFolder(t);
     const server = await startServer(t, { DATA_DIR: dir, SHUTDOWN_DRAIN_SECONDS: '3' });
     const base = `http://127.0.0.1:${server.port}`;
     t.equal((await fetch(`${base}/readyz`)).status, 200, 'ready before the signal');
@@ -203,8 +201,7 @@ t.test(
 );
 
 t.test('with METRICS_PORT, a server process serves /metrics there only, and closes it on SIGTERM', async (t) => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-shutdown-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
+  const dir = await migratedDataFolder(t);
   const metricsPort = await freePort();
   const server = await startServer(t, { DATA_DIR: dir, METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' });
   await fetch(`http://127.0.0.1:${server.port}/sso/jwks`);

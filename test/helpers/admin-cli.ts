@@ -1,17 +1,34 @@
-// The admin command line as an operator runs it (`npm run admin --`, src/cli/admin.ts), in child processes on a
-// database of the test's own, and the rows its tests start from (sessions, devices, tokens) written beside it.
+// The admin command line as an operator runs it (`npm run admin --`, src/cli/admin.ts) on a database of the test's
+// own, and the rows its tests start from (sessions, devices, tokens) written beside it.
+//
+// A run is the command line's own runAdmin with the nouns src/cli/admin.ts gives it, in this process, its stdout and
+// stderr captured: a child process would cost a second of start-up (node, then PGlite loading the data folder) for
+// every run. What only a process shows (the package's bin, `npm run admin`, a terminal, the exit status) is tested
+// in admin-cli-process.test.ts and admin-npm-script.test.ts, with runs in child processes.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promises as fs, rmSync } from 'node:fs';
-import os from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import pino from 'pino';
 import type { Test } from 'tap';
+import { actor, adminContext, runAdmin as runCommandLine } from '../../src/cli/command.js';
+import { NOUNS } from '../../src/cli/nouns/index.js';
+import { stdoutOutput } from '../../src/cli/output.js';
+import { processTerminal } from '../../src/cli/terminal.js';
+import { loadConfig } from '../../src/config.js';
 import { sha256 } from '../../src/domain/secrets.js';
+import { loggerOptions } from '../../src/logger.js';
+import { openMigratedDatabase } from '../../src/runtime.js';
 import { openDatabase } from '../../src/storage/database.js';
 import type { Db } from '../../src/storage/database.js';
-import { migrateToLatest } from '../../src/storage/migrate.js';
 import { childEnv, collect, PROJECT_DIR, runTs, TEST_NODE_FLAGS, type Finished } from './child-process.js';
-import { createTestDatabase, onServer } from './database.js';
+import { createTestDatabase, migratedDataFolder, onServer } from './database.js';
+
+/** The variable in a store's env that names its open database, for runs in this process; a child ignores it. */
+const STORE = 'TEST_ADMIN_STORE';
+/** The open databases of this process's stores, by the id in their env. */
+const openStores = new Map<string, Db>();
 
 export interface AdminStore {
   /** Points a child process at the store. */
@@ -20,34 +37,25 @@ export interface AdminStore {
   withDb<T>(fn: (db: Db) => Promise<T>): Promise<T>;
 }
 
-let template: Promise<string> | undefined;
-
-/** A migrated PGlite data folder, made once per test process: copying it is much cheaper than creating one. */
-function pgliteTemplate(): Promise<string> {
-  template ??= (async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-admin-template-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const handle = await openDatabase({ dataDir: dir, poolMax: 1 });
-    try {
-      await migrateToLatest(handle.db);
-    } finally {
-      await handle.close();
-    }
-    return dir;
-  })();
-  return template;
-}
-
-/** A migrated database of this test's own: a PGlite data folder, or a database on TEST_DATABASE_URL's server. */
-export async function adminStore(t: Test): Promise<AdminStore> {
-  if (onServer) {
+/**
+ * A migrated database of this test's own. Runs in this process use it as it is; with `forChildren`, child processes
+ * can open it too: a PGlite data folder (opened by one process at a time), or a database on TEST_DATABASE_URL's
+ * server.
+ */
+export async function adminStore(t: Test, options: { forChildren?: boolean } = {}): Promise<AdminStore> {
+  if (onServer || !options.forChildren) {
     const database = await createTestDatabase();
-    t.teardown(() => database.drop());
-    return { env: { DATABASE_URL: database.url! }, withDb: (fn) => fn(database.handle.db) };
+    const id = randomUUID();
+    openStores.set(id, database.handle.db);
+    t.teardown(async () => {
+      openStores.delete(id);
+      await database.drop();
+    });
+    // On PGlite the database is in this process's memory: a DATA_DIR no child can open keeps a stray one off ./data.
+    const where: Record<string, string> = database.url ? { DATABASE_URL: database.url } : { DATA_DIR: '/dev/null/in-process-only' };
+    return { env: { ...where, [STORE]: id }, withDb: (fn) => fn(database.handle.db) };
   }
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-admin-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-  await fs.cp(await pgliteTemplate(), dir, { recursive: true });
+  const dir = await migratedDataFolder(t);
   return {
     env: { DATA_DIR: dir },
     async withDb(fn) {
@@ -98,15 +106,20 @@ export function builtAdmin(): Promise<string> {
 }
 
 export interface RunOptions {
-  /** Standard input; without it stdin is /dev/null (not a terminal). */
+  /** Standard input; without it stdin is empty (and not a terminal). */
   input?: string;
-  /** `npm run admin` runs src/cli/admin.ts through tsx; by default the built JavaScript runs. */
-  viaTsx?: boolean;
+  /**
+   * Where it runs: in this process (the default); 'built': the built JavaScript (the package's bin) in a child
+   * process; 'tsx': `npm run admin`'s command, src/cli/admin.ts through tsx, in a child process.
+   */
+  as?: 'in-process' | 'built' | 'tsx';
 }
 
-/** `sso-admin ...args` with `env`, to its end. */
+/** `sso-admin ...args` with `env` (settings as the environment would give them), to its end. */
 export async function runAdmin(args: string[], env: Record<string, string>, options: RunOptions = {}): Promise<AdminRun> {
-  const entry = options.viaTsx ? ['--import', 'tsx', 'src/cli/admin.ts'] : [await builtAdmin()];
+  const as = options.as ?? 'in-process';
+  if (as === 'in-process') return runInProcess(args, env, options.input ?? '');
+  const entry = as === 'tsx' ? ['--import', 'tsx', 'src/cli/admin.ts'] : [await builtAdmin()];
   const child = spawn(process.execPath, [...TEST_NODE_FLAGS, ...entry, ...args], {
     cwd: PROJECT_DIR,
     env: childEnv({ LOG_LEVEL: 'info', ...env }),
@@ -114,6 +127,31 @@ export async function runAdmin(args: string[], env: Record<string, string>, opti
   });
   child.stdin?.end(options.input);
   return parseRun(await collect(child));
+}
+
+/** src/cli/admin.ts's wiring with this process's streams replaced by strings, on the store's open database. */
+async function runInProcess(args: string[], env: Record<string, string>, input: string): Promise<AdminRun> {
+  let stdout = '';
+  let stderr = '';
+  const stderrStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      stderr += chunk.toString('utf8');
+      done();
+    },
+  });
+  const code = await runCommandLine(NOUNS, args, {
+    terminal: processTerminal(Readable.from([input]) as unknown as NodeJS.ReadStream, stderrStream as unknown as NodeJS.WriteStream),
+    out: stdoutOutput((text) => (stdout += text)),
+    error: (line) => (stderr += `${line}\n`),
+    async open() {
+      const config = loadConfig({ ...childEnv({}), ...env } as Record<string, string>);
+      const logger = pino(loggerOptions(config.logLevel), { write: (line: string) => (stderr += line) }).child({ actor: actor() });
+      const shared = openStores.get(env[STORE] ?? '');
+      const database = shared ? { db: shared, close: async () => {} } : await openMigratedDatabase(config, logger);
+      return { config, logger, ctx: adminContext(config, logger, database.db), close: () => database.close() };
+    },
+  });
+  return parseRun({ code, signal: null, stdout, stderr });
 }
 
 /** The JSON a successful `--json` run printed. */

@@ -1,11 +1,8 @@
-// The signing keys as an operator handles them: a store of the test's own for child processes (a data folder on
-// PGlite, or an unmigrated database on TEST_DATABASE_URL's server) and `npm run keys` (scripts/keys.ts) run on it.
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+// The signing keys as an operator handles them: a store of the test's own for child processes (a migrated data
+// folder on PGlite, or an unmigrated database on TEST_DATABASE_URL's server) and `npm run keys` (scripts/keys.ts) run on it.
 import type { Test } from 'tap';
 import { runTs } from './child-process.js';
-import { createTestDatabase, onServer } from './database.js';
+import { createTestDatabase, migratedDataFolder, onServer } from './database.js';
 
 export const KEYS_SECRET = 'operator-secret-0123456789-ABCDEFGHIJ';
 export const WRONG_KEYS_SECRET = 'not-the-operator-secret-0123456789-xyz';
@@ -18,9 +15,7 @@ export async function keyStore(t: Test): Promise<Record<string, string>> {
     t.teardown(() => database.drop());
     return { DATABASE_URL: database.url! };
   }
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-keys-'));
-  t.teardown(() => fs.rm(dir, { recursive: true, force: true }));
-  return { DATA_DIR: dir };
+  return { DATA_DIR: await migratedDataFolder(t) };
 }
 
 /** `npm run keys -- ...args` with `env`, to its end. */
