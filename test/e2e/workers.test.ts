@@ -27,7 +27,9 @@ t.test(
       DATABASE_URL: database.url!,
       WORKERS: '2',
     });
-    const finished = collect(primary, 90_000);
+    const finished = collect(primary, 150_000);
+    let output = '';
+    primary.stdout!.on('data', (d: Buffer | string) => (output += d.toString()));
     t.teardown(() => {
       if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
     });
@@ -43,11 +45,15 @@ t.test(
       }
     };
     await readyPids();
-    // Both workers come up (each logs that it is ready); keep asking until the kernel has spread requests to both.
+    // The second worker can start well after the first on a loaded machine: wait until both have logged that they
+    // are ready, then keep asking until requests have reached both.
+    const readyWorkers = () => new Set([...output.matchAll(/"pid":(\d+)[^\n]*ready on/g)].map((m) => m[1]));
+    for (const waitUntil = Date.now() + 90_000; readyWorkers().size < 2 && Date.now() < waitUntil;) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    t.equal(readyWorkers().size, 2, 'both workers logged that they are ready');
     const served = new Set<string>();
     const deadline = Date.now() + 30_000;
-    let output = '';
-    primary.stdout!.on('data', (d: Buffer | string) => (output += d.toString()));
     while (Date.now() < deadline) {
       await Promise.all(Array.from({ length: 20 }, () => fetch(`${baseUrl}/sso/jwks`).then((r) => r.text())));
       for (const m of output.matchAll(/"pid":(\d+)[^\n]*"path":"\/sso\/jwks"/g)) served.add(m[1]!);
