@@ -1,8 +1,9 @@
 // The server's start as an operator sees it regarding the signing keys: the warning without KEYS_ENCRYPTION_SECRET,
-// clear keys encrypted with one, and a wrong one refused by name; src/server.ts run as a child process.
+// clear keys encrypted with one, and a wrong one refused by name; the built server (as npm start runs it) in a child
+// process.
 import type { ChildProcess } from 'node:child_process';
 import t, { type Test } from 'tap';
-import { collect, runTs, spawnTs } from '../helpers/child-process.js';
+import { collect, runServer, spawnServer } from '../helpers/child-process.js';
 import { keyStore, KEYS_SECRET, runKeys, WRONG_KEYS_SECRET } from '../helpers/keys.js';
 import { freePort } from '../helpers/listening.js';
 
@@ -11,10 +12,10 @@ interface Started {
   lines: Array<Record<string, unknown>>;
 }
 
-/** Starts src/server.ts and resolves once it is ready; killed by its pid in teardown. */
+/** Starts the built server and resolves once it is ready; killed by its pid in teardown. */
 async function startServer(t: Test, env: Record<string, string>): Promise<Started> {
   const port = await freePort();
-  const child = spawnTs('src/server.ts', [], { HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
+  const child = await spawnServer({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -65,7 +66,7 @@ t.test('a wrong KEYS_ENCRYPTION_SECRET stops the server with a message naming th
   const env = await keyStore(t);
   t.equal((await runKeys(['rotate', '--alg', 'EdDSA', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
   const port = await freePort();
-  const run = await runTs('src/server.ts', [], {
+  const run = await runServer({
     ...env,
     HOST: '127.0.0.1',
     PORT: String(port),

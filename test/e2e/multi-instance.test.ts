@@ -1,5 +1,6 @@
-// Two instances of src/server.ts on one PostgreSQL database, as behind a load balancer: a sign-in on one is
-// redeemed and refreshed on the other, and a key rotated by `npm run keys` reaches a running instance by itself.
+// Two instances of the built server (as npm start runs it) on one PostgreSQL database, as behind a load balancer: a
+// sign-in on one is redeemed and refreshed on the other, and a key rotated by `npm run keys` reaches a running
+// instance by itself.
 import type { ChildProcess } from 'node:child_process';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import * as oidc from 'openid-client';
@@ -7,7 +8,7 @@ import t, { type Test } from 'tap';
 import { applySeed } from '../../src/domain/admin/seed.js';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { ALICE, testConfig } from '../helpers/app.js';
-import { collect, runTs, spawnTs } from '../helpers/child-process.js';
+import { collect, runTs, spawnServer } from '../helpers/child-process.js';
 import { createTestDatabase, onServer, type TestDatabase } from '../helpers/database.js';
 import { visitToClient } from '../helpers/fetch-browser.js';
 import { OFFLINE_SCOPE, REFRESHING } from '../helpers/grants.js';
@@ -38,11 +39,11 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
 }
 
 /**
- * Starts src/server.ts on its own port with the shared settings; resolves once it logs that it is ready, or kills it
+ * Starts the built server on its own port with the shared settings; resolves once it logs that it is ready, or kills it
  * (by its pid) and rejects when it exits first or is not ready within 30 s.
  */
 async function startInstance(name: Instance['name'], port: number, env: Record<string, string>): Promise<Instance> {
-  const child = spawnTs('src/server.ts', [], { ...env, HOST: '127.0.0.1', PORT: String(port) });
+  const child = await spawnServer({ ...env, HOST: '127.0.0.1', PORT: String(port) });
   const instance: Instance = { name, child, listenUrl: `http://127.0.0.1:${port}`, logs: [] };
   let buffered = '';
   let stderr = '';

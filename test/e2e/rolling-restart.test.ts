@@ -4,12 +4,9 @@
 // (sign-in, code exchange, userinfo, refresh) keep running through the balancer: not one request may fail.
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { ALICE } from '../helpers/app.js';
-import { collect, runTs, spawnTs, type Finished } from '../helpers/child-process.js';
+import { ALICE, seedDatabase } from '../helpers/app.js';
+import { collect, spawnServer, type Finished } from '../helpers/child-process.js';
 import { createTestDatabase, onServer, type TestDatabase } from '../helpers/database.js';
 import { visitToClient } from '../helpers/fetch-browser.js';
 import { basicAuth } from '../helpers/flow.js';
@@ -55,14 +52,8 @@ t.test(
       await database?.drop();
     });
 
-    database = await createTestDatabase({ migrate: false });
-    const seedFile = path.join(os.tmpdir(), `sso-rolling-${process.pid}.json`);
-    await fs.writeFile(seedFile, JSON.stringify({ clients: [RP], users: [ALICE] }));
-    t.teardown(() => fs.rm(seedFile, { force: true }));
-    const migrated = await runTs('scripts/migrate.ts', [], { DATABASE_URL: database.url! });
-    t.equal(migrated.code, 0, migrated.code === 0 ? 'migrated' : migrated.stderr);
-    const seeded = await runTs('scripts/seed.ts', [seedFile], { DATABASE_URL: database.url! });
-    t.equal(seeded.code, 0, seeded.code === 0 ? 'seeded' : seeded.stderr);
+    database = await createTestDatabase();
+    await seedDatabase(database.handle.db, { clients: [RP], users: [ALICE] });
 
     const proxyPort = await proxy.listen();
     const publicUrl = `http://127.0.0.1:${proxyPort}`;
@@ -86,7 +77,7 @@ t.test(
       KEYS_ENCRYPTION_SECRET: 'rolling-restart-secret-0123456789-ABCDEF',
     };
     const start = async (port: number): Promise<Instance> => {
-      const child = spawnTs('src/server.ts', [], { ...env, PORT: String(port) });
+      const child = await spawnServer({ ...env, PORT: String(port) });
       const instance = { child, exited: collect(child, 280_000) };
       instance.exited.catch(() => {});
       running.add(instance);

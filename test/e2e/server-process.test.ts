@@ -1,4 +1,4 @@
-// The real entry point as an operator runs it: `node --import tsx src/server.ts` in a child process.
+// The real entry point as an operator runs it: `node dist/server.js` (what `npm start` runs, built from this checkout).
 // Start log, discovery over HTTP, clean SIGTERM, refused settings, kill -9 durability, one process per data folder.
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -6,8 +6,9 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
+import { seedDataFolder } from '../helpers/app.js';
 import { basicAuth, formEncode } from '../helpers/flow.js';
-import { collect, runTs, spawnTs, type Finished } from '../helpers/child-process.js';
+import { collect, runServer, spawnServer, type Finished } from '../helpers/child-process.js';
 import { createTestDatabase, migratedDataFolder, onServer } from '../helpers/database.js';
 import { freePort } from '../helpers/listening.js';
 
@@ -36,13 +37,13 @@ async function tempDir(t: Test): Promise<string> {
 }
 
 /**
- * Starts src/server.ts on 127.0.0.1:<port> and resolves once it logs that it is ready; killed (by its pid)
+ * Starts the built server on 127.0.0.1:<port> and resolves once it logs that it is ready; killed (by its pid)
  * in teardown if the test has not stopped it.
  */
 async function startServer(t: Test, env: Record<string, string>, port?: number): Promise<RunningServer> {
   const p = port ?? (await freePort());
   const baseUrl = `http://127.0.0.1:${p}`;
-  const child = spawnTs('src/server.ts', [], { HOST: '127.0.0.1', PORT: String(p), BASE_URL: baseUrl, ...env });
+  const child = await spawnServer({ HOST: '127.0.0.1', PORT: String(p), BASE_URL: baseUrl, ...env });
   const pid = child.pid!;
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -244,7 +245,7 @@ t.test(
 
 t.test('a bad PORT stops the server before it starts, naming PORT on stderr', async (t) => {
   const dir = await tempDir(t);
-  const run = await runTs('src/server.ts', [], { PORT: 'abc', DATA_DIR: path.join(dir, 'data') });
+  const run = await runServer({ PORT: 'abc', DATA_DIR: path.join(dir, 'data') });
   t.equal(run.code, 1);
   t.match(run.stderr, /^invalid configuration:\n {2}PORT must be a whole number from 0 to 65535 \(got "abc"\)$/m);
   t.notOk(existsSync(path.join(dir, 'data')), 'no database folder was created');
@@ -252,7 +253,7 @@ t.test('a bad PORT stops the server before it starts, naming PORT on stderr', as
 
 t.test('an http BASE_URL on a public host stops the server, naming BASE_URL on stderr', async (t) => {
   const dir = await tempDir(t);
-  const run = await runTs('src/server.ts', [], { BASE_URL: 'http://example.com', DATA_DIR: path.join(dir, 'data') });
+  const run = await runServer({ BASE_URL: 'http://example.com', DATA_DIR: path.join(dir, 'data') });
   t.equal(run.code, 1);
   t.match(run.stderr, 'BASE_URL must use https outside loopback hosts (got "http://example.com")');
   t.notOk(existsSync(path.join(dir, 'data')));
@@ -260,11 +261,7 @@ t.test('an http BASE_URL on a public host stops the server, naming BASE_URL on s
 
 t.test('kill -9 loses nothing committed: the signing key and an issued access token survive a restart', async (t) => {
   const dir = await migratedDataFolder(t);
-  const seedFile = path.join(dir, 'seed.json');
-  await fs.writeFile(seedFile, JSON.stringify({ clients: [CLIENT], users: [USER] }));
-  const seeded = await runTs('scripts/seed.ts', [seedFile], { DATA_DIR: dir });
-  t.equal(seeded.code, 0, seeded.stderr);
-  t.match(seeded.stdout, 'clients: 1 created, 0 updated, 0 unchanged');
+  await seedDataFolder(dir, { clients: [CLIENT], users: [USER] });
 
   const port = await freePort();
   const first = await startServer(t, { DATA_DIR: dir }, port);
@@ -299,7 +296,7 @@ t.test('a second process on the same embedded data folder refuses to start', asy
   const dir = await migratedDataFolder(t);
   const first = await startServer(t, { DATA_DIR: dir });
   const port = await freePort();
-  const second = await runTs('src/server.ts', [], {
+  const second = await runServer({
     HOST: '127.0.0.1',
     PORT: String(port),
     BASE_URL: `http://127.0.0.1:${port}`,

@@ -2,14 +2,12 @@
 // connections are refused, the process exits 0; SHUTDOWN_TIMEOUT_SECONDS cuts what is left; SHUTDOWN_DRAIN_SECONDS
 // keeps serving with /readyz at 503 first; METRICS_PORT; WORKERS > 1 stops the same way through the primary.
 import type { ChildProcess } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import t, { type Test } from 'tap';
 import { basicAuth } from '../helpers/flow.js';
-import { collect, runTs, spawnTs, type Finished } from '../helpers/child-process.js';
+import { seedDatabase, seedDataFolder } from '../helpers/app.js';
+import { collect, spawnServer, type Finished } from '../helpers/child-process.js';
 import { createTestDatabase, migratedDataFolder, onServer } from '../helpers/database.js';
 import { freePort } from '../helpers/listening.js';
 
@@ -28,10 +26,10 @@ interface Server {
   exited: Promise<Finished>;
 }
 
-/** Starts src/server.ts on 127.0.0.1 and resolves once it is ready; SIGKILLed (by pid) in teardown if still running. */
+/** Starts the built server on 127.0.0.1 and resolves once it is ready; SIGKILLed (by pid) in teardown if still running. */
 async function startServer(t: Test, env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const child = spawnTs('src/server.ts', [], { HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
+  const child = await spawnServer({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -125,9 +123,7 @@ async function slowTokenRequest(port: number): Promise<SlowRequest> {
 
 async function seededDataDir(t: Test): Promise<string> {
   const dir = await migratedDataFolder(t);
-  await fs.writeFile(path.join(dir, 'seed.json'), JSON.stringify({ clients: [SERVICE], users: [] }));
-  const seeded = await runTs('scripts/seed.ts', [path.join(dir, 'seed.json')], { DATA_DIR: dir });
-  if (seeded.code !== 0) throw new Error(`seed failed: ${seeded.stderr}`);
+  await seedDataFolder(dir, { clients: [SERVICE], users: [] });
   return dir;
 }
 
@@ -218,15 +214,9 @@ t.test(
   'WORKERS=2: SIGTERM to the primary lets a request in flight complete, and METRICS_PORT sums the workers',
   { skip: onServer ? false : 'needs TEST_DATABASE_URL: workers share a PostgreSQL database' },
   async (t) => {
-    const database = await createTestDatabase({ migrate: false });
+    const database = await createTestDatabase();
     t.teardown(() => database.drop());
-    await fs.writeFile(path.join(os.tmpdir(), `sso-shutdown-seed-${process.pid}.json`), JSON.stringify({ clients: [SERVICE], users: [] }));
-    const seedFile = path.join(os.tmpdir(), `sso-shutdown-seed-${process.pid}.json`);
-    t.teardown(() => fs.rm(seedFile, { force: true }));
-    const migrated = await runTs('scripts/migrate.ts', [], { DATABASE_URL: database.url! });
-    t.equal(migrated.code, 0, migrated.stderr);
-    const seeded = await runTs('scripts/seed.ts', [seedFile], { DATABASE_URL: database.url! });
-    t.equal(seeded.code, 0, seeded.stderr);
+    await seedDatabase(database.handle.db, { clients: [SERVICE], users: [] });
 
     const metricsPort = await freePort();
     const server = await startServer(t, {

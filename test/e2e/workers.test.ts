@@ -2,7 +2,7 @@
 // the primary stops them all on SIGTERM.
 import t from 'tap';
 import { loadConfig, ConfigError } from '../../src/config.js';
-import { collect, spawnTs } from '../helpers/child-process.js';
+import { collect, spawnServer } from '../helpers/child-process.js';
 import { createTestDatabase, onServer } from '../helpers/database.js';
 import { freePort } from '../helpers/listening.js';
 
@@ -20,7 +20,7 @@ t.test(
     t.teardown(() => database.drop());
     const port = await freePort();
     const baseUrl = `http://127.0.0.1:${port}`;
-    const primary = spawnTs('src/server.ts', [], {
+    const primary = await spawnServer({
       HOST: '127.0.0.1',
       PORT: String(port),
       BASE_URL: baseUrl,

@@ -7,7 +7,6 @@
 // in admin-cli-process.test.ts and admin-npm-script.test.ts, with runs in child processes.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import pino from 'pino';
@@ -22,7 +21,7 @@ import { loggerOptions } from '../../src/logger.js';
 import { openMigratedDatabase } from '../../src/runtime.js';
 import { openDatabase } from '../../src/storage/database.js';
 import type { Db } from '../../src/storage/database.js';
-import { childEnv, collect, PROJECT_DIR, runTs, TEST_NODE_FLAGS, type Finished } from './child-process.js';
+import { builtSource, childEnv, collect, PROJECT_DIR, TEST_NODE_FLAGS, type Finished } from './child-process.js';
 import { createTestDatabase, migratedDataFolder, onServer } from './database.js';
 
 /** The variable in a store's env that names its open database, for runs in this process; a child ignores it. */
@@ -86,23 +85,9 @@ export function parseRun(run: Finished): AdminRun {
   return { ...run, logs, message: other.join('\n') };
 }
 
-let built: Promise<string> | undefined;
-
-/**
- * src/ built as `npm run build` builds dist/ (the package's `bin` is dist/cli/admin.js), once per test process, in a
- * folder of its own so as not to race another test's build; the path of its admin.js. Running the CLI as plain
- * JavaScript also spares each run the TypeScript loader's start-up.
- */
-export function builtAdmin(): Promise<string> {
-  built ??= (async () => {
-    // Beside dist/: the built code finds migrations/ and node_modules/ one level up, as dist/'s does.
-    const outdir = path.join(PROJECT_DIR, `dist-test-${process.pid}`);
-    process.once('exit', () => rmSync(outdir, { recursive: true, force: true }));
-    const build = await runTs('scripts/build.ts', [outdir], {});
-    if (build.code !== 0) throw new Error(`the build failed: ${build.stderr}`);
-    return path.join(outdir, 'cli', 'admin.js');
-  })();
-  return built;
+/** The package's bin, dist/cli/admin.js, as built from this checkout (builtSource). */
+export async function builtAdmin(): Promise<string> {
+  return path.join(await builtSource(), 'cli', 'admin.js');
 }
 
 export interface RunOptions {

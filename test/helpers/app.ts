@@ -14,7 +14,7 @@ import { SIGNING_ALGS } from '../../src/domain/keys/signing-algs.js';
 import { insertSigningKey } from '../../src/storage/signing-keys.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import type { OutboundDeps } from '../../src/outbound/guarded-fetch.js';
-import type { Db } from '../../src/storage/database.js';
+import { openDatabase, type Db } from '../../src/storage/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export const CONFIDENTIAL = {
@@ -108,6 +108,24 @@ function rememberingHasher(config: Config): PasswordHasher {
     return hashes.get(key)!;
   };
   return hasher;
+}
+
+/** Applies a seed file's entries to a database from this process, as `npm run seed` would. */
+export async function seedDatabase(db: Db, seed: SeedFile): Promise<void> {
+  await applySeed(db, rememberingHasher(testConfig()), seed);
+}
+
+/**
+ * Seeds a migrated PGlite data folder (migratedDataFolder) from this process, before a child opens it: spawning
+ * `npm run seed` costs some three seconds of CPU, and test/storage/seed.test.ts runs the script itself.
+ */
+export async function seedDataFolder(dir: string, seed: SeedFile): Promise<void> {
+  const handle = await openDatabase({ dataDir: dir, poolMax: 1 });
+  try {
+    await seedDatabase(handle.db, seed);
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promise<TestApp> {
