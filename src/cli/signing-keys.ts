@@ -1,4 +1,4 @@
-// The signing keys as the command lines show and rotate them: shared by `sso-admin keys` and `npm run keys`.
+// The signing keys as the command line shows and rotates them (`sso-admin keys`).
 import type { Config } from '../config.js';
 import { logAdminAction } from '../domain/admin/admin.js';
 import type { EventLog } from '../domain/context.js';

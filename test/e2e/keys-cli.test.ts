@@ -1,11 +1,13 @@
-// `npm run keys` (scripts/keys.ts) as an operator runs it, in a child process with a controlled environment,
-// on a data folder of its own (PGlite) or a database of its own on TEST_DATABASE_URL's server.
+// `sso-admin keys list|rotate` (npm run admin -- keys ...), the signing keys as an operator handles them, run in
+// this process on a database of the test's own (test/helpers/admin-cli.ts); on TEST_DATABASE_URL's server also
+// beside a running instance that picks the rotation up.
 import { decodeProtectedHeader } from 'jose';
 import t, { type Test } from 'tap';
 import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
+import { adminStore, runAdmin } from '../helpers/admin-cli.js';
 import { onServer } from '../helpers/database.js';
 import { obtainCode, tokenRequest } from '../helpers/flow.js';
-import { keyStore, KEYS_SECRET, runKeys, WRONG_KEYS_SECRET } from '../helpers/keys.js';
+import { KEYS_SECRET, WRONG_KEYS_SECRET } from '../helpers/keys.js';
 
 interface Listed {
   kid: string;
@@ -18,9 +20,15 @@ interface Listed {
   atRest: string;
 }
 
-/** `npm run keys -- list`, its table parsed. */
+/** `sso-admin keys ...args`, confirmed with --yes when it rotates. */
+const keys = (args: string[], env: Record<string, string>) => runAdmin(['keys', ...args, ...(args[0] === 'rotate' ? ['--yes'] : [])], env);
+
+/** A database of the test's own, and the environment that points the command line at it. */
+const keyStore = async (t: Test) => (await adminStore(t)).env;
+
+/** `sso-admin keys list`, its table parsed. */
 async function list(t: Test, env: Record<string, string>): Promise<Listed[]> {
-  const run = await runKeys(['list'], env);
+  const run = await keys(['list'], env);
   t.equal(run.code, 0, run.stderr);
   const [header, ...lines] = run.stdout.trimEnd().split('\n');
   t.match(header, /^kid +alg +state +created +activates +retires +leaves jwks +at rest$/);
@@ -42,9 +50,9 @@ async function list(t: Test, env: Record<string, string>): Promise<Listed[]> {
 const ROTATED =
   /^(RS256|PS256|ES256|EdDSA) key ([A-Za-z0-9_-]{43}) added: published now, signs from (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) \(in (\d+) s\)$/;
 
-t.test('npm run keys -- rotate adds a key that signs after the delay, and list shows every key with its state', async (t) => {
+t.test('keys rotate adds a key that signs after the delay, and list shows every key with its state', async (t) => {
   const env = await keyStore(t);
-  const run = await runKeys(['rotate', '--alg', 'ES256', '--delay', '600'], env);
+  const run = await keys(['rotate', '--alg', 'ES256', '--delay', '600'], env);
   t.equal(run.code, 0, run.stderr);
   const match = ROTATED.exec(run.stdout.trimEnd());
   if (!match) throw new Error(`unexpected output: ${run.stdout}`);
@@ -70,7 +78,7 @@ t.test('npm run keys -- rotate adds a key that signs after the delay, and list s
 
 t.test('with KEYS_ENCRYPTION_SECRET the CLI encrypts the keys, and a wrong secret is refused by name with nothing added', async (t) => {
   const env = await keyStore(t);
-  t.equal((await runKeys(['rotate', '--alg', 'RS256', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
+  t.equal((await keys(['rotate', '--alg', 'RS256', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
   const before = await list(t, env);
   t.equal(before.length, 5);
   t.ok(
@@ -83,30 +91,37 @@ t.test('with KEYS_ENCRYPTION_SECRET the CLI encrypts the keys, and a wrong secre
     'with no delay the new key signs at once',
   );
 
-  const wrong = await runKeys(['rotate'], { ...env, KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET });
+  const wrong = await keys(['rotate'], { ...env, KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET });
   t.equal(wrong.code, 1);
   t.equal(
-    wrong.stderr.trim(),
-    'KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with',
+    wrong.message.trim(),
+    'sso-admin keys rotate: KEYS_ENCRYPTION_SECRET does not decrypt the signing keys in the database: it is not the secret they were encrypted with',
   );
   t.notMatch(wrong.stdout + wrong.stderr, WRONG_KEYS_SECRET);
-  const missing = await runKeys(['rotate'], env);
+  const missing = await keys(['rotate'], env);
   t.equal(missing.code, 1);
   t.equal(
-    missing.stderr.trim(),
-    'the signing keys in the database are encrypted: set KEYS_ENCRYPTION_SECRET to the secret they were encrypted with',
+    missing.message.trim(),
+    'sso-admin keys rotate: the signing keys in the database are encrypted: set KEYS_ENCRYPTION_SECRET to the secret they were encrypted with',
   );
   t.same(await list(t, env), before, 'nothing was added');
 });
 
-t.test('the CLI refuses an unknown algorithm or command with its usage and exit code 2', async (t) => {
+t.test('the CLI refuses an unknown algorithm or verb, and a rotation without --yes, with exit code 2', async (t) => {
   const env = await keyStore(t);
-  const alg = await runKeys(['rotate', '--alg', 'HS256'], env);
+  const alg = await keys(['rotate', '--alg', 'HS256'], env);
   t.equal(alg.code, 2);
-  t.match(alg.stderr, /^--alg must be one of RS256, PS256, ES256, EdDSA \(got "HS256"\)\nusage: npm run keys -- list/);
-  const command = await runKeys(['revoke'], env);
-  t.equal(command.code, 2);
-  t.match(command.stderr, /^expected one command: list or rotate\n/);
+  t.equal(
+    alg.message.trim(),
+    'sso-admin keys rotate: --alg must be one of RS256, PS256, ES256, EdDSA (got "HS256") (sso-admin keys rotate --help)',
+  );
+  const verb = await keys(['revoke'], env);
+  t.equal(verb.code, 2);
+  t.match(verb.message, /^sso-admin keys: unknown verb "revoke" \(verbs: list, rotate\)/);
+  const unconfirmed = await runAdmin(['keys', 'rotate'], env);
+  t.equal(unconfirmed.code, 2);
+  t.match(unconfirmed.message, 'pass --yes');
+  t.equal((await keys(['list'], env)).stdout.trim(), 'no signing keys yet (the first start makes them)', 'nothing was added');
 });
 
 t.test(
@@ -126,7 +141,7 @@ t.test(
       return decodeProtectedHeader((res.json() as { id_token: string }).id_token).kid;
     };
     const before = await signedKid();
-    const run = await runKeys(['rotate', '--alg', 'RS256', '--delay', '0'], { DATABASE_URL: database.url! });
+    const run = await keys(['rotate', '--alg', 'RS256', '--delay', '0'], { DATABASE_URL: database.url! });
     t.equal(run.code, 0, run.stderr);
     const kid = ROTATED.exec(run.stdout.trimEnd())?.[2];
     t.ok(kid);

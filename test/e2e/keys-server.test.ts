@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import t, { type Test } from 'tap';
 import { collect, runServer, spawnServer } from '../helpers/child-process.js';
-import { keyStore, KEYS_SECRET, runKeys, WRONG_KEYS_SECRET } from '../helpers/keys.js';
+import { keyStore, KEYS_SECRET, rotateKeys, WRONG_KEYS_SECRET } from '../helpers/keys.js';
 import { freePort } from '../helpers/listening.js';
 
 interface Started {
@@ -64,7 +64,7 @@ t.test('the server warns once at start when KEYS_ENCRYPTION_SECRET is not set, a
 
 t.test('a wrong KEYS_ENCRYPTION_SECRET stops the server with a message naming the variable, never the secret', async (t) => {
   const env = await keyStore(t);
-  t.equal((await runKeys(['rotate', '--alg', 'EdDSA', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
+  t.equal((await rotateKeys(['--alg', 'EdDSA', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
   const port = await freePort();
   const run = await runServer({
     ...env,

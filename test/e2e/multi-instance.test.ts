@@ -1,5 +1,5 @@
 // Two instances of the built server (as npm start runs it) on one PostgreSQL database, as behind a load balancer: a
-// sign-in on one is redeemed and refreshed on the other, and a key rotated by `npm run keys` reaches a running
+// sign-in on one is redeemed and refreshed on the other, and a key rotated by `sso-admin keys` reaches a running
 // instance by itself.
 import type { ChildProcess } from 'node:child_process';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
@@ -8,7 +8,8 @@ import t, { type Test } from 'tap';
 import { applySeed } from '../../src/domain/admin/seed.js';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { ALICE, testConfig } from '../helpers/app.js';
-import { collect, runTs, spawnServer } from '../helpers/child-process.js';
+import { collect, spawnServer } from '../helpers/child-process.js';
+import { rotateKeys } from '../helpers/keys.js';
 import { createTestDatabase, onServer, type TestDatabase } from '../helpers/database.js';
 import { visitToClient } from '../helpers/fetch-browser.js';
 import { OFFLINE_SCOPE, REFRESHING } from '../helpers/grants.js';
@@ -241,7 +242,7 @@ t.test(
       },
     );
 
-    await t.test('a key rotated with `npm run keys -- rotate` is published by B without a restart, then signs B’s ID tokens', async (t) => {
+    await t.test('a key rotated with `sso-admin keys rotate` is published by B without a restart, then signs B’s ID tokens', async (t) => {
       // A fresh grant (the replay above revoked the first one): sign in on A, redeem on B.
       const attempt = await prepareAttempt(configA, REFRESHING.redirect_uris[0]!, OFFLINE_SCOPE);
       const answer = await visitToClient(a.listenUrl, attempt.authorizationUrl);
@@ -249,7 +250,7 @@ t.test(
       const granted = await oidc.authorizationCodeGrant(configB, answer.callback, attempt.checks);
       let current = granted.refresh_token!;
 
-      const rotate = await runTs('scripts/keys.ts', ['rotate'], { ...shared, LOG_LEVEL: 'warn' });
+      const rotate = await rotateKeys([], shared);
       t.equal(rotate.code, 0, rotate.stderr);
       const line = rotate.stdout.split('\n').find((l) => l.startsWith('RS256 key '));
       const match = /^RS256 key ([A-Za-z0-9_-]{43}) added: published now, signs from \S+ \(in (\d+) s\)$/.exec(line ?? '');

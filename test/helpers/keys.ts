@@ -1,7 +1,7 @@
-// The signing keys as an operator handles them: a store of the test's own for child processes (a migrated data
-// folder on PGlite, or an unmigrated database on TEST_DATABASE_URL's server) and `npm run keys` (scripts/keys.ts) run on it.
+// The signing keys as an operator handles them: a store of the test's own for server processes (a migrated data
+// folder on PGlite, or an unmigrated database on TEST_DATABASE_URL's server) and `sso-admin keys` run on it.
 import type { Test } from 'tap';
-import { runTs } from './child-process.js';
+import { runAdmin } from './admin-cli.js';
 import { createTestDatabase, migratedDataFolder, onServer } from './database.js';
 
 export const KEYS_SECRET = 'operator-secret-0123456789-ABCDEFGHIJ';
@@ -18,7 +18,7 @@ export async function keyStore(t: Test): Promise<Record<string, string>> {
   return { DATA_DIR: await migratedDataFolder(t) };
 }
 
-/** `npm run keys -- ...args` with `env`, to its end. */
-export function runKeys(args: string[], env: Record<string, string>) {
-  return runTs('scripts/keys.ts', args, { LOG_LEVEL: 'warn', ...env });
+/** `sso-admin keys rotate ...args --yes` with `env` (in this process, which opens and closes the store). */
+export function rotateKeys(args: string[], env: Record<string, string>) {
+  return runAdmin(['keys', 'rotate', ...args, '--yes'], { LOG_LEVEL: 'warn', ...env });
 }

@@ -155,5 +155,5 @@ t.test('a retired key leaves the JWKS once every ID token it signed has expired,
   t.same(await kidsOf(b.app), [rotated!.kid], 'then it leaves the JWKS');
   t.same(await kidsOf(a.app), [rotated!.kid]);
   const old = (await describeSigningKeys(a.db, RETENTION, now())).find((k) => k.kid === oldKid);
-  t.equal(old?.state, 'expired', 'npm run keys -- list shows it expired');
+  t.equal(old?.state, 'expired', 'sso-admin keys list shows it expired');
 });

@@ -1,4 +1,4 @@
-// sso-admin keys list|rotate: the signing keys, as `npm run keys` handles them (src/cli/signing-keys.ts).
+// sso-admin keys list|rotate: the signing keys (src/cli/signing-keys.ts).
 import { SIGNING_ALGS } from '../../domain/keys/signing-algs.js';
 import { verb, type Noun } from '../command.js';
 import { iso } from '../output.js';

@@ -1,4 +1,4 @@
-// The signing keys' administration, shared by the server's start, `npm run keys` and the tests: the first key of
+// The signing keys' administration, shared by the server's start, `sso-admin keys` and the tests: the first key of
 // each algorithm, encryption of clear keys, rotation, and the listing of every key with its state.
 import type { JWK } from 'jose';
 import type { Db } from '../../storage/database.js';
