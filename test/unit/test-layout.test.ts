@@ -1,0 +1,34 @@
+// The suite's own layout: tap runs test/e2e/ file by file and everything else through test/groups/, so a test file
+// outside both would never run. Each file must be in exactly one group's share.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { share, TEST_DIR, testFiles } from '../helpers/test-group.js';
+
+const relative = (file: string) => path.relative(TEST_DIR, file);
+const GROUP = /runTestFiles\((?:share\(testFiles\('([\w/-]+)'\), (\d+), (\d+)\)|testFiles\('([\w/-]+)'\))\)/;
+
+t.test('tap runs test/e2e/ file by file and the other folders through test/groups/', async (t) => {
+  const pkg = JSON.parse(readFileSync(path.join(TEST_DIR, '..', 'package.json'), 'utf8')) as { tap: { include: string[] } };
+  t.same(pkg.tap.include, ['test/e2e/**/*.test.ts', 'test/groups/*.test.ts']);
+});
+
+t.test('every test file outside test/e2e/ runs in exactly one group', async (t) => {
+  const runs = new Map<string, string[]>();
+  for (const group of readdirSync(path.join(TEST_DIR, 'groups')).filter((f) => f.endsWith('.test.ts'))) {
+    const match = GROUP.exec(readFileSync(path.join(TEST_DIR, 'groups', group), 'utf8'));
+    if (!match) throw new Error(`test/groups/${group} runs no folder`);
+    const [, sharedFolder, n, of, wholeFolder] = match;
+    const files = sharedFolder ? share(testFiles(sharedFolder), Number(n), Number(of)) : testFiles(wholeFolder!);
+    for (const file of files) runs.set(relative(file), [...(runs.get(relative(file)) ?? []), group]);
+  }
+  const grouped = testFiles('.').filter((file) => !/^(e2e|groups)\//.test(relative(file)));
+  t.ok(grouped.length > 50, `${grouped.length} files to group`);
+  for (const file of grouped)
+    t.same(runs.get(relative(file))?.length, 1, `${relative(file)} runs in one group: ${runs.get(relative(file))}`);
+  t.same(
+    [...runs.keys()].filter((f) => !grouped.map(relative).includes(f)),
+    [],
+    'no group runs anything else',
+  );
+});
