@@ -178,9 +178,11 @@ t.test('removing the authenticator asks for a current code, and refuses the code
   const clock = new TestClock();
   const { app, db } = await buildTestApp(t, { env: KEYS_SECRET, clock: clock.now });
   const browser = await accountSignIn(app);
-  const secret = await enrol(app, browser, clock.now());
+  // The clock runs: a code computed again after the enrolment could fall in the next 30-second step, a new code.
+  const enrolledAt = clock.now();
+  const secret = await enrol(app, browser, enrolledAt);
   const { csrf } = await accountPage(app, browser);
-  const used = totp(secret, clock.now());
+  const used = totp(secret, enrolledAt);
   const replay = await browser.request(app, 'POST', '/sso/account/totp/remove', { csrf, code: used });
   t.equal(replay.statusCode, 400, 'the code that confirmed the enrolment cannot serve again');
   t.match(replay.body, /That code is not right, or it was already used/);
