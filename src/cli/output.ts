@@ -6,7 +6,7 @@ export function iso(date: Date | null | undefined): string {
 }
 
 /** Columns separated by two spaces, each as wide as its widest cell; no trailing spaces. */
-export function formatTable(rows: readonly (readonly string[])[]): string {
+function formatTable(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows
     .map(

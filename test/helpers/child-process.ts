@@ -1,4 +1,4 @@
-// Runs the project's own entry points (src/server.ts, scripts/*.ts) as child processes with a controlled environment.
+// Runs the project's own entry points (the built server, scripts/*.ts) as child processes with a controlled environment.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -59,11 +59,7 @@ export function builtSource(): Promise<string> {
  * folder takes through tsx.
  */
 export async function spawnServer(env: Record<string, string>): Promise<ChildProcess> {
-  return spawn(process.execPath, [...TEST_NODE_FLAGS, path.join(await builtSource(), 'server.js')], {
-    cwd: PROJECT_DIR,
-    env: childEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return spawnNode([path.join(await builtSource(), 'server.js')], env);
 }
 
 /** The built server (spawnServer) to its end. */
@@ -73,7 +69,12 @@ export async function runServer(env: Record<string, string>, timeoutMs?: number)
 
 /** `node --import tsx <script> ...args` in the project folder. */
 export function spawnTs(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...TEST_NODE_FLAGS, '--import', 'tsx', script, ...args], {
+  return spawnNode(['--import', 'tsx', script, ...args], env);
+}
+
+/** `node <args>` with the test flags, in the project folder, with `env` over childEnv; stdout and stderr piped. */
+function spawnNode(args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [...TEST_NODE_FLAGS, ...args], {
     cwd: PROJECT_DIR,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
