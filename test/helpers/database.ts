@@ -16,11 +16,12 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely } from 'kysely';
 import pg from 'pg';
-import tap, { type Test } from 'tap';
+import type { Test } from 'tap';
 import { memoryPGliteHandle, openDatabase, type DatabaseHandle } from '../../src/storage/database.js';
 import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
 import type { Database } from '../../src/storage/schema.js';
 import { MIGRATIONS_DIR, migrateToLatest } from '../../src/storage/migrate.js';
+import { teardownAtProcessEnd } from './test-group.js';
 
 export interface TestDatabase {
   handle: DatabaseHandle;
@@ -106,14 +107,18 @@ let pgliteTemplate: Promise<Blob> | undefined;
 let serverTemplate: Promise<string> | undefined;
 /** Emptied PGlite instances of dropped test databases, for the next ones. */
 const idlePGlites: PGlite[] = [];
+let closingIdlePGlites = false;
 /** The tables a test may fill: all of the migrated schema's but the migrations' own. */
 let dataTables: Promise<string[]> | undefined;
 
 async function migratedPGlite(): Promise<PGlite> {
   const idle = idlePGlites.pop();
   if (idle) return idle;
-  // A PGlite loaded from a dump holds the process open until it is closed: the kept ones close as the file ends.
-  if (!pgliteTemplate) tap.teardown(() => Promise.all(idlePGlites.splice(0).map((p) => p.close())));
+  // A PGlite loaded from a dump holds the process open until it is closed: the kept ones close as the process ends.
+  if (!closingIdlePGlites) {
+    closingIdlePGlites = true;
+    teardownAtProcessEnd(() => Promise.all(idlePGlites.splice(0).map((p) => p.close())));
+  }
   const loadDataDir = await (pgliteTemplate ??= makePgliteTemplate());
   const { PGlite } = await import('@electric-sql/pglite');
   return PGlite.create({ loadDataDir });
@@ -171,12 +176,12 @@ export async function migratedDataFolder(t: Test): Promise<string> {
   dataFolderTemplate ??= (async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-data-template-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    const handle = await openDatabase({ dataDir: dir, poolMax: 1 });
-    try {
-      await migrateToLatest(handle.db);
-    } finally {
-      await handle.close();
-    }
+    // The migrated dump loaded into the folder where the server keeps it: a second of CPU, where PGlite's first
+    // start (initdb) and the migrations cost some six.
+    const loadDataDir = await (pgliteTemplate ??= makePgliteTemplate());
+    const { PGlite } = await import('@electric-sql/pglite');
+    const pglite = await PGlite.create({ dataDir: path.join(dir, 'pglite'), loadDataDir });
+    await pglite.close();
     return dir;
   })();
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sso-data-'));

@@ -3,8 +3,8 @@
 // spend testing; test/groups/*.test.ts gather those folders so that tap starts a few processes instead of a hundred.
 // Every file still runs on its own too: `npx tap test/http/cors.test.ts`.
 //
-// A file's top-level `t` is tap's root, so what a file tears down at its top level (an app it builds once) is torn
-// down when the group ends, not when the file does.
+// The files load one after another, each once the one before has finished: a file that builds an app at its top
+// level holds its database (a PGlite of some 2 s of CPU) only while its own tests run, and hands it on to the next.
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,17 +26,38 @@ export function share(files: readonly string[], n: number, of: number): string[]
   return files.filter((_, i) => i % of === n - 1);
 }
 
+type Teardown = Parameters<typeof t.teardown>[0];
+const rootTeardown = t.teardown.bind(t);
+
+/** For what lives as long as the process (kept PGlite instances): torn down when the last file has finished. */
+export function teardownAtProcessEnd(fn: Teardown): void {
+  rootTeardown(fn);
+}
+
 /**
- * Imports each file in turn: its tests join this process's run, in file order. tap ends a run as soon as no test
- * is pending, which a quick file would let happen while the next one still loads: a first test stays pending until
- * every file has added its own (so each file's top-level code runs before any test does).
+ * Runs each file in turn, as a subtest that imports it and a subtest that tears down what its top level set up. A
+ * file's top-level `t` is tap's root: while the file loads, what it registers with `t.teardown` is kept for its own
+ * tear-down subtest, which runs after the file's tests (they were queued before it) and then loads the next file.
+ * There is always a subtest queued until the last file has finished, so tap does not end the run early.
  */
 export async function runTestFiles(files: readonly string[]): Promise<void> {
-  let loaded!: () => void;
-  t.test(`${files.length} test files load`, () => new Promise<void>((resolve) => (loaded = resolve)));
-  try {
-    for (const file of files) await import(pathToFileURL(file).href);
-  } finally {
-    loaded();
-  }
+  const runFrom = (index: number): void => {
+    const file = files[index];
+    if (file === undefined) return;
+    const name = path.relative(TEST_DIR, file);
+    const teardowns: Teardown[] = [];
+    t.test(`${name} loads`, async () => {
+      t.teardown = (fn: Teardown) => void teardowns.push(fn);
+      try {
+        await import(pathToFileURL(file).href);
+      } finally {
+        t.teardown = rootTeardown;
+      }
+      t.test(`${name} tears down`, async () => {
+        for (const fn of teardowns.reverse()) await fn();
+        runFrom(index + 1);
+      });
+    });
+  };
+  runFrom(0);
 }
