@@ -7,6 +7,7 @@ import { isLoopbackUrl, ROUTES_PREFIX, type Config } from './config.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ProviderContext } from './domain/context.js';
 import { logNotifier, type Notifier } from './domain/notifications/notifier.js';
+import { smtpNotifier } from './domain/notifications/smtp-notifier.js';
 import { webhookNotifier } from './domain/notifications/webhook-notifier.js';
 import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
@@ -181,9 +182,10 @@ function trustProxyOption(trust: Config['operations']['trustProxy']): boolean | 
   return [...trust];
 }
 
-/** NOTIFIER: the log (development), the webhook relay, or none (messages stay in the outbox). */
+/** NOTIFIER: the log (development), the mail server, the webhook relay, or none (messages stay in the outbox). */
 function builtInNotifier(ctx: ProviderContext, config: Config): Notifier | null {
   if (config.notifier === 'log') return logNotifier(ctx);
+  if (config.notifier === 'smtp' && config.notifierSmtp) return smtpNotifier(ctx, config.notifierSmtp);
   if (config.notifier === 'webhook' && config.notifierWebhook) return webhookNotifier(ctx, config.notifierWebhook);
   return null;
 }

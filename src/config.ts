@@ -84,6 +84,18 @@ export interface RiskPolicy {
   readonly userFailures: number;
 }
 
+export interface SmtpSettings {
+  /** smtp://[user:password@]host[:port] (STARTTLS) or smtps://… (TLS from the start, RFC 8314). Never logged. */
+  readonly url: string;
+  /** The From of every message: an address, or a name and an address ("Example <sso@example.com>"). */
+  readonly from: string;
+  /**
+   * Refuse to send unless the connection is encrypted: on smtp:// to any host but a loopback one, so that a stripped
+   * STARTTLS offer (RFC 3207 6) cannot make the login and the codes travel in clear.
+   */
+  readonly requireTls: boolean;
+}
+
 export interface NotifierWebhookSettings {
   /** https, or http on a loopback address (a relay on the same machine). */
   readonly url: URL;
@@ -200,12 +212,15 @@ export interface Config {
   /** Wrong codes before a second-factor challenge is dead. */
   readonly secondFactorMaxAttempts: number;
   /**
-   * Who delivers one-time codes and notices: `log` (development: the code in the log), `webhook` (a signed POST to
-   * the deployment's mail or SMS relay) or `none` (a row in the outbox only).
+   * Who delivers one-time codes and notices: `log` (development: the code in the log), `smtp` (email through the
+   * operator's mail server), `webhook` (a signed POST to the deployment's mail or SMS relay) or `none` (a row in the
+   * outbox only).
    */
-  readonly notifier: 'log' | 'webhook' | 'none';
+  readonly notifier: 'log' | 'smtp' | 'webhook' | 'none';
   /** Where NOTIFIER=webhook posts, and the key of its signature; null for the other notifiers. */
   readonly notifierWebhook: NotifierWebhookSettings | null;
+  /** The mail server and sender of NOTIFIER=smtp; null for the other notifiers. */
+  readonly notifierSmtp: SmtpSettings | null;
   /** How often each instance looks for outbox messages to deliver. */
   readonly outboxPollSeconds: number;
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
@@ -393,11 +408,11 @@ export function loadConfig(env: Env = process.env): Config {
   // The log notifier writes one-time codes to the log: a development tool, the default on a loopback http issuer only.
   const loopbackIssuer = baseUrl.startsWith('http://') && issuerUrl !== undefined && isLoopbackUrl(issuerUrl);
   const notifierName = text('NOTIFIER', loopbackIssuer ? 'log' : 'none');
-  if (notifierName !== 'log' && notifierName !== 'webhook' && notifierName !== 'none') {
-    problems.push(`NOTIFIER must be log, webhook or none (got "${notifierName}")`);
-  }
-  const notifier = notifierName === 'log' || notifierName === 'webhook' ? notifierName : 'none';
+  const notifiers = ['log', 'smtp', 'webhook', 'none'] as const;
+  const notifier = notifiers.find((name) => name === notifierName) ?? 'none';
+  if (notifier !== notifierName) problems.push(`NOTIFIER must be log, smtp, webhook or none (got "${notifierName}")`);
   const notifierWebhook = notifier === 'webhook' ? webhookSettings(reader) : null;
+  const notifierSmtp = notifier === 'smtp' ? smtpSettings(reader) : null;
 
   // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
   const totpIssuer = text('TOTP_ISSUER', hostnameOf(baseUrl));
@@ -442,6 +457,7 @@ export function loadConfig(env: Env = process.env): Config {
     secondFactorMaxAttempts: integer('SECOND_FACTOR_MAX_ATTEMPTS'),
     notifier,
     notifierWebhook,
+    notifierSmtp,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS'),
     deviceFlow: deviceFlowSettings(reader, lock),
     totpIssuer,
@@ -621,6 +637,37 @@ function riskWeights(raw: string, problems: string[]): Record<RiskReason, number
     weights[reason as RiskReason] = points;
   }
   return weights;
+}
+
+/** NOTIFIER=smtp: SMTP_URL and MAIL_FROM, both required. SMTP_URL holds a password: no problem quotes it. */
+function smtpSettings({ text, problems }: Reader): SmtpSettings | null {
+  const raw = text('SMTP_URL');
+  const from = text('MAIL_FROM');
+  let url: URL | null = null;
+  if (raw === '') problems.push('SMTP_URL must be set when NOTIFIER=smtp (e.g. smtp://user:password@mail.example.com:587)');
+  else {
+    try {
+      url = new URL(raw);
+    } catch {
+      problems.push('SMTP_URL must be smtp:// or smtps:// followed by the mail server (it is not a URL)');
+    }
+  }
+  if (url && ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || url.hostname === '')) {
+    problems.push(`SMTP_URL must be smtp:// or smtps:// followed by the mail server (got "${url.protocol}//…")`);
+    url = null;
+  }
+  if (from === '') problems.push('MAIL_FROM must be set when NOTIFIER=smtp (e.g. "Example <sso@example.com>")');
+  else if (!isOneMailbox(from)) problems.push('MAIL_FROM must be one email address, optionally with a name: "Example <sso@example.com>"');
+  if (!url || !isOneMailbox(from)) return null;
+  return Object.freeze({ url: raw, from, requireTls: url.protocol === 'smtp:' && !isLoopbackUrl(url) });
+}
+
+/** "sso@example.com" or "Any Name <sso@example.com>" (RFC 5322 3.4 name-addr, without groups, lists or line breaks). */
+function isOneMailbox(value: string): boolean {
+  const addrSpec = /^[^\s@<>(),;:"\\]+@[^\s@<>(),;:"\\]+$/;
+  if (addrSpec.test(value)) return true;
+  const named = /^([^<>\r\n,;@]*|"[^"\r\n]*") <([^<>]+)>$/.exec(value);
+  return named !== null && addrSpec.test(named[2]!);
 }
 
 /** NOTIFIER=webhook: NOTIFIER_WEBHOOK_URL and NOTIFIER_WEBHOOK_SECRET, both required. */

@@ -76,6 +76,8 @@ export const SETTINGS = {
   NOTIFIER: text(), // log on a loopback http issuer, else none
   NOTIFIER_WEBHOOK_URL: text(),
   NOTIFIER_WEBHOOK_SECRET: text(),
+  SMTP_URL: text(),
+  MAIL_FROM: text(),
   OUTBOX_POLL_SECONDS: integer(2, 1, 3600),
   // Back-channel logout
   BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS: integer(5, 1, 60),

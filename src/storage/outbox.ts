@@ -1,10 +1,12 @@
 // Repository for the outbox: messages to users (one-time codes, new-device notices) waiting for the notifier.
 import type { Db } from './database.js';
 
+/** What a message is; each kind has a template (src/domain/notifications/messages.ts). */
+export type OutboxKind = 'one-time-code' | 'new-device';
+
 export interface NewOutboxMessage {
   userId: string;
-  /** What the notifier renders, e.g. 'one-time-code' or 'new-device'. */
-  kind: string;
+  kind: OutboxKind;
   payload: Record<string, unknown>;
   createdAt: Date;
 }

@@ -125,6 +125,6 @@ t.test('NOTIFIER=webhook needs an https (or loopback http) URL without credentia
     load({ NOTIFIER_WEBHOOK_URL: 'https://relay.example/notify', NOTIFIER_WEBHOOK_SECRET: 'short' }),
     /NOTIFIER_WEBHOOK_SECRET must be at least 32/,
   );
-  t.throws(load({ NOTIFIER: 'mail' }), /NOTIFIER must be log, webhook or none/);
+  t.throws(load({ NOTIFIER: 'mail' }), /NOTIFIER must be log, smtp, webhook or none/);
   t.equal(loadConfig({ ...TEST_ENV, NOTIFIER: 'none' }).notifierWebhook, null);
 });

@@ -4,9 +4,12 @@ import { claimDueMessages, markMessageFailed, markMessageSent, type ClaimedMessa
 import type { ProviderContext } from '../context.js';
 
 export interface Notifier {
-  /** Resolves when the message is handed over; throws to have it tried again later. */
+  /** Resolves when the message is handed over; throws to have it tried again later (UndeliverableMessage: never). */
   send(message: ClaimedMessage): Promise<void>;
 }
+
+/** The message can never be delivered (no address, refused for good): trying again would not help. */
+export class UndeliverableMessage extends Error {}
 
 const MAX_ATTEMPTS = 5;
 const LEASE_SECONDS = 30;
@@ -32,9 +35,18 @@ export async function deliverDueMessages(ctx: ProviderContext, notifier: Notifie
       await notifier.send(message);
       await markMessageSent(ctx.db, message.id, ctx.clock());
     } catch (err) {
-      const retry = message.attempts < MAX_ATTEMPTS ? new Date(ctx.clock().getTime() + 2 ** message.attempts * 1000) : null;
+      const retry =
+        message.attempts < MAX_ATTEMPTS && !(err instanceof UndeliverableMessage)
+          ? new Date(ctx.clock().getTime() + 2 ** message.attempts * 1000)
+          : null;
       ctx.log.warn(
-        { event: 'notification_failed', kind: message.kind, attempts: message.attempts, err: (err as Error).message },
+        {
+          event: 'notification_failed',
+          kind: message.kind,
+          attempts: message.attempts,
+          retry: retry !== null,
+          err: (err as Error).message,
+        },
         'notification failed',
       );
       await markMessageFailed(ctx.db, message.id, retry);

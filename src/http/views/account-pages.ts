@@ -2,7 +2,7 @@
 // No script: every action is a plain form post carrying the page's CSRF token.
 import type { AuthenticatorState } from '../../domain/accounts/authenticator.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
-import { html } from './html.js';
+import { html } from '../../html.js';
 import { layout } from './layout.js';
 
 /** "2026-11-23 14:05 UTC": the server does not know the reader's time zone, so it says which one it uses. */

@@ -1,6 +1,6 @@
 // The form_post response page (OAuth 2.0 Form Post Response Mode 2): a form that posts the response to the
 // client, submitted by one inline script allowed by its hash, and by its Continue button without JavaScript.
-import { html, SafeHtml } from './html.js';
+import { html, SafeHtml } from '../../html.js';
 import { headersAllowingScript, layout } from './layout.js';
 
 const SUBMIT_SCRIPT = 'document.forms[0].submit();';

@@ -1,6 +1,6 @@
 // The page frame shared by every page, and the security headers that go with it.
 import { createHash } from 'node:crypto';
-import { html, SafeHtml } from './html.js';
+import { html, SafeHtml } from '../../html.js';
 
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}

@@ -4,7 +4,7 @@ import type { AuthorizationResponse } from '../../domain/authorization/authoriza
 import { redirectHost, withResponseParams } from '../../domain/authorization/redirect-uri.js';
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
-import { html, SafeHtml } from './html.js';
+import { html, SafeHtml } from '../../html.js';
 import { headersAllowingScript, layout } from './layout.js';
 
 /** The login page runs its device-signals script, and no other; every other page runs none. */

@@ -1,0 +1,72 @@
+// What each outbox message says: one template per kind, written once as parts (paragraphs, a code, a link) that
+// src/domain/notifications/mail-render.ts turns into both the plain-text and the HTML part of an email.
+import type { ClaimedMessage, OutboxKind } from '../../storage/outbox.js';
+import { UndeliverableMessage } from './notifier.js';
+
+export interface MessageContent {
+  readonly subject: string;
+  /** Paragraphs before the code or the link. */
+  readonly intro: readonly string[];
+  /** A code the person types (shown on a line of its own). */
+  readonly code?: string;
+  /** A button in HTML, a labelled URL in text. */
+  readonly action?: { readonly label: string; readonly url: string };
+  /** Paragraphs after it. */
+  readonly outro: readonly string[];
+}
+
+/** What a template knows besides the message: who it is from and where the person's account page is. */
+export interface MessageSetting {
+  /** The service's name, as people know it (TOTP_ISSUER: the issuer's host name unless set). */
+  readonly serviceName: string;
+  readonly accountUrl: string;
+  /** How long a one-time code stays valid, in minutes. */
+  readonly codeMinutes: number;
+}
+
+/** The message cannot be written: a kind no template knows, or a payload without what its template needs. */
+export class UnknownMessage extends UndeliverableMessage {}
+
+type Template = (payload: Record<string, unknown>, setting: MessageSetting) => MessageContent;
+
+function field(payload: Record<string, unknown>, name: string): string {
+  const value = payload[name];
+  if (typeof value !== 'string' || value === '') throw new UnknownMessage(`the payload has no ${name}`);
+  return value;
+}
+
+/** "2026-11-25 17:06 UTC": a time every reader can place, whatever their time zone. */
+function utcMinute(iso: string): string {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) throw new UnknownMessage('the payload has no valid time');
+  return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+// Every kind the code can queue has a template: the type says so.
+const TEMPLATES: Readonly<Record<OutboxKind, Template>> = {
+  'one-time-code': (payload, s) => ({
+    subject: `Your sign-in code for ${s.serviceName}`,
+    intro: [`Someone, most likely you, is signing in to ${s.serviceName}. To confirm it is you, type this code:`],
+    code: field(payload, 'code'),
+    outro: [
+      `The code is valid for ${s.codeMinutes} minutes. Never give it to anyone who asks for it.`,
+      'If you are not signing in, someone else knows your password: change it on your account page.',
+    ],
+  }),
+  'new-device': (payload, s) => ({
+    subject: `A new sign-in to ${s.serviceName}`,
+    intro: [
+      `Your ${s.serviceName} account was signed in to from a device it had not seen before:`,
+      `${field(payload, 'device')}, on ${utcMinute(field(payload, 'at'))}.`,
+    ],
+    action: { label: 'Review your account', url: s.accountUrl },
+    outro: ['If this was you, there is nothing to do. If it was not, change your password and sign out everywhere.'],
+  }),
+};
+
+/** The message's content; throws UnknownMessage when no template can write it. */
+export function messageContent(message: Pick<ClaimedMessage, 'kind' | 'payload'>, setting: MessageSetting): MessageContent {
+  const template = Object.hasOwn(TEMPLATES, message.kind) ? TEMPLATES[message.kind as OutboxKind] : undefined;
+  if (!template) throw new UnknownMessage(`no template for ${message.kind} messages`);
+  return template(message.payload, setting);
+}
