@@ -1,5 +1,6 @@
-// `npm run admin -- rules ...` runs `sso-admin rules ...` through npm (test/e2e/admin-cli-rules.test.ts tests the verbs
-// themselves); the tool has that one name (its old second names, `npm run risk` and `npm run keys`, are gone).
+// `npm run admin -- rules ...` runs `sso-admin rules ...` through npm (test/e2e/in-process/admin-cli-rules.test.ts
+// tests the verbs themselves); the tool has that one name (its old second names, `npm run risk` and `npm run keys`,
+// are gone).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -2,8 +2,8 @@
 // its lock has run out, nosniff on every answer the library reads, and CORS for a browser-based public client.
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { ALICE, CONFIDENTIAL, PUBLIC } from '../helpers/app.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
+import { ALICE, CONFIDENTIAL, PUBLIC } from '../../helpers/app.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
 
 /** Cookies of one loopback origin, by name; enough here since every request goes to the same issuer. */
 class Jar {

@@ -2,11 +2,11 @@
 // and nouns, in this process (test/helpers/admin-cli.ts says why; admin-cli-process.test.ts runs the program itself).
 // Several verbs per test, in the order an operator would use them.
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
-import { applySeed } from '../../src/domain/admin/seed.js';
-import type { Db } from '../../src/storage/database.js';
-import { adminStore, events, json, runAdmin, signedInUser } from '../helpers/admin-cli.js';
-import { testConfig } from '../helpers/app.js';
+import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../../src/domain/admin/seed.js';
+import type { Db } from '../../../src/storage/database.js';
+import { adminStore, events, json, runAdmin, signedInUser } from '../../helpers/admin-cli.js';
+import { testConfig } from '../../helpers/app.js';
 
 interface ClientJson {
   client_id: string;

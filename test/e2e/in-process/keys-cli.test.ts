@@ -3,11 +3,11 @@
 // beside a running instance that picks the rotation up.
 import { decodeProtectedHeader } from 'jose';
 import t, { type Test } from 'tap';
-import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
-import { adminStore, runAdmin } from '../helpers/admin-cli.js';
-import { onServer } from '../helpers/database.js';
-import { obtainCode, tokenRequest } from '../helpers/flow.js';
-import { KEYS_SECRET, WRONG_KEYS_SECRET } from '../helpers/keys.js';
+import { buildTestApp, CONFIDENTIAL } from '../../helpers/app.js';
+import { adminStore, runAdmin } from '../../helpers/admin-cli.js';
+import { onServer } from '../../helpers/database.js';
+import { obtainCode, tokenRequest } from '../../helpers/flow.js';
+import { KEYS_SECRET, WRONG_KEYS_SECRET } from '../../helpers/keys.js';
 
 interface Listed {
   kid: string;

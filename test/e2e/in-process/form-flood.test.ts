@@ -1,9 +1,9 @@
 // Form bodies built to make the parser work hard (issue 16, finding 1): a listening server refuses them at once,
 // as RFC 6749 3.1 asks of a repeated parameter, and stays responsive while several are in flight.
 import t, { type Test } from 'tap';
-import { CONFIDENTIAL } from '../helpers/app.js';
-import { basicAuth } from '../helpers/flow.js';
-import { listenTestApp } from '../helpers/listening.js';
+import { CONFIDENTIAL } from '../../helpers/app.js';
+import { basicAuth } from '../../helpers/flow.js';
+import { listenTestApp } from '../../helpers/listening.js';
 
 const server = await listenTestApp(t);
 const BODY_BYTES = 64 * 1024 - 64;

@@ -2,11 +2,11 @@
 // admin-cli-clients.test.ts): several verbs per test, in the order an operator would use them.
 import argon2 from 'argon2';
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
-import { applySeed } from '../../src/domain/admin/seed.js';
-import type { Db } from '../../src/storage/database.js';
-import { adminStore, events, json, liveState, runAdmin, signedInUser } from '../helpers/admin-cli.js';
-import { testConfig } from '../helpers/app.js';
+import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../../src/domain/admin/seed.js';
+import type { Db } from '../../../src/storage/database.js';
+import { adminStore, events, json, liveState, runAdmin, signedInUser } from '../../helpers/admin-cli.js';
+import { testConfig } from '../../helpers/app.js';
 
 const PASSWORD = 'a passphrase of her own';
 const NEW_PASSWORD = 'a new passphrase: with spaces';

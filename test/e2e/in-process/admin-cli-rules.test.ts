@@ -1,7 +1,7 @@
 // `sso-admin rules ...` as an operator runs it, on a database of the test's own, in this process (see
 // admin-cli-clients.test.ts): every verb, its table and --json shapes, its refusals and exit codes, its log lines.
 import t from 'tap';
-import { adminStore, events, json, runAdmin } from '../helpers/admin-cli.js';
+import { adminStore, events, json, runAdmin } from '../../helpers/admin-cli.js';
 
 interface RuleJson {
   id: string;

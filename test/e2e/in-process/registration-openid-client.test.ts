@@ -2,11 +2,11 @@
 // at once with openid-client v6 against the listening provider; then it updates and deletes itself (RFC 7592).
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { ALICE } from '../helpers/app.js';
-import { visit } from '../helpers/fetch-browser.js';
-import { listenTestApp } from '../helpers/listening.js';
-import { INITIAL_TOKEN, REGISTRATION_ENV, type ClientInformation } from '../helpers/registration.js';
-import { discover, prepareAttempt, redeem, rejection } from '../helpers/relying-party.js';
+import { ALICE } from '../../helpers/app.js';
+import { visit } from '../../helpers/fetch-browser.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { INITIAL_TOKEN, REGISTRATION_ENV, type ClientInformation } from '../../helpers/registration.js';
+import { discover, prepareAttempt, redeem, rejection } from '../../helpers/relying-party.js';
 
 const server = await listenTestApp(t, { env: REGISTRATION_ENV });
 

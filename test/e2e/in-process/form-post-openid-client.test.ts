@@ -2,10 +2,10 @@
 // the provider listening on loopback; the form_post page's POST is handed to openid-client as a Request.
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { BOB, CONFIDENTIAL } from '../helpers/app.js';
-import { CookieJar, formPostRequest, visitToClient } from '../helpers/fetch-browser.js';
-import { listenTestApp } from '../helpers/listening.js';
-import { discoverConfidential, prepareAttempt, redeem, rejection } from '../helpers/relying-party.js';
+import { BOB, CONFIDENTIAL } from '../../helpers/app.js';
+import { CookieJar, formPostRequest, visitToClient } from '../../helpers/fetch-browser.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { discoverConfidential, prepareAttempt, redeem, rejection } from '../../helpers/relying-party.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 const server = await listenTestApp(t);

@@ -2,11 +2,11 @@
 // with the sign-in pages followed over real HTTP.
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { ALICE, CONFIDENTIAL, PUBLIC } from '../helpers/app.js';
-import { CookieJar, visit } from '../helpers/fetch-browser.js';
-import { basicAuth } from '../helpers/flow.js';
-import { listenTestApp } from '../helpers/listening.js';
-import { discover, discoverConfidential, prepareAttempt, redeem, rejection } from '../helpers/relying-party.js';
+import { ALICE, CONFIDENTIAL, PUBLIC } from '../../helpers/app.js';
+import { CookieJar, visit } from '../../helpers/fetch-browser.js';
+import { basicAuth } from '../../helpers/flow.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { discover, discoverConfidential, prepareAttempt, redeem, rejection } from '../../helpers/relying-party.js';
 
 t.test('openid-client signs a user in with PKCE and client_secret_basic, validates the ID token and reads userinfo', async (t) => {
   const server = await listenTestApp(t);

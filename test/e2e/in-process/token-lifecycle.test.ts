@@ -2,11 +2,11 @@
 // provider listening on loopback (RFC 6749 4.4 and 6, RFC 9700 4.14.2, RFC 7009, RFC 7662, OIDC Core 11 and 12).
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { ALICE } from '../helpers/app.js';
-import { visit } from '../helpers/fetch-browser.js';
-import { GRANT_FIXTURES, MACHINE, OFFLINE_SCOPE, PUBLIC_REFRESHING, REFRESHING } from '../helpers/grants.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
-import { discover, prepareAttempt, redeem, rejection } from '../helpers/relying-party.js';
+import { ALICE } from '../../helpers/app.js';
+import { visit } from '../../helpers/fetch-browser.js';
+import { GRANT_FIXTURES, MACHINE, OFFLINE_SCOPE, PUBLIC_REFRESHING, REFRESHING } from '../../helpers/grants.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
+import { discover, prepareAttempt, redeem, rejection } from '../../helpers/relying-party.js';
 
 /** The code flow with PKCE, state and nonce, through the real sign-in pages, as openid-client drives it. */
 async function signInFor(server: ListeningApp, config: oidc.Configuration, redirectUri: string, scope = OFFLINE_SCOPE) {

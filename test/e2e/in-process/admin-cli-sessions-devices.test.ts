@@ -1,11 +1,11 @@
 // `sso-admin sessions ...` and `sso-admin devices ...` as an operator runs them, in this process on a database of
 // the test's own (see admin-cli-clients.test.ts), on a user signed in from several devices.
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
-import { applySeed } from '../../src/domain/admin/seed.js';
-import type { Db } from '../../src/storage/database.js';
-import { adminStore, events, json, liveState, runAdmin, signedInUser } from '../helpers/admin-cli.js';
-import { testConfig } from '../helpers/app.js';
+import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../../src/domain/admin/seed.js';
+import type { Db } from '../../../src/storage/database.js';
+import { adminStore, events, json, liveState, runAdmin, signedInUser } from '../../helpers/admin-cli.js';
+import { testConfig } from '../../helpers/app.js';
 
 const seedApp = (db: Db) =>
   applySeed(db, new PasswordHasher(testConfig().argon2), {

@@ -1,14 +1,14 @@
 // A challenged sign-in answered with an authenticator app's code, against the listening provider, with
 // openid-client as the relying party: its ID token says how the user signed in (RFC 8176 amr).
 import t from 'tap';
-import { base32Decode } from '../../src/domain/accounts/base32.js';
-import { totp } from '../../src/domain/accounts/totp.js';
-import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
-import { KEYS_SECRET } from '../helpers/account.js';
-import { decodeEntities } from '../helpers/form-post.js';
-import { CookieJar, visitToClient } from '../helpers/fetch-browser.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
-import { discoverConfidential, prepareAttempt, redeem } from '../helpers/relying-party.js';
+import { base32Decode } from '../../../src/domain/accounts/base32.js';
+import { totp } from '../../../src/domain/accounts/totp.js';
+import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
+import { KEYS_SECRET } from '../../helpers/account.js';
+import { decodeEntities } from '../../helpers/form-post.js';
+import { CookieJar, visitToClient } from '../../helpers/fetch-browser.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
+import { discoverConfidential, prepareAttempt, redeem } from '../../helpers/relying-party.js';
 
 /** One request of a browser with `jar`, redirects not followed. */
 async function send(

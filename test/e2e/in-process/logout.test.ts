@@ -3,11 +3,11 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { CONFIDENTIAL, FIXTURES } from '../helpers/app.js';
-import { CookieJar, visit } from '../helpers/fetch-browser.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
-import { startLogoutReceiver } from '../helpers/logout-receiver.js';
-import { discoverConfidential, prepareAttempt, redeem } from '../helpers/relying-party.js';
+import { CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
+import { CookieJar, visit } from '../../helpers/fetch-browser.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
+import { startLogoutReceiver } from '../../helpers/logout-receiver.js';
+import { discoverConfidential, prepareAttempt, redeem } from '../../helpers/relying-party.js';
 
 const LOGGED_OUT = 'https://app.example/logged-out';
 const receiver = await startLogoutReceiver(t);

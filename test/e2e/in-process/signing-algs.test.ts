@@ -4,9 +4,9 @@
 import { decodeProtectedHeader } from 'jose';
 import * as oidc from 'openid-client';
 import t from 'tap';
-import { SIGNING_ALGS, type SigningAlg } from '../../src/domain/keys/signing-algs.js';
-import { ALICE } from '../helpers/app.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
+import { SIGNING_ALGS, type SigningAlg } from '../../../src/domain/keys/signing-algs.js';
+import { ALICE } from '../../helpers/app.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
 
 const clientOf = (alg: SigningAlg) => ({
   client_id: `rp-${alg.toLowerCase()}`,
