@@ -10,8 +10,11 @@ import type { ProviderContext } from '../../src/domain/context.js';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../src/domain/admin/seed.js';
 import { deliverDueMessages } from '../../src/domain/notifications/notifier.js';
+import { renderMail } from '../../src/domain/notifications/mail-render.js';
+import { messageContent, UnknownMessage } from '../../src/domain/notifications/messages.js';
 import { smtpNotifier } from '../../src/domain/notifications/smtp-notifier.js';
-import { insertOutboxMessage } from '../../src/storage/outbox.js';
+import { escapeHtml } from '../../src/html.js';
+import { insertOutboxMessage, type OutboxKind } from '../../src/storage/outbox.js';
 import { findUserByUsername } from '../../src/storage/users.js';
 import { TEST_ENV, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
@@ -143,6 +146,50 @@ t.test('a recipient the server refuses for good (5xx) is not tried again; a user
     t.notMatch(JSON.stringify(row.payload), /100200/, 'and the code wiped');
   }
   t.equal(mail.received.length, 0);
+});
+
+t.test('a kind this version has no template for is tried again later (a newer instance may write it), not given up', async (t) => {
+  const mail = await startMailServer(t);
+  const user = await newUser();
+  // As a newer instance would queue it during a rolling upgrade: a kind this code does not know.
+  await db
+    .insertInto('outbox')
+    .values({ user_id: user.id, kind: 'from-the-future', payload: '{"x":1}', created_at: ctx.clock(), next_attempt_at: ctx.clock() })
+    .execute();
+  logged.length = 0;
+  await deliverDueMessages(ctx, smtpNotifier(ctx, { url: mail.url(), from: 'sso@example.com', requireTls: false }));
+  const row = await outboxRow(user.id);
+  t.equal(row.sent_at, null);
+  t.not(row.next_attempt_at.getUTCFullYear(), 9999, 'left for another attempt');
+  t.match(JSON.stringify(row.payload), /"x":1/, 'with its payload');
+  t.match(logged.join(''), 'no template for from-the-future messages');
+  t.equal(mail.received.length, 0);
+});
+
+t.test('every kind says the same in both parts: each paragraph, code and link of the text is in the HTML', async (t) => {
+  const setting = { serviceName: 'Example & Co', accountUrl: 'https://sso.example/sso/account', codeMinutes: 5 };
+  const payloads: Record<OutboxKind, Record<string, unknown>> = {
+    'one-time-code': { code: '123456' },
+    'new-device': { device: 'Safari on macOS', at: '2026-11-25T08:00:00.000Z' },
+  };
+  for (const [kind, payload] of Object.entries(payloads)) {
+    const content = messageContent({ kind, payload }, setting);
+    const mail = renderMail(content);
+    t.equal(mail.subject, content.subject);
+    const parts = [...content.intro, ...content.outro, content.code, content.action?.label, content.action?.url];
+    for (const part of parts.filter((p): p is string => p !== undefined)) {
+      t.ok(mail.text.includes(part), `${kind}: the text part has "${part}"`);
+      t.ok(mail.html.includes(escapeHtml(part)), `${kind}: the HTML part has it, escaped`);
+    }
+  }
+  let refused: unknown;
+  try {
+    messageContent({ kind: 'new-device', payload: { device: 'x' } }, setting);
+  } catch (err) {
+    refused = err;
+  }
+  t.type(refused, UnknownMessage, 'a payload without its time cannot be written');
+  t.match(refused, { message: 'the payload has no at' });
 });
 
 t.test('NOTIFIER=smtp needs SMTP_URL (smtp: or smtps:) and MAIL_FROM, and a refused SMTP_URL is never echoed', async (t) => {

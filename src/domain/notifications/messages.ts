@@ -1,7 +1,6 @@
 // What each outbox message says: one template per kind, written once as parts (paragraphs, a code, a link) that
 // src/domain/notifications/mail-render.ts turns into both the plain-text and the HTML part of an email.
 import type { ClaimedMessage, OutboxKind } from '../../storage/outbox.js';
-import { UndeliverableMessage } from './notifier.js';
 
 export interface MessageContent {
   readonly subject: string;
@@ -24,8 +23,12 @@ export interface MessageSetting {
   readonly codeMinutes: number;
 }
 
-/** The message cannot be written: a kind no template knows, or a payload without what its template needs. */
-export class UnknownMessage extends UndeliverableMessage {}
+/**
+ * The message cannot be written: a kind no template knows, or a payload without what its template needs. Tried
+ * again like a failed delivery, not given up: during a rolling upgrade it may be a newer instance's message, which
+ * that instance can write on a later attempt.
+ */
+export class UnknownMessage extends Error {}
 
 type Template = (payload: Record<string, unknown>, setting: MessageSetting) => MessageContent;
 
