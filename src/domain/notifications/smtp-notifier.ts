@@ -5,7 +5,7 @@
 // message (RFC 5321 4.2.1: permanent) is not. The Message-ID is the outbox row's, so a retry after an unknown
 // outcome (the process died between the server's 250 and our bookkeeping) is the same message, which mail systems
 // recognise. Neither the SMTP password nor the message's code reaches the log: errors are reduced to their code.
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { SmtpSettings } from '../../config.js';
 import { findUserById } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
@@ -17,17 +17,22 @@ import { UndeliverableMessage, type Notifier } from './notifier.js';
 const SMTP_TIMEOUT_MS = 10_000;
 
 export function smtpNotifier(ctx: Pick<ProviderContext, 'db' | 'config'>, settings: SmtpSettings): Notifier {
-  // One connection per message (no pool): nothing stays open between outbox rounds, nothing to close.
-  const transport: Transporter = nodemailer.createTransport({
-    url: settings.url,
-    connectionTimeout: SMTP_TIMEOUT_MS,
-    greetingTimeout: SMTP_TIMEOUT_MS,
-    socketTimeout: SMTP_TIMEOUT_MS,
-    // Message parts are ours and plain strings: never a file path or URL for nodemailer to read.
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    requireTLS: settings.requireTls,
-  });
+  // Loaded on the first message, not at start (nodemailer costs every process about 100 ms to import). One connection
+  // per message (no pool): nothing stays open between outbox rounds, nothing to close.
+  let transport: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: settings.url,
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+        // Message parts are ours and plain strings: never a file path or URL for nodemailer to read.
+        disableFileAccess: true,
+        disableUrlAccess: true,
+        requireTLS: settings.requireTls,
+      }),
+    ));
   const setting: MessageSetting = {
     serviceName: ctx.config.totpIssuer,
     accountUrl: `${ctx.config.issuer}/account`,
@@ -40,7 +45,9 @@ export function smtpNotifier(ctx: Pick<ProviderContext, 'db' | 'config'>, settin
       if (!user?.email) throw new UndeliverableMessage('the user has no email address');
       const mail = renderMail(messageContent(message, setting));
       try {
-        await transport.sendMail({
+        await (
+          await transporter()
+        ).sendMail({
           from: settings.from,
           to: user.email,
           subject: mail.subject,
