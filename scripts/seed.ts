@@ -1,6 +1,7 @@
 // npm run seed -- path/to/seed.json: upserts the file's clients, users and risk rules, all or nothing.
 import fs from 'node:fs';
 import { PasswordHasher } from '../src/domain/accounts/passwords.js';
+import { PasswordPolicy } from '../src/domain/accounts/password-policy.js';
 import { applySeed, parseSeed, SeedError } from '../src/domain/admin/seed.js';
 import { createLogger, loadRuntimeConfig, openMigratedDatabase } from '../src/runtime.js';
 
@@ -10,16 +11,16 @@ if (!file) {
   process.exit(2);
 }
 
+const config = loadRuntimeConfig();
 let seed;
 try {
-  seed = parseSeed(JSON.parse(fs.readFileSync(file, 'utf8')));
+  seed = parseSeed(JSON.parse(fs.readFileSync(file, 'utf8')), new PasswordPolicy(config.passwordPolicy));
 } catch (err) {
   const reason = err instanceof SeedError || err instanceof SyntaxError ? err.message : (err as Error).message;
   process.stderr.write(`${file}: ${reason}\n`);
   process.exit(1);
 }
 
-const config = loadRuntimeConfig();
 const logger = createLogger(config, 2);
 const database = await openMigratedDatabase(config, logger);
 try {

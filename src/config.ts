@@ -17,6 +17,12 @@ import {
 /** The path the provider's routes are mounted under (src/app.ts); the issuer is BASE_URL followed by it. */
 export const ROUTES_PREFIX = '/sso';
 
+/** What a new password must be (src/domain/accounts/password-policy.ts). */
+export interface PasswordPolicySettings {
+  /** PASSWORD_MIN_LENGTH: characters (code points) after NFKC normalisation; at least 8 (NIST's floor). */
+  readonly minLength: number;
+}
+
 export interface Argon2Params {
   readonly memoryKiB: number;
   readonly timeCost: number;
@@ -191,6 +197,10 @@ export interface Config {
   readonly argon2: Argon2Params;
   /** Bounds on concurrent argon2 verifications in this process (a flood is refused, not queued without end). */
   readonly passwordWork: PasswordWorkLimits;
+  /** What a new password must be (src/domain/accounts/password-policy.ts). */
+  readonly passwordPolicy: PasswordPolicySettings;
+  /** How long a password reset link works (PASSWORD_RESET_TTL_SECONDS). */
+  readonly passwordResetTtlSeconds: number;
   /** Failed sign-in throttling per account and per client address (src/domain/accounts/sign-in-throttle.ts). */
   readonly signInThrottle: SignInThrottleSettings;
   /** How often each instance deletes expired rows; 0 turns the job off. */
@@ -438,6 +448,8 @@ export function loadConfig(env: Env = process.env): Config {
     clientAuthCacheSeconds: integer('CLIENT_AUTH_CACHE_SECONDS'),
     argon2: Object.freeze(argon2),
     passwordWork: Object.freeze(passwordWork),
+    passwordPolicy: Object.freeze({ minLength: integer('PASSWORD_MIN_LENGTH') }),
+    passwordResetTtlSeconds: integer('PASSWORD_RESET_TTL_SECONDS'),
     signInThrottle: Object.freeze(signInThrottle),
     purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS'),
     keysEncryptionSecret,

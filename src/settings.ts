@@ -41,6 +41,9 @@ export const SETTINGS = {
   ARGON2_PARALLELISM: integer(1, 1, 64),
   ARGON2_MAX_CONCURRENT: integer(2, 1, 64),
   ARGON2_MAX_QUEUED: integer(32, 0, 10_000),
+  // Password policy (NIST SP 800-63B 5.1.1.2) and reset
+  PASSWORD_MIN_LENGTH: integer(8, 8, 64),
+  PASSWORD_RESET_TTL_SECONDS: integer(1800, 300, 86_400),
   // Sign-in throttling (also client authentication, user codes and open registration lock on SIGN_IN_LOCK_*)
   SIGN_IN_ACCOUNT_FREE_ATTEMPTS: integer(5, 1, 1000),
   SIGN_IN_IP_FREE_ATTEMPTS: integer(50, 0, 1_000_000),

@@ -5,6 +5,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { PasswordPolicy } from '../domain/accounts/password-policy.js';
 import { PasswordHasher } from '../domain/accounts/passwords.js';
 import { AdminError, type AdminContext } from '../domain/admin/admin.js';
 import { systemClock } from '../domain/clock.js';
@@ -244,6 +245,7 @@ export function adminContext(config: Config, logger: Logger, db: Db): AdminConte
     clock: systemClock,
     log: logger,
     passwords: new PasswordHasher(config.argon2, { serverSecret: config.keysEncryptionSecret }),
+    passwordPolicy: new PasswordPolicy(config.passwordPolicy),
   };
 }
 

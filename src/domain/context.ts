@@ -8,6 +8,7 @@ import type { Clock } from './clock.js';
 import type { KeyStore } from './keys/keys.js';
 import type { OutboundDeps } from '../outbound/guarded-fetch.js';
 import type { PasswordHasher } from './accounts/passwords.js';
+import type { PasswordPolicy } from './accounts/password-policy.js';
 
 /** The little of a pino logger the domain writes to (security events, notifications). */
 export interface EventLog {
@@ -21,6 +22,8 @@ export interface ProviderContext {
   readonly clock: Clock;
   readonly keys: KeyStore;
   readonly passwords: PasswordHasher;
+  /** What a new password must be; loads the breached-password list on its first check. */
+  readonly passwordPolicy: PasswordPolicy;
   readonly clientSecrets: SecretVerificationCache;
   readonly clients: ClientCache;
   /** Keys device fingerprints and network keys (DEVICE_SECRET, or a random secret kept in the database). */

@@ -10,6 +10,7 @@ import type { Clock } from './clock.js';
 import type { EventLog, ProviderContext } from './context.js';
 import { loadKeyStore, type KeyLogger } from './keys/keys.js';
 import { PasswordHasher } from './accounts/passwords.js';
+import { PasswordPolicy } from './accounts/password-policy.js';
 import { loadDeviceSecret } from './risk/device-secret.js';
 
 export interface ContextParts {
@@ -33,6 +34,7 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     clock: p.clock,
     keys: await loadKeyStore(p.db, p.config, p.clock, p.log),
     passwords: new PasswordHasher(p.config.argon2, { limits: p.config.passwordWork, serverSecret: p.config.keysEncryptionSecret }),
+    passwordPolicy: new PasswordPolicy(p.config.passwordPolicy),
     clientSecrets: new SecretVerificationCache(p.clientAuthCacheMs ?? p.config.clientAuthCacheSeconds * 1000),
     clients: new ClientCache(),
     deviceSecret: await loadDeviceSecret(p.db, p.config, p.clock),

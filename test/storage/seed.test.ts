@@ -272,7 +272,7 @@ t.test('parseSeed lists every problem of a file at once and accepts none of it',
   t.same(problems, [
     'unknown top-level field "groups"',
     'clients[1] (client_id "x"): redirect_uris must be a non-empty array of URIs',
-    'users[1] (username "bob"): password must be at least 8 characters',
+    'users[1] (username "bob"): password must have at least 8 characters',
     'users[1] (username "bob"): unknown field "shoe_size" (user entries take username, password and OIDC Core 5.1 standard claims)',
   ]);
 });

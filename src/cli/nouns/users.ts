@@ -24,8 +24,9 @@ const PASSWORD_STDIN: OptionSpec = {
 
 const PASSWORD_NOTES = `The password is never taken from the command line, where other users could see it in the process
 list and it would stay in the shell's history: on a terminal it is asked for twice, without echo; in a script it
-is read from standard input with --password-stdin (printf '%s' "$PASSWORD" | sso-admin ...). At least 8
-characters.`;
+is read from standard input with --password-stdin (printf '%s' "$PASSWORD" | sso-admin ...). At least
+PASSWORD_MIN_LENGTH characters (8 by default), at most 256 bytes, not the username or email, and not among the
+bundled list of common breached passwords.`;
 
 /** The new password: from stdin with --password-stdin, else typed twice at the terminal. */
 async function readPassword(input: Invocation, terminal: Terminal): Promise<string> {

@@ -37,8 +37,9 @@ export class PasswordHasher {
     this.dummyDigest = this.digests.digest(randomBytes(32).toString('base64url'));
   }
 
+  /** The argon2id hash of the NFKC form of the password (NIST SP 800-63B 5.1.1.2), so that any keyboard's form matches. */
   hash(plain: string): Promise<string> {
-    return argon2.hash(plain, {
+    return argon2.hash(plain.normalize('NFKC'), {
       type: argon2.argon2id,
       memoryCost: this.params.memoryKiB,
       timeCost: this.params.timeCost,
@@ -127,7 +128,17 @@ export class PasswordHasher {
   }
 }
 
+/**
+ * The password against a hash: its NFKC form first (what hash() stores), then, when that differs and failed, the
+ * password as typed (a hash stored before passwords were normalised). ASCII input is its own NFKC form: one argon2.
+ */
 async function check(hash: string, plain: string): Promise<boolean> {
+  const normalised = plain.normalize('NFKC');
+  if (await verifyOne(hash, normalised)) return true;
+  return normalised !== plain && verifyOne(hash, plain);
+}
+
+async function verifyOne(hash: string, plain: string): Promise<boolean> {
   try {
     return await argon2.verify(hash, plain);
   } catch {

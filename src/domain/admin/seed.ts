@@ -7,7 +7,7 @@ import { findUserByUsername, insertUser, updateUser } from '../../storage/users.
 import { clientMetadataProblems, METADATA_FIELDS } from '../clients/client-metadata.js';
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { addRiskRule, parseRiskRule, riskRules, type RiskRule } from '../risk/rules.js';
-import { MAX_CREDENTIAL_LENGTH } from '../accounts/users.js';
+import { PasswordPolicy } from '../accounts/password-policy.js';
 
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from '../clients/client-metadata.js';
@@ -89,7 +89,7 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   for (const problem of clientMetadataProblems(c, 'seed')) bad(problem.message);
 }
 
-function checkUser(raw: unknown, where: string, problems: string[]): void {
+function checkUser(raw: unknown, where: string, problems: string[], policy: PasswordPolicy): void {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     problems.push(`${where} must be an object`);
     return;
@@ -99,9 +99,14 @@ function checkUser(raw: unknown, where: string, problems: string[]): void {
   const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
   if (!isString(u.username)) bad('username must be a non-empty string');
   if (!isString(u.password)) bad('password must be a non-empty string');
-  else if (u.password.length < 8) bad('password must be at least 8 characters');
-  // Sign-in refuses longer input before any hashing (users.ts): such a password could never be used.
-  else if (u.password.length > MAX_CREDENTIAL_LENGTH) bad(`password must be at most ${MAX_CREDENTIAL_LENGTH} characters`);
+  else {
+    const owner = {
+      username: typeof u.username === 'string' ? u.username : undefined,
+      email: typeof u.email === 'string' ? u.email : undefined,
+    };
+    const problem = policy.problem(u.password, owner);
+    if (problem) bad(`password ${problem.detail}`);
+  }
   for (const [key, value] of Object.entries(u)) {
     if (key === 'username' || key === 'password') continue;
     if (STRING_CLAIMS.includes(key)) {
@@ -135,14 +140,17 @@ export function clientEntryProblems(raw: unknown): string[] {
 }
 
 /** The problems of one user entry (the seed file's format), unlabelled. */
-export function userEntryProblems(raw: unknown): string[] {
+export function userEntryProblems(raw: unknown, policy: PasswordPolicy = new PasswordPolicy()): string[] {
   const problems: string[] = [];
-  checkUser(raw, '', problems);
+  checkUser(raw, '', problems, policy);
   return problems;
 }
 
-/** Checks the whole file and lists every problem, each naming its entry. */
-export function parseSeed(raw: unknown): SeedFile {
+/**
+ * Checks the whole file and lists every problem, each naming its entry. Passwords are held to the policy given
+ * (PASSWORD_MIN_LENGTH's, when the caller has the configuration), else to the default one.
+ */
+export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPolicy()): SeedFile {
   const problems: string[] = [];
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
@@ -153,7 +161,7 @@ export function parseSeed(raw: unknown): SeedFile {
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
   else clients.forEach((c, i) => checkClient(c, `clients[${i}]`, problems));
   if (!Array.isArray(users)) problems.push('"users" must be an array');
-  else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems));
+  else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems, policy));
   const rules = checkRiskRules(file.risk_rules, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))

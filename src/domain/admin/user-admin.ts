@@ -18,6 +18,7 @@ import {
 import { AdminError, findUserByRef, logAdminAction, type AdminContext } from './admin.js';
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
 import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
+import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
 
 export interface UserSummary {
   id: string;
@@ -63,20 +64,23 @@ export async function showUser(ctx: AdminContext, ref: string): Promise<UserDeta
   };
 }
 
-/** Refuses a user entry the seed file would refuse; for checking a command line before the database opens. */
-export function checkUserEntry(entry: SeedUser): void {
-  const problems = userEntryProblems(entry);
+/**
+ * Refuses a user entry the seed file would refuse. Before the database opens (the command line's first check) the
+ * default password policy applies; createUser checks again with the configured one.
+ */
+export function checkUserEntry(entry: SeedUser, policy?: PasswordPolicy): void {
+  const problems = userEntryProblems(entry, policy);
   if (problems.length > 0) throw new AdminError(`user "${entry.username}" was refused: ${problems.join('; ')}`);
 }
 
-/** Refuses a password that the seed file would refuse (too short, or too long to be accepted at sign-in). */
-export function checkPassword(password: string): void {
-  const problems = userEntryProblems({ username: 'user', password });
-  if (problems.length > 0) throw new AdminError(`the password was refused: ${problems.join('; ')}`);
+/** Refuses a password the policy refuses (src/domain/accounts/password-policy.ts), for its owner when known. */
+export function checkPassword(password: string, policy: PasswordPolicy = new PasswordPolicy(), owner: PasswordOwner = {}): void {
+  const problem = policy.problem(password, owner);
+  if (problem) throw new AdminError(`the password was refused: password ${problem.detail}`);
 }
 
 export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<UserSummary> {
-  checkUserEntry(entry);
+  checkUserEntry(entry, ctx.passwordPolicy);
   const columns = userColumns(entry, await ctx.passwords.hash(entry.password));
   const now = ctx.clock();
   const id = randomUUID();
@@ -100,8 +104,8 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
 
 /** Replaces the user's password. Their sessions and tokens are left alone (sessions revoke ends the sessions). */
 export async function setPassword(ctx: AdminContext, ref: string, password: string): Promise<UserSummary> {
-  checkPassword(password);
   const user = await findUserByRef(ctx.db, ref);
+  checkPassword(password, ctx.passwordPolicy, user);
   const hash = await ctx.passwords.hash(password);
   await updateUser(ctx.db, user.id, { password_hash: hash, updated_at: ctx.clock() });
   logAdminAction(ctx, 'admin.user.password_set', { userId: user.id });

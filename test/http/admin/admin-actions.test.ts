@@ -5,6 +5,7 @@ import pino from 'pino';
 import t from 'tap';
 import type { AdminContext } from '../../../src/domain/admin/admin.js';
 import { deleteClient, rotateClientSecret, updateClient } from '../../../src/domain/clients/client-admin.js';
+import { PasswordPolicy } from '../../../src/domain/accounts/password-policy.js';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../../src/domain/admin/seed.js';
 import { disableUser, enableUser } from '../../../src/domain/admin/user-admin.js';
@@ -12,7 +13,13 @@ import { ALICE, buildTestApp, CONFIDENTIAL } from '../../helpers/app.js';
 import { basicAuth, obtainCode, tokenRequest } from '../../helpers/flow.js';
 
 const { app, db, config } = await buildTestApp(t);
-const admin: AdminContext = { db, clock: () => new Date(), log: pino({ level: 'silent' }), passwords: new PasswordHasher(config.argon2) };
+const admin: AdminContext = {
+  db,
+  clock: () => new Date(),
+  log: pino({ level: 'silent' }),
+  passwords: new PasswordHasher(config.argon2),
+  passwordPolicy: new PasswordPolicy(config.passwordPolicy),
+};
 const reseed = () => applySeed(db, admin.passwords, { clients: [CONFIDENTIAL], users: [ALICE] });
 
 /** Redeems a code, which also leaves the client and its secret remembered by the instance. */

@@ -10,6 +10,7 @@ import { SecretVerificationCache } from '../../../src/domain/clients/clients.js'
 import type { ProviderContext } from '../../../src/domain/context.js';
 import { loadKeyStore } from '../../../src/domain/keys/keys.js';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../../src/domain/logout/logout-token.js';
+import { PasswordPolicy } from '../../../src/domain/accounts/password-policy.js';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
 import { sha256 } from '../../../src/domain/secrets.js';
 import { systemOutbound } from '../../../src/outbound/guarded-fetch.js';
@@ -87,6 +88,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     clock,
     keys: await loadKeyStore(db, config, clock, pino({ level: 'silent' })),
     passwords: new PasswordHasher(config.argon2),
+    passwordPolicy: new PasswordPolicy(config.passwordPolicy),
     clientSecrets: new SecretVerificationCache(0),
     clients: new ClientCache(),
     deviceSecret: Buffer.alloc(32),
