@@ -241,6 +241,7 @@ export function actor(): string {
 /** What the admin actions work with: the database, the clock, the log and the password hasher the config sets. */
 export function adminContext(config: Config, logger: Logger, db: Db): AdminContext {
   return {
+    config,
     db,
     clock: systemClock,
     log: logger,

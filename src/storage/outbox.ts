@@ -2,7 +2,7 @@
 import type { Db } from './database.js';
 
 /** What a message is; each kind has a template (src/domain/notifications/messages.ts). */
-export type OutboxKind = 'one-time-code' | 'new-device';
+export type OutboxKind = 'one-time-code' | 'new-device' | 'password-reset' | 'password-changed';
 
 export interface NewOutboxMessage {
   userId: string;

@@ -291,6 +291,18 @@ export interface TotpAuthenticatorsTable {
   locked_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** Password reset links, by the digest of their token (src/storage/password-resets.ts). */
+export interface PasswordResetsTable {
+  id: ColumnType<string, never, never>;
+  token_digest: string;
+  user_id: string;
+  password_fingerprint: Buffer;
+  interaction_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
@@ -315,6 +327,7 @@ export interface Database {
   second_factor_challenges: SecondFactorChallengesTable;
   device_authorizations: DeviceAuthorizationsTable;
   totp_authenticators: TotpAuthenticatorsTable;
+  password_resets: PasswordResetsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;

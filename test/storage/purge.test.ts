@@ -26,6 +26,7 @@ const RETENTION = {
   accessTokenTtlSeconds: HOUR,
   signInAttemptRetentionSeconds: HOUR,
   oneTimeCodeTtlSeconds: 300,
+  passwordResetTtlSeconds: 1800,
   securityEventRetentionSeconds: 24 * HOUR,
 };
 
@@ -43,6 +44,7 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
     interaction: id(`i-${label}`),
     throttle: id(`account:${label}`),
     device: id(`dc-${label}`),
+    reset: id(`pr-${label}`),
   };
   await db
     .insertInto('authorization_codes')
@@ -122,6 +124,17 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
       interval_seconds: 5,
     })
     .execute();
+  await db
+    .insertInto('password_resets')
+    .values({
+      token_digest: keys.reset,
+      user_id: userId,
+      password_fingerprint: Buffer.alloc(32),
+      interaction_id: null,
+      created_at: issuedAt,
+      expires_at: expiresAt,
+    })
+    .execute();
   // Kept for signInAttemptRetentionSeconds (an hour here) after it was made: it "expires" with the rows above.
   await db
     .insertInto('sign_in_attempts')
@@ -153,6 +166,9 @@ async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
     device_authorizations: await has(
       db.selectFrom('device_authorizations').select('device_code_hash').where('device_code_hash', '=', keys.device).executeTakeFirst(),
     ),
+    password_resets: await has(
+      db.selectFrom('password_resets').select('token_digest').where('token_digest', '=', keys.reset).executeTakeFirst(),
+    ),
   };
 }
 
@@ -173,6 +189,7 @@ t.test(
       'device_authorizations',
       'interactions',
       'outbox',
+      'password_resets',
       'refresh_tokens',
       'second_factor_challenges',
       'security_events',
@@ -203,6 +220,7 @@ t.test(
         sign_in_throttle: true,
         sign_in_attempts: true,
         device_authorizations: true,
+        password_resets: true,
       },
       'nothing unexpired is touched',
     );
@@ -217,6 +235,7 @@ t.test(
         sign_in_throttle: false,
         sign_in_attempts: false,
         device_authorizations: true,
+        password_resets: false,
       },
       'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes',
     );
@@ -231,6 +250,7 @@ t.test(
         sign_in_throttle: false,
         sign_in_attempts: false,
         device_authorizations: false,
+        password_resets: false,
       },
       'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too',
     );
@@ -251,6 +271,7 @@ t.test(
         sign_in_attempts: 0,
         device_authorizations: 0,
         outbox: 0,
+        password_resets: 0,
         security_events: 0,
       },
       'a second run finds nothing',
@@ -292,6 +313,8 @@ t.test(
       staleSentCode: await message('one-time-code', 301, true),
       recentNotice: await message('new-device', OUTBOX_RETENTION_SECONDS - 60, true),
       oldNotice: await message('new-device', OUTBOX_RETENTION_SECONDS + 60, false),
+      liveLink: await message('password-reset', 1800 - 60, false),
+      deadLink: await message('password-reset', 1800 + 60, false),
       recentEvent: await event(24 * HOUR - 60),
       oldEvent: await event(24 * HOUR + 60),
     };
@@ -303,6 +326,8 @@ t.test(
     t.notOk(outbox.has(ids.staleSentCode), 'and sent');
     t.ok(outbox.has(ids.recentNotice), 'a notice stays for a day');
     t.notOk(outbox.has(ids.oldNotice), 'and goes after it');
+    t.ok(outbox.has(ids.liveLink), 'a reset link that still works stays');
+    t.notOk(outbox.has(ids.deadLink), 'one past PASSWORD_RESET_TTL_SECONDS goes even unsent');
     t.ok(events.has(ids.recentEvent), 'a security event within its retention stays');
     t.notOk(events.has(ids.oldEvent), 'an older one goes');
   },

@@ -70,6 +70,7 @@ t.test('an expired session that signed in to a client stays an access token life
     accessTokenTtlSeconds: HOUR,
     signInAttemptRetentionSeconds: HOUR,
     oneTimeCodeTtlSeconds: 300,
+    passwordResetTtlSeconds: 1800,
     securityEventRetentionSeconds: 90 * 86_400,
   });
   t.ok(await exists(recent), 'its access tokens may still be in use');
@@ -89,6 +90,7 @@ t.test('an expired session stays as long as a live refresh token carries its sid
     accessTokenTtlSeconds: HOUR,
     signInAttemptRetentionSeconds: HOUR,
     oneTimeCodeTtlSeconds: 300,
+    passwordResetTtlSeconds: 1800,
     securityEventRetentionSeconds: 90 * 86_400,
   });
   t.ok(await exists(kept), 'kept for its live refresh token');

@@ -167,10 +167,18 @@ t.test('a kind this version has no template for is tried again later (a newer in
 });
 
 t.test('every kind says the same in both parts: each paragraph, code and link of the text is in the HTML', async (t) => {
-  const setting = { serviceName: 'Example & Co', accountUrl: 'https://sso.example/sso/account', codeMinutes: 5 };
+  const setting = {
+    serviceName: 'Example & Co',
+    accountUrl: 'https://sso.example/sso/account',
+    codeMinutes: 5,
+    resetMinutes: 30,
+    forgotUrl: 'https://sso.example/sso/account/forgot',
+  };
   const payloads: Record<OutboxKind, Record<string, unknown>> = {
     'one-time-code': { code: '123456' },
     'new-device': { device: 'Safari on macOS', at: '2026-11-25T08:00:00.000Z' },
+    'password-reset': { url: 'https://sso.example/sso/account/reset?token=abc' },
+    'password-changed': { at: '2026-11-25T08:00:00.000Z' },
   };
   for (const [kind, payload] of Object.entries(payloads)) {
     const content = messageContent({ kind, payload }, setting);

@@ -1,4 +1,4 @@
-// sso-admin users list|show|create|set-password|disable|enable|delete, over src/domain/admin/user-admin.ts.
+// sso-admin users list|show|create|set-password|reset-link|disable|enable|delete, over src/domain/admin/user-admin.ts.
 import { AdminError } from '../../domain/admin/admin.js';
 import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/admin/seed.js';
 import {
@@ -9,6 +9,7 @@ import {
   disableUser,
   enableUser,
   listUsers,
+  resetLink,
   setPassword,
   showUser,
   type UserSummary,
@@ -173,6 +174,23 @@ export const users: Noun = {
         const user = await setPassword(session.ctx, input.args.user!, password);
         if (input.json) return session.out.json({ ...userJson(user), password_set: true });
         session.out.line(`password of "${user.username}" set`);
+      },
+    }),
+    verb({
+      name: 'reset-link',
+      summary: 'Make a password reset link for a user: print it, or mail it with --send.',
+      args: [USER],
+      options: {
+        send: { type: 'boolean', description: "mail the link to the user's address (through the outbox) instead of printing it" },
+      },
+      notes: `The link works once, for PASSWORD_RESET_TTL_SECONDS (30 minutes by default), like one the user asks for on
+the sign-in page; a newer link, a password change or disabling the user ends it. Printed, it is a secret: hand it
+to the user only. Setting the password through it signs the user out everywhere.`,
+      async run(session, input) {
+        const send = input.options.send === true;
+        const { user, url } = await resetLink(session.ctx, input.args.user!, send);
+        if (input.json) return session.out.json({ ...userJson(user), ...(url ? { reset_url: url } : { sent: true }) });
+        session.out.line(url ?? `a reset link was queued for the email address of "${user.username}"`);
       },
     }),
     verb({

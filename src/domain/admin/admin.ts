@@ -6,7 +6,7 @@ import { findUserById, findUserByUsername } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
 
 /** No key store, no caches: an admin action reads and writes the database, hashes, and logs. */
-export type AdminContext = Pick<ProviderContext, 'db' | 'clock' | 'log' | 'passwords' | 'passwordPolicy'>;
+export type AdminContext = Pick<ProviderContext, 'config' | 'db' | 'clock' | 'log' | 'passwords' | 'passwordPolicy'>;
 
 /** An admin action refused on its merits (no such client, an invalid value, a name taken); nothing was written. */
 export class AdminError extends Error {
@@ -24,6 +24,7 @@ export type AdminEvent =
   | 'admin.client.deleted'
   | 'admin.user.created'
   | 'admin.user.password_set'
+  | 'admin.user.reset_link'
   | 'admin.user.disabled'
   | 'admin.user.enabled'
   | 'admin.user.deleted'

@@ -19,6 +19,7 @@ import { AdminError, findUserByRef, logAdminAction, type AdminContext } from './
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
 import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
+import { issueResetLink } from '../accounts/password-reset.js';
 
 export interface UserSummary {
   id: string;
@@ -110,6 +111,21 @@ export async function setPassword(ctx: AdminContext, ref: string, password: stri
   await updateUser(ctx.db, user.id, { password_hash: hash, updated_at: ctx.clock() });
   logAdminAction(ctx, 'admin.user.password_set', { userId: user.id });
   return summary(user);
+}
+
+/**
+ * A password reset link for the user, valid PASSWORD_RESET_TTL_SECONDS like one they ask for: mailed to their address
+ * (through the outbox) when `send`, else returned for the admin to hand over. Refused for a disabled user, and, to
+ * send, for a user without an email address.
+ */
+export async function resetLink(ctx: AdminContext, ref: string, send: boolean): Promise<{ user: UserSummary; url?: string }> {
+  const user = await findUserByRef(ctx.db, ref);
+  if (user.disabled_at !== null) throw new AdminError(`user "${user.username}" is disabled: enable them first`);
+  if (send && !user.email) throw new AdminError(`user "${user.username}" has no email address: print the link instead`);
+  const issued = await issueResetLink(ctx, user.id, send);
+  if (!issued) throw new AdminError(`user "${user.username}" changed meanwhile: nothing was issued`);
+  logAdminAction(ctx, 'admin.user.reset_link', { userId: user.id, sent: send });
+  return send ? { user: summary(user) } : { user: summary(user), url: issued.url };
 }
 
 export interface DisabledUser extends DisabledUserRow {

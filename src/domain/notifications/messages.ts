@@ -21,6 +21,10 @@ export interface MessageSetting {
   readonly accountUrl: string;
   /** How long a one-time code stays valid, in minutes. */
   readonly codeMinutes: number;
+  /** How long a password reset link works, in minutes. */
+  readonly resetMinutes: number;
+  /** Where a person asks for a reset link ("Forgot your password?"). */
+  readonly forgotUrl: string;
 }
 
 /**
@@ -64,6 +68,23 @@ const TEMPLATES: Readonly<Record<OutboxKind, Template>> = {
     ],
     action: { label: 'Review your account', url: s.accountUrl },
     outro: ['If this was you, there is nothing to do. If it was not, change your password and sign out everywhere.'],
+  }),
+  'password-reset': (payload, s) => ({
+    subject: `Reset your password for ${s.serviceName}`,
+    intro: [`Someone, most likely you, asked to reset the password of your ${s.serviceName} account. To choose a new one, open this link:`],
+    action: { label: 'Choose a new password', url: field(payload, 'url') },
+    outro: [
+      `The link works once, for ${s.resetMinutes} minutes. Setting a new password signs you out on every device.`,
+      'If you did not ask for it, ignore this email: your password stays as it is.',
+    ],
+  }),
+  'password-changed': (payload, s) => ({
+    subject: `Your ${s.serviceName} password was changed`,
+    intro: [
+      `The password of your ${s.serviceName} account was changed on ${utcMinute(field(payload, 'at'))}, and you were signed out on every device.`,
+    ],
+    outro: ['If this was you, there is nothing to do.'],
+    action: { label: 'It was not me: reset my password', url: s.forgotUrl },
   }),
 };
 

@@ -37,6 +37,8 @@ export function smtpNotifier(ctx: Pick<ProviderContext, 'db' | 'config'>, settin
     serviceName: ctx.config.totpIssuer,
     accountUrl: `${ctx.config.issuer}/account`,
     codeMinutes: Math.max(1, Math.floor(ctx.config.secondFactorTtlSeconds / 60)),
+    resetMinutes: Math.max(1, Math.floor(ctx.config.passwordResetTtlSeconds / 60)),
+    forgotUrl: `${ctx.config.issuer}/account/forgot`,
   };
   const domain = new URL(ctx.config.issuer).hostname;
   return {

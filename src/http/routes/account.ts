@@ -199,7 +199,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     reply
       .code(status)
       .headers(LOGIN_PAGE_HEADERS)
-      .send(loginPage({ action: signInUrl, csrfToken: binding, clientName: 'your account', ...extra }));
+      .send(loginPage({ action: signInUrl, csrfToken: binding, clientName: 'your account', forgotUrl: `${base}/forgot`, ...extra }));
 
   app.get<{ Querystring: { notice?: string } }>(
     '/account/sign-in',

@@ -42,6 +42,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
   const loginPageReply = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(LOGIN_PAGE_HEADERS).send(body);
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
+  const forgotUrl = (id: string) => `${ctx.config.issuer}/account/forgot?interaction=${id}`;
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
   async function interactionOf(
@@ -131,6 +132,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
           csrfToken: binding,
           clientName: await clientName(interaction.request.clientId),
           login: interaction.request.loginHint ?? undefined,
+          forgotUrl: forgotUrl(interaction.id),
         }),
       );
     }),
@@ -159,6 +161,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
             clientName: await clientName(clientId),
             login,
             error: result.message,
+            forgotUrl: forgotUrl(interaction.id),
           }),
         );
       }

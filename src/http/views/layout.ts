@@ -15,9 +15,10 @@ button.secondary{background:transparent;color:#1d4ed8;margin-top:.5rem}
 .error{background:#fef2f2;border:1px solid #fecaca;color:#991b1b;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}
 ul.scopes{padding-left:1.2rem;margin:.5rem 0 0}ul.scopes li{margin:.3rem 0}
 h2{font-size:1.05rem;margin:1.75rem 0 .5rem}ul.devices{list-style:none;padding:0;margin:0}ul.devices li{border-top:1px solid #e5e7eb;padding:.75rem 0}.meta{color:#6b7280;font-size:.9rem;margin:.2rem 0 0}.notice{background:#ecfdf5;border:1px solid #a7f3d0;color:#065f46;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}code.key{display:block;font-size:1.05rem;letter-spacing:.05em;word-spacing:.3em;margin:.5rem 0}img.qr{display:block;width:12rem;height:12rem;margin:1rem auto;background:#fff}
+.field-error{color:#991b1b;font-size:.9rem;margin:.35rem 0 0}
 .unverified{background:#fffbeb;border:1px solid #fcd34d;color:#78350f;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}
 @media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}p.lead{color:#9ca3af}a{color:#93c5fd}
-input[type=text],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}}
+input[type=text],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}.field-error{color:#fca5a5}}
 `;
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');

@@ -18,6 +18,8 @@ export interface LoginPageInput {
   error?: string;
   /** Something to tell that is not an error (e.g. why the user was signed out). */
   notice?: string;
+  /** Where "Forgot your password?" leads (src/http/routes/password-reset.ts). */
+  forgotUrl?: string;
 }
 
 export function loginPage(input: LoginPageInput): string {
@@ -36,6 +38,7 @@ ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" va
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
+${input.forgotUrl ? html`<p><a href="${input.forgotUrl}">Forgot your password?</a></p>` : ''}
 <script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>`,
   );
 }

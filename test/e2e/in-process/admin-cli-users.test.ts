@@ -2,6 +2,7 @@
 // admin-cli-clients.test.ts): several verbs per test, in the order an operator would use them.
 import argon2 from 'argon2';
 import t from 'tap';
+import { sha256 } from '../../../src/domain/secrets.js';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../../src/domain/admin/seed.js';
 import type { Db } from '../../../src/storage/database.js';
@@ -116,6 +117,54 @@ t.test('users set-password replaces the hash with one of the password read from 
   t.ok(await argon2.verify(row!.password_hash, NEW_PASSWORD), 'the new password verifies');
   t.notOk(await argon2.verify(row!.password_hash, PASSWORD), 'the old one does not');
 });
+
+t.test(
+  'users reset-link prints a working link, or queues it for the user with --send; the password policy holds for set-password',
+  async (t) => {
+    const store = await adminStore(t);
+    await store.withDb((db) =>
+      applySeed(db, new PasswordHasher(testConfig().argon2), {
+        clients: [],
+        users: [
+          { username: 'alice', password: PASSWORD, email: 'alice@example.com' },
+          { username: 'carol', password: PASSWORD },
+        ],
+      }),
+    );
+    const printed = await runAdmin(['users', 'reset-link', 'alice'], store.env);
+    t.equal(printed.code, 0, printed.stderr);
+    const url = new URL(printed.stdout.trim());
+    t.equal(url.pathname, '/sso/account/reset');
+    const token = url.searchParams.get('token')!;
+    t.same(events(printed), ['admin.user.reset_link']);
+    t.notMatch(printed.stderr, token, 'the log line does not hold the link');
+    const stored = await store.withDb((db) => db.selectFrom('password_resets').select('token_digest').execute());
+    t.same(
+      stored.map((r) => r.token_digest),
+      [sha256(token)],
+      'only its digest is stored',
+    );
+
+    const sent = await runAdmin(['users', 'reset-link', 'alice', '--send', '--json'], store.env);
+    t.equal(sent.code, 0, sent.stderr);
+    t.equal(json(sent).sent, true);
+    t.equal(json(sent).reset_url, undefined, 'a mailed link is not printed');
+    const queued = await store.withDb((db) => db.selectFrom('outbox').select(['kind', 'payload']).execute());
+    t.same(
+      queued.map((m) => m.kind),
+      ['password-reset'],
+    );
+    const noEmail = await runAdmin(['users', 'reset-link', 'carol', '--send'], store.env);
+    t.equal(noEmail.code, 1);
+    t.match(noEmail.message, 'has no email address: print the link instead');
+
+    const common = await runAdmin(['users', 'set-password', 'alice', '--password-stdin'], store.env, { input: 'iloveyou123' });
+    t.equal(common.code, 1);
+    t.equal(common.message, 'sso-admin users set-password: the password was refused: password is among the most common breached passwords');
+    const own = await runAdmin(['users', 'set-password', 'alice', '--password-stdin'], store.env, { input: 'Alice@Example.com' });
+    t.equal(own.message, 'sso-admin users set-password: the password was refused: password must not be the username or email');
+  },
+);
 
 t.test('users disable ends the sessions with back-channel logouts and revokes the tokens; enable lets the user in again', async (t) => {
   const store = await adminStore(t);

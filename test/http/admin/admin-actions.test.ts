@@ -14,6 +14,7 @@ import { basicAuth, obtainCode, tokenRequest } from '../../helpers/flow.js';
 
 const { app, db, config } = await buildTestApp(t);
 const admin: AdminContext = {
+  config,
   db,
   clock: () => new Date(),
   log: pino({ level: 'silent' }),
