@@ -92,6 +92,11 @@ t.test('OWASP Forgot Password: the answer is the same whether or not the account
   t.equal(page.headers['referrer-policy'], 'no-referrer', 'the page never sends the link on as a referrer');
   t.match(page.body, 'for <strong>alice</strong>');
   t.notMatch(page.body, 'authenticator app', 'no code is asked of a user without an app');
+  const bob = await test.db.selectFrom('users').select('email_verified').where('username', '=', 'bob').executeTakeFirstOrThrow();
+  t.equal(bob.email_verified, false);
+  t.equal((await resetForm(test, tokenOf(byEmail.link!), 'a new long passphrase')).statusCode, 200);
+  const after = await test.db.selectFrom('users').select('email_verified').where('username', '=', 'bob').executeTakeFirstOrThrow();
+  t.equal(after.email_verified, true, 'following the link proved the address: email_verified is true');
 });
 
 t.test('a new password: the policy applies, both entries must match, then the link is spent and sessions and tokens end', async (t) => {

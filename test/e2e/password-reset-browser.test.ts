@@ -1,0 +1,99 @@
+// "Forgot your password?" end to end in Chromium, with the mail delivered by a real SMTP server on 127.0.0.1 that
+// is down when the link is asked for: the link waits in the outbox, arrives once the server is back, and, followed,
+// sets a new password; the "password changed" notice follows; the person goes back to the application's sign-in,
+// signs in with the new password, and openid-client (v6) redeems the code. The spent link then shows a clear page.
+import type { Page } from 'playwright-core';
+import t from 'tap';
+import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
+import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
+import { listenTestApp } from '../helpers/listening.js';
+import { startMailServer } from '../helpers/mail-server.js';
+import { discoverConfidential, prepareAttempt, redeem } from '../helpers/relying-party.js';
+import { findUserByUsername } from '../../src/storage/users.js';
+
+const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
+const NEW_PASSWORD = 'tea-party at the march hare';
+
+/** The callback reached by the page, intercepted (the client's redirect URI is not served by anyone). */
+async function interceptCallback(page: Page): Promise<() => Promise<URL>> {
+  let captured: URL | undefined;
+  await page.route(`${REDIRECT_URI}*`, async (route) => {
+    captured = new URL(route.request().url());
+    await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Callback</title><p>back</p>' });
+  });
+  return async () => {
+    await page.waitForURL(`${REDIRECT_URI}*`);
+    if (!captured) throw new Error('the redirect URI was not intercepted');
+    return captured;
+  };
+}
+
+await withChromium(t, async (browser) => {
+  t.test('forgot, mailed link (the mail server down at first), new password, notice, and back to the application', async (t) => {
+    const probe = await startMailServer(t);
+    await probe.stop();
+    const server = await listenTestApp(t, {
+      env: {
+        ...HEADLESS_IS_FINE,
+        NOTIFIER: 'smtp',
+        SMTP_URL: probe.url(),
+        MAIL_FROM: 'Example SSO <sso@example.com>',
+        OUTBOX_POLL_SECONDS: '1',
+      },
+    });
+    const aliceId = (await findUserByUsername(server.db, ALICE.username))!.id;
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const callback = await interceptCallback(page);
+    const attempt = await prepareAttempt(await discoverConfidential(server), REDIRECT_URI);
+    await page.goto(attempt.authorizationUrl.href);
+
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByRole('heading', { name: 'Forgot your password?' }).waitFor();
+    await page.getByLabel('Username or email').fill(ALICE.email);
+    await page.getByRole('button', { name: 'Send me a link' }).click();
+    await page.getByRole('heading', { name: 'Check your email' }).waitFor();
+    const waiting = await server.db.selectFrom('outbox').select(['kind', 'sent_at']).where('user_id', '=', aliceId).execute();
+    t.same(waiting, [{ kind: 'password-reset', sent_at: null }], 'the link waits in the outbox while the mail server is down');
+
+    const mail = await startMailServer(t, { port: probe.port });
+    const message = await mail.next(ALICE.email, 1, 20_000);
+    t.match(message.subject, 'Reset your password');
+    const link = /(http:\/\/\S+\/sso\/account\/reset\?token=[A-Za-z0-9_-]{43})/.exec(message.text ?? '')?.[1];
+    t.ok(link, 'the text part holds the link');
+    t.match(message.html as string, link!.replace(/&/g, '&amp;'), 'and so does the HTML part');
+
+    await page.goto(link!);
+    await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await page.getByLabel('New password').fill('password1');
+    await page.getByLabel('Repeat it').fill('password1');
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    t.match(await page.locator('.field-error').textContent(), 'most common', 'a breached password is refused on the page');
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByLabel('Repeat it').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await page.getByRole('heading', { name: 'Password changed' }).waitFor();
+
+    const notice = await mail.next(ALICE.email, 2, 20_000);
+    t.match(notice.subject, 'password was changed');
+    t.match(notice.text, 'signed out on every device');
+
+    await page.getByRole('link', { name: 'Sign in with your new password to continue' }).click();
+    await page.getByLabel('Username or email').fill(ALICE.username);
+    await page.getByLabel('Password').fill(ALICE.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    t.match(await page.getByRole('alert').textContent(), 'not correct', 'the old password no longer works');
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const tokens = await redeem(attempt, await callback());
+    t.equal(tokens.claims()!.sub, aliceId, 'the application gets its ID token for the same person');
+
+    await page.goto(link!);
+    await page.getByRole('heading', { name: 'This link no longer works' }).waitFor();
+    t.pass('the spent link shows a clear page');
+    t.equal(mail.received.length, 2, 'two mails, each once');
+  });
+});
