@@ -27,6 +27,7 @@ import deviceAuthorizationRoutes from './http/routes/device-authorization.js';
 import deviceVerificationRoutes from './http/routes/device-verification.js';
 import interactionRoutes from './http/routes/interaction.js';
 import passwordResetRoutes from './http/routes/password-reset.js';
+import accountPasswordRoutes from './http/routes/account-password.js';
 import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
 import metricsRoutes from './http/routes/metrics.js';
@@ -159,6 +160,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(deviceAuthorizationRoutes, { ctx });
       await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
       await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
+      await sso.register(accountPasswordRoutes, {
+        ctx,
+        onLogoutsQueued: () => backchannel?.kick(),
+        onMessagesQueued: () => outbox?.kick(),
+      });
       await sso.register(passwordResetRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
       // RFC 7591 / RFC 7592: off (404) unless REGISTRATION_OPEN or REGISTRATION_INITIAL_ACCESS_TOKEN says otherwise.
       if (config.registration.enabled) await sso.register(registrationRoutes, { ctx });

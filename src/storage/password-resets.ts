@@ -1,8 +1,8 @@
 // Repository for password reset links: each step one statement, so that a link is issued with its message, and
 // used with everything a new password ends, all or nothing, whatever other instance races it.
 import { sql } from 'kysely';
-import { queueLogoutsOfEnded } from './backchannel-logouts.js';
 import type { Db } from './database.js';
+import { signOutEverywhere } from './password-replacement.js';
 
 /** The SHA-256 of the user's password hash, as SQL: changes whenever the password is set again, by anyone. */
 const FINGERPRINT = (alias: string) => sql.raw(`sha256(convert_to(${alias}.password_hash, 'UTF8'))`);
@@ -112,39 +112,11 @@ export async function completePasswordReset(
       UPDATE users SET password_hash = ${c.passwordHash}, email_verified = true, updated_at = ${now}
        WHERE id IN (SELECT user_id FROM used)
       RETURNING id
-    ), ended AS (
-      UPDATE sessions SET revoked_at = ${now}
-       WHERE user_id IN (SELECT id FROM changed) AND revoked_at IS NULL AND expires_at > ${now}
-      RETURNING sid, user_id
-    ), queued AS (
-      ${queueLogoutsOfEnded(now)}
-    ), codes AS (
-      UPDATE authorization_codes SET consumed_at = ${now}
-       WHERE user_id IN (SELECT id FROM changed) AND consumed_at IS NULL
-      RETURNING code_hash
-    ), refresh AS (
-      UPDATE refresh_tokens SET revoked_at = ${now}
-       WHERE user_id IN (SELECT id FROM changed) AND revoked_at IS NULL AND rotated_at IS NULL AND expires_at > ${now}
-      RETURNING token_hash
-    ), access AS (
-      UPDATE access_tokens SET revoked_at = ${now}
-       WHERE user_id IN (SELECT id FROM changed) AND revoked_at IS NULL AND expires_at > ${now}
-      RETURNING token_hash
-    ), challenges AS (
-      UPDATE second_factor_challenges SET consumed_at = ${now}
-       WHERE user_id IN (SELECT id FROM changed) AND consumed_at IS NULL
-      RETURNING id_hash
-    ), notice AS (
-      INSERT INTO outbox (user_id, kind, payload, created_at, next_attempt_at)
-      SELECT id, 'password-changed', ${JSON.stringify(c.notice)}::jsonb, ${now}, ${now} FROM changed
-      RETURNING id
-    )
+    ), ${signOutEverywhere(now, null, c.notice)}
     SELECT used.user_id, used.interaction_id,
            (SELECT count(*) FROM ended) AS sessions_ended,
            (SELECT count(*) FROM queued) AS logouts_queued,
-           (SELECT count(*) FROM refresh) AS refresh_revoked,
-           (SELECT count(*) FROM codes) + (SELECT count(*) FROM access) + (SELECT count(*) FROM challenges)
-             + (SELECT count(*) FROM notice) AS others
+           (SELECT count(*) FROM refresh) AS refresh_revoked
       FROM used`.execute(db);
   const row = rows[0];
   if (!row) return undefined;

@@ -5,7 +5,7 @@
 // form, equal to a binding cookie); no page runs script.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { accountFormToken, isAccountFormToken } from '../../domain/accounts/account-forms.js';
+import { accountFormToken } from '../../domain/accounts/account-forms.js';
 import {
   authenticatorState,
   beginEnrolment,
@@ -18,13 +18,10 @@ import type { ProviderContext } from '../../domain/context.js';
 import { listDevices, revokeDevice } from '../../domain/risk/devices.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { randomToken, safeEqual } from '../../domain/secrets.js';
-import { resolveSession } from '../../domain/accounts/sessions.js';
-import type { ActiveSession } from '../../storage/sessions.js';
-import { findUserById } from '../../storage/users.js';
-import type { UserRow } from '../../storage/schema.js';
 import { accountSignInCookie, deviceCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { accountSession, BAD_FORM, type SignedIn } from '../account-session.js';
 import { seeOther } from '../redirect.js';
 import { accountErrorPage, accountPage, totpEnrolmentPage } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
@@ -44,6 +41,7 @@ const NOTICES: Record<string, string> = {
   'device-revoked': 'The device was revoked: it is signed out, and the access it gave applications has ended.',
   'totp-enrolled': 'Your authenticator app is set up.',
   'totp-removed': 'Your authenticator app was removed.',
+  'password-changed': 'Your password was changed. Your other devices were signed out; we have sent you an email about it.',
 };
 const SIGN_IN_NOTICES: Record<string, string> = {
   'device-revoked': 'You revoked this device, so it was signed out. Sign in again to go on.',
@@ -59,7 +57,6 @@ const SIGN_IN_NOTICES: Record<string, string> = {
 const ENROLMENT_START_MAX_AUTH_AGE_SECONDS = 300;
 const ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS = 900;
 
-const BAD_FORM = 'The form has expired or did not come from this page. Open your account page again.';
 const WRONG_CODE = 'That code is not right, or it was already used. Wait for the next code and try again.';
 const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime(seconds)}, then try again.`;
 
@@ -84,41 +81,13 @@ const deviceParamsSchema = {
   required: ['id'],
 } as const;
 
-interface SignedIn {
-  session: ActiveSession;
-  /** The session cookie's value, from which the forms' CSRF token is derived. */
-  cookie: string;
-  user: UserRow;
-}
-
 export default async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOptions) {
   const { ctx } = opts;
   const base = `${ctx.config.issuer}/account`;
   const signInUrl = `${base}/sign-in`;
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
 
-  /** The browser's live session and its user; undefined sends the browser to the account sign-in. */
-  async function signedIn(request: FastifyRequest): Promise<SignedIn | undefined> {
-    const cookie = request.cookies[sessionCookie(ctx.config).name];
-    const session = await resolveSession(ctx, cookie);
-    if (!session || !cookie) return undefined;
-    const user = await findUserById(ctx.db, session.userId);
-    return user && { session, cookie, user };
-  }
-
-  /** A form post from the account page: signed in, with the token of this session; else answered here. */
-  async function formPost(request: FastifyRequest<{ Body: RawParams }>, reply: FastifyReply): Promise<SignedIn | undefined> {
-    const who = await signedIn(request);
-    if (!who) {
-      seeOther(reply, signInUrl);
-      return undefined;
-    }
-    if (!isAccountFormToken(who.cookie, single(request.body, 'csrf'))) {
-      page(reply, 403, accountErrorPage(base, 'Something went wrong', BAD_FORM));
-      return undefined;
-    }
-    return who;
-  }
+  const { signedIn, formPost } = accountSession(ctx);
 
   async function renderAccount(
     request: FastifyRequest,

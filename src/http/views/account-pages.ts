@@ -51,6 +51,8 @@ ${
 ${input.devices.map(device)}
 </ul>`
 }
+<h2>Password</h2>
+<p><a href="${input.base}/password">Change your password</a></p>
 <h2>Authenticator app</h2>
 ${authenticatorSection(input, csrf)}`,
   );
@@ -109,4 +111,46 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 
 export function accountErrorPage(base: string, title: string, message: string): string {
   return layout(title, html`<h1>${title}</h1><p class="lead">${message}</p><p><a href="${base}">Back to your account</a></p>`);
+}
+
+export interface PasswordChangePageInput {
+  base: string;
+  csrfToken: string;
+  /** For password managers: the account the new password is for. */
+  username: string;
+  minLength: number;
+  error?: { field: 'current' | 'password' | 'repeat' | 'form'; message: string } | undefined;
+}
+
+/** Changing the password: the current one, the new one twice. Each error is tied to its field. */
+export function passwordChangePage(input: PasswordChangePageInput): string {
+  const err = input.error;
+  const invalid = (field: string) => (err?.field === field ? html` aria-invalid="true"` : '');
+  const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
+  const describedBy = (field: string, hint?: string) => {
+    const ids = [hint, err?.field === field ? `${field}-error` : undefined].filter(Boolean).join(' ');
+    return ids ? html` aria-describedby="${ids}"` : '';
+  };
+  return layout(
+    'Change your password',
+    html`<h1>Change your password</h1>
+<p class="lead">Changing it signs you out on your other devices; this browser stays signed in.</p>
+${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
+<form method="post" action="${input.base}/password">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<input type="text" name="username" value="${input.username}" autocomplete="username" hidden>
+<label for="current">Current password</label>
+<input type="password" id="current" name="current" autocomplete="current-password" required autofocus${describedBy('current')}${invalid('current')}>
+${message('current')}
+<label for="password">New password</label>
+<p class="meta" id="password-hint">At least ${input.minLength} characters. A few unrelated words make a good one; common passwords are refused.</p>
+<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required${describedBy('password', 'password-hint')}${invalid('password')}>
+${message('password')}
+<label for="repeat">Repeat the new password</label>
+<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${describedBy('repeat')}${invalid('repeat')}>
+${message('repeat')}
+<button type="submit">Change the password</button>
+</form>
+<p><a href="${input.base}">Back to your account</a></p>`,
+  );
 }

@@ -1,7 +1,8 @@
-// "Forgot your password?" end to end in Chromium, with the mail delivered by a real SMTP server on 127.0.0.1 that
-// is down when the link is asked for: the link waits in the outbox, arrives once the server is back, and, followed,
-// sets a new password; the "password changed" notice follows; the person goes back to the application's sign-in,
-// signs in with the new password, and openid-client (v6) redeems the code. The spent link then shows a clear page.
+// Passwords in Chromium. "Forgot your password?" end to end, with the mail delivered by a real SMTP server on
+// 127.0.0.1 that is down when the link is asked for: the link waits in the outbox, arrives once the server is back,
+// and, followed, sets a new password; the "password changed" notice follows; the person goes back to the sign-in,
+// signs in with the new password, and openid-client (v6) redeems the code; the spent link shows a clear page. And
+// changing the password on the account page.
 import type { Page } from 'playwright-core';
 import t from 'tap';
 import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
@@ -95,5 +96,29 @@ await withChromium(t, async (browser) => {
     await page.getByRole('heading', { name: 'This link no longer works' }).waitFor();
     t.pass('the spent link shows a clear page');
     t.equal(mail.received.length, 2, 'two mails, each once');
+  });
+
+  t.test('the account page changes the password: the current one first, and this browser stays signed in', async (t) => {
+    const server = await listenTestApp(t, { env: HEADLESS_IS_FINE, notifier: null });
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${server.issuer}/account`);
+    await page.getByLabel('Username or email').fill(ALICE.username);
+    await page.getByLabel('Password').fill(ALICE.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Change your password' }).click();
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    t.equal(await page.locator('#current-error').textContent(), 'The current password is not correct.');
+    t.equal(await page.getByLabel('Current password').getAttribute('aria-invalid'), 'true', 'the field says it is wrong');
+    await page.getByLabel('Current password').fill(ALICE.password);
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
+    await page.getByLabel('Repeat the new password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('heading', { name: 'Your account' }).waitFor();
+    t.match(await page.getByRole('status').textContent(), 'Your password was changed.');
   });
 });

@@ -1,0 +1,57 @@
+// Changing one's password on the account page: the current password first (a guess at it is counted like a sign-in
+// attempt, per account and per network, before argon2 runs), the new one twice and held to the policy; then one
+// statement replaces it and signs the user out on every other device (their sessions end with back-channel logouts,
+// refresh tokens and codes issued through them are revoked), while this browser stays signed in, as Keycloak's
+// "sign out from other devices" does. A "password changed" mail follows. Open reset links end with the old password.
+import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
+import { changeUserPassword } from '../../storage/password-replacement.js';
+import type { UserRow } from '../../storage/schema.js';
+import type { ProviderContext } from '../context.js';
+import type { PasswordProblem } from './password-policy.js';
+import { claimSignInAttempt, signInNotChecked, signInSucceeded } from './sign-in-throttle.js';
+import { MAX_CREDENTIAL_LENGTH } from './users.js';
+
+export type PasswordChange =
+  | { kind: 'changed'; sessionsEnded: number; logoutsQueued: number }
+  | { kind: 'mismatch' }
+  | { kind: 'weak'; problem: PasswordProblem }
+  | { kind: 'wrong-current' }
+  | { kind: 'throttled'; retryAfterSeconds: number }
+  | { kind: 'busy' }
+  /** The password changed meanwhile (another tab, a reset): nothing was written. */
+  | { kind: 'conflict' };
+
+export async function changePassword(
+  ctx: ProviderContext,
+  input: { user: UserRow; sid: string; ip: string; current: string; password: string; repeat: string },
+): Promise<PasswordChange> {
+  const { user } = input;
+  if (input.password !== input.repeat) return { kind: 'mismatch' };
+  const problem = ctx.passwordPolicy.problem(input.password, user);
+  if (problem) return { kind: 'weak', problem };
+  if (input.current.length > MAX_CREDENTIAL_LENGTH) return { kind: 'wrong-current' };
+  const claim = await claimSignInAttempt(ctx, user.username, input.ip);
+  if (claim.kind === 'throttled') return { kind: 'throttled', retryAfterSeconds: claim.retryAfterSeconds };
+  let right: boolean;
+  try {
+    right = await ctx.passwords.verify(user.password_hash, input.current);
+  } catch (err) {
+    if (!(err instanceof TemporarilyUnavailable)) throw err;
+    await signInNotChecked(ctx, claim);
+    return { kind: 'busy' };
+  }
+  if (!right) return { kind: 'wrong-current' };
+  await signInSucceeded(ctx, claim);
+  const now = ctx.clock();
+  const changed = await changeUserPassword(ctx.db, {
+    userId: user.id,
+    oldHash: user.password_hash,
+    newHash: await ctx.passwords.hash(input.password),
+    keepSid: input.sid,
+    now,
+    notice: { at: now.toISOString() },
+  });
+  if (!changed) return { kind: 'conflict' };
+  ctx.log.info({ event: 'password_changed', userId: user.id, sessionsEnded: changed.sessionsEnded }, 'password changed');
+  return { kind: 'changed', sessionsEnded: changed.sessionsEnded, logoutsQueued: changed.logoutsQueued };
+}

@@ -1,0 +1,60 @@
+// Who is signed in on an account page, and a form post from one: shared by the account page's plugins
+// (src/http/routes/account.ts, account-password.ts).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isAccountFormToken } from '../domain/accounts/account-forms.js';
+import { resolveSession } from '../domain/accounts/sessions.js';
+import type { ProviderContext } from '../domain/context.js';
+import { single, type RawParams } from '../domain/params.js';
+import type { UserRow } from '../storage/schema.js';
+import type { ActiveSession } from '../storage/sessions.js';
+import { findUserById } from '../storage/users.js';
+import { sessionCookie } from './cookies.js';
+import { seeOther } from './redirect.js';
+import { accountErrorPage } from './views/account-pages.js';
+import { PAGE_HEADERS } from './views/layout.js';
+
+export interface SignedIn {
+  session: ActiveSession;
+  /** The session cookie's value, from which the forms' CSRF token is derived. */
+  cookie: string;
+  user: UserRow;
+}
+
+/** Said when a form did not come from this site's page (its token is not this browser's). */
+export const BAD_FORM = 'The form has expired or did not come from this page. Open your account page again.';
+
+export interface AccountSession {
+  /** The browser's live session and its user; undefined when there is none. */
+  signedIn(request: FastifyRequest): Promise<SignedIn | undefined>;
+  /** A form post from the account page: signed in, with the token of this session; else answered here (undefined). */
+  formPost(request: FastifyRequest<{ Body: RawParams }>, reply: FastifyReply): Promise<SignedIn | undefined>;
+}
+
+export function accountSession(ctx: ProviderContext): AccountSession {
+  const base = `${ctx.config.issuer}/account`;
+  async function signedIn(request: FastifyRequest): Promise<SignedIn | undefined> {
+    const cookie = request.cookies[sessionCookie(ctx.config).name];
+    const session = await resolveSession(ctx, cookie);
+    if (!session || !cookie) return undefined;
+    const user = await findUserById(ctx.db, session.userId);
+    return user && { session, cookie, user };
+  }
+  return {
+    signedIn,
+    async formPost(request, reply) {
+      const who = await signedIn(request);
+      if (!who) {
+        seeOther(reply, `${base}/sign-in`);
+        return undefined;
+      }
+      if (!isAccountFormToken(who.cookie, single(request.body, 'csrf'))) {
+        reply
+          .code(403)
+          .headers(PAGE_HEADERS)
+          .send(accountErrorPage(base, 'Something went wrong', BAD_FORM));
+        return undefined;
+      }
+      return who;
+    },
+  };
+}

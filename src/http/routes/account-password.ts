@@ -1,0 +1,97 @@
+// GET/POST /account/password: the signed-in user changes their password (src/domain/accounts/password-change.ts).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { accountFormToken } from '../../domain/accounts/account-forms.js';
+import { changePassword, type PasswordChange } from '../../domain/accounts/password-change.js';
+import type { ProviderContext } from '../../domain/context.js';
+import { single, type RawParams } from '../../domain/params.js';
+import { accountSession, type SignedIn } from '../account-session.js';
+import { seeOther } from '../redirect.js';
+import { passwordChangePage, type PasswordChangePageInput } from '../views/account-pages.js';
+import { PAGE_HEADERS } from '../views/layout.js';
+import { waitTime } from '../views/wait-time.js';
+
+export interface AccountPasswordRoutesOptions {
+  ctx: ProviderContext;
+  onMessagesQueued?: () => void;
+  onLogoutsQueued?: () => void;
+}
+
+const formSchema = {
+  type: 'object',
+  properties: {
+    csrf: { type: 'string' },
+    current: { type: 'string', maxLength: 4096 },
+    password: { type: 'string', maxLength: 4096 },
+    repeat: { type: 'string', maxLength: 4096 },
+  },
+} as const;
+
+/** What the page says when the change did not happen, and with which status. */
+function refusal(result: Exclude<PasswordChange, { kind: 'changed' }>): {
+  status: number;
+  error: NonNullable<PasswordChangePageInput['error']>;
+} {
+  switch (result.kind) {
+    case 'mismatch':
+      return { status: 400, error: { field: 'repeat', message: 'The two new passwords are not the same.' } };
+    case 'weak':
+      return { status: 400, error: { field: 'password', message: result.problem.message } };
+    case 'wrong-current':
+      return { status: 400, error: { field: 'current', message: 'The current password is not correct.' } };
+    case 'throttled':
+      return {
+        status: 429,
+        error: { field: 'current', message: `Too many attempts. Wait ${waitTime(result.retryAfterSeconds)}, then try again.` },
+      };
+    case 'busy':
+      return { status: 503, error: { field: 'form', message: 'The service is busy. Try again in a few seconds.' } };
+    case 'conflict':
+      return { status: 409, error: { field: 'form', message: 'Your password was changed meanwhile, elsewhere. Nothing was changed now.' } };
+  }
+}
+
+export default async function accountPasswordRoutes(app: FastifyInstance, opts: AccountPasswordRoutesOptions) {
+  const { ctx } = opts;
+  const base = `${ctx.config.issuer}/account`;
+  const { signedIn, formPost } = accountSession(ctx);
+  const render = (reply: FastifyReply, status: number, who: SignedIn, error?: PasswordChangePageInput['error']) =>
+    reply
+      .code(status)
+      .headers(PAGE_HEADERS)
+      .send(
+        passwordChangePage({
+          base,
+          csrfToken: accountFormToken(who.cookie),
+          username: who.user.username,
+          minLength: ctx.config.passwordPolicy.minLength,
+          error,
+        }),
+      );
+
+  app.get('/account/password', { config: { html: true } }, async (request, reply) => {
+    const who = await signedIn(request);
+    if (!who) return seeOther(reply, `${base}/sign-in`);
+    return render(reply, 200, who);
+  });
+
+  app.post<{ Body: RawParams }>('/account/password', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
+    const who = await formPost(request, reply);
+    if (!who) return reply;
+    const result = await changePassword(ctx, {
+      user: who.user,
+      sid: who.session.sid,
+      ip: request.ip,
+      current: single(request.body, 'current') ?? '',
+      password: single(request.body, 'password') ?? '',
+      repeat: single(request.body, 'repeat') ?? '',
+    });
+    if (result.kind === 'changed') {
+      opts.onMessagesQueued?.();
+      if (result.logoutsQueued > 0) opts.onLogoutsQueued?.();
+      return seeOther(reply, `${base}?done=password-changed`);
+    }
+    const { status, error } = refusal(result);
+    if (result.kind === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
+    return render(reply, status, who, error);
+  });
+}
