@@ -27,6 +27,7 @@ import deviceAuthorizationRoutes from './http/routes/device-authorization.js';
 import deviceVerificationRoutes from './http/routes/device-verification.js';
 import interactionRoutes from './http/routes/interaction.js';
 import passwordResetRoutes from './http/routes/password-reset.js';
+import signupRoutes from './http/routes/signup.js';
 import accountPasswordRoutes from './http/routes/account-password.js';
 import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
@@ -109,6 +110,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
           signInAttemptRetentionSeconds: Math.max(config.risk.velocityWindowSeconds, config.risk.stuffingWindowSeconds),
           oneTimeCodeTtlSeconds: config.secondFactorTtlSeconds,
           passwordResetTtlSeconds: config.passwordResetTtlSeconds,
+          signupTtlSeconds: config.signup.verificationTtlSeconds,
           securityEventRetentionSeconds: config.securityEventRetentionDays * 86_400,
         },
       });
@@ -166,6 +168,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         onMessagesQueued: () => outbox?.kick(),
       });
       await sso.register(passwordResetRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
+      // Self-service sign-up: off (404) unless SIGNUP is open or invite.
+      if (config.signup.mode !== 'off') await sso.register(signupRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
       // RFC 7591 / RFC 7592: off (404) unless REGISTRATION_OPEN or REGISTRATION_INITIAL_ACCESS_TOKEN says otherwise.
       if (config.registration.enabled) await sso.register(registrationRoutes, { ctx });
       await sso.register(securityEventsRoutes, { ctx });

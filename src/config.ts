@@ -17,6 +17,16 @@ import {
 /** The path the provider's routes are mounted under (src/app.ts); the issuer is BASE_URL followed by it. */
 export const ROUTES_PREFIX = '/sso';
 
+/** Self-service sign-up (src/domain/accounts/signup.ts). */
+export interface SignupSettings {
+  /** SIGNUP: off (admins create accounts), open (a link on the sign-in page), invite (links an admin sends). */
+  readonly mode: 'off' | 'open' | 'invite';
+  /** SIGNUP_USERNAME: `email` (the address is the username) or `optional` (a field; blank takes the address). */
+  readonly username: 'email' | 'optional';
+  /** How long a verification link and code, and an invitation, work. */
+  readonly verificationTtlSeconds: number;
+}
+
 /** What a new password must be (src/domain/accounts/password-policy.ts). */
 export interface PasswordPolicySettings {
   /** PASSWORD_MIN_LENGTH: characters (code points) after NFKC normalisation; at least 8 (NIST's floor). */
@@ -201,6 +211,7 @@ export interface Config {
   readonly passwordPolicy: PasswordPolicySettings;
   /** How long a password reset link works (PASSWORD_RESET_TTL_SECONDS). */
   readonly passwordResetTtlSeconds: number;
+  readonly signup: SignupSettings;
   /** Failed sign-in throttling per account and per client address (src/domain/accounts/sign-in-throttle.ts). */
   readonly signInThrottle: SignInThrottleSettings;
   /** How often each instance deletes expired rows; 0 turns the job off. */
@@ -424,6 +435,13 @@ export function loadConfig(env: Env = process.env): Config {
   const notifierWebhook = notifier === 'webhook' ? webhookSettings(reader) : null;
   const notifierSmtp = notifier === 'smtp' ? smtpSettings(reader) : null;
 
+  const signupModes = ['off', 'open', 'invite'] as const;
+  const signupMode = signupModes.find((m) => m === text('SIGNUP'));
+  if (!signupMode) problems.push(`SIGNUP must be off, open or invite (got "${text('SIGNUP')}")`);
+  const signupUsernames = ['email', 'optional'] as const;
+  const signupUsername = signupUsernames.find((m) => m === text('SIGNUP_USERNAME'));
+  if (!signupUsername) problems.push(`SIGNUP_USERNAME must be email or optional (got "${text('SIGNUP_USERNAME')}")`);
+
   // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
   const totpIssuer = text('TOTP_ISSUER', hostnameOf(baseUrl));
   if (totpIssuer.length > 64 || totpIssuer.includes(':'))
@@ -450,6 +468,11 @@ export function loadConfig(env: Env = process.env): Config {
     passwordWork: Object.freeze(passwordWork),
     passwordPolicy: Object.freeze({ minLength: integer('PASSWORD_MIN_LENGTH') }),
     passwordResetTtlSeconds: integer('PASSWORD_RESET_TTL_SECONDS'),
+    signup: Object.freeze({
+      mode: signupMode ?? 'off',
+      username: signupUsername ?? 'email',
+      verificationTtlSeconds: integer('SIGNUP_VERIFICATION_TTL_SECONDS'),
+    }),
     signInThrottle: Object.freeze(signInThrottle),
     purgeIntervalSeconds: integer('PURGE_INTERVAL_SECONDS'),
     keysEncryptionSecret,

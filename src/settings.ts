@@ -44,6 +44,10 @@ export const SETTINGS = {
   // Password policy (NIST SP 800-63B 5.1.1.2) and reset
   PASSWORD_MIN_LENGTH: integer(8, 8, 64),
   PASSWORD_RESET_TTL_SECONDS: integer(1800, 300, 86_400),
+  // Self-service sign-up (src/domain/accounts/signup.ts)
+  SIGNUP: text('off'),
+  SIGNUP_USERNAME: text('email'),
+  SIGNUP_VERIFICATION_TTL_SECONDS: integer(3600, 300, 604_800),
   // Sign-in throttling (also client authentication, user codes and open registration lock on SIGN_IN_LOCK_*)
   SIGN_IN_ACCOUNT_FREE_ATTEMPTS: integer(5, 1, 1000),
   SIGN_IN_IP_FREE_ATTEMPTS: integer(50, 0, 1_000_000),

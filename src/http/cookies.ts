@@ -81,3 +81,10 @@ export const deviceFlowCookie = (config: Config): CookieSpec =>
  */
 export const accountSignInCookie = (config: Config): CookieSpec =>
   providerCookie(config, 'sso_account_sign_in', '/account', config.interactionTtlSeconds);
+
+/**
+ * A sign-up waiting for its email to be verified, in the browser that signed up: its id, so that the code typed
+ * on the page finds it (the code alone names nothing). Lives as long as the verification.
+ */
+export const signupCookie = (config: Config): CookieSpec =>
+  providerCookie(config, 'sso_signup', '/account/signup', config.signup.verificationTtlSeconds);

@@ -2,10 +2,14 @@
 import type { Db } from './database.js';
 
 /** What a message is; each kind has a template (src/domain/notifications/messages.ts). */
-export type OutboxKind = 'one-time-code' | 'new-device' | 'password-reset' | 'password-changed';
+export type OutboxKind =
+  'one-time-code' | 'new-device' | 'password-reset' | 'password-changed' | 'signup-verification' | 'account-exists' | 'invitation';
 
 export interface NewOutboxMessage {
-  userId: string;
+  /** The user it is for (sent to their email address unless `address` says otherwise); null with `address` alone. */
+  userId: string | null;
+  /** Where to send it instead: a sign-up's or an invitation's address, which no user has yet. */
+  address?: string;
   kind: OutboxKind;
   payload: Record<string, unknown>;
   createdAt: Date;
@@ -17,6 +21,7 @@ export async function insertOutboxMessage(db: Db, m: NewOutboxMessage): Promise<
     .insertInto('outbox')
     .values({
       user_id: m.userId,
+      address: m.address ?? null,
       kind: m.kind,
       payload: JSON.stringify(m.payload),
       created_at: m.createdAt,
@@ -27,7 +32,10 @@ export async function insertOutboxMessage(db: Db, m: NewOutboxMessage): Promise<
 
 export interface ClaimedMessage {
   id: string;
-  userId: string;
+  /** The user it is for; null for a message to `address` alone. */
+  userId: string | null;
+  /** The address of a message to an address alone (a sign-up, an invitation). */
+  address: string | null;
   kind: string;
   payload: Record<string, unknown>;
   /** Attempts so far, this one included. */
@@ -55,11 +63,12 @@ export async function claimDueMessages(db: Db, now: Date, leaseUntil: Date, limi
     .updateTable('outbox')
     .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: leaseUntil }))
     .where('id', 'in', (eb) => eb.selectFrom('due').select('id'))
-    .returning(['id', 'user_id', 'kind', 'payload', 'attempts'])
+    .returning(['id', 'user_id', 'address', 'kind', 'payload', 'attempts'])
     .execute();
   return rows.map((r) => ({
     id: r.id,
     userId: r.user_id,
+    address: r.address,
     kind: r.kind,
     payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload,
     attempts: r.attempts,

@@ -15,6 +15,8 @@ export interface PurgeSettings {
   oneTimeCodeTtlSeconds: number;
   /** Likewise a password reset link (PASSWORD_RESET_TTL_SECONDS); its row in password_resets goes when it expires. */
   passwordResetTtlSeconds: number;
+  /** Likewise a sign-up's verification and an invitation (SIGNUP_VERIFICATION_TTL_SECONDS). */
+  signupTtlSeconds: number;
   /** Stored security events are kept this long. */
   securityEventRetentionSeconds: number;
 }
@@ -59,17 +61,21 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   // Like a code: a used device code stays an access token lifetime past its expiry, so that its replay is recognised.
   { table: 'device_authorizations', cutoff: (s) => new Date(s.now.getTime() - s.accessTokenTtlSeconds * 1000) },
   { table: 'sign_in_attempts', column: 'at', cutoff: (s) => new Date(s.now.getTime() - s.signInAttemptRetentionSeconds * 1000) },
-  // A one-time code or a reset link goes once it could no longer be used, so that none lingers at rest even when no
-  // notifier ever sends it (NOTIFIER=none); every other message a day after it was written, sent or not.
+  // A one-time code, a reset link, a sign-up's code or an invitation goes once it could no longer be used, so that
+  // none lingers at rest even when no notifier ever sends it (NOTIFIER=none); every other message a day after it
+  // was written, sent or not.
   {
     table: 'outbox',
     column: 'created_at',
     cutoff: (s) => new Date(s.now.getTime() - s.oneTimeCodeTtlSeconds * 1000),
     keepWhile: (s) =>
-      sql<boolean>`((kind NOT IN ('one-time-code', 'password-reset') AND created_at > ${new Date(s.now.getTime() - OUTBOX_RETENTION_SECONDS * 1000)})
-        OR (kind = 'password-reset' AND created_at > ${new Date(s.now.getTime() - s.passwordResetTtlSeconds * 1000)}))`,
+      sql<boolean>`((kind NOT IN ('one-time-code', 'password-reset', 'signup-verification', 'invitation') AND created_at > ${new Date(s.now.getTime() - OUTBOX_RETENTION_SECONDS * 1000)})
+        OR (kind = 'password-reset' AND created_at > ${new Date(s.now.getTime() - s.passwordResetTtlSeconds * 1000)})
+        OR (kind IN ('signup-verification', 'invitation') AND created_at > ${new Date(s.now.getTime() - s.signupTtlSeconds * 1000)}))`,
   },
   { table: 'password_resets', cutoff: expired },
+  { table: 'signups', cutoff: expired },
+  { table: 'signup_invitations', cutoff: expired },
   { table: 'security_events', column: 'created_at', cutoff: (s) => new Date(s.now.getTime() - s.securityEventRetentionSeconds * 1000) },
 ];
 

@@ -195,7 +195,10 @@ export interface SecurityEventsTable {
 /** A message to a user (one-time code, new-device notice) waiting for the notifier. */
 export interface OutboxTable {
   id: ColumnType<string, never, never>;
-  user_id: string;
+  /** The user the message is for; null for a message to an address alone (`address`). */
+  user_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where to send it instead of the user's email (a sign-up's address, an invitation's). */
+  address: ColumnType<string | null, string | null | undefined, string | null>;
   kind: string;
   payload: Json<Record<string, unknown>>;
   created_at: Timestamp;
@@ -303,6 +306,30 @@ export interface PasswordResetsTable {
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** Sign-ups waiting for their email to be verified (src/storage/signups.ts). */
+export interface SignupsTable {
+  id: string;
+  token_digest: string;
+  code_digest: string;
+  code_failures: ColumnType<number, number | undefined, number>;
+  email: string;
+  username: string;
+  password_hash: string;
+  claims: Json<Record<string, unknown>>;
+  interaction_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface SignupInvitationsTable {
+  token_digest: string;
+  email: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
@@ -328,6 +355,8 @@ export interface Database {
   device_authorizations: DeviceAuthorizationsTable;
   totp_authenticators: TotpAuthenticatorsTable;
   password_resets: PasswordResetsTable;
+  signups: SignupsTable;
+  signup_invitations: SignupInvitationsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;

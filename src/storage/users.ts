@@ -12,6 +12,15 @@ export function findUserByUsername(db: Db, username: string): Promise<UserRow | 
     .executeTakeFirst();
 }
 
+/** The user with this email address, in any case (addresses are unique, users_email_key). */
+export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql`lower(email)`, '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
 export function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -27,6 +27,7 @@ const RETENTION = {
   signInAttemptRetentionSeconds: HOUR,
   oneTimeCodeTtlSeconds: 300,
   passwordResetTtlSeconds: 1800,
+  signupTtlSeconds: 3600,
   securityEventRetentionSeconds: 24 * HOUR,
 };
 
@@ -196,6 +197,8 @@ t.test(
       'sessions',
       'sign_in_attempts',
       'sign_in_throttle',
+      'signup_invitations',
+      'signups',
     ]);
   },
 );
@@ -272,6 +275,8 @@ t.test(
         device_authorizations: 0,
         outbox: 0,
         password_resets: 0,
+        signups: 0,
+        signup_invitations: 0,
         security_events: 0,
       },
       'a second run finds nothing',

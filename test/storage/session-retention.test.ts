@@ -71,6 +71,7 @@ t.test('an expired session that signed in to a client stays an access token life
     signInAttemptRetentionSeconds: HOUR,
     oneTimeCodeTtlSeconds: 300,
     passwordResetTtlSeconds: 1800,
+    signupTtlSeconds: 3600,
     securityEventRetentionSeconds: 90 * 86_400,
   });
   t.ok(await exists(recent), 'its access tokens may still be in use');
@@ -91,6 +92,7 @@ t.test('an expired session stays as long as a live refresh token carries its sid
     signInAttemptRetentionSeconds: HOUR,
     oneTimeCodeTtlSeconds: 300,
     passwordResetTtlSeconds: 1800,
+    signupTtlSeconds: 3600,
     securityEventRetentionSeconds: 90 * 86_400,
   });
   t.ok(await exists(kept), 'kept for its live refresh token');

@@ -173,12 +173,16 @@ t.test('every kind says the same in both parts: each paragraph, code and link of
     codeMinutes: 5,
     resetMinutes: 30,
     forgotUrl: 'https://sso.example/sso/account/forgot',
+    signupMinutes: 60,
   };
   const payloads: Record<OutboxKind, Record<string, unknown>> = {
     'one-time-code': { code: '123456' },
     'new-device': { device: 'Safari on macOS', at: '2026-11-25T08:00:00.000Z' },
     'password-reset': { url: 'https://sso.example/sso/account/reset?token=abc' },
     'password-changed': { at: '2026-11-25T08:00:00.000Z' },
+    'signup-verification': { code: '654321', url: 'https://sso.example/sso/account/signup/verify?token=abc' },
+    'account-exists': {},
+    invitation: { url: 'https://sso.example/sso/account/signup?invite=abc' },
   };
   for (const [kind, payload] of Object.entries(payloads)) {
     const content = messageContent({ kind, payload }, setting);

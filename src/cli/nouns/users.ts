@@ -1,4 +1,4 @@
-// sso-admin users list|show|create|set-password|reset-link|disable|enable|delete, over src/domain/admin/user-admin.ts.
+// sso-admin users list|show|create|set-password|reset-link|invite|disable|enable|delete, over src/domain/admin/user-admin.ts.
 import { AdminError } from '../../domain/admin/admin.js';
 import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/admin/seed.js';
 import {
@@ -8,6 +8,7 @@ import {
   deleteUser,
   disableUser,
   enableUser,
+  inviteUser,
   listUsers,
   resetLink,
   setPassword,
@@ -191,6 +192,20 @@ to the user only. Setting the password through it signs the user out everywhere.
         const { user, url } = await resetLink(session.ctx, input.args.user!, send);
         if (input.json) return session.out.json({ ...userJson(user), ...(url ? { reset_url: url } : { sent: true }) });
         session.out.line(url ?? `a reset link was queued for the email address of "${user.username}"`);
+      },
+    }),
+    verb({
+      name: 'invite',
+      summary: 'Mail an invitation to create an account (SIGNUP=invite or open).',
+      args: [{ name: 'email', description: 'the address to invite' }],
+      notes: `The invitation's link works once, for SIGNUP_VERIFICATION_TTL_SECONDS (an hour by default), and leads to the
+sign-up form with the address fixed; following it verifies the address, so the account is created at once. The
+mail goes through the outbox, for a running instance to deliver.`,
+      async run(session, input) {
+        const email = input.args.email!;
+        await inviteUser(session.ctx, email);
+        if (input.json) return session.out.json({ invited: email });
+        session.out.line(`an invitation was queued for ${email}`);
       },
     }),
     verb({

@@ -25,6 +25,7 @@ export type AdminEvent =
   | 'admin.user.created'
   | 'admin.user.password_set'
   | 'admin.user.reset_link'
+  | 'admin.user.invited'
   | 'admin.user.disabled'
   | 'admin.user.enabled'
   | 'admin.user.deleted'

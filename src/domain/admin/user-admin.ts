@@ -10,6 +10,7 @@ import {
   disableUserRow,
   enableUserRow,
   findUserActivity,
+  findUserByEmail,
   insertUserIfAbsent,
   listUsers as listUserRows,
   updateUser,
@@ -20,6 +21,7 @@ import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } f
 import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
 import { issueResetLink } from '../accounts/password-reset.js';
+import { inviteByEmail, isEmailAddress } from '../accounts/signup.js';
 
 export interface UserSummary {
   id: string;
@@ -126,6 +128,18 @@ export async function resetLink(ctx: AdminContext, ref: string, send: boolean): 
   if (!issued) throw new AdminError(`user "${user.username}" changed meanwhile: nothing was issued`);
   logAdminAction(ctx, 'admin.user.reset_link', { userId: user.id, sent: send });
   return send ? { user: summary(user) } : { user: summary(user), url: issued.url };
+}
+
+/**
+ * Mails an invitation to create an account with `email` (SIGNUP=invite or open): a link valid
+ * SIGNUP_VERIFICATION_TTL_SECONDS, once, to a form with the address fixed; following it verifies the address.
+ */
+export async function inviteUser(ctx: AdminContext, email: string): Promise<void> {
+  if (ctx.config.signup.mode === 'off') throw new AdminError('sign-up is off (SIGNUP=off): set SIGNUP=invite for invitations to work');
+  if (!isEmailAddress(email)) throw new AdminError(`"${email}" is not an email address`);
+  if (await findUserByEmail(ctx.db, email)) throw new AdminError(`an account with the address "${email}" exists already`);
+  await inviteByEmail(ctx, email);
+  logAdminAction(ctx, 'admin.user.invited', {});
 }
 
 export interface DisabledUser extends DisabledUserRow {

@@ -25,6 +25,8 @@ export interface MessageSetting {
   readonly resetMinutes: number;
   /** Where a person asks for a reset link ("Forgot your password?"). */
   readonly forgotUrl: string;
+  /** How long a sign-up's verification link and code, and an invitation, work, in minutes. */
+  readonly signupMinutes: number;
 }
 
 /**
@@ -85,6 +87,32 @@ const TEMPLATES: Readonly<Record<OutboxKind, Template>> = {
     ],
     outro: ['If this was you, there is nothing to do.'],
     action: { label: 'It was not me: reset my password', url: s.forgotUrl },
+  }),
+  'signup-verification': (payload, s) => ({
+    subject: `Confirm your email address for ${s.serviceName}`,
+    intro: [
+      `Someone, most likely you, is creating a ${s.serviceName} account with this email address. To confirm it, type this code on the page:`,
+    ],
+    code: field(payload, 'code'),
+    action: { label: 'Or confirm with this link', url: field(payload, 'url') },
+    outro: [
+      `The code and the link work for ${s.signupMinutes} minutes. Until you confirm, the account does not exist.`,
+      'If you are not creating an account, ignore this email: nothing happens.',
+    ],
+  }),
+  'account-exists': (_payload, s) => ({
+    subject: `You already have a ${s.serviceName} account`,
+    intro: [
+      `Someone, most likely you, tried to create a ${s.serviceName} account with this email address, which already has one. No second account was made.`,
+    ],
+    action: { label: 'Forgot your password? Choose a new one', url: s.forgotUrl },
+    outro: ['If this was not you, ignore this email: your account is unchanged.'],
+  }),
+  invitation: (payload, s) => ({
+    subject: `You are invited to ${s.serviceName}`,
+    intro: [`You are invited to create a ${s.serviceName} account with this email address.`],
+    action: { label: 'Create your account', url: field(payload, 'url') },
+    outro: [`The link works for ${s.signupMinutes} minutes, once.`],
   }),
 };
 

@@ -1,6 +1,8 @@
 // Delivers outbox messages (one-time codes, new-device notices) to users. Pluggable: the deployment supplies a
 // Notifier (mail, SMS, a webhook); the built-in `log` notifier writes the message to the log for development.
 import { claimDueMessages, markMessageFailed, markMessageSent, type ClaimedMessage } from '../../storage/outbox.js';
+import type { UserRow } from '../../storage/schema.js';
+import { findUserById } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
 
 export interface Notifier {
@@ -10,6 +12,19 @@ export interface Notifier {
 
 /** The message can never be delivered (no address, refused for good): trying again would not help. */
 export class UndeliverableMessage extends Error {}
+
+/**
+ * Whom a message goes to: its own address (a sign-up, an invitation), else its user's email. Undefined when the
+ * user was deleted since. A user without an email address has `address: null`.
+ */
+export async function recipientOf(
+  ctx: Pick<ProviderContext, 'db'>,
+  message: Pick<ClaimedMessage, 'userId' | 'address'>,
+): Promise<{ address: string | null; user: UserRow | null } | undefined> {
+  if (message.userId === null) return { address: message.address, user: null };
+  const user = await findUserById(ctx.db, message.userId);
+  return user && { address: message.address ?? user.email, user };
+}
 
 const MAX_ATTEMPTS = 5;
 const LEASE_SECONDS = 30;

@@ -7,11 +7,10 @@
 // recognise. Neither the SMTP password nor the message's code reaches the log: errors are reduced to their code.
 import type { Transporter } from 'nodemailer';
 import type { SmtpSettings } from '../../config.js';
-import { findUserById } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
 import { renderMail } from './mail-render.js';
 import { messageContent, type MessageSetting } from './messages.js';
-import { UndeliverableMessage, type Notifier } from './notifier.js';
+import { recipientOf, UndeliverableMessage, type Notifier } from './notifier.js';
 
 /** Each SMTP step may take this long (connect, greeting, every answer) before the attempt is given up. */
 const SMTP_TIMEOUT_MS = 10_000;
@@ -39,19 +38,20 @@ export function smtpNotifier(ctx: Pick<ProviderContext, 'db' | 'config'>, settin
     codeMinutes: Math.max(1, Math.floor(ctx.config.secondFactorTtlSeconds / 60)),
     resetMinutes: Math.max(1, Math.floor(ctx.config.passwordResetTtlSeconds / 60)),
     forgotUrl: `${ctx.config.issuer}/account/forgot`,
+    signupMinutes: Math.max(1, Math.floor(ctx.config.signup.verificationTtlSeconds / 60)),
   };
   const domain = new URL(ctx.config.issuer).hostname;
   return {
     async send(message) {
-      const user = await findUserById(ctx.db, message.userId);
-      if (!user?.email) throw new UndeliverableMessage('the user has no email address');
+      const to = (await recipientOf(ctx, message))?.address;
+      if (!to) throw new UndeliverableMessage('the user has no email address');
       const mail = renderMail(messageContent(message, setting));
       try {
         await (
           await transporter()
         ).sendMail({
           from: settings.from,
-          to: user.email,
+          to,
           subject: mail.subject,
           text: mail.text,
           html: mail.html,

@@ -7,9 +7,8 @@ import { createHmac } from 'node:crypto';
 import type { NotifierWebhookSettings } from '../../config.js';
 import { guardedFetch } from '../../outbound/guarded-fetch.js';
 import { policyFor } from '../../outbound/policy.js';
-import { findUserById } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
-import type { Notifier } from './notifier.js';
+import { recipientOf, type Notifier } from './notifier.js';
 
 const TIMEOUT_MS = 5_000;
 /** The relay's answer is not read; a relay that sends more than this is cut off. */
@@ -26,14 +25,18 @@ export function webhookNotifier(
 ): Notifier {
   return {
     async send(message) {
-      const user = await findUserById(ctx.db, message.userId);
+      const recipient = await recipientOf(ctx, message);
       // The user was deleted since: there is nobody left to tell.
-      if (!user) return;
+      if (!recipient) return;
+      const { user } = recipient;
       const id = String(message.id);
+      // A message to an address alone (a sign-up's verification) has no user: `to` says where it goes.
       const body = JSON.stringify({
         id,
         kind: message.kind,
-        user: { id: user.id, username: user.username, email: user.email, email_verified: user.email_verified },
+        ...(user
+          ? { user: { id: user.id, username: user.username, email: user.email, email_verified: user.email_verified } }
+          : { user: null, to: recipient.address }),
         payload: message.payload,
       });
       const timestamp = String(Math.floor(ctx.clock().getTime() / 1000));

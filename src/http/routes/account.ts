@@ -41,6 +41,7 @@ const NOTICES: Record<string, string> = {
   'device-revoked': 'The device was revoked: it is signed out, and the access it gave applications has ended.',
   'totp-enrolled': 'Your authenticator app is set up.',
   'totp-removed': 'Your authenticator app was removed.',
+  'signed-up': 'Welcome! Your email address is confirmed and your account is ready.',
   'password-changed': 'Your password was changed. Your other devices were signed out; we have sent you an email about it.',
 };
 const SIGN_IN_NOTICES: Record<string, string> = {
@@ -168,7 +169,16 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     reply
       .code(status)
       .headers(LOGIN_PAGE_HEADERS)
-      .send(loginPage({ action: signInUrl, csrfToken: binding, clientName: 'your account', forgotUrl: `${base}/forgot`, ...extra }));
+      .send(
+        loginPage({
+          action: signInUrl,
+          csrfToken: binding,
+          clientName: 'your account',
+          forgotUrl: `${base}/forgot`,
+          signupUrl: ctx.config.signup.mode === 'open' ? `${base}/signup` : undefined,
+          ...extra,
+        }),
+      );
 
   app.get<{ Querystring: { notice?: string } }>(
     '/account/sign-in',

@@ -43,6 +43,8 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   const loginPageReply = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(LOGIN_PAGE_HEADERS).send(body);
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
   const forgotUrl = (id: string) => `${ctx.config.issuer}/account/forgot?interaction=${id}`;
+  const signupUrl = (id: string) =>
+    ctx.config.signup.mode === 'open' ? `${ctx.config.issuer}/account/signup?interaction=${id}` : undefined;
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
   async function interactionOf(
@@ -133,6 +135,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
           clientName: await clientName(interaction.request.clientId),
           login: interaction.request.loginHint ?? undefined,
           forgotUrl: forgotUrl(interaction.id),
+          signupUrl: signupUrl(interaction.id),
         }),
       );
     }),
@@ -162,6 +165,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
             login,
             error: result.message,
             forgotUrl: forgotUrl(interaction.id),
+            signupUrl: signupUrl(interaction.id),
           }),
         );
       }

@@ -9,7 +9,7 @@ main{width:min(24rem,calc(100vw - 2rem));background:#fff;border-radius:12px;padd
 h1{font-size:1.35rem;margin:0 0 .25rem}
 p.lead{margin:0 0 1.5rem;color:#4b5563}
 label{display:block;font-weight:600;margin:1rem 0 .35rem}
-input[type=text],input[type=password]{box-sizing:border-box;width:100%;padding:.6rem .7rem;border:1px solid #d1d5db;border-radius:8px;font:inherit}
+input[type=text],input[type=email],input[type=password]{box-sizing:border-box;width:100%;padding:.6rem .7rem;border:1px solid #d1d5db;border-radius:8px;font:inherit}
 button{font:inherit;padding:.65rem 1rem;border-radius:8px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;width:100%;margin-top:1.5rem}
 button.secondary{background:transparent;color:#1d4ed8;margin-top:.5rem}
 .error{background:#fef2f2;border:1px solid #fecaca;color:#991b1b;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}
@@ -18,7 +18,7 @@ h2{font-size:1.05rem;margin:1.75rem 0 .5rem}ul.devices{list-style:none;padding:0
 .field-error{color:#991b1b;font-size:.9rem;margin:.35rem 0 0}
 .unverified{background:#fffbeb;border:1px solid #fcd34d;color:#78350f;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}
 @media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}p.lead{color:#9ca3af}a{color:#93c5fd}
-input[type=text],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}.field-error{color:#fca5a5}}
+input[type=text],input[type=email],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}.field-error{color:#fca5a5}}
 `;
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');

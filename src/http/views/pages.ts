@@ -20,6 +20,8 @@ export interface LoginPageInput {
   notice?: string;
   /** Where "Forgot your password?" leads (src/http/routes/password-reset.ts). */
   forgotUrl?: string;
+  /** Where "Create an account" leads, when SIGNUP=open (src/http/routes/signup.ts). */
+  signupUrl?: string | undefined;
 }
 
 export function loginPage(input: LoginPageInput): string {
@@ -39,6 +41,7 @@ ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" va
 <button type="submit">Sign in</button>
 </form>
 ${input.forgotUrl ? html`<p><a href="${input.forgotUrl}">Forgot your password?</a></p>` : ''}
+${input.signupUrl ? html`<p>New here? <a href="${input.signupUrl}">Create an account</a></p>` : ''}
 <script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>`,
   );
 }

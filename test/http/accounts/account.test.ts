@@ -300,6 +300,7 @@ t.test('revoking a device still finds its refresh tokens after its session expir
     signInAttemptRetentionSeconds: 3600,
     oneTimeCodeTtlSeconds: 300,
     passwordResetTtlSeconds: 1800,
+    signupTtlSeconds: 3600,
     securityEventRetentionSeconds: 90 * 86_400,
   });
   t.equal((await db.selectFrom('sessions').select('sid').execute()).length, 1, 'the expired session is kept for its refresh token');

@@ -1,0 +1,218 @@
+// Self-service sign-up (SIGNUP=open) and invitations (SIGNUP=invite). An open sign-up creates no user: it waits,
+// with its password already hashed, until the address is verified by the mailed link or by the six-digit code typed
+// in the browser that signed up; only then is the user made, verified, and that browser signed in. So an address
+// nobody verified never holds an account, and a second sign-up with a registered address tells nobody but the
+// address's owner ("you already have an account"), with the same page and the same work as a new one.
+// Flood and bots: sign-ups are counted per network in the database before any work, and the risk engine's device
+// reasons (AUTOMATION, UA_HINTS_MISMATCH) and network velocity make a verdict; BLOCK refuses the sign-up, CHALLENGE
+// lets it through, since verifying the address is the challenge. An invitation was mailed to its address, so
+// following it proves the address: its account is created at once.
+import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ThrottlePolicy } from '../../config.js';
+import { networkPrefix } from '../../net/ip-prefix.js';
+import { claimAttempt } from '../../storage/sign-in-throttle.js';
+import {
+  acceptInvitation,
+  createInvitation,
+  createSignup,
+  findInvitation,
+  findPendingSignup,
+  recordSignupCodeFailure,
+  verifySignup,
+  type SignupVerification,
+} from '../../storage/signups.js';
+import { findUserByUsername } from '../../storage/users.js';
+import { addSeconds } from '../clock.js';
+import type { ProviderContext } from '../context.js';
+import type { DeviceIdentity } from '../risk/device-identity.js';
+import { verdictOf } from '../risk/evaluate.js';
+import type { RiskReason } from '../risk/verdict.js';
+import { randomToken, sha256 } from '../secrets.js';
+import { lockRule, retryAfterSeconds } from './sign-in-throttle.js';
+
+/** Sign-ups from one network (IPv6: a /64): 10 free, then a minute, doubling up to an hour between them. */
+export const SIGNUP_NETWORK_POLICY: ThrottlePolicy = Object.freeze({ freeAttempts: 10, lockBaseSeconds: 60, lockMaxSeconds: 3600 });
+/** Wrong codes before a sign-up can only be verified by its link. */
+export const MAX_SIGNUP_CODE_FAILURES = 5;
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const INTERACTION_PATTERN = /^[A-Za-z0-9_-]{16,64}$/;
+/** RFC 5321 4.5.3.1.3: a path is at most 256 octets, so an address at most 254; one @, no spaces. */
+const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+const USERNAME_PATTERN = /^[^\s@]{1,64}$/u;
+
+export type SignupField = 'email' | 'name' | 'username' | 'password' | 'repeat';
+export interface FieldProblem {
+  field: SignupField;
+  message: string;
+}
+
+export interface SignupForm {
+  email: string;
+  name: string;
+  /** SIGNUP_USERNAME=optional only; blank takes the address. */
+  username?: string | undefined;
+  password: string;
+  repeat: string;
+  interactionId?: string | undefined;
+  /** An invitation's token: the address is the invitation's, whatever the form says. */
+  invite?: string | undefined;
+}
+
+export type SignupResult =
+  /** Waiting for the address to be verified; or so it seems, when the address was an account's already. */
+  | { kind: 'pending'; signupId: string }
+  /** An invitation's account, created and verified. */
+  | { kind: 'created'; userId: string }
+  | { kind: 'invalid'; problems: FieldProblem[] }
+  | { kind: 'throttled'; retryAfterSeconds: number }
+  | { kind: 'refused' }
+  | { kind: 'invitation-unusable' }
+  | { kind: 'taken' };
+
+const codeDigest = (ctx: ProviderContext, signupId: string, code: string) =>
+  createHmac('sha256', ctx.deviceSecret).update(`signup-code\u0000${signupId}\u0000${code}`).digest('base64url');
+
+export const signupVerifyUrl = (issuer: string, token: string) => `${issuer}/account/signup/verify?token=${token}`;
+export const invitationUrl = (issuer: string, token: string) => `${issuer}/account/signup?invite=${token}`;
+
+/** The address of a usable invitation, for the form to show fixed. */
+export async function invitationAddress(ctx: ProviderContext, token: string | undefined): Promise<string | undefined> {
+  if (!token || !TOKEN_PATTERN.test(token)) return undefined;
+  return findInvitation(ctx.db, sha256(token), ctx.clock());
+}
+
+/** The form's problems, field by field (the password policy's included); none when it may be submitted. */
+async function formProblems(ctx: ProviderContext, form: SignupForm & { email: string }, username: string): Promise<FieldProblem[]> {
+  const problems: FieldProblem[] = [];
+  if (form.email.length > 254 || !EMAIL_PATTERN.test(form.email))
+    problems.push({ field: 'email', message: 'Type an email address, such as name@example.com.' });
+  const name = form.name.trim();
+  if (name === '' || name.length > 200) problems.push({ field: 'name', message: 'Type your name (at most 200 characters).' });
+  if (username !== form.email) {
+    if (!USERNAME_PATTERN.test(username)) {
+      problems.push({ field: 'username', message: 'A username is 1 to 64 characters, without spaces or @.' });
+    } else if (await findUserByUsername(ctx.db, username)) {
+      // Usernames are shown to others (the consent page says who is signed in): saying one is taken reveals no address.
+      problems.push({ field: 'username', message: 'That username is taken. Choose another, or leave it blank.' });
+    }
+  }
+  const weak = ctx.passwordPolicy.problem(form.password, { username, email: form.email });
+  if (weak) problems.push({ field: 'password', message: weak.message });
+  else if (form.password !== form.repeat) problems.push({ field: 'repeat', message: 'The two passwords are not the same.' });
+  return problems;
+}
+
+/**
+ * The risk engine on a sign-up: the device reasons the sign-in uses, and VELOCITY_NETWORK when the network's
+ * sign-ups (counted by the throttle) pass RISK_NETWORK_VELOCITY. BLOCK refuses the sign-up.
+ */
+function blocked(ctx: ProviderContext, device: DeviceIdentity, networkSignups: number): boolean {
+  const policy = ctx.config.risk;
+  const reasons: RiskReason[] = [];
+  if (device.automation) reasons.push('AUTOMATION');
+  if (device.hintsMismatch) reasons.push('UA_HINTS_MISMATCH');
+  if (networkSignups > policy.networkVelocity) reasons.push('VELOCITY_NETWORK');
+  const verdict = verdictOf(reasons, policy, { id: null, label: device.label, known: false, trusted: false });
+  if (verdict.action === 'BLOCK')
+    ctx.log.info({ event: 'signup_blocked', reasons, score: verdict.score }, 'sign-up refused by the risk evaluation');
+  return verdict.action === 'BLOCK';
+}
+
+export async function signUp(ctx: ProviderContext, form: SignupForm, ip: string, device: DeviceIdentity): Promise<SignupResult> {
+  const now = ctx.clock();
+  let networkSignups = 0;
+  if (ctx.config.signInThrottle.ip) {
+    const key = `signup-ip:${sha256(networkPrefix(ip, 32, 4))}`;
+    const count = await claimAttempt(ctx.db, {
+      key,
+      now,
+      expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds),
+      rule: lockRule(SIGNUP_NETWORK_POLICY),
+    });
+    if (count === undefined) return { kind: 'throttled', retryAfterSeconds: await retryAfterSeconds(ctx, key, now) };
+    networkSignups = count;
+  }
+  if (blocked(ctx, device, networkSignups)) return { kind: 'refused' };
+
+  const invited = form.invite !== undefined ? await invitationAddress(ctx, form.invite) : undefined;
+  if (form.invite !== undefined && !invited) return { kind: 'invitation-unusable' };
+  const email = (invited ?? form.email).trim();
+  const typedUsername = ctx.config.signup.username === 'optional' ? (form.username ?? '').trim() : '';
+  const username = typedUsername || email;
+  const problems = await formProblems(ctx, { ...form, email }, username);
+  if (problems.length > 0) return { kind: 'invalid', problems };
+
+  const passwordHash = await ctx.passwords.hash(form.password);
+  const claims = { name: form.name.trim() };
+  if (invited) {
+    const accepted = await acceptInvitation(ctx.db, {
+      tokenDigest: sha256(form.invite!),
+      username: typedUsername || null,
+      passwordHash,
+      claims,
+      now: ctx.clock(),
+    });
+    if (accepted.kind === 'created') ctx.log.info({ event: 'signup_invited', userId: accepted.userId }, 'invited sign-up');
+    return accepted.kind === 'unusable' ? { kind: 'invitation-unusable' } : accepted;
+  }
+  const signupId = randomUUID();
+  const token = randomToken();
+  const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  const interactionId = form.interactionId && INTERACTION_PATTERN.test(form.interactionId) ? form.interactionId : null;
+  await createSignup(ctx.db, {
+    id: signupId,
+    tokenDigest: sha256(token),
+    codeDigest: codeDigest(ctx, signupId, code),
+    email,
+    username,
+    passwordHash,
+    claims,
+    interactionId,
+    now,
+    expiresAt: addSeconds(now, ctx.config.signup.verificationTtlSeconds),
+    verification: { url: signupVerifyUrl(ctx.config.issuer, token), code },
+  });
+  return { kind: 'pending', signupId };
+}
+
+export async function verifySignupLink(ctx: ProviderContext, token: string | undefined): Promise<SignupVerification> {
+  if (!token || !TOKEN_PATTERN.test(token)) return { kind: 'unusable' };
+  return logged(ctx, await verifySignup(ctx.db, sha256(token), ctx.clock()));
+}
+
+export type CodeVerification = SignupVerification | { kind: 'wrong-code'; left: number };
+
+/** The code typed in the browser that signed up (`signupId` from its cookie). */
+export async function verifySignupCode(ctx: ProviderContext, signupId: string | undefined, code: string): Promise<CodeVerification> {
+  const pending = signupId ? await findPendingSignup(ctx.db, signupId, ctx.clock()) : undefined;
+  if (!pending || pending.codeFailures >= MAX_SIGNUP_CODE_FAILURES) return { kind: 'unusable' };
+  const typed = code.replace(/\s/g, '');
+  const expected = Buffer.from(pending.codeDigest);
+  const actual = Buffer.from(codeDigest(ctx, pending.id, typed));
+  if (!/^\d{6}$/.test(typed) || actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
+    const failures = await recordSignupCodeFailure(ctx.db, pending.id);
+    return { kind: 'wrong-code', left: Math.max(0, MAX_SIGNUP_CODE_FAILURES - failures) };
+  }
+  return logged(ctx, await verifySignup(ctx.db, pending.tokenDigest, ctx.clock()));
+}
+
+function logged<T extends SignupVerification>(ctx: ProviderContext, result: T): T {
+  if (result.kind === 'created') ctx.log.info({ event: 'signup_verified', userId: result.userId }, 'sign-up verified');
+  return result;
+}
+
+/** An admin's invitation (sso-admin users invite EMAIL): mailed through the outbox. */
+export async function inviteByEmail(ctx: Pick<ProviderContext, 'db' | 'clock' | 'config'>, email: string): Promise<void> {
+  const now = ctx.clock();
+  const token = randomToken();
+  await createInvitation(ctx.db, {
+    tokenDigest: sha256(token),
+    email,
+    now,
+    expiresAt: addSeconds(now, ctx.config.signup.verificationTtlSeconds),
+    payload: { url: invitationUrl(ctx.config.issuer, token) },
+  });
+}
+
+export const isEmailAddress = (value: string) => value.length <= 254 && EMAIL_PATTERN.test(value);
