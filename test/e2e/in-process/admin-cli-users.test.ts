@@ -159,18 +159,18 @@ t.test(
     t.match(noEmail.message, 'has no email address: print the link instead');
 
     const off = await runAdmin(['users', 'invite', 'hatter@example.org'], store.env);
-  t.equal(off.code, 1);
-  t.match(off.message, 'sign-up is off (SIGNUP=off)');
-  const invited = await runAdmin(['users', 'invite', 'hatter@example.org'], { ...store.env, SIGNUP: 'invite' });
-  t.equal(invited.code, 0, invited.stderr);
-  t.equal(invited.stdout, 'an invitation was queued for hatter@example.org\n');
-  t.same(events(invited), ['admin.user.invited']);
-  const invitation = await store.withDb((db) => db.selectFrom('outbox').select(['address']).where('kind', '=', 'invitation').execute());
-  t.same(invitation, [{ address: 'hatter@example.org' }]);
-  const member = await runAdmin(['users', 'invite', 'alice@example.com'], { ...store.env, SIGNUP: 'invite' });
-  t.match(member.message, 'exists already');
+    t.equal(off.code, 1);
+    t.match(off.message, 'sign-up is off (SIGNUP=off)');
+    const invited = await runAdmin(['users', 'invite', 'hatter@example.org'], { ...store.env, SIGNUP: 'invite' });
+    t.equal(invited.code, 0, invited.stderr);
+    t.equal(invited.stdout, 'an invitation was queued for hatter@example.org\n');
+    t.same(events(invited), ['admin.user.invited']);
+    const invitation = await store.withDb((db) => db.selectFrom('outbox').select(['address']).where('kind', '=', 'invitation').execute());
+    t.same(invitation, [{ address: 'hatter@example.org' }]);
+    const member = await runAdmin(['users', 'invite', 'alice@example.com'], { ...store.env, SIGNUP: 'invite' });
+    t.match(member.message, 'exists already');
 
-  const common = await runAdmin(['users', 'set-password', 'alice', '--password-stdin'], store.env, { input: 'iloveyou123' });
+    const common = await runAdmin(['users', 'set-password', 'alice', '--password-stdin'], store.env, { input: 'iloveyou123' });
     t.equal(common.code, 1);
     t.equal(common.message, 'sso-admin users set-password: the password was refused: password is among the most common breached passwords');
     const own = await runAdmin(['users', 'set-password', 'alice', '--password-stdin'], store.env, { input: 'Alice@Example.com' });
