@@ -29,6 +29,7 @@ import interactionRoutes from './http/routes/interaction.js';
 import passwordResetRoutes from './http/routes/password-reset.js';
 import signupRoutes from './http/routes/signup.js';
 import accountPasswordRoutes from './http/routes/account-password.js';
+import accountEmailRoutes from './http/routes/account-email.js';
 import introspectionRoutes from './http/routes/introspection.js';
 import jwksRoutes from './http/routes/jwks.js';
 import metricsRoutes from './http/routes/metrics.js';
@@ -167,6 +168,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         onLogoutsQueued: () => backchannel?.kick(),
         onMessagesQueued: () => outbox?.kick(),
       });
+      await sso.register(accountEmailRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
       await sso.register(passwordResetRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
       // Self-service sign-up: off (404) unless SIGNUP is open or invite.
       if (config.signup.mode !== 'off') await sso.register(signupRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });

@@ -3,7 +3,16 @@ import type { Db } from './database.js';
 
 /** What a message is; each kind has a template (src/domain/notifications/messages.ts). */
 export type OutboxKind =
-  'one-time-code' | 'new-device' | 'password-reset' | 'password-changed' | 'signup-verification' | 'account-exists' | 'invitation';
+  | 'one-time-code'
+  | 'new-device'
+  | 'password-reset'
+  | 'password-changed'
+  | 'signup-verification'
+  | 'account-exists'
+  | 'invitation'
+  | 'email-verification'
+  | 'email-taken'
+  | 'email-change-notice';
 
 export interface NewOutboxMessage {
   /** The user it is for (sent to their email address unless `address` says otherwise); null with `address` alone. */

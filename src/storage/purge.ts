@@ -69,13 +69,14 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
     column: 'created_at',
     cutoff: (s) => new Date(s.now.getTime() - s.oneTimeCodeTtlSeconds * 1000),
     keepWhile: (s) =>
-      sql<boolean>`((kind NOT IN ('one-time-code', 'password-reset', 'signup-verification', 'invitation') AND created_at > ${new Date(s.now.getTime() - OUTBOX_RETENTION_SECONDS * 1000)})
+      sql<boolean>`((kind NOT IN ('one-time-code', 'password-reset', 'signup-verification', 'invitation', 'email-verification') AND created_at > ${new Date(s.now.getTime() - OUTBOX_RETENTION_SECONDS * 1000)})
         OR (kind = 'password-reset' AND created_at > ${new Date(s.now.getTime() - s.passwordResetTtlSeconds * 1000)})
-        OR (kind IN ('signup-verification', 'invitation') AND created_at > ${new Date(s.now.getTime() - s.signupTtlSeconds * 1000)}))`,
+        OR (kind IN ('signup-verification', 'invitation', 'email-verification') AND created_at > ${new Date(s.now.getTime() - s.signupTtlSeconds * 1000)}))`,
   },
   { table: 'password_resets', cutoff: expired },
   { table: 'signups', cutoff: expired },
   { table: 'signup_invitations', cutoff: expired },
+  { table: 'email_changes', cutoff: expired },
   { table: 'security_events', column: 'created_at', cutoff: (s) => new Date(s.now.getTime() - s.securityEventRetentionSeconds * 1000) },
 ];
 

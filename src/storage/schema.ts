@@ -330,6 +330,16 @@ export interface SignupInvitationsTable {
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+export interface EmailChangesTable {
+  id: ColumnType<string, never, never>;
+  token_digest: string;
+  user_id: string;
+  new_email: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
@@ -357,6 +367,7 @@ export interface Database {
   password_resets: PasswordResetsTable;
   signups: SignupsTable;
   signup_invitations: SignupInvitationsTable;
+  email_changes: EmailChangesTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;

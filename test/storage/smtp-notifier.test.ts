@@ -183,6 +183,9 @@ t.test('every kind says the same in both parts: each paragraph, code and link of
     'signup-verification': { code: '654321', url: 'https://sso.example/sso/account/signup/verify?token=abc' },
     'account-exists': {},
     invitation: { url: 'https://sso.example/sso/account/signup?invite=abc' },
+    'email-verification': { url: 'https://sso.example/sso/account/email/verify?token=abc' },
+    'email-taken': {},
+    'email-change-notice': { to: 'n***@example.org' },
   };
   for (const [kind, payload] of Object.entries(payloads)) {
     const content = messageContent({ kind, payload }, setting);

@@ -82,10 +82,13 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
     [[], 'sso-admin: expected a noun: clients, users, keys, sessions, devices, rules (sso-admin --help)'],
     [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
     [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
-    [['users'], 'sso-admin users: expected a verb: list, show, create, set-password, disable, enable, delete (sso-admin users --help)'],
+    [
+      ['users'],
+      'sso-admin users: expected a verb: list, show, create, set-password, reset-link, invite, disable, enable, delete (sso-admin users --help)',
+    ],
     [
       ['users', 'frob'],
-      'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, disable, enable, delete) (sso-admin users --help)',
+      'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, reset-link, invite, disable, enable, delete) (sso-admin users --help)',
     ],
     [['clients', 'show'], 'sso-admin clients show: missing <client_id> (sso-admin clients show --help)'],
     [['clients', 'show', 'a', 'b'], 'sso-admin clients show: unexpected argument "b" (sso-admin clients show --help)'],

@@ -108,6 +108,27 @@ const TEMPLATES: Readonly<Record<OutboxKind, Template>> = {
     action: { label: 'Forgot your password? Choose a new one', url: s.forgotUrl },
     outro: ['If this was not you, ignore this email: your account is unchanged.'],
   }),
+  'email-verification': (payload, s) => ({
+    subject: `Confirm your new email address for ${s.serviceName}`,
+    intro: [`Someone, most likely you, asked to use this address for their ${s.serviceName} account. To confirm it, open this link:`],
+    action: { label: 'Use this email address', url: field(payload, 'url') },
+    outro: [`The link works once, for ${s.signupMinutes} minutes. If you did not ask for this, ignore this email.`],
+  }),
+  'email-taken': (_payload, s) => ({
+    subject: `This address already has a ${s.serviceName} account`,
+    intro: [
+      `Someone asked to use this address for another ${s.serviceName} account, but it belongs to an account already, so nothing was changed.`,
+    ],
+    outro: ['If this was you, sign in to the account this address belongs to instead.'],
+  }),
+  'email-change-notice': (payload, s) => ({
+    subject: `Your ${s.serviceName} email address is being changed`,
+    intro: [
+      `Someone signed in to your ${s.serviceName} account asked to change its email address to ${field(payload, 'to')}. It changes once that address is confirmed.`,
+    ],
+    action: { label: 'It was not me: choose a new password', url: s.forgotUrl },
+    outro: ['If this was you, there is nothing to do.'],
+  }),
   invitation: (payload, s) => ({
     subject: `You are invited to ${s.serviceName}`,
     intro: [`You are invited to create a ${s.serviceName} account with this email address.`],

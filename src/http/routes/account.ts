@@ -41,6 +41,7 @@ const NOTICES: Record<string, string> = {
   'device-revoked': 'The device was revoked: it is signed out, and the access it gave applications has ended.',
   'totp-enrolled': 'Your authenticator app is set up.',
   'totp-removed': 'Your authenticator app was removed.',
+  'email-sent': 'We have sent a link to the new address. Your email address changes once you open it.',
   'signed-up': 'Welcome! Your email address is confirmed and your account is ready.',
   'password-changed': 'Your password was changed. Your other devices were signed out; we have sent you an email about it.',
 };
@@ -109,6 +110,8 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         base,
         csrfToken: accountFormToken(who.cookie),
         displayName: typeof claims.name === 'string' && claims.name ? claims.name : who.user.username,
+        email: who.user.email,
+        emailVerified: who.user.email_verified,
         devices,
         authenticator,
         signOutUrl: `${ctx.config.issuer}/session/end`,

@@ -16,6 +16,8 @@ export interface AccountPageInput {
   csrfToken: string;
   /** The name the user is greeted by. */
   displayName: string;
+  email: string | null;
+  emailVerified: boolean;
   devices: readonly AccountDevice[];
   authenticator: AuthenticatorState;
   /** Where "Sign out" leads (the end-session endpoint, which asks to confirm). */
@@ -51,6 +53,9 @@ ${
 ${input.devices.map(device)}
 </ul>`
 }
+<h2>Email address</h2>
+<p>${input.email ? html`${input.email}${input.emailVerified ? ' (confirmed)' : ' (not confirmed)'}` : 'None yet.'}
+<a href="${input.base}/email">${input.email ? 'Change your email address' : 'Add an email address'}</a></p>
 <h2>Password</h2>
 <p><a href="${input.base}/password">Change your password</a></p>
 <h2>Authenticator app</h2>
@@ -152,5 +157,67 @@ ${message('repeat')}
 <button type="submit">Change the password</button>
 </form>
 <p><a href="${input.base}">Back to your account</a></p>`,
+  );
+}
+
+export interface EmailChangePageInput {
+  base: string;
+  csrfToken: string;
+  username: string;
+  current: string | null;
+  newEmail?: string | undefined;
+  error?: { field: 'email' | 'password' | 'form'; message: string } | undefined;
+}
+
+/** Changing the email address: the new one and the current password. Each error is tied to its field. */
+export function emailChangePage(input: EmailChangePageInput): string {
+  const err = input.error;
+  const attrs = (field: string) => (err?.field === field ? html` aria-describedby="${field}-error" aria-invalid="true"` : '');
+  const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
+  return layout(
+    'Change your email address',
+    html`<h1>Change your email address</h1>
+<p class="lead">${input.current ? html`It is ${input.current} now. ` : ''}We send a link to the new address; it changes once you open it.</p>
+${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
+<form method="post" action="${input.base}/email">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<input type="text" name="username" value="${input.username}" autocomplete="username" hidden>
+<label for="email">New email address</label>
+<input type="email" id="email" name="email" value="${input.newEmail ?? ''}" autocomplete="email" autocapitalize="none" spellcheck="false" required autofocus${attrs('email')}>
+${message('email')}
+<label for="password">Your password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required${attrs('password')}>
+${message('password')}
+<button type="submit">Send the link</button>
+</form>
+<p><a href="${input.base}">Back to your account</a></p>`,
+  );
+}
+
+/** A page with one message and one link (sent, confirmed, refused). */
+export function accountMessagePage(input: {
+  title: string;
+  message: string;
+  link: { url: string; label: string };
+  alert?: boolean;
+}): string {
+  return layout(
+    input.title,
+    html`<h1>${input.title}</h1>
+<div class="${input.alert ? 'error' : 'notice'}" role="${input.alert ? 'alert' : 'status'}">${input.message}</div>
+<p><a href="${input.link.url}">${input.link.label}</a></p>`,
+  );
+}
+
+/** The mailed link, opened: a button, so that a mail scanner fetching links confirms nothing. */
+export function emailConfirmPage(input: { action: string; token: string; newEmail: string }): string {
+  return layout(
+    'Confirm your new email address',
+    html`<h1>Confirm your new email address</h1>
+<p class="lead">Use <strong>${input.newEmail}</strong> for your account from now on?</p>
+<form method="post" action="${input.action}">
+<input type="hidden" name="token" value="${input.token}">
+<button type="submit">Use this address</button>
+</form>`,
   );
 }

@@ -1,0 +1,82 @@
+// Repository for email changes waiting for the new address to be verified (migration 20261125040000).
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import { isUniqueViolation } from './database-errors.js';
+
+export interface NewEmailChange {
+  userId: string;
+  newEmail: string;
+  tokenDigest: string;
+  now: Date;
+  expiresAt: Date;
+  /** The verification link for the new address. */
+  verification: Record<string, unknown>;
+  /** The notice for the current address (none when the user has none). */
+  notice: Record<string, unknown>;
+}
+
+/**
+ * Stores the change and queues, in one statement: to the new address a verification, or, when the address is
+ * another account's, a note that it is taken (so that the page says the same to the person either way); to the
+ * current address a notice of the change asked for.
+ */
+export async function createEmailChange(db: Db, c: NewEmailChange): Promise<void> {
+  await sql`
+    WITH other AS (
+      SELECT id FROM users WHERE lower(email) = lower(${c.newEmail}) AND id <> ${c.userId}::uuid LIMIT 1
+    ), stored AS (
+      INSERT INTO email_changes (token_digest, user_id, new_email, created_at, expires_at)
+      SELECT ${c.tokenDigest}, ${c.userId}::uuid, ${c.newEmail}, ${c.now}, ${c.expiresAt} WHERE NOT EXISTS (SELECT 1 FROM other)
+      RETURNING user_id
+    ), verification AS (
+      INSERT INTO outbox (user_id, address, kind, payload, created_at, next_attempt_at)
+      SELECT ${c.userId}::uuid, ${c.newEmail},
+             CASE WHEN EXISTS (SELECT 1 FROM other) THEN 'email-taken' ELSE 'email-verification' END,
+             CASE WHEN EXISTS (SELECT 1 FROM other) THEN '{}'::jsonb ELSE ${JSON.stringify(c.verification)}::jsonb END,
+             ${c.now}, ${c.now}
+      RETURNING id
+    )
+    INSERT INTO outbox (user_id, kind, payload, created_at, next_attempt_at)
+    SELECT id, 'email-change-notice', ${JSON.stringify(c.notice)}::jsonb, ${c.now}, ${c.now}
+      FROM users WHERE id = ${c.userId}::uuid AND email IS NOT NULL`.execute(db);
+}
+
+/** The change of this link, if it may be used now: unused, unexpired, the user's newest, the user enabled. */
+const usable = (now: Date) => sql`c.used_at IS NULL AND c.expires_at > ${now} AND u.disabled_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM email_changes newer WHERE newer.user_id = c.user_id AND newer.id > c.id)`;
+
+export async function findUsableEmailChange(
+  db: Db,
+  tokenDigest: string,
+  now: Date,
+): Promise<{ userId: string; newEmail: string } | undefined> {
+  const { rows } = await sql<{ user_id: string; new_email: string }>`
+    SELECT c.user_id, c.new_email FROM email_changes c JOIN users u ON u.id = c.user_id
+     WHERE c.token_digest = ${tokenDigest} AND ${usable(now)}`.execute(db);
+  const row = rows[0];
+  return row && { userId: row.user_id, newEmail: row.new_email };
+}
+
+export type EmailChangeOutcome = { kind: 'changed'; userId: string; newEmail: string } | { kind: 'unusable' } | { kind: 'taken' };
+
+/** Uses the link and sets the address, verified, in one statement; `taken` when it became another account's. */
+export async function completeEmailChange(db: Db, tokenDigest: string, now: Date): Promise<EmailChangeOutcome> {
+  try {
+    const { rows } = await sql<{ user_id: string; new_email: string }>`
+      WITH used AS (
+        UPDATE email_changes c SET used_at = ${now}
+          FROM users u
+         WHERE c.token_digest = ${tokenDigest} AND u.id = c.user_id AND ${usable(now)}
+        RETURNING c.user_id, c.new_email
+      )
+      UPDATE users SET email = used.new_email, email_verified = true, updated_at = ${now}
+        FROM used WHERE users.id = used.user_id
+      RETURNING users.id AS user_id, users.email AS new_email`.execute(db);
+    const row = rows[0];
+    return row ? { kind: 'changed', userId: row.user_id, newEmail: row.new_email } : { kind: 'unusable' };
+  } catch (err) {
+    // users_email_key: the address became another account's since the link was sent. Nothing was written.
+    if (isUniqueViolation(err)) return { kind: 'taken' };
+    throw err;
+  }
+}
