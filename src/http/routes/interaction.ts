@@ -13,6 +13,17 @@ import { sendAuthorizationResponse } from '../authorization-response.js';
 import { interactionCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH } from '../../domain/accounts/passkey-ceremony.js';
+import { deviceSignalsOf } from '../device-signals.js';
+import {
+  PASSKEY_REFUSED,
+  postedCredential,
+  sendPasskeyError,
+  sendPasskeyOptions,
+  setSignInCookies,
+  UNREADABLE_PASSKEY,
+} from '../passkey-form.js';
 import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
@@ -34,6 +45,7 @@ const formSchema = {
     login: { type: 'string' },
     password: { type: 'string' },
     decision: { type: 'string', enum: ['allow', 'deny'] },
+    credential: { type: 'string', maxLength: MAX_PASSKEY_RESPONSE_LENGTH },
   },
 } as const;
 
@@ -42,6 +54,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
   const loginPageReply = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(LOGIN_PAGE_HEADERS).send(body);
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
+  const passkeyForm = (id: string) => ({ optionsUrl: action(id, 'passkey/options'), action: action(id, 'passkey') });
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
   async function interactionOf(
@@ -131,6 +144,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
           csrfToken: binding,
           clientName: await clientName(interaction.request.clientId),
           login: interaction.request.loginHint ?? undefined,
+          passkey: passkeyForm(interaction.id),
         }),
       );
     }),
@@ -159,10 +173,65 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
             clientName: await clientName(clientId),
             login,
             error: result.message,
+            passkey: passkeyForm(interaction.id),
           }),
         );
       }
       return proceed(reply, interaction, binding, result.session, true);
+    }),
+  );
+
+  // --- Passkeys (WebAuthn L3 §7.2): the options, bound to this interaction's cookie, and the assertion ---
+
+  app.post<{ Params: Params; Body: RawParams }>(
+    '/interaction/:id/passkey/options',
+    { schema: { params: paramsSchema, body: formSchema } },
+    async (request, reply) => {
+      let binding: string;
+      try {
+        ({ binding } = await interactionOf(request, request.body));
+      } catch (err) {
+        if (err instanceof InteractionError) return sendPasskeyError(reply, 403, 'invalid_request', err.message);
+        throw err;
+      }
+      return sendPasskeyOptions(reply, await passkeyRequestOptions(ctx, binding, 'sign-in'));
+    },
+  );
+
+  app.post<{ Params: Params; Body: RawParams }>(
+    '/interaction/:id/passkey',
+    { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const { interaction, binding } = await interactionOf(request, request.body);
+      const refused = async (status: number, error: string) =>
+        loginPageReply(
+          reply,
+          status,
+          loginPage({
+            action: action(interaction.id, 'login'),
+            csrfToken: binding,
+            clientName: await clientName(interaction.request.clientId),
+            error,
+            passkey: passkeyForm(interaction.id),
+          }),
+        );
+      const credential = postedCredential(request.body);
+      if (credential === undefined) return refused(400, UNREADABLE_PASSKEY);
+      const result = await signInWithPasskey(ctx, {
+        binding,
+        credential,
+        signals: deviceSignalsOf(request, ctx.config),
+        clientId: interaction.request.clientId,
+        replacesSession: request.cookies[sessionCookie(ctx.config).name],
+      });
+      if (result.kind === 'malformed') return refused(400, UNREADABLE_PASSKEY);
+      if (result.kind === 'throttled') {
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        return refused(429, `Too many attempts. Try again in ${result.retryAfterSeconds} seconds.`);
+      }
+      if (result.kind === 'refused') return refused(401, PASSKEY_REFUSED);
+      setSignInCookies(ctx, reply, result.completed);
+      return proceed(reply, interaction, binding, result.completed.session, true);
     }),
   );
 
