@@ -5,7 +5,8 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { consumePasskeyChallenge, savePasskeyChallenge, type PasskeyPurpose } from '../../storage/passkey-challenges.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { randomToken, sha256 } from '../secrets.js';
+import { randomBytes } from 'node:crypto';
+import { sha256 } from '../secrets.js';
 
 /**
  * WebAuthn L3 §5.4.6 / §5.5 timeout: the ceremony's time, in milliseconds, as a hint to the browser; the challenge
@@ -40,8 +41,10 @@ export async function issuePasskeyChallenge(
   binding: string,
   purpose: PasskeyPurpose,
   userId: string | null,
-): Promise<string> {
-  const challenge = randomToken(32);
+): Promise<Uint8Array<ArrayBuffer>> {
+  // The options carry the bytes in base64url, which the browser's client data echoes (§5.8.1 challenge).
+  const bytes = new Uint8Array(randomBytes(32));
+  const challenge = Buffer.from(bytes).toString('base64url');
   const now = ctx.clock();
   await savePasskeyChallenge(ctx.db, {
     bindingHash: sha256(binding),
@@ -51,7 +54,7 @@ export async function issuePasskeyChallenge(
     createdAt: now,
     expiresAt: addSeconds(now, PASSKEY_TIMEOUT_SECONDS),
   });
-  return challenge;
+  return bytes;
 }
 
 /**
