@@ -6,6 +6,7 @@ import { consumePasskeyChallenge, savePasskeyChallenge, type PasskeyPurpose } fr
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { sha256 } from '../secrets.js';
 
 /**
@@ -24,6 +25,14 @@ export interface RelyingParty {
   origin: string;
   /** The name shown by the authenticator (§5.4.1 `rp.name`): TOTP_ISSUER, the host name unless set. */
   name: string;
+}
+
+/**
+ * Whether passkeys can work at this issuer at all: §5.1.2 (RP ID "a valid domain string") and the browsers refuse an
+ * IP address as RP ID, so an issuer named by its address (http://127.0.0.1:3000) offers none.
+ */
+export function passkeysOffered(ctx: ProviderContext): boolean {
+  return isIP(new URL(ctx.config.issuer).hostname.replace(/^\[|\]$/g, '')) === 0;
 }
 
 export function relyingParty(ctx: ProviderContext): RelyingParty {

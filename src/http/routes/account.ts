@@ -30,7 +30,7 @@ import { seeOther } from '../redirect.js';
 import { accountErrorPage, accountPage, newPasskeyPage, totpEnrolmentPage } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage, PASSKEY_PAGE_HEADERS } from '../views/pages.js';
-import { MAX_PASSKEY_RESPONSE_LENGTH } from '../../domain/accounts/passkey-ceremony.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
 import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
 import {
   deletePasskey,
@@ -179,6 +179,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         devices,
         authenticator,
         passkeys,
+        passkeysOffered: passkeysOffered(ctx),
         signOutUrl: `${ctx.config.issuer}/session/end`,
         ...extra,
       }),
@@ -244,7 +245,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
           action: signInUrl,
           csrfToken: binding,
           clientName: 'your account',
-          passkey: { optionsUrl: `${signInUrl}/passkey/options`, action: `${signInUrl}/passkey` },
+          ...(passkeysOffered(ctx) ? { passkey: { optionsUrl: `${signInUrl}/passkey/options`, action: `${signInUrl}/passkey` } } : {}),
           ...extra,
         }),
       );

@@ -14,7 +14,7 @@ import { interactionCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
 import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
-import { MAX_PASSKEY_RESPONSE_LENGTH } from '../../domain/accounts/passkey-ceremony.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import {
   PASSKEY_REFUSED,
@@ -54,7 +54,8 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
   const loginPageReply = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(LOGIN_PAGE_HEADERS).send(body);
   const action = (id: string, step: string) => `${ctx.config.issuer}/interaction/${id}/${step}`;
-  const passkeyForm = (id: string) => ({ optionsUrl: action(id, 'passkey/options'), action: action(id, 'passkey') });
+  const passkeyForm = (id: string) =>
+    passkeysOffered(ctx) ? { optionsUrl: action(id, 'passkey/options'), action: action(id, 'passkey') } : undefined;
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
   async function interactionOf(

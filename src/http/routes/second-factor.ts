@@ -13,7 +13,7 @@ import {
   secondFactorPasskeyOptions,
   type SecondFactorMethod,
 } from '../../domain/accounts/second-factor.js';
-import { MAX_PASSKEY_RESPONSE_LENGTH } from '../../domain/accounts/passkey-ceremony.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
 import {
   PASSKEY_REFUSED,
   postedCredential,
@@ -77,11 +77,15 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
         }),
       );
 
+  /** A wrong code leaves the passkey on offer while the challenge lives. */
+  const hasPasskeyOffer = async (challengeId: string) =>
+    passkeysOffered(ctx) && ((await secondFactorOffer(ctx, challengeId))?.passkey ?? false);
+
   app.get('/sign-in/verify', { config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
     const offer = challengeId ? await secondFactorOffer(ctx, challengeId) : undefined;
     if (!challengeId || !offer) return dead(reply);
-    return codePage(reply, 200, { csrfToken: challengeId, ...offer });
+    return codePage(reply, 200, { csrfToken: challengeId, ...offer, passkey: offer.passkey && passkeysOffered(ctx) });
   });
 
   app.post<{ Body: RawParams }>('/sign-in/verify/passkey/options', { schema: { body: formSchema } }, async (request, reply) => {
@@ -103,7 +107,9 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
       if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(FOREIGN_FORM));
       const again = async (status: number, error: string) => {
         const offer = await secondFactorOffer(ctx, challengeId);
-        return offer ? codePage(reply, status, { csrfToken: challengeId, ...offer, error }) : dead(reply);
+        return offer
+          ? codePage(reply, status, { csrfToken: challengeId, ...offer, passkey: offer.passkey && passkeysOffered(ctx), error })
+          : dead(reply);
       };
       const credential = postedCredential(request.body);
       if (credential === undefined) return again(400, UNREADABLE_PASSKEY);
@@ -134,13 +140,13 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     if (answer.kind === 'dead') return dead(reply);
     if (answer.kind === 'wrong-code') {
       const error = answer.attemptsLeft > 0 ? 'That code is not right. Check it and try again.' : START_AGAIN;
-      return page(reply, 401, secondFactorPage({ action, csrfToken: challengeId, error, method: answer.method }));
+      return codePage(reply, 401, { csrfToken: challengeId, error, method: answer.method, passkey: await hasPasskeyOffer(challengeId) });
     }
     if (answer.kind === 'locked') {
       // RFC 6585 4: 429 Too Many Requests, with Retry-After; the page says the same in words.
       const error = answer.attemptsLeft > 0 ? tooManyCodes(answer.retryAfterSeconds) : START_AGAIN;
       reply.header('retry-after', String(answer.retryAfterSeconds));
-      return page(reply, 429, secondFactorPage({ action, csrfToken: challengeId, error, method: 'totp' }));
+      return codePage(reply, 429, { csrfToken: challengeId, error, method: 'totp', passkey: await hasPasskeyOffer(challengeId) });
     }
     const { completed } = answer;
     const session = sessionCookie(ctx.config);

@@ -22,6 +22,8 @@ export interface AccountPageInput {
   devices: readonly AccountDevice[];
   authenticator: AuthenticatorState;
   passkeys: readonly Passkey[];
+  /** False on an issuer named by an IP address, where no browser makes a passkey: the list stays, adding is not offered. */
+  passkeysOffered: boolean;
   /** Where "Sign out" leads (the end-session endpoint, which asks to confirm). */
   signOutUrl: string;
   notice?: string;
@@ -86,10 +88,14 @@ ${
 ${input.passkeys.map(item)}
 </ul>`
 }
-<form method="post" action="${input.base}/passkeys/new">
+${
+  input.passkeysOffered
+    ? html`<form method="post" action="${input.base}/passkeys/new">
 ${csrf}
 <button type="submit">Add a passkey</button>
-</form>`;
+</form>`
+    : html`<p class="meta">Passkeys need this service at a domain name; it is reached by an address.</p>`
+}`;
 }
 
 export interface NewPasskeyPageInput {

@@ -6,7 +6,7 @@
 // A form `data-passkey="get"` signs in (or answers a second factor) with a passkey; `data-passkey="create"` registers
 // one; `data-options` is where the options come from, posted with the form's CSRF field. A `get` form marked
 // `data-conditional` also offers the passkeys in the username field's autofill (§5.1.4 conditional mediation), when the
-// browser can (PublicKeyCredential.isConditionalMediationAvailable()).
+// browser can (PublicKeyCredential.isConditionalMediationAvailable()); that background request fails silently.
 export const PASSKEY_SCRIPT = `(function(){
 function enc(b){var a=new Uint8Array(b),s='';for(var i=0;i<a.length;i++)s+=String.fromCharCode(a[i]);return btoa(s).replace(/\\+/g,'-').replace(/\\//g,'_').replace(/=+$/,'')}
 function dec(t){t=t.replace(/-/g,'+').replace(/_/g,'/');while(t.length%4)t+='=';var s=atob(t),a=new Uint8Array(s.length);for(var i=0;i<s.length;i++)a[i]=s.charCodeAt(i);return a.buffer}
@@ -23,7 +23,7 @@ return options().then(function(o){if(mine.signal.aborted)return null;o.challenge
 if(mode==='create'){o.user.id=dec(o.user.id);o.excludeCredentials=ids(o.excludeCredentials);return navigator.credentials.create({publicKey:o,signal:mine.signal})}
 o.allowCredentials=ids(o.allowCredentials);var q={publicKey:o,signal:mine.signal};if(conditional)q.mediation='conditional';return navigator.credentials.get(q)})
 .then(function(c){if(!c)return;f.querySelector('input[name="credential"]').value=JSON.stringify(json(c));f.submit()})
-.catch(function(e){if(mine.signal.aborted||(e&&e.name==='AbortError'))return;fail(e&&e.name==='NotAllowedError'?'The passkey was not used. Try again, or sign in another way.':(e&&e.message)||'The passkey could not be used.')})}
+.catch(function(e){if(conditional||mine.signal.aborted||(e&&e.name==='AbortError'))return;fail(e&&e.name==='NotAllowedError'?'The passkey was not used. Try again, or sign in another way.':(e&&e.message)||'The passkey could not be used.')})}
 if(btn){btn.hidden=false;btn.addEventListener('click',function(){run(false)})}
 if(mode==='get'&&f.hasAttribute('data-conditional')&&PublicKeyCredential.isConditionalMediationAvailable){PublicKeyCredential.isConditionalMediationAvailable().then(function(ok){if(ok)run(true)})}}
 if(!window.PublicKeyCredential||!navigator.credentials)return;

@@ -232,6 +232,16 @@ t.test('a password sign-in challenged by the risk engine is answered with the pa
   t.same(claims.amr, ['pwd', 'hwk', 'user', 'mfa']);
 });
 
+t.test('a wrong code leaves the passkey on offer', async (t) => {
+  const { user } = await withPasskey(t, 'wrong-code');
+  const browser = new DeviceBrowser({ ip: '10.96.0.1' });
+  const page = await browser.openLogin(app);
+  await browser.login(app, page, user);
+  const res = await browser.request(app, 'POST', '/sso/sign-in/verify', { csrf: browser.cookie('sso_challenge')!, code: '000000' });
+  t.equal(res.statusCode, 401);
+  t.match(res.body, 'Use your passkey');
+});
+
 t.test("another user's passkey does not answer a challenge", async (t) => {
   const { authenticator } = await withPasskey(t, 'other');
   const { user } = await withPasskey(t, 'victim');
@@ -383,4 +393,13 @@ t.test("another user's passkey is not found to rename or delete", async (t) => {
   t.equal((await browser.request(app, 'POST', `/sso/account/passkeys/${row!.id}/delete`, { csrf })).statusCode, 404);
   t.equal((await browser.request(app, 'POST', `/sso/account/passkeys/${row!.id}/rename`, { csrf, name: 'mine' })).statusCode, 404);
   t.equal((await browser.request(app, 'POST', '/sso/account/passkeys/not-a-uuid/delete', { csrf })).statusCode, 400);
+});
+
+t.test('WebAuthn L3 §5.1.2 (an RP ID is a domain): an issuer named by an IP address offers no passkey', async (t) => {
+  const byAddress = await buildTestApp(t, { env: { BASE_URL: 'http://127.0.0.1:3000' } });
+  const browser = new DeviceBrowser({ ip: '10.95.0.1' });
+  const started = await browser.request(byAddress.app, 'GET', '/sso/account/sign-in');
+  t.equal(started.statusCode, 200);
+  t.notMatch(started.body, 'data-passkey', 'no passkey form');
+  t.match(started.body, 'autocomplete="username"', 'and no passkey autofill');
 });
