@@ -294,6 +294,19 @@ t.test('malformed JSON, or JSON that is no credential, is a 400 page, never a 50
   await refused(t, 'x'.repeat(20_000), 400);
 });
 
+t.test('a malformed JSON body at a passkey endpoint is a clear 400, never a 500', async (t) => {
+  const login = await passkeyLogin();
+  for (const url of [
+    `/sso/interaction/${login.id}/passkey/options`,
+    `/sso/interaction/${login.id}/passkey`,
+    '/sso/account/sign-in/passkey/options',
+  ]) {
+    const res = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: '{"csrf": ' });
+    t.equal(res.statusCode, 400, `${url}: 400`);
+    t.notMatch(res.body, 'csrf', 'the body is not echoed');
+  }
+});
+
 t.test('an unknown credential is refused (WebAuthn L3 §7.2: the credential must be registered)', async (t) => {
   const stranger = new SoftAuthenticator();
   const login = await passkeyLogin();
