@@ -123,7 +123,14 @@ export function authenticationResponseOf(value: unknown): AuthenticationResponse
   };
 }
 
-const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
+/** §5.8.4 AuthenticatorTransport values (as @simplewebauthn/server types them). */
+export type PasskeyTransport = NonNullable<RegistrationResponseJSON['response']['transports']>[number];
+const TRANSPORTS: ReadonlySet<string> = new Set<PasskeyTransport>(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
+
+/** The transports of `list` that §5.8.4 names; anything else a browser or the database says is dropped. */
+export function knownTransports(list: unknown): PasskeyTransport[] {
+  return Array.isArray(list) ? list.filter((t): t is PasskeyTransport => typeof t === 'string' && TRANSPORTS.has(t)) : [];
+}
 
 /** The same for a new credential (an attestation); transports the browser names that §5.8.4 does not are dropped. */
 export function registrationResponseOf(value: unknown): RegistrationResponseJSON | undefined {
@@ -131,7 +138,6 @@ export function registrationResponseOf(value: unknown): RegistrationResponseJSON
   const r = value.response;
   if (!isB64u(value.id) || value.id.length === 0 || !isB64u(value.rawId) || value.type !== 'public-key') return undefined;
   if (!isB64u(r.clientDataJSON) || !isB64u(r.attestationObject)) return undefined;
-  const transports = Array.isArray(r.transports) ? r.transports.filter((t): t is string => isString(t) && TRANSPORTS.has(t)) : [];
   return {
     id: value.id,
     rawId: value.rawId,
@@ -140,7 +146,7 @@ export function registrationResponseOf(value: unknown): RegistrationResponseJSON
     response: {
       clientDataJSON: r.clientDataJSON,
       attestationObject: r.attestationObject,
-      transports: transports as RegistrationResponseJSON['response']['transports'],
+      transports: knownTransports(r.transports),
     },
   };
 }

@@ -23,6 +23,7 @@ import {
   authenticationResponseOf,
   challengeConsumer,
   issuePasskeyChallenge,
+  knownTransports,
   PASSKEY_TIMEOUT_SECONDS,
   relyingParty,
   userHandleOf,
@@ -48,7 +49,7 @@ export async function passkeyRequestOptions(
     challenge: await issuePasskeyChallenge(ctx, binding, purpose, null),
     timeout: PASSKEY_TIMEOUT_SECONDS * 1000,
     userVerification: 'preferred',
-    allowCredentials: allow.map((p) => ({ id: p.credential_id, transports: p.transports as never })),
+    allowCredentials: allow.map((p) => ({ id: p.credential_id, transports: knownTransports(p.transports) })),
   });
 }
 

@@ -20,6 +20,7 @@ import { recordSecurityEvent } from '../risk/security-events.js';
 import {
   challengeConsumer,
   issuePasskeyChallenge,
+  knownTransports,
   PASSKEY_TIMEOUT_SECONDS,
   registrationResponseOf,
   relyingParty,
@@ -76,7 +77,7 @@ export async function passkeyRegistrationOptions(ctx: ProviderContext, user: Use
     challenge: await issuePasskeyChallenge(ctx, binding, 'registration', user.id),
     timeout: PASSKEY_TIMEOUT_SECONDS * 1000,
     attestationType: 'none',
-    excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: p.transports })),
+    excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: knownTransports(p.transports) })),
     authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
   });
   return { kind: 'options', options };

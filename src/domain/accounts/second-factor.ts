@@ -1,8 +1,10 @@
 // The second factor a CHALLENGE verdict asks for: the code of the user's authenticator app when they have enrolled
-// one, else a six-digit one-time code sent through the outbox. The sign-in is finished (device, session, events)
-// only when a right code comes back in time.
+// one, else a six-digit one-time code sent through the outbox; ahead of either, one of the user's passkeys. The
+// sign-in is finished (device, session, events) only when a right answer comes back in time.
 import { createHmac, randomInt } from 'node:crypto';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { insertOutboxMessage } from '../../storage/outbox.js';
+import { countPasskeys } from '../../storage/passkeys.js';
 import type { Db } from '../../storage/database.js';
 import {
   checkChallengeCode,
@@ -23,8 +25,6 @@ import type { AcceptedPassword } from './password-sign-in.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { recordSecurityEvent } from '../risk/security-events.js';
 import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
-import { countPasskeys } from '../../storage/passkeys.js';
-import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { passkeyAmr, passkeyRequestOptions, verifyPasskeyAssertion } from './passkey-sign-in.js';
 import { claimPasskeyAttempt, passkeyAttemptSucceeded } from './passkey-throttle.js';
 import { signInSucceeded } from './sign-in-throttle.js';
