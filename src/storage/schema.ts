@@ -340,6 +340,36 @@ export interface EmailChangesTable {
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** A user's passkey (src/domain/accounts/passkeys.ts): a WebAuthn credential's public key and what its assertions said last. */
+export interface PasskeysTable {
+  id: ColumnType<string, string | undefined, never>;
+  user_id: string;
+  /** base64url */
+  credential_id: string;
+  /** The COSE_Key of the credential public key. */
+  public_key: ColumnType<Uint8Array, Uint8Array, never>;
+  /** bigint: pg returns it as a string. */
+  sign_count: ColumnType<string, string | number, string | number>;
+  transports: string[];
+  name: string;
+  aaguid: string;
+  device_type: 'singleDevice' | 'multiDevice';
+  backed_up: boolean;
+  created_at: Timestamp;
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A challenge of a passkey ceremony, by its digest and the digest of the browser binding it was issued to. */
+export interface PasskeyChallengesTable {
+  binding_hash: string;
+  purpose: 'registration' | 'sign-in' | 'second-factor';
+  challenge_hash: string;
+  user_id: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   users: UsersTable;
@@ -368,6 +398,8 @@ export interface Database {
   signups: SignupsTable;
   signup_invitations: SignupInvitationsTable;
   email_changes: EmailChangesTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;
@@ -389,3 +421,4 @@ export type OutboxRow = Selectable<OutboxTable>;
 export type RiskRuleRow = Selectable<RiskRulesTable>;
 export type DeviceAuthorizationRow = Selectable<DeviceAuthorizationsTable>;
 export type TotpAuthenticatorRow = Selectable<TotpAuthenticatorsTable>;
+export type PasskeyRow = Selectable<PasskeysTable>;

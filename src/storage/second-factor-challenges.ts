@@ -133,6 +133,46 @@ export async function liveChallengeMethod(db: Db, idHash: string, now: Date, max
   return row?.method;
 }
 
+/** The user and method of a live challenge; undefined when it can no longer be answered. */
+export async function liveChallenge(
+  db: Db,
+  idHash: string,
+  now: Date,
+  maxAttempts: number,
+): Promise<{ userId: string; method: 'otp' | 'totp' } | undefined> {
+  const row = await db
+    .selectFrom('second_factor_challenges')
+    .select(['user_id', 'method'])
+    .where('id_hash', '=', idHash)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', maxAttempts)
+    .executeTakeFirst();
+  return row && { userId: row.user_id, method: row.method };
+}
+
+/**
+ * Uses up a live challenge of any method in one statement (a second factor other than its code answered it); undefined
+ * when it was no longer live, so that two answers cannot both finish the sign-in.
+ */
+export async function consumeLiveChallenge(
+  db: Db,
+  idHash: string,
+  now: Date,
+  maxAttempts: number,
+): Promise<{ userId: string; context: Versioned<ChallengeContext> } | undefined> {
+  const row = await db
+    .updateTable('second_factor_challenges')
+    .set({ consumed_at: now })
+    .where('id_hash', '=', idHash)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', maxAttempts)
+    .returning(['user_id', 'context'])
+    .executeTakeFirst();
+  return row && { userId: row.user_id, context: readContext(row.context) };
+}
+
 /** `context` is undefined (and `unreadable` says why) when it was written in a shape this code does not read. */
 export type LockedChallenge = { userId: string; attempts: number } & (
   { context: ChallengeContext } | { context: undefined; unreadable: string }

@@ -20,7 +20,7 @@ await withChromium(t, async (browser) => {
       t.equal(page.url(), `${account}/sign-in`, 'without a session the account page sends the browser to sign in');
       await page.getByLabel('Username or email').fill(ALICE.username);
       await page.getByLabel('Password').fill(ALICE.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.waitForURL(account);
       t.equal(await page.title(), 'Your account');
       return page;

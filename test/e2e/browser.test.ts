@@ -120,7 +120,7 @@ async function browserTests(browser: Browser): Promise<void> {
     t.equal(await page.locator('p.lead').textContent(), `to continue to ${CONFIDENTIAL.client_name}`);
     // The inline style is allowed by its CSP hash: the button is painted in the page's blue.
     const background = await page
-      .getByRole('button', { name: 'Sign in' })
+      .getByRole('button', { name: 'Sign in', exact: true })
       .evaluate(
         (el) =>
           (globalThis as unknown as { getComputedStyle(e: typeof el): { backgroundColor: string } }).getComputedStyle(el).backgroundColor,
@@ -132,7 +132,7 @@ async function browserTests(browser: Browser): Promise<void> {
 
     await page.getByLabel('Username or email').fill(ALICE.username);
     await page.getByLabel('Password').fill(ALICE.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 
     await page.waitForURL(new RegExp(`^${server.issuer}/interaction/[A-Za-z0-9_-]+$`));
     await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
@@ -179,7 +179,7 @@ async function browserTests(browser: Browser): Promise<void> {
       await page.locator('input[name="password"]').fill(attempt.password);
       const [response] = await Promise.all([
         page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/login')),
-        page.getByRole('button', { name: 'Sign in' }).click(),
+        page.getByRole('button', { name: 'Sign in', exact: true }).click(),
       ]);
       t.equal(response.status(), 401);
       await page.getByRole('alert').waitFor();
@@ -192,7 +192,7 @@ async function browserTests(browser: Browser): Promise<void> {
     // The page still works after failures: the right password goes on to consent.
     await page.locator('input[name="login"]').fill(ALICE.username);
     await page.locator('input[name="password"]').fill(ALICE.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
     t.match(page.url(), new RegExp(`^${server.issuer}/interaction/`));
   });
@@ -203,7 +203,7 @@ async function browserTests(browser: Browser): Promise<void> {
     t.equal(await page.title(), 'Sign in');
     await page.getByLabel('Username or email').fill(ALICE.username);
     await page.getByLabel('Password').fill(ALICE.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
     t.same(await page.locator('ul.scopes li').allTextContents(), [
       'Sign you in with your account identifier',
@@ -224,7 +224,7 @@ async function browserTests(browser: Browser): Promise<void> {
     const { page, server } = started;
     await page.getByLabel('Username or email').fill(ALICE.username);
     await page.getByLabel('Password').fill(ALICE.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('button', { name: 'Deny' }).click();
     const callback = await started.callback();
     t.equal(callback.searchParams.get('error'), 'access_denied');

@@ -35,7 +35,7 @@ async function openPage(t: Test, browser: Browser, javaScriptEnabled: boolean): 
 async function signIn(page: Page): Promise<void> {
   await page.getByLabel('Username or email').fill(ALICE.username);
   await page.getByLabel('Password').fill(ALICE.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Connect this device?' }).waitFor();
 }
 
@@ -62,7 +62,7 @@ async function browserTests(browser: Browser): Promise<void> {
       t.equal(await page.title(), 'Connect a device');
       await page.getByLabel('Code').fill(authorization.user_code.toLowerCase());
       await page.getByRole('button', { name: 'Continue' }).click();
-      await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
       t.equal(await page.locator('p.lead').textContent(), `to continue to ${TV.client_name}`);
       await signIn(page);
       t.equal(await page.locator('#client').textContent(), TV.client_name);
@@ -113,7 +113,7 @@ async function browserTests(browser: Browser): Promise<void> {
     await page.goto(authorization.verification_uri_complete!);
     t.equal(await page.getByLabel('Code').inputValue(), authorization.user_code, 'the code is filled in from the link');
     await page.getByRole('button', { name: 'Continue' }).click();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     await signIn(page);
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.getByRole('heading', { name: 'Request denied' }).waitFor();

@@ -71,7 +71,7 @@ async function start(t: Test, browser: Browser, javaScriptEnabled: boolean): Pro
   t.equal(response?.status(), 200, 'the authorization URL lands on the sign-in page');
   await page.getByLabel('Username or email').fill(ALICE.username);
   await page.getByLabel('Password').fill(ALICE.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
 
   return {

@@ -43,7 +43,7 @@ async function signIn(page: Page, server: ListeningApp, reached: URL[]): Promise
   await page.goto(authorizationUrl(server));
   await page.getByLabel('Username or email').fill(ALICE.username);
   await page.getByLabel('Password').fill(ALICE.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByRole('button', { name: 'Allow' }).click();
   await page.waitForURL(`${REDIRECT_URI}*`);
   if (!reached.at(-1)?.searchParams.get('code')) throw new Error('the sign-in did not bring a code back');

@@ -78,7 +78,7 @@ async function start(t: Test, browser: Browser, options: StartOptions = {}): Pro
 async function signInAs(page: Page): Promise<void> {
   await page.getByLabel('Username or email').fill(ALICE.username);
   await page.getByLabel('Password').fill(ALICE.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 async function lastEvent(server: ListeningApp, type: string): Promise<{ action: string; score: number; reasons: string[] }> {

@@ -14,8 +14,9 @@ const LAUNCH_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
-  // Every host but the loopback server fails to resolve: nothing can leave the machine, even by mistake.
-  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  // Every host but the loopback server fails to resolve: nothing can leave the machine, even by mistake. `localhost`
+  // is the loopback server too (WebAuthn needs a host name as RP ID, test/e2e/passkeys-browser.test.ts).
+  '--host-resolver-rules=MAP localhost 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
 ];
 
 /**

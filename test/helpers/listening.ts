@@ -24,16 +24,20 @@ export function freePort(): Promise<number> {
 }
 
 export interface ListeningApp extends TestApp {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (or `http://localhost:<port>` with `hostName: 'localhost'`) */
   baseUrl: string;
   /** `${baseUrl}/sso` */
   issuer: string;
 }
 
-/** Builds the app with BASE_URL on a free port and listens on exactly that port; closed with the test. */
-export async function listenTestApp(t: Test, options: TestAppOptions = {}): Promise<ListeningApp> {
+/**
+ * Builds the app with BASE_URL on a free port and listens on exactly that port; closed with the test. `hostName:
+ * 'localhost'` names the issuer by host name, as WebAuthn needs (an RP ID is a domain, never an IP address); the
+ * server still listens on 127.0.0.1 only.
+ */
+export async function listenTestApp(t: Test, options: TestAppOptions & { hostName?: 'localhost' } = {}): Promise<ListeningApp> {
   const port = await freePort();
-  const baseUrl = `http://${HOST}:${port}`;
+  const baseUrl = `http://${options.hostName ?? HOST}:${port}`;
   const testApp = await buildTestApp(t, { ...options, env: { ...options.env, BASE_URL: baseUrl } });
   await testApp.app.listen({ port, host: HOST });
   return { ...testApp, baseUrl, issuer: testApp.config.issuer };

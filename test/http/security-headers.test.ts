@@ -1,10 +1,12 @@
 // Security headers: every page (sign-in, consent, every error page) forbids framing, referrers and every script,
-// but for the sign-in page's own device-signals script, allowed there by its hash;
+// but for the sign-in page's own device-signals and passkey scripts, allowed there by their hashes (and the passkey
+// script's fetch of its options from the page's own origin);
 // every response, JSON included, says nosniff (RFC 9700 4.16, OWASP Secure Headers, Fetch "X-Content-Type-Options").
 import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { DEVICE_SIGNALS_SCRIPT } from '../../src/http/views/device-signals-script.js';
+import { PASSKEY_SCRIPT } from '../../src/http/views/passkey-script.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { authorizePath, basicAuth, Browser, formAction, hiddenField, localPath, pkcePair } from '../helpers/flow.js';
 
@@ -22,20 +24,23 @@ function csp(res: LightMyRequestResponse): Map<string, string> {
   );
 }
 
-/** `signInPage`: the page may run the device-signals script, allowed by its hash, and nothing else. */
+const hashOf = (script: string) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
+
+/** `signInPage`: the page may run the device-signals and passkey scripts, allowed by their hashes, and nothing else. */
 function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string, signInPage = false) {
   t.equal(res.headers['content-type'], 'text/html; charset=utf-8', `${what}: HTML`);
   const policy = csp(res);
   t.equal(policy.get('default-src'), "'none'", `${what}: default-src 'none'`);
   if (signInPage) {
-    const scriptHash = createHash('sha256').update(DEVICE_SIGNALS_SCRIPT).digest('base64');
     t.equal(
       policy.get('script-src'),
-      `'sha256-${scriptHash}'`,
-      `${what}: script-src allows the device-signals script by its hash and nothing else`,
+      `${hashOf(DEVICE_SIGNALS_SCRIPT)} ${hashOf(PASSKEY_SCRIPT)}`,
+      `${what}: script-src allows the device-signals and passkey scripts by their hashes and nothing else`,
     );
+    t.equal(policy.get('connect-src'), "'self'", `${what}: the passkey script fetches from this origin only`);
   } else {
     t.notOk(policy.has('script-src'), `${what}: no script-src, so default-src 'none' forbids every script`);
+    t.notOk(policy.has('connect-src'), `${what}: no connect-src`);
     t.notMatch(res.body, /<script/i, `${what}: no script element`);
   }
   t.notMatch(String(res.headers['content-security-policy']), /unsafe-inline|unsafe-eval/, `${what}: nothing unsafe`);
@@ -52,8 +57,8 @@ function assertPageHeaders(t: Test, res: LightMyRequestResponse, what: string, s
   t.equal(res.headers['cache-control'], 'no-store', `${what}: never cached`);
   const scripts = [...res.body.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/gi)];
   t.ok(
-    scripts.every((m) => m[0] === `<script>${DEVICE_SIGNALS_SCRIPT}</script>`),
-    `${what}: no script element but the device-signals script`,
+    scripts.every((m) => m[0] === `<script>${DEVICE_SIGNALS_SCRIPT}</script>` || m[0] === `<script>${PASSKEY_SCRIPT}</script>`),
+    `${what}: no script element but the device-signals and passkey scripts`,
   );
   t.notMatch(res.body, /<script[^>]+src=/i, `${what}: no external script`);
   t.notMatch(res.body, /\son[a-z]+=/i, `${what}: no inline event handler`);

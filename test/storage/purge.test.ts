@@ -182,7 +182,7 @@ async function count(db: Db, table: 'sessions'): Promise<number> {
 }
 
 t.test(
-  'the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts, device authorizations, challenges, the outbox, security events',
+  'the purge list names every table that expires: codes, access and refresh tokens, sessions, interactions, throttle counters, sign-in attempts, device authorizations, challenges (passkey ones too), the outbox, security events',
   async (t) => {
     t.same(PURGE_TARGETS.map((p) => p.table).sort(), [
       'access_tokens',
@@ -191,6 +191,7 @@ t.test(
       'email_changes',
       'interactions',
       'outbox',
+      'passkey_challenges',
       'password_resets',
       'refresh_tokens',
       'second_factor_challenges',
@@ -271,6 +272,7 @@ t.test(
         sessions: 0,
         interactions: 0,
         second_factor_challenges: 0,
+        passkey_challenges: 0,
         sign_in_throttle: 0,
         sign_in_attempts: 0,
         device_authorizations: 0,

@@ -2,8 +2,9 @@
 // their history), then argon2, then the user's own reasons and a verdict: signed in, a second factor first, or
 // refused (as a wrong password when only a right password revealed the block).
 import { performance } from 'node:perf_hooks';
+import type { RiskPolicy } from '../../config.js';
 import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
-import { recordAttempt } from '../../storage/risk.js';
+import { recordAttempt, type CounterWindows } from '../../storage/risk.js';
 import type { UserRow } from '../../storage/schema.js';
 import type { ProviderContext } from '../context.js';
 import { deviceIdentity, type DeviceIdentity } from '../risk/device-identity.js';
@@ -82,19 +83,9 @@ export async function signInWithPassword(
   // together, the risk statement first. The evaluation's time is its own statement's and the rules'; what it adds
   // to the sign-in is the time the statement kept the sign-in waiting after the claim was in, and the rules.
   const started = performance.now();
-  const recorded = recordAttempt(ctx.db, attemptKeys(login, signals.ip, device, ctx.deviceSecret), {
-    now,
-    velocitySince: new Date(now.getTime() - policy.velocityWindowSeconds * 1000),
-    stuffingSince: new Date(now.getTime() - policy.stuffingWindowSeconds * 1000),
-    caps: {
-      deviceAttempts: policy.deviceVelocity,
-      networkAttempts: policy.networkVelocity,
-      deviceLogins: policy.stuffingDeviceLogins,
-      networkLogins: policy.stuffingNetworkLogins,
-      fingerprintLogins: policy.stuffingFingerprintLogins,
-      loginFailures: policy.userFailures,
-    },
-  }).then((facts) => ({ facts, at: performance.now() }));
+  const recorded = recordAttempt(ctx.db, attemptKeys(login, signals.ip, device, ctx.deviceSecret), counterWindows(policy, now)).then(
+    (facts) => ({ facts, at: performance.now() }),
+  );
   const claimed = claimSignInAttempt(ctx, login, signals.ip).then((claim) => ({ claim, at: performance.now() }));
   const [{ facts: early, at: recordedAt }, { claim: firstClaim, at: claimedAt }] = await Promise.all([recorded, claimed]);
   // A locked account does not lock out its owner on a device of theirs (issue 16, finding 6): only then one more statement.
@@ -153,6 +144,23 @@ export async function signInWithPassword(
   return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
 }
 
+/** The windows and caps of the attempt log's counters at `now` (also read by a passkey sign-in's evaluation). */
+export function counterWindows(policy: RiskPolicy, now: Date): CounterWindows {
+  return {
+    now,
+    velocitySince: new Date(now.getTime() - policy.velocityWindowSeconds * 1000),
+    stuffingSince: new Date(now.getTime() - policy.stuffingWindowSeconds * 1000),
+    caps: {
+      deviceAttempts: policy.deviceVelocity,
+      networkAttempts: policy.networkVelocity,
+      deviceLogins: policy.stuffingDeviceLogins,
+      networkLogins: policy.stuffingNetworkLogins,
+      fingerprintLogins: policy.stuffingFingerprintLogins,
+      loginFailures: policy.userFailures,
+    },
+  };
+}
+
 /**
  * The evaluation's time two ways. `ms`: its own, the risk statement and the rules. `addedMs`: what it added to the
  * sign-in, the statement's wait beyond the throttle claim it runs beside, and the rules. The statement also reads
@@ -198,7 +206,8 @@ async function refuse(
   });
 }
 
-function observe(ctx: ProviderContext, verdict: Verdict, evaluationMs: number): void {
+/** The verdict in the risk metrics (sso_risk_*), for every evaluation that ends in one. */
+export function observe(ctx: ProviderContext, verdict: Verdict, evaluationMs: number): void {
   ctx.metrics.riskEvaluationSeconds.observe(evaluationMs / 1000);
   ctx.metrics.riskVerdicts.inc({ action: verdict.action });
   for (const reason of verdict.reasons) ctx.metrics.riskReasons.inc({ reason, action: verdict.action });

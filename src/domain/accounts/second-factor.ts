@@ -1,13 +1,17 @@
 // The second factor a CHALLENGE verdict asks for: the code of the user's authenticator app when they have enrolled
-// one, else a six-digit one-time code sent through the outbox. The sign-in is finished (device, session, events)
-// only when a right code comes back in time.
+// one, else a six-digit one-time code sent through the outbox; ahead of either, one of the user's passkeys. The
+// sign-in is finished (device, session, events) only when a right answer comes back in time.
 import { createHmac, randomInt } from 'node:crypto';
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { insertOutboxMessage } from '../../storage/outbox.js';
+import { countPasskeys } from '../../storage/passkeys.js';
 import type { Db } from '../../storage/database.js';
 import {
   checkChallengeCode,
   type ChallengeContext,
   consumeChallenge,
+  consumeLiveChallenge,
+  liveChallenge,
   countChallengeAttempt,
   insertChallenge,
   liveChallengeMethod,
@@ -21,6 +25,8 @@ import type { AcceptedPassword } from './password-sign-in.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { recordSecurityEvent } from '../risk/security-events.js';
 import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
+import { passkeyAmr, passkeyRequestOptions, verifyPasskeyAssertion } from './passkey-sign-in.js';
+import { claimPasskeyAttempt, passkeyAttemptSucceeded } from './passkey-throttle.js';
 import { signInSucceeded } from './sign-in-throttle.js';
 
 /**
@@ -88,6 +94,76 @@ export async function beginSecondFactor(
 /** How the pending challenge is answered (which page to show); undefined when it is over. */
 export async function pendingSecondFactor(ctx: ProviderContext, challengeId: string): Promise<SecondFactorMethod | undefined> {
   return liveChallengeMethod(ctx.db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
+}
+
+/** What the second-factor page offers: the code of `method`, and ahead of it the user's passkey when they have one. */
+export async function secondFactorOffer(
+  ctx: ProviderContext,
+  challengeId: string,
+): Promise<{ method: SecondFactorMethod; passkey: boolean } | undefined> {
+  const live = await liveChallenge(ctx.db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  if (!live) return undefined;
+  return { method: live.method, passkey: (await countPasskeys(ctx.db, live.userId)) > 0 };
+}
+
+/** §5.5 options naming the challenged user's passkeys, bound to the challenge; undefined when the challenge is over. */
+export async function secondFactorPasskeyOptions(
+  ctx: ProviderContext,
+  challengeId: string,
+): Promise<PublicKeyCredentialRequestOptionsJSON | undefined> {
+  const live = await liveChallenge(ctx.db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  if (!live) return undefined;
+  return passkeyRequestOptions(ctx, challengeId, 'second-factor', live.userId);
+}
+
+export type PasskeySecondFactorAnswer =
+  | { kind: 'signed-in'; completed: CompletedSignIn; returnTo: string }
+  | { kind: 'malformed' }
+  | { kind: 'refused' }
+  | { kind: 'throttled'; retryAfterSeconds: number }
+  | { kind: 'dead' };
+
+/**
+ * A CHALLENGE answered with one of the user's passkeys instead of a code (WebAuthn L3 §7.2, user verification not
+ * required: the password was the first factor). The challenge is used up only by a verified assertion; the sign-in
+ * finishes with amr `pwd` plus the passkey's values (RFC 8176 2).
+ */
+export async function answerSecondFactorWithPasskey(
+  ctx: ProviderContext,
+  challengeId: string,
+  credential: unknown,
+  ip: string,
+  replacesSession?: string,
+): Promise<PasskeySecondFactorAnswer> {
+  const idHash = sha256(challengeId);
+  const live = await liveChallenge(ctx.db, idHash, ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  if (!live) return { kind: 'dead' };
+  const claim = await claimPasskeyAttempt(ctx, ip);
+  if (claim.kind === 'throttled') return claim;
+  const check = await verifyPasskeyAssertion(ctx, {
+    binding: challengeId,
+    purpose: 'second-factor',
+    credential,
+    requireUserVerification: false,
+    userId: live.userId,
+  });
+  if (check.kind !== 'verified') {
+    await recordSecurityEvent(ctx, {
+      type: 'second_factor_failed',
+      userId: live.userId,
+      details: { method: 'passkey', reason: check.kind },
+    });
+    return check.kind === 'malformed' ? check : { kind: 'refused' };
+  }
+  await passkeyAttemptSucceeded(ctx, claim);
+  const consumed = await consumeLiveChallenge(ctx.db, idHash, ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  if (!consumed) return { kind: 'dead' };
+  if (!consumed.context.ok) {
+    unreadable(ctx, consumed.userId, consumed.context.reason);
+    return { kind: 'dead' };
+  }
+  const finished = await finishSignIn(ctx, consumed.userId, consumed.context.value, replacesSession, passkeyAmr(check, ['pwd']));
+  return finished.kind === 'signed-in' ? finished : { kind: 'dead' };
 }
 
 export type SecondFactorAnswer =
@@ -186,6 +262,7 @@ async function finishSignIn(
   userId: string,
   context: ChallengeContext,
   replacesSession: string | undefined,
+  amr: string[] = SECOND_FACTOR_AMR,
 ): Promise<SecondFactorAnswer> {
   const user = await findUserById(ctx.db, userId);
   if (!user || user.disabled_at !== null) return { kind: 'dead' };
@@ -194,7 +271,7 @@ async function finishSignIn(
     device: context.device,
     verdict: context.verdict,
     attemptId: context.attemptId,
-    amr: SECOND_FACTOR_AMR,
+    amr,
     clientId: context.clientId,
     replacesSession,
   });

@@ -14,7 +14,9 @@ export type SecurityEventType =
   | 'device_revoked'
   | 'second_factor_failed'
   | 'totp_enrolled'
-  | 'totp_removed';
+  | 'totp_removed'
+  | 'passkey_added'
+  | 'passkey_removed';
 
 /**
  * Refused sign-in attempts: logged and counted, not stored (sign_in_attempts keeps them for the risk evaluation;

@@ -1,11 +1,12 @@
-// The account page of the signed-in user: their devices (revoke one), their authenticator app (enrol, remove).
+// The account page of the signed-in user: their devices (revoke one), their passkeys (add, rename, delete), their
+// authenticator app (enrol, remove).
 // Without a session the browser signs in first through the account's own sign-in form: the same password check,
 // risk evaluation and second factor as an application's sign-in, but with no client, and it ends back here
 // instead of issuing a code. Every form posts a CSRF token derived from the session cookie (or, for the sign-in
-// form, equal to a binding cookie); no page runs script.
+// form, equal to a binding cookie); only the passkey forms run script (src/http/views/passkey-script.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import QRCode from 'qrcode';
-import { accountFormToken } from '../../domain/accounts/account-forms.js';
+import { accountFormToken, isAccountFormToken } from '../../domain/accounts/account-forms.js';
 import {
   authenticatorState,
   beginEnrolment,
@@ -23,9 +24,29 @@ import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
 import { accountSession, BAD_FORM, type SignedIn } from '../account-session.js';
 import { seeOther } from '../redirect.js';
-import { accountErrorPage, accountPage, totpEnrolmentPage } from '../views/account-pages.js';
+import { accountErrorPage, accountPage, newPasskeyPage, totpEnrolmentPage } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
-import { LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+import { LOGIN_PAGE_HEADERS, loginPage, PASSKEY_PAGE_HEADERS } from '../views/pages.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
+import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
+import {
+  deletePasskey,
+  MAX_PASSKEYS_PER_USER,
+  passkeyName,
+  passkeyRegistrationOptions,
+  passkeysOf,
+  registerPasskey,
+  renamePasskey,
+} from '../../domain/accounts/passkeys.js';
+import { deviceSignalsOf } from '../device-signals.js';
+import {
+  PASSKEY_REFUSED,
+  postedCredential,
+  sendPasskeyError,
+  sendPasskeyOptions,
+  setSignInCookies,
+  UNREADABLE_PASSKEY,
+} from '../passkey-form.js';
 import { waitTime } from '../views/wait-time.js';
 
 export interface AccountRoutesOptions {
@@ -44,10 +65,14 @@ const NOTICES: Record<string, string> = {
   'email-sent': 'We have sent a link to the new address. Your email address changes once you open it.',
   'signed-up': 'Welcome! Your email address is confirmed and your account is ready.',
   'password-changed': 'Your password was changed. Your other devices were signed out; we have sent you an email about it.',
+  'passkey-added': 'Your passkey was added: you can sign in with it instead of your password.',
+  'passkey-renamed': 'The passkey was renamed.',
+  'passkey-deleted': 'The passkey was deleted: it no longer signs you in.',
 };
 const SIGN_IN_NOTICES: Record<string, string> = {
   'device-revoked': 'You revoked this device, so it was signed out. Sign in again to go on.',
   reauth: 'To set up an authenticator app, confirm that it is you: enter your password again.',
+  'passkey-reauth': 'To add a passkey, confirm that it is you: sign in again.',
 };
 
 /**
@@ -59,6 +84,8 @@ const SIGN_IN_NOTICES: Record<string, string> = {
 const ENROLMENT_START_MAX_AUTH_AGE_SECONDS = 300;
 const ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS = 900;
 
+const TOO_MANY_PASSKEYS = `You have ${MAX_PASSKEYS_PER_USER} passkeys, the most an account may have. Delete one to add another.`;
+const BAD_PASSKEY_NAME = 'A passkey name is 1 to 64 characters.';
 const WRONG_CODE = 'That code is not right, or it was already used. Wait for the next code and try again.';
 const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime(seconds)}, then try again.`;
 
@@ -69,6 +96,8 @@ const formSchema = {
     code: { type: 'string', maxLength: 32 },
     login: { type: 'string' },
     password: { type: 'string' },
+    name: { type: 'string', maxLength: 256 },
+    credential: { type: 'string', maxLength: MAX_PASSKEY_RESPONSE_LENGTH },
   },
 } as const;
 
@@ -80,6 +109,13 @@ const querySchema = {
 const deviceParamsSchema = {
   type: 'object',
   properties: { id: { type: 'string', maxLength: 64 } },
+  required: ['id'],
+} as const;
+
+/** A passkey's id: a UUID (anything else finds no passkey, and is refused before the database sees it). */
+const passkeyParamsSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' } },
   required: ['id'],
 } as const;
 
@@ -98,9 +134,10 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     status: number,
     extra: { notice?: string; error?: string } = {},
   ) {
-    const [devices, authenticator] = await Promise.all([
+    const [devices, authenticator, passkeys] = await Promise.all([
       listDevices(ctx, who.user.id, { deviceId: who.session.deviceId, deviceCookie: request.cookies[deviceCookie(ctx.config).name] }),
       authenticatorState(ctx, who.user.id),
+      passkeysOf(ctx, who.user.id),
     ]);
     const claims = who.user.claims as Record<string, unknown>;
     return page(
@@ -114,6 +151,8 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         emailVerified: who.user.email_verified,
         devices,
         authenticator,
+        passkeys,
+        passkeysOffered: passkeysOffered(ctx),
         signOutUrl: `${ctx.config.issuer}/session/end`,
         ...extra,
       }),
@@ -138,10 +177,12 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     );
   }
 
+  const isRecent = (who: SignedIn, maxAgeSeconds: number) => ctx.clock().getTime() - who.session.authTime.getTime() <= maxAgeSeconds * 1000;
+
   /** Whether the session's sign-in is at most maxAgeSeconds old; if not, the browser is sent to sign in again. */
-  function recentSignIn(reply: FastifyReply, who: SignedIn, maxAgeSeconds: number): boolean {
-    if (ctx.clock().getTime() - who.session.authTime.getTime() <= maxAgeSeconds * 1000) return true;
-    seeOther(reply, `${signInUrl}?notice=reauth`);
+  function recentSignIn(reply: FastifyReply, who: SignedIn, maxAgeSeconds: number, notice = 'reauth'): boolean {
+    if (isRecent(who, maxAgeSeconds)) return true;
+    seeOther(reply, `${signInUrl}?notice=${notice}`);
     return false;
   }
 
@@ -179,6 +220,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
           clientName: 'your account',
           forgotUrl: `${base}/forgot`,
           signupUrl: ctx.config.signup.mode === 'open' ? `${base}/signup` : undefined,
+          ...(passkeysOffered(ctx) ? { passkey: { optionsUrl: `${signInUrl}/passkey/options`, action: `${signInUrl}/passkey` } } : {}),
           ...extra,
         }),
       );
@@ -224,6 +266,47 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     if (result.kind === 'answered') return reply;
     return seeOther(reply, base);
   });
+
+  /** The account sign-in's binding cookie, when the form's CSRF field echoes it. */
+  function signInBinding(request: FastifyRequest<{ Body: RawParams }>): string | undefined {
+    const binding = request.cookies[accountSignInCookie(ctx.config).name];
+    const csrf = single(request.body, 'csrf');
+    return binding && csrf && safeEqual(csrf, binding) ? binding : undefined;
+  }
+
+  app.post<{ Body: RawParams }>('/account/sign-in/passkey/options', { schema: { body: formSchema } }, async (request, reply) => {
+    const binding = signInBinding(request);
+    if (!binding) return sendPasskeyError(reply, 403, 'invalid_request', BAD_FORM);
+    return sendPasskeyOptions(reply, await passkeyRequestOptions(ctx, binding, 'sign-in'));
+  });
+
+  app.post<{ Body: RawParams }>(
+    '/account/sign-in/passkey',
+    { schema: { body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const binding = signInBinding(request);
+      if (!binding) return page(reply, 403, accountErrorPage(base, 'Something went wrong', BAD_FORM));
+      const credential = postedCredential(request.body);
+      if (credential === undefined) return signInPage(reply, 400, binding, { error: UNREADABLE_PASSKEY });
+      const result = await signInWithPasskey(ctx, {
+        binding,
+        credential,
+        signals: deviceSignalsOf(request, ctx.config),
+        clientId: null,
+        replacesSession: request.cookies[sessionCookie(ctx.config).name],
+      });
+      if (result.kind === 'malformed') return signInPage(reply, 400, binding, { error: UNREADABLE_PASSKEY });
+      if (result.kind === 'throttled') {
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        return signInPage(reply, 429, binding, { error: `Too many attempts. Try again in ${result.retryAfterSeconds} seconds.` });
+      }
+      if (result.kind === 'refused') return signInPage(reply, 401, binding, { error: PASSKEY_REFUSED });
+      setSignInCookies(ctx, reply, result.completed);
+      const spec = accountSignInCookie(ctx.config);
+      reply.clearCookie(spec.name, spec.options);
+      return seeOther(reply, base);
+    },
+  );
 
   // --- Devices ---
 
@@ -297,6 +380,98 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       if (check.kind === 'none') return seeOther(reply, base);
       const { status, error } = codeRefusal(check);
       return renderAccount(request, reply, who, status, { error });
+    },
+  );
+
+  // --- Passkeys ---
+  // Adding one asks for a recent sign-in, as setting up an authenticator app does (the same ages).
+
+  const passkeyPage = (reply: FastifyReply, status: number, who: SignedIn, extra: { name?: string; error?: string } = {}) =>
+    reply
+      .code(status)
+      .headers(PASSKEY_PAGE_HEADERS)
+      .send(newPasskeyPage({ base, csrfToken: accountFormToken(who.cookie), ...extra }));
+
+  app.post<{ Body: RawParams }>(
+    '/account/passkeys/new',
+    { schema: { body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who || !recentSignIn(reply, who, ENROLMENT_START_MAX_AUTH_AGE_SECONDS, 'passkey-reauth')) return reply;
+      return seeOther(reply, `${base}/passkeys/new`);
+    },
+  );
+
+  app.get('/account/passkeys/new', { config: { html: true } }, async (request, reply) => {
+    const who = await signedIn(request);
+    if (!who) return seeOther(reply, signInUrl);
+    if (!recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS, 'passkey-reauth')) return reply;
+    return passkeyPage(reply, 200, who);
+  });
+
+  app.post<{ Body: RawParams }>('/account/passkeys/options', { schema: { body: formSchema } }, async (request, reply) => {
+    const who = await signedIn(request);
+    if (!who) return sendPasskeyError(reply, 401, 'login_required', 'You are no longer signed in. Open your account page again.');
+    if (!isAccountFormToken(who.cookie, single(request.body, 'csrf'))) return sendPasskeyError(reply, 403, 'invalid_request', BAD_FORM);
+    if (!isRecent(who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS)) {
+      return sendPasskeyError(reply, 401, 'login_required', 'Your sign-in is too old to add a passkey. Sign in again, then add it.');
+    }
+    const options = await passkeyRegistrationOptions(ctx, who.user, who.cookie);
+    if (options.kind === 'too-many') return sendPasskeyError(reply, 409, 'invalid_request', TOO_MANY_PASSKEYS);
+    return sendPasskeyOptions(reply, options.options);
+  });
+
+  app.post<{ Body: RawParams }>('/account/passkeys', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
+    const who = await formPost(request, reply);
+    if (!who || !recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS, 'passkey-reauth')) return reply;
+    const typed = single(request.body, 'name') ?? '';
+    const name = typed.trim() === '' ? 'Passkey' : passkeyName(typed);
+    if (name === undefined) return passkeyPage(reply, 400, who, { error: BAD_PASSKEY_NAME });
+    const credential = postedCredential(request.body);
+    if (credential === undefined) return passkeyPage(reply, 400, who, { name, error: UNREADABLE_PASSKEY });
+    const registered = await registerPasskey(ctx, who.user.id, who.cookie, credential, name);
+    switch (registered.kind) {
+      case 'registered':
+        return seeOther(reply, `${base}?done=passkey-added`);
+      case 'duplicate':
+        return passkeyPage(reply, 409, who, { name, error: 'This passkey is registered already.' });
+      case 'too-many':
+        return passkeyPage(reply, 409, who, { name, error: TOO_MANY_PASSKEYS });
+      case 'refused':
+        return passkeyPage(reply, 400, who, { name, error: 'The passkey could not be checked. Try again.' });
+    }
+  });
+
+  const noSuchPasskey = (reply: FastifyReply) =>
+    page(reply, 404, accountErrorPage(base, 'No such passkey', 'That passkey is not in your list: it may have been deleted already.'));
+
+  app.post<{ Params: { id: string }; Body: RawParams }>(
+    '/account/passkeys/:id/rename',
+    { schema: { params: passkeyParamsSchema, body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who) return reply;
+      const name = passkeyName(single(request.body, 'name'));
+      if (name === undefined) return renderAccount(request, reply, who, 400, { error: BAD_PASSKEY_NAME });
+      if (!(await renamePasskey(ctx, who.user.id, request.params.id, name))) return noSuchPasskey(reply);
+      return seeOther(reply, `${base}?done=passkey-renamed`);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: RawParams }>(
+    '/account/passkeys/:id/delete',
+    { schema: { params: passkeyParamsSchema, body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who) return reply;
+      const deleted = await deletePasskey(ctx, who.user.id, request.params.id);
+      if (deleted === 'not-found') return noSuchPasskey(reply);
+      if (deleted === 'last-sign-in-method') {
+        return renderAccount(request, reply, who, 409, {
+          error: 'This passkey is your only way to sign in: add another before deleting it.',
+        });
+      }
+      return seeOther(reply, `${base}?done=passkey-deleted`);
     },
   );
 }

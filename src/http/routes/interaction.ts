@@ -13,6 +13,17 @@ import { sendAuthorizationResponse } from '../authorization-response.js';
 import { interactionCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
+import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
+import { deviceSignalsOf } from '../device-signals.js';
+import {
+  PASSKEY_REFUSED,
+  postedCredential,
+  sendPasskeyError,
+  sendPasskeyOptions,
+  setSignInCookies,
+  UNREADABLE_PASSKEY,
+} from '../passkey-form.js';
 import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
@@ -34,6 +45,7 @@ const formSchema = {
     login: { type: 'string' },
     password: { type: 'string' },
     decision: { type: 'string', enum: ['allow', 'deny'] },
+    credential: { type: 'string', maxLength: MAX_PASSKEY_RESPONSE_LENGTH },
   },
 } as const;
 
@@ -45,6 +57,8 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   const forgotUrl = (id: string) => `${ctx.config.issuer}/account/forgot?interaction=${id}`;
   const signupUrl = (id: string) =>
     ctx.config.signup.mode === 'open' ? `${ctx.config.issuer}/account/signup?interaction=${id}` : undefined;
+  const passkeyForm = (id: string) =>
+    passkeysOffered(ctx) ? { optionsUrl: action(id, 'passkey/options'), action: action(id, 'passkey') } : undefined;
 
   /** The interaction of this browser; for form posts the CSRF field must equal the binding cookie too. */
   async function interactionOf(
@@ -136,6 +150,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
           login: interaction.request.loginHint ?? undefined,
           forgotUrl: forgotUrl(interaction.id),
           signupUrl: signupUrl(interaction.id),
+          passkey: passkeyForm(interaction.id),
         }),
       );
     }),
@@ -166,10 +181,65 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
             error: result.message,
             forgotUrl: forgotUrl(interaction.id),
             signupUrl: signupUrl(interaction.id),
+            passkey: passkeyForm(interaction.id),
           }),
         );
       }
       return proceed(reply, interaction, binding, result.session, true);
+    }),
+  );
+
+  // --- Passkeys (WebAuthn L3 §7.2): the options, bound to this interaction's cookie, and the assertion ---
+
+  app.post<{ Params: Params; Body: RawParams }>(
+    '/interaction/:id/passkey/options',
+    { schema: { params: paramsSchema, body: formSchema } },
+    async (request, reply) => {
+      let binding: string;
+      try {
+        ({ binding } = await interactionOf(request, request.body));
+      } catch (err) {
+        if (err instanceof InteractionError) return sendPasskeyError(reply, 403, 'invalid_request', err.message);
+        throw err;
+      }
+      return sendPasskeyOptions(reply, await passkeyRequestOptions(ctx, binding, 'sign-in'));
+    },
+  );
+
+  app.post<{ Params: Params; Body: RawParams }>(
+    '/interaction/:id/passkey',
+    { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+    withPageErrors(async (request, reply) => {
+      const { interaction, binding } = await interactionOf(request, request.body);
+      const refused = async (status: number, error: string) =>
+        loginPageReply(
+          reply,
+          status,
+          loginPage({
+            action: action(interaction.id, 'login'),
+            csrfToken: binding,
+            clientName: await clientName(interaction.request.clientId),
+            error,
+            passkey: passkeyForm(interaction.id),
+          }),
+        );
+      const credential = postedCredential(request.body);
+      if (credential === undefined) return refused(400, UNREADABLE_PASSKEY);
+      const result = await signInWithPasskey(ctx, {
+        binding,
+        credential,
+        signals: deviceSignalsOf(request, ctx.config),
+        clientId: interaction.request.clientId,
+        replacesSession: request.cookies[sessionCookie(ctx.config).name],
+      });
+      if (result.kind === 'malformed') return refused(400, UNREADABLE_PASSKEY);
+      if (result.kind === 'throttled') {
+        reply.header('retry-after', String(result.retryAfterSeconds));
+        return refused(429, `Too many attempts. Try again in ${result.retryAfterSeconds} seconds.`);
+      }
+      if (result.kind === 'refused') return refused(401, PASSKEY_REFUSED);
+      setSignInCookies(ctx, reply, result.completed);
+      return proceed(reply, interaction, binding, result.completed.session, true);
     }),
   );
 

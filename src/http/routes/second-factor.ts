@@ -6,13 +6,28 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
-import { answerSecondFactor, pendingSecondFactor } from '../../domain/accounts/second-factor.js';
+import {
+  answerSecondFactor,
+  answerSecondFactorWithPasskey,
+  secondFactorOffer,
+  secondFactorPasskeyOptions,
+  type SecondFactorMethod,
+} from '../../domain/accounts/second-factor.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
+import {
+  PASSKEY_REFUSED,
+  postedCredential,
+  sendPasskeyError,
+  sendPasskeyOptions,
+  setSignInCookies,
+  UNREADABLE_PASSKEY,
+} from '../passkey-form.js';
 import { safeEqual } from '../../domain/secrets.js';
 import { challengeCookie, sessionCookie } from '../cookies.js';
 import { setDeviceCookie } from '../device-signals.js';
 import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
-import { errorPage, secondFactorPage } from '../views/pages.js';
+import { errorPage, PASSKEY_PAGE_HEADERS, secondFactorPage } from '../views/pages.js';
 import { waitTime } from '../views/wait-time.js';
 
 const START_AGAIN = 'This sign-in has expired. Go back to the application and sign in again.';
@@ -21,7 +36,11 @@ const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime
 
 const formSchema = {
   type: 'object',
-  properties: { code: { type: 'string', maxLength: 32 }, csrf: { type: 'string', maxLength: 64 } },
+  properties: {
+    code: { type: 'string', maxLength: 32 },
+    csrf: { type: 'string', maxLength: 64 },
+    credential: { type: 'string', maxLength: MAX_PASSKEY_RESPONSE_LENGTH },
+  },
 } as const;
 
 export default async function secondFactorRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
@@ -38,12 +57,77 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     return page(reply, 400, errorPage(START_AGAIN));
   };
 
+  const passkey = { optionsUrl: `${action}/passkey/options`, action: `${action}/passkey` };
+  /** The code page, with the passkey ahead of the code when the user has one (then the page runs the passkey script). */
+  const codePage = (
+    reply: FastifyReply,
+    status: number,
+    input: { csrfToken: string; method: SecondFactorMethod; passkey: boolean; error?: string },
+  ) =>
+    reply
+      .code(status)
+      .headers(input.passkey ? PASSKEY_PAGE_HEADERS : PAGE_HEADERS)
+      .send(
+        secondFactorPage({
+          action,
+          csrfToken: input.csrfToken,
+          method: input.method,
+          error: input.error,
+          ...(input.passkey ? { passkey } : {}),
+        }),
+      );
+
+  /** A wrong code leaves the passkey on offer while the challenge lives. */
+  const hasPasskeyOffer = async (challengeId: string) =>
+    passkeysOffered(ctx) && ((await secondFactorOffer(ctx, challengeId))?.passkey ?? false);
+
   app.get('/sign-in/verify', { config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
-    const method = challengeId ? await pendingSecondFactor(ctx, challengeId) : undefined;
-    if (!challengeId || !method) return dead(reply);
-    return page(reply, 200, secondFactorPage({ action, method, csrfToken: challengeId }));
+    const offer = challengeId ? await secondFactorOffer(ctx, challengeId) : undefined;
+    if (!challengeId || !offer) return dead(reply);
+    return codePage(reply, 200, { csrfToken: challengeId, ...offer, passkey: offer.passkey && passkeysOffered(ctx) });
   });
+
+  app.post<{ Body: RawParams }>('/sign-in/verify/passkey/options', { schema: { body: formSchema } }, async (request, reply) => {
+    const challengeId = challengeOf(request);
+    const csrf = single(request.body, 'csrf');
+    if (!challengeId || !csrf || !safeEqual(csrf, challengeId)) return sendPasskeyError(reply, 403, 'invalid_request', FOREIGN_FORM);
+    const options = await secondFactorPasskeyOptions(ctx, challengeId);
+    if (!options) return sendPasskeyError(reply, 400, 'invalid_request', START_AGAIN);
+    return sendPasskeyOptions(reply, options);
+  });
+
+  app.post<{ Body: RawParams }>(
+    '/sign-in/verify/passkey',
+    { schema: { body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const challengeId = challengeOf(request);
+      if (!challengeId) return dead(reply);
+      const csrf = single(request.body, 'csrf');
+      if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(FOREIGN_FORM));
+      const again = async (status: number, error: string) => {
+        const offer = await secondFactorOffer(ctx, challengeId);
+        return offer
+          ? codePage(reply, status, { csrfToken: challengeId, ...offer, passkey: offer.passkey && passkeysOffered(ctx), error })
+          : dead(reply);
+      };
+      const credential = postedCredential(request.body);
+      if (credential === undefined) return again(400, UNREADABLE_PASSKEY);
+      const presented = request.cookies[sessionCookie(ctx.config).name];
+      const answer = await answerSecondFactorWithPasskey(ctx, challengeId, credential, request.ip, presented);
+      if (answer.kind === 'dead') return dead(reply);
+      if (answer.kind === 'malformed') return again(400, UNREADABLE_PASSKEY);
+      if (answer.kind === 'throttled') {
+        reply.header('retry-after', String(answer.retryAfterSeconds));
+        return again(429, `Too many attempts. Try again in ${answer.retryAfterSeconds} seconds.`);
+      }
+      if (answer.kind === 'refused') return again(401, PASSKEY_REFUSED);
+      setSignInCookies(ctx, reply, answer.completed);
+      const challenge = challengeCookie(ctx.config);
+      reply.clearCookie(challenge.name, challenge.options);
+      return seeOther(reply, answer.returnTo);
+    },
+  );
 
   app.post<{ Body: RawParams }>('/sign-in/verify', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
@@ -56,13 +140,13 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     if (answer.kind === 'dead') return dead(reply);
     if (answer.kind === 'wrong-code') {
       const error = answer.attemptsLeft > 0 ? 'That code is not right. Check it and try again.' : START_AGAIN;
-      return page(reply, 401, secondFactorPage({ action, csrfToken: challengeId, error, method: answer.method }));
+      return codePage(reply, 401, { csrfToken: challengeId, error, method: answer.method, passkey: await hasPasskeyOffer(challengeId) });
     }
     if (answer.kind === 'locked') {
       // RFC 6585 4: 429 Too Many Requests, with Retry-After; the page says the same in words.
       const error = answer.attemptsLeft > 0 ? tooManyCodes(answer.retryAfterSeconds) : START_AGAIN;
       reply.header('retry-after', String(answer.retryAfterSeconds));
-      return page(reply, 429, secondFactorPage({ action, csrfToken: challengeId, error, method: 'totp' }));
+      return codePage(reply, 429, { csrfToken: challengeId, error, method: 'totp', passkey: await hasPasskeyOffer(challengeId) });
     }
     const { completed } = answer;
     const session = sessionCookie(ctx.config);

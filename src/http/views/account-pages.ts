@@ -1,9 +1,12 @@
 // The account page of a signed-in user (devices, authenticator app) and the page that enrols an authenticator.
-// No script: every action is a plain form post carrying the page's CSRF token.
+// Every action is a plain form post carrying the page's CSRF token; only adding a passkey runs script (WebAuthn has
+// no form of its own).
 import type { AuthenticatorState } from '../../domain/accounts/authenticator.js';
+import type { Passkey } from '../../domain/accounts/passkeys.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
-import { html } from '../../html.js';
+import { html, SafeHtml } from '../../html.js';
 import { layout } from './layout.js';
+import { PASSKEY_SCRIPT } from './passkey-script.js';
 
 /** "2026-11-23 14:05 UTC": the server does not know the reader's time zone, so it says which one it uses. */
 function when(date: Date): string {
@@ -20,6 +23,9 @@ export interface AccountPageInput {
   emailVerified: boolean;
   devices: readonly AccountDevice[];
   authenticator: AuthenticatorState;
+  passkeys: readonly Passkey[];
+  /** False on an issuer named by an IP address, where no browser makes a passkey: the list stays, adding is not offered. */
+  passkeysOffered: boolean;
   /** Where "Sign out" leads (the end-session endpoint, which asks to confirm). */
   signOutUrl: string;
   notice?: string;
@@ -58,8 +64,73 @@ ${input.devices.map(device)}
 <a href="${input.base}/email">${input.email ? 'Change your email address' : 'Add an email address'}</a></p>
 <h2>Password</h2>
 <p><a href="${input.base}/password">Change your password</a></p>
+<h2>Passkeys</h2>
+${passkeySection(input, csrf)}
 <h2>Authenticator app</h2>
 ${authenticatorSection(input, csrf)}`,
+  );
+}
+
+function passkeySection(input: AccountPageInput, csrf: SafeHtml) {
+  const item = (p: Passkey) => html`<li data-passkey="${p.id}">
+<strong>${p.name}</strong>
+<p class="meta">Added <time datetime="${p.createdAt.toISOString()}">${when(p.createdAt)}</time>,
+${p.lastUsedAt ? html`last used <time datetime="${p.lastUsedAt.toISOString()}">${when(p.lastUsedAt)}</time>` : 'never used'}${p.synced ? ', synced between your devices' : ''}</p>
+<form method="post" action="${input.base}/passkeys/${p.id}/rename">
+${csrf}
+<label for="passkey-name-${p.id}">New name for ${p.name}</label>
+<input type="text" id="passkey-name-${p.id}" name="name" value="${p.name}" maxlength="64" required>
+<button type="submit" class="secondary">Rename</button>
+</form>
+<form method="post" action="${input.base}/passkeys/${p.id}/delete">
+${csrf}
+<button type="submit" class="secondary" aria-label="Delete ${p.name}">Delete</button>
+</form>
+</li>`;
+  return html`<p>A passkey signs you in without a password, with your fingerprint, face or device PIN.</p>
+${
+  input.passkeys.length === 0
+    ? ''
+    : html`<ul class="devices passkeys">
+${input.passkeys.map(item)}
+</ul>`
+}
+${
+  input.passkeysOffered
+    ? html`<form method="post" action="${input.base}/passkeys/new">
+${csrf}
+<button type="submit">Add a passkey</button>
+</form>`
+    : html`<p class="meta">Passkeys need this service at a domain name; it is reached by an address.</p>`
+}`;
+}
+
+export interface NewPasskeyPageInput {
+  base: string;
+  csrfToken: string;
+  /** The name typed before a refusal. */
+  name?: string;
+  error?: string;
+}
+
+/** Registers a passkey: the script asks for options, runs navigator.credentials.create() and posts the result. */
+export function newPasskeyPage(input: NewPasskeyPageInput): string {
+  return layout(
+    'Add a passkey',
+    html`<h1>Add a passkey</h1>
+<p class="lead">Name the passkey, then follow your browser's steps to create it on this device or on your phone.</p>
+${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+<noscript><div class="error">Creating a passkey needs JavaScript.</div></noscript>
+<form method="post" action="${input.base}/passkeys" data-passkey="create" data-options="${input.base}/passkeys/options">
+<input type="hidden" name="csrf" value="${input.csrfToken}">
+<input type="hidden" name="credential" value="">
+<label for="passkey-name">Name</label>
+<input type="text" id="passkey-name" name="name" value="${input.name ?? ''}" maxlength="64" placeholder="e.g. My laptop" required>
+<div class="error" role="alert" data-passkey-error hidden></div>
+<button type="button" data-passkey-start hidden>Create the passkey</button>
+</form>
+<p><a href="${input.base}">Back to your account</a></p>
+<script>${new SafeHtml(PASSKEY_SCRIPT)}</script>`,
   );
 }
 

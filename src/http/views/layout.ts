@@ -42,8 +42,20 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * `script-src` unset, so that `default-src 'none'` forbids all script there.
  */
 export function headersAllowingScript(script: string): Readonly<Record<string, string>> {
-  const hash = createHash('sha256').update(script).digest('base64');
-  return Object.freeze({ ...PAGE_HEADERS, 'content-security-policy': `${POLICY}; script-src 'sha256-${hash}'` });
+  return headersAllowingScripts([script]);
+}
+
+/**
+ * The same for a page with several inline scripts, each allowed by its hash. `fetchSelf`: the scripts may fetch
+ * from the page's own origin (`connect-src 'self'`), as the passkey script asks for its WebAuthn options.
+ */
+export function headersAllowingScripts(
+  scripts: readonly string[],
+  options: { fetchSelf?: boolean } = {},
+): Readonly<Record<string, string>> {
+  const hashes = scripts.map((script) => `'sha256-${createHash('sha256').update(script).digest('base64')}'`).join(' ');
+  const connect = options.fetchSelf ? "; connect-src 'self'" : '';
+  return Object.freeze({ ...PAGE_HEADERS, 'content-security-policy': `${POLICY}; script-src ${hashes}${connect}` });
 }
 
 export function layout(title: string, body: SafeHtml): string {

@@ -5,10 +5,34 @@ import { redirectHost, withResponseParams } from '../../domain/authorization/red
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
 import { html, SafeHtml } from '../../html.js';
-import { headersAllowingScript, layout } from './layout.js';
+import { headersAllowingScripts, layout } from './layout.js';
+import { PASSKEY_SCRIPT } from './passkey-script.js';
 
-/** The login page runs its device-signals script, and no other; every other page runs none. */
-export const LOGIN_PAGE_HEADERS = headersAllowingScript(DEVICE_SIGNALS_SCRIPT);
+/**
+ * The login page runs its device-signals script and its passkey script (which fetches its WebAuthn options from this
+ * origin), and no other; the second-factor page and the account's passkey pages run the passkey script.
+ */
+export const LOGIN_PAGE_HEADERS = headersAllowingScripts([DEVICE_SIGNALS_SCRIPT, PASSKEY_SCRIPT], { fetchSelf: true });
+export const PASSKEY_PAGE_HEADERS = headersAllowingScripts([PASSKEY_SCRIPT], { fetchSelf: true });
+
+/** Where a passkey form gets its options (a form post of its CSRF field, answered with JSON) and posts the credential. */
+export interface PasskeyForm {
+  optionsUrl: string;
+  action: string;
+}
+
+/**
+ * A form that signs in (or answers a second factor) with a passkey: hidden until the script finds WebAuthn in the
+ * browser. `conditional`: the username field of the page also offers the passkeys in its autofill.
+ */
+export function passkeySignInForm(form: PasskeyForm, csrfToken: string, label: string, conditional: boolean): SafeHtml {
+  return html`<form method="post" action="${form.action}" data-passkey="get" data-options="${form.optionsUrl}"${conditional ? new SafeHtml(' data-conditional') : ''}>
+<input type="hidden" name="csrf" value="${csrfToken}">
+<input type="hidden" name="credential" value="">
+<div class="error" role="alert" data-passkey-error hidden></div>
+<button type="button" data-passkey-start hidden>${label}</button>
+</form>`;
+}
 
 export interface LoginPageInput {
   action: string;
@@ -22,6 +46,8 @@ export interface LoginPageInput {
   forgotUrl?: string;
   /** Where "Create an account" leads, when SIGNUP=open (src/http/routes/signup.ts). */
   signupUrl?: string | undefined;
+  /** Offer "Sign in with a passkey", and the passkeys in the username field's autofill. */
+  passkey?: PasskeyForm;
 }
 
 export function loginPage(input: LoginPageInput): string {
@@ -35,14 +61,16 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" value="">`)}
 <label for="login">Username or email</label>
-<input type="text" id="login" name="login" value="${input.login ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus>
+<input type="text" id="login" name="login" value="${input.login ?? ''}" autocomplete="${input.passkey ? 'username webauthn' : 'username'}" autocapitalize="none" spellcheck="false" required autofocus>
 <label for="password">Password</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
 </form>
 ${input.forgotUrl ? html`<p><a href="${input.forgotUrl}">Forgot your password?</a></p>` : ''}
+${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, 'Sign in with a passkey', true) : ''}
 ${input.signupUrl ? html`<p>New here? <a href="${input.signupUrl}">Create an account</a></p>` : ''}
-<script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>`,
+<script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>
+${input.passkey ? html`<script>${new SafeHtml(PASSKEY_SCRIPT)}</script>` : ''}`,
   );
 }
 
@@ -53,6 +81,8 @@ export interface SecondFactorPageInput {
   error?: string;
   /** `totp`: the code of the user's authenticator app; `otp` (default): the code we sent. */
   method?: 'otp' | 'totp';
+  /** The user has a passkey: offered first, the code below it. */
+  passkey?: PasskeyForm;
 }
 
 /** Asks for the code; says where a sent one went only as "to you", never the address. */
@@ -62,14 +92,16 @@ export function secondFactorPage(input: SecondFactorPageInput): string {
   return layout(
     'Confirm it is you',
     html`<h1>Confirm it is you</h1>
-<p class="lead">This sign-in looks different from your usual ones. ${where}</p>
+<p class="lead">This sign-in looks different from your usual ones. ${input.passkey ? 'Use your passkey, or enter the code instead.' : ''} ${where}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
+${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, 'Use your passkey', false) : ''}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="code">Code</label>
 <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
 <button type="submit">Continue</button>
-</form>`,
+</form>
+${input.passkey ? html`<script>${new SafeHtml(PASSKEY_SCRIPT)}</script>` : ''}`,
   );
 }
 

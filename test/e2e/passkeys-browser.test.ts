@@ -1,0 +1,136 @@
+// Passkeys in a real browser: Debian's Chromium through playwright-core, with Chromium's virtual authenticator
+// (DevTools protocol, WebAuthn domain: CTAP2, internal, resident keys, user verification). The person registers a
+// passkey on the account page, signs out, signs in with it alone at an authorization request of openid-client (v6),
+// whose ID token says amr hwk, user, mfa (RFC 8176 2), answers a risk challenge of a password sign-in with it, and
+// renames and deletes it. Headless Chromium says it is automated, so the risk engine challenges its password sign-ins
+// (riskEnv: AUTOMATION 60, CHALLENGE at 30); the first is answered with the code the notifier captured.
+// WebAuthn needs a secure context and a domain as RP ID: the issuer is http://localhost:<port> (WebAuthn L3 §5.1.2
+// RP ID; http://localhost is potentially trustworthy in Secure Contexts §3.1), served on 127.0.0.1.
+import t from 'tap';
+import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
+import { withChromium } from '../helpers/chromium.js';
+import { listenTestApp } from '../helpers/listening.js';
+import { CapturingNotifier } from '../helpers/notifier.js';
+import { discoverConfidential, prepareAttempt, redeem, type Attempt } from '../helpers/relying-party.js';
+import { riskEnv } from '../helpers/risk.js';
+import { findUserByUsername } from '../../src/storage/users.js';
+
+const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
+
+await withChromium(t, async (browser) => {
+  t.test('a passkey registered on the account page signs in alone, answers a risk challenge, and is renamed and deleted', async (t) => {
+    const notifier = new CapturingNotifier();
+    const server = await listenTestApp(t, { env: riskEnv(), notifier, hostName: 'localhost' });
+    t.match(server.issuer, /^http:\/\/localhost:\d+\/sso$/, 'the issuer is named by host name: the RP ID is localhost');
+    const account = `${server.issuer}/account`;
+    const aliceId = (await findUserByUsername(server.db, ALICE.username))!.id;
+
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    // The redirect to the client is read from the request itself: page.route does not see every hop of a redirect
+    // chain, and the client's host does not resolve here (test/helpers/chromium.ts).
+    const seen: URL[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(REDIRECT_URI)) seen.push(new URL(request.url()));
+    });
+    await page.route(`${REDIRECT_URI}*`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: '<!doctype html><title>Callback</title>' }),
+    );
+    /** The authorization response to `attempt` (known by its state), once the browser is sent there. */
+    const callback = async (attempt: Attempt) => {
+      const find = () => seen.find((url) => url.searchParams.get('state') === attempt.state);
+      for (let waited = 0; !find() && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      const url = find();
+      if (!url) throw new Error('the browser was not sent to the redirect URI');
+      // The navigation ends either way: loaded through the route, or refused by the resolver after a redirect.
+      await page.waitForURL(`${REDIRECT_URI}*`).catch(() => undefined);
+      return url;
+    };
+    const signOut = async () => {
+      await page.goto(`${server.issuer}/session/end`);
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+    };
+
+    // 1. The account page: the password, challenged (a headless browser), answered with the code sent.
+    await page.goto(account);
+    await page.getByLabel('Username or email').fill(ALICE.username);
+    await page.getByLabel('Password').fill(ALICE.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    t.equal(await page.getByRole('button', { name: 'Use your passkey' }).count(), 0, 'no passkey yet: only the code');
+    await page.getByLabel('Code').fill(await notifier.code(aliceId));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.waitForURL(account);
+
+    // 2. WebAuthn L3 §7.1: a passkey registered; the virtual authenticator holds it as a discoverable credential.
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.waitForURL(`${account}/passkeys/new`);
+    await page.getByLabel('Name').fill('Chromium key');
+    await page.getByRole('button', { name: 'Create the passkey' }).click();
+    await page.waitForURL(`${account}?done=passkey-added`);
+    const listed = page.locator('li[data-passkey]');
+    t.equal(await listed.count(), 1, 'the passkey is listed');
+    t.match(await listed.textContent(), /Chromium key[\s\S]*Added .* UTC,\s+never used/);
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    t.equal(credentials.length, 1, 'the authenticator holds one credential');
+    t.equal(credentials[0]!.isResidentCredential, true, 'a discoverable credential (residentKey required, §5.4.6)');
+
+    // 3. Signed out, the passkey alone signs in at an authorization request, from the username field's autofill
+    // (RFC 8176 2: hwk, user, mfa).
+    await signOut();
+    const config = await discoverConfidential(server);
+    const first = await prepareAttempt(config, REDIRECT_URI);
+    await page.goto(first.authorizationUrl.href);
+    // Chromium's virtual authenticator answers the conditional request at once, as a person picking the passkey from
+    // the username field's autofill would (Credential Management mediation "conditional", WebAuthn L3 §5.1.4).
+    await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    const signedIn = (await redeem(first, await callback(first))).claims()!;
+    t.equal(signedIn.sub, aliceId);
+    t.same(signedIn.amr, ['hwk', 'user', 'mfa'], 'the ID token says a hardware key, a verified user, multiple factors');
+    const allowed = await server.db
+      .selectFrom('security_events')
+      .select('details')
+      .where('type', '=', 'sign_in_allowed')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    t.equal((allowed.details as { action: string }).action, 'CHALLENGE', 'the risk engine challenged, and the passkey answered');
+
+    // 3b. A browser without conditional mediation: the "Sign in with a passkey" button (consent is remembered now).
+    await page.addInitScript('PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);');
+    await signOut();
+    const viaButton = await prepareAttempt(config, REDIRECT_URI);
+    await page.goto(viaButton.authorizationUrl.href);
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    t.same((await redeem(viaButton, await callback(viaButton))).claims()!.amr, ['hwk', 'user', 'mfa'], 'the button signs in too');
+
+    // 4. A password sign-in challenged by the risk engine: the passkey is offered ahead of the code, and answers.
+    await signOut();
+    const second = await prepareAttempt(config, REDIRECT_URI);
+    await page.goto(second.authorizationUrl.href);
+    await page.getByLabel('Username or email').fill(ALICE.username);
+    await page.getByLabel('Password').fill(ALICE.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await page.getByRole('button', { name: 'Use your passkey' }).click();
+    const challenged = (await redeem(second, await callback(second))).claims()!;
+    t.same(challenged.amr, ['pwd', 'hwk', 'user', 'mfa'], 'the password and the passkey');
+
+    // 5. Renamed and deleted on the account page.
+    await page.goto(account);
+    await page.getByLabel('New name for Chromium key').fill('Work laptop');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.waitForURL(`${account}?done=passkey-renamed`);
+    t.match(await page.locator('li[data-passkey] strong').textContent(), 'Work laptop');
+    await page.getByRole('button', { name: 'Delete Work laptop' }).click();
+    await page.waitForURL(`${account}?done=passkey-deleted`);
+    t.equal(await page.locator('li[data-passkey]').count(), 0, 'the passkey is gone');
+  });
+});
