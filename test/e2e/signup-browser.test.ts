@@ -2,7 +2,7 @@
 // sign-in page, "Create an account", the code read from the mail and typed, and back to the application signed in,
 // where openid-client (v6) redeems the code and reads the new person's verified email (OIDC Core 5.1) from UserInfo. Then the link
 // opened in another browser, and a second sign-up with the same address, whose owner gets "you already have an
-// account" while the page says what it says to anyone.
+// account" while the page says what it says to anyone; and a change of email address confirmed by its link.
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
 import t from 'tap';
@@ -107,4 +107,29 @@ await withChromium(t, async (browser) => {
       t.match(await again.getByRole('alert').textContent(), 'That code is not right', 'the page behaves as for any address');
     },
   );
+
+  t.test('the account page changes the email address: the link mailed to the new address makes it so', async (t) => {
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${server.issuer}/account`);
+    await page.getByLabel('Username or email').fill('gryphon@example.org');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('link', { name: 'Change your email address' }).click();
+    await page.getByLabel('New email address').fill('gryphon@example.net');
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Send the link' }).click();
+    t.match(await page.getByRole('status').textContent(), 'We have sent a link to the new address.');
+    const notice = await mail.next('gryphon@example.org', 2, 20_000);
+    t.match(notice.text, 'g***@example.net', 'the old address is told, the new one masked');
+    const message = await mail.next('gryphon@example.net', 1, 20_000);
+    const link = /(http:\/\/\S+\/sso\/account\/email\/verify\?token=[A-Za-z0-9_-]{43})/.exec(message.text ?? '')?.[1];
+    t.ok(link, 'the new address gets the link');
+    await page.goto(link!);
+    await page.getByRole('button', { name: 'Use this address' }).click();
+    t.match(await page.getByRole('status').textContent(), 'Your account uses gryphon@example.net from now on.');
+    await page.goto(`${server.issuer}/account`);
+    t.match(await page.locator('main').textContent(), 'gryphon@example.net (confirmed)');
+  });
 });

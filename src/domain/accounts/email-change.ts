@@ -4,15 +4,13 @@
 // owner learns of a change they did not ask for while it can still be stopped (by changing the password).
 // If the new address is another account's, it gets a note saying so instead of a link, and the page says the same
 // as for any address: the person learns nothing about other accounts unless they hold that mailbox.
-import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import { completeEmailChange, createEmailChange, findUsableEmailChange, type EmailChangeOutcome } from '../../storage/email-changes.js';
 import type { UserRow } from '../../storage/schema.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { randomToken, sha256 } from '../secrets.js';
-import { claimSignInAttempt, signInNotChecked, signInSucceeded } from './sign-in-throttle.js';
+import { checkCurrentPassword } from './current-password.js';
 import { isEmailAddress } from './signup.js';
-import { MAX_CREDENTIAL_LENGTH } from './users.js';
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -41,19 +39,9 @@ export async function requestEmailChange(
   if (user.email && user.email.toLowerCase() === newEmail.toLowerCase()) {
     return { kind: 'invalid', message: 'That is your current address.' };
   }
-  if (input.password.length > MAX_CREDENTIAL_LENGTH) return { kind: 'wrong-password' };
-  const claim = await claimSignInAttempt(ctx, user.username, input.ip);
-  if (claim.kind === 'throttled') return { kind: 'throttled', retryAfterSeconds: claim.retryAfterSeconds };
-  let right: boolean;
-  try {
-    right = await ctx.passwords.verify(user.password_hash, input.password);
-  } catch (err) {
-    if (!(err instanceof TemporarilyUnavailable)) throw err;
-    await signInNotChecked(ctx, claim);
-    return { kind: 'busy' };
-  }
-  if (!right) return { kind: 'wrong-password' };
-  await signInSucceeded(ctx, claim);
+  const current = await checkCurrentPassword(ctx, user, input.password, input.ip);
+  if (current.kind === 'wrong') return { kind: 'wrong-password' };
+  if (current.kind !== 'right') return current;
   const now = ctx.clock();
   const token = randomToken();
   await createEmailChange(ctx.db, {

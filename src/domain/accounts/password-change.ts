@@ -3,13 +3,11 @@
 // statement replaces it and signs the user out on every other device (their sessions end with back-channel logouts,
 // refresh tokens and codes issued through them are revoked), while this browser stays signed in, as Keycloak's
 // "sign out from other devices" does. A "password changed" mail follows. Open reset links end with the old password.
-import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import { changeUserPassword } from '../../storage/password-replacement.js';
 import type { UserRow } from '../../storage/schema.js';
 import type { ProviderContext } from '../context.js';
 import type { PasswordProblem } from './password-policy.js';
-import { claimSignInAttempt, signInNotChecked, signInSucceeded } from './sign-in-throttle.js';
-import { MAX_CREDENTIAL_LENGTH } from './users.js';
+import { checkCurrentPassword } from './current-password.js';
 
 export type PasswordChange =
   | { kind: 'changed'; sessionsEnded: number; logoutsQueued: number }
@@ -29,19 +27,9 @@ export async function changePassword(
   if (input.password !== input.repeat) return { kind: 'mismatch' };
   const problem = ctx.passwordPolicy.problem(input.password, user);
   if (problem) return { kind: 'weak', problem };
-  if (input.current.length > MAX_CREDENTIAL_LENGTH) return { kind: 'wrong-current' };
-  const claim = await claimSignInAttempt(ctx, user.username, input.ip);
-  if (claim.kind === 'throttled') return { kind: 'throttled', retryAfterSeconds: claim.retryAfterSeconds };
-  let right: boolean;
-  try {
-    right = await ctx.passwords.verify(user.password_hash, input.current);
-  } catch (err) {
-    if (!(err instanceof TemporarilyUnavailable)) throw err;
-    await signInNotChecked(ctx, claim);
-    return { kind: 'busy' };
-  }
-  if (!right) return { kind: 'wrong-current' };
-  await signInSucceeded(ctx, claim);
+  const current = await checkCurrentPassword(ctx, user, input.current, input.ip);
+  if (current.kind === 'wrong') return { kind: 'wrong-current' };
+  if (current.kind !== 'right') return current;
   const now = ctx.clock();
   const changed = await changeUserPassword(ctx.db, {
     userId: user.id,

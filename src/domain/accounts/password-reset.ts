@@ -6,11 +6,11 @@
 // counted per network and per login in the database before any work. Setting the password asks first for the
 // authenticator app's code when the user has one, and then signs the user out everywhere.
 import type { ThrottlePolicy } from '../../config.js';
-import { networkPrefix } from '../../net/ip-prefix.js';
 import { claimAttempt } from '../../storage/sign-in-throttle.js';
 import { completePasswordReset, findUsableReset, issuePasswordReset, type UsableReset } from '../../storage/password-resets.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
+import { claimNetworkCounter } from '../network-counter.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { checkAuthenticatorCode } from './authenticator.js';
 import type { PasswordProblem } from './password-policy.js';
@@ -32,13 +32,6 @@ export function resetLinkUrl(issuer: string, token: string): string {
   return `${issuer}/account/reset?token=${token}`;
 }
 
-/** Counts a request against its key under `policy`; the seconds to wait when the key is locked. */
-async function claim(ctx: ProviderContext, key: string, policy: ThrottlePolicy, now: Date): Promise<number | undefined> {
-  const expiresAt = addSeconds(now, ctx.config.signInThrottle.windowSeconds);
-  const count = await claimAttempt(ctx.db, { key, now, expiresAt, rule: lockRule(policy) });
-  return count === undefined ? retryAfterSeconds(ctx, key, now) : undefined;
-}
-
 /**
  * Counts the request (network, then the login as typed), then issues a link and queues its mail when a user
  * matches. `accepted` says nothing about whether one did. Behind a proxy, where SIGN_IN_IP_FREE_ATTEMPTS is 0
@@ -50,12 +43,16 @@ export async function requestPasswordReset(
 ): Promise<ResetRequestResult> {
   const now = ctx.clock();
   const login = input.login.trim().toLowerCase();
-  if (ctx.config.signInThrottle.ip) {
-    const wait = await claim(ctx, `reset-ip:${sha256(networkPrefix(input.ip, 32, 4))}`, RESET_NETWORK_POLICY, now);
-    if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
-  }
-  const wait = await claim(ctx, `reset-account:${sha256(login)}`, RESET_ACCOUNT_POLICY, now);
-  if (wait !== undefined) return { kind: 'throttled', retryAfterSeconds: wait };
+  const network = await claimNetworkCounter(ctx, 'reset-ip', input.ip, ctx.config.signInThrottle.ip && RESET_NETWORK_POLICY);
+  if (network.kind === 'throttled') return network;
+  const accountKey = `reset-account:${sha256(login)}`;
+  const count = await claimAttempt(ctx.db, {
+    key: accountKey,
+    now,
+    expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds),
+    rule: lockRule(RESET_ACCOUNT_POLICY),
+  });
+  if (count === undefined) return { kind: 'throttled', retryAfterSeconds: await retryAfterSeconds(ctx, accountKey, now) };
   if (login === '' || login.length > MAX_CREDENTIAL_LENGTH) return { kind: 'accepted' };
   const token = randomToken();
   const interactionId = input.interactionId && INTERACTION_PATTERN.test(input.interactionId) ? input.interactionId : null;

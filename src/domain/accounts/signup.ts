@@ -9,8 +9,6 @@
 // following it proves the address: its account is created at once.
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ThrottlePolicy } from '../../config.js';
-import { networkPrefix } from '../../net/ip-prefix.js';
-import { claimAttempt } from '../../storage/sign-in-throttle.js';
 import {
   acceptInvitation,
   createInvitation,
@@ -24,11 +22,11 @@ import {
 import { findUserByUsername } from '../../storage/users.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
+import { claimNetworkCounter } from '../network-counter.js';
 import type { DeviceIdentity } from '../risk/device-identity.js';
 import { verdictOf } from '../risk/evaluate.js';
 import type { RiskReason } from '../risk/verdict.js';
 import { randomToken, sha256 } from '../secrets.js';
-import { lockRule, retryAfterSeconds } from './sign-in-throttle.js';
 
 /** Sign-ups from one network (IPv6: a /64): 10 free, then a minute, doubling up to an hour between them. */
 export const SIGNUP_NETWORK_POLICY: ThrottlePolicy = Object.freeze({ freeAttempts: 10, lockBaseSeconds: 60, lockMaxSeconds: 3600 });
@@ -121,19 +119,9 @@ function blocked(ctx: ProviderContext, device: DeviceIdentity, networkSignups: n
 
 export async function signUp(ctx: ProviderContext, form: SignupForm, ip: string, device: DeviceIdentity): Promise<SignupResult> {
   const now = ctx.clock();
-  let networkSignups = 0;
-  if (ctx.config.signInThrottle.ip) {
-    const key = `signup-ip:${sha256(networkPrefix(ip, 32, 4))}`;
-    const count = await claimAttempt(ctx.db, {
-      key,
-      now,
-      expiresAt: addSeconds(now, ctx.config.signInThrottle.windowSeconds),
-      rule: lockRule(SIGNUP_NETWORK_POLICY),
-    });
-    if (count === undefined) return { kind: 'throttled', retryAfterSeconds: await retryAfterSeconds(ctx, key, now) };
-    networkSignups = count;
-  }
-  if (blocked(ctx, device, networkSignups)) return { kind: 'refused' };
+  const network = await claimNetworkCounter(ctx, 'signup-ip', ip, ctx.config.signInThrottle.ip && SIGNUP_NETWORK_POLICY);
+  if (network.kind === 'throttled') return network;
+  if (blocked(ctx, device, network.counter?.count ?? 0)) return { kind: 'refused' };
 
   const invited = form.invite !== undefined ? await invitationAddress(ctx, form.invite) : undefined;
   if (form.invite !== undefined && !invited) return { kind: 'invitation-unusable' };
