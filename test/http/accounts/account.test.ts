@@ -104,8 +104,9 @@ t.test('the account sign-in form is refused without its binding cookie (a post f
 });
 
 t.test('a challenged account sign-in asks for the second factor and then returns to the account page', async (t) => {
-  // A new device alone is enough to be challenged here.
-  const { app, db } = await buildTestApp(t, { env: { RISK_WEIGHTS: 'NEW_DEVICE=30' } });
+  // A new device alone is enough to be challenged here. No notifier: the code is read from the outbox, which a
+  // delivery would wipe first.
+  const { app, db } = await buildTestApp(t, { env: { RISK_WEIGHTS: 'NEW_DEVICE=30' }, notifier: null });
   await accountSignIn(app); // Alice's first device
   const browser = new Browser();
   const form = await browser.request(app, 'GET', '/sso/account/sign-in');
