@@ -49,6 +49,8 @@ export interface ClaimedMessage {
   payload: Record<string, unknown>;
   /** Attempts so far, this one included. */
   attempts: number;
+  /** When it was queued: a message is tried until its content is of no more use (src/domain/notifications/notifier.ts). */
+  createdAt: Date;
 }
 
 /**
@@ -72,7 +74,7 @@ export async function claimDueMessages(db: Db, now: Date, leaseUntil: Date, limi
     .updateTable('outbox')
     .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt_at: leaseUntil }))
     .where('id', 'in', (eb) => eb.selectFrom('due').select('id'))
-    .returning(['id', 'user_id', 'address', 'kind', 'payload', 'attempts'])
+    .returning(['id', 'user_id', 'address', 'kind', 'payload', 'attempts', 'created_at'])
     .execute();
   return rows.map((r) => ({
     id: r.id,
@@ -81,6 +83,7 @@ export async function claimDueMessages(db: Db, now: Date, leaseUntil: Date, limi
     kind: r.kind,
     payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload,
     attempts: r.attempts,
+    createdAt: r.created_at,
   }));
 }
 

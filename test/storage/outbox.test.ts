@@ -1,5 +1,6 @@
 // The outbox that carries one-time codes and new-device notices (issue 5: "a pluggable notifier (an outbox table)"):
-// delivery wipes the payload, a failing notifier is retried with growing waits and then given up (payload wiped),
+// delivery wipes the payload, a failing notifier is retried with growing waits while the message is of use and then
+// given up (payload wiped),
 // and two instances delivering at once send each message once.
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
@@ -54,25 +55,60 @@ t.test('a delivered message reaches the notifier once, is marked sent, and its p
   t.same(r.payload, {}, 'no code stays at rest');
 });
 
-t.test('a failed delivery is tried again after a growing wait, then given up with its payload wiped', async (t) => {
+t.test(
+  'a failed one-time code is tried again after doubling waits while it can be typed, then given up with its payload wiped',
+  async (t) => {
+    const userId = await newUserId();
+    await insertOutboxMessage(db, { userId, kind: 'one-time-code', payload: { code: '654321' }, createdAt: clock() });
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 20; attempt += 1) {
+      await deliverDueMessages(ctx, failing);
+      const r = await row(userId);
+      t.equal(r.attempts, attempt, `attempt ${attempt} counted`);
+      if (r.next_attempt_at.getUTCFullYear() === 9999) break;
+      const wait = Math.round((r.next_attempt_at.getTime() - clock().getTime()) / 1000);
+      waits.push(wait);
+      offsetMs += wait * 1000;
+    }
+    t.same(waits, [2, 4, 8, 16, 32, 64, 128], 'waits double; the next (256 s) would end past the code’s 300 s');
+    const given = await row(userId);
+    t.same(given.payload, {}, 'given up: the code is wiped');
+    t.equal(given.sent_at, null, 'and never marked as sent');
+    const sent: ClaimedMessage[] = [];
+    offsetMs += 86_400_000;
+    await deliverDueMessages(ctx, collect(sent));
+    t.equal(sent.filter((m) => m.userId === userId).length, 0, 'never tried again');
+  },
+);
+
+t.test('a notice is tried for a day, at least every five minutes: a mail server down for an hour gets it when it is back', async (t) => {
   const userId = await newUserId();
-  await insertOutboxMessage(db, { userId, kind: 'one-time-code', payload: { code: '654321' }, createdAt: clock() });
-  const waits: number[] = [];
-  for (let attempt = 1; attempt <= 5; attempt += 1) {
+  const queued = clock();
+  await insertOutboxMessage(db, {
+    userId,
+    kind: 'new-device',
+    payload: { device: 'Firefox on Linux', at: queued.toISOString() },
+    createdAt: queued,
+  });
+  let attempts = 0;
+  let longest = 0;
+  while (clock().getTime() - queued.getTime() < 3600_000) {
     await deliverDueMessages(ctx, failing);
     const r = await row(userId);
-    t.equal(r.attempts, attempt, `attempt ${attempt} counted`);
-    waits.push(Math.round((r.next_attempt_at.getTime() - clock().getTime()) / 1000));
-    offsetMs += 60_000;
+    attempts = r.attempts;
+    const wait = r.next_attempt_at.getTime() - clock().getTime();
+    longest = Math.max(longest, Math.round(wait / 1000));
+    offsetMs += wait;
   }
-  t.same(waits.slice(0, 4), [2, 4, 8, 16], 'waits double');
-  const given = await row(userId);
-  t.same(given.payload, {}, 'given up: the code is wiped');
-  t.equal(given.sent_at, null, 'and never marked as sent');
+  t.equal(longest, 300, 'the wait stops growing at five minutes');
+  t.ok(attempts > 10, `${attempts} attempts in the hour`);
   const sent: ClaimedMessage[] = [];
-  offsetMs += 86_400_000;
   await deliverDueMessages(ctx, collect(sent));
-  t.equal(sent.filter((m) => m.userId === userId).length, 0, 'never tried again');
+  t.same(
+    sent.filter((m) => m.userId === userId).map((m) => m.kind),
+    ['new-device'],
+    'delivered once the server is back',
+  );
 });
 
 t.test('two instances delivering at once send each message exactly once (SKIP LOCKED)', async (t) => {

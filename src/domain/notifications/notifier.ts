@@ -1,6 +1,8 @@
 // Delivers outbox messages (one-time codes, new-device notices) to users. Pluggable: the deployment supplies a
 // Notifier (mail, SMS, a webhook); the built-in `log` notifier writes the message to the log for development.
 import { claimDueMessages, markMessageFailed, markMessageSent, type ClaimedMessage } from '../../storage/outbox.js';
+import type { Config } from '../../config.js';
+import { OUTBOX_RETENTION_SECONDS } from '../../storage/purge.js';
 import type { UserRow } from '../../storage/schema.js';
 import { findUserById } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
@@ -26,8 +28,37 @@ export async function recipientOf(
   return user && { address: message.address ?? user.email, user };
 }
 
-const MAX_ATTEMPTS = 5;
 const LEASE_SECONDS = 30;
+/** The longest wait between two attempts: a mail server back after an outage gets the queue within five minutes. */
+const MAX_RETRY_WAIT_SECONDS = 300;
+
+/**
+ * How long a message is worth sending: a code or a link until it stops working, a notice for as long as the outbox
+ * keeps it (a day). A failed delivery is tried again, with doubling waits up to MAX_RETRY_WAIT_SECONDS, until then.
+ */
+export function usefulLifeSeconds(config: Config, kind: string): number {
+  switch (kind) {
+    case 'one-time-code':
+      return config.secondFactorTtlSeconds;
+    case 'password-reset':
+      return config.passwordResetTtlSeconds;
+    case 'signup-verification':
+    case 'invitation':
+    case 'email-verification':
+      return config.signup.verificationTtlSeconds;
+    default:
+      return OUTBOX_RETENTION_SECONDS;
+  }
+}
+
+/** When to try a failed message again; null to give it up (no use any more, or it can never be delivered). */
+function nextAttempt(config: Config, message: ClaimedMessage, err: unknown, now: Date): Date | null {
+  if (err instanceof UndeliverableMessage) return null;
+  const wait = Math.min(2 ** message.attempts, MAX_RETRY_WAIT_SECONDS) * 1000;
+  const next = new Date(now.getTime() + wait);
+  const usefulUntil = message.createdAt.getTime() + usefulLifeSeconds(config, message.kind) * 1000;
+  return next.getTime() < usefulUntil ? next : null;
+}
 
 /** Development only (NOTIFIER=log): the one place a one-time code is written to the log, as the operator asked. */
 export function logNotifier(ctx: ProviderContext): Notifier {
@@ -50,10 +81,7 @@ export async function deliverDueMessages(ctx: ProviderContext, notifier: Notifie
       await notifier.send(message);
       await markMessageSent(ctx.db, message.id, ctx.clock());
     } catch (err) {
-      const retry =
-        message.attempts < MAX_ATTEMPTS && !(err instanceof UndeliverableMessage)
-          ? new Date(ctx.clock().getTime() + 2 ** message.attempts * 1000)
-          : null;
+      const retry = nextAttempt(ctx.config, message, err, ctx.clock());
       ctx.log.warn(
         {
           event: 'notification_failed',
