@@ -41,7 +41,7 @@ last seen <time datetime="${d.lastSeenAt.toISOString()}">${when(d.lastSeenAt)}</
 ${d.signInCount} sign-in${d.signInCount === 1 ? '' : 's'}${d.trusted ? ', verified with a second factor' : ''}</p>
 <form method="post" action="${input.base}/devices/${d.id}/revoke">
 ${csrf}
-<button type="submit" class="secondary" aria-label="Revoke ${d.label}${d.current ? ' (this device)' : ''}">Revoke${d.current ? ' and sign out' : ''}</button>
+<button type="submit" class="secondary" aria-label="${d.current ? `Revoke and sign out ${d.label} (this device)` : `Revoke ${d.label}`}">Revoke${d.current ? ' and sign out' : ''}</button>
 </form>
 </li>`;
   return layout(

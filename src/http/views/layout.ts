@@ -5,7 +5,7 @@ import { html, SafeHtml } from '../../html.js';
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f3f4f6;color:#111827}
-main{width:min(24rem,calc(100vw - 2rem));background:#fff;border-radius:12px;padding:2rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
+main{box-sizing:border-box;width:min(28rem,calc(100vw - 1rem));background:#fff;border-radius:12px;padding:clamp(1rem,5vw,2rem);overflow-wrap:anywhere;box-shadow:0 1px 3px rgba(0,0,0,.12)}
 h1{font-size:1.35rem;margin:0 0 .25rem}
 p.lead{margin:0 0 1.5rem;color:#4b5563}
 label{display:block;font-weight:600;margin:1rem 0 .35rem}
