@@ -6,6 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
+import { checkPage } from '../helpers/axe.js';
 import { withChromium } from '../helpers/chromium.js';
 import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
 import { startMailServer } from '../helpers/mail-server.js';
@@ -158,6 +159,12 @@ async function tests(browser: Browser): Promise<void> {
     await signInAs(page);
     await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
     t.same((await lastEvent(server, 'sign_in_challenged')).reasons, ['AUTOMATION'], 'only the script could tell');
+    // The code page, with and without an error, passes axe (WCAG 2.1 AA) and fits 375 px (test/helpers/axe.ts).
+    await checkPage(t, page, 'second factor');
+    await page.getByLabel('Code').fill('000000');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('alert').first().waitFor();
+    await checkPage(t, page, 'second factor with an error');
   });
 
   t.test("with JavaScript disabled the sign-in page works: the script's fields stay empty, and cost nothing", async (t) => {

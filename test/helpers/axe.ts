@@ -1,0 +1,27 @@
+// axe-core in Chromium: WCAG 2.1 A and AA (wcag2a, wcag2aa, wcag21a, wcag21aa) on the page as it is now, and whether
+// it fits a 375 px wide screen. axe is evaluated through the DevTools protocol, so the page keeps its own CSP.
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import type { Test } from 'tap';
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+interface AxeResult {
+  violations: Array<{ id: string; help: string; nodes: Array<{ target: string[] }> }>;
+}
+
+/** No axe violation, and no sideways scrolling at 375 px (the viewport is set to it first). */
+export async function checkPage(t: Test, page: Page, name: string): Promise<void> {
+  const size = page.viewportSize();
+  if (size?.width !== 375) await page.setViewportSize({ width: 375, height: 740 });
+  await page.evaluate(AXE_SOURCE);
+  const result = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ${JSON.stringify(WCAG_21_AA)} } })`,
+  )) as AxeResult;
+  const found = result.violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  t.same(found, [], `${name}: no WCAG 2.1 AA violation`);
+  const sideways = await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth');
+  t.equal(sideways, false, `${name}: fits 375 px without scrolling sideways`);
+}
