@@ -102,16 +102,28 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const isB64u = (v: unknown): v is string => isString(v) && BASE64URL.test(v);
 
+/**
+ * The envelope every §5.1 PublicKeyCredential shares in its JSON form (§5.1.8 toJSON()): a non-empty base64url `id`,
+ * its `rawId`, `type` "public-key", and a `response` object with base64url `clientDataJSON` (§5.2.1, §5.2.2), which
+ * the two readers below check further; undefined for any other shape.
+ */
+function credentialEnvelope(value: unknown): { id: string; rawId: string; response: Record<string, unknown> } | undefined {
+  if (!isObject(value) || !isObject(value.response)) return undefined;
+  if (!isB64u(value.id) || value.id.length === 0 || !isB64u(value.rawId) || value.type !== 'public-key') return undefined;
+  if (!isB64u(value.response.clientDataJSON)) return undefined;
+  return { id: value.id, rawId: value.rawId, response: value.response };
+}
+
 /** §5.1 PublicKeyCredential in its JSON form (§5.1.8 toJSON()) for an assertion; undefined for any other shape. */
 export function authenticationResponseOf(value: unknown): AuthenticationResponseJSON | undefined {
-  if (!isObject(value) || !isObject(value.response)) return undefined;
-  const r = value.response;
-  if (!isB64u(value.id) || value.id.length === 0 || !isB64u(value.rawId) || value.type !== 'public-key') return undefined;
+  const envelope = credentialEnvelope(value);
+  if (!envelope) return undefined;
+  const r = envelope.response;
   if (!isB64u(r.clientDataJSON) || !isB64u(r.authenticatorData) || !isB64u(r.signature)) return undefined;
   if (r.userHandle !== undefined && r.userHandle !== null && !isB64u(r.userHandle)) return undefined;
   return {
-    id: value.id,
-    rawId: value.rawId,
+    id: envelope.id,
+    rawId: envelope.rawId,
     type: 'public-key',
     clientExtensionResults: {},
     response: {
@@ -134,13 +146,13 @@ export function knownTransports(list: unknown): PasskeyTransport[] {
 
 /** The same for a new credential (an attestation); transports the browser names that §5.8.4 does not are dropped. */
 export function registrationResponseOf(value: unknown): RegistrationResponseJSON | undefined {
-  if (!isObject(value) || !isObject(value.response)) return undefined;
-  const r = value.response;
-  if (!isB64u(value.id) || value.id.length === 0 || !isB64u(value.rawId) || value.type !== 'public-key') return undefined;
+  const envelope = credentialEnvelope(value);
+  if (!envelope) return undefined;
+  const r = envelope.response;
   if (!isB64u(r.clientDataJSON) || !isB64u(r.attestationObject)) return undefined;
   return {
-    id: value.id,
-    rawId: value.rawId,
+    id: envelope.id,
+    rawId: envelope.rawId,
     type: 'public-key',
     clientExtensionResults: {},
     response: {
