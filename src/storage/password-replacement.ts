@@ -1,16 +1,19 @@
-// What a new password ends, as the tail of one statement: shared by a reset (src/storage/password-resets.ts), which
-// ends everything, and a change on the account page (changeUserPassword below), which keeps the browser's own session.
+// What a new password or a disabled account ends, as the tail of one statement: shared by a reset
+// (src/storage/password-resets.ts) and disabling (src/storage/users.ts disableUserRow), which end everything, and a
+// change on the account page (changeUserPassword below), which keeps the browser's own session.
 import { sql, type RawBuilder } from 'kysely';
 import { queueLogoutsOfEnded } from './backchannel-logouts.js';
 import type { Db } from './database.js';
 
 /**
- * CTEs that follow a CTE `changed` (the id of the user whose password was just replaced): every live session but
- * `keepSid` ends, with its back-channel logouts queued; refresh tokens and unredeemed codes not issued through
- * `keepSid` are revoked, and, when no session is kept, every access token; open second-factor challenges end; the
- * "password changed" notice is queued. Ends with the CTE `notice`; counts are read from `ended`, `queued`, `refresh`.
+ * CTEs that follow a CTE `changed` (the id of the user whose password was just replaced, or who was just disabled):
+ * every live session but `keepSid` ends, with its back-channel logouts queued; refresh tokens and unredeemed codes not
+ * issued through `keepSid` are revoked, and, when no session is kept, every access token and every approved device
+ * request not yet redeemed; open second-factor challenges end; the "password changed" `notice` is queued unless it is
+ * null. Ends with the CTE `notice`; counts are read from `ended`, `queued`, `codes`, `refresh`, `access`,
+ * `device_requests` and `challenges`.
  */
-export function signOutEverywhere(now: Date, keepSid: string | null, notice: Record<string, unknown>): RawBuilder<unknown> {
+export function signOutEverywhere(now: Date, keepSid: string | null, notice: Record<string, unknown> | null): RawBuilder<unknown> {
   const otherSid = (column: string) => (keepSid === null ? sql`true` : sql`${sql.ref(column)} IS DISTINCT FROM ${keepSid}`);
   return sql`ended AS (
       UPDATE sessions SET revoked_at = ${now}
@@ -31,13 +34,18 @@ export function signOutEverywhere(now: Date, keepSid: string | null, notice: Rec
       UPDATE access_tokens SET revoked_at = ${now}
        WHERE user_id IN (SELECT id FROM changed) AND revoked_at IS NULL AND expires_at > ${now} AND ${keepSid === null}
       RETURNING token_hash
+    ), device_requests AS (
+      UPDATE device_authorizations SET status = 'denied'
+       WHERE user_id IN (SELECT id FROM changed) AND status = 'approved' AND consumed_at IS NULL AND ${keepSid === null}
+      RETURNING device_code_hash
     ), challenges AS (
       UPDATE second_factor_challenges SET consumed_at = ${now}
        WHERE user_id IN (SELECT id FROM changed) AND consumed_at IS NULL
       RETURNING id_hash
     ), notice AS (
       INSERT INTO outbox (user_id, kind, payload, created_at, next_attempt_at)
-      SELECT id, 'password-changed', ${JSON.stringify(notice)}::jsonb, ${now}, ${now} FROM changed
+      SELECT id, 'password-changed', ${JSON.stringify(notice ?? {})}::jsonb, ${now}, ${now} FROM changed
+       WHERE ${notice !== null}
       RETURNING id
     )`;
 }

@@ -1,6 +1,6 @@
 // Repository for users (the people who sign in).
 import { sql } from 'kysely';
-import { queueLogoutsOfEnded } from './backchannel-logouts.js';
+import { signOutEverywhere } from './password-replacement.js';
 import type { Db } from './database.js';
 import type { NewUserRow, UserRow, UserUpdate } from './schema.js';
 
@@ -105,37 +105,11 @@ export async function disableUserRow(db: Db, userId: string, now: Date): Promise
   }>`
     WITH before AS (
       SELECT id, disabled_at FROM users WHERE id = ${userId}::uuid
-    ), target AS (
+    ), changed AS (
       UPDATE users SET disabled_at = COALESCE(disabled_at, ${now}) WHERE id IN (SELECT id FROM before)
       RETURNING id, disabled_at
-    ), ended AS (
-      UPDATE sessions SET revoked_at = ${now}
-       WHERE user_id IN (SELECT id FROM target) AND revoked_at IS NULL AND expires_at > ${now}
-      RETURNING sid, user_id
-    ), queued AS (
-      ${queueLogoutsOfEnded(now)}
-    ), codes AS (
-      UPDATE authorization_codes SET consumed_at = ${now}
-       WHERE user_id IN (SELECT id FROM target) AND consumed_at IS NULL
-      RETURNING code_hash
-    ), refresh AS (
-      UPDATE refresh_tokens SET revoked_at = ${now}
-       WHERE user_id IN (SELECT id FROM target) AND revoked_at IS NULL AND rotated_at IS NULL AND expires_at > ${now}
-      RETURNING token_hash
-    ), access AS (
-      UPDATE access_tokens SET revoked_at = ${now}
-       WHERE user_id IN (SELECT id FROM target) AND revoked_at IS NULL AND expires_at > ${now}
-      RETURNING token_hash
-    ), device_requests AS (
-      UPDATE device_authorizations SET status = 'denied'
-       WHERE user_id IN (SELECT id FROM target) AND status = 'approved' AND consumed_at IS NULL
-      RETURNING device_code_hash
-    ), challenges AS (
-      UPDATE second_factor_challenges SET consumed_at = ${now}
-       WHERE user_id IN (SELECT id FROM target) AND consumed_at IS NULL
-      RETURNING id_hash
-    )
-    SELECT target.disabled_at,
+    ), ${signOutEverywhere(now, null, null)}
+    SELECT changed.disabled_at,
            (SELECT disabled_at IS NOT NULL FROM before) AS already,
            (SELECT count(*) FROM ended) AS sessions_ended,
            (SELECT count(*) FROM queued) AS logouts_queued,
@@ -144,7 +118,7 @@ export async function disableUserRow(db: Db, userId: string, now: Date): Promise
            (SELECT count(*) FROM access) AS access_revoked,
            (SELECT count(*) FROM device_requests) AS device_requests_denied,
            (SELECT count(*) FROM challenges) AS challenges_ended
-      FROM target`.execute(db);
+      FROM changed`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
   return {

@@ -104,6 +104,22 @@ t.test('a new password: the policy applies, both entries must match, then the li
   const alice = await userId(test, 'alice');
   const signedIn = await accountSignIn(test.app);
   const tokens = await offlineTokens(test.app);
+  // A device request alice approved on a TV that has not collected its tokens yet (RFC 8628 3.5).
+  const now = new Date();
+  await test.db
+    .insertInto('device_authorizations')
+    .values({
+      device_code_hash: 'approved-device',
+      user_code_hash: 'approved-user-code',
+      client_id: 'app',
+      scope: 'openid',
+      device_label: 'TV',
+      requested_at: now,
+      expires_at: new Date(now.getTime() + 600_000),
+      interval_seconds: 5,
+    })
+    .execute();
+  await test.db.updateTable('device_authorizations').set({ status: 'approved', user_id: alice }).execute();
   const { link } = await askLink(test, 'alice');
   const token = tokenOf(link!);
 
@@ -138,6 +154,8 @@ t.test('a new password: the policy applies, both entries must match, then the li
     payload: `token=${tokens.access_token}`,
   });
   t.equal(introspected.json().active, false, 'and so is the access token (RFC 7662 2.2)');
+  const device = await test.db.selectFrom('device_authorizations').select('status').executeTakeFirstOrThrow();
+  t.equal(device.status, 'denied', 'a device request approved before the reset gets no tokens (RFC 8628 3.5 access_denied)');
 
   const notices = await test.db
     .selectFrom('outbox')
