@@ -1,5 +1,5 @@
 // Seeding on a real database: created once, idempotent, secrets hashed, validated as a whole, all or nothing.
-// The seed script as an operator runs it: test/e2e/seed-script.test.ts.
+// The seed script as an operator runs it: test/e2e/process/seed-script.test.ts.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';

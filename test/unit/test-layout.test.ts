@@ -1,6 +1,6 @@
-// The suite's own layout: tap runs the files of test/e2e/ itself (browsers, child processes) one by one and everything
-// else, test/e2e/in-process/ included, through test/groups/, so a test file outside both would never run. Each file
-// must be in exactly one group's share.
+// The suite's own layout: tap runs test/groups/*.test.ts, each of which runs the files of a folder (or a share of
+// them) in one process, so a test file that no group runs would never run. Each file must be in exactly one group's
+// share.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -9,12 +9,12 @@ import { share, TEST_DIR, testFiles } from '../helpers/test-group.js';
 const relative = (file: string) => path.relative(TEST_DIR, file);
 const GROUP = /runTestFiles\((?:share\(testFiles\('([\w/-]+)'\), (\d+), (\d+)\)|testFiles\('([\w/-]+)'\))\)/;
 
-t.test('tap runs the files of test/e2e/ one by one and the other folders through test/groups/', async (t) => {
+t.test('tap runs test/groups/ and nothing else', async (t) => {
   const pkg = JSON.parse(readFileSync(path.join(TEST_DIR, '..', 'package.json'), 'utf8')) as { tap: { include: string[] } };
-  t.same(pkg.tap.include, ['test/e2e/*.test.ts', 'test/groups/*.test.ts']);
+  t.same(pkg.tap.include, ['test/groups/*.test.ts']);
 });
 
-t.test('every test file but those of test/e2e/ itself runs in exactly one group', async (t) => {
+t.test('every test file runs in exactly one group', async (t) => {
   const runs = new Map<string, string[]>();
   for (const group of readdirSync(path.join(TEST_DIR, 'groups')).filter((f) => f.endsWith('.test.ts'))) {
     const match = GROUP.exec(readFileSync(path.join(TEST_DIR, 'groups', group), 'utf8'));
@@ -23,7 +23,7 @@ t.test('every test file but those of test/e2e/ itself runs in exactly one group'
     const files = sharedFolder ? share(testFiles(sharedFolder), Number(n), Number(of)) : testFiles(wholeFolder!);
     for (const file of files) runs.set(relative(file), [...(runs.get(relative(file)) ?? []), group]);
   }
-  const grouped = testFiles('.').filter((file) => !/^(e2e\/[^/]+$|groups\/)/.test(relative(file)));
+  const grouped = testFiles('.').filter((file) => !relative(file).startsWith('groups/'));
   t.ok(grouped.length > 50, `${grouped.length} files to group`);
   for (const file of grouped)
     t.same(runs.get(relative(file))?.length, 1, `${relative(file)} runs in one group: ${runs.get(relative(file))}`);

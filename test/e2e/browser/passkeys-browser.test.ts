@@ -7,13 +7,13 @@
 // WebAuthn needs a secure context and a domain as RP ID: the issuer is http://localhost:<port> (WebAuthn L3 §5.1.2
 // RP ID; http://localhost is potentially trustworthy in Secure Contexts §3.1), served on 127.0.0.1.
 import t from 'tap';
-import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
-import { withChromium } from '../helpers/chromium.js';
-import { listenTestApp } from '../helpers/listening.js';
-import { CapturingNotifier } from '../helpers/notifier.js';
-import { discoverConfidential, prepareAttempt, redeem, type Attempt } from '../helpers/relying-party.js';
-import { riskEnv } from '../helpers/risk.js';
-import { findUserByUsername } from '../../src/storage/users.js';
+import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
+import { withChromium } from '../../helpers/chromium.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { CapturingNotifier } from '../../helpers/notifier.js';
+import { discoverConfidential, prepareAttempt, redeem, type Attempt } from '../../helpers/relying-party.js';
+import { riskEnv } from '../../helpers/risk.js';
+import { findUserByUsername } from '../../../src/storage/users.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 
@@ -48,8 +48,9 @@ await withChromium(t, async (browser) => {
       for (let waited = 0; !find() && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
       const url = find();
       if (!url) throw new Error('the browser was not sent to the redirect URI');
-      // The navigation ends either way: loaded through the route, or refused by the resolver after a redirect.
-      await page.waitForURL(`${REDIRECT_URI}*`).catch(() => undefined);
+      // The navigation ends either way: loaded through the route, or refused by the resolver after a redirect (then
+      // Chromium commits its error page, which must land before the next page.goto, or it interrupts that one).
+      await page.waitForURL((url) => url.href.startsWith(REDIRECT_URI) || url.protocol === 'chrome-error:');
       return url;
     };
     const signOut = async () => {

@@ -1,13 +1,13 @@
 // Every page a person sees, checked in Chromium by axe-core against WCAG 2.1 A and AA (test/helpers/axe.ts): zero
 // violations, with and without an error on the page; and each page fits a 375 px wide screen without scrolling
-// sideways. The second-factor page is checked in test/e2e/second-factor-browser.test.ts, which reaches it anyway.
+// sideways. The second-factor page is checked in test/e2e/browser/second-factor-browser.test.ts, which reaches it anyway.
 import t from 'tap';
-import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
-import { checkPage as check } from '../helpers/axe.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { listenTestApp } from '../helpers/listening.js';
-import { CapturingNotifier } from '../helpers/notifier.js';
-import { discoverConfidential, prepareAttempt } from '../helpers/relying-party.js';
+import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
+import { checkPage as check } from '../../helpers/axe.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { CapturingNotifier } from '../../helpers/notifier.js';
+import { discoverConfidential, prepareAttempt } from '../../helpers/relying-party.js';
 
 await withChromium(t, async (browser) => {
   t.test('every page passes axe (WCAG 2.1 AA) and fits 375 px', async (t) => {

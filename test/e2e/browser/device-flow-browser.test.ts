@@ -4,11 +4,11 @@
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { ALICE } from '../helpers/app.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { CLI, DEVICE_FIXTURES, TV } from '../helpers/device.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
-import { discover } from '../helpers/relying-party.js';
+import { ALICE } from '../../helpers/app.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { CLI, DEVICE_FIXTURES, TV } from '../../helpers/device.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
+import { discover } from '../../helpers/relying-party.js';
 
 type Outcome = { tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers } | { error: unknown };
 

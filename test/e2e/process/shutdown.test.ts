@@ -5,11 +5,11 @@ import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import t, { type Test } from 'tap';
-import { basicAuth } from '../helpers/flow.js';
-import { seedDatabase, seedDataFolder } from '../helpers/app.js';
-import { collect, spawnServer, type Finished } from '../helpers/child-process.js';
-import { createTestDatabase, migratedDataFolder, onServer } from '../helpers/database.js';
-import { freePort } from '../helpers/listening.js';
+import { basicAuth } from '../../helpers/flow.js';
+import { seedDatabase, seedDataFolder } from '../../helpers/app.js';
+import { collect, spawnServer, type Finished } from '../../helpers/child-process.js';
+import { createTestDatabase, migratedDataFolder, onServer } from '../../helpers/database.js';
+import { freePort } from '../../helpers/listening.js';
 
 const SERVICE = {
   client_id: 'service',

@@ -4,10 +4,10 @@
 import { type Browser, type Page } from 'playwright-core';
 import t from 'tap';
 import type { Test } from 'tap';
-import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
-import { basicAuth, pkcePair } from '../helpers/flow.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
+import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
+import { basicAuth, pkcePair } from '../../helpers/flow.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 

@@ -5,15 +5,15 @@
 // first. Also: the sign-in page with JavaScript disabled (its script's fields stay empty and cost nothing).
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
-import { checkPage } from '../helpers/axe.js';
-import { withChromium } from '../helpers/chromium.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
-import { startMailServer } from '../helpers/mail-server.js';
-import { CapturingNotifier } from '../helpers/notifier.js';
-import { discoverConfidential, prepareAttempt, redeem, type Attempt } from '../helpers/relying-party.js';
-import { riskEnv } from '../helpers/risk.js';
-import { findUserByUsername } from '../../src/storage/users.js';
+import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
+import { checkPage } from '../../helpers/axe.js';
+import { withChromium } from '../../helpers/chromium.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
+import { startMailServer } from '../../helpers/mail-server.js';
+import { CapturingNotifier } from '../../helpers/notifier.js';
+import { discoverConfidential, prepareAttempt, redeem, type Attempt } from '../../helpers/relying-party.js';
+import { riskEnv } from '../../helpers/risk.js';
+import { findUserByUsername } from '../../../src/storage/users.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 /** What an ordinary (not headless) Chromium on Linux says it is. */

@@ -5,12 +5,12 @@
 // changing the password on the account page.
 import type { Page } from 'playwright-core';
 import t from 'tap';
-import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { listenTestApp } from '../helpers/listening.js';
-import { startMailServer } from '../helpers/mail-server.js';
-import { discoverConfidential, prepareAttempt, redeem } from '../helpers/relying-party.js';
-import { findUserByUsername } from '../../src/storage/users.js';
+import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { startMailServer } from '../../helpers/mail-server.js';
+import { discoverConfidential, prepareAttempt, redeem } from '../../helpers/relying-party.js';
+import { findUserByUsername } from '../../../src/storage/users.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 const NEW_PASSWORD = 'tea-party at the march hare';

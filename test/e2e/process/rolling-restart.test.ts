@@ -5,13 +5,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { ALICE, seedDatabase } from '../helpers/app.js';
-import { collect, spawnServer, type Finished } from '../helpers/child-process.js';
-import { createTestDatabase, onServer, type TestDatabase } from '../helpers/database.js';
-import { visitToClient } from '../helpers/fetch-browser.js';
-import { basicAuth } from '../helpers/flow.js';
-import { freePort } from '../helpers/listening.js';
-import { RoundRobinProxy } from '../helpers/round-robin-proxy.js';
+import { ALICE, seedDatabase } from '../../helpers/app.js';
+import { collect, spawnServer, type Finished } from '../../helpers/child-process.js';
+import { createTestDatabase, onServer, type TestDatabase } from '../../helpers/database.js';
+import { visitToClient } from '../../helpers/fetch-browser.js';
+import { basicAuth } from '../../helpers/flow.js';
+import { freePort } from '../../helpers/listening.js';
+import { RoundRobinProxy } from '../../helpers/round-robin-proxy.js';
 
 const RP = {
   client_id: 'rp',

@@ -6,11 +6,11 @@ import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import argon2 from 'argon2';
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
-import { applySeed } from '../../src/domain/admin/seed.js';
-import { adminStore, builtAdmin, json, parseRun, runAdmin, type AdminRun } from '../helpers/admin-cli.js';
-import { testConfig } from '../helpers/app.js';
-import { childEnv, collect, PROJECT_DIR } from '../helpers/child-process.js';
+import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
+import { applySeed } from '../../../src/domain/admin/seed.js';
+import { adminStore, builtAdmin, json, parseRun, runAdmin, type AdminRun } from '../../helpers/admin-cli.js';
+import { testConfig } from '../../helpers/app.js';
+import { childEnv, collect, PROJECT_DIR } from '../../helpers/child-process.js';
 
 t.test('npm run admin runs the TypeScript source: --help on stdout with exit 0, a bad command line one line and exit 2', async (t) => {
   const pkg = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { scripts: Record<string, string> };

@@ -6,11 +6,11 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { seedDataFolder } from '../helpers/app.js';
-import { basicAuth, formEncode } from '../helpers/flow.js';
-import { collect, runServer, spawnServer, type Finished } from '../helpers/child-process.js';
-import { createTestDatabase, migratedDataFolder, onServer } from '../helpers/database.js';
-import { freePort } from '../helpers/listening.js';
+import { seedDataFolder } from '../../helpers/app.js';
+import { basicAuth, formEncode } from '../../helpers/flow.js';
+import { collect, runServer, spawnServer, type Finished } from '../../helpers/child-process.js';
+import { createTestDatabase, migratedDataFolder, onServer } from '../../helpers/database.js';
+import { freePort } from '../../helpers/listening.js';
 
 const CLIENT = {
   client_id: 'rp',

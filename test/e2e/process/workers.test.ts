@@ -1,10 +1,10 @@
 // WORKERS > 1: node:cluster workers share the port, each a whole instance on the shared PostgreSQL database;
 // the primary stops them all on SIGTERM.
 import t from 'tap';
-import { loadConfig, ConfigError } from '../../src/config.js';
-import { collect, spawnServer } from '../helpers/child-process.js';
-import { createTestDatabase, onServer } from '../helpers/database.js';
-import { freePort } from '../helpers/listening.js';
+import { loadConfig, ConfigError } from '../../../src/config.js';
+import { collect, spawnServer } from '../../helpers/child-process.js';
+import { createTestDatabase, onServer } from '../../helpers/database.js';
+import { freePort } from '../../helpers/listening.js';
 
 t.test('WORKERS above 1 is refused on the embedded database, by name', async (t) => {
   t.throws(() => loadConfig({ WORKERS: '2' }), ConfigError);

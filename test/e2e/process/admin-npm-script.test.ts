@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { adminStore, json, parseRun } from '../helpers/admin-cli.js';
-import { childEnv, collect, PROJECT_DIR } from '../helpers/child-process.js';
+import { adminStore, json, parseRun } from '../../helpers/admin-cli.js';
+import { childEnv, collect, PROJECT_DIR } from '../../helpers/child-process.js';
 
 t.test('npm run admin -- rules list lists the rules; npm run risk and npm run keys are no second names for it', async (t) => {
   const pkg = JSON.parse(readFileSync(path.join(PROJECT_DIR, 'package.json'), 'utf8')) as { scripts: Record<string, string> };

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import t from 'tap';
 import type { Test } from 'tap';
-import { ALICE, CONFIDENTIAL } from '../helpers/app.js';
-import { basicAuth, pkcePair } from '../helpers/flow.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
+import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
+import { basicAuth, pkcePair } from '../../helpers/flow.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 const WRONG_CREDENTIALS = 'The username or password is not correct.';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { runTs } from '../helpers/child-process.js';
+import { runTs } from '../../helpers/child-process.js';
 
 // An embedded database in a folder of its own: whether the script opened it shows on disk.
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sso-migrate-cli-'));

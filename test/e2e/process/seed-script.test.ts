@@ -5,10 +5,10 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import type { SeedFile } from '../../src/domain/admin/seed.js';
-import { openDatabase, type Db } from '../../src/storage/database.js';
-import { runTs } from '../helpers/child-process.js';
-import { createTestDatabase, onServer } from '../helpers/database.js';
+import type { SeedFile } from '../../../src/domain/admin/seed.js';
+import { openDatabase, type Db } from '../../../src/storage/database.js';
+import { runTs } from '../../helpers/child-process.js';
+import { createTestDatabase, onServer } from '../../helpers/database.js';
 
 const WEB = {
   client_id: 'web',

@@ -2,10 +2,10 @@
 // its two answers, and the way back to the client's registered post_logout_redirect_uri (intercepted, never fetched).
 import type { Browser, Page } from 'playwright-core';
 import t, { type Test } from 'tap';
-import { ALICE, CONFIDENTIAL, FIXTURES } from '../helpers/app.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { pkcePair } from '../helpers/flow.js';
-import { listenTestApp, type ListeningApp } from '../helpers/listening.js';
+import { ALICE, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { pkcePair } from '../../helpers/flow.js';
+import { listenTestApp, type ListeningApp } from '../../helpers/listening.js';
 
 const LOGGED_OUT = 'https://app.example/logged-out';
 const CLIENT = { ...CONFIDENTIAL, post_logout_redirect_uris: [LOGGED_OUT] };

@@ -4,8 +4,8 @@
 // is intercepted, never fetched.
 import type { Page, Request } from 'playwright-core';
 import t from 'tap';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { listenTestApp } from '../helpers/listening.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { listenTestApp } from '../../helpers/listening.js';
 
 const EVIL_CB = 'https://evil.example/cb';
 

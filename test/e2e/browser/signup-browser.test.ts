@@ -6,11 +6,11 @@
 import * as oidc from 'openid-client';
 import type { Page } from 'playwright-core';
 import t from 'tap';
-import { CONFIDENTIAL } from '../helpers/app.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { listenTestApp } from '../helpers/listening.js';
-import { startMailServer } from '../helpers/mail-server.js';
-import { discoverConfidential, prepareAttempt, redeem } from '../helpers/relying-party.js';
+import { CONFIDENTIAL } from '../../helpers/app.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { startMailServer } from '../../helpers/mail-server.js';
+import { discoverConfidential, prepareAttempt, redeem } from '../../helpers/relying-party.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 const PASSWORD = 'mock turtle soup recipe';

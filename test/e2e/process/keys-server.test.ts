@@ -3,9 +3,9 @@
 // process.
 import type { ChildProcess } from 'node:child_process';
 import t, { type Test } from 'tap';
-import { collect, runServer, spawnServer } from '../helpers/child-process.js';
-import { keyStore, KEYS_SECRET, rotateKeys, WRONG_KEYS_SECRET } from '../helpers/keys.js';
-import { freePort } from '../helpers/listening.js';
+import { collect, runServer, spawnServer } from '../../helpers/child-process.js';
+import { keyStore, KEYS_SECRET, rotateKeys, WRONG_KEYS_SECRET } from '../../helpers/keys.js';
+import { freePort } from '../../helpers/listening.js';
 
 interface Started {
   child: ChildProcess;

@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { childEnv, PROJECT_DIR } from '../helpers/child-process.js';
-import { freePort } from '../helpers/listening.js';
+import { childEnv, PROJECT_DIR } from '../../helpers/child-process.js';
+import { freePort } from '../../helpers/listening.js';
 
 t.test('npm start builds dist/ and serves discovery from dist/server.js', async (t) => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sso-npm-start-'));

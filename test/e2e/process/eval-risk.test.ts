@@ -5,8 +5,8 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
-import { runTs } from '../helpers/child-process.js';
-import { createTestDatabase, onServer } from '../helpers/database.js';
+import { runTs } from '../../helpers/child-process.js';
+import { createTestDatabase, onServer } from '../../helpers/database.js';
 
 interface Results {
   database: string;

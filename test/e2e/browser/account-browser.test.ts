@@ -1,12 +1,12 @@
 // The account page in a real browser (Debian's Chromium through playwright-core), with JavaScript off: sign in
 // through it, enrol an authenticator app from the manual key, see the devices, revoke another device.
 import t from 'tap';
-import { base32Decode } from '../../src/domain/accounts/base32.js';
-import { totp } from '../../src/domain/accounts/totp.js';
-import { ALICE } from '../helpers/app.js';
-import { KEYS_SECRET } from '../helpers/account.js';
-import { HEADLESS_IS_FINE, withChromium } from '../helpers/chromium.js';
-import { listenTestApp } from '../helpers/listening.js';
+import { base32Decode } from '../../../src/domain/accounts/base32.js';
+import { totp } from '../../../src/domain/accounts/totp.js';
+import { ALICE } from '../../helpers/app.js';
+import { KEYS_SECRET } from '../../helpers/account.js';
+import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
+import { listenTestApp } from '../../helpers/listening.js';
 
 await withChromium(t, async (browser) => {
   t.test('a user signs in on the account page, enrols an authenticator app, sees their devices and revokes one', async (t) => {
