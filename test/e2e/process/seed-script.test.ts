@@ -8,7 +8,7 @@ import t from 'tap';
 import type { SeedFile } from '../../../src/domain/admin/seed.js';
 import { openDatabase, type Db } from '../../../src/storage/database.js';
 import { runTs } from '../../helpers/child-process.js';
-import { createTestDatabase, onServer } from '../../helpers/database.js';
+import { createTestDatabase, migratedDataFolder, onServer } from '../../helpers/database.js';
 
 const WEB = {
   client_id: 'web',
@@ -65,7 +65,9 @@ t.test('the seed script creates, then reports unchanged, and refuses a bad file 
     env = { DATABASE_URL: scriptDb.url!, DATA_DIR: path.join(dir, 'unused') };
     inspect = (fn) => fn(scriptDb.handle.db);
   } else {
-    env = { DATA_DIR: path.join(dir, 'data') };
+    // A migrated data folder: a first start in an empty one (initdb) costs some six seconds of CPU, and is
+    // test/e2e/process/migrate-cli.test.ts's and npm-start.test.ts's to show.
+    env = { DATA_DIR: await migratedDataFolder(t) };
     inspect = async (fn) => {
       const handle = await openDatabase({ dataDir: env.DATA_DIR! });
       try {
