@@ -96,6 +96,11 @@ t.test('discovery and jwks', async (t) => {
     for (const scope of ['openid', 'profile', 'email']) t.ok(scopes.includes(scope), scope);
   });
 
+  t.test('ui_locales_supported lists the languages the pages speak: English, German and French (Discovery 3)', async (t) => {
+    const doc = await discovery(t);
+    t.same(doc.ui_locales_supported, ['en', 'de', 'fr']);
+  });
+
   t.test('request objects are not advertised, since they are refused (Discovery 3)', async (t) => {
     const doc = await discovery(t);
     t.equal(doc.request_parameter_supported, false);

@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization.js';
 import { SIGNING_ALGS } from '../../domain/keys/keys.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/authorization/scope.js';
+import { LOCALES } from '../../i18n/catalog.js';
 
 export function discoveryDocument(config: Config): Record<string, unknown> {
   const issuer = config.issuer;
@@ -46,6 +47,9 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     claim_types_supported: ['normal'],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    // Discovery 3: "Languages and scripts supported for the user interface, represented as a JSON array of BCP47
+    // language tag values" (src/i18n/catalog.ts; the pages speak the first of the request's ui_locales among them).
+    ui_locales_supported: [...LOCALES],
     authorization_response_iss_parameter_supported: true,
     claims_parameter_supported: false,
     request_parameter_supported: false,
