@@ -135,7 +135,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   app.addHook('onClose', async () => backchannel?.stop());
 
-  await app.register(errorHandler);
+  await app.register(errorHandler, { defaultLocale: config.defaultLocale });
   await app.register(requestMetrics, { histogram: ctx.metrics.httpRequestDuration });
   await app.register(requestLog);
   await app.register(securityHeaders, {

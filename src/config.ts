@@ -5,6 +5,7 @@ import path from 'node:path';
 import { canonicalCidr } from './net/cidr.js';
 import { isLoopbackUrl, LOOPBACK_HOSTS } from './net/loopback.js';
 import { RISK_REASONS, type RiskReason } from './risk-reasons.js';
+import { isLocale, LOCALES, type Locale } from './i18n/catalog.js';
 import {
   SETTINGS,
   type BooleanSetting,
@@ -251,6 +252,8 @@ export interface Config {
   readonly securityEventRetentionDays: number;
   /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
   readonly totpIssuer: string;
+  /** DEFAULT_LOCALE: the language of pages and mails when neither ui_locales nor Accept-Language names one we speak. */
+  readonly defaultLocale: Locale;
   readonly registration: RegistrationSettings;
   readonly operations: OperationsSettings;
   readonly outbound: OutboundSettings;
@@ -442,6 +445,9 @@ export function loadConfig(env: Env = process.env): Config {
   const signupUsername = signupUsernames.find((m) => m === text('SIGNUP_USERNAME'));
   if (!signupUsername) problems.push(`SIGNUP_USERNAME must be email or optional (got "${text('SIGNUP_USERNAME')}")`);
 
+  const defaultLocale = text('DEFAULT_LOCALE');
+  if (!isLocale(defaultLocale)) problems.push(`DEFAULT_LOCALE must be one of ${LOCALES.join(', ')} (got "${defaultLocale}")`);
+
   // The Key Uri Format separates issuer and account with a colon: the issuer may not hold one.
   const totpIssuer = text('TOTP_ISSUER', hostnameOf(baseUrl));
   if (totpIssuer.length > 64 || totpIssuer.includes(':'))
@@ -496,6 +502,7 @@ export function loadConfig(env: Env = process.env): Config {
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS'),
     deviceFlow: deviceFlowSettings(reader, lock),
     totpIssuer,
+    defaultLocale: isLocale(defaultLocale) ? defaultLocale : 'en',
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS'),
     registration: registrationSettings(reader, lock),
     operations: operationsSettings(reader, { port, host }),

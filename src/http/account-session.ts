@@ -10,6 +10,7 @@ import type { ActiveSession } from '../storage/sessions.js';
 import { findUserById } from '../storage/users.js';
 import { sessionCookie } from './cookies.js';
 import { seeOther } from './redirect.js';
+import { pageLanguage } from './page-language.js';
 import { accountErrorPage } from './views/account-pages.js';
 import { PAGE_HEADERS } from './views/layout.js';
 
@@ -21,7 +22,7 @@ export interface SignedIn {
 }
 
 /** Said when a form did not come from this site's page (its token is not this browser's). */
-export const BAD_FORM = 'The form has expired or did not come from this page. Open your account page again.';
+export const BAD_FORM = 'account.badForm';
 
 export interface AccountSession {
   /** The browser's live session and its user; undefined when there is none. */
@@ -48,10 +49,11 @@ export function accountSession(ctx: ProviderContext): AccountSession {
         return undefined;
       }
       if (!isAccountFormToken(who.cookie, single(request.body, 'csrf'))) {
+        const t = pageLanguage(request, ctx.config);
         reply
           .code(403)
           .headers(PAGE_HEADERS)
-          .send(accountErrorPage(base, 'Something went wrong', BAD_FORM));
+          .send(accountErrorPage(t, base, t('common.somethingWrong'), t(BAD_FORM)));
         return undefined;
       }
       return who;

@@ -4,17 +4,19 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationResponse } from '../domain/authorization/authorization-response.js';
 import { withResponseParams } from '../domain/authorization/redirect-uri.js';
+import type { Translate } from '../i18n/translate.js';
 import { seeOther } from './redirect.js';
 import { FORM_POST_HEADERS, formPostPage } from './views/form-post.js';
 import { PAGE_HEADERS } from './views/layout.js';
 import { withheldErrorPage } from './views/pages.js';
 
-export function sendAuthorizationResponse(reply: FastifyReply, response: AuthorizationResponse): FastifyReply {
+/** `t`: the language of the page, when the response is one (form_post, a withheld error). */
+export function sendAuthorizationResponse(reply: FastifyReply, t: Translate, response: AuthorizationResponse): FastifyReply {
   if (response.withheldFor !== undefined) {
     return reply
       .code(400)
       .headers(PAGE_HEADERS)
-      .send(withheldErrorPage({ clientName: response.withheldFor, response }));
+      .send(withheldErrorPage(t, { clientName: response.withheldFor, response }));
   }
   if (response.mode === 'form_post') {
     // "Authorization Response parameters are encoded as HTML form values that are auto-submitted in the User
@@ -22,7 +24,7 @@ export function sendAuthorizationResponse(reply: FastifyReply, response: Authori
     return reply
       .code(200)
       .headers(FORM_POST_HEADERS)
-      .send(formPostPage({ action: response.redirectUri, params: response.params }));
+      .send(formPostPage(t, { action: response.redirectUri, params: response.params }));
   }
   return seeOther(reply, withResponseParams(response.redirectUri, response.params));
 }

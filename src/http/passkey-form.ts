@@ -37,9 +37,9 @@ export function postedCredential(form: RawParams): unknown {
 }
 
 /** The page says this for any credential it could not read: the script posts JSON, so only a forged post sends other. */
-export const UNREADABLE_PASSKEY = 'The passkey answer could not be read. Try again.';
+export const UNREADABLE_PASSKEY = 'signIn.passkeyUnreadable';
 /** And this for every refusal, whatever its reason (unknown credential, forged or replayed assertion, blocked). */
-export const PASSKEY_REFUSED = 'That passkey could not be used to sign in. Try again, or sign in another way.';
+export const PASSKEY_REFUSED = 'signIn.passkeyRefused';
 
 /** The session (and a new device cookie) of a completed sign-in. */
 export function setSignInCookies(ctx: ProviderContext, reply: FastifyReply, completed: CompletedSignIn): void {

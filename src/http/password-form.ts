@@ -12,26 +12,29 @@ import type { ActiveSession } from '../storage/sessions.js';
 import { challengeCookie, sessionCookie } from './cookies.js';
 import { deviceSignalsOf, setDeviceCookie } from './device-signals.js';
 import { seeOther } from './redirect.js';
-
-const WRONG_CREDENTIALS = 'The username or password is not correct.';
-const SIGN_IN_REFUSED = 'This sign-in was refused. Try again later, or contact the administrator.';
+import type { Locale } from '../i18n/catalog.js';
+import { text, type Text } from '../i18n/translate.js';
 
 type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
 
 /** What the sign-in page says, and with which status, when an attempt does not sign in. */
-function refusal(outcome: Refusal): { status: number; message: string; retryAfter?: number } {
+function refusal(outcome: Refusal): { status: number; message: Text; retryAfter?: number } {
   switch (outcome.kind) {
     case 'wrong-credentials':
       // A block decided before the password was checked says what happened: it reveals nothing about the account.
-      if (outcome.evaluation?.blockedBeforePassword) return { status: 401, message: SIGN_IN_REFUSED };
-      return { status: 401, message: WRONG_CREDENTIALS };
+      if (outcome.evaluation?.blockedBeforePassword) return { status: 401, message: text('signIn.refused') };
+      return { status: 401, message: text('signIn.wrongCredentials') };
     case 'throttled': {
       // RFC 6585 4: 429 Too Many Requests, "MAY include a Retry-After header indicating how long to wait".
       const n = outcome.retryAfterSeconds;
-      return { status: 429, message: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`, retryAfter: n };
+      return {
+        status: 429,
+        message: text(n === 1 ? 'common.tooManyAttempts.one' : 'common.tooManyAttempts.other', { count: n }),
+        retryAfter: n,
+      };
     }
     case 'busy':
-      return { status: 503, message: 'The service is busy. Try again in a few seconds.', retryAfter: 1 };
+      return { status: 503, message: text('common.busy'), retryAfter: 1 };
   }
 }
 
@@ -41,13 +44,15 @@ export type PasswordFormResult =
   /** A second factor first: the reply already sends the browser to the code page, which returns it to `returnTo`. */
   | { kind: 'answered' }
   /** Not signed in: show the sign-in page again with this status and message (Retry-After is set when due). */
-  | { kind: 'refused'; status: number; message: string };
+  | { kind: 'refused'; status: number; message: Text };
 
 export interface PasswordFormContext {
   /** Where the browser goes once a second factor has signed it in: an issuer URL. */
   returnTo: string;
   /** The client the sign-in is for; null on the account page, which signs in for itself. */
   clientId: string | null;
+  /** The sign-in page's language: remembered as the user's, and spoken by the code page and the mails that follow. */
+  locale: Locale | undefined;
   onMessagesQueued?: (() => void) | undefined;
 }
 
@@ -65,7 +70,7 @@ export async function submitPasswordForm(
   const outcome = await attemptSignIn(ctx, typedLogin(request.body), single(request.body, 'password') ?? '', request, form.clientId);
   if (outcome.kind === 'challenge') {
     // A second factor first; the code page sends the browser back to returnTo, signed in.
-    const challengeId = await beginSecondFactor(ctx, outcome, form.returnTo, form.clientId);
+    const challengeId = await beginSecondFactor(ctx, outcome, form.returnTo, form.clientId, form.locale);
     form.onMessagesQueued?.();
     const cookie = challengeCookie(ctx.config);
     reply.setCookie(cookie.name, challengeId, cookie.options);
@@ -83,6 +88,7 @@ export async function submitPasswordForm(
     amr: ['pwd'],
     clientId: form.clientId,
     replacesSession: request.cookies[cookie.name],
+    locale: form.locale,
   });
   form.onMessagesQueued?.();
   reply.setCookie(cookie.name, created.cookie, cookie.options);

@@ -4,6 +4,7 @@
 import { PROMPT_VALUES, type AuthorizationRequest } from '../domain/authorization/authorization-request.js';
 import { RESPONSE_MODES } from '../domain/authorization/authorization-response.js';
 import { SUPPORTED_SCOPES } from '../domain/authorization/scope.js';
+import { LOCALES } from '../i18n/catalog.js';
 import type { Db } from './database.js';
 import { arrayOf, boolean, nullable, number, object, oneOf, optional, readVersioned, string, type Shape } from './json-shape.js';
 import type { InteractionRow } from './schema.js';
@@ -33,6 +34,8 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     idTokenHint: nullable(string),
     // Added after version 1 was first written: a row without it predates self-registered clients being marked.
     unverifiedClient: optional(string),
+    // Added after version 1 was first written: a row without it was started before the pages spoke ui_locales.
+    uiLocale: optional(oneOf(LOCALES)),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

@@ -36,6 +36,8 @@ export interface UsersTable {
   disabled_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The language the user last used the pages in (a src/i18n locale); null until they do. */
+  locale: string | null;
 }
 
 export interface SigningKeysTable {

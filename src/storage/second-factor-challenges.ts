@@ -6,6 +6,7 @@ import type { DeviceIdentity } from '../domain/risk/device-identity.js';
 import { RISK_ACTIONS, type Verdict, type VerdictDevice } from '../domain/risk/verdict.js';
 import type { AttemptClaim } from '../domain/accounts/sign-in-throttle.js';
 import { RISK_REASONS } from '../risk-reasons.js';
+import { isLocale, LOCALES, type Locale } from '../i18n/catalog.js';
 import type { Db } from './database.js';
 import {
   arrayOf,
@@ -15,6 +16,7 @@ import {
   number,
   object,
   oneOf,
+  optional,
   readVersioned,
   string,
   type Shape,
@@ -33,6 +35,8 @@ export interface ChallengeContext {
   /** Where the browser goes once signed in: an issuer-local path. */
   returnTo: string;
   clientId: string | null;
+  /** The language of the sign-in page, which the code page and the code's message speak too. */
+  locale?: Locale | undefined;
 }
 
 /** The current shape, written with `v: 1`; rows written before versions were kept have the same fields and no `v`. */
@@ -61,6 +65,8 @@ const CONTEXT_V1: Shape<ChallengeContext> = object<ChallengeContext>({
   }),
   returnTo: string,
   clientId: nullable(string),
+  // Added after version 1 was first written: a row without it was started before the pages had languages.
+  locale: optional(oneOf(LOCALES)),
 });
 
 /** A stored context, or why it cannot be read (a field path, never a value). */
@@ -139,16 +145,16 @@ export async function liveChallenge(
   idHash: string,
   now: Date,
   maxAttempts: number,
-): Promise<{ userId: string; method: 'otp' | 'totp' } | undefined> {
+): Promise<{ userId: string; method: 'otp' | 'totp'; locale: Locale | undefined } | undefined> {
   const row = await db
     .selectFrom('second_factor_challenges')
-    .select(['user_id', 'method'])
+    .select(['user_id', 'method', sql<string | null>`context->>'locale'`.as('locale')])
     .where('id_hash', '=', idHash)
     .where('consumed_at', 'is', null)
     .where('expires_at', '>', now)
     .where('attempts', '<', maxAttempts)
     .executeTakeFirst();
-  return row && { userId: row.user_id, method: row.method };
+  return row && { userId: row.user_id, method: row.method, locale: isLocale(row.locale) ? row.locale : undefined };
 }
 
 /**

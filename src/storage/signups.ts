@@ -36,7 +36,7 @@ export async function createSignup(db: Db, s: NewSignup): Promise<{ created: boo
       RETURNING email
     ), told AS (
       INSERT INTO outbox (user_id, kind, payload, created_at, next_attempt_at)
-      SELECT id, 'account-exists', '{}'::jsonb, ${s.now}, ${s.now} FROM existing
+      SELECT id, 'account-exists', ${JSON.stringify(s.verification.locale ? { locale: s.verification.locale } : {})}::jsonb, ${s.now}, ${s.now} FROM existing
       RETURNING id
     ), verification AS (
       INSERT INTO outbox (address, kind, payload, created_at, next_attempt_at)

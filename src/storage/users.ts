@@ -33,6 +33,16 @@ export async function updateUser(db: Db, id: string, changes: UserUpdate): Promi
   await db.updateTable('users').set(changes).where('id', '=', id).execute();
 }
 
+/** The language the user last used a page in; written only when it changed. */
+export async function rememberLocale(db: Db, id: string, locale: string): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ locale })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('locale', 'is', null), eb('locale', '!=', locale)]))
+    .execute();
+}
+
 /** Every user, by username (case-insensitive). */
 export function listUsers(db: Db): Promise<UserRow[]> {
   return db

@@ -164,3 +164,9 @@ t.test('without BASE_URL the issuer follows PORT (and a loopback HOST): PORT=400
   t.equal(loadConfig({ PORT: '4000', BASE_URL: 'http://localhost:3000' }).issuer, 'http://localhost:3000/sso', 'BASE_URL wins');
   t.equal(loadConfig({}).issuer, 'http://localhost:3000/sso');
 });
+
+t.test('DEFAULT_LOCALE is en unless set, and one of the languages the pages speak', async (t) => {
+  t.equal(loadConfig({}).defaultLocale, 'en');
+  t.equal(loadConfig({ DEFAULT_LOCALE: 'de' }).defaultLocale, 'de');
+  t.same(configError(t, { DEFAULT_LOCALE: 'ja' }).problems, ['DEFAULT_LOCALE must be one of en, de, fr (got "ja")']);
+});

@@ -4,6 +4,8 @@
 // owner learns of a change they did not ask for while it can still be stopped (by changing the password).
 // If the new address is another account's, it gets a note saying so instead of a link, and the page says the same
 // as for any address: the person learns nothing about other accounts unless they hold that mailbox.
+import type { Locale } from '../../i18n/catalog.js';
+import { text, type Text } from '../../i18n/translate.js';
 import { completeEmailChange, createEmailChange, findUsableEmailChange, type EmailChangeOutcome } from '../../storage/email-changes.js';
 import type { UserRow } from '../../storage/schema.js';
 import { addSeconds } from '../clock.js';
@@ -16,7 +18,7 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export type EmailChangeRequest =
   | { kind: 'sent' }
-  | { kind: 'invalid'; message: string }
+  | { kind: 'invalid'; message: Text }
   | { kind: 'wrong-password' }
   | { kind: 'throttled'; retryAfterSeconds: number }
   | { kind: 'busy' };
@@ -31,27 +33,35 @@ export const emailChangeUrl = (issuer: string, token: string) => `${issuer}/acco
 
 export async function requestEmailChange(
   ctx: ProviderContext,
-  input: { user: UserRow; ip: string; password: string; newEmail: string },
+  input: {
+    user: UserRow;
+    ip: string;
+    password: string;
+    newEmail: string;
+    /** The page's language: the mails to both addresses speak it. */
+    locale?: Locale;
+  },
 ): Promise<EmailChangeRequest> {
   const { user } = input;
   const newEmail = input.newEmail.trim();
-  if (!isEmailAddress(newEmail)) return { kind: 'invalid', message: 'Type an email address, such as name@example.com.' };
+  if (!isEmailAddress(newEmail)) return { kind: 'invalid', message: text('email.invalid') };
   if (user.email && user.email.toLowerCase() === newEmail.toLowerCase()) {
-    return { kind: 'invalid', message: 'That is your current address.' };
+    return { kind: 'invalid', message: text('email.same') };
   }
   const current = await checkCurrentPassword(ctx, user, input.password, input.ip);
   if (current.kind === 'wrong') return { kind: 'wrong-password' };
   if (current.kind !== 'right') return current;
   const now = ctx.clock();
   const token = randomToken();
+  const language = input.locale ? { locale: input.locale } : {};
   await createEmailChange(ctx.db, {
     userId: user.id,
     newEmail,
     tokenDigest: sha256(token),
     now,
     expiresAt: addSeconds(now, ctx.config.signup.verificationTtlSeconds),
-    verification: { url: emailChangeUrl(ctx.config.issuer, token) },
-    notice: { to: maskedAddress(newEmail) },
+    verification: { url: emailChangeUrl(ctx.config.issuer, token), ...language },
+    notice: { to: maskedAddress(newEmail), ...language },
   });
   return { kind: 'sent' };
 }

@@ -2,6 +2,7 @@
 // it is multi-factor by itself (a device the person holds, unlocked by them), or as the second factor a risk CHALLENGE
 // asks of a password sign-in. A passkey sign-in goes through the same risk evaluation and completion as a password
 // sign-in: a BLOCK refuses it, a CHALLENGE is already answered by the passkey.
+import type { Locale } from '../../i18n/catalog.js';
 import {
   generateAuthenticationOptions,
   verifyAuthenticationResponse,
@@ -151,7 +152,15 @@ export type PasskeySignIn =
  */
 export async function signInWithPasskey(
   ctx: ProviderContext,
-  input: { binding: string; credential: unknown; signals: DeviceSignals; clientId: string | null; replacesSession?: string },
+  input: {
+    binding: string;
+    credential: unknown;
+    signals: DeviceSignals;
+    clientId: string | null;
+    replacesSession?: string | undefined;
+    /** The sign-in page's language, remembered as the user's (sign-in-completion.ts). */
+    locale?: Locale | undefined;
+  },
 ): Promise<PasskeySignIn> {
   const claim = await claimPasskeyAttempt(ctx, input.signals.ip);
   if (claim.kind === 'throttled') {
@@ -210,6 +219,7 @@ export async function signInWithPasskey(
     amr,
     clientId: input.clientId,
     replacesSession: input.replacesSession,
+    locale: input.locale,
   });
   return { kind: 'signed-in', completed, amr };
 }

@@ -3,6 +3,7 @@
 // statement replaces it and signs the user out on every other device (their sessions end with back-channel logouts,
 // refresh tokens and codes issued through them are revoked), while this browser stays signed in, as Keycloak's
 // "sign out from other devices" does. A "password changed" mail follows. Open reset links end with the old password.
+import type { Locale } from '../../i18n/catalog.js';
 import { changeUserPassword } from '../../storage/password-replacement.js';
 import type { UserRow } from '../../storage/schema.js';
 import type { ProviderContext } from '../context.js';
@@ -21,7 +22,16 @@ export type PasswordChange =
 
 export async function changePassword(
   ctx: ProviderContext,
-  input: { user: UserRow; sid: string; ip: string; current: string; password: string; repeat: string },
+  input: {
+    user: UserRow;
+    sid: string;
+    ip: string;
+    current: string;
+    password: string;
+    repeat: string;
+    /** The page's language: the notice mail speaks it. */
+    locale?: Locale;
+  },
 ): Promise<PasswordChange> {
   const { user } = input;
   if (input.password !== input.repeat) return { kind: 'mismatch' };
@@ -37,7 +47,7 @@ export async function changePassword(
     newHash: await ctx.passwords.hash(input.password),
     keepSid: input.sid,
     now,
-    notice: { at: now.toISOString() },
+    notice: { at: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) },
   });
   if (!changed) return { kind: 'conflict' };
   ctx.log.info({ event: 'password_changed', userId: user.id, sessionsEnded: changed.sessionsEnded }, 'password changed');

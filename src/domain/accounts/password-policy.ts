@@ -4,6 +4,7 @@
 // the seed file and the admin command line.
 import type { PasswordPolicySettings } from '../../config.js';
 import { CommonPasswordList, normalisedPassword } from './common-passwords.js';
+import { text, type Text } from '../../i18n/translate.js';
 
 /** NIST SP 800-63B 5.1.1.2: verifiers SHOULD permit at least 64 characters; we take up to 256 bytes of UTF-8. */
 export const MAX_PASSWORD_BYTES = 256;
@@ -11,12 +12,12 @@ export const MAX_PASSWORD_BYTES = 256;
 export const DEFAULT_PASSWORD_POLICY: PasswordPolicySettings = Object.freeze({ minLength: 8 });
 
 /**
- * Why a password was refused: a stable code (for a translated message), the sentence a page shows, and the
+ * Why a password was refused: a stable code, the sentence a page shows (in the reader's language), and the
  * clause an admin tool prints after "password" ("password must have at least 8 characters").
  */
 export interface PasswordProblem {
   readonly code: 'too-short' | 'too-long' | 'common' | 'personal';
-  readonly message: string;
+  readonly message: Text;
   readonly detail: string;
 }
 
@@ -42,13 +43,13 @@ export class PasswordPolicy {
     if ([...normalised].length < min)
       return {
         code: 'too-short',
-        message: `The password must have at least ${min} characters.`,
+        message: text('password.tooShort', { min }),
         detail: `must have at least ${min} characters`,
       };
     if (Buffer.byteLength(normalised, 'utf8') > MAX_PASSWORD_BYTES)
       return {
         code: 'too-long',
-        message: `The password must be at most ${MAX_PASSWORD_BYTES} bytes long.`,
+        message: text('password.tooLong', { max: MAX_PASSWORD_BYTES }),
         detail: `must be at most ${MAX_PASSWORD_BYTES} bytes of UTF-8`,
       };
     const lowered = normalisedPassword(password);
@@ -56,14 +57,14 @@ export class PasswordPolicy {
     if (own.some((value) => normalisedPassword(value) === lowered))
       return {
         code: 'personal',
-        message: 'The password must not be your username or email address.',
+        message: text('password.personal'),
         detail: 'must not be the username or email',
       };
     this.list ??= this.loadList();
     if (this.list.has(password))
       return {
         code: 'common',
-        message: 'This password is among the most common ones found in data breaches: choose another.',
+        message: text('password.common'),
         detail: 'is among the most common breached passwords',
       };
     return undefined;

@@ -5,6 +5,7 @@
 // the newest, while the user is enabled and while the password is the one it was issued against. Requests are
 // counted per network and per login in the database before any work. Setting the password asks first for the
 // authenticator app's code when the user has one, and then signs the user out everywhere.
+import type { Locale } from '../../i18n/catalog.js';
 import type { ThrottlePolicy } from '../../config.js';
 import { claimAttempt } from '../../storage/sign-in-throttle.js';
 import { completePasswordReset, findUsableReset, issuePasswordReset, type UsableReset } from '../../storage/password-resets.js';
@@ -39,7 +40,13 @@ export function resetLinkUrl(issuer: string, token: string): string {
  */
 export async function requestPasswordReset(
   ctx: ProviderContext,
-  input: { login: string; ip: string; interactionId?: string | undefined },
+  input: {
+    login: string;
+    ip: string;
+    interactionId?: string | undefined;
+    /** The page's language: the link's mail speaks it. */
+    locale?: Locale | undefined;
+  },
 ): Promise<ResetRequestResult> {
   const now = ctx.clock();
   const login = input.login.trim().toLowerCase();
@@ -62,7 +69,10 @@ export async function requestPasswordReset(
     interactionId,
     now,
     expiresAt: addSeconds(now, ctx.config.passwordResetTtlSeconds),
-    message: { kind: 'password-reset', payload: { url: resetLinkUrl(ctx.config.issuer, token) } },
+    message: {
+      kind: 'password-reset',
+      payload: { url: resetLinkUrl(ctx.config.issuer, token), ...(input.locale ? { locale: input.locale } : {}) },
+    },
   });
   return { kind: 'accepted' };
 }
@@ -106,7 +116,14 @@ export type ResetResult =
  */
 export async function resetPassword(
   ctx: ProviderContext,
-  input: { token: string | undefined; password: string; repeat: string; code?: string | undefined },
+  input: {
+    token: string | undefined;
+    password: string;
+    repeat: string;
+    code?: string | undefined;
+    /** The page's language: the notice mail speaks it. */
+    locale?: Locale | undefined;
+  },
 ): Promise<ResetResult> {
   const reset = await openReset(ctx, input.token);
   if (!reset) return { kind: 'invalid-link' };
@@ -126,7 +143,7 @@ export async function resetPassword(
     tokenDigest: sha256(input.token!),
     passwordHash,
     now,
-    notice: { at: now.toISOString() },
+    notice: { at: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) },
   });
   if (!done) return { kind: 'invalid-link' };
   ctx.log.info({ event: 'password_reset', userId: done.userId, sessionsEnded: done.sessionsEnded }, 'password reset');

@@ -1,6 +1,7 @@
 // The second factor a CHALLENGE verdict asks for: the code of the user's authenticator app when they have enrolled
 // one, else a six-digit one-time code sent through the outbox; ahead of either, one of the user's passkeys. The
 // sign-in is finished (device, session, events) only when a right answer comes back in time.
+import type { Locale } from '../../i18n/catalog.js';
 import { createHmac, randomInt } from 'node:crypto';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { insertOutboxMessage } from '../../storage/outbox.js';
@@ -53,6 +54,8 @@ export async function beginSecondFactor(
   accepted: AcceptedPassword,
   returnTo: string,
   clientId: string | null,
+  /** The sign-in page's language: the code page and the code's message speak it. */
+  locale?: Locale,
 ): Promise<string> {
   const challengeId = randomToken();
   const now = ctx.clock();
@@ -63,6 +66,7 @@ export async function beginSecondFactor(
     throttleClaim: accepted.throttleClaim,
     returnTo,
     clientId,
+    ...(locale ? { locale } : {}),
   };
   if (await canAnswerWithAuthenticator(ctx, accepted.user.id)) {
     await insertChallenge(ctx.db, {
@@ -86,7 +90,12 @@ export async function beginSecondFactor(
       createdAt: now,
       expiresAt: addSeconds(now, ctx.config.secondFactorTtlSeconds),
     });
-    await insertOutboxMessage(trx, { userId: accepted.user.id, kind: 'one-time-code', payload: { code }, createdAt: now });
+    await insertOutboxMessage(trx, {
+      userId: accepted.user.id,
+      kind: 'one-time-code',
+      payload: { code, ...(locale ? { locale } : {}) },
+      createdAt: now,
+    });
   });
   return challengeId;
 }
@@ -100,10 +109,10 @@ export async function pendingSecondFactor(ctx: ProviderContext, challengeId: str
 export async function secondFactorOffer(
   ctx: ProviderContext,
   challengeId: string,
-): Promise<{ method: SecondFactorMethod; passkey: boolean } | undefined> {
+): Promise<{ method: SecondFactorMethod; passkey: boolean; locale: Locale | undefined } | undefined> {
   const live = await liveChallenge(ctx.db, sha256(challengeId), ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (!live) return undefined;
-  return { method: live.method, passkey: (await countPasskeys(ctx.db, live.userId)) > 0 };
+  return { method: live.method, passkey: (await countPasskeys(ctx.db, live.userId)) > 0, locale: live.locale };
 }
 
 /** §5.5 options naming the challenged user's passkeys, bound to the challenge; undefined when the challenge is over. */
@@ -274,6 +283,7 @@ async function finishSignIn(
     amr,
     clientId: context.clientId,
     replacesSession,
+    locale: context.locale,
   });
   await signInSucceeded(ctx, context.throttleClaim);
   return { kind: 'signed-in', completed, returnTo: context.returnTo };

@@ -5,6 +5,8 @@ import { markAttemptSucceeded, recordDeviceSighting } from '../../storage/risk.j
 import type { UserRow } from '../../storage/schema.js';
 import { endSession as endSessionRow, type ActiveSession } from '../../storage/sessions.js';
 import type { ProviderContext } from '../context.js';
+import type { Locale } from '../../i18n/catalog.js';
+import { rememberLocale } from '../../storage/users.js';
 import { verdictDetails } from './password-sign-in.js';
 import type { DeviceIdentity } from '../risk/device-identity.js';
 import type { Verdict } from '../risk/verdict.js';
@@ -34,7 +36,12 @@ export interface SignInToComplete {
    * one begins (queuing its back-channel logouts, as sign-out does), so that its cookie can mint no more codes and
    * its relying parties learn that it ended, whoever signs in now.
    */
-  replacesSession?: string;
+  replacesSession?: string | undefined;
+  /**
+   * The language of the page the user signed in on: remembered as theirs (the mails sent later, with no page to
+   * follow, speak it), as Keycloak keeps the `locale` a user chose on its login page.
+   */
+  locale?: Locale | undefined;
 }
 
 export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete): Promise<CompletedSignIn> {
@@ -53,6 +60,7 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
       now,
     });
     await markAttemptSucceeded(trx, s.attemptId);
+    if (s.locale) await rememberLocale(trx, s.user.id, s.locale);
     if (s.replacesSession) await endSessionRow(trx, sha256(s.replacesSession), now);
     const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr }, trx);
     const details = verdictDetails(s.verdict);
@@ -72,7 +80,7 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
         await insertOutboxMessage(trx, {
           userId: s.user.id,
           kind: 'new-device',
-          payload: { device: s.device.label, at: now.toISOString() },
+          payload: { device: s.device.label, at: now.toISOString(), ...(s.locale ? { locale: s.locale } : {}) },
           createdAt: now,
         });
       }

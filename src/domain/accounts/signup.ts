@@ -7,6 +7,8 @@
 // reasons (AUTOMATION, UA_HINTS_MISMATCH) and network velocity make a verdict; BLOCK refuses the sign-up, CHALLENGE
 // lets it through, since verifying the address is the challenge. An invitation was mailed to its address, so
 // following it proves the address: its account is created at once.
+import type { Locale } from '../../i18n/catalog.js';
+import { text, type Text } from '../../i18n/translate.js';
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ThrottlePolicy } from '../../config.js';
 import {
@@ -42,7 +44,8 @@ const USERNAME_PATTERN = /^[^\s@]{1,64}$/u;
 export type SignupField = 'email' | 'name' | 'username' | 'password' | 'repeat';
 export interface FieldProblem {
   field: SignupField;
-  message: string;
+  /** In the reader's language when the page shows it. */
+  message: Text;
 }
 
 export interface SignupForm {
@@ -55,6 +58,8 @@ export interface SignupForm {
   interactionId?: string | undefined;
   /** An invitation's token: the address is the invitation's, whatever the form says. */
   invite?: string | undefined;
+  /** The language the person asked the page in: the mail speaks it. */
+  locale?: Locale | undefined;
 }
 
 export type SignupResult =
@@ -83,21 +88,20 @@ export async function invitationAddress(ctx: ProviderContext, token: string | un
 /** The form's problems, field by field (the password policy's included); none when it may be submitted. */
 async function formProblems(ctx: ProviderContext, form: SignupForm & { email: string }, username: string): Promise<FieldProblem[]> {
   const problems: FieldProblem[] = [];
-  if (form.email.length > 254 || !EMAIL_PATTERN.test(form.email))
-    problems.push({ field: 'email', message: 'Type an email address, such as name@example.com.' });
+  if (form.email.length > 254 || !EMAIL_PATTERN.test(form.email)) problems.push({ field: 'email', message: text('email.invalid') });
   const name = form.name.trim();
-  if (name === '' || name.length > 200) problems.push({ field: 'name', message: 'Type your name (at most 200 characters).' });
+  if (name === '' || name.length > 200) problems.push({ field: 'name', message: text('signup.badName') });
   if (username !== form.email) {
     if (!USERNAME_PATTERN.test(username)) {
-      problems.push({ field: 'username', message: 'A username is 1 to 64 characters, without spaces or @.' });
+      problems.push({ field: 'username', message: text('signup.badUsername') });
     } else if (await findUserByUsername(ctx.db, username)) {
       // Usernames are shown to others (the consent page says who is signed in): saying one is taken reveals no address.
-      problems.push({ field: 'username', message: 'That username is taken. Choose another, or leave it blank.' });
+      problems.push({ field: 'username', message: text('signup.usernameTaken') });
     }
   }
   const weak = ctx.passwordPolicy.problem(form.password, { username, email: form.email });
   if (weak) problems.push({ field: 'password', message: weak.message });
-  else if (form.password !== form.repeat) problems.push({ field: 'repeat', message: 'The two passwords are not the same.' });
+  else if (form.password !== form.repeat) problems.push({ field: 'repeat', message: text('password.mismatch') });
   return problems;
 }
 
@@ -159,7 +163,7 @@ export async function signUp(ctx: ProviderContext, form: SignupForm, ip: string,
     interactionId,
     now,
     expiresAt: addSeconds(now, ctx.config.signup.verificationTtlSeconds),
-    verification: { url: signupVerifyUrl(ctx.config.issuer, token), code },
+    verification: { url: signupVerifyUrl(ctx.config.issuer, token), code, ...(form.locale ? { locale: form.locale } : {}) },
   });
   return { kind: 'pending', signupId };
 }

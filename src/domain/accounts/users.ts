@@ -1,6 +1,7 @@
 // Users: password sign-in and the claims released to clients.
+import type { Locale } from '../../i18n/catalog.js';
 import type { UserRow } from '../../storage/schema.js';
-import { findUserById } from '../../storage/users.js';
+import { findUserById, rememberLocale } from '../../storage/users.js';
 import { epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { claimNamesFor } from '../authorization/scope.js';
@@ -25,6 +26,11 @@ export async function checkPassword(ctx: ProviderContext, user: UserRow | undefi
 /** The username of a signed-in user, for pages that say who is acting (the consent page); undefined once deleted. */
 export async function usernameOf(ctx: ProviderContext, userId: string): Promise<string | undefined> {
   return (await findUserById(ctx.db, userId))?.username;
+}
+
+/** The language the user asked a page in, remembered for the mails no page of theirs queues (and the `locale` claim). */
+export async function rememberUserLocale(ctx: ProviderContext, userId: string, locale: Locale | undefined): Promise<void> {
+  if (locale) await rememberLocale(ctx.db, userId, locale);
 }
 
 /** OIDC Core 5.1 claims of a user, before any scope filtering. */

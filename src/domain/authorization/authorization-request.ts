@@ -1,6 +1,9 @@
 // Validates an authorization request (RFC 6749 4.1.1, OIDC Core 3.1.2.1, RFC 7636 4.3) in two phases:
 // first who is asking and where the answer goes (errors shown to the user, never redirected),
 // then everything else (errors redirected back to the verified redirect URI).
+import type { Locale } from '../../i18n/catalog.js';
+import { fromUiLocales } from '../../i18n/negotiate.js';
+import { text, translate, type Text } from '../../i18n/translate.js';
 import {
   InvalidRequest,
   InvalidScope,
@@ -19,10 +22,11 @@ import { parseScope, type Scope } from './scope.js';
 /** Phase-one failure: shown on our own error page; the redirect URI is not trusted. */
 export class UntrustedRedirectError extends Error {
   constructor(
-    message: string,
+    /** What the page says, in the reader's language. */
+    readonly text: Text,
     readonly status = 400,
   ) {
-    super(message);
+    super(translate('en', text.key, text.params));
     this.name = 'UntrustedRedirectError';
   }
 }
@@ -62,13 +66,18 @@ export interface AuthorizationRequest {
   idTokenHint: string | null;
   /** As in VerifiedTarget; absent in interactions stored before it existed. */
   unverifiedClient?: string | undefined;
+  /**
+   * OIDC Core 3.1.2.1 ui_locales: the first of its languages that the pages speak, remembered for the whole
+   * interaction (sign-in, second factor, consent, sign-up); absent when it named none (or predates it).
+   */
+  uiLocale?: Locale | undefined;
 }
 
 function phaseOneParam(params: RawParams, name: string): string | undefined {
   try {
     return single(params, name);
   } catch (err) {
-    if (err instanceof OAuthError) throw new UntrustedRedirectError(err.message);
+    if (err instanceof OAuthError) throw new UntrustedRedirectError(text('authorize.invalid', { detail: err.message }));
     throw err;
   }
 }
@@ -76,23 +85,23 @@ function phaseOneParam(params: RawParams, name: string): string | undefined {
 /** Phase one: the client exists and the redirect URI is registered for it, to the character. */
 export async function verifyTarget(load: (clientId: string) => Promise<Client | undefined>, params: RawParams): Promise<VerifiedTarget> {
   const clientId = phaseOneParam(params, 'client_id');
-  if (clientId === undefined) throw new UntrustedRedirectError('The request has no client_id.');
+  if (clientId === undefined) throw new UntrustedRedirectError(text('authorize.noClientId'));
   const client = await load(clientId);
-  if (!client) throw new UntrustedRedirectError('The application that sent you here is not registered.');
+  if (!client) throw new UntrustedRedirectError(text('authorize.unknownClient'));
 
   const requested = phaseOneParam(params, 'redirect_uri');
   let redirectUri: string;
   if (requested !== undefined) {
     // RFC 9700 2.1 and 4.1.3: redirect URIs are compared by exact string matching.
     if (!client.redirectUris.includes(requested)) {
-      throw new UntrustedRedirectError('The redirect_uri is not registered for this application.');
+      throw new UntrustedRedirectError(text('authorize.unknownRedirectUri'));
     }
     redirectUri = requested;
   } else {
     // OIDC Core 3.1.2.1 makes redirect_uri REQUIRED; RFC 6749 3.1.2.3 lets it be omitted when exactly one is registered.
     const [only, ...others] = client.redirectUris;
     if (only === undefined || others.length > 0) {
-      throw new UntrustedRedirectError('The request has no redirect_uri and the application registered several.');
+      throw new UntrustedRedirectError(text('authorize.noRedirectUri'));
     }
     redirectUri = only;
   }
@@ -161,8 +170,10 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
   const rawMaxAge = single(params, 'max_age');
   if (rawMaxAge !== undefined && !/^\d{1,9}$/.test(rawMaxAge)) throw new InvalidRequest('max_age must be a non-negative number of seconds');
 
-  // OIDC Core 3.1.2.1 display, ui_locales, claims_locales and acr_values are OPTIONAL requests, not demands:
-  // they are accepted and not acted upon (one page layout, English, no authentication levels).
+  // OIDC Core 3.1.2.1 display, claims_locales and acr_values are OPTIONAL requests, not demands: they are accepted
+  // and not acted upon (one page layout, no authentication levels). ui_locales is acted upon: the pages of the
+  // interaction speak its first language we have (src/i18n/negotiate.ts); "An error SHOULD NOT result if some or
+  // all of the requested locales are not supported by the OpenID Provider", so an unknown one falls through.
   return {
     clientId: client.clientId,
     redirectUri: target.redirectUri,
@@ -177,5 +188,6 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     responseMode,
     idTokenHint: single(params, 'id_token_hint') ?? null,
     unverifiedClient: target.unverifiedClient,
+    uiLocale: fromUiLocales(single(params, 'ui_locales')),
   };
 }

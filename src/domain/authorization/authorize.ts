@@ -1,5 +1,7 @@
 // The authorization endpoint's decisions: answer at once with a code, or hand over to the sign-in
 // and consent pages through an interaction bound to this browser.
+import type { Locale, MessageKey } from '../../i18n/catalog.js';
+import { translate } from '../../i18n/translate.js';
 import { ConsentRequired, LoginRequired } from '../../errors/oauth-error.js';
 import { insertCodeForConsentedSession, type NewCode } from '../../storage/authorization-codes.js';
 import { findConsentedScopes } from '../../storage/consents.js';
@@ -121,8 +123,9 @@ async function startInteraction(
 
 /** Why an interaction page cannot go on: shown to the user, never redirected. */
 export class InteractionError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** `key`: what the page says, in the reader's language (the English sentence is the error's message, for logs). */
+  constructor(readonly key: MessageKey) {
+    super(translate('en', key));
     this.name = 'InteractionError';
   }
 }
@@ -139,9 +142,9 @@ export interface Interaction extends StoredInteraction {
 export async function loadInteraction(ctx: ProviderContext, id: string, bindingSecret: string | undefined): Promise<Interaction> {
   const row = await findInteraction(ctx.db, id);
   if (!row || !bindingSecret || !safeEqual(row.binding_hash, sha256(bindingSecret))) {
-    throw new InteractionError('This sign-in link is not valid in this browser. Go back to the application and start again.');
+    throw new InteractionError('interaction.foreign');
   }
-  const expired = new InteractionError('This sign-in has expired or was already completed. Go back to the application and start again.');
+  const expired = new InteractionError('interaction.expired');
   if (row.completed_at !== null || row.expires_at <= ctx.clock()) throw expired;
   if (!row.readable) {
     // Written by a version of this code that stored another shape: the person starts again, as after an expiry.
@@ -149,6 +152,16 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
     throw expired;
   }
   return { ...row.stored, id: row.id, createdAt: row.created_at };
+}
+
+/**
+ * The language an interaction's pages speak (its request's ui_locales), for the pages that carry its id without
+ * being bound to it (forgot password, sign-up): a language reveals nothing, so no binding is asked for.
+ */
+export async function interactionLocale(ctx: ProviderContext, id: string | undefined): Promise<Locale | undefined> {
+  if (!id || !/^[A-Za-z0-9_-]{16,64}$/.test(id)) return undefined;
+  const row = await findInteraction(ctx.db, id);
+  return row?.readable ? row.stored.request.uiLocale : undefined;
 }
 
 /** Has the user already granted every scope this request asks for? */

@@ -47,5 +47,5 @@ async function finish(
 }
 
 function alreadyDone(): InteractionError {
-  return new InteractionError('This sign-in was already completed. Go back to the application and start again.');
+  return new InteractionError('interaction.completed');
 }

@@ -1,4 +1,5 @@
 // The scopes this provider understands and the user claims each one releases (OIDC Core 5.4).
+import type { MessageKey } from '../../i18n/catalog.js';
 import { InvalidScope } from '../../errors/oauth-error.js';
 
 export const SCOPE_CLAIMS = {
@@ -32,13 +33,14 @@ export const SUPPORTED_SCOPES = Object.keys(SCOPE_CLAIMS) as Scope[];
 export const SUPPORTED_CLAIMS = [...new Set(Object.values(SCOPE_CLAIMS).flat())];
 
 /** What the consent page says each scope shares. */
-export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  openid: 'Sign you in with your account identifier',
-  profile: 'Your name and basic profile',
-  email: 'Your email address',
-  address: 'Your postal address',
-  phone: 'Your phone number',
-  offline_access: 'Keep access while you are not using the app',
+/** What the consent page says each scope asks for: a key of the catalogs (src/i18n/locales/). */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, MessageKey>> = {
+  openid: 'scope.openid',
+  profile: 'scope.profile',
+  email: 'scope.email',
+  address: 'scope.address',
+  phone: 'scope.phone',
+  offline_access: 'scope.offline_access',
 };
 
 function isScope(value: string): value is Scope {

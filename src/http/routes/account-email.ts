@@ -1,6 +1,6 @@
 // GET/POST /account/email: the signed-in user asks to change their email address; GET/POST /account/email/verify:
 // the link mailed to the new address, confirmed with a button (src/domain/accounts/email-change.ts).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountFormToken } from '../../domain/accounts/account-forms.js';
 import { confirmEmailChange, openEmailChange, requestEmailChange } from '../../domain/accounts/email-change.js';
 import type { ProviderContext } from '../../domain/context.js';
@@ -10,6 +10,8 @@ import { seeOther } from '../redirect.js';
 import { accountMessagePage, emailChangePage, emailConfirmPage, type EmailChangePageInput } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { waitTime } from '../views/wait-time.js';
+import type { Translate } from '../../i18n/translate.js';
+import { pageLanguage } from '../page-language.js';
 
 export interface AccountEmailRoutesOptions {
   ctx: ProviderContext;
@@ -29,20 +31,21 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
   const base = `${ctx.config.issuer}/account`;
   const { signedIn, formPost } = accountSession(ctx);
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
-  const render = (reply: FastifyReply, status: number, who: SignedIn, extra: Partial<EmailChangePageInput> = {}) =>
+  const language = (request: FastifyRequest) => pageLanguage(request, ctx.config);
+  const render = (reply: FastifyReply, t: Translate, status: number, who: SignedIn, extra: Partial<EmailChangePageInput> = {}) =>
     page(
       reply,
       status,
-      emailChangePage({ base, csrfToken: accountFormToken(who.cookie), username: who.user.username, current: who.user.email, ...extra }),
+      emailChangePage(t, { base, csrfToken: accountFormToken(who.cookie), username: who.user.username, current: who.user.email, ...extra }),
     );
-  const unusable = (reply: FastifyReply) =>
+  const unusable = (reply: FastifyReply, t: Translate) =>
     page(
       reply,
       400,
-      accountMessagePage({
-        title: 'This link no longer works',
-        message: 'The link has expired, was already used, or a newer one was sent since. Your email address has not changed.',
-        link: { url: `${base}/email`, label: 'Ask again' },
+      accountMessagePage(t, {
+        title: t('reset.invalidTitle'),
+        message: t('email.linkInvalid'),
+        link: { url: `${base}/email`, label: t('email.askAgain') },
         alert: true,
       }),
     );
@@ -50,14 +53,16 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
   app.get('/account/email', { config: { html: true } }, async (request, reply) => {
     const who = await signedIn(request);
     if (!who) return seeOther(reply, `${base}/sign-in`);
-    return render(reply, 200, who);
+    return render(reply, language(request), 200, who);
   });
 
   app.post<{ Body: RawParams }>('/account/email', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const who = await formPost(request, reply);
     if (!who) return reply;
     const newEmail = single(request.body, 'email') ?? '';
+    const t = language(request);
     const result = await requestEmailChange(ctx, {
+      locale: t.preferred,
       user: who.user,
       ip: request.ip,
       password: single(request.body, 'password') ?? '',
@@ -68,17 +73,17 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
         opts.onMessagesQueued?.();
         return seeOther(reply, `${base}?done=email-sent`);
       case 'invalid':
-        return render(reply, 400, who, { newEmail, error: { field: 'email', message: result.message } });
+        return render(reply, t, 400, who, { newEmail, error: { field: 'email', message: t.text(result.message) } });
       case 'wrong-password':
-        return render(reply, 400, who, { newEmail, error: { field: 'password', message: 'The password is not correct.' } });
+        return render(reply, t, 400, who, { newEmail, error: { field: 'password', message: t('email.wrongPassword') } });
       case 'throttled':
         reply.header('retry-after', String(result.retryAfterSeconds));
-        return render(reply, 429, who, {
+        return render(reply, t, 429, who, {
           newEmail,
-          error: { field: 'password', message: `Too many attempts. Wait ${waitTime(result.retryAfterSeconds)}, then try again.` },
+          error: { field: 'password', message: t('common.waitThenRetry', { wait: waitTime(t, result.retryAfterSeconds) }) },
         });
       case 'busy':
-        return render(reply, 503, who, { newEmail, error: { field: 'form', message: 'The service is busy. Try again in a few seconds.' } });
+        return render(reply, t, 503, who, { newEmail, error: { field: 'form', message: t('common.busy') } });
     }
   });
 
@@ -88,8 +93,9 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
     async (request, reply) => {
       const token = request.query.token;
       const newEmail = await openEmailChange(ctx, token);
-      if (!newEmail || !token) return unusable(reply);
-      return page(reply, 200, emailConfirmPage({ action: `${base}/email/verify`, token, newEmail }));
+      const t = language(request);
+      if (!newEmail || !token) return unusable(reply, t);
+      return page(reply, 200, emailConfirmPage(t, { action: `${base}/email/verify`, token, newEmail }));
     },
   );
 
@@ -98,15 +104,16 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
     { schema: { body: tokenFormSchema }, config: { html: true } },
     async (request, reply) => {
       const outcome = await confirmEmailChange(ctx, single(request.body, 'token'));
-      if (outcome.kind === 'unusable') return unusable(reply);
+      const t = language(request);
+      if (outcome.kind === 'unusable') return unusable(reply, t);
       if (outcome.kind === 'taken') {
         return page(
           reply,
           409,
-          accountMessagePage({
-            title: 'This address is taken',
-            message: 'The address belongs to another account by now, so your email address has not changed.',
-            link: { url: base, label: 'Back to your account' },
+          accountMessagePage(t, {
+            title: t('email.takenTitle'),
+            message: t('email.taken'),
+            link: { url: base, label: t('account.back') },
             alert: true,
           }),
         );
@@ -114,10 +121,10 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
       return page(
         reply,
         200,
-        accountMessagePage({
-          title: 'Email address changed',
-          message: `Your account uses ${outcome.newEmail} from now on.`,
-          link: { url: base, label: 'Go to your account' },
+        accountMessagePage(t, {
+          title: t('email.changedTitle'),
+          message: t('email.changed', { email: outcome.newEmail }),
+          link: { url: base, label: t('email.goToAccount') },
         }),
       );
     },

@@ -1,5 +1,5 @@
 // GET/POST /account/password: the signed-in user changes their password (src/domain/accounts/password-change.ts).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountFormToken } from '../../domain/accounts/account-forms.js';
 import { changePassword, type PasswordChange } from '../../domain/accounts/password-change.js';
 import type { ProviderContext } from '../../domain/context.js';
@@ -9,6 +9,8 @@ import { seeOther } from '../redirect.js';
 import { passwordChangePage, type PasswordChangePageInput } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { waitTime } from '../views/wait-time.js';
+import type { Translate } from '../../i18n/translate.js';
+import { pageLanguage } from '../page-language.js';
 
 export interface AccountPasswordRoutesOptions {
   ctx: ProviderContext;
@@ -27,26 +29,29 @@ const formSchema = {
 } as const;
 
 /** What the page says when the change did not happen, and with which status. */
-function refusal(result: Exclude<PasswordChange, { kind: 'changed' }>): {
+function refusal(
+  t: Translate,
+  result: Exclude<PasswordChange, { kind: 'changed' }>,
+): {
   status: number;
   error: NonNullable<PasswordChangePageInput['error']>;
 } {
   switch (result.kind) {
     case 'mismatch':
-      return { status: 400, error: { field: 'repeat', message: 'The two new passwords are not the same.' } };
+      return { status: 400, error: { field: 'repeat', message: t('password.mismatchNew') } };
     case 'weak':
-      return { status: 400, error: { field: 'password', message: result.problem.message } };
+      return { status: 400, error: { field: 'password', message: t.text(result.problem.message) } };
     case 'wrong-current':
-      return { status: 400, error: { field: 'current', message: 'The current password is not correct.' } };
+      return { status: 400, error: { field: 'current', message: t('password.wrongCurrent') } };
     case 'throttled':
       return {
         status: 429,
-        error: { field: 'current', message: `Too many attempts. Wait ${waitTime(result.retryAfterSeconds)}, then try again.` },
+        error: { field: 'current', message: t('common.waitThenRetry', { wait: waitTime(t, result.retryAfterSeconds) }) },
       };
     case 'busy':
-      return { status: 503, error: { field: 'form', message: 'The service is busy. Try again in a few seconds.' } };
+      return { status: 503, error: { field: 'form', message: t('common.busy') } };
     case 'conflict':
-      return { status: 409, error: { field: 'form', message: 'Your password was changed meanwhile, elsewhere. Nothing was changed now.' } };
+      return { status: 409, error: { field: 'form', message: t('password.conflict') } };
   }
 }
 
@@ -54,12 +59,12 @@ export default async function accountPasswordRoutes(app: FastifyInstance, opts: 
   const { ctx } = opts;
   const base = `${ctx.config.issuer}/account`;
   const { signedIn, formPost } = accountSession(ctx);
-  const render = (reply: FastifyReply, status: number, who: SignedIn, error?: PasswordChangePageInput['error']) =>
+  const render = (request: FastifyRequest, reply: FastifyReply, status: number, who: SignedIn, error?: PasswordChangePageInput['error']) =>
     reply
       .code(status)
       .headers(PAGE_HEADERS)
       .send(
-        passwordChangePage({
+        passwordChangePage(pageLanguage(request, ctx.config), {
           base,
           csrfToken: accountFormToken(who.cookie),
           username: who.user.username,
@@ -71,13 +76,15 @@ export default async function accountPasswordRoutes(app: FastifyInstance, opts: 
   app.get('/account/password', { config: { html: true } }, async (request, reply) => {
     const who = await signedIn(request);
     if (!who) return seeOther(reply, `${base}/sign-in`);
-    return render(reply, 200, who);
+    return render(request, reply, 200, who);
   });
 
   app.post<{ Body: RawParams }>('/account/password', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const who = await formPost(request, reply);
     if (!who) return reply;
+    const t = pageLanguage(request, ctx.config);
     const result = await changePassword(ctx, {
+      locale: t.preferred,
       user: who.user,
       sid: who.session.sid,
       ip: request.ip,
@@ -90,8 +97,8 @@ export default async function accountPasswordRoutes(app: FastifyInstance, opts: 
       if (result.logoutsQueued > 0) opts.onLogoutsQueued?.();
       return seeOther(reply, `${base}?done=password-changed`);
     }
-    const { status, error } = refusal(result);
+    const { status, error } = refusal(t, result);
     if (result.kind === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
-    return render(reply, status, who, error);
+    return render(request, reply, status, who, error);
   });
 }

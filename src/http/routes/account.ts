@@ -48,6 +48,9 @@ import {
   UNREADABLE_PASSKEY,
 } from '../passkey-form.js';
 import { waitTime } from '../views/wait-time.js';
+import type { MessageKey } from '../../i18n/catalog.js';
+import type { Translate } from '../../i18n/translate.js';
+import { pageLanguage } from '../page-language.js';
 
 export interface AccountRoutesOptions {
   ctx: ProviderContext;
@@ -58,21 +61,21 @@ export interface AccountRoutesOptions {
 }
 
 /** What the account page says after a redirect (`?done=`): a fixed list, so nothing from the URL is shown. */
-const NOTICES: Record<string, string> = {
-  'device-revoked': 'The device was revoked: it is signed out, and the access it gave applications has ended.',
-  'totp-enrolled': 'Your authenticator app is set up.',
-  'totp-removed': 'Your authenticator app was removed.',
-  'email-sent': 'We have sent a link to the new address. Your email address changes once you open it.',
-  'signed-up': 'Welcome! Your email address is confirmed and your account is ready.',
-  'password-changed': 'Your password was changed. Your other devices were signed out; we have sent you an email about it.',
-  'passkey-added': 'Your passkey was added: you can sign in with it instead of your password.',
-  'passkey-renamed': 'The passkey was renamed.',
-  'passkey-deleted': 'The passkey was deleted: it no longer signs you in.',
+const NOTICES: Record<string, MessageKey> = {
+  'device-revoked': 'account.done.deviceRevoked',
+  'totp-enrolled': 'account.done.totpEnrolled',
+  'totp-removed': 'account.done.totpRemoved',
+  'email-sent': 'account.done.emailSent',
+  'signed-up': 'account.done.signedUp',
+  'password-changed': 'account.done.passwordChanged',
+  'passkey-added': 'account.done.passkeyAdded',
+  'passkey-renamed': 'account.done.passkeyRenamed',
+  'passkey-deleted': 'account.done.passkeyDeleted',
 };
-const SIGN_IN_NOTICES: Record<string, string> = {
-  'device-revoked': 'You revoked this device, so it was signed out. Sign in again to go on.',
-  reauth: 'To set up an authenticator app, confirm that it is you: enter your password again.',
-  'passkey-reauth': 'To add a passkey, confirm that it is you: sign in again.',
+const SIGN_IN_NOTICES: Record<string, MessageKey> = {
+  'device-revoked': 'account.signIn.deviceRevoked',
+  reauth: 'account.signIn.reauth',
+  'passkey-reauth': 'account.signIn.passkeyReauth',
 };
 
 /**
@@ -84,10 +87,10 @@ const SIGN_IN_NOTICES: Record<string, string> = {
 const ENROLMENT_START_MAX_AUTH_AGE_SECONDS = 300;
 const ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS = 900;
 
-const TOO_MANY_PASSKEYS = `You have ${MAX_PASSKEYS_PER_USER} passkeys, the most an account may have. Delete one to add another.`;
-const BAD_PASSKEY_NAME = 'A passkey name is 1 to 64 characters.';
-const WRONG_CODE = 'That code is not right, or it was already used. Wait for the next code and try again.';
-const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime(seconds)}, then try again.`;
+const tooManyPasskeys = (t: Translate) => t('passkey.tooMany', { max: MAX_PASSKEYS_PER_USER });
+const BAD_PASSKEY_NAME = 'passkey.badName';
+const WRONG_CODE = 'totp.wrongCode';
+const tooManyCodes = (t: Translate, seconds: number) => t('totp.tooManyCodes', { wait: waitTime(t, seconds) });
 
 const formSchema = {
   type: 'object',
@@ -126,6 +129,8 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
 
   const { signedIn, formPost } = accountSession(ctx);
+  /** Pages outside an authorization request speak the browser's language (Accept-Language), else DEFAULT_LOCALE. */
+  const language = (request: FastifyRequest) => pageLanguage(request, ctx.config);
 
   async function renderAccount(
     request: FastifyRequest,
@@ -143,7 +148,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     return page(
       reply,
       status,
-      accountPage({
+      accountPage(language(request), {
         base,
         csrfToken: accountFormToken(who.cookie),
         displayName: typeof claims.name === 'string' && claims.name ? claims.name : who.user.username,
@@ -159,7 +164,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     );
   }
 
-  async function renderEnrolment(reply: FastifyReply, who: SignedIn, status: number, error?: string) {
+  async function renderEnrolment(request: FastifyRequest, reply: FastifyReply, who: SignedIn, status: number, error?: string) {
     const pending = await pendingEnrolment(ctx, who.user);
     if (!pending) return seeOther(reply, base);
     // qrcode draws the otpauth URI as an SVG image; the page's policy allows images from data: URLs only.
@@ -167,7 +172,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     return page(
       reply,
       status,
-      totpEnrolmentPage({
+      totpEnrolmentPage(language(request), {
         base,
         csrfToken: accountFormToken(who.cookie),
         qrDataUrl: `data:image/svg+xml;base64,${Buffer.from(svg, 'utf8').toString('base64')}`,
@@ -187,8 +192,13 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   }
 
   /** A refused code: the same page again, saying why. */
-  function codeRefusal(check: Exclude<CodeCheck, { kind: 'accepted' } | { kind: 'none' }>): { status: number; error: string } {
-    return check.kind === 'locked' ? { status: 429, error: tooManyCodes(check.retryAfterSeconds) } : { status: 400, error: WRONG_CODE };
+  function codeRefusal(
+    t: Translate,
+    check: Exclude<CodeCheck, { kind: 'accepted' } | { kind: 'none' }>,
+  ): { status: number; error: string } {
+    return check.kind === 'locked'
+      ? { status: 429, error: tooManyCodes(t, check.retryAfterSeconds) }
+      : { status: 400, error: t(WRONG_CODE) };
   }
 
   app.get<{ Querystring: { done?: string } }>(
@@ -198,7 +208,8 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const who = await signedIn(request);
       if (!who) return seeOther(reply, signInUrl);
       const done = request.query.done;
-      return renderAccount(request, reply, who, 200, done && Object.hasOwn(NOTICES, done) ? { notice: NOTICES[done] } : {});
+      const notice = done && Object.hasOwn(NOTICES, done) ? NOTICES[done] : undefined;
+      return renderAccount(request, reply, who, 200, notice ? { notice: language(request)(notice) } : {});
     },
   );
 
@@ -206,6 +217,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   const signInPage = (
     reply: FastifyReply,
+    t: Translate,
     status: number,
     binding: string,
     extra: { login?: string; error?: string; notice?: string } = {},
@@ -214,10 +226,10 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       .code(status)
       .headers(LOGIN_PAGE_HEADERS)
       .send(
-        loginPage({
+        loginPage(t, {
           action: signInUrl,
           csrfToken: binding,
-          clientName: 'your account',
+          clientName: t('account.yourAccount'),
           forgotUrl: `${base}/forgot`,
           signupUrl: ctx.config.signup.mode === 'open' ? `${base}/signup` : undefined,
           ...(passkeysOffered(ctx) ? { passkey: { optionsUrl: `${signInUrl}/passkey/options`, action: `${signInUrl}/passkey` } } : {}),
@@ -238,8 +250,9 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const current = request.cookies[spec.name];
       const binding = current && /^[A-Za-z0-9_-]{43}$/.test(current) ? current : randomToken();
       if (binding !== current) reply.setCookie(spec.name, binding, spec.options);
-      return signInPage(reply, 200, binding, {
-        ...(notice && Object.hasOwn(SIGN_IN_NOTICES, notice) ? { notice: SIGN_IN_NOTICES[notice] } : {}),
+      const t = language(request);
+      return signInPage(reply, t, 200, binding, {
+        ...(notice && Object.hasOwn(SIGN_IN_NOTICES, notice) ? { notice: t(SIGN_IN_NOTICES[notice]!) } : {}),
         ...(who ? { login: who.user.username } : {}),
       });
     },
@@ -249,19 +262,21 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     const spec = accountSignInCookie(ctx.config);
     const binding = request.cookies[spec.name];
     const csrf = single(request.body, 'csrf');
+    const t = language(request);
     // A form from another site arrives without the SameSite=Lax binding cookie, or with another value.
     if (!binding || !csrf || !safeEqual(csrf, binding)) {
-      return page(reply, 403, accountErrorPage(base, 'Something went wrong', BAD_FORM));
+      return page(reply, 403, accountErrorPage(t, base, t('common.somethingWrong'), t(BAD_FORM)));
     }
     // The same form, throttles, risk evaluation and second factor as every sign-in; the second-factor page
     // finishes the sign-in and sends the browser back to the account page.
     const result = await submitPasswordForm(ctx, request, reply, {
       returnTo: base,
       clientId: null,
+      locale: t.preferred,
       onMessagesQueued: opts.onMessagesQueued,
     });
     if (result.kind === 'refused')
-      return signInPage(reply, result.status, binding, { login: typedLogin(request.body), error: result.message });
+      return signInPage(reply, t, result.status, binding, { login: typedLogin(request.body), error: t.text(result.message) });
     reply.clearCookie(spec.name, spec.options);
     if (result.kind === 'answered') return reply;
     return seeOther(reply, base);
@@ -276,7 +291,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   app.post<{ Body: RawParams }>('/account/sign-in/passkey/options', { schema: { body: formSchema } }, async (request, reply) => {
     const binding = signInBinding(request);
-    if (!binding) return sendPasskeyError(reply, 403, 'invalid_request', BAD_FORM);
+    if (!binding) return sendPasskeyError(reply, 403, 'invalid_request', language(request)(BAD_FORM));
     return sendPasskeyOptions(reply, await passkeyRequestOptions(ctx, binding, 'sign-in'));
   });
 
@@ -285,22 +300,24 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     { schema: { body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const binding = signInBinding(request);
-      if (!binding) return page(reply, 403, accountErrorPage(base, 'Something went wrong', BAD_FORM));
+      const t = language(request);
+      if (!binding) return page(reply, 403, accountErrorPage(t, base, t('common.somethingWrong'), t(BAD_FORM)));
       const credential = postedCredential(request.body);
-      if (credential === undefined) return signInPage(reply, 400, binding, { error: UNREADABLE_PASSKEY });
+      if (credential === undefined) return signInPage(reply, t, 400, binding, { error: t(UNREADABLE_PASSKEY) });
       const result = await signInWithPasskey(ctx, {
         binding,
         credential,
         signals: deviceSignalsOf(request, ctx.config),
         clientId: null,
         replacesSession: request.cookies[sessionCookie(ctx.config).name],
+        locale: t.preferred,
       });
-      if (result.kind === 'malformed') return signInPage(reply, 400, binding, { error: UNREADABLE_PASSKEY });
+      if (result.kind === 'malformed') return signInPage(reply, t, 400, binding, { error: t(UNREADABLE_PASSKEY) });
       if (result.kind === 'throttled') {
         reply.header('retry-after', String(result.retryAfterSeconds));
-        return signInPage(reply, 429, binding, { error: `Too many attempts. Try again in ${result.retryAfterSeconds} seconds.` });
+        return signInPage(reply, t, 429, binding, { error: t.plural('common.tooManyAttempts', result.retryAfterSeconds) });
       }
-      if (result.kind === 'refused') return signInPage(reply, 401, binding, { error: PASSKEY_REFUSED });
+      if (result.kind === 'refused') return signInPage(reply, t, 401, binding, { error: t(PASSKEY_REFUSED) });
       setSignInCookies(ctx, reply, result.completed);
       const spec = accountSignInCookie(ctx.config);
       reply.clearCookie(spec.name, spec.options);
@@ -318,12 +335,10 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       if (!who) return reply;
       const revoked = await revokeDevice(ctx, who.user.id, request.params.id);
       // Another user's device is answered exactly like one that does not exist.
-      if (!revoked)
-        return page(
-          reply,
-          404,
-          accountErrorPage(base, 'No such device', 'That device is not in your list: it may have been revoked already.'),
-        );
+      if (!revoked) {
+        const t = language(request);
+        return page(reply, 404, accountErrorPage(t, base, t('account.noSuchDevice'), t('account.noSuchDeviceLead')));
+      }
       if (revoked.logoutsQueued > 0) opts.onLogoutsQueued?.();
       if (revoked.endedSids.includes(who.session.sid)) {
         const session = sessionCookie(ctx.config);
@@ -340,9 +355,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     const who = await formPost(request, reply);
     if (!who || !recentSignIn(reply, who, ENROLMENT_START_MAX_AUTH_AGE_SECONDS)) return reply;
     if (!(await beginEnrolment(ctx, who.user.id))) {
-      return renderAccount(request, reply, who, 409, {
-        error: 'An authenticator app is already set up. Remove it first to set up another.',
-      });
+      return renderAccount(request, reply, who, 409, { error: language(request)('totp.already') });
     }
     return seeOther(reply, `${base}/totp`);
   });
@@ -351,7 +364,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     const who = await signedIn(request);
     if (!who) return seeOther(reply, signInUrl);
     if (!recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS)) return reply;
-    return renderEnrolment(reply, who, 200);
+    return renderEnrolment(request, reply, who, 200);
   });
 
   app.post<{ Body: RawParams }>(
@@ -364,8 +377,8 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const check = await confirmEnrolment(ctx, who.user.id, single(request.body, 'code') ?? '');
       if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-enrolled`);
       if (check.kind === 'none') return seeOther(reply, base);
-      const { status, error } = codeRefusal(check);
-      return renderEnrolment(reply, who, status, error);
+      const { status, error } = codeRefusal(language(request), check);
+      return renderEnrolment(request, reply, who, status, error);
     },
   );
 
@@ -378,7 +391,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const check = await removeAuthenticator(ctx, who.user.id, single(request.body, 'code') ?? '');
       if (check.kind === 'accepted') return seeOther(reply, `${base}?done=totp-removed`);
       if (check.kind === 'none') return seeOther(reply, base);
-      const { status, error } = codeRefusal(check);
+      const { status, error } = codeRefusal(language(request), check);
       return renderAccount(request, reply, who, status, { error });
     },
   );
@@ -386,11 +399,11 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   // --- Passkeys ---
   // Adding one asks for a recent sign-in, as setting up an authenticator app does (the same ages).
 
-  const passkeyPage = (reply: FastifyReply, status: number, who: SignedIn, extra: { name?: string; error?: string } = {}) =>
+  const passkeyPage = (reply: FastifyReply, t: Translate, status: number, who: SignedIn, extra: { name?: string; error?: string } = {}) =>
     reply
       .code(status)
       .headers(PASSKEY_PAGE_HEADERS)
-      .send(newPasskeyPage({ base, csrfToken: accountFormToken(who.cookie), ...extra }));
+      .send(newPasskeyPage(t, { base, csrfToken: accountFormToken(who.cookie), ...extra }));
 
   app.post<{ Body: RawParams }>(
     '/account/passkeys/new',
@@ -406,44 +419,46 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     const who = await signedIn(request);
     if (!who) return seeOther(reply, signInUrl);
     if (!recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS, 'passkey-reauth')) return reply;
-    return passkeyPage(reply, 200, who);
+    return passkeyPage(reply, language(request), 200, who);
   });
 
   app.post<{ Body: RawParams }>('/account/passkeys/options', { schema: { body: formSchema } }, async (request, reply) => {
     const who = await signedIn(request);
-    if (!who) return sendPasskeyError(reply, 401, 'login_required', 'You are no longer signed in. Open your account page again.');
-    if (!isAccountFormToken(who.cookie, single(request.body, 'csrf'))) return sendPasskeyError(reply, 403, 'invalid_request', BAD_FORM);
+    const t = language(request);
+    if (!who) return sendPasskeyError(reply, 401, 'login_required', t('account.signedOut'));
+    if (!isAccountFormToken(who.cookie, single(request.body, 'csrf'))) return sendPasskeyError(reply, 403, 'invalid_request', t(BAD_FORM));
     if (!isRecent(who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS)) {
-      return sendPasskeyError(reply, 401, 'login_required', 'Your sign-in is too old to add a passkey. Sign in again, then add it.');
+      return sendPasskeyError(reply, 401, 'login_required', t('passkey.tooOld'));
     }
     const options = await passkeyRegistrationOptions(ctx, who.user, who.cookie);
-    if (options.kind === 'too-many') return sendPasskeyError(reply, 409, 'invalid_request', TOO_MANY_PASSKEYS);
+    if (options.kind === 'too-many') return sendPasskeyError(reply, 409, 'invalid_request', tooManyPasskeys(t));
     return sendPasskeyOptions(reply, options.options);
   });
 
   app.post<{ Body: RawParams }>('/account/passkeys', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const who = await formPost(request, reply);
     if (!who || !recentSignIn(reply, who, ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS, 'passkey-reauth')) return reply;
+    const t = language(request);
     const typed = single(request.body, 'name') ?? '';
-    const name = typed.trim() === '' ? 'Passkey' : passkeyName(typed);
-    if (name === undefined) return passkeyPage(reply, 400, who, { error: BAD_PASSKEY_NAME });
+    const name = typed.trim() === '' ? t('passkey.defaultName') : passkeyName(typed);
+    if (name === undefined) return passkeyPage(reply, t, 400, who, { error: t(BAD_PASSKEY_NAME) });
     const credential = postedCredential(request.body);
-    if (credential === undefined) return passkeyPage(reply, 400, who, { name, error: UNREADABLE_PASSKEY });
+    if (credential === undefined) return passkeyPage(reply, t, 400, who, { name, error: t(UNREADABLE_PASSKEY) });
     const registered = await registerPasskey(ctx, who.user.id, who.cookie, credential, name);
     switch (registered.kind) {
       case 'registered':
         return seeOther(reply, `${base}?done=passkey-added`);
       case 'duplicate':
-        return passkeyPage(reply, 409, who, { name, error: 'This passkey is registered already.' });
+        return passkeyPage(reply, t, 409, who, { name, error: t('passkey.duplicate') });
       case 'too-many':
-        return passkeyPage(reply, 409, who, { name, error: TOO_MANY_PASSKEYS });
+        return passkeyPage(reply, t, 409, who, { name, error: tooManyPasskeys(t) });
       case 'refused':
-        return passkeyPage(reply, 400, who, { name, error: 'The passkey could not be checked. Try again.' });
+        return passkeyPage(reply, t, 400, who, { name, error: t('passkey.refused') });
     }
   });
 
-  const noSuchPasskey = (reply: FastifyReply) =>
-    page(reply, 404, accountErrorPage(base, 'No such passkey', 'That passkey is not in your list: it may have been deleted already.'));
+  const noSuchPasskey = (reply: FastifyReply, t: Translate) =>
+    page(reply, 404, accountErrorPage(t, base, t('passkey.noSuch'), t('passkey.noSuchLead')));
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/account/passkeys/:id/rename',
@@ -452,8 +467,8 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const who = await formPost(request, reply);
       if (!who) return reply;
       const name = passkeyName(single(request.body, 'name'));
-      if (name === undefined) return renderAccount(request, reply, who, 400, { error: BAD_PASSKEY_NAME });
-      if (!(await renamePasskey(ctx, who.user.id, request.params.id, name))) return noSuchPasskey(reply);
+      if (name === undefined) return renderAccount(request, reply, who, 400, { error: language(request)(BAD_PASSKEY_NAME) });
+      if (!(await renamePasskey(ctx, who.user.id, request.params.id, name))) return noSuchPasskey(reply, language(request));
       return seeOther(reply, `${base}?done=passkey-renamed`);
     },
   );
@@ -465,11 +480,9 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const who = await formPost(request, reply);
       if (!who) return reply;
       const deleted = await deletePasskey(ctx, who.user.id, request.params.id);
-      if (deleted === 'not-found') return noSuchPasskey(reply);
+      if (deleted === 'not-found') return noSuchPasskey(reply, language(request));
       if (deleted === 'last-sign-in-method') {
-        return renderAccount(request, reply, who, 409, {
-          error: 'This passkey is your only way to sign in: add another before deleting it.',
-        });
+        return renderAccount(request, reply, who, 409, { error: language(request)('passkey.onlyWay') });
       }
       return seeOther(reply, `${base}?done=passkey-deleted`);
     },

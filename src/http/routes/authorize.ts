@@ -19,6 +19,7 @@ import { parseForm } from '../form-parser.js';
 import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
+import { pageLanguage } from '../page-language.js';
 
 function redirect(reply: FastifyReply, location: string): FastifyReply {
   return seeOther(reply, location);
@@ -38,6 +39,8 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
 
   async function decide(request: FastifyRequest, reply: FastifyReply, params: RawParams, attempt: ClientAttempt): Promise<FastifyReply> {
     const load = async (clientId: string) => (await attempt.lookup(clientId))?.client;
+    // The pages this request answers with speak its ui_locales (a repeated one is refused in phase two).
+    const t = pageLanguage(request, ctx.config, typeof params.ui_locales === 'string' ? params.ui_locales : undefined);
 
     // Phase one: until the client and its redirect URI are verified, errors are shown, never redirected.
     let target: VerifiedTarget;
@@ -46,7 +49,10 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
     } catch (err) {
       if (!(err instanceof UntrustedRedirectError)) throw err;
       await attempt.ensureCurrent();
-      return reply.code(err.status).headers(PAGE_HEADERS).send(errorPage(err.message));
+      return reply
+        .code(err.status)
+        .headers(PAGE_HEADERS)
+        .send(errorPage(t, t.text(err.text)));
     }
     // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1), in the response mode asked for.
     try {
@@ -54,7 +60,7 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
       if (outcome.clientConfirmed) attempt.confirm();
       else await attempt.ensureCurrent();
-      if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, outcome.response);
+      if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, t, outcome.response);
       for (const old of interactionCookiesToForget(ctx.config, request.cookies)) reply.clearCookie(old.name, old.options);
       const binding = interactionCookie(ctx.config, outcome.interactionId);
       reply.setCookie(binding.name, outcome.bindingSecret, binding.options);
@@ -63,7 +69,7 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       await attempt.ensureCurrent();
       const { oauth, unexpected } = toOAuthError(err);
       if (unexpected) request.log.error({ err }, 'authorization request failed');
-      return sendAuthorizationResponse(reply, errorResponse(ctx, target, oauth));
+      return sendAuthorizationResponse(reply, t, errorResponse(ctx, target, oauth));
     }
   }
 
@@ -74,7 +80,11 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       params = parseForm(query, 'collect');
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
-      return reply.code(400).headers(PAGE_HEADERS).send(errorPage(err.description));
+      const t = pageLanguage(request, ctx.config);
+      return reply
+        .code(400)
+        .headers(PAGE_HEADERS)
+        .send(errorPage(t, t('authorize.invalid', { detail: err.description })));
     }
     return handle(request, reply, params);
   });

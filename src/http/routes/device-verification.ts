@@ -25,10 +25,12 @@ import { seeOther } from '../redirect.js';
 import { deviceConfirmPage, deviceDonePage, userCodePage } from '../views/device-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+import type { MessageKey } from '../../i18n/catalog.js';
+import { pageLanguage, type PageLanguage } from '../page-language.js';
 
-const WRONG_CODE = 'That code is not valid. Check the code shown on your device: it may have expired.';
-const START_AGAIN = 'This code has expired or was already used. Start again on your device.';
-const FORM_EXPIRED = 'The form has expired or did not come from this site. Open the address shown on your device again.';
+const WRONG_CODE = 'device.wrongCode';
+const START_AGAIN = 'device.startAgain';
+const FORM_EXPIRED = 'device.formExpired';
 
 /** The flow cookie is 256 random bits in base64url; anything else counts as absent. */
 const FLOW_SECRET = /^[A-Za-z0-9_-]{43}$/;
@@ -47,7 +49,11 @@ const formSchema = {
 const querySchema = { type: 'object', properties: { user_code: { type: 'string' } } } as const;
 
 /** Thrown where the page cannot go on; shown on the error page, never redirected. */
-class VerificationError extends Error {}
+class VerificationError extends Error {
+  constructor(readonly key: MessageKey) {
+    super(key);
+  }
+}
 
 export default async function deviceVerificationRoutes(
   app: FastifyInstance,
@@ -82,8 +88,12 @@ export default async function deviceVerificationRoutes(
     return pending;
   }
 
+  /** Pages outside an authorization request speak the browser's language (Accept-Language), else DEFAULT_LOCALE. */
+  const language = (request: FastifyRequest) => pageLanguage(request, ctx.config);
+
   const signInPage = (
     reply: FastifyReply,
+    t: PageLanguage,
     status: number,
     secret: string,
     pending: PendingDeviceAuthorization,
@@ -93,7 +103,7 @@ export default async function deviceVerificationRoutes(
     reply
       .code(status)
       .headers(LOGIN_PAGE_HEADERS)
-      .send(loginPage({ action: loginAction, csrfToken: secret, clientName: pending.clientName, login, error }));
+      .send(loginPage(t, { action: loginAction, csrfToken: secret, clientName: pending.clientName, login, error }));
 
   const withPageErrors =
     <R extends FastifyRequest>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
@@ -101,7 +111,10 @@ export default async function deviceVerificationRoutes(
       try {
         return await handler(request, reply);
       } catch (err) {
-        if (err instanceof VerificationError) return page(reply, 400, errorPage(err.message));
+        if (err instanceof VerificationError) {
+          const t = language(request);
+          return page(reply, 400, errorPage(t, t(err.key)));
+        }
         throw err;
       }
     };
@@ -122,7 +135,7 @@ export default async function deviceVerificationRoutes(
       return page(
         reply,
         200,
-        userCodePage({
+        userCodePage(language(request), {
           action: entryAction,
           csrfToken: secret,
           userCode: normalised ? formatUserCode(normalised) : linked?.slice(0, 32),
@@ -137,6 +150,7 @@ export default async function deviceVerificationRoutes(
     { schema: { body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const secret = postedSecret(request);
+      const t = language(request);
       const typed = single(request.body, 'user_code') ?? '';
       const next = randomToken();
       const entry = await enterUserCode(ctx, typed, request.ip, next);
@@ -151,15 +165,19 @@ export default async function deviceVerificationRoutes(
         return page(
           reply,
           429,
-          userCodePage({
+          userCodePage(t, {
             action: entryAction,
             csrfToken: secret,
             userCode: typed.slice(0, 32),
-            error: `Too many attempts. Try again in ${n} second${n === 1 ? '' : 's'}.`,
+            error: t.plural('common.tooManyAttempts', n),
           }),
         );
       }
-      return page(reply, 400, userCodePage({ action: entryAction, csrfToken: secret, userCode: typed.slice(0, 32), error: WRONG_CODE }));
+      return page(
+        reply,
+        400,
+        userCodePage(t, { action: entryAction, csrfToken: secret, userCode: typed.slice(0, 32), error: t(WRONG_CODE) }),
+      );
     }),
   );
 
@@ -172,14 +190,15 @@ export default async function deviceVerificationRoutes(
       if (!secret) throw new VerificationError(START_AGAIN);
       const pending = await pendingFor(secret);
       const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
+      const t = language(request);
       if (!session) {
         ensureDeviceCookie(request, reply, ctx.config);
-        return signInPage(reply, 200, secret, pending);
+        return signInPage(reply, t, 200, secret, pending);
       }
       return page(
         reply,
         200,
-        deviceConfirmPage({
+        deviceConfirmPage(t, {
           action: confirmAction,
           csrfToken: secret,
           clientName: pending.clientName,
@@ -200,13 +219,17 @@ export default async function deviceVerificationRoutes(
     withPageErrors(async (request, reply) => {
       const secret = postedSecret(request);
       const pending = await pendingFor(secret);
+      const t = language(request);
       const result = await submitPasswordForm(ctx, request, reply, {
         returnTo: confirmAction,
         clientId: pending.clientId,
+        locale: t.preferred,
         onMessagesQueued: opts.onMessagesQueued,
       });
       if (result.kind === 'answered') return reply;
-      if (result.kind === 'refused') return signInPage(reply, result.status, secret, pending, typedLogin(request.body), result.message);
+      if (result.kind === 'refused') {
+        return signInPage(reply, t, result.status, secret, pending, typedLogin(request.body), t.text(result.message));
+      }
       return seeOther(reply, confirmAction);
     }),
   );
@@ -220,12 +243,12 @@ export default async function deviceVerificationRoutes(
       // Signed out in the meantime: the confirmation page asks for a sign-in again.
       if (!session) return seeOther(reply, confirmAction);
       const decision = single(request.body, 'decision');
-      if (decision === undefined) throw new VerificationError('Choose Approve or Deny.');
+      if (decision === undefined) throw new VerificationError('device.choose');
       const approve = decision === 'approve';
       if (!(await decideDeviceAuthorization(ctx, secret, session, approve))) throw new VerificationError(START_AGAIN);
       const cookie = deviceFlowCookie(ctx.config);
       reply.clearCookie(cookie.name, cookie.options);
-      return page(reply, 200, deviceDonePage(approve));
+      return page(reply, 200, deviceDonePage(language(request), approve));
     }),
   );
 }

@@ -18,6 +18,7 @@ import { parseForm } from '../form-parser.js';
 import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { logoutConfirmPage, signedOutPage } from '../views/pages.js';
+import { pageLanguage, type PageLanguage } from '../page-language.js';
 
 export interface EndSessionOptions {
   ctx: ProviderContext;
@@ -30,6 +31,7 @@ const confirmSchema = {
   properties: {
     csrf: { type: 'string' },
     decision: { type: 'string', enum: ['logout', 'stay'] },
+    ui_locales: { type: 'string', maxLength: 256 },
   },
 } as const;
 
@@ -45,14 +47,19 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
   }
 
   /** To the verified post_logout_redirect_uri (with state), or the provider's own page. */
-  function finish(reply: FastifyReply, logout: LogoutRequest, signedOut: boolean) {
+  function finish(reply: FastifyReply, t: PageLanguage, logout: LogoutRequest, signedOut: boolean) {
     const location = postLogoutLocation(logout);
     if (location !== null) return seeOther(reply, location);
-    return reply.code(200).headers(PAGE_HEADERS).send(signedOutPage(signedOut));
+    return reply.code(200).headers(PAGE_HEADERS).send(signedOutPage(t, signedOut));
   }
+
+  /** RP-Initiated Logout 1.0 section 2: ui_locales, "End-User's preferred languages and scripts for the user interface". */
+  const language = (request: FastifyRequest, params: RawParams) =>
+    pageLanguage(request, ctx.config, typeof params.ui_locales === 'string' ? params.ui_locales : undefined);
 
   async function handle(request: FastifyRequest, reply: FastifyReply, params: RawParams) {
     const logout = await validateLogoutRequest(ctx, params);
+    const t = language(request, params);
     const cookieValue = request.cookies[cookie.name];
     const session = await resolveSession(ctx, cookieValue);
     if (cookieValue !== undefined && needsConfirmation(logout, session)) {
@@ -60,11 +67,13 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
       if (logout.client) hidden.client_id = logout.client.clientId;
       if (logout.postLogoutRedirectUri !== null) hidden.post_logout_redirect_uri = logout.postLogoutRedirectUri;
       if (logout.state !== null) hidden.state = logout.state;
+      // The page after the answer speaks the same language.
+      if (t.preferred && params.ui_locales !== undefined) hidden.ui_locales = t.preferred;
       return reply
         .code(200)
         .headers(PAGE_HEADERS)
         .send(
-          logoutConfirmPage({
+          logoutConfirmPage(t, {
             action: `${ctx.config.issuer}/session/end/confirm`,
             csrfToken: confirmationToken(cookieValue),
             clientName: logout.client ? (logout.client.clientName ?? logout.client.clientId) : null,
@@ -73,7 +82,7 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
         );
     }
     if (session !== undefined && cookieValue !== undefined) await signOut(reply, cookieValue);
-    return finish(reply, logout, true);
+    return finish(reply, t, logout, true);
   }
 
   app.get('/session/end', { config: { html: true } }, async (request, reply) => {
@@ -97,16 +106,17 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
         post_logout_redirect_uri: body.post_logout_redirect_uri,
         state: body.state,
       });
+      const t = language(request, body);
       const cookieValue = request.cookies[cookie.name];
       const session = await resolveSession(ctx, cookieValue);
       // Signed out meanwhile (another tab, expiry): nothing left to confirm.
-      if (session === undefined || cookieValue === undefined) return finish(reply, logout, true);
+      if (session === undefined || cookieValue === undefined) return finish(reply, t, logout, true);
       if (!isConfirmationToken(cookieValue, single(body, 'csrf'))) {
         throw new InvalidRequest('The form has expired or did not come from this site. Go back to the application and sign out again.');
       }
-      if (single(body, 'decision') !== 'logout') return finish(reply, logout, false);
+      if (single(body, 'decision') !== 'logout') return finish(reply, t, logout, false);
       await signOut(reply, cookieValue);
-      return finish(reply, logout, true);
+      return finish(reply, t, logout, true);
     },
   );
 }

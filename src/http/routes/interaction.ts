@@ -25,6 +25,8 @@ import {
   UNREADABLE_PASSKEY,
 } from '../passkey-form.js';
 import { seeOther } from '../redirect.js';
+import { pageLanguage } from '../page-language.js';
+import type { Translate } from '../../i18n/translate.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 
@@ -69,7 +71,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     if (form) {
       const csrf = single(form, 'csrf');
       if (!binding || !csrf || !safeEqual(csrf, binding)) {
-        throw new InteractionError('The form has expired or did not come from this site. Go back to the application and start again.');
+        throw new InteractionError('interaction.formExpired');
       }
     }
     return { interaction: await loadInteraction(ctx, request.params.id, binding), binding: binding ?? '' };
@@ -92,25 +94,35 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     return session && sessionIsFreshEnough(session, minAuthTime) ? session : undefined;
   }
 
+  /** The pages of an interaction speak the ui_locales of its authorization request, else the browser's language. */
+  const language = (request: FastifyRequest, interaction?: Interaction) => pageLanguage(request, ctx.config, interaction?.request.uiLocale);
+
   const clearBinding = (reply: FastifyReply, interactionId: string) => {
     const cookie = interactionCookie(ctx.config, interactionId);
     reply.clearCookie(cookie.name, cookie.options);
   };
 
   /** Signed in: back to the client when consent is already there, else the consent page (after a form post, via a GET). */
-  async function proceed(reply: FastifyReply, interaction: Interaction, binding: string, session: ActiveSession, afterPost: boolean) {
+  async function proceed(
+    reply: FastifyReply,
+    t: Translate,
+    interaction: Interaction,
+    binding: string,
+    session: ActiveSession,
+    afterPost: boolean,
+  ) {
     const next = await afterSignIn(ctx, interaction, session);
     if (next.kind === 'respond') {
       clearBinding(reply, interaction.id);
-      return sendAuthorizationResponse(reply, next.response);
+      return sendAuthorizationResponse(reply, t, next.response);
     }
     if (afterPost) return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
     const account = await usernameOf(ctx, session.userId);
-    if (account === undefined) throw new InteractionError('You are no longer signed in. Go back to the application and start again.');
+    if (account === undefined) throw new InteractionError('interaction.signedOut');
     return page(
       reply,
       200,
-      consentPage({
+      consentPage(t, {
         action: action(interaction.id, 'consent'),
         csrfToken: binding,
         ...(await clientShown(interaction.request.clientId)),
@@ -127,7 +139,8 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       try {
         return await handler(request, reply);
       } catch (err) {
-        if (err instanceof InteractionError) return page(reply, 400, errorPage(err.message));
+        // The interaction could not be read: the browser's language (its ui_locales are in what could not be read).
+        if (err instanceof InteractionError) return page(reply, 400, errorPage(language(request), language(request)(err.key)));
         throw err;
       }
     };
@@ -137,13 +150,14 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     { schema: { params: paramsSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction, binding } = await interactionOf(request);
+      const t = language(request, interaction);
       const session = await usableSession(request, interaction);
-      if (session) return proceed(reply, interaction, binding, session, false);
+      if (session) return proceed(reply, t, interaction, binding, session, false);
       ensureDeviceCookie(request, reply, ctx.config);
       return loginPageReply(
         reply,
         200,
-        loginPage({
+        loginPage(t, {
           action: action(interaction.id, 'login'),
           csrfToken: binding,
           clientName: await clientName(interaction.request.clientId),
@@ -161,11 +175,13 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction, binding } = await interactionOf(request, request.body);
+      const t = language(request, interaction);
       const login = typedLogin(request.body);
       const clientId = interaction.request.clientId;
       const result = await submitPasswordForm(ctx, request, reply, {
         returnTo: `${ctx.config.issuer}/interaction/${interaction.id}`,
         clientId,
+        locale: t.preferred,
         onMessagesQueued: opts.onMessagesQueued,
       });
       if (result.kind === 'answered') return reply;
@@ -173,19 +189,19 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
         return loginPageReply(
           reply,
           result.status,
-          loginPage({
+          loginPage(t, {
             action: action(interaction.id, 'login'),
             csrfToken: binding,
             clientName: await clientName(clientId),
             login,
-            error: result.message,
+            error: t.text(result.message),
             forgotUrl: forgotUrl(interaction.id),
             signupUrl: signupUrl(interaction.id),
             passkey: passkeyForm(interaction.id),
           }),
         );
       }
-      return proceed(reply, interaction, binding, result.session, true);
+      return proceed(reply, t, interaction, binding, result.session, true);
     }),
   );
 
@@ -199,7 +215,9 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       try {
         ({ binding } = await interactionOf(request, request.body));
       } catch (err) {
-        if (err instanceof InteractionError) return sendPasskeyError(reply, 403, 'invalid_request', err.message);
+        if (err instanceof InteractionError) {
+          return sendPasskeyError(reply, 403, 'invalid_request', language(request)(err.key));
+        }
         throw err;
       }
       return sendPasskeyOptions(reply, await passkeyRequestOptions(ctx, binding, 'sign-in'));
@@ -211,11 +229,12 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction, binding } = await interactionOf(request, request.body);
+      const t = language(request, interaction);
       const refused = async (status: number, error: string) =>
         loginPageReply(
           reply,
           status,
-          loginPage({
+          loginPage(t, {
             action: action(interaction.id, 'login'),
             csrfToken: binding,
             clientName: await clientName(interaction.request.clientId),
@@ -224,22 +243,23 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
           }),
         );
       const credential = postedCredential(request.body);
-      if (credential === undefined) return refused(400, UNREADABLE_PASSKEY);
+      if (credential === undefined) return refused(400, t(UNREADABLE_PASSKEY));
       const result = await signInWithPasskey(ctx, {
         binding,
         credential,
         signals: deviceSignalsOf(request, ctx.config),
         clientId: interaction.request.clientId,
         replacesSession: request.cookies[sessionCookie(ctx.config).name],
+        locale: t.preferred,
       });
-      if (result.kind === 'malformed') return refused(400, UNREADABLE_PASSKEY);
+      if (result.kind === 'malformed') return refused(400, t(UNREADABLE_PASSKEY));
       if (result.kind === 'throttled') {
         reply.header('retry-after', String(result.retryAfterSeconds));
-        return refused(429, `Too many attempts. Try again in ${result.retryAfterSeconds} seconds.`);
+        return refused(429, t.plural('common.tooManyAttempts', result.retryAfterSeconds));
       }
-      if (result.kind === 'refused') return refused(401, PASSKEY_REFUSED);
+      if (result.kind === 'refused') return refused(401, t(PASSKEY_REFUSED));
       setSignInCookies(ctx, reply, result.completed);
-      return proceed(reply, interaction, binding, result.completed.session, true);
+      return proceed(reply, t, interaction, binding, result.completed.session, true);
     }),
   );
 
@@ -248,11 +268,12 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
     withPageErrors(async (request, reply) => {
       const { interaction } = await interactionOf(request, request.body);
+      const t = language(request, interaction);
       const session = await usableSession(request, interaction);
-      if (!session) throw new InteractionError('You are no longer signed in. Go back to the application and start again.');
+      if (!session) throw new InteractionError('interaction.signedOut');
       const response = await answerConsent(ctx, interaction, session, single(request.body, 'decision') === 'allow');
       clearBinding(reply, interaction.id);
-      return sendAuthorizationResponse(reply, response);
+      return sendAuthorizationResponse(reply, t, response);
     }),
   );
 }

@@ -3,13 +3,15 @@
 // link changes nothing but a mail to the account's own address, which anyone may ask for; the reset form carries
 // the link's token, which only the mail's reader has. Nothing from the link is logged (the request log drops the
 // query string) or sent on (every page has Referrer-Policy: no-referrer).
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { openReset, requestPasswordReset, resetPassword } from '../../domain/accounts/password-reset.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { forgotPage, forgotSentPage, resetDonePage, resetInvalidPage, resetPage } from '../views/reset-pages.js';
 import { waitTime } from '../views/wait-time.js';
+import { interactionLocale } from '../../domain/authorization/authorize.js';
+import { pageLanguage } from '../page-language.js';
 
 export interface PasswordResetRoutesOptions {
   ctx: ProviderContext;
@@ -37,8 +39,6 @@ const resetFormSchema = {
   },
 } as const;
 
-const WRONG_CODE = 'That code is not right, or it was already used. Wait for the next code and try again.';
-
 export default async function passwordResetRoutes(app: FastifyInstance, opts: PasswordResetRoutesOptions) {
   const { ctx } = opts;
   const base = `${ctx.config.issuer}/account`;
@@ -47,6 +47,9 @@ export default async function passwordResetRoutes(app: FastifyInstance, opts: Pa
   const signInUrl = (interactionId?: string | null) =>
     interactionId ? `${ctx.config.issuer}/interaction/${interactionId}` : `${base}/sign-in`;
   const minutes = Math.max(1, Math.floor(ctx.config.passwordResetTtlSeconds / 60));
+  /** Asked for from an authorization request's sign-in page: its language (ui_locales), else the browser's. */
+  const language = async (request: FastifyRequest, interactionId?: string) =>
+    pageLanguage(request, ctx.config, await interactionLocale(ctx, interactionId));
 
   app.get<{ Querystring: { interaction?: string } }>(
     '/account/forgot',
@@ -55,7 +58,11 @@ export default async function passwordResetRoutes(app: FastifyInstance, opts: Pa
       page(
         reply,
         200,
-        forgotPage({ action: `${base}/forgot`, interactionId: request.query.interaction, signInUrl: signInUrl(request.query.interaction) }),
+        forgotPage(await language(request, request.query.interaction), {
+          action: `${base}/forgot`,
+          interactionId: request.query.interaction,
+          signInUrl: signInUrl(request.query.interaction),
+        }),
       ),
   );
 
@@ -65,15 +72,20 @@ export default async function passwordResetRoutes(app: FastifyInstance, opts: Pa
     async (request, reply) => {
       const login = single(request.body, 'login') ?? '';
       const interactionId = single(request.body, 'interaction');
-      const result = await requestPasswordReset(ctx, { login, ip: request.ip, interactionId });
+      const t = await language(request, interactionId);
+      const result = await requestPasswordReset(ctx, { login, ip: request.ip, interactionId, locale: t.preferred });
       if (result.kind === 'throttled') {
         // RFC 6585 4. The wait is the same for a login that names nobody: it tells nothing about the account.
-        const error = `Too many links were asked for. Wait ${waitTime(result.retryAfterSeconds)}, then try again.`;
+        const error = t('forgot.throttled', { wait: waitTime(t, result.retryAfterSeconds) });
         reply.header('retry-after', String(result.retryAfterSeconds));
-        return page(reply, 429, forgotPage({ action: `${base}/forgot`, interactionId, login, error, signInUrl: signInUrl(interactionId) }));
+        return page(
+          reply,
+          429,
+          forgotPage(t, { action: `${base}/forgot`, interactionId, login, error, signInUrl: signInUrl(interactionId) }),
+        );
       }
       opts.onMessagesQueued?.();
-      return page(reply, 200, forgotSentPage({ minutes, signInUrl: signInUrl(interactionId) }));
+      return page(reply, 200, forgotSentPage(t, { minutes, signInUrl: signInUrl(interactionId) }));
     },
   );
 
@@ -83,11 +95,12 @@ export default async function passwordResetRoutes(app: FastifyInstance, opts: Pa
     async (request, reply) => {
       const token = request.query.token;
       const reset = await openReset(ctx, token);
-      if (!reset || !token) return page(reply, 400, resetInvalidPage({ forgotUrl: `${base}/forgot` }));
+      const t = await language(request);
+      if (!reset || !token) return page(reply, 400, resetInvalidPage(t, { forgotUrl: `${base}/forgot` }));
       return page(
         reply,
         200,
-        resetPage({
+        resetPage(t, {
           action: `${base}/reset`,
           token,
           username: reset.username,
@@ -100,35 +113,37 @@ export default async function passwordResetRoutes(app: FastifyInstance, opts: Pa
 
   app.post<{ Body: RawParams }>('/account/reset', { schema: { body: resetFormSchema }, config: { html: true } }, async (request, reply) => {
     const token = single(request.body, 'token');
+    const t = await language(request);
     const result = await resetPassword(ctx, {
+      locale: t.preferred,
       token,
       password: single(request.body, 'password') ?? '',
       repeat: single(request.body, 'repeat') ?? '',
       code: single(request.body, 'code'),
     });
-    if (result.kind === 'invalid-link') return page(reply, 400, resetInvalidPage({ forgotUrl: `${base}/forgot` }));
+    if (result.kind === 'invalid-link') return page(reply, 400, resetInvalidPage(t, { forgotUrl: `${base}/forgot` }));
     if (result.kind === 'done') {
       opts.onMessagesQueued?.();
       if (result.logoutsQueued > 0) opts.onLogoutsQueued?.();
-      const continueLabel = result.interactionId ? 'Sign in with your new password to continue' : 'Sign in with your new password';
-      return page(reply, 200, resetDonePage({ continueUrl: signInUrl(result.interactionId), continueLabel }));
+      const continueLabel = result.interactionId ? t('reset.continue') : t('reset.signIn');
+      return page(reply, 200, resetDonePage(t, { continueUrl: signInUrl(result.interactionId), continueLabel }));
     }
     const error =
       result.kind === 'mismatch'
-        ? { field: 'repeat' as const, message: 'The two passwords are not the same.' }
+        ? { field: 'repeat' as const, message: t('password.mismatch') }
         : result.kind === 'weak'
-          ? { field: 'password' as const, message: result.problem.message }
+          ? { field: 'password' as const, message: t.text(result.problem.message) }
           : {
               field: 'code' as const,
               message: result.retryAfterSeconds
-                ? `Too many wrong codes. Wait ${waitTime(result.retryAfterSeconds)}, then try again.`
-                : WRONG_CODE,
+                ? t('totp.tooManyCodes', { wait: waitTime(t, result.retryAfterSeconds) })
+                : t('totp.wrongCode'),
             };
     const status = result.kind === 'code-refused' && result.retryAfterSeconds ? 429 : 400;
     return page(
       reply,
       status,
-      resetPage({
+      resetPage(t, {
         action: `${base}/reset`,
         token: token!,
         username: result.reset.username,

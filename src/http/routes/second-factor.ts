@@ -29,10 +29,13 @@ import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, PASSKEY_PAGE_HEADERS, secondFactorPage } from '../views/pages.js';
 import { waitTime } from '../views/wait-time.js';
+import type { Translate } from '../../i18n/translate.js';
+import type { Locale } from '../../i18n/catalog.js';
+import { pageLanguage } from '../page-language.js';
 
-const START_AGAIN = 'This sign-in has expired. Go back to the application and sign in again.';
-const FOREIGN_FORM = 'The form has expired or did not come from this site. Go back to the application and sign in again.';
-const tooManyCodes = (seconds: number) => `Too many wrong codes. Wait ${waitTime(seconds)}, then try again with a new code.`;
+const START_AGAIN = 'secondFactor.startAgain';
+const FOREIGN_FORM = 'secondFactor.foreignForm';
+const tooManyCodes = (t: Translate, seconds: number) => t('secondFactor.tooManyCodes', { wait: waitTime(t, seconds) });
 
 const formSchema = {
   type: 'object',
@@ -51,16 +54,19 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     const value = request.cookies[challengeCookie(ctx.config).name];
     return value && /^[A-Za-z0-9_-]{43}$/.test(value) ? value : undefined;
   };
-  const dead = (reply: FastifyReply) => {
+  /** The language of the sign-in page the challenge came from, else the browser's. */
+  const language = (request: FastifyRequest, locale?: Locale) => pageLanguage(request, ctx.config, locale);
+  const dead = (reply: FastifyReply, t: Translate) => {
     const cookie = challengeCookie(ctx.config);
     reply.clearCookie(cookie.name, cookie.options);
-    return page(reply, 400, errorPage(START_AGAIN));
+    return page(reply, 400, errorPage(t, t(START_AGAIN)));
   };
 
   const passkey = { optionsUrl: `${action}/passkey/options`, action: `${action}/passkey` };
   /** The code page, with the passkey ahead of the code when the user has one (then the page runs the passkey script). */
   const codePage = (
     reply: FastifyReply,
+    t: Translate,
     status: number,
     input: { csrfToken: string; method: SecondFactorMethod; passkey: boolean; error?: string },
   ) =>
@@ -68,7 +74,7 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
       .code(status)
       .headers(input.passkey ? PASSKEY_PAGE_HEADERS : PAGE_HEADERS)
       .send(
-        secondFactorPage({
+        secondFactorPage(t, {
           action,
           csrfToken: input.csrfToken,
           method: input.method,
@@ -78,22 +84,25 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
       );
 
   /** A wrong code leaves the passkey on offer while the challenge lives. */
-  const hasPasskeyOffer = async (challengeId: string) =>
-    passkeysOffered(ctx) && ((await secondFactorOffer(ctx, challengeId))?.passkey ?? false);
+  const offerOf = async (request: FastifyRequest, challengeId: string) => {
+    const offer = await secondFactorOffer(ctx, challengeId);
+    return { offer, t: language(request, offer?.locale) };
+  };
 
   app.get('/sign-in/verify', { config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
-    const offer = challengeId ? await secondFactorOffer(ctx, challengeId) : undefined;
-    if (!challengeId || !offer) return dead(reply);
-    return codePage(reply, 200, { csrfToken: challengeId, ...offer, passkey: offer.passkey && passkeysOffered(ctx) });
+    const { offer, t } = challengeId ? await offerOf(request, challengeId) : { offer: undefined, t: language(request) };
+    if (!challengeId || !offer) return dead(reply, t);
+    return codePage(reply, t, 200, { csrfToken: challengeId, method: offer.method, passkey: offer.passkey && passkeysOffered(ctx) });
   });
 
   app.post<{ Body: RawParams }>('/sign-in/verify/passkey/options', { schema: { body: formSchema } }, async (request, reply) => {
     const challengeId = challengeOf(request);
     const csrf = single(request.body, 'csrf');
-    if (!challengeId || !csrf || !safeEqual(csrf, challengeId)) return sendPasskeyError(reply, 403, 'invalid_request', FOREIGN_FORM);
+    const t = language(request);
+    if (!challengeId || !csrf || !safeEqual(csrf, challengeId)) return sendPasskeyError(reply, 403, 'invalid_request', t(FOREIGN_FORM));
     const options = await secondFactorPasskeyOptions(ctx, challengeId);
-    if (!options) return sendPasskeyError(reply, 400, 'invalid_request', START_AGAIN);
+    if (!options) return sendPasskeyError(reply, 400, 'invalid_request', t(START_AGAIN));
     return sendPasskeyOptions(reply, options);
   });
 
@@ -102,26 +111,32 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
     { schema: { body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const challengeId = challengeOf(request);
-      if (!challengeId) return dead(reply);
+      if (!challengeId) return dead(reply, language(request));
+      const { t } = await offerOf(request, challengeId);
       const csrf = single(request.body, 'csrf');
-      if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(FOREIGN_FORM));
+      if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(t, t(FOREIGN_FORM)));
       const again = async (status: number, error: string) => {
-        const offer = await secondFactorOffer(ctx, challengeId);
+        const { offer } = await offerOf(request, challengeId);
         return offer
-          ? codePage(reply, status, { csrfToken: challengeId, ...offer, passkey: offer.passkey && passkeysOffered(ctx), error })
-          : dead(reply);
+          ? codePage(reply, t, status, {
+              csrfToken: challengeId,
+              method: offer.method,
+              passkey: offer.passkey && passkeysOffered(ctx),
+              error,
+            })
+          : dead(reply, t);
       };
       const credential = postedCredential(request.body);
-      if (credential === undefined) return again(400, UNREADABLE_PASSKEY);
+      if (credential === undefined) return again(400, t(UNREADABLE_PASSKEY));
       const presented = request.cookies[sessionCookie(ctx.config).name];
       const answer = await answerSecondFactorWithPasskey(ctx, challengeId, credential, request.ip, presented);
-      if (answer.kind === 'dead') return dead(reply);
-      if (answer.kind === 'malformed') return again(400, UNREADABLE_PASSKEY);
+      if (answer.kind === 'dead') return dead(reply, t);
+      if (answer.kind === 'malformed') return again(400, t(UNREADABLE_PASSKEY));
       if (answer.kind === 'throttled') {
         reply.header('retry-after', String(answer.retryAfterSeconds));
-        return again(429, `Too many attempts. Try again in ${answer.retryAfterSeconds} seconds.`);
+        return again(429, t.plural('common.tooManyAttempts', answer.retryAfterSeconds));
       }
-      if (answer.kind === 'refused') return again(401, PASSKEY_REFUSED);
+      if (answer.kind === 'refused') return again(401, t(PASSKEY_REFUSED));
       setSignInCookies(ctx, reply, answer.completed);
       const challenge = challengeCookie(ctx.config);
       reply.clearCookie(challenge.name, challenge.options);
@@ -131,22 +146,26 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
 
   app.post<{ Body: RawParams }>('/sign-in/verify', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
     const challengeId = challengeOf(request);
-    if (!challengeId) return dead(reply);
+    if (!challengeId) return dead(reply, language(request));
+    // Read before the answer: a right code uses the challenge up, a dead one is worth a page in its language too.
+    const { t } = await offerOf(request, challengeId);
     // RFC 6749 10.12 (CSRF): refused before the code is looked at, so a forged post costs the person no attempt.
     const csrf = single(request.body, 'csrf');
-    if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(FOREIGN_FORM));
+    if (!csrf || !safeEqual(csrf, challengeId)) return page(reply, 403, errorPage(t, t(FOREIGN_FORM)));
     const presented = request.cookies[sessionCookie(ctx.config).name];
     const answer = await answerSecondFactor(ctx, challengeId, single(request.body, 'code') ?? '', presented);
-    if (answer.kind === 'dead') return dead(reply);
+    if (answer.kind === 'dead') return dead(reply, t);
+    /** A wrong code leaves the passkey on offer while the challenge lives. */
+    const hasPasskeyOffer = async () => passkeysOffered(ctx) && ((await secondFactorOffer(ctx, challengeId))?.passkey ?? false);
     if (answer.kind === 'wrong-code') {
-      const error = answer.attemptsLeft > 0 ? 'That code is not right. Check it and try again.' : START_AGAIN;
-      return codePage(reply, 401, { csrfToken: challengeId, error, method: answer.method, passkey: await hasPasskeyOffer(challengeId) });
+      const error = answer.attemptsLeft > 0 ? t('secondFactor.wrongCode') : t(START_AGAIN);
+      return codePage(reply, t, 401, { csrfToken: challengeId, error, method: answer.method, passkey: await hasPasskeyOffer() });
     }
     if (answer.kind === 'locked') {
       // RFC 6585 4: 429 Too Many Requests, with Retry-After; the page says the same in words.
-      const error = answer.attemptsLeft > 0 ? tooManyCodes(answer.retryAfterSeconds) : START_AGAIN;
+      const error = answer.attemptsLeft > 0 ? tooManyCodes(t, answer.retryAfterSeconds) : t(START_AGAIN);
       reply.header('retry-after', String(answer.retryAfterSeconds));
-      return codePage(reply, 429, { csrfToken: challengeId, error, method: 'totp', passkey: await hasPasskeyOffer(challengeId) });
+      return codePage(reply, t, 429, { csrfToken: challengeId, error, method: 'totp', passkey: await hasPasskeyOffer() });
     }
     const { completed } = answer;
     const session = sessionCookie(ctx.config);

@@ -15,6 +15,10 @@ import { headersAllowingScript, PAGE_HEADERS } from '../views/layout.js';
 import { DEVICE_SIGNALS_SCRIPT } from '../views/device-signals-script.js';
 import { signupCodePage, signupConfirmPage, signupEndPage, signupPage, type SignupPageInput } from '../views/signup-pages.js';
 import { waitTime } from '../views/wait-time.js';
+import { interactionLocale } from '../../domain/authorization/authorize.js';
+import { rememberUserLocale } from '../../domain/accounts/users.js';
+import { text, type Translate } from '../../i18n/translate.js';
+import { pageLanguage, type PageLanguage } from '../page-language.js';
 
 const FORM_HEADERS = headersAllowingScript(DEVICE_SIGNALS_SCRIPT);
 const INTERACTION = { type: 'string', pattern: '^[A-Za-z0-9_-]{16,64}$' } as const;
@@ -57,15 +61,17 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
     minLength: ctx.config.passwordPolicy.minLength,
     signInUrl: signInUrl(interactionId),
   });
-  const invitationOnly = (reply: FastifyReply) =>
+  /** Started from an authorization request's sign-in page: its language (ui_locales), else the browser's. */
+  const language = async (request: FastifyRequest, interactionId?: string) =>
+    pageLanguage(request, ctx.config, await interactionLocale(ctx, interactionId));
+  const invitationOnly = (reply: FastifyReply, t: Translate) =>
     page(
       reply,
       403,
-      signupEndPage({
-        title: 'Sign-up is by invitation',
-        message:
-          'Accounts here are made through an invitation link. If you were sent one, open it again; it may have expired or been used.',
-        link: { url: `${base}/sign-in`, label: 'Sign in' },
+      signupEndPage(t, {
+        title: t('signup.inviteOnlyTitle'),
+        message: t('signup.inviteOnly'),
+        link: { url: `${base}/sign-in`, label: t('signIn.title') },
         alert: true,
       }),
     );
@@ -74,16 +80,17 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
   async function finish(
     request: FastifyRequest,
     reply: FastifyReply,
+    t: PageLanguage,
     result: SignupVerification | { kind: 'created'; userId: string; signupId?: undefined; interactionId: string | null },
   ) {
     if (result.kind === 'unusable') {
       return page(
         reply,
         400,
-        signupEndPage({
-          title: 'This confirmation no longer works',
-          message: 'The link or code has expired or was already used. Sign up again to get a new one.',
-          link: { url: `${base}/signup`, label: 'Sign up again' },
+        signupEndPage(t, {
+          title: t('signup.unusableTitle'),
+          message: t('signup.unusable'),
+          link: { url: `${base}/signup`, label: t('signup.again') },
           alert: true,
         }),
       );
@@ -92,14 +99,15 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
       return page(
         reply,
         409,
-        signupEndPage({
-          title: 'An account exists already',
-          message: 'This email address or username became an account meanwhile. Sign in, or choose a new password if it is yours.',
-          link: { url: `${base}/forgot`, label: 'Forgot your password?' },
+        signupEndPage(t, {
+          title: t('signup.takenTitle'),
+          message: t('signup.taken'),
+          link: { url: `${base}/forgot`, label: t('signIn.forgot') },
           alert: true,
         }),
       );
     }
+    await rememberUserLocale(ctx, result.userId, t.preferred);
     const spec = sessionCookie(ctx.config);
     const created = await createSession(ctx, result.userId, ctx.clock());
     reply.setCookie(spec.name, created.cookie, spec.options);
@@ -117,19 +125,20 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
     { schema: { querystring: pageQuerySchema }, config: { html: true } },
     async (request, reply) => {
       const { interaction, invite } = request.query;
+      const t = await language(request, interaction);
       ensureDeviceCookie(request, reply, ctx.config);
       if (invite !== undefined || ctx.config.signup.mode === 'invite') {
         const email = await invitationAddress(ctx, invite);
-        if (!email || !invite) return invitationOnly(reply);
+        if (!email || !invite) return invitationOnly(reply, t);
         return reply
           .code(200)
           .headers(FORM_HEADERS)
-          .send(signupPage(formInput(interaction, { token: invite, email })));
+          .send(signupPage(t, formInput(interaction, { token: invite, email })));
       }
       return reply
         .code(200)
         .headers(FORM_HEADERS)
-        .send(signupPage(formInput(interaction)));
+        .send(signupPage(t, formInput(interaction)));
     },
   );
 
@@ -140,12 +149,20 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
       const body = request.body;
       const interactionId = single(body, 'interaction');
       const invite = single(body, 'invite');
-      if (ctx.config.signup.mode === 'invite' && invite === undefined) return invitationOnly(reply);
+      const t = await language(request, interactionId);
+      if (ctx.config.signup.mode === 'invite' && invite === undefined) return invitationOnly(reply, t);
       const values = { email: single(body, 'email') ?? '', name: single(body, 'name') ?? '', username: single(body, 'username') };
       const device = deviceIdentity(deviceSignalsOf(request, ctx.config, body), ctx.deviceSecret);
       const result: SignupResult = await signUp(
         ctx,
-        { ...values, password: single(body, 'password') ?? '', repeat: single(body, 'repeat') ?? '', interactionId, invite },
+        {
+          ...values,
+          password: single(body, 'password') ?? '',
+          repeat: single(body, 'repeat') ?? '',
+          interactionId,
+          invite,
+          locale: t.preferred,
+        },
         request.ip,
         device,
       );
@@ -155,7 +172,7 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
         return reply
           .code(status)
           .headers(FORM_HEADERS)
-          .send(signupPage({ ...input, values, ...extra }));
+          .send(signupPage(t, { ...input, values, ...extra }));
       };
       switch (result.kind) {
         case 'pending': {
@@ -165,26 +182,24 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
           return seeOther(reply, `${base}/signup/code`);
         }
         case 'created':
-          return finish(request, reply, { kind: 'created', userId: result.userId, interactionId: interactionId ?? null });
+          return finish(request, reply, t, { kind: 'created', userId: result.userId, interactionId: interactionId ?? null });
         case 'invalid':
           return again(400, { problems: result.problems });
         case 'throttled':
           reply.header('retry-after', String(result.retryAfterSeconds));
-          return again(429, {
-            error: `Too many accounts were created from your network. Wait ${waitTime(result.retryAfterSeconds)}, then try again.`,
-          });
+          return again(429, { error: t('signup.throttled', { wait: waitTime(t, result.retryAfterSeconds) }) });
         case 'refused':
-          return again(403, { error: 'This sign-up was refused. Try again later, or contact the administrator.' });
+          return again(403, { error: t('signup.refused') });
         case 'invitation-unusable':
-          return invitationOnly(reply);
+          return invitationOnly(reply, t);
         case 'taken':
-          return again(409, { problems: [{ field: 'username', message: 'An account with this address or username exists already.' }] });
+          return again(409, { problems: [{ field: 'username', message: text('signup.exists') }] });
       }
     },
   );
 
-  app.get('/account/signup/code', { config: { html: true } }, async (_request, reply) =>
-    page(reply, 200, signupCodePage({ action: `${base}/signup/code`, minutes })),
+  app.get('/account/signup/code', { config: { html: true } }, async (request, reply) =>
+    page(reply, 200, signupCodePage(await language(request), { action: `${base}/signup/code`, minutes })),
   );
 
   app.post<{ Body: RawParams }>(
@@ -192,28 +207,27 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
     { schema: { body: codeFormSchema }, config: { html: true } },
     async (request, reply) => {
       const spec = signupCookie(ctx.config);
+      const t = await language(request);
       const result = await verifySignupCode(ctx, request.cookies[spec.name], single(request.body, 'code') ?? '');
       if (result.kind === 'wrong-code') {
-        const error =
-          result.left > 0
-            ? `That code is not right. ${result.left} more ${result.left === 1 ? 'try' : 'tries'}; the link in the message works too.`
-            : 'That code is not right, and no more codes are accepted: open the link in the message instead.';
-        return page(reply, 400, signupCodePage({ action: `${base}/signup/code`, minutes, error }));
+        const error = result.left > 0 ? t.plural('signup.wrongCode', result.left) : t('signup.wrongCodeLast');
+        return page(reply, 400, signupCodePage(t, { action: `${base}/signup/code`, minutes, error }));
       }
       if (result.kind !== 'unusable') reply.clearCookie(spec.name, spec.options);
-      return finish(request, reply, result);
+      return finish(request, reply, t, result);
     },
   );
 
   app.get<{ Querystring: { token?: string } }>(
     '/account/signup/verify',
     { schema: { querystring: tokenQuerySchema }, config: { html: true } },
-    async (request, reply) => page(reply, 200, signupConfirmPage({ action: `${base}/signup/verify`, token: request.query.token ?? '' })),
+    async (request, reply) =>
+      page(reply, 200, signupConfirmPage(await language(request), { action: `${base}/signup/verify`, token: request.query.token ?? '' })),
   );
 
   app.post<{ Body: RawParams }>(
     '/account/signup/verify',
     { schema: { body: tokenFormSchema }, config: { html: true } },
-    async (request, reply) => finish(request, reply, await verifySignupLink(ctx, single(request.body, 'token'))),
+    async (request, reply) => finish(request, reply, await language(request), await verifySignupLink(ctx, single(request.body, 'token'))),
   );
 }

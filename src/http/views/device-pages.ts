@@ -1,6 +1,7 @@
 // The device verification pages (RFC 8628 3.3): the user code, the confirmation, and the outcome. No script.
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
 import { html } from '../../html.js';
+import type { Translate } from '../../i18n/translate.js';
 import { unverifiedWarning } from './pages.js';
 import { layout } from './layout.js';
 
@@ -14,17 +15,18 @@ export interface UserCodePageInput {
   error?: string;
 }
 
-export function userCodePage(input: UserCodePageInput): string {
+export function userCodePage(t: Translate, input: UserCodePageInput): string {
   return layout(
-    'Connect a device',
-    html`<h1>Connect a device</h1>
-<p class="lead">${input.fromLink ? 'Check that this is the code shown on your device, then continue.' : 'Enter the code shown on your device.'}</p>
+    t,
+    t('device.title'),
+    html`<h1>${t('device.title')}</h1>
+<p class="lead">${input.fromLink ? t('device.checkCode') : t('device.enterCode')}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="user_code">Code</label>
+<label for="user_code">${t('common.code')}</label>
 <input type="text" id="user_code" name="user_code" value="${input.userCode ?? ''}" placeholder="XXXX-XXXX" autocomplete="off" autocapitalize="characters" spellcheck="false" maxlength="32" required autofocus>
-<button type="submit">Continue</button>
+<button type="submit">${t('common.continue')}</button>
 </form>`,
   );
 }
@@ -44,50 +46,47 @@ export interface DeviceConfirmPageInput {
 }
 
 /** "2 minutes ago": a device code lives an hour at most. */
-export function timeAgo(then: Date, now: Date): string {
+export function timeAgo(t: Translate, then: Date, now: Date): string {
   const seconds = Math.max(0, Math.floor((now.getTime() - then.getTime()) / 1000));
-  if (seconds < 60) return 'less than a minute ago';
+  if (seconds < 60) return t('device.justNow');
   const minutes = Math.floor(seconds / 60);
-  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'} ago`;
-  const hours = Math.floor(minutes / 60);
-  return `${hours} hour${hours === 1 ? '' : 's'} ago`;
+  if (minutes < 60) return t.plural('device.minutesAgo', minutes);
+  return t.plural('device.hoursAgo', Math.floor(minutes / 60));
 }
 
 /**
  * RFC 8628 5.4 (remote phishing): the user sees what is asking (the application, the device, when it asked) and is
  * told not to approve a code that someone else gave them.
  */
-export function deviceConfirmPage(input: DeviceConfirmPageInput): string {
+export function deviceConfirmPage(t: Translate, input: DeviceConfirmPageInput): string {
   const at = input.requestedAt.toISOString();
   return layout(
-    'Connect this device?',
-    html`<h1>Connect this device?</h1>
-<p class="lead">${input.clientName} asks to use your account from a device.</p>
-${input.selfRegistered ? unverifiedWarning(input.clientName) : ''}
+    t,
+    t('device.confirmTitle'),
+    html`<h1>${t('device.confirmTitle')}</h1>
+<p class="lead">${t('device.asks', { client: input.clientName })}</p>
+${input.selfRegistered ? unverifiedWarning(t, input.clientName) : ''}
 <dl class="device">
-<dt>Application</dt><dd id="client">${input.clientName}${input.selfRegistered ? html` <strong>(unverified)</strong>` : ''}</dd>
-<dt>Device</dt><dd id="device">${input.deviceLabel}</dd>
-<dt>Asked</dt><dd id="asked"><time datetime="${at}">${timeAgo(input.requestedAt, input.now)}</time> (${at.slice(11, 16)} UTC)</dd>
-<dt>Your account</dt><dd id="account">${input.userName}</dd>
+<dt>${t('device.application')}</dt><dd id="client">${input.clientName}${input.selfRegistered ? html` <strong>${t('device.unverified')}</strong>` : ''}</dd>
+<dt>${t('device.device')}</dt><dd id="device">${input.deviceLabel}</dd>
+<dt>${t('device.asked')}</dt><dd id="asked"><time datetime="${at}">${timeAgo(t, input.requestedAt, input.now)}</time> (${at.slice(11, 16)} UTC)</dd>
+<dt>${t('device.account')}</dt><dd id="account">${input.userName}</dd>
 </dl>
-<p>If you approve, it will be able to:</p>
+<p>${t('device.ableTo')}</p>
 <ul class="scopes">
-${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
+${input.scopes.map((s) => html`<li>${t(SCOPE_DESCRIPTIONS[s])}</li>`)}
 </ul>
-<p class="warning">Approve only if you started this yourself, just now, on a device that is with you. If someone gave you this code, deny.</p>
+<p class="warning">${t('device.warning')}</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" name="decision" value="approve">Approve</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="approve">${t('device.approve')}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${t('consent.deny')}</button>
 </form>`,
   );
 }
 
-export function deviceDonePage(approved: boolean): string {
+export function deviceDonePage(t: Translate, approved: boolean): string {
   return approved
-    ? layout(
-        'Device connected',
-        html`<h1>Device connected</h1><p class="lead">You can go back to your device: it finishes signing in by itself.</p>`,
-      )
-    : layout('Request denied', html`<h1>Request denied</h1><p class="lead">The device was not connected. You can close this window.</p>`);
+    ? layout(t, t('device.connected'), html`<h1>${t('device.connected')}</h1><p class="lead">${t('device.connectedLead')}</p>`)
+    : layout(t, t('device.denied'), html`<h1>${t('device.denied')}</h1><p class="lead">${t('device.deniedLead')}</p>`);
 }

@@ -1,6 +1,7 @@
 // The form_post response page (OAuth 2.0 Form Post Response Mode 2): a form that posts the response to the
 // client, submitted by one inline script allowed by its hash, and by its Continue button without JavaScript.
 import { html, SafeHtml } from '../../html.js';
+import type { Translate } from '../../i18n/translate.js';
 import { headersAllowingScript, layout } from './layout.js';
 
 const SUBMIT_SCRIPT = 'document.forms[0].submit();';
@@ -14,16 +15,17 @@ export interface FormPostInput {
   params: Readonly<Record<string, string>>;
 }
 
-export function formPostPage(input: FormPostInput): string {
+export function formPostPage(t: Translate, input: FormPostInput): string {
   return layout(
-    'Returning to the application',
-    html`<h1>Returning to the application</h1>
-<p class="lead">If nothing happens, select Continue.</p>
+    t,
+    t('formPost.title'),
+    html`<h1>${t('formPost.title')}</h1>
+<p class="lead">${t('formPost.lead')}</p>
 <form method="post" action="${input.action}">
 ${Object.entries(input.params).map(
   ([name, value]) => html`<input type="hidden" name="${name}" value="${value}">
 `,
-)}<button type="submit">Continue</button>
+)}<button type="submit">${t('common.continue')}</button>
 </form>
 <script>${new SafeHtml(SUBMIT_SCRIPT)}</script>`,
   );

@@ -1,6 +1,7 @@
 // The page frame shared by every page, and the security headers that go with it.
 import { createHash } from 'node:crypto';
 import { html, SafeHtml } from '../../html.js';
+import type { Translate } from '../../i18n/translate.js';
 
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -58,9 +59,10 @@ export function headersAllowingScripts(
   return Object.freeze({ ...PAGE_HEADERS, 'content-security-policy': `${POLICY}; script-src ${hashes}${connect}` });
 }
 
-export function layout(title: string, body: SafeHtml): string {
+/** `t`: the page's language, which its `<html lang>` names (WCAG 2.1 3.1.1 Language of Page). */
+export function layout(t: Translate, title: string, body: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${t.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

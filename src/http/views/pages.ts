@@ -5,8 +5,10 @@ import { redirectHost, withResponseParams } from '../../domain/authorization/red
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
 import { html, SafeHtml } from '../../html.js';
+import type { Translate } from '../../i18n/translate.js';
 import { headersAllowingScripts, layout } from './layout.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
+import { richText } from './rich-text.js';
 
 /**
  * The login page runs its device-signals script and its passkey script (which fetches its WebAuthn options from this
@@ -50,25 +52,26 @@ export interface LoginPageInput {
   passkey?: PasskeyForm;
 }
 
-export function loginPage(input: LoginPageInput): string {
+export function loginPage(t: Translate, input: LoginPageInput): string {
   return layout(
-    'Sign in',
-    html`<h1>Sign in</h1>
-<p class="lead">to continue to ${input.clientName}</p>
+    t,
+    t('signIn.title'),
+    html`<h1>${t('signIn.title')}</h1>
+<p class="lead">${t('signIn.lead', { client: input.clientName })}</p>
 ${input.notice ? html`<div class="notice" role="status">${input.notice}</div>` : ''}
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <form method="post" action="${input.action}" data-device-signals>
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" value="">`)}
-<label for="login">Username or email</label>
+<label for="login">${t('signIn.login')}</label>
 <input type="text" id="login" name="login" value="${input.login ?? ''}" autocomplete="${input.passkey ? 'username webauthn' : 'username'}" autocapitalize="none" spellcheck="false" required autofocus>
-<label for="password">Password</label>
+<label for="password">${t('signIn.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
+<button type="submit">${t('signIn.submit')}</button>
 </form>
-${input.forgotUrl ? html`<p><a href="${input.forgotUrl}">Forgot your password?</a></p>` : ''}
-${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, 'Sign in with a passkey', true) : ''}
-${input.signupUrl ? html`<p>New here? <a href="${input.signupUrl}">Create an account</a></p>` : ''}
+${input.forgotUrl ? html`<p><a href="${input.forgotUrl}">${t('signIn.forgot')}</a></p>` : ''}
+${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, t('signIn.passkey'), true) : ''}
+${input.signupUrl ? html`<p>${t('signIn.newHere')} <a href="${input.signupUrl}">${t('signIn.createAccount')}</a></p>` : ''}
 <script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>
 ${input.passkey ? html`<script>${new SafeHtml(PASSKEY_SCRIPT)}</script>` : ''}`,
   );
@@ -86,20 +89,20 @@ export interface SecondFactorPageInput {
 }
 
 /** Asks for the code; says where a sent one went only as "to you", never the address. */
-export function secondFactorPage(input: SecondFactorPageInput): string {
-  const where =
-    input.method === 'totp' ? 'Enter the six-digit code your authenticator app shows now.' : 'We have sent you a six-digit code.';
+export function secondFactorPage(t: Translate, input: SecondFactorPageInput): string {
+  const where = input.method === 'totp' ? t('secondFactor.totp') : t('secondFactor.sent');
   return layout(
-    'Confirm it is you',
-    html`<h1>Confirm it is you</h1>
-<p class="lead">This sign-in looks different from your usual ones. ${input.passkey ? 'Use your passkey, or enter the code instead.' : ''} ${where}</p>
+    t,
+    t('secondFactor.title'),
+    html`<h1>${t('secondFactor.title')}</h1>
+<p class="lead">${t('secondFactor.lead')} ${input.passkey ? t('secondFactor.passkeyOrCode') : ''} ${where}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
-${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, 'Use your passkey', false) : ''}
+${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, t('secondFactor.usePasskey'), false) : ''}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<label for="code">Code</label>
+<label for="code">${t('common.code')}</label>
 <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus>
-<button type="submit">Continue</button>
+<button type="submit">${t('common.continue')}</button>
 </form>
 ${input.passkey ? html`<script>${new SafeHtml(PASSKEY_SCRIPT)}</script>` : ''}`,
   );
@@ -119,32 +122,33 @@ export interface ConsentPageInput {
 }
 
 /** Said in words, not only by colour, where a self-registered client asks the person for something. */
-export function unverifiedWarning(clientName: string): SafeHtml {
-  return html`<div class="unverified" role="note"><strong>Unverified application.</strong>
-${clientName} registered itself and is not verified by this provider: its name was chosen by whoever registered it.</div>`;
+export function unverifiedWarning(t: Translate, clientName: string): SafeHtml {
+  return html`<div class="unverified" role="note"><strong>${t('unverified.title')}</strong>
+${t('unverified.body', { client: clientName })}</div>`;
 }
 
-export function consentPage(input: ConsentPageInput): string {
+export function consentPage(t: Translate, input: ConsentPageInput): string {
   return layout(
-    'Allow access',
-    html`<h1>Allow access?</h1>
-<p>Signed in as <strong>${input.account}</strong></p>
-${input.selfRegistered ? unverifiedWarning(input.clientName) : ''}
-<p class="lead">${input.clientName} is asking to:</p>
+    t,
+    t('consent.title'),
+    html`<h1>${t('consent.heading')}</h1>
+<p>${richText(t, 'consent.signedInAs', { account: html`<strong>${input.account}</strong>` })}</p>
+${input.selfRegistered ? unverifiedWarning(t, input.clientName) : ''}
+<p class="lead">${t('consent.asking', { client: input.clientName })}</p>
 <ul class="scopes">
-${input.scopes.map((s) => html`<li>${SCOPE_DESCRIPTIONS[s]}</li>`)}
+${input.scopes.map((s) => html`<li>${t(SCOPE_DESCRIPTIONS[s])}</li>`)}
 </ul>
-<p>When you answer, you will be sent back to <strong>${redirectHost(input.redirectUri)}</strong>.</p>
+<p>${richText(t, 'consent.sentBack', { host: html`<strong>${redirectHost(input.redirectUri)}</strong>` })}</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
-<button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button>
+<button type="submit" name="decision" value="allow">${t('consent.allow')}</button>
+<button type="submit" name="decision" value="deny" class="secondary">${t('consent.deny')}</button>
 </form>`,
   );
 }
 
-export function errorPage(message: string): string {
-  return layout('Sign-in error', html`<h1>Something went wrong</h1><p class="lead">${message}</p>`);
+export function errorPage(t: Translate, message: string): string {
+  return layout(t, t('error.title'), html`<h1>${t('error.heading')}</h1><p class="lead">${message}</p>`);
 }
 
 /**
@@ -152,23 +156,24 @@ export function errorPage(message: string): string {
  * what went wrong and where the response would have gone, and may take it there: a plain link (query), or a form
  * they submit themselves (form_post). No script: nothing leaves this page unless the person chooses.
  */
-export function withheldErrorPage(input: { clientName: string; response: AuthorizationResponse }): string {
+export function withheldErrorPage(t: Translate, input: { clientName: string; response: AuthorizationResponse }): string {
   const { error, error_description: description } = input.response.params;
   const host = redirectHost(input.response.redirectUri);
   const onward =
     input.response.mode === 'form_post'
       ? html`<form method="post" action="${input.response.redirectUri}">
 ${Object.entries(input.response.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button type="submit" class="secondary">Return to ${host} anyway</button>
+<button type="submit" class="secondary">${t('withheld.returnAnyway', { host })}</button>
 </form>`
-      : html`<p><a href="${withResponseParams(input.response.redirectUri, input.response.params)}">Return to ${host} anyway</a></p>`;
+      : html`<p><a href="${withResponseParams(input.response.redirectUri, input.response.params)}">${t('withheld.returnAnyway', { host })}</a></p>`;
   return layout(
-    'Sign-in error',
-    html`<h1>This request cannot go on</h1>
-<p class="lead">The application's request was refused: ${description ?? error}</p>
-<p>This request would have returned you to <strong>${host}</strong>.</p>
-${unverifiedWarning(input.clientName)}
-<p>Go back there only if you trust it; otherwise close this page.</p>
+    t,
+    t('error.title'),
+    html`<h1>${t('withheld.heading')}</h1>
+<p class="lead">${t('withheld.refused')} ${description ?? error}</p>
+<p>${richText(t, 'withheld.wouldReturn', { host: html`<strong>${host}</strong>` })}</p>
+${unverifiedWarning(t, input.clientName)}
+<p>${t('withheld.trust')}</p>
 ${onward}`,
   );
 }
@@ -182,22 +187,23 @@ export interface LogoutConfirmPageInput {
   hidden: Record<string, string>;
 }
 
-export function logoutConfirmPage(input: LogoutConfirmPageInput): string {
+export function logoutConfirmPage(t: Translate, input: LogoutConfirmPageInput): string {
   return layout(
-    'Sign out',
-    html`<h1>Sign out?</h1>
-<p class="lead">${input.clientName ? html`${input.clientName} asks to sign you out of this site.` : 'A site asks to sign you out.'} Do you want to sign out?</p>
+    t,
+    t('logout.title'),
+    html`<h1>${t('logout.heading')}</h1>
+<p class="lead">${input.clientName ? t('logout.clientAsks', { client: input.clientName }) : t('logout.siteAsks')} ${t('logout.question')}</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 ${Object.entries(input.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button type="submit" name="decision" value="logout">Sign out</button>
-<button type="submit" name="decision" value="stay" class="secondary">Stay signed in</button>
+<button type="submit" name="decision" value="logout">${t('logout.title')}</button>
+<button type="submit" name="decision" value="stay" class="secondary">${t('logout.stay')}</button>
 </form>`,
   );
 }
 
-export function signedOutPage(signedOut: boolean): string {
+export function signedOutPage(t: Translate, signedOut: boolean): string {
   return signedOut
-    ? layout('Signed out', html`<h1>You are signed out</h1><p class="lead">You can close this window.</p>`)
-    : layout('Still signed in', html`<h1>You are still signed in</h1><p class="lead">You can close this window.</p>`);
+    ? layout(t, t('logout.doneTitle'), html`<h1>${t('logout.doneHeading')}</h1><p class="lead">${t('common.closeWindow')}</p>`)
+    : layout(t, t('logout.stayedTitle'), html`<h1>${t('logout.stayedHeading')}</h1><p class="lead">${t('common.closeWindow')}</p>`);
 }

@@ -1,7 +1,9 @@
 // The pages of "Forgot your password?": asking for a link, being told to look in one's mail, choosing the new
 // password, and the end. No script; each field has its label, and an error is tied to its field (aria-describedby).
 import { html } from '../../html.js';
+import type { Translate } from '../../i18n/translate.js';
 import { layout } from './layout.js';
+import { richText } from './rich-text.js';
 
 export interface ForgotPageInput {
   action: string;
@@ -13,30 +15,32 @@ export interface ForgotPageInput {
   signInUrl: string;
 }
 
-export function forgotPage(input: ForgotPageInput): string {
+export function forgotPage(t: Translate, input: ForgotPageInput): string {
   return layout(
-    'Forgot your password?',
-    html`<h1>Forgot your password?</h1>
-<p class="lead">Type your username or email address. If an account matches, we send a link to its email address to choose a new password.</p>
+    t,
+    t('signIn.forgot'),
+    html`<h1>${t('signIn.forgot')}</h1>
+<p class="lead">${t('forgot.lead')}</p>
 ${input.error ? html`<div class="error" role="alert" id="login-error">${input.error}</div>` : ''}
 <form method="post" action="${input.action}">
 ${input.interactionId ? html`<input type="hidden" name="interaction" value="${input.interactionId}">` : ''}
-<label for="login">Username or email</label>
+<label for="login">${t('signIn.login')}</label>
 <input type="text" id="login" name="login" value="${input.login ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required autofocus${input.error ? html` aria-describedby="login-error" aria-invalid="true"` : ''}>
-<button type="submit">Send me a link</button>
+<button type="submit">${t('forgot.submit')}</button>
 </form>
-<p><a href="${input.signInUrl}">Back to sign in</a></p>`,
+<p><a href="${input.signInUrl}">${t('forgot.back')}</a></p>`,
   );
 }
 
 /** The same page whether or not an account matched. */
-export function forgotSentPage(input: { minutes: number; signInUrl: string }): string {
+export function forgotSentPage(t: Translate, input: { minutes: number; signInUrl: string }): string {
   return layout(
-    'Check your email',
-    html`<h1>Check your email</h1>
-<div class="notice" role="status">If an account matches what you typed, we have sent a link to its email address.</div>
-<p>The link works once, for ${input.minutes} minutes. If no email arrives within a few minutes, look in your spam folder, or ask again.</p>
-<p><a href="${input.signInUrl}">Back to sign in</a></p>`,
+    t,
+    t('forgot.sentTitle'),
+    html`<h1>${t('forgot.sentTitle')}</h1>
+<div class="notice" role="status">${t('forgot.sent')}</div>
+<p>${t('forgot.sentHelp', { minutes: input.minutes })}</p>
+<p><a href="${input.signInUrl}">${t('forgot.back')}</a></p>`,
   );
 }
 
@@ -50,51 +54,54 @@ export interface ResetPageInput {
   error?: { field: 'password' | 'repeat' | 'code'; message: string } | undefined;
 }
 
-export function resetPage(input: ResetPageInput): string {
+export function resetPage(t: Translate, input: ResetPageInput): string {
   const err = input.error;
   const described = (field: string) => (err?.field === field ? html` aria-describedby="${field}-error" aria-invalid="true"` : '');
   const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
   return layout(
-    'Choose a new password',
-    html`<h1>Choose a new password</h1>
-<p class="lead">for <strong>${input.username}</strong>. Setting it signs you out on every device and ends the access applications had through your sign-ins.</p>
+    t,
+    t('reset.title'),
+    html`<h1>${t('reset.title')}</h1>
+<p class="lead">${richText(t, 'reset.lead', { username: html`<strong>${input.username}</strong>` })}</p>
 ${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
 <form method="post" action="${input.action}">
 <input type="hidden" name="token" value="${input.token}">
 <input type="text" name="username" value="${input.username}" autocomplete="username" hidden>
-<label for="password">New password</label>
-<p class="meta" id="password-hint">At least ${input.minLength} characters. A few unrelated words make a good one; common passwords are refused.</p>
+<label for="password">${t('common.newPassword')}</label>
+<p class="meta" id="password-hint">${t('common.passwordHint', { min: input.minLength })}</p>
 <input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required autofocus aria-describedby="password-hint${err?.field === 'password' ? ' password-error' : ''}"${err?.field === 'password' ? html` aria-invalid="true"` : ''}>
 ${message('password')}
-<label for="repeat">Repeat it</label>
+<label for="repeat">${t('reset.repeat')}</label>
 <input type="password" id="repeat" name="repeat" autocomplete="new-password" required${described('repeat')}>
 ${message('repeat')}
 ${
   input.askCode
-    ? html`<label for="code">Code from your authenticator app</label>
+    ? html`<label for="code">${t('reset.code')}</label>
 <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required${described('code')}>
 ${message('code')}`
     : ''
 }
-<button type="submit">Set the new password</button>
+<button type="submit">${t('reset.submit')}</button>
 </form>`,
   );
 }
 
-export function resetDonePage(input: { continueUrl: string; continueLabel: string }): string {
+export function resetDonePage(t: Translate, input: { continueUrl: string; continueLabel: string }): string {
   return layout(
-    'Password changed',
-    html`<h1>Password changed</h1>
-<div class="notice" role="status">Your password was changed, and you were signed out on every device. We have sent you an email about it.</div>
+    t,
+    t('reset.doneTitle'),
+    html`<h1>${t('reset.doneTitle')}</h1>
+<div class="notice" role="status">${t('reset.done')}</div>
 <p><a href="${input.continueUrl}">${input.continueLabel}</a></p>`,
   );
 }
 
-export function resetInvalidPage(input: { forgotUrl: string }): string {
+export function resetInvalidPage(t: Translate, input: { forgotUrl: string }): string {
   return layout(
-    'This link no longer works',
-    html`<h1>This link no longer works</h1>
-<div class="error" role="alert">The link has expired, was already used, or a newer link was sent since. Your password has not changed.</div>
-<p><a href="${input.forgotUrl}">Ask for a new link</a></p>`,
+    t,
+    t('reset.invalidTitle'),
+    html`<h1>${t('reset.invalidTitle')}</h1>
+<div class="error" role="alert">${t('reset.invalid')}</div>
+<p><a href="${input.forgotUrl}">${t('reset.askAgain')}</a></p>`,
   );
 }

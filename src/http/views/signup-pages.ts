@@ -2,6 +2,7 @@
 // link, and the ends. Each field has its label; an error is tied to its field (aria-describedby, aria-invalid).
 import type { FieldProblem, SignupField } from '../../domain/accounts/signup.js';
 import { html, SafeHtml } from '../../html.js';
+import type { Translate } from '../../i18n/translate.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
 import { layout } from './layout.js';
 
@@ -20,94 +21,101 @@ export interface SignupPageInput {
   signInUrl: string;
 }
 
-function field(problems: readonly FieldProblem[], name: SignupField, hint?: string) {
+function field(t: Translate, problems: readonly FieldProblem[], name: SignupField, hint?: string) {
   const problem = problems.find((p) => p.field === name);
   const ids = [hint, problem ? `${name}-error` : undefined].filter(Boolean).join(' ');
   return {
     attrs: html`${ids ? html` aria-describedby="${ids}"` : ''}${problem ? html` aria-invalid="true"` : ''}`,
-    message: problem ? html`<p class="field-error" id="${name}-error">${problem.message}</p>` : '',
+    message: problem ? html`<p class="field-error" id="${name}-error">${t.text(problem.message)}</p>` : '',
   };
 }
 
-export function signupPage(input: SignupPageInput): string {
+export function signupPage(t: Translate, input: SignupPageInput): string {
   const problems = input.problems ?? [];
   const v = input.values ?? {};
-  const email = field(problems, 'email');
-  const name = field(problems, 'name');
-  const username = field(problems, 'username', 'username-hint');
-  const password = field(problems, 'password', 'password-hint');
-  const repeat = field(problems, 'repeat');
+  const email = field(t, problems, 'email');
+  const name = field(t, problems, 'name');
+  const username = field(t, problems, 'username', 'username-hint');
+  const password = field(t, problems, 'password', 'password-hint');
+  const repeat = field(t, problems, 'repeat');
   return layout(
-    'Create an account',
-    html`<h1>Create an account</h1>
-${input.error ? html`<div class="error" role="alert">${input.error}</div>` : problems.length > 0 ? html`<div class="error" role="alert">Some fields need another look.</div>` : ''}
+    t,
+    t('signIn.createAccount'),
+    html`<h1>${t('signIn.createAccount')}</h1>
+${input.error ? html`<div class="error" role="alert">${input.error}</div>` : problems.length > 0 ? html`<div class="error" role="alert">${t('signup.fieldsProblem')}</div>` : ''}
 <form method="post" action="${input.action}" data-device-signals>
 ${DEVICE_SIGNAL_FIELDS.map((n) => html`<input type="hidden" name="${n}" value="">`)}
 ${input.interactionId ? html`<input type="hidden" name="interaction" value="${input.interactionId}">` : ''}
 ${
   input.invite
     ? html`<input type="hidden" name="invite" value="${input.invite.token}">
-<p>Email address: <strong>${input.invite.email}</strong></p>
+<p>${t('signup.email')}: <strong>${input.invite.email}</strong></p>
 <input type="text" name="email" value="${input.invite.email}" autocomplete="email" hidden>`
-    : html`<label for="email">Email address</label>
+    : html`<label for="email">${t('signup.email')}</label>
 <input type="email" id="email" name="email" value="${v.email ?? ''}" autocomplete="email" autocapitalize="none" spellcheck="false" required autofocus${email.attrs}>
 ${email.message}`
 }
-<label for="name">Your name</label>
+<label for="name">${t('signup.name')}</label>
 <input type="text" id="name" name="name" value="${v.name ?? ''}" autocomplete="name" required${name.attrs}>
 ${name.message}
 ${
   input.askUsername
-    ? html`<label for="username">Username (optional)</label>
-<p class="meta" id="username-hint">Leave it blank to sign in with your email address.</p>
+    ? html`<label for="username">${t('signup.username')}</label>
+<p class="meta" id="username-hint">${t('signup.usernameHint')}</p>
 <input type="text" id="username" name="username" value="${v.username ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false"${username.attrs}>
 ${username.message}`
     : ''
 }
-<label for="password">Password</label>
-<p class="meta" id="password-hint">At least ${input.minLength} characters. A few unrelated words make a good one; common passwords are refused.</p>
+<label for="password">${t('signIn.password')}</label>
+<p class="meta" id="password-hint">${t('common.passwordHint', { min: input.minLength })}</p>
 <input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required${password.attrs}>
 ${password.message}
-<label for="repeat">Repeat the password</label>
+<label for="repeat">${t('signup.repeat')}</label>
 <input type="password" id="repeat" name="repeat" autocomplete="new-password" required${repeat.attrs}>
 ${repeat.message}
-<button type="submit">Create the account</button>
+<button type="submit">${t('signup.submit')}</button>
 </form>
-<p><a href="${input.signInUrl}">I have an account: sign in</a></p>
+<p><a href="${input.signInUrl}">${t('signup.haveAccount')}</a></p>
 <script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>`,
   );
 }
 
 /** After a sign-up: the same page whether or not the address was an account's already. */
-export function signupCodePage(input: { action: string; minutes: number; error?: string | undefined }): string {
+export function signupCodePage(t: Translate, input: { action: string; minutes: number; error?: string | undefined }): string {
   return layout(
-    'Confirm your email address',
-    html`<h1>Confirm your email address</h1>
-<p class="lead">We have sent a message to the address you typed, with a six-digit code and a link. Type the code here, or open the link. Both work for ${input.minutes} minutes.</p>
+    t,
+    t('signup.confirmTitle'),
+    html`<h1>${t('signup.confirmTitle')}</h1>
+<p class="lead">${t('signup.codeLead', { minutes: input.minutes })}</p>
 ${input.error ? html`<div class="error" role="alert" id="code-error">${input.error}</div>` : ''}
 <form method="post" action="${input.action}">
-<label for="code">Code</label>
+<label for="code">${t('common.code')}</label>
 <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required autofocus${input.error ? html` aria-describedby="code-error" aria-invalid="true"` : ''}>
-<button type="submit">Confirm</button>
+<button type="submit">${t('common.confirm')}</button>
 </form>`,
   );
 }
 
 /** The link of the mail, opened: a button, so that a mail scanner fetching the link confirms nothing. */
-export function signupConfirmPage(input: { action: string; token: string }): string {
+export function signupConfirmPage(t: Translate, input: { action: string; token: string }): string {
   return layout(
-    'Confirm your email address',
-    html`<h1>Confirm your email address</h1>
-<p class="lead">One more step: confirm that this address is yours, and your account is ready.</p>
+    t,
+    t('signup.confirmTitle'),
+    html`<h1>${t('signup.confirmTitle')}</h1>
+<p class="lead">${t('signup.confirmLead')}</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="token" value="${input.token}">
-<button type="submit">Confirm my email address</button>
+<button type="submit">${t('signup.confirmSubmit')}</button>
 </form>`,
   );
 }
 
-export function signupEndPage(input: { title: string; message: string; link: { url: string; label: string }; alert?: boolean }): string {
+export function signupEndPage(
+  t: Translate,
+  input: { title: string; message: string; link: { url: string; label: string }; alert?: boolean },
+): string {
   return layout(
+    t,
     input.title,
     html`<h1>${input.title}</h1>
 <div class="${input.alert ? 'error' : 'notice'}" role="${input.alert ? 'alert' : 'status'}">${input.message}</div>

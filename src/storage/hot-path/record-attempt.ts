@@ -170,8 +170,8 @@ type NullableRow<T> = { [K in keyof T]: T[K] | null };
 
 /** The users columns of the early statement's row (`account.*`). */
 function userRowOf(r: UserRow): UserRow {
-  const { id, username, password_hash, email, email_verified, claims, disabled_at, created_at, updated_at } = r;
-  return { id, username, password_hash, email, email_verified, claims, disabled_at, created_at, updated_at };
+  const { id, username, password_hash, email, email_verified, claims, disabled_at, created_at, updated_at, locale } = r;
+  return { id, username, password_hash, email, email_verified, claims, disabled_at, created_at, updated_at, locale };
 }
 
 /** What the user's own history says, once the password is known to be theirs. */

@@ -4,6 +4,7 @@ import t from 'tap';
 import { CommonPasswordList, normalisedPassword } from '../../../src/domain/accounts/common-passwords.js';
 import { MAX_PASSWORD_BYTES, PasswordPolicy } from '../../../src/domain/accounts/password-policy.js';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
+import { translate } from '../../../src/i18n/translate.js';
 
 const LIST_FILE = new URL('../../../assets/common-passwords.txt', import.meta.url);
 const list = CommonPasswordList.load(LIST_FILE);
@@ -50,7 +51,9 @@ t.test('NIST SP 800-63B 5.1.1.2: at least minLength characters after NFKC, at mo
   t.equal(code('é'.repeat(MAX_PASSWORD_BYTES / 2 + 1)), 'too-long', '129 two-byte characters are 258 bytes');
   const strict = new PasswordPolicy({ minLength: 12 }, () => list);
   t.equal(strict.problem('eleven-char')?.code, 'too-short');
-  t.match(strict.problem('eleven-char')?.message, 'at least 12 characters');
+  const message = strict.problem('eleven-char')!.message;
+  t.match(translate('en', message.key, message.params), 'at least 12 characters');
+  t.match(translate('de', message.key, message.params), 'mindestens 12 Zeichen');
   t.equal(strict.problem('twelve-chars'), undefined);
 });
 

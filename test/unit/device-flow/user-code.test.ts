@@ -8,6 +8,8 @@ import {
 } from '../../../src/domain/device-flow/device-authorization.js';
 import { userCodeEntryKey } from '../../../src/domain/device-flow/user-code-throttle.js';
 import { timeAgo } from '../../../src/http/views/device-pages.js';
+import type { Locale } from '../../../src/i18n/catalog.js';
+import { translator } from '../../../src/i18n/translate.js';
 
 t.test('the alphabet is the 20 consonants of RFC 8628 6.1, without vowels', async (t) => {
   t.equal(USER_CODE_ALPHABET, 'BCDFGHJKLMNPQRSTVWXZ');
@@ -50,9 +52,12 @@ t.test('the entry counter counts an IPv6 client per /64 and never names the addr
 
 t.test('the confirmation says how long ago the device asked', async (t) => {
   const now = new Date('2026-11-23T12:00:00Z');
-  const ago = (seconds: number) => timeAgo(new Date(now.getTime() - seconds * 1000), now);
+  const ago = (seconds: number, locale: Locale = 'en') => timeAgo(translator(locale), new Date(now.getTime() - seconds * 1000), now);
   t.equal(ago(5), 'less than a minute ago');
   t.equal(ago(60), '1 minute ago');
   t.equal(ago(150), '2 minutes ago');
   t.equal(ago(3600), '1 hour ago');
+  t.equal(ago(60, 'de'), 'vor 1 Minute');
+  t.equal(ago(7200, 'de'), 'vor 2 Stunden');
+  t.equal(ago(150, 'fr'), 'il y a 2 minutes');
 });
