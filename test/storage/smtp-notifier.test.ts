@@ -11,6 +11,7 @@ import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../src/domain/admin/seed.js';
 import { deliverDueMessages } from '../../src/domain/notifications/notifier.js';
 import { renderMail } from '../../src/domain/notifications/mail-render.js';
+import { LOCALES } from '../../src/i18n/catalog.js';
 import { messageContent, UnknownMessage } from '../../src/domain/notifications/messages.js';
 import { smtpNotifier } from '../../src/domain/notifications/smtp-notifier.js';
 import { escapeHtml } from '../../src/html.js';
@@ -187,9 +188,10 @@ t.test('every kind says the same in both parts: each paragraph, code and link of
     'email-taken': {},
     'email-change-notice': { to: 'n***@example.org' },
   };
-  for (const [kind, payload] of Object.entries(payloads)) {
-    const content = messageContent({ kind, payload }, setting);
+  for (const [locale, kind, payload] of LOCALES.flatMap((locale) => Object.entries(payloads).map((entry) => [locale, ...entry] as const))) {
+    const content = messageContent({ kind, payload }, setting, locale);
     const mail = renderMail(content);
+    t.ok(mail.html.includes(`<html lang="${locale}">`), `${kind}: the HTML part says its language (${locale})`);
     t.equal(mail.subject, content.subject);
     const parts = [...content.intro, ...content.outro, content.code, content.action?.label, content.action?.url];
     for (const part of parts.filter((p): p is string => p !== undefined)) {
@@ -199,7 +201,7 @@ t.test('every kind says the same in both parts: each paragraph, code and link of
   }
   let refused: unknown;
   try {
-    messageContent({ kind: 'new-device', payload: { device: 'x' } }, setting);
+    messageContent({ kind: 'new-device', payload: { device: 'x' } }, setting, 'en');
   } catch (err) {
     refused = err;
   }

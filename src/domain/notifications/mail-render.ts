@@ -29,7 +29,7 @@ const BUTTON =
 function htmlPart(c: MessageContent): string {
   const paragraphs = (texts: readonly string[]) => texts.map((p) => html`<p style="${PARAGRAPH}">${p}</p>`);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${c.locale}">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${c.subject}</title></head>
 <body style="margin:0;padding:24px;background:#ffffff">
 <div style="max-width:560px;margin:0 auto">

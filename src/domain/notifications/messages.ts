@@ -1,8 +1,12 @@
 // What each outbox message says: one template per kind, written once as parts (paragraphs, a code, a link) that
 // src/domain/notifications/mail-render.ts turns into both the plain-text and the HTML part of an email.
 import type { ClaimedMessage, OutboxKind } from '../../storage/outbox.js';
+import { isLocale, type Locale } from '../../i18n/catalog.js';
+import { translator, type Translate } from '../../i18n/translate.js';
 
 export interface MessageContent {
+  /** The language it is written in (the HTML part's `lang`). */
+  readonly locale: Locale;
   readonly subject: string;
   /** Paragraphs before the code or the link. */
   readonly intro: readonly string[];
@@ -36,7 +40,7 @@ export interface MessageSetting {
  */
 export class UnknownMessage extends Error {}
 
-type Template = (payload: Record<string, unknown>, setting: MessageSetting) => MessageContent;
+type Template = (payload: Record<string, unknown>, setting: MessageSetting, t: Translate) => Omit<MessageContent, 'locale'>;
 
 function field(payload: Record<string, unknown>, name: string): string {
   const value = payload[name];
@@ -51,95 +55,86 @@ function utcMinute(iso: string): string {
   return `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-// Every kind the code can queue has a template: the type says so.
+// Every kind the code can queue has a template: the type says so. The words come from the catalogs (mail.* keys of
+// src/i18n/locales/), in the recipient's language.
 const TEMPLATES: Readonly<Record<OutboxKind, Template>> = {
-  'one-time-code': (payload, s) => ({
-    subject: `Your sign-in code for ${s.serviceName}`,
-    intro: [`Someone, most likely you, is signing in to ${s.serviceName}. To confirm it is you, type this code:`],
+  'one-time-code': (payload, s, t) => ({
+    subject: t('mail.code.subject', { service: s.serviceName }),
+    intro: [t('mail.code.intro', { service: s.serviceName })],
     code: field(payload, 'code'),
-    outro: [
-      `The code is valid for ${s.codeMinutes} minutes. Never give it to anyone who asks for it.`,
-      'If you are not signing in, someone else knows your password: change it on your account page.',
-    ],
+    outro: [t('mail.code.valid', { minutes: s.codeMinutes }), t('mail.code.notYou')],
   }),
-  'new-device': (payload, s) => ({
-    subject: `A new sign-in to ${s.serviceName}`,
+  'new-device': (payload, s, t) => ({
+    subject: t('mail.newDevice.subject', { service: s.serviceName }),
     intro: [
-      `Your ${s.serviceName} account was signed in to from a device it had not seen before:`,
-      `${field(payload, 'device')}, on ${utcMinute(field(payload, 'at'))}.`,
+      t('mail.newDevice.intro', { service: s.serviceName }),
+      t('mail.newDevice.where', { device: field(payload, 'device'), at: utcMinute(field(payload, 'at')) }),
     ],
-    action: { label: 'Review your account', url: s.accountUrl },
-    outro: ['If this was you, there is nothing to do. If it was not, change your password and sign out everywhere.'],
+    action: { label: t('mail.newDevice.action'), url: s.accountUrl },
+    outro: [t('mail.newDevice.outro')],
   }),
-  'password-reset': (payload, s) => ({
-    subject: `Reset your password for ${s.serviceName}`,
-    intro: [`Someone, most likely you, asked to reset the password of your ${s.serviceName} account. To choose a new one, open this link:`],
-    action: { label: 'Choose a new password', url: field(payload, 'url') },
-    outro: [
-      `The link works once, for ${s.resetMinutes} minutes. Setting a new password signs you out on every device.`,
-      'If you did not ask for it, ignore this email: your password stays as it is.',
-    ],
+  'password-reset': (payload, s, t) => ({
+    subject: t('mail.reset.subject', { service: s.serviceName }),
+    intro: [t('mail.reset.intro', { service: s.serviceName })],
+    action: { label: t('mail.reset.action'), url: field(payload, 'url') },
+    outro: [t('mail.reset.valid', { minutes: s.resetMinutes }), t('mail.reset.notYou')],
   }),
-  'password-changed': (payload, s) => ({
-    subject: `Your ${s.serviceName} password was changed`,
-    intro: [
-      `The password of your ${s.serviceName} account was changed on ${utcMinute(field(payload, 'at'))}, and you were signed out on every device.`,
-    ],
-    outro: ['If this was you, there is nothing to do.'],
-    action: { label: 'It was not me: reset my password', url: s.forgotUrl },
+  'password-changed': (payload, s, t) => ({
+    subject: t('mail.passwordChanged.subject', { service: s.serviceName }),
+    intro: [t('mail.passwordChanged.intro', { service: s.serviceName, at: utcMinute(field(payload, 'at')) })],
+    outro: [t('mail.ifYou')],
+    action: { label: t('mail.passwordChanged.action'), url: s.forgotUrl },
   }),
-  'signup-verification': (payload, s) => ({
-    subject: `Confirm your email address for ${s.serviceName}`,
-    intro: [
-      `Someone, most likely you, is creating a ${s.serviceName} account with this email address. To confirm it, type this code on the page:`,
-    ],
+  'signup-verification': (payload, s, t) => ({
+    subject: t('mail.signup.subject', { service: s.serviceName }),
+    intro: [t('mail.signup.intro', { service: s.serviceName })],
     code: field(payload, 'code'),
-    action: { label: 'Or confirm with this link', url: field(payload, 'url') },
-    outro: [
-      `The code and the link work for ${s.signupMinutes} minutes. Until you confirm, the account does not exist.`,
-      'If you are not creating an account, ignore this email: nothing happens.',
-    ],
+    action: { label: t('mail.signup.action'), url: field(payload, 'url') },
+    outro: [t('mail.signup.valid', { minutes: s.signupMinutes }), t('mail.signup.notYou')],
   }),
-  'account-exists': (_payload, s) => ({
-    subject: `You already have a ${s.serviceName} account`,
-    intro: [
-      `Someone, most likely you, tried to create a ${s.serviceName} account with this email address, which already has one. No second account was made.`,
-    ],
-    action: { label: 'Forgot your password? Choose a new one', url: s.forgotUrl },
-    outro: ['If this was not you, ignore this email: your account is unchanged.'],
+  'account-exists': (_payload, s, t) => ({
+    subject: t('mail.exists.subject', { service: s.serviceName }),
+    intro: [t('mail.exists.intro', { service: s.serviceName })],
+    action: { label: t('mail.exists.action'), url: s.forgotUrl },
+    outro: [t('mail.exists.notYou')],
   }),
-  'email-verification': (payload, s) => ({
-    subject: `Confirm your new email address for ${s.serviceName}`,
-    intro: [`Someone, most likely you, asked to use this address for their ${s.serviceName} account. To confirm it, open this link:`],
-    action: { label: 'Use this email address', url: field(payload, 'url') },
-    outro: [`The link works once, for ${s.signupMinutes} minutes. If you did not ask for this, ignore this email.`],
+  'email-verification': (payload, s, t) => ({
+    subject: t('mail.emailVerify.subject', { service: s.serviceName }),
+    intro: [t('mail.emailVerify.intro', { service: s.serviceName })],
+    action: { label: t('mail.emailVerify.action'), url: field(payload, 'url') },
+    outro: [t('mail.emailVerify.valid', { minutes: s.signupMinutes })],
   }),
-  'email-taken': (_payload, s) => ({
-    subject: `This address already has a ${s.serviceName} account`,
-    intro: [
-      `Someone asked to use this address for another ${s.serviceName} account, but it belongs to an account already, so nothing was changed.`,
-    ],
-    outro: ['If this was you, sign in to the account this address belongs to instead.'],
+  'email-taken': (_payload, s, t) => ({
+    subject: t('mail.emailTaken.subject', { service: s.serviceName }),
+    intro: [t('mail.emailTaken.intro', { service: s.serviceName })],
+    outro: [t('mail.emailTaken.outro')],
   }),
-  'email-change-notice': (payload, s) => ({
-    subject: `Your ${s.serviceName} email address is being changed`,
-    intro: [
-      `Someone signed in to your ${s.serviceName} account asked to change its email address to ${field(payload, 'to')}. It changes once that address is confirmed.`,
-    ],
-    action: { label: 'It was not me: choose a new password', url: s.forgotUrl },
-    outro: ['If this was you, there is nothing to do.'],
+  'email-change-notice': (payload, s, t) => ({
+    subject: t('mail.emailNotice.subject', { service: s.serviceName }),
+    intro: [t('mail.emailNotice.intro', { service: s.serviceName, to: field(payload, 'to') })],
+    action: { label: t('mail.emailNotice.action'), url: s.forgotUrl },
+    outro: [t('mail.ifYou')],
   }),
-  invitation: (payload, s) => ({
-    subject: `You are invited to ${s.serviceName}`,
-    intro: [`You are invited to create a ${s.serviceName} account with this email address.`],
-    action: { label: 'Create your account', url: field(payload, 'url') },
-    outro: [`The link works for ${s.signupMinutes} minutes, once.`],
+  invitation: (payload, s, t) => ({
+    subject: t('mail.invitation.subject', { service: s.serviceName }),
+    intro: [t('mail.invitation.intro', { service: s.serviceName })],
+    action: { label: t('mail.invitation.action'), url: field(payload, 'url') },
+    outro: [t('mail.invitation.valid', { minutes: s.signupMinutes })],
   }),
 };
 
+/**
+ * The language of a message: the one the page that queued it spoke (its payload's `locale`), else the user's
+ * remembered one, else DEFAULT_LOCALE.
+ */
+export function messageLocale(payload: Record<string, unknown>, userLocale: string | null | undefined, defaultLocale: Locale): Locale {
+  if (isLocale(payload.locale)) return payload.locale;
+  return isLocale(userLocale) ? userLocale : defaultLocale;
+}
+
 /** The message's content; throws UnknownMessage when no template can write it. */
-export function messageContent(message: Pick<ClaimedMessage, 'kind' | 'payload'>, setting: MessageSetting): MessageContent {
+export function messageContent(message: Pick<ClaimedMessage, 'kind' | 'payload'>, setting: MessageSetting, locale: Locale): MessageContent {
   const template = Object.hasOwn(TEMPLATES, message.kind) ? TEMPLATES[message.kind as OutboxKind] : undefined;
   if (!template) throw new UnknownMessage(`no template for ${message.kind} messages`);
-  return template(message.payload, setting);
+  return { locale, ...template(message.payload, setting, translator(locale)) };
 }

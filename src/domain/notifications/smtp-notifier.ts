@@ -9,7 +9,7 @@ import type { Transporter } from 'nodemailer';
 import type { SmtpSettings } from '../../config.js';
 import type { ProviderContext } from '../context.js';
 import { renderMail } from './mail-render.js';
-import { messageContent, type MessageSetting } from './messages.js';
+import { messageContent, messageLocale, type MessageSetting } from './messages.js';
 import { recipientOf, UndeliverableMessage, type Notifier } from './notifier.js';
 
 /** Each SMTP step may take this long (connect, greeting, every answer) before the attempt is given up. */
@@ -43,9 +43,11 @@ export function smtpNotifier(ctx: Pick<ProviderContext, 'db' | 'config'>, settin
   const domain = new URL(ctx.config.issuer).hostname;
   return {
     async send(message) {
-      const to = (await recipientOf(ctx, message))?.address;
+      const recipient = await recipientOf(ctx, message);
+      const to = recipient?.address;
       if (!to) throw new UndeliverableMessage('the user has no email address');
-      const mail = renderMail(messageContent(message, setting));
+      const locale = messageLocale(message.payload, recipient?.user?.locale, ctx.config.defaultLocale);
+      const mail = renderMail(messageContent(message, setting, locale));
       try {
         await (
           await transporter()

@@ -9,6 +9,7 @@ import { guardedFetch } from '../../outbound/guarded-fetch.js';
 import { policyFor } from '../../outbound/policy.js';
 import type { ProviderContext } from '../context.js';
 import { recipientOf, type Notifier } from './notifier.js';
+import { messageLocale } from './messages.js';
 
 const TIMEOUT_MS = 5_000;
 /** The relay's answer is not read; a relay that sends more than this is cut off. */
@@ -30,10 +31,12 @@ export function webhookNotifier(
       if (!recipient) return;
       const { user } = recipient;
       const id = String(message.id);
-      // A message to an address alone (a sign-up's verification) has no user: `to` says where it goes.
+      // A message to an address alone (a sign-up's verification) has no user: `to` says where it goes. `locale`: the
+      // language the relay should write in, chosen as for a mail (src/domain/notifications/messages.ts).
       const body = JSON.stringify({
         id,
         kind: message.kind,
+        locale: messageLocale(message.payload, user?.locale, ctx.config.defaultLocale),
         ...(user
           ? { user: { id: user.id, username: user.username, email: user.email, email_verified: user.email_verified } }
           : { user: null, to: recipient.address }),
