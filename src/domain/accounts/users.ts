@@ -41,6 +41,9 @@ export function standardClaims(user: UserRow): Record<string, unknown> {
     email: user.email ?? undefined,
     email_verified: user.email === null ? undefined : user.email_verified,
     updated_at: epochSeconds(user.updated_at),
+    // OIDC Core 5.1 locale: a claim an admin seeded wins; else the language the user last chose a page in, as
+    // Keycloak's "locale" mapper releases its locale attribute in the profile scope.
+    locale: (user.claims as { locale?: unknown }).locale ?? user.locale ?? undefined,
   };
 }
 
