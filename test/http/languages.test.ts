@@ -69,6 +69,7 @@ t.test('ui_locales=de on /authorize: the sign-in and consent pages speak German,
   t.equal(lang(page.response), 'de', 'the first of ui_locales the pages speak (ja is not one)');
   t.match(page.response.body, '<h1>Anmelden</h1>');
   t.match(page.response.body, 'Benutzername oder E-Mail-Adresse');
+  t.match(page.response.body, 'data-failed="Der Passkey konnte nicht verwendet werden."', 'the passkey script’s words too');
   const wrong = await b.login(app, page, { username: user.username, password: 'not-the-password' });
   t.match(wrong.body, 'Benutzername oder Passwort ist nicht korrekt.', 'a refusal too');
   const signedIn = await b.login(app, page, user);

@@ -125,7 +125,7 @@ export function newPasskeyPage(t: Translate, input: NewPasskeyPageInput): string
 <p class="lead">${t('passkey.addLead')}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
 <noscript><div class="error">${t('passkey.needsScript')}</div></noscript>
-<form method="post" action="${input.base}/passkeys" data-passkey="create" data-options="${input.base}/passkeys/options">
+<form method="post" action="${input.base}/passkeys" data-passkey="create" data-options="${input.base}/passkeys/options" data-unused="${t('passkey.unused')}" data-failed="${t('passkey.failed')}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="hidden" name="credential" value="">
 <label for="passkey-name">${t('passkey.name')}</label>

@@ -27,8 +27,8 @@ export interface PasskeyForm {
  * A form that signs in (or answers a second factor) with a passkey: hidden until the script finds WebAuthn in the
  * browser. `conditional`: the username field of the page also offers the passkeys in its autofill.
  */
-export function passkeySignInForm(form: PasskeyForm, csrfToken: string, label: string, conditional: boolean): SafeHtml {
-  return html`<form method="post" action="${form.action}" data-passkey="get" data-options="${form.optionsUrl}"${conditional ? new SafeHtml(' data-conditional') : ''}>
+export function passkeySignInForm(t: Translate, form: PasskeyForm, csrfToken: string, label: string, conditional: boolean): SafeHtml {
+  return html`<form method="post" action="${form.action}" data-passkey="get" data-options="${form.optionsUrl}" data-unused="${t('passkey.unused')}" data-failed="${t('passkey.failed')}"${conditional ? new SafeHtml(' data-conditional') : ''}>
 <input type="hidden" name="csrf" value="${csrfToken}">
 <input type="hidden" name="credential" value="">
 <div class="error" role="alert" data-passkey-error hidden></div>
@@ -70,7 +70,7 @@ ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" va
 <button type="submit">${t('signIn.submit')}</button>
 </form>
 ${input.forgotUrl ? html`<p><a href="${input.forgotUrl}">${t('signIn.forgot')}</a></p>` : ''}
-${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, t('signIn.passkey'), true) : ''}
+${input.passkey ? passkeySignInForm(t, input.passkey, input.csrfToken, t('signIn.passkey'), true) : ''}
 ${input.signupUrl ? html`<p>${t('signIn.newHere')} <a href="${input.signupUrl}">${t('signIn.createAccount')}</a></p>` : ''}
 <script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>
 ${input.passkey ? html`<script>${new SafeHtml(PASSKEY_SCRIPT)}</script>` : ''}`,
@@ -97,7 +97,7 @@ export function secondFactorPage(t: Translate, input: SecondFactorPageInput): st
     html`<h1>${t('secondFactor.title')}</h1>
 <p class="lead">${t('secondFactor.lead')} ${input.passkey ? t('secondFactor.passkeyOrCode') : ''} ${where}</p>
 ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
-${input.passkey ? passkeySignInForm(input.passkey, input.csrfToken, t('secondFactor.usePasskey'), false) : ''}
+${input.passkey ? passkeySignInForm(t, input.passkey, input.csrfToken, t('secondFactor.usePasskey'), false) : ''}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <label for="code">${t('common.code')}</label>

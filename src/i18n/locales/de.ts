@@ -232,6 +232,8 @@ export const de = {
   'passkey.name': 'Name',
   'passkey.namePlaceholder': 'z. B. Mein Laptop',
   'passkey.create': 'Passkey erstellen',
+  'passkey.unused': 'Der Passkey wurde nicht verwendet. Versuchen Sie es erneut oder melden Sie sich auf andere Weise an.',
+  'passkey.failed': 'Der Passkey konnte nicht verwendet werden.',
   'passkey.tooMany': 'Sie haben {max} Passkeys, das Maximum für ein Konto. Löschen Sie einen, um einen weiteren hinzuzufügen.',
   'passkey.badName': 'Ein Passkey-Name hat 1 bis 64 Zeichen.',
   'passkey.tooOld':

@@ -218,6 +218,8 @@ export const en = {
   'passkey.name': 'Name',
   'passkey.namePlaceholder': 'e.g. My laptop',
   'passkey.create': 'Create the passkey',
+  'passkey.unused': 'The passkey was not used. Try again, or sign in another way.',
+  'passkey.failed': 'The passkey could not be used.',
   'passkey.tooMany': 'You have {max} passkeys, the most an account may have. Delete one to add another.',
   'passkey.badName': 'A passkey name is 1 to 64 characters.',
   'passkey.tooOld': 'Your sign-in is too old to add a passkey. Sign in again, then add it.',

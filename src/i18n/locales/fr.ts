@@ -228,6 +228,8 @@ export const fr = {
   'passkey.name': 'Nom',
   'passkey.namePlaceholder': 'p. ex. Mon ordinateur portable',
   'passkey.create': 'Créer la clé d’accès',
+  'passkey.unused': 'La clé d’accès n’a pas été utilisée. Réessayez ou connectez-vous autrement.',
+  'passkey.failed': 'La clé d’accès n’a pas pu être utilisée.',
   'passkey.tooMany': 'Vous avez {max} clés d’accès, le maximum pour un compte. Supprimez-en une pour en ajouter une autre.',
   'passkey.badName': 'Le nom d’une clé d’accès compte de 1 à 64 caractères.',
   'passkey.tooOld': 'Votre connexion est trop ancienne pour ajouter une clé d’accès. Connectez-vous à nouveau, puis ajoutez-la.',
