@@ -81,6 +81,10 @@ t.test('ui_locales=de on /authorize: the sign-in and consent pages speak German,
   t.match(consent.body, 'Erlauben</button>');
   const done = await b.request(app, 'POST', formAction(consent.body), { csrf: hiddenField(consent.body, 'csrf'), decision: 'allow' });
   t.match(String(done.headers.location), /[?&]code=/, 'the flow ends as in English');
+  const again = await b.request(app, 'GET', localPath(String(signedIn.headers.location)));
+  t.equal(again.statusCode, 400);
+  t.equal(lang(again), 'de', 'an interaction that cannot go on says so in its language too');
+  t.match(again.body, 'Kehren Sie zur Anwendung zurück und beginnen Sie erneut.');
   const row = await db.selectFrom('users').select('locale').where('id', '=', user.id).executeTakeFirstOrThrow();
   t.equal(row.locale, 'de', 'the language the user signed in with is remembered');
   const code = new URL(String(done.headers.location)).searchParams.get('code')!;

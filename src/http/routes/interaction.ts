@@ -1,6 +1,12 @@
 // The sign-in and consent pages of a pending authorization request.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { InteractionError, loadInteraction, sessionIsFreshEnough, type Interaction } from '../../domain/authorization/authorize.js';
+import {
+  InteractionError,
+  interactionLocale,
+  loadInteraction,
+  sessionIsFreshEnough,
+  type Interaction,
+} from '../../domain/authorization/authorize.js';
 import { loadClient } from '../../domain/clients/clients.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { afterSignIn, answerConsent } from '../../domain/authorization/interaction.js';
@@ -96,6 +102,9 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
 
   /** The pages of an interaction speak the ui_locales of its authorization request, else the browser's language. */
   const language = (request: FastifyRequest, interaction?: Interaction) => pageLanguage(request, ctx.config, interaction?.request.uiLocale);
+  /** An interaction that cannot go on (expired, another browser's) still says so in its ui_locales, when it has some. */
+  const errorLanguage = async (request: FastifyRequest<{ Params: Params }>) =>
+    pageLanguage(request, ctx.config, await interactionLocale(ctx, request.params.id));
 
   const clearBinding = (reply: FastifyReply, interactionId: string) => {
     const cookie = interactionCookie(ctx.config, interactionId);
@@ -139,8 +148,10 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       try {
         return await handler(request, reply);
       } catch (err) {
-        // The interaction could not be read: the browser's language (its ui_locales are in what could not be read).
-        if (err instanceof InteractionError) return page(reply, 400, errorPage(language(request), language(request)(err.key)));
+        if (err instanceof InteractionError) {
+          const t = await errorLanguage(request);
+          return page(reply, 400, errorPage(t, t(err.key)));
+        }
         throw err;
       }
     };
@@ -216,7 +227,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
         ({ binding } = await interactionOf(request, request.body));
       } catch (err) {
         if (err instanceof InteractionError) {
-          return sendPasskeyError(reply, 403, 'invalid_request', language(request)(err.key));
+          return sendPasskeyError(reply, 403, 'invalid_request', (await errorLanguage(request))(err.key));
         }
         throw err;
       }
