@@ -31,6 +31,7 @@ import signupRoutes from './http/routes/signup.js';
 import accountPasswordRoutes from './http/routes/account-password.js';
 import accountEmailRoutes from './http/routes/account-email.js';
 import introspectionRoutes from './http/routes/introspection.js';
+import brandingRoutes from './http/routes/branding.js';
 import jwksRoutes from './http/routes/jwks.js';
 import metricsRoutes from './http/routes/metrics.js';
 import registrationRoutes from './http/routes/registration.js';
@@ -135,7 +136,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   app.addHook('onClose', async () => backchannel?.stop());
 
-  await app.register(errorHandler, { defaultLocale: config.defaultLocale });
+  await app.register(errorHandler, { page: config });
   await app.register(requestMetrics, { histogram: ctx.metrics.httpRequestDuration });
   await app.register(requestLog);
   await app.register(securityHeaders, {
@@ -152,6 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     async (sso) => {
       await sso.register(discoveryRoutes, { config });
       await sso.register(jwksRoutes, { keys: ctx.keys });
+      if (config.brand.color) await sso.register(brandingRoutes, { color: config.brand.color });
       await sso.register(authorizeRoutes, { ctx });
       await sso.register(interactionRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
       await sso.register(secondFactorRoutes, { ctx });

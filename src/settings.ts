@@ -50,6 +50,10 @@ export const SETTINGS = {
   SIGNUP_VERIFICATION_TTL_SECONDS: integer(3600, 300, 604_800),
   // Languages (src/i18n/): the language of pages and mails when neither ui_locales nor Accept-Language names one
   DEFAULT_LOCALE: text('en'),
+  // Branding of the pages and mails (src/http/views/layout.ts)
+  BRAND_NAME: text(), // TOTP_ISSUER, else BASE_URL's host name
+  BRAND_LOGO_URL: text(),
+  BRAND_COLOR: text(),
   // Sign-in throttling (also client authentication, user codes and open registration lock on SIGN_IN_LOCK_*)
   SIGN_IN_ACCOUNT_FREE_ATTEMPTS: integer(5, 1, 1000),
   SIGN_IN_IP_FREE_ATTEMPTS: integer(50, 0, 1_000_000),

@@ -4,14 +4,13 @@
 import type { FastifyReply } from 'fastify';
 import type { AuthorizationResponse } from '../domain/authorization/authorization-response.js';
 import { withResponseParams } from '../domain/authorization/redirect-uri.js';
-import type { Translate } from '../i18n/translate.js';
 import { seeOther } from './redirect.js';
 import { FORM_POST_HEADERS, formPostPage } from './views/form-post.js';
-import { PAGE_HEADERS } from './views/layout.js';
+import { PAGE_HEADERS, type PageText } from './views/layout.js';
 import { withheldErrorPage } from './views/pages.js';
 
 /** `t`: the language of the page, when the response is one (form_post, a withheld error). */
-export function sendAuthorizationResponse(reply: FastifyReply, t: Translate, response: AuthorizationResponse): FastifyReply {
+export function sendAuthorizationResponse(reply: FastifyReply, t: PageText, response: AuthorizationResponse): FastifyReply {
   if (response.withheldFor !== undefined) {
     return reply
       .code(400)

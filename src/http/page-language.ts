@@ -4,9 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import type { Locale } from '../i18n/catalog.js';
 import { preferredLocale } from '../i18n/negotiate.js';
-import { translator, type Translate } from '../i18n/translate.js';
+import { translator } from '../i18n/translate.js';
+import type { PageBrand, PageText } from './views/layout.js';
 
-export interface PageLanguage extends Translate {
+export interface PageLanguage extends PageText {
   /**
    * The language the person asked for (ui_locales or Accept-Language); undefined when DEFAULT_LOCALE applied. Only
    * this one is handed to the domain: remembered as the user's, and written into the mails a page queues (a mail
@@ -15,7 +16,15 @@ export interface PageLanguage extends Translate {
   readonly preferred: Locale | undefined;
 }
 
-export function pageLanguage(request: FastifyRequest, config: Pick<Config, 'defaultLocale'>, uiLocales?: string | null): PageLanguage {
+export type PageConfig = Pick<Config, 'defaultLocale' | 'brand' | 'issuer'>;
+
+export function pageLanguage(request: FastifyRequest, config: PageConfig, uiLocales?: string | null): PageLanguage {
   const preferred = preferredLocale(uiLocales, request.headers['accept-language']);
-  return Object.assign(translator(preferred ?? config.defaultLocale), { preferred });
+  return Object.assign(translator(preferred ?? config.defaultLocale), { preferred, brand: pageBrand(config) });
+}
+
+/** The brand of every page (BRAND_*): its colour's stylesheet is served by src/http/routes/branding.ts. */
+function pageBrand(config: PageConfig): PageBrand {
+  const { name, logoUrl, color } = config.brand;
+  return { name, logoUrl, stylesheetUrl: color ? `${config.issuer}/branding.css` : null };
 }

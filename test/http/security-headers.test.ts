@@ -83,7 +83,11 @@ t.test('the one inline style is allowed by its hash, and nothing else is inline 
   const styles = [...page.body.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1]!);
   t.equal(styles.length, 1, 'one style element');
   const hash = createHash('sha256').update(styles[0]!).digest('base64');
-  t.equal(csp(page).get('style-src'), `'sha256-${hash}'`, 'style-src names exactly that block by its SHA-256');
+  t.equal(
+    csp(page).get('style-src'),
+    `'sha256-${hash}' 'self'`,
+    "style-src names exactly that block by its SHA-256, and this origin's brand stylesheet (BRAND_COLOR)",
+  );
 });
 
 t.test('the sign-in, consent and wrong-password pages carry the page security headers (RFC 9700 4.16)', async (t) => {

@@ -26,7 +26,8 @@ const SMTP_PASSWORD = 'smtp-password-9f3c';
 const database = await createTestDatabase();
 t.teardown(() => database.drop());
 const db = database.handle.db;
-const config = testConfig();
+// BRAND_NAME names the service in mails (TOTP_ISSUER, the host name, when it is unset).
+const config = testConfig({ BRAND_NAME: 'Acme Accounts' });
 let offsetMs = 0;
 const logged: string[] = [];
 const ctx = {
@@ -66,7 +67,7 @@ t.test('a one-time code arrives as text and HTML from MAIL_FROM, sent with the S
   t.same(message.to, [user.email]);
   const parsed = message.mail;
   t.same(parsed.from?.value, [{ address: 'sso@example.com', name: 'Example SSO' }], 'the From header is MAIL_FROM');
-  t.equal(parsed.subject, `Your sign-in code for ${config.totpIssuer}`);
+  t.equal(parsed.subject, 'Your sign-in code for Acme Accounts', 'named by BRAND_NAME');
   t.match(parsed.text, /\n {4}482913\n/, 'the code on a line of its own in the text part');
   t.match(parsed.html as string, /<p style="[^"]*">482913<\/p>/, 'and in the HTML part');
   t.match(parsed.text, /valid for 5 minutes/, 'SECOND_FACTOR_TTL_SECONDS in minutes');

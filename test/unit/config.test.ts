@@ -165,6 +165,28 @@ t.test('without BASE_URL the issuer follows PORT (and a loopback HOST): PORT=400
   t.equal(loadConfig({}).issuer, 'http://localhost:3000/sso');
 });
 
+t.test('BRAND_*: the name defaults to TOTP_ISSUER, the logo is https or a local path, the colour keeps WCAG AA contrast', async (t) => {
+  t.same(loadConfig({}).brand, { name: 'localhost', logoUrl: null, color: null });
+  t.equal(loadConfig({ TOTP_ISSUER: 'Acme SSO' }).brand.name, 'Acme SSO', 'the authenticator apps and the pages say the same name');
+  t.same(loadConfig({ BRAND_NAME: 'Acme', BRAND_LOGO_URL: '/static/logo.svg', BRAND_COLOR: '#0B5FFF' }).brand, {
+    name: 'Acme',
+    logoUrl: '/static/logo.svg',
+    color: '#0b5fff',
+  });
+  t.equal(loadConfig({ BRAND_LOGO_URL: 'https://cdn.example/acme.png' }).brand.logoUrl, 'https://cdn.example/acme.png');
+  t.same(configError(t, { BRAND_LOGO_URL: 'http://cdn.example/acme.png' }).problems, [
+    'BRAND_LOGO_URL must be an https URL or a path on this server starting with / (got "http://cdn.example/acme.png")',
+  ]);
+  t.match(configError(t, { BRAND_LOGO_URL: '//cdn.example/acme.png' }).problems[0], 'BRAND_LOGO_URL must be');
+  t.same(configError(t, { BRAND_COLOR: 'blue' }).problems, ['BRAND_COLOR must be a colour as #rrggbb (got "blue")']);
+  // WCAG 2.1 1.4.3: #767676 is the lightest grey with 4.5:1 against white; #777777 has 4.48:1.
+  t.equal(loadConfig({ BRAND_COLOR: '#767676' }).brand.color, '#767676');
+  t.same(configError(t, { BRAND_COLOR: '#777777' }).problems, [
+    'BRAND_COLOR #777777 is too light: white text on it has a contrast of 4.48:1, and WCAG 2.1 AA asks for 4.5:1 (pick a darker shade)',
+  ]);
+  t.match(configError(t, { BRAND_NAME: 'x'.repeat(65) }).problems[0], 'BRAND_NAME must be at most 64 characters');
+});
+
 t.test('DEFAULT_LOCALE is en unless set, and one of the languages the pages speak', async (t) => {
   t.equal(loadConfig({}).defaultLocale, 'en');
   t.equal(loadConfig({ DEFAULT_LOCALE: 'de' }).defaultLocale, 'de');

@@ -23,7 +23,7 @@ export interface RelyingParty {
   id: string;
   /** The origin a ceremony must run at (§7.1, §7.2: C.origin): the issuer's scheme, host and port. */
   origin: string;
-  /** The name shown by the authenticator (§5.4.1 `rp.name`): TOTP_ISSUER, the host name unless set. */
+  /** The name shown by the authenticator (§5.4.1 `rp.name`): BRAND_NAME (TOTP_ISSUER, the host name, unless set). */
   name: string;
 }
 
@@ -37,7 +37,7 @@ export function passkeysOffered(ctx: ProviderContext): boolean {
 
 export function relyingParty(ctx: ProviderContext): RelyingParty {
   const issuer = new URL(ctx.config.issuer);
-  return { id: issuer.hostname, origin: issuer.origin, name: ctx.config.totpIssuer };
+  return { id: issuer.hostname, origin: issuer.origin, name: ctx.config.brand.name };
 }
 
 /**

@@ -35,6 +35,15 @@ export interface Client {
   secretExpiresAt: Date | null;
   /** It registered itself (RFC 7591): what it names is held to the stricter outbound policy (src/outbound/policy.ts). */
   selfRegistered: boolean;
+  /** RFC 7591 2 logo_uri, client_uri, policy_uri, tos_uri (https URLs, checked when registered), for the consent page. */
+  links: ClientLinks;
+}
+
+export interface ClientLinks {
+  logoUri: string | null;
+  clientUri: string | null;
+  policyUri: string | null;
+  tosUri: string | null;
 }
 
 export function rowToClient(row: ClientRow): Client {
@@ -55,7 +64,18 @@ export function rowToClient(row: ClientRow): Client {
     revision: row.revision,
     secretExpiresAt: row.client_secret_expires_at ?? null,
     selfRegistered: row.self_registered,
+    links: {
+      logoUri: metadataString(row, 'logo_uri'),
+      clientUri: metadataString(row, 'client_uri'),
+      policyUri: metadataString(row, 'policy_uri'),
+      tosUri: metadataString(row, 'tos_uri'),
+    },
   };
+}
+
+function metadataString(row: ClientRow, field: string): string | null {
+  const value = row.metadata[field];
+  return typeof value === 'string' ? value : null;
 }
 
 /** Seeding validates the value; one that is no longer supported fails loudly rather than signing with another alg. */

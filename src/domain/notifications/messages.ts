@@ -20,7 +20,7 @@ export interface MessageContent {
 
 /** What a template knows besides the message: who it is from and where the person's account page is. */
 export interface MessageSetting {
-  /** The service's name, as people know it (TOTP_ISSUER: the issuer's host name unless set). */
+  /** The service's name, as people know it: BRAND_NAME (TOTP_ISSUER, the issuer's host name, unless set). */
   readonly serviceName: string;
   readonly accountUrl: string;
   /** How long a one-time code stays valid, in minutes. */

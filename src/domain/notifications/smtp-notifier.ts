@@ -33,7 +33,7 @@ export function smtpNotifier(ctx: Pick<ProviderContext, 'db' | 'config'>, settin
       }),
     ));
   const setting: MessageSetting = {
-    serviceName: ctx.config.totpIssuer,
+    serviceName: ctx.config.brand.name,
     accountUrl: `${ctx.config.issuer}/account`,
     codeMinutes: Math.max(1, Math.floor(ctx.config.secondFactorTtlSeconds / 60)),
     resetMinutes: Math.max(1, Math.floor(ctx.config.passwordResetTtlSeconds / 60)),

@@ -5,8 +5,7 @@ import { InvalidRequest, OAuthError } from '../../errors/oauth-error.js';
 import { toOAuthError } from '../../errors/to-oauth-error.js';
 import { errorPage } from '../views/pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
-import type { Locale } from '../../i18n/catalog.js';
-import { pageLanguage } from '../page-language.js';
+import { pageLanguage, type PageConfig } from '../page-language.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -64,12 +63,12 @@ function fromFastify(err: FastifyError): OAuthError | undefined {
 }
 
 /** Sends what the client may see (error and error_description); the detail and causes go to the request's log line. */
-function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAuthError, defaultLocale: Locale): FastifyReply {
+function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAuthError, page: PageConfig): FastifyReply {
   request.refusal = refusalOf(oauth);
   reply.code(oauth.status).headers(oauth.headers);
   if (request.routeOptions.config?.html) {
     // The description stays as the client would get it (RFC 6749 5.2: ASCII); the sentence around it is translated.
-    const t = pageLanguage(request, { defaultLocale });
+    const t = pageLanguage(request, page);
     return reply.headers(PAGE_HEADERS).send(errorPage(t, t('authorize.invalid', { detail: oauth.description })));
   }
   return reply
@@ -78,13 +77,16 @@ function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAu
     .send({ error: oauth.error, error_description: oauth.description });
 }
 
-export default fp(async function errorHandler(app: FastifyInstance, opts: { defaultLocale?: Locale }) {
+/** A server that renders no page of its own (the metrics listener): an error page, if ever, in English, unbranded. */
+const NO_PAGES: PageConfig = { defaultLocale: 'en', issuer: '', brand: { name: '', logoUrl: null, color: null } };
+
+export default fp(async function errorHandler(app: FastifyInstance, opts: { page?: PageConfig }) {
   app.decorateRequest('refusal', null);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const known = err instanceof OAuthError ? err : fromFastify(err);
     const { oauth, unexpected } = known ? { oauth: known, unexpected: false } : toOAuthError(err);
     if (unexpected) request.log.error({ err }, 'request failed');
-    return sendOAuthError(request, reply, oauth, opts.defaultLocale ?? 'en');
+    return sendOAuthError(request, reply, oauth, opts.page ?? NO_PAGES);
   });
 
   app.setNotFoundHandler((request, reply) => {

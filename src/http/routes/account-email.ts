@@ -8,9 +8,8 @@ import { single, type RawParams } from '../../domain/params.js';
 import { accountSession, type SignedIn } from '../account-session.js';
 import { seeOther } from '../redirect.js';
 import { accountMessagePage, emailChangePage, emailConfirmPage, type EmailChangePageInput } from '../views/account-pages.js';
-import { PAGE_HEADERS } from '../views/layout.js';
+import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { waitTime } from '../views/wait-time.js';
-import type { Translate } from '../../i18n/translate.js';
 import { pageLanguage } from '../page-language.js';
 
 export interface AccountEmailRoutesOptions {
@@ -32,13 +31,13 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
   const { signedIn, formPost } = accountSession(ctx);
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
   const language = (request: FastifyRequest) => pageLanguage(request, ctx.config);
-  const render = (reply: FastifyReply, t: Translate, status: number, who: SignedIn, extra: Partial<EmailChangePageInput> = {}) =>
+  const render = (reply: FastifyReply, t: PageText, status: number, who: SignedIn, extra: Partial<EmailChangePageInput> = {}) =>
     page(
       reply,
       status,
       emailChangePage(t, { base, csrfToken: accountFormToken(who.cookie), username: who.user.username, current: who.user.email, ...extra }),
     );
-  const unusable = (reply: FastifyReply, t: Translate) =>
+  const unusable = (reply: FastifyReply, t: PageText) =>
     page(
       reply,
       400,

@@ -25,7 +25,7 @@ import { submitPasswordForm, typedLogin } from '../password-form.js';
 import { accountSession, BAD_FORM, type SignedIn } from '../account-session.js';
 import { seeOther } from '../redirect.js';
 import { accountErrorPage, accountPage, newPasskeyPage, totpEnrolmentPage } from '../views/account-pages.js';
-import { PAGE_HEADERS } from '../views/layout.js';
+import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage, PASSKEY_PAGE_HEADERS } from '../views/pages.js';
 import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
 import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
@@ -49,7 +49,6 @@ import {
 } from '../passkey-form.js';
 import { waitTime } from '../views/wait-time.js';
 import type { MessageKey } from '../../i18n/catalog.js';
-import type { Translate } from '../../i18n/translate.js';
 import { pageLanguage } from '../page-language.js';
 
 export interface AccountRoutesOptions {
@@ -87,10 +86,10 @@ const SIGN_IN_NOTICES: Record<string, MessageKey> = {
 const ENROLMENT_START_MAX_AUTH_AGE_SECONDS = 300;
 const ENROLMENT_FINISH_MAX_AUTH_AGE_SECONDS = 900;
 
-const tooManyPasskeys = (t: Translate) => t('passkey.tooMany', { max: MAX_PASSKEYS_PER_USER });
+const tooManyPasskeys = (t: PageText) => t('passkey.tooMany', { max: MAX_PASSKEYS_PER_USER });
 const BAD_PASSKEY_NAME = 'passkey.badName';
 const WRONG_CODE = 'totp.wrongCode';
-const tooManyCodes = (t: Translate, seconds: number) => t('totp.tooManyCodes', { wait: waitTime(t, seconds) });
+const tooManyCodes = (t: PageText, seconds: number) => t('totp.tooManyCodes', { wait: waitTime(t, seconds) });
 
 const formSchema = {
   type: 'object',
@@ -192,10 +191,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   }
 
   /** A refused code: the same page again, saying why. */
-  function codeRefusal(
-    t: Translate,
-    check: Exclude<CodeCheck, { kind: 'accepted' } | { kind: 'none' }>,
-  ): { status: number; error: string } {
+  function codeRefusal(t: PageText, check: Exclude<CodeCheck, { kind: 'accepted' } | { kind: 'none' }>): { status: number; error: string } {
     return check.kind === 'locked'
       ? { status: 429, error: tooManyCodes(t, check.retryAfterSeconds) }
       : { status: 400, error: t(WRONG_CODE) };
@@ -217,7 +213,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   const signInPage = (
     reply: FastifyReply,
-    t: Translate,
+    t: PageText,
     status: number,
     binding: string,
     extra: { login?: string; error?: string; notice?: string } = {},
@@ -399,7 +395,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   // --- Passkeys ---
   // Adding one asks for a recent sign-in, as setting up an authenticator app does (the same ages).
 
-  const passkeyPage = (reply: FastifyReply, t: Translate, status: number, who: SignedIn, extra: { name?: string; error?: string } = {}) =>
+  const passkeyPage = (reply: FastifyReply, t: PageText, status: number, who: SignedIn, extra: { name?: string; error?: string } = {}) =>
     reply
       .code(status)
       .headers(PASSKEY_PAGE_HEADERS)
@@ -457,7 +453,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     }
   });
 
-  const noSuchPasskey = (reply: FastifyReply, t: Translate) =>
+  const noSuchPasskey = (reply: FastifyReply, t: PageText) =>
     page(reply, 404, accountErrorPage(t, base, t('passkey.noSuch'), t('passkey.noSuchLead')));
 
   app.post<{ Params: { id: string }; Body: RawParams }>(

@@ -7,7 +7,7 @@ import {
   sessionIsFreshEnough,
   type Interaction,
 } from '../../domain/authorization/authorize.js';
-import { loadClient } from '../../domain/clients/clients.js';
+import { loadClient, type ClientLinks } from '../../domain/clients/clients.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { afterSignIn, answerConsent } from '../../domain/authorization/interaction.js';
 import { usernameOf } from '../../domain/accounts/users.js';
@@ -32,8 +32,7 @@ import {
 } from '../passkey-form.js';
 import { seeOther } from '../redirect.js';
 import { pageLanguage } from '../page-language.js';
-import type { Translate } from '../../i18n/translate.js';
-import { PAGE_HEADERS } from '../views/layout.js';
+import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 
 interface Params {
@@ -56,6 +55,8 @@ const formSchema = {
     credential: { type: 'string', maxLength: MAX_PASSKEY_RESPONSE_LENGTH },
   },
 } as const;
+
+const NO_LINKS: ClientLinks = { logoUri: null, clientUri: null, policyUri: null, tosUri: null };
 
 export default async function interactionRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; onMessagesQueued?: () => void }) {
   const { ctx } = opts;
@@ -83,10 +84,17 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
     return { interaction: await loadInteraction(ctx, request.params.id, binding), binding: binding ?? '' };
   }
 
-  /** How the pages name the client, and whether it registered itself (then they say it is not verified). */
-  async function clientShown(clientId: string): Promise<{ clientName: string; selfRegistered: boolean }> {
+  /**
+   * How the pages name the client, whether it registered itself (then they say it is not verified), and the links it
+   * registered (RFC 7591 2), which the consent page shows.
+   */
+  async function clientShown(clientId: string): Promise<{ clientName: string; selfRegistered: boolean; links: ClientLinks }> {
     const client = await loadClient(ctx.db, clientId);
-    return { clientName: client?.clientName ?? clientId, selfRegistered: client?.selfRegistered ?? false };
+    return {
+      clientName: client?.clientName ?? clientId,
+      selfRegistered: client?.selfRegistered ?? false,
+      links: client?.links ?? NO_LINKS,
+    };
   }
 
   async function clientName(clientId: string): Promise<string> {
@@ -114,7 +122,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
   /** Signed in: back to the client when consent is already there, else the consent page (after a form post, via a GET). */
   async function proceed(
     reply: FastifyReply,
-    t: Translate,
+    t: PageText,
     interaction: Interaction,
     binding: string,
     session: ActiveSession,

@@ -26,16 +26,15 @@ import { safeEqual } from '../../domain/secrets.js';
 import { challengeCookie, sessionCookie } from '../cookies.js';
 import { setDeviceCookie } from '../device-signals.js';
 import { seeOther } from '../redirect.js';
-import { PAGE_HEADERS } from '../views/layout.js';
+import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { errorPage, PASSKEY_PAGE_HEADERS, secondFactorPage } from '../views/pages.js';
 import { waitTime } from '../views/wait-time.js';
-import type { Translate } from '../../i18n/translate.js';
 import type { Locale } from '../../i18n/catalog.js';
 import { pageLanguage } from '../page-language.js';
 
 const START_AGAIN = 'secondFactor.startAgain';
 const FOREIGN_FORM = 'secondFactor.foreignForm';
-const tooManyCodes = (t: Translate, seconds: number) => t('secondFactor.tooManyCodes', { wait: waitTime(t, seconds) });
+const tooManyCodes = (t: PageText, seconds: number) => t('secondFactor.tooManyCodes', { wait: waitTime(t, seconds) });
 
 const formSchema = {
   type: 'object',
@@ -56,7 +55,7 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
   };
   /** The language of the sign-in page the challenge came from, else the browser's. */
   const language = (request: FastifyRequest, locale?: Locale) => pageLanguage(request, ctx.config, locale);
-  const dead = (reply: FastifyReply, t: Translate) => {
+  const dead = (reply: FastifyReply, t: PageText) => {
     const cookie = challengeCookie(ctx.config);
     reply.clearCookie(cookie.name, cookie.options);
     return page(reply, 400, errorPage(t, t(START_AGAIN)));
@@ -66,7 +65,7 @@ export default async function secondFactorRoutes(app: FastifyInstance, opts: { c
   /** The code page, with the passkey ahead of the code when the user has one (then the page runs the passkey script). */
   const codePage = (
     reply: FastifyReply,
-    t: Translate,
+    t: PageText,
     status: number,
     input: { csrfToken: string; method: SecondFactorMethod; passkey: boolean; error?: string },
   ) =>

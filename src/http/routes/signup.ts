@@ -11,13 +11,13 @@ import type { SignupVerification } from '../../storage/signups.js';
 import { sessionCookie, signupCookie } from '../cookies.js';
 import { deviceSignalsOf, ensureDeviceCookie } from '../device-signals.js';
 import { seeOther } from '../redirect.js';
-import { headersAllowingScript, PAGE_HEADERS } from '../views/layout.js';
+import { headersAllowingScript, PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { DEVICE_SIGNALS_SCRIPT } from '../views/device-signals-script.js';
 import { signupCodePage, signupConfirmPage, signupEndPage, signupPage, type SignupPageInput } from '../views/signup-pages.js';
 import { waitTime } from '../views/wait-time.js';
 import { interactionLocale } from '../../domain/authorization/authorize.js';
 import { rememberUserLocale } from '../../domain/accounts/users.js';
-import { text, type Translate } from '../../i18n/translate.js';
+import { text } from '../../i18n/translate.js';
 import { pageLanguage, type PageLanguage } from '../page-language.js';
 
 const FORM_HEADERS = headersAllowingScript(DEVICE_SIGNALS_SCRIPT);
@@ -64,7 +64,7 @@ export default async function signupRoutes(app: FastifyInstance, opts: SignupRou
   /** Started from an authorization request's sign-in page: its language (ui_locales), else the browser's. */
   const language = async (request: FastifyRequest, interactionId?: string) =>
     pageLanguage(request, ctx.config, await interactionLocale(ctx, interactionId));
-  const invitationOnly = (reply: FastifyReply, t: Translate) =>
+  const invitationOnly = (reply: FastifyReply, t: PageText) =>
     page(
       reply,
       403,

@@ -5,8 +5,7 @@ import type { AuthenticatorState } from '../../domain/accounts/authenticator.js'
 import type { Passkey } from '../../domain/accounts/passkeys.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import { html, SafeHtml } from '../../html.js';
-import type { Translate } from '../../i18n/translate.js';
-import { layout } from './layout.js';
+import { layout, type PageText } from './layout.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
 import { richText } from './rich-text.js';
 
@@ -34,7 +33,7 @@ export interface AccountPageInput {
   error?: string;
 }
 
-export function accountPage(t: Translate, input: AccountPageInput): string {
+export function accountPage(t: PageText, input: AccountPageInput): string {
   const csrf = html`<input type="hidden" name="csrf" value="${input.csrfToken}">`;
   const device = (d: AccountDevice) => html`<li data-device="${d.id}">
 <strong>${d.label}</strong>${d.current ? html` <span class="current">${t('account.thisDevice')}</span>` : ''}
@@ -74,7 +73,7 @@ ${authenticatorSection(t, input, csrf)}`,
   );
 }
 
-function passkeySection(t: Translate, input: AccountPageInput, csrf: SafeHtml) {
+function passkeySection(t: PageText, input: AccountPageInput, csrf: SafeHtml) {
   const item = (p: Passkey) => html`<li data-passkey="${p.id}">
 <strong>${p.name}</strong>
 <p class="meta">${t('passkey.added')} <time datetime="${p.createdAt.toISOString()}">${when(p.createdAt)}</time>,
@@ -117,7 +116,7 @@ export interface NewPasskeyPageInput {
 }
 
 /** Registers a passkey: the script asks for options, runs navigator.credentials.create() and posts the result. */
-export function newPasskeyPage(t: Translate, input: NewPasskeyPageInput): string {
+export function newPasskeyPage(t: PageText, input: NewPasskeyPageInput): string {
   return layout(
     t,
     t('passkey.addTitle'),
@@ -138,7 +137,7 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
   );
 }
 
-function authenticatorSection(t: Translate, input: AccountPageInput, csrf: ReturnType<typeof html>) {
+function authenticatorSection(t: PageText, input: AccountPageInput, csrf: ReturnType<typeof html>) {
   switch (input.authenticator) {
     case 'enrolled':
       return html`<p>${t('totp.enrolled')}</p>
@@ -169,7 +168,7 @@ export interface TotpEnrolmentPageInput {
   error?: string;
 }
 
-export function totpEnrolmentPage(t: Translate, input: TotpEnrolmentPageInput): string {
+export function totpEnrolmentPage(t: PageText, input: TotpEnrolmentPageInput): string {
   return layout(
     t,
     t('totp.title'),
@@ -189,7 +188,7 @@ ${input.error ? html`<div class="error" role="alert">${input.error}</div>` : ''}
   );
 }
 
-export function accountErrorPage(t: Translate, base: string, title: string, message: string): string {
+export function accountErrorPage(t: PageText, base: string, title: string, message: string): string {
   return layout(t, title, html`<h1>${title}</h1><p class="lead">${message}</p><p><a href="${base}">${t('account.back')}</a></p>`);
 }
 
@@ -203,7 +202,7 @@ export interface PasswordChangePageInput {
 }
 
 /** Changing the password: the current one, the new one twice. Each error is tied to its field. */
-export function passwordChangePage(t: Translate, input: PasswordChangePageInput): string {
+export function passwordChangePage(t: PageText, input: PasswordChangePageInput): string {
   const err = input.error;
   const invalid = (field: string) => (err?.field === field ? html` aria-invalid="true"` : '');
   const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
@@ -246,7 +245,7 @@ export interface EmailChangePageInput {
 }
 
 /** Changing the email address: the new one and the current password. Each error is tied to its field. */
-export function emailChangePage(t: Translate, input: EmailChangePageInput): string {
+export function emailChangePage(t: PageText, input: EmailChangePageInput): string {
   const err = input.error;
   const attrs = (field: string) => (err?.field === field ? html` aria-describedby="${field}-error" aria-invalid="true"` : '');
   const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
@@ -273,7 +272,7 @@ ${message('password')}
 
 /** A page with one message and one link (sent, confirmed, refused). */
 export function accountMessagePage(
-  t: Translate,
+  t: PageText,
   input: {
     title: string;
     message: string;
@@ -291,7 +290,7 @@ export function accountMessagePage(
 }
 
 /** The mailed link, opened: a button, so that a mail scanner fetching links confirms nothing. */
-export function emailConfirmPage(t: Translate, input: { action: string; token: string; newEmail: string }): string {
+export function emailConfirmPage(t: PageText, input: { action: string; token: string; newEmail: string }): string {
   return layout(
     t,
     t('email.confirmTitle'),

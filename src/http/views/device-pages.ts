@@ -1,9 +1,9 @@
 // The device verification pages (RFC 8628 3.3): the user code, the confirmation, and the outcome. No script.
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
 import { html } from '../../html.js';
-import type { Translate } from '../../i18n/translate.js';
 import { unverifiedWarning } from './pages.js';
-import { layout } from './layout.js';
+import { layout, type PageText } from './layout.js';
+import type { Translate } from '../../i18n/translate.js';
 
 export interface UserCodePageInput {
   action: string;
@@ -15,7 +15,7 @@ export interface UserCodePageInput {
   error?: string;
 }
 
-export function userCodePage(t: Translate, input: UserCodePageInput): string {
+export function userCodePage(t: PageText, input: UserCodePageInput): string {
   return layout(
     t,
     t('device.title'),
@@ -58,7 +58,7 @@ export function timeAgo(t: Translate, then: Date, now: Date): string {
  * RFC 8628 5.4 (remote phishing): the user sees what is asking (the application, the device, when it asked) and is
  * told not to approve a code that someone else gave them.
  */
-export function deviceConfirmPage(t: Translate, input: DeviceConfirmPageInput): string {
+export function deviceConfirmPage(t: PageText, input: DeviceConfirmPageInput): string {
   const at = input.requestedAt.toISOString();
   return layout(
     t,
@@ -85,7 +85,7 @@ ${input.scopes.map((s) => html`<li>${t(SCOPE_DESCRIPTIONS[s])}</li>`)}
   );
 }
 
-export function deviceDonePage(t: Translate, approved: boolean): string {
+export function deviceDonePage(t: PageText, approved: boolean): string {
   return approved
     ? layout(t, t('device.connected'), html`<h1>${t('device.connected')}</h1><p class="lead">${t('device.connectedLead')}</p>`)
     : layout(t, t('device.denied'), html`<h1>${t('device.denied')}</h1><p class="lead">${t('device.deniedLead')}</p>`);

@@ -1,8 +1,7 @@
 // The form_post response page (OAuth 2.0 Form Post Response Mode 2): a form that posts the response to the
 // client, submitted by one inline script allowed by its hash, and by its Continue button without JavaScript.
 import { html, SafeHtml } from '../../html.js';
-import type { Translate } from '../../i18n/translate.js';
-import { headersAllowingScript, layout } from './layout.js';
+import { headersAllowingScript, layout, type PageText } from './layout.js';
 
 const SUBMIT_SCRIPT = 'document.forms[0].submit();';
 // No form-action directive: browsers apply it to the redirects that follow the submission too, so pinning the
@@ -15,7 +14,7 @@ export interface FormPostInput {
   params: Readonly<Record<string, string>>;
 }
 
-export function formPostPage(t: Translate, input: FormPostInput): string {
+export function formPostPage(t: PageText, input: FormPostInput): string {
   return layout(
     t,
     t('formPost.title'),

@@ -18,13 +18,20 @@ ul.scopes{padding-left:1.2rem;margin:.5rem 0 0}ul.scopes li{margin:.3rem 0}
 h2{font-size:1.05rem;margin:1.75rem 0 .5rem}ul.devices{list-style:none;padding:0;margin:0}ul.devices li{border-top:1px solid #e5e7eb;padding:.75rem 0}.meta{color:#6b7280;font-size:.9rem;margin:.2rem 0 0}.notice{background:#ecfdf5;border:1px solid #a7f3d0;color:#065f46;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}code.key{display:block;font-size:1.05rem;letter-spacing:.05em;word-spacing:.3em;margin:.5rem 0}img.qr{display:block;width:12rem;height:12rem;margin:1rem auto;background:#fff}
 .field-error{color:#991b1b;font-size:.9rem;margin:.35rem 0 0}
 .unverified{background:#fffbeb;border:1px solid #fcd34d;color:#78350f;padding:.6rem .8rem;border-radius:8px;margin-bottom:1rem}
-@media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}p.lead{color:#9ca3af}a{color:#93c5fd}
+.brand{margin:0 0 1rem;font-weight:600;color:#4b5563}.brand img{display:block;max-height:2.5rem;max-width:100%}
+img.client-logo{display:block;max-height:3rem;max-width:8rem;margin:0 0 .75rem}p.client-links a{margin-right:.75rem}
+@media (prefers-color-scheme:dark){.brand{color:#9ca3af}body{background:#111827;color:#f9fafb}main{background:#1f2937}p.lead{color:#9ca3af}a{color:#93c5fd}
 input[type=text],input[type=email],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}.field-error{color:#fca5a5}}
 `;
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
-const POLICY = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'`;
+/**
+ * `style-src 'self'`: the brand colour's stylesheet (src/http/routes/branding.ts), when BRAND_COLOR is set.
+ * `img-src https:`: the brand logo (BRAND_LOGO_URL) and, on the consent page, the client's registered logo_uri, which
+ * may be on any https origin. Scripts stay forbidden but for the hashed ones of a few pages.
+ */
+const POLICY = `default-src 'none'; style-src 'sha256-${STYLE_HASH}' 'self'; img-src 'self' data: https:; frame-ancestors 'none'; base-uri 'none'`;
 
 /** No script at all; the one inline style block is allowed by its hash. Pages are never framed. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -59,8 +66,25 @@ export function headersAllowingScripts(
   return Object.freeze({ ...PAGE_HEADERS, 'content-security-policy': `${POLICY}; script-src ${hashes}${connect}` });
 }
 
-/** `t`: the page's language, which its `<html lang>` names (WCAG 2.1 3.1.1 Language of Page). */
-export function layout(t: Translate, title: string, body: SafeHtml): string {
+/** How the pages present the service (BRAND_*): its name or logo atop each page, and its colour's stylesheet. */
+export interface PageBrand {
+  readonly name: string;
+  readonly logoUrl: string | null;
+  /** `${issuer}/branding.css` when BRAND_COLOR is set; null keeps the built-in colour. */
+  readonly stylesheetUrl: string | null;
+}
+
+/** What a page is written with: its language (a Translate) and the service's brand. */
+export interface PageText extends Translate {
+  readonly brand: PageBrand;
+}
+
+/**
+ * `t`: the page's language, which its `<html lang>` names (WCAG 2.1 3.1.1 Language of Page), and the brand shown
+ * atop it: the logo (its text alternative the service's name, WCAG 2.1 1.1.1), else the name.
+ */
+export function layout(t: PageText, title: string, body: SafeHtml): string {
+  const { brand } = t;
   return html`<!doctype html>
 <html lang="${t.locale}">
 <head>
@@ -69,9 +93,11 @@ export function layout(t: Translate, title: string, body: SafeHtml): string {
 <meta name="robots" content="noindex">
 <title>${title}</title>
 <style>${new SafeHtml(STYLE)}</style>
+${brand.stylesheetUrl ? html`<link rel="stylesheet" href="${brand.stylesheetUrl}">` : ''}
 </head>
 <body>
 <main>
+${brand.logoUrl ? html`<p class="brand"><img src="${brand.logoUrl}" alt="${brand.name}"></p>` : brand.name ? html`<p class="brand">${brand.name}</p>` : ''}
 ${body}
 </main>
 </body>

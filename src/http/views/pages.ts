@@ -3,10 +3,10 @@
 import type { AuthorizationResponse } from '../../domain/authorization/authorization-response.js';
 import { redirectHost, withResponseParams } from '../../domain/authorization/redirect-uri.js';
 import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
+import type { ClientLinks } from '../../domain/clients/clients.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
 import { html, SafeHtml } from '../../html.js';
-import type { Translate } from '../../i18n/translate.js';
-import { headersAllowingScripts, layout } from './layout.js';
+import { headersAllowingScripts, layout, type PageText } from './layout.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
 import { richText } from './rich-text.js';
 
@@ -27,7 +27,7 @@ export interface PasskeyForm {
  * A form that signs in (or answers a second factor) with a passkey: hidden until the script finds WebAuthn in the
  * browser. `conditional`: the username field of the page also offers the passkeys in its autofill.
  */
-export function passkeySignInForm(t: Translate, form: PasskeyForm, csrfToken: string, label: string, conditional: boolean): SafeHtml {
+export function passkeySignInForm(t: PageText, form: PasskeyForm, csrfToken: string, label: string, conditional: boolean): SafeHtml {
   return html`<form method="post" action="${form.action}" data-passkey="get" data-options="${form.optionsUrl}" data-unused="${t('passkey.unused')}" data-failed="${t('passkey.failed')}"${conditional ? new SafeHtml(' data-conditional') : ''}>
 <input type="hidden" name="csrf" value="${csrfToken}">
 <input type="hidden" name="credential" value="">
@@ -52,7 +52,7 @@ export interface LoginPageInput {
   passkey?: PasskeyForm;
 }
 
-export function loginPage(t: Translate, input: LoginPageInput): string {
+export function loginPage(t: PageText, input: LoginPageInput): string {
   return layout(
     t,
     t('signIn.title'),
@@ -89,7 +89,7 @@ export interface SecondFactorPageInput {
 }
 
 /** Asks for the code; says where a sent one went only as "to you", never the address. */
-export function secondFactorPage(t: Translate, input: SecondFactorPageInput): string {
+export function secondFactorPage(t: PageText, input: SecondFactorPageInput): string {
   const where = input.method === 'totp' ? t('secondFactor.totp') : t('secondFactor.sent');
   return layout(
     t,
@@ -119,26 +119,30 @@ export interface ConsentPageInput {
   redirectUri: string;
   /** The client registered itself: its name is the registrant's word. */
   selfRegistered: boolean;
+  /** RFC 7591 2: what the client registered about itself; the logo is shown only for a client an admin registered. */
+  links: ClientLinks;
 }
 
 /** Said in words, not only by colour, where a self-registered client asks the person for something. */
-export function unverifiedWarning(t: Translate, clientName: string): SafeHtml {
+export function unverifiedWarning(t: PageText, clientName: string): SafeHtml {
   return html`<div class="unverified" role="note"><strong>${t('unverified.title')}</strong>
 ${t('unverified.body', { client: clientName })}</div>`;
 }
 
-export function consentPage(t: Translate, input: ConsentPageInput): string {
+export function consentPage(t: PageText, input: ConsentPageInput): string {
   return layout(
     t,
     t('consent.title'),
     html`<h1>${t('consent.heading')}</h1>
 <p>${richText(t, 'consent.signedInAs', { account: html`<strong>${input.account}</strong>` })}</p>
 ${input.selfRegistered ? unverifiedWarning(t, input.clientName) : ''}
+${input.links.logoUri && !input.selfRegistered ? html`<img class="client-logo" src="${input.links.logoUri}" alt="">` : ''}
 <p class="lead">${t('consent.asking', { client: input.clientName })}</p>
 <ul class="scopes">
 ${input.scopes.map((s) => html`<li>${t(SCOPE_DESCRIPTIONS[s])}</li>`)}
 </ul>
 <p>${richText(t, 'consent.sentBack', { host: html`<strong>${redirectHost(input.redirectUri)}</strong>` })}</p>
+${clientLinks(t, input.clientName, input.links)}
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <button type="submit" name="decision" value="allow">${t('consent.allow')}</button>
@@ -147,7 +151,25 @@ ${input.scopes.map((s) => html`<li>${t(SCOPE_DESCRIPTIONS[s])}</li>`)}
   );
 }
 
-export function errorPage(t: Translate, message: string): string {
+/**
+ * The client's own pages, each opening in a new tab so that the consent stays where it is; named with the client
+ * ("Example's privacy policy") so that a link read out of context still says whose it is (WCAG 2.1 2.4.4).
+ */
+function clientLinks(t: PageText, client: string, links: ClientLinks): SafeHtml | '' {
+  const items = (
+    [
+      [links.clientUri, 'consent.website'],
+      [links.policyUri, 'consent.privacy'],
+      [links.tosUri, 'consent.terms'],
+    ] as const
+  ).filter(([url]) => url !== null);
+  if (items.length === 0) return '';
+  return html`<p class="client-links">${items.map(
+    ([url, key]) => html`<a href="${url!}" target="_blank" rel="noopener noreferrer">${t(key, { client })}</a>`,
+  )}</p>`;
+}
+
+export function errorPage(t: PageText, message: string): string {
   return layout(t, t('error.title'), html`<h1>${t('error.heading')}</h1><p class="lead">${message}</p>`);
 }
 
@@ -156,7 +178,7 @@ export function errorPage(t: Translate, message: string): string {
  * what went wrong and where the response would have gone, and may take it there: a plain link (query), or a form
  * they submit themselves (form_post). No script: nothing leaves this page unless the person chooses.
  */
-export function withheldErrorPage(t: Translate, input: { clientName: string; response: AuthorizationResponse }): string {
+export function withheldErrorPage(t: PageText, input: { clientName: string; response: AuthorizationResponse }): string {
   const { error, error_description: description } = input.response.params;
   const host = redirectHost(input.response.redirectUri);
   const onward =
@@ -187,7 +209,7 @@ export interface LogoutConfirmPageInput {
   hidden: Record<string, string>;
 }
 
-export function logoutConfirmPage(t: Translate, input: LogoutConfirmPageInput): string {
+export function logoutConfirmPage(t: PageText, input: LogoutConfirmPageInput): string {
   return layout(
     t,
     t('logout.title'),
@@ -202,7 +224,7 @@ ${Object.entries(input.hidden).map(([name, value]) => html`<input type="hidden" 
   );
 }
 
-export function signedOutPage(t: Translate, signedOut: boolean): string {
+export function signedOutPage(t: PageText, signedOut: boolean): string {
   return signedOut
     ? layout(t, t('logout.doneTitle'), html`<h1>${t('logout.doneHeading')}</h1><p class="lead">${t('common.closeWindow')}</p>`)
     : layout(t, t('logout.stayedTitle'), html`<h1>${t('logout.stayedHeading')}</h1><p class="lead">${t('common.closeWindow')}</p>`);

@@ -1,8 +1,7 @@
 // The pages of "Forgot your password?": asking for a link, being told to look in one's mail, choosing the new
 // password, and the end. No script; each field has its label, and an error is tied to its field (aria-describedby).
 import { html } from '../../html.js';
-import type { Translate } from '../../i18n/translate.js';
-import { layout } from './layout.js';
+import { layout, type PageText } from './layout.js';
 import { richText } from './rich-text.js';
 
 export interface ForgotPageInput {
@@ -15,7 +14,7 @@ export interface ForgotPageInput {
   signInUrl: string;
 }
 
-export function forgotPage(t: Translate, input: ForgotPageInput): string {
+export function forgotPage(t: PageText, input: ForgotPageInput): string {
   return layout(
     t,
     t('signIn.forgot'),
@@ -33,7 +32,7 @@ ${input.interactionId ? html`<input type="hidden" name="interaction" value="${in
 }
 
 /** The same page whether or not an account matched. */
-export function forgotSentPage(t: Translate, input: { minutes: number; signInUrl: string }): string {
+export function forgotSentPage(t: PageText, input: { minutes: number; signInUrl: string }): string {
   return layout(
     t,
     t('forgot.sentTitle'),
@@ -54,7 +53,7 @@ export interface ResetPageInput {
   error?: { field: 'password' | 'repeat' | 'code'; message: string } | undefined;
 }
 
-export function resetPage(t: Translate, input: ResetPageInput): string {
+export function resetPage(t: PageText, input: ResetPageInput): string {
   const err = input.error;
   const described = (field: string) => (err?.field === field ? html` aria-describedby="${field}-error" aria-invalid="true"` : '');
   const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
@@ -86,7 +85,7 @@ ${message('code')}`
   );
 }
 
-export function resetDonePage(t: Translate, input: { continueUrl: string; continueLabel: string }): string {
+export function resetDonePage(t: PageText, input: { continueUrl: string; continueLabel: string }): string {
   return layout(
     t,
     t('reset.doneTitle'),
@@ -96,7 +95,7 @@ export function resetDonePage(t: Translate, input: { continueUrl: string; contin
   );
 }
 
-export function resetInvalidPage(t: Translate, input: { forgotUrl: string }): string {
+export function resetInvalidPage(t: PageText, input: { forgotUrl: string }): string {
   return layout(
     t,
     t('reset.invalidTitle'),

@@ -2,9 +2,8 @@
 // link, and the ends. Each field has its label; an error is tied to its field (aria-describedby, aria-invalid).
 import type { FieldProblem, SignupField } from '../../domain/accounts/signup.js';
 import { html, SafeHtml } from '../../html.js';
-import type { Translate } from '../../i18n/translate.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
-import { layout } from './layout.js';
+import { layout, type PageText } from './layout.js';
 
 export interface SignupPageInput {
   action: string;
@@ -21,7 +20,7 @@ export interface SignupPageInput {
   signInUrl: string;
 }
 
-function field(t: Translate, problems: readonly FieldProblem[], name: SignupField, hint?: string) {
+function field(t: PageText, problems: readonly FieldProblem[], name: SignupField, hint?: string) {
   const problem = problems.find((p) => p.field === name);
   const ids = [hint, problem ? `${name}-error` : undefined].filter(Boolean).join(' ');
   return {
@@ -30,7 +29,7 @@ function field(t: Translate, problems: readonly FieldProblem[], name: SignupFiel
   };
 }
 
-export function signupPage(t: Translate, input: SignupPageInput): string {
+export function signupPage(t: PageText, input: SignupPageInput): string {
   const problems = input.problems ?? [];
   const v = input.values ?? {};
   const email = field(t, problems, 'email');
@@ -81,7 +80,7 @@ ${repeat.message}
 }
 
 /** After a sign-up: the same page whether or not the address was an account's already. */
-export function signupCodePage(t: Translate, input: { action: string; minutes: number; error?: string | undefined }): string {
+export function signupCodePage(t: PageText, input: { action: string; minutes: number; error?: string | undefined }): string {
   return layout(
     t,
     t('signup.confirmTitle'),
@@ -97,7 +96,7 @@ ${input.error ? html`<div class="error" role="alert" id="code-error">${input.err
 }
 
 /** The link of the mail, opened: a button, so that a mail scanner fetching the link confirms nothing. */
-export function signupConfirmPage(t: Translate, input: { action: string; token: string }): string {
+export function signupConfirmPage(t: PageText, input: { action: string; token: string }): string {
   return layout(
     t,
     t('signup.confirmTitle'),
@@ -111,7 +110,7 @@ export function signupConfirmPage(t: Translate, input: { action: string; token: 
 }
 
 export function signupEndPage(
-  t: Translate,
+  t: PageText,
   input: { title: string; message: string; link: { url: string; label: string }; alert?: boolean },
 ): string {
   return layout(

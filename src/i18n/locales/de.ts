@@ -53,6 +53,9 @@ export const de = {
   'consent.sentBack': 'Nach Ihrer Antwort werden Sie zu {host} zurückgeleitet.',
   'consent.allow': 'Erlauben',
   'consent.deny': 'Ablehnen',
+  'consent.website': 'Website von {client}',
+  'consent.privacy': 'Datenschutzerklärung von {client}',
+  'consent.terms': 'Nutzungsbedingungen von {client}',
 
   'error.title': 'Anmeldefehler',
   'error.heading': 'Etwas ist schiefgegangen',

@@ -49,6 +49,9 @@ export const en = {
   'consent.sentBack': 'When you answer, you will be sent back to {host}.',
   'consent.allow': 'Allow',
   'consent.deny': 'Deny',
+  'consent.website': "{client}'s website",
+  'consent.privacy': "{client}'s privacy policy",
+  'consent.terms': "{client}'s terms of service",
 
   'error.title': 'Sign-in error',
   'error.heading': 'Something went wrong',

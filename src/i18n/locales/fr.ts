@@ -52,6 +52,9 @@ export const fr = {
   'consent.sentBack': 'Une fois votre réponse donnée, vous serez renvoyé vers {host}.',
   'consent.allow': 'Autoriser',
   'consent.deny': 'Refuser',
+  'consent.website': 'Site de {client}',
+  'consent.privacy': 'Politique de confidentialité de {client}',
+  'consent.terms': 'Conditions d’utilisation de {client}',
 
   'error.title': 'Erreur de connexion',
   'error.heading': 'Une erreur s’est produite',
