@@ -5,6 +5,7 @@ import type { AuthenticatorState } from '../../domain/accounts/authenticator.js'
 import type { Passkey } from '../../domain/accounts/passkeys.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import { html, SafeHtml } from '../../html.js';
+import { fieldError } from './field-error.js';
 import { layout, type PageText } from './layout.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
 import { richText } from './rich-text.js';
@@ -204,12 +205,9 @@ export interface PasswordChangePageInput {
 /** Changing the password: the current one, the new one twice. Each error is tied to its field. */
 export function passwordChangePage(t: PageText, input: PasswordChangePageInput): string {
   const err = input.error;
-  const invalid = (field: string) => (err?.field === field ? html` aria-invalid="true"` : '');
-  const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
-  const describedBy = (field: string, hint?: string) => {
-    const ids = [hint, err?.field === field ? `${field}-error` : undefined].filter(Boolean).join(' ');
-    return ids ? html` aria-describedby="${ids}"` : '';
-  };
+  const current = fieldError(err, 'current');
+  const password = fieldError(err, 'password', 'password-hint');
+  const repeat = fieldError(err, 'repeat');
   return layout(
     t,
     t('password.title'),
@@ -220,15 +218,15 @@ ${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="text" name="username" value="${input.username}" autocomplete="username" hidden>
 <label for="current">${t('password.current')}</label>
-<input type="password" id="current" name="current" autocomplete="current-password" required autofocus${describedBy('current')}${invalid('current')}>
-${message('current')}
+<input type="password" id="current" name="current" autocomplete="current-password" required autofocus${current.attrs}>
+${current.message}
 <label for="password">${t('common.newPassword')}</label>
 <p class="meta" id="password-hint">${t('common.passwordHint', { min: input.minLength })}</p>
-<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required${describedBy('password', 'password-hint')}${invalid('password')}>
-${message('password')}
+<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required${password.attrs}>
+${password.message}
 <label for="repeat">${t('password.repeat')}</label>
-<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${describedBy('repeat')}${invalid('repeat')}>
-${message('repeat')}
+<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${repeat.attrs}>
+${repeat.message}
 <button type="submit">${t('password.submit')}</button>
 </form>
 <p><a href="${input.base}">${t('account.back')}</a></p>`,
@@ -247,8 +245,8 @@ export interface EmailChangePageInput {
 /** Changing the email address: the new one and the current password. Each error is tied to its field. */
 export function emailChangePage(t: PageText, input: EmailChangePageInput): string {
   const err = input.error;
-  const attrs = (field: string) => (err?.field === field ? html` aria-describedby="${field}-error" aria-invalid="true"` : '');
-  const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
+  const email = fieldError(err, 'email');
+  const password = fieldError(err, 'password');
   return layout(
     t,
     t('email.title'),
@@ -259,11 +257,11 @@ ${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
 <input type="hidden" name="csrf" value="${input.csrfToken}">
 <input type="text" name="username" value="${input.username}" autocomplete="username" hidden>
 <label for="email">${t('email.new')}</label>
-<input type="email" id="email" name="email" value="${input.newEmail ?? ''}" autocomplete="email" autocapitalize="none" spellcheck="false" required autofocus${attrs('email')}>
-${message('email')}
+<input type="email" id="email" name="email" value="${input.newEmail ?? ''}" autocomplete="email" autocapitalize="none" spellcheck="false" required autofocus${email.attrs}>
+${email.message}
 <label for="password">${t('email.password')}</label>
-<input type="password" id="password" name="password" autocomplete="current-password" required${attrs('password')}>
-${message('password')}
+<input type="password" id="password" name="password" autocomplete="current-password" required${password.attrs}>
+${password.message}
 <button type="submit">${t('email.submit')}</button>
 </form>
 <p><a href="${input.base}">${t('account.back')}</a></p>`,

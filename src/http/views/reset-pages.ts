@@ -1,6 +1,7 @@
 // The pages of "Forgot your password?": asking for a link, being told to look in one's mail, choosing the new
 // password, and the end. No script; each field has its label, and an error is tied to its field (aria-describedby).
 import { html } from '../../html.js';
+import { fieldError } from './field-error.js';
 import { layout, type PageText } from './layout.js';
 import { richText } from './rich-text.js';
 
@@ -55,8 +56,9 @@ export interface ResetPageInput {
 
 export function resetPage(t: PageText, input: ResetPageInput): string {
   const err = input.error;
-  const described = (field: string) => (err?.field === field ? html` aria-describedby="${field}-error" aria-invalid="true"` : '');
-  const message = (field: string) => (err?.field === field ? html`<p class="field-error" id="${field}-error">${err.message}</p>` : '');
+  const password = fieldError(err, 'password', 'password-hint');
+  const repeat = fieldError(err, 'repeat');
+  const code = fieldError(err, 'code');
   return layout(
     t,
     t('reset.title'),
@@ -68,16 +70,16 @@ ${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
 <input type="text" name="username" value="${input.username}" autocomplete="username" hidden>
 <label for="password">${t('common.newPassword')}</label>
 <p class="meta" id="password-hint">${t('common.passwordHint', { min: input.minLength })}</p>
-<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required autofocus aria-describedby="password-hint${err?.field === 'password' ? ' password-error' : ''}"${err?.field === 'password' ? html` aria-invalid="true"` : ''}>
-${message('password')}
+<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required autofocus${password.attrs}>
+${password.message}
 <label for="repeat">${t('reset.repeat')}</label>
-<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${described('repeat')}>
-${message('repeat')}
+<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${repeat.attrs}>
+${repeat.message}
 ${
   input.askCode
     ? html`<label for="code">${t('reset.code')}</label>
-<input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required${described('code')}>
-${message('code')}`
+<input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]*" maxlength="8" required${code.attrs}>
+${code.message}`
     : ''
 }
 <button type="submit">${t('reset.submit')}</button>

@@ -3,6 +3,7 @@
 import type { FieldProblem, SignupField } from '../../domain/accounts/signup.js';
 import { html, SafeHtml } from '../../html.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
+import { fieldError } from './field-error.js';
 import { layout, type PageText } from './layout.js';
 
 export interface SignupPageInput {
@@ -22,11 +23,7 @@ export interface SignupPageInput {
 
 function field(t: PageText, problems: readonly FieldProblem[], name: SignupField, hint?: string) {
   const problem = problems.find((p) => p.field === name);
-  const ids = [hint, problem ? `${name}-error` : undefined].filter(Boolean).join(' ');
-  return {
-    attrs: html`${ids ? html` aria-describedby="${ids}"` : ''}${problem ? html` aria-invalid="true"` : ''}`,
-    message: problem ? html`<p class="field-error" id="${name}-error">${t.text(problem.message)}</p>` : '',
-  };
+  return fieldError(problem && { field: name, message: t.text(problem.message) }, name, hint);
 }
 
 export function signupPage(t: PageText, input: SignupPageInput): string {
