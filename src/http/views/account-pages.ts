@@ -5,7 +5,7 @@ import type { AuthenticatorState } from '../../domain/accounts/authenticator.js'
 import type { Passkey } from '../../domain/accounts/passkeys.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import { html, SafeHtml } from '../../html.js';
-import { fieldError } from './field-error.js';
+import { fieldError, newPasswordFields } from './field-error.js';
 import { layout, type PageText } from './layout.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
 import { richText } from './rich-text.js';
@@ -206,8 +206,6 @@ export interface PasswordChangePageInput {
 export function passwordChangePage(t: PageText, input: PasswordChangePageInput): string {
   const err = input.error;
   const current = fieldError(err, 'current');
-  const password = fieldError(err, 'password', 'password-hint');
-  const repeat = fieldError(err, 'repeat');
   return layout(
     t,
     t('password.title'),
@@ -220,13 +218,13 @@ ${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
 <label for="current">${t('password.current')}</label>
 <input type="password" id="current" name="current" autocomplete="current-password" required autofocus${current.attrs}>
 ${current.message}
-<label for="password">${t('common.newPassword')}</label>
-<p class="meta" id="password-hint">${t('common.passwordHint', { min: input.minLength })}</p>
-<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required${password.attrs}>
-${password.message}
-<label for="repeat">${t('password.repeat')}</label>
-<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${repeat.attrs}>
-${repeat.message}
+${newPasswordFields({
+  label: t('common.newPassword'),
+  repeatLabel: t('password.repeat'),
+  hint: t('common.passwordHint', { min: input.minLength }),
+  minLength: input.minLength,
+  error: err,
+})}
 <button type="submit">${t('password.submit')}</button>
 </form>
 <p><a href="${input.base}">${t('account.back')}</a></p>`,

@@ -1,7 +1,7 @@
 // The pages of "Forgot your password?": asking for a link, being told to look in one's mail, choosing the new
 // password, and the end. No script; each field has its label, and an error is tied to its field (aria-describedby).
 import { html } from '../../html.js';
-import { fieldError } from './field-error.js';
+import { fieldError, newPasswordFields } from './field-error.js';
 import { layout, type PageText } from './layout.js';
 import { richText } from './rich-text.js';
 
@@ -56,8 +56,6 @@ export interface ResetPageInput {
 
 export function resetPage(t: PageText, input: ResetPageInput): string {
   const err = input.error;
-  const password = fieldError(err, 'password', 'password-hint');
-  const repeat = fieldError(err, 'repeat');
   const code = fieldError(err, 'code');
   return layout(
     t,
@@ -68,13 +66,14 @@ ${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
 <form method="post" action="${input.action}">
 <input type="hidden" name="token" value="${input.token}">
 <input type="text" name="username" value="${input.username}" autocomplete="username" hidden>
-<label for="password">${t('common.newPassword')}</label>
-<p class="meta" id="password-hint">${t('common.passwordHint', { min: input.minLength })}</p>
-<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required autofocus${password.attrs}>
-${password.message}
-<label for="repeat">${t('reset.repeat')}</label>
-<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${repeat.attrs}>
-${repeat.message}
+${newPasswordFields({
+  label: t('common.newPassword'),
+  repeatLabel: t('reset.repeat'),
+  hint: t('common.passwordHint', { min: input.minLength }),
+  minLength: input.minLength,
+  error: err,
+  autofocus: true,
+})}
 ${
   input.askCode
     ? html`<label for="code">${t('reset.code')}</label>

@@ -1,9 +1,9 @@
 // The sign-up pages: the form (its device-signals script, as on the sign-in page), the code page, confirming a
 // link, and the ends. Each field has its label; an error is tied to its field (aria-describedby, aria-invalid).
-import type { FieldProblem, SignupField } from '../../domain/accounts/signup.js';
+import type { FieldProblem } from '../../domain/accounts/signup.js';
 import { html, SafeHtml } from '../../html.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
-import { fieldError } from './field-error.js';
+import { fieldError, newPasswordFields, type FieldError } from './field-error.js';
 import { layout, type PageText } from './layout.js';
 
 export interface SignupPageInput {
@@ -21,19 +21,18 @@ export interface SignupPageInput {
   signInUrl: string;
 }
 
-function field(t: PageText, problems: readonly FieldProblem[], name: SignupField, hint?: string) {
-  const problem = problems.find((p) => p.field === name);
-  return fieldError(problem && { field: name, message: t.text(problem.message) }, name, hint);
+/** The sign-up's problems, each in the page's language. */
+function fieldErrors(t: PageText, problems: readonly FieldProblem[]): FieldError[] {
+  return problems.map((p) => ({ field: p.field, message: t.text(p.message) }));
 }
 
 export function signupPage(t: PageText, input: SignupPageInput): string {
   const problems = input.problems ?? [];
   const v = input.values ?? {};
-  const email = field(t, problems, 'email');
-  const name = field(t, problems, 'name');
-  const username = field(t, problems, 'username', 'username-hint');
-  const password = field(t, problems, 'password', 'password-hint');
-  const repeat = field(t, problems, 'repeat');
+  const errors = fieldErrors(t, problems);
+  const email = fieldError(errors, 'email');
+  const name = fieldError(errors, 'name');
+  const username = fieldError(errors, 'username', 'username-hint');
   return layout(
     t,
     t('signIn.createAccount'),
@@ -62,13 +61,13 @@ ${
 ${username.message}`
     : ''
 }
-<label for="password">${t('signIn.password')}</label>
-<p class="meta" id="password-hint">${t('common.passwordHint', { min: input.minLength })}</p>
-<input type="password" id="password" name="password" autocomplete="new-password" minlength="${input.minLength}" required${password.attrs}>
-${password.message}
-<label for="repeat">${t('signup.repeat')}</label>
-<input type="password" id="repeat" name="repeat" autocomplete="new-password" required${repeat.attrs}>
-${repeat.message}
+${newPasswordFields({
+  label: t('signIn.password'),
+  repeatLabel: t('signup.repeat'),
+  hint: t('common.passwordHint', { min: input.minLength }),
+  minLength: input.minLength,
+  error: errors,
+})}
 <button type="submit">${t('signup.submit')}</button>
 </form>
 <p><a href="${input.signInUrl}">${t('signup.haveAccount')}</a></p>
