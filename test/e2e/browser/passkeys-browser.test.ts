@@ -6,6 +6,10 @@
 // (riskEnv: AUTOMATION 60, CHALLENGE at 30); the first is answered with the code the notifier captured.
 // WebAuthn needs a secure context and a domain as RP ID: the issuer is http://localhost:<port> (WebAuthn L3 §5.1.2
 // RP ID; http://localhost is potentially trustworthy in Secure Contexts §3.1), served on 127.0.0.1.
+// All in German, named by the wording of src/i18n/locales/de.ts: the browser context asks for it (Accept-Language:
+// de-DE), except at the password sign-in the passkey answers as a second factor, where the browser prefers English
+// (its sign-out page is English) and the authorization request asks for German (ui_locales=de, OIDC Core 3.1.2.1),
+// which wins.
 import t from 'tap';
 import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
 import { withChromium } from '../../helpers/chromium.js';
@@ -25,7 +29,7 @@ await withChromium(t, async (browser) => {
     const account = `${server.issuer}/account`;
     const aliceId = (await findUserByUsername(server.db, ALICE.username))!.id;
 
-    const context = await browser.newContext({ serviceWorkers: 'block' });
+    const context = await browser.newContext({ serviceWorkers: 'block', locale: 'de-DE' });
     t.teardown(() => context.close());
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
@@ -55,30 +59,30 @@ await withChromium(t, async (browser) => {
     };
     const signOut = async () => {
       await page.goto(`${server.issuer}/session/end`);
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+      await page.getByRole('button', { name: 'Abmelden' }).click();
+      await page.getByRole('heading', { name: 'Sie sind abgemeldet' }).waitFor();
     };
 
     // 1. The account page: the password, challenged (a headless browser), answered with the code sent.
     await page.goto(account);
-    await page.getByLabel('Username or email').fill(ALICE.username);
-    await page.getByLabel('Password').fill(ALICE.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
-    t.equal(await page.getByRole('button', { name: 'Use your passkey' }).count(), 0, 'no passkey yet: only the code');
+    await page.getByLabel('Benutzername oder E-Mail-Adresse').fill(ALICE.username);
+    await page.getByLabel('Passwort', { exact: true }).fill(ALICE.password);
+    await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+    await page.getByRole('heading', { name: 'Bestätigen Sie, dass Sie es sind' }).waitFor();
+    t.equal(await page.getByRole('button', { name: 'Passkey verwenden' }).count(), 0, 'no passkey yet: only the code');
     await page.getByLabel('Code').fill(await notifier.code(aliceId));
-    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Weiter' }).click();
     await page.waitForURL(account);
 
     // 2. WebAuthn L3 §7.1: a passkey registered; the virtual authenticator holds it as a discoverable credential.
-    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByRole('button', { name: 'Passkey hinzufügen' }).click();
     await page.waitForURL(`${account}/passkeys/new`);
     await page.getByLabel('Name').fill('Chromium key');
-    await page.getByRole('button', { name: 'Create the passkey' }).click();
+    await page.getByRole('button', { name: 'Passkey erstellen' }).click();
     await page.waitForURL(`${account}?done=passkey-added`);
     const listed = page.locator('li[data-passkey]');
     t.equal(await listed.count(), 1, 'the passkey is listed');
-    t.match(await listed.textContent(), /Chromium key[\s\S]*Added .* UTC,\s+never used/);
+    t.match(await listed.textContent(), /Chromium key[\s\S]*Hinzugefügt am .* UTC,\s+nie verwendet/);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     t.equal(credentials.length, 1, 'the authenticator holds one credential');
     t.equal(credentials[0]!.isResidentCredential, true, 'a discoverable credential (residentKey required, §5.4.6)');
@@ -91,8 +95,8 @@ await withChromium(t, async (browser) => {
     await page.goto(first.authorizationUrl.href);
     // Chromium's virtual authenticator answers the conditional request at once, as a person picking the passkey from
     // the username field's autofill would (Credential Management mediation "conditional", WebAuthn L3 §5.1.4).
-    await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
-    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.getByRole('heading', { name: 'Zugriff erlauben?' }).waitFor();
+    await page.getByRole('button', { name: 'Erlauben' }).click();
     const signedIn = (await redeem(first, await callback(first))).claims()!;
     t.equal(signedIn.sub, aliceId);
     t.same(signedIn.amr, ['hwk', 'user', 'mfa'], 'the ID token says a hardware key, a verified user, multiple factors');
@@ -109,28 +113,42 @@ await withChromium(t, async (browser) => {
     await signOut();
     const viaButton = await prepareAttempt(config, REDIRECT_URI);
     await page.goto(viaButton.authorizationUrl.href);
-    await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await page.getByRole('button', { name: 'Mit einem Passkey anmelden' }).click();
     t.same((await redeem(viaButton, await callback(viaButton))).claims()!.amr, ['hwk', 'user', 'mfa'], 'the button signs in too');
 
     // 4. A password sign-in challenged by the risk engine: the passkey is offered ahead of the code, and answers.
-    await signOut();
-    const second = await prepareAttempt(config, REDIRECT_URI);
+    // Here the browser prefers English, and the application asks for German with ui_locales: the pages of this
+    // authorization request speak German all the same. The header still names de-DE first (at q=0.1): the device's
+    // fingerprint reads its first language (src/domain/risk/device-identity.ts), and another one would make this a
+    // different device to the risk engine, which would refuse the sign-in. Chromium writes its own q-values for a
+    // context's locale, so the header is set on the requests to the issuer.
+    const PREFERS_ENGLISH = 'de-DE;q=0.1, en-US';
+    await page.route(`${server.issuer}/**`, (route) =>
+      route.continue({ headers: { ...route.request().headers(), 'accept-language': PREFERS_ENGLISH } }),
+    );
+    await page.goto(`${server.issuer}/session/end`);
+    t.equal(await page.locator('html').getAttribute('lang'), 'en', 'without ui_locales, this browser gets English');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
+    const second = await prepareAttempt(config, REDIRECT_URI, undefined, { ui_locales: 'de' });
     await page.goto(second.authorizationUrl.href);
-    await page.getByLabel('Username or email').fill(ALICE.username);
-    await page.getByLabel('Password').fill(ALICE.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
-    await page.getByRole('button', { name: 'Use your passkey' }).click();
+    t.equal(await page.locator('html').getAttribute('lang'), 'de', 'ui_locales=de wins over Accept-Language');
+    await page.getByLabel('Benutzername oder E-Mail-Adresse').fill(ALICE.username);
+    await page.getByLabel('Passwort', { exact: true }).fill(ALICE.password);
+    await page.getByRole('button', { name: 'Anmelden', exact: true }).click();
+    await page.getByRole('heading', { name: 'Bestätigen Sie, dass Sie es sind' }).waitFor();
+    await page.getByRole('button', { name: 'Passkey verwenden' }).click();
     const challenged = (await redeem(second, await callback(second))).claims()!;
     t.same(challenged.amr, ['pwd', 'hwk', 'user', 'mfa'], 'the password and the passkey');
+    await page.unroute(`${server.issuer}/**`);
 
     // 5. Renamed and deleted on the account page.
     await page.goto(account);
-    await page.getByLabel('New name for Chromium key').fill('Work laptop');
-    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('Neuer Name für Chromium key').fill('Work laptop');
+    await page.getByRole('button', { name: 'Umbenennen' }).click();
     await page.waitForURL(`${account}?done=passkey-renamed`);
     t.match(await page.locator('li[data-passkey] strong').textContent(), 'Work laptop');
-    await page.getByRole('button', { name: 'Delete Work laptop' }).click();
+    await page.getByRole('button', { name: 'Work laptop löschen' }).click();
     await page.waitForURL(`${account}?done=passkey-deleted`);
     t.equal(await page.locator('li[data-passkey]').count(), 0, 'the passkey is gone');
   });
