@@ -1,6 +1,8 @@
 // Every page a person sees, checked in Chromium by axe-core against WCAG 2.1 A and AA (test/helpers/axe.ts): zero
 // violations, with and without an error on the page; and each page fits a 375 px wide screen without scrolling
 // sideways. The second-factor page is checked in test/e2e/browser/second-factor-browser.test.ts, which reaches it anyway.
+// The sign-in and sign-up pages are checked again in German: longer words must still fit, and the page must say its
+// language (WCAG 2.1 3.1.1 Language of Page, axe's html-lang-valid) as the one it speaks.
 import t from 'tap';
 import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
 import { checkPage as check } from '../../helpers/axe.js';
@@ -101,5 +103,16 @@ await withChromium(t, async (browser) => {
     await anon.getByRole('button').first().click();
     await anon.waitForLoadState('load');
     await check(t, anon, 'device code entry with an error');
+
+    const german = await browser.newContext({ serviceWorkers: 'block', viewport: { width: 375, height: 740 }, locale: 'de-DE' });
+    t.teardown(() => german.close());
+    const de = await german.newPage();
+    await de.goto((await prepareAttempt(attempt.config, CONFIDENTIAL.redirect_uris[0]!)).authorizationUrl.href);
+    t.equal(await de.locator('html').getAttribute('lang'), 'de', 'the German sign-in page says <html lang="de">');
+    await check(t, de, 'sign-in in German');
+    await de.getByRole('link', { name: 'Konto erstellen' }).click();
+    await de.getByRole('heading', { name: 'Konto erstellen' }).waitFor();
+    t.equal(await de.locator('html').getAttribute('lang'), 'de', 'the German sign-up page says <html lang="de">');
+    await check(t, de, 'sign-up in German');
   });
 });
