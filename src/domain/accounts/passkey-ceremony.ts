@@ -107,11 +107,14 @@ const isB64u = (v: unknown): v is string => isString(v) && BASE64URL.test(v);
  * its `rawId`, `type` "public-key", and a `response` object with base64url `clientDataJSON` (§5.2.1, §5.2.2), which
  * the two readers below check further; undefined for any other shape.
  */
-function credentialEnvelope(value: unknown): { id: string; rawId: string; response: Record<string, unknown> } | undefined {
+function credentialEnvelope(
+  value: unknown,
+): { id: string; rawId: string; clientDataJSON: string; response: Record<string, unknown> } | undefined {
   if (!isObject(value) || !isObject(value.response)) return undefined;
   if (!isB64u(value.id) || value.id.length === 0 || !isB64u(value.rawId) || value.type !== 'public-key') return undefined;
-  if (!isB64u(value.response.clientDataJSON)) return undefined;
-  return { id: value.id, rawId: value.rawId, response: value.response };
+  const clientDataJSON = value.response.clientDataJSON;
+  if (!isB64u(clientDataJSON)) return undefined;
+  return { id: value.id, rawId: value.rawId, clientDataJSON, response: value.response };
 }
 
 /** §5.1 PublicKeyCredential in its JSON form (§5.1.8 toJSON()) for an assertion; undefined for any other shape. */
@@ -119,7 +122,7 @@ export function authenticationResponseOf(value: unknown): AuthenticationResponse
   const envelope = credentialEnvelope(value);
   if (!envelope) return undefined;
   const r = envelope.response;
-  if (!isB64u(r.clientDataJSON) || !isB64u(r.authenticatorData) || !isB64u(r.signature)) return undefined;
+  if (!isB64u(r.authenticatorData) || !isB64u(r.signature)) return undefined;
   if (r.userHandle !== undefined && r.userHandle !== null && !isB64u(r.userHandle)) return undefined;
   return {
     id: envelope.id,
@@ -127,7 +130,7 @@ export function authenticationResponseOf(value: unknown): AuthenticationResponse
     type: 'public-key',
     clientExtensionResults: {},
     response: {
-      clientDataJSON: r.clientDataJSON,
+      clientDataJSON: envelope.clientDataJSON,
       authenticatorData: r.authenticatorData,
       signature: r.signature,
       ...(isString(r.userHandle) ? { userHandle: r.userHandle } : {}),
@@ -149,14 +152,14 @@ export function registrationResponseOf(value: unknown): RegistrationResponseJSON
   const envelope = credentialEnvelope(value);
   if (!envelope) return undefined;
   const r = envelope.response;
-  if (!isB64u(r.clientDataJSON) || !isB64u(r.attestationObject)) return undefined;
+  if (!isB64u(r.attestationObject)) return undefined;
   return {
     id: envelope.id,
     rawId: envelope.rawId,
     type: 'public-key',
     clientExtensionResults: {},
     response: {
-      clientDataJSON: r.clientDataJSON,
+      clientDataJSON: envelope.clientDataJSON,
       attestationObject: r.attestationObject,
       transports: knownTransports(r.transports),
     },
