@@ -56,12 +56,18 @@ await withChromium(t, async (browser) => {
       await page.waitForURL(`${REDIRECT_URI}*`).catch(() => undefined);
       return url;
     };
-    const signOut = async () => {
-      // Chromium's error page for a redirect it could not resolve may still land, and interrupt this navigation.
-      await page.goto(`${server.issuer}/session/end`).catch(async (error: unknown) => {
+    /**
+     * page.goto, once more when Chromium's error page for a redirect it could not resolve (callback above) landed late
+     * and interrupted it: every navigation after a callback goes through here.
+     */
+    const open = async (url: string) => {
+      await page.goto(url).catch(async (error: unknown) => {
         if (!String(error).includes('interrupted by another navigation')) throw error;
-        await page.goto(`${server.issuer}/session/end`);
+        await page.goto(url);
       });
+    };
+    const signOut = async () => {
+      await open(`${server.issuer}/session/end`);
       await page.getByRole('button', { name: 'Abmelden' }).click();
       await page.getByRole('heading', { name: 'Sie sind abgemeldet' }).waitFor();
     };
@@ -95,7 +101,7 @@ await withChromium(t, async (browser) => {
     await signOut();
     const config = await discoverConfidential(server);
     const first = await prepareAttempt(config, REDIRECT_URI);
-    await page.goto(first.authorizationUrl.href);
+    await open(first.authorizationUrl.href);
     // Chromium's virtual authenticator answers the conditional request at once, as a person picking the passkey from
     // the username field's autofill would (Credential Management mediation "conditional", WebAuthn L3 §5.1.4).
     await page.getByRole('heading', { name: 'Zugriff erlauben?' }).waitFor();
@@ -115,7 +121,7 @@ await withChromium(t, async (browser) => {
     await page.addInitScript('PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);');
     await signOut();
     const viaButton = await prepareAttempt(config, REDIRECT_URI);
-    await page.goto(viaButton.authorizationUrl.href);
+    await open(viaButton.authorizationUrl.href);
     await page.getByRole('button', { name: 'Mit einem Passkey anmelden' }).click();
     t.same((await redeem(viaButton, await callback(viaButton))).claims()!.amr, ['hwk', 'user', 'mfa'], 'the button signs in too');
 
@@ -129,12 +135,12 @@ await withChromium(t, async (browser) => {
     await page.route(`${server.issuer}/**`, (route) =>
       route.continue({ headers: { ...route.request().headers(), 'accept-language': PREFERS_ENGLISH } }),
     );
-    await page.goto(`${server.issuer}/session/end`);
+    await open(`${server.issuer}/session/end`);
     t.equal(await page.locator('html').getAttribute('lang'), 'en', 'without ui_locales, this browser gets English');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'You are signed out' }).waitFor();
     const second = await prepareAttempt(config, REDIRECT_URI, undefined, { ui_locales: 'de' });
-    await page.goto(second.authorizationUrl.href);
+    await open(second.authorizationUrl.href);
     t.equal(await page.locator('html').getAttribute('lang'), 'de', 'ui_locales=de wins over Accept-Language');
     await page.getByLabel('Benutzername oder E-Mail-Adresse').fill(ALICE.username);
     await page.getByLabel('Passwort', { exact: true }).fill(ALICE.password);
@@ -146,7 +152,7 @@ await withChromium(t, async (browser) => {
     await page.unroute(`${server.issuer}/**`);
 
     // 5. Renamed and deleted on the account page.
-    await page.goto(account);
+    await open(account);
     await page.getByLabel('Neuer Name für Chromium key').fill('Work laptop');
     await page.getByRole('button', { name: 'Umbenennen' }).click();
     await page.waitForURL(`${account}?done=passkey-renamed`);
