@@ -24,7 +24,9 @@ try {
 const logger = createLogger(config, 2);
 const database = await openMigratedDatabase(config, logger);
 try {
-  const report = await applySeed(database.db, new PasswordHasher(config.argon2), seed);
+  const report = await applySeed(database.db, new PasswordHasher(config.argon2), seed, new Date(), {
+    keysEncryptionSecret: config.keysEncryptionSecret,
+  });
   const line = (name: string, c: { created: number; updated: number; unchanged: number }) =>
     `${name}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`;
   process.stdout.write(`${line('clients', report.clients)}\n${line('users', report.users)}\n`);

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Metrics } from '../metrics.js';
 import type { Db } from '../storage/database.js';
 import type { ClientCache } from './clients/client-cache.js';
+import type { ClientKeySets } from './clients/client-jwks.js';
 import type { SecretVerificationCache } from './clients/clients.js';
 import type { Clock } from './clock.js';
 import type { KeyStore } from './keys/keys.js';
@@ -26,6 +27,8 @@ export interface ProviderContext {
   readonly passwordPolicy: PasswordPolicy;
   readonly clientSecrets: SecretVerificationCache;
   readonly clients: ClientCache;
+  /** The key sets fetched from clients' jwks_uri (private_key_jwt), per instance. */
+  readonly clientKeySets: ClientKeySets;
   /** Keys device fingerprints and network keys (DEVICE_SECRET, or a random secret kept in the database). */
   readonly deviceSecret: Buffer;
   readonly log: EventLog;

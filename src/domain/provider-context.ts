@@ -5,6 +5,7 @@ import { createMetrics, type Metrics } from '../metrics.js';
 import { systemOutbound, type OutboundDeps } from '../outbound/guarded-fetch.js';
 import type { Db } from '../storage/database.js';
 import { ClientCache } from './clients/client-cache.js';
+import { ClientKeySets, fetchClientJwks } from './clients/client-jwks.js';
 import { SecretVerificationCache } from './clients/clients.js';
 import type { Clock } from './clock.js';
 import type { EventLog, ProviderContext } from './context.js';
@@ -28,6 +29,7 @@ export interface ContextParts {
 
 /** Loads the signing keys and the device secret (generating them on a new database). Close `keys` when done. */
 export async function createProviderContext(p: ContextParts): Promise<ProviderContext> {
+  const outbound = p.outbound ?? systemOutbound;
   return {
     config: p.config,
     db: p.db,
@@ -37,9 +39,10 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     passwordPolicy: new PasswordPolicy(p.config.passwordPolicy),
     clientSecrets: new SecretVerificationCache(p.clientAuthCacheMs ?? p.config.clientAuthCacheSeconds * 1000),
     clients: new ClientCache(),
+    clientKeySets: new ClientKeySets((uri) => fetchClientJwks(p.config, outbound, uri)),
     deviceSecret: await loadDeviceSecret(p.db, p.config, p.clock),
     log: p.log,
     metrics: p.metrics ?? createMetrics(),
-    outbound: p.outbound ?? systemOutbound,
+    outbound,
   };
 }

@@ -98,12 +98,24 @@ export function findClientForUpdate(db: Db, clientId: string): Promise<ClientRow
  * Replaces a confidential client's secret hash; the new revision, or undefined when there is no such client. A
  * secret an admin sets does not expire, like a seeded one, whatever the lifetime a registration gave the old one.
  */
-export async function replaceClientSecretHash(db: Db, clientId: string, secretHash: string, now: Date): Promise<number | undefined> {
+export async function replaceClientSecretHash(
+  db: Db,
+  clientId: string,
+  method: string,
+  secret: { client_secret_hash: string | null; client_secret_sealed: string | null },
+  now: Date,
+): Promise<number | undefined> {
   const row = await db
     .updateTable('clients')
-    .set({ client_secret_hash: secretHash, client_secret_expires_at: null, updated_at: now })
+    .set({
+      client_secret_hash: secret.client_secret_hash,
+      client_secret_sealed: secret.client_secret_sealed,
+      client_secret_expires_at: null,
+      updated_at: now,
+    })
     .where('client_id', '=', clientId)
-    .where('token_endpoint_auth_method', '<>', 'none')
+    // The secret fits the method it was made for: a client whose method changed meanwhile is left alone.
+    .where('token_endpoint_auth_method', '=', method)
     .returning('revision')
     .executeTakeFirst();
   return row?.revision;

@@ -24,6 +24,15 @@ export interface ClientsTable {
   client_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The client registered itself (RFC 7591); false for clients an operator configured. Kept when the token is revoked. */
   self_registered: ColumnType<boolean, boolean | undefined, boolean>;
+  /** A client_secret_jwt client's secret, sealed (src/domain/keys/sealed-secrets.ts): its HMAC key. Null otherwise. */
+  client_secret_sealed: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+}
+
+/** RFC 7523 3: the jti of each client assertion accepted, until the assertion expires. */
+export interface ClientAssertionJtisTable {
+  client_id: string;
+  jti_hash: string;
+  expires_at: Timestamp;
 }
 
 export interface UsersTable {
@@ -374,6 +383,7 @@ export interface PasskeyChallengesTable {
 
 export interface Database {
   clients: ClientsTable;
+  client_assertion_jtis: ClientAssertionJtisTable;
   users: UsersTable;
   signing_keys: SigningKeysTable;
   key_encryption: KeyEncryptionTable;

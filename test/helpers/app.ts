@@ -133,7 +133,9 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
   const database = await createTestDatabase();
   let offsetMs = 0;
   const clock: Clock = options.clock ?? (() => new Date(Date.now() + offsetMs));
-  await applySeed(database.handle.db, rememberingHasher(config), options.seed ?? FIXTURES);
+  await applySeed(database.handle.db, rememberingHasher(config), options.seed ?? FIXTURES, new Date(), {
+    keysEncryptionSecret: config.keysEncryptionSecret,
+  });
   await presetSigningKeys(database.handle.db, config, clock());
   const metrics = createMetrics();
   const app = await buildApp(config, {

@@ -71,13 +71,21 @@ t.test('discovery and jwks', async (t) => {
     ]);
   });
 
-  t.test('client_secret_basic and client_secret_post are advertised for the token endpoint (Discovery 3)', async (t) => {
-    const doc = await discovery(t);
-    const methods = doc.token_endpoint_auth_methods_supported as string[];
-    t.ok(Array.isArray(methods));
-    t.ok(methods.includes('client_secret_basic'));
-    t.ok(methods.includes('client_secret_post'));
-  });
+  t.test(
+    'the client authentication methods that work are advertised per endpoint, with their algs (Discovery 3, RFC 8414 2)',
+    async (t) => {
+      const doc = await discovery(t);
+      const all = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'];
+      t.same(doc.token_endpoint_auth_methods_supported, all);
+      t.same(doc.revocation_endpoint_auth_methods_supported, all, 'RFC 7009 5: public clients revoke with their client_id');
+      t.same(doc.introspection_endpoint_auth_methods_supported, all.slice(0, 4), 'introspection is for confidential clients');
+      for (const field of ['token', 'revocation', 'introspection']) {
+        const algs = doc[`${field}_endpoint_auth_signing_alg_values_supported`] as string[];
+        t.ok(algs.includes('HS256') && algs.includes('ES256') && algs.includes('PS256') && algs.includes('EdDSA'), field);
+        t.notOk(algs.includes('none'), `${field}: "none" MUST NOT be used (RFC 8414 2)`);
+      }
+    },
+  );
 
   t.test('the iss authorization response parameter is advertised (RFC 9207 3)', async (t) => {
     const doc = await discovery(t);

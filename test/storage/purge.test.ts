@@ -147,6 +147,7 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
       network_key: 'n',
     })
     .execute();
+  await db.insertInto('client_assertion_jtis').values({ client_id: CLIENT, jti_hash: keys.code, expires_at: expiresAt }).execute();
   return keys;
 }
 
@@ -170,6 +171,9 @@ async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
     password_resets: await has(
       db.selectFrom('password_resets').select('token_digest').where('token_digest', '=', keys.reset).executeTakeFirst(),
     ),
+    client_assertion_jtis: await has(
+      db.selectFrom('client_assertion_jtis').select('jti_hash').where('jti_hash', '=', keys.code).executeTakeFirst(),
+    ),
   };
 }
 
@@ -187,6 +191,7 @@ t.test(
     t.same(PURGE_TARGETS.map((p) => p.table).sort(), [
       'access_tokens',
       'authorization_codes',
+      'client_assertion_jtis',
       'device_authorizations',
       'email_changes',
       'interactions',
@@ -226,6 +231,7 @@ t.test(
         sign_in_attempts: true,
         device_authorizations: true,
         password_resets: true,
+        client_assertion_jtis: true,
       },
       'nothing unexpired is touched',
     );
@@ -241,6 +247,7 @@ t.test(
         sign_in_attempts: false,
         device_authorizations: true,
         password_resets: false,
+        client_assertion_jtis: false,
       },
       'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes',
     );
@@ -256,6 +263,7 @@ t.test(
         sign_in_attempts: false,
         device_authorizations: false,
         password_resets: false,
+        client_assertion_jtis: false,
       },
       'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too',
     );
@@ -273,6 +281,7 @@ t.test(
         interactions: 0,
         second_factor_challenges: 0,
         passkey_challenges: 0,
+        client_assertion_jtis: 0,
         sign_in_throttle: 0,
         sign_in_attempts: 0,
         device_authorizations: 0,

@@ -18,7 +18,7 @@ import { iso } from '../output.js';
 const FIELD_OPTIONS: ReadonlyArray<{
   option: string;
   field: string;
-  kind: 'string' | 'list' | 'boolean';
+  kind: 'string' | 'list' | 'boolean' | 'json';
   value: string;
   description: string;
 }> = [
@@ -50,8 +50,24 @@ const FIELD_OPTIONS: ReadonlyArray<{
     field: 'token_endpoint_auth_method',
     kind: 'string',
     value: 'METHOD',
-    description: 'client_secret_basic (default), client_secret_post, or none (a public client: no secret, PKCE)',
+    description:
+      'client_secret_basic (default), client_secret_post, client_secret_jwt, private_key_jwt (with --jwks-uri or --jwks), or none (a public client: no secret, PKCE)',
   },
+  {
+    option: 'token-endpoint-auth-signing-alg',
+    field: 'token_endpoint_auth_signing_alg',
+    kind: 'string',
+    value: 'ALG',
+    description: 'the one alg the client assertions may use (HS256 for client_secret_jwt; PS256, ES256, RS256... for private_key_jwt)',
+  },
+  {
+    option: 'jwks-uri',
+    field: 'jwks_uri',
+    kind: 'string',
+    value: 'URI',
+    description: "where the client's public keys are (private_key_jwt)",
+  },
+  { option: 'jwks', field: 'jwks', kind: 'json', value: 'JSON', description: "the client's public keys as a JWK Set (private_key_jwt)" },
   { option: 'scope', field: 'scope', kind: 'string', value: 'SCOPES', description: 'space-separated scopes client_credentials may grant' },
   { option: 'contact', field: 'contacts', kind: 'list', value: 'EMAIL', description: 'a contact for the client' },
   { option: 'logo-uri', field: 'logo_uri', kind: 'string', value: 'URI', description: 'logo_uri' },
@@ -97,6 +113,12 @@ function fieldsFrom(input: Invocation): Partial<ClientEntry> {
     if (f.kind === 'boolean') {
       if (value !== 'true' && value !== 'false') throw new UsageError(`--${f.option} must be true or false`);
       set[f.field] = value === 'true';
+    } else if (f.kind === 'json') {
+      try {
+        set[f.field] = JSON.parse(String(value));
+      } catch {
+        throw new UsageError(`--${f.option} must be JSON`);
+      }
     } else {
       set[f.field] = value;
     }
@@ -117,7 +139,14 @@ function printClient(session: Session, c: RegisteredClient): void {
     ['client_id', client_id],
     ['client_name', client_name],
     ['token_endpoint_auth_method', token_endpoint_auth_method],
-    ['secret', c.secretStorage === null ? 'none (public client)' : `set (${SECRET_STORAGE[c.secretStorage]})`],
+    [
+      'secret',
+      c.secretStorage !== null
+        ? `set (${SECRET_STORAGE[c.secretStorage]})`
+        : token_endpoint_auth_method === 'private_key_jwt'
+          ? 'none (private_key_jwt: its public keys)'
+          : 'none (public client)',
+    ],
     ...Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)),
     ['revision', c.revision],
     ['created', c.createdAt],

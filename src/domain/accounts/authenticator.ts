@@ -20,7 +20,7 @@ import { KeyEncryptionError } from '../keys/key-encryption.js';
 import { recordSecurityEvent } from '../risk/security-events.js';
 import { lockSecondsAfter } from './sign-in-throttle.js';
 import { matchingStep, normaliseCode, otpauthUri, TOTP_SECRET_BYTES } from './totp.js';
-import { openTotpSecret, sealTotpSecret } from './totp-secrets.js';
+import { openSecret, sealSecret } from '../keys/sealed-secrets.js';
 
 export type AuthenticatorState = 'none' | 'pending' | 'enrolled';
 
@@ -35,7 +35,7 @@ export async function canAnswerWithAuthenticator(ctx: ProviderContext, userId: s
   const row = await findAuthenticator(ctx.db, userId);
   if (!row || row.confirmed_at === null) return false;
   try {
-    await openTotpSecret(ctx, userId, row.secret);
+    await openSecret(ctx, 'totp', userId, row.secret);
     return true;
   } catch (err) {
     if (!(err instanceof KeyEncryptionError)) throw err;
@@ -50,7 +50,7 @@ export async function canAnswerWithAuthenticator(ctx: ProviderContext, userId: s
  */
 export async function beginEnrolment(ctx: ProviderContext, userId: string): Promise<boolean> {
   const secret = randomBytes(TOTP_SECRET_BYTES);
-  return savePendingAuthenticator(ctx.db, { userId, secret: { ...(await sealTotpSecret(ctx, userId, secret)) }, now: ctx.clock() });
+  return savePendingAuthenticator(ctx.db, { userId, secret: { ...(await sealSecret(ctx, 'totp', userId, secret)) }, now: ctx.clock() });
 }
 
 export interface PendingEnrolment {
@@ -64,7 +64,7 @@ export interface PendingEnrolment {
 export async function pendingEnrolment(ctx: ProviderContext, user: UserRow): Promise<PendingEnrolment | undefined> {
   const row = await findAuthenticator(ctx.db, user.id);
   if (!row || row.confirmed_at !== null) return undefined;
-  const secret = await openTotpSecret(ctx, user.id, row.secret);
+  const secret = await openSecret(ctx, 'totp', user.id, row.secret);
   const issuer = ctx.config.totpIssuer;
   return {
     uri: otpauthUri({ issuer, account: user.email ?? user.username, secret }),
@@ -112,7 +112,7 @@ export async function checkAuthenticatorCode(
   if (row.locked_until !== null && row.locked_until > now) {
     return { kind: 'locked', retryAfterSeconds: Math.max(1, Math.ceil((row.locked_until.getTime() - now.getTime()) / 1000)) };
   }
-  const secret = await openTotpSecret(ctx, userId, row.secret);
+  const secret = await openSecret(ctx, 'totp', userId, row.secret);
   const lastUsed = row.last_used_step === null ? null : Number(row.last_used_step);
   const step = matchingStep(secret, normaliseCode(code), now, lastUsed);
   if (step === null) {

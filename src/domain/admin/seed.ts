@@ -8,6 +8,10 @@ import { clientMetadataProblems, METADATA_FIELDS } from '../clients/client-metad
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { addRiskRule, parseRiskRule, riskRules, type RiskRule } from '../risk/rules.js';
 import { PasswordPolicy } from '../accounts/password-policy.js';
+import { holdsSecret, type TokenEndpointAuthMethod } from '../clients/auth-methods.js';
+import { openSecret, sealSecret, type SealingContext, type StoredSecret } from '../keys/sealed-secrets.js';
+import { KeyEncryptionError } from '../keys/key-encryption.js';
+import type { ClientRow } from '../../storage/schema.js';
 
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from '../clients/client-metadata.js';
@@ -21,7 +25,7 @@ export interface SeedClient {
   post_logout_redirect_uris?: string[];
   grant_types?: string[];
   response_types?: string[];
-  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  token_endpoint_auth_method?: TokenEndpointAuthMethod;
   [metadata: string]: unknown;
 }
 
@@ -84,8 +88,13 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
   if (method === 'none' && c.client_secret !== undefined)
     bad('a public client (token_endpoint_auth_method "none") must not have a client_secret');
-  if (method !== 'none' && !isString(c.client_secret)) bad('client_secret must be a non-empty string');
+  if (method === 'private_key_jwt' && c.client_secret !== undefined)
+    bad('a private_key_jwt client proves itself with its keys: it must not have a client_secret');
+  if (typeof method === 'string' && holdsSecret(method) && !isString(c.client_secret)) bad('client_secret must be a non-empty string');
   if (isString(c.client_secret) && c.client_secret.length < 16) bad('client_secret must be at least 16 characters');
+  // OIDC Core 16.19: an HS256 key needs 256 bits; 32 characters is the least that can carry them.
+  if (method === 'client_secret_jwt' && isString(c.client_secret) && c.client_secret.length < 32)
+    bad('a client_secret_jwt client_secret must be at least 32 characters (it is an HMAC key)');
   for (const problem of clientMetadataProblems(c, 'seed')) bad(problem.message);
 }
 
@@ -254,8 +263,16 @@ async function keepOrHash(passwords: PasswordHasher, stored: string | null | und
   return passwords.hash(plain);
 }
 
-/** The columns of a validated client entry (defaults filled in); its secret goes in already hashed, or null. */
-export function clientColumns(entry: SeedClient, secretHash: string | null) {
+/** How a client's secret is stored: its digest, and for client_secret_jwt the secret sealed. */
+export interface SecretColumns {
+  client_secret_hash: string | null;
+  client_secret_sealed: StoredSecret | null;
+}
+
+export const NO_SECRET: SecretColumns = { client_secret_hash: null, client_secret_sealed: null };
+
+/** The columns of a validated client entry (defaults filled in); its secret goes in already hashed (and sealed), or null. */
+export function clientColumns(entry: SeedClient, secret: SecretColumns) {
   const {
     client_id: _id,
     client_secret: _secret,
@@ -268,7 +285,7 @@ export function clientColumns(entry: SeedClient, secretHash: string | null) {
     ...metadata
   } = entry;
   return {
-    client_secret_hash: secretHash,
+    ...secret,
     client_name: client_name ?? null,
     redirect_uris: redirect_uris ?? [],
     post_logout_redirect_uris: post_logout_redirect_uris ?? [],
@@ -279,17 +296,55 @@ export function clientColumns(entry: SeedClient, secretHash: string | null) {
   };
 }
 
-async function seedClient(db: Db, passwords: PasswordHasher, entry: SeedClient, now: Date, counts: SeedCounts): Promise<void> {
+/** The secret's columns as the database takes them (the sealed secret as JSON text). */
+export function secretRowValues(secret: SecretColumns) {
+  return {
+    client_secret_hash: secret.client_secret_hash,
+    client_secret_sealed: secret.client_secret_sealed && JSON.stringify(secret.client_secret_sealed),
+  };
+}
+
+/** The columns of clientColumns' result as the database takes them. */
+export function clientRowValues<T extends SecretColumns & { metadata: Record<string, unknown> }>(columns: T) {
+  return { ...columns, ...secretRowValues(columns), metadata: JSON.stringify(columns.metadata) };
+}
+
+/** A stored sealed secret is kept when it still opens to the file's secret; otherwise the secret is sealed anew. */
+async function keepOrSeal(
+  sealing: SealingContext,
+  existing: ClientRow | undefined,
+  clientId: string,
+  plain: string,
+): Promise<StoredSecret> {
+  const stored = existing?.client_secret_sealed;
+  if (stored) {
+    try {
+      if ((await openSecret(sealing, 'client-secret', clientId, stored)).toString('utf8') === plain) return stored as StoredSecret;
+    } catch (err) {
+      if (!(err instanceof KeyEncryptionError)) throw err;
+    }
+  }
+  return sealSecret(sealing, 'client-secret', clientId, Buffer.from(plain, 'utf8'));
+}
+
+async function seedClient(
+  db: Db,
+  passwords: PasswordHasher,
+  sealing: SealingContext,
+  entry: SeedClient,
+  now: Date,
+  counts: SeedCounts,
+): Promise<void> {
   const { client_id, client_secret } = entry;
   const existing = await findClient(db, client_id);
-  const desired = clientColumns(
-    entry,
-    client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
-  );
-  const { metadata } = desired;
+  const desired = clientColumns(entry, {
+    client_secret_hash: client_secret === undefined ? null : await keepOrHash(passwords, existing?.client_secret_hash, client_secret),
+    client_secret_sealed:
+      entry.token_endpoint_auth_method === 'client_secret_jwt' ? await keepOrSeal(sealing, existing, client_id, client_secret!) : null,
+  });
   await insertOrUpdate(counts, existing, desired, {
-    insert: () => insertClient(db, { client_id, ...desired, metadata: JSON.stringify(metadata), created_at: now, updated_at: now }),
-    update: () => updateClient(db, client_id, { ...desired, metadata: JSON.stringify(metadata), updated_at: now }),
+    insert: () => insertClient(db, { client_id, ...clientRowValues(desired), created_at: now, updated_at: now }),
+    update: () => updateClient(db, client_id, { ...clientRowValues(desired), updated_at: now }),
   });
 }
 
@@ -310,7 +365,17 @@ async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now:
   });
 }
 
-export async function applySeed(db: Db, passwords: PasswordHasher, seed: SeedFile, now = new Date()): Promise<SeedReport> {
+/**
+ * Applies a checked seed file in one transaction. `keysEncryptionSecret` (KEYS_ENCRYPTION_SECRET) seals the secrets of
+ * client_secret_jwt clients; without it they are kept in the clear, marked so (src/domain/keys/sealed-secrets.ts).
+ */
+export async function applySeed(
+  db: Db,
+  passwords: PasswordHasher,
+  seed: SeedFile,
+  now = new Date(),
+  options: { keysEncryptionSecret?: string } = {},
+): Promise<SeedReport> {
   const report: SeedReport = {
     clients: { created: 0, updated: 0, unchanged: 0 },
     users: { created: 0, updated: 0, unchanged: 0 },
@@ -318,7 +383,8 @@ export async function applySeed(db: Db, passwords: PasswordHasher, seed: SeedFil
   const rules = seed.risk_rules;
   const ruleCounts: SeedCounts = { created: 0, updated: 0, unchanged: 0 };
   await db.transaction().execute(async (trx) => {
-    for (const client of seed.clients) await seedClient(trx, passwords, client, now, report.clients);
+    const sealing: SealingContext = { db: trx, clock: () => now, config: { keysEncryptionSecret: options.keysEncryptionSecret } };
+    for (const client of seed.clients) await seedClient(trx, passwords, sealing, client, now, report.clients);
     for (const user of seed.users) await seedUser(trx, passwords, user, now, report.users);
     if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
   });

@@ -16,7 +16,18 @@ import type { ClientRow } from '../../storage/schema.js';
 import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { ClientSecretDigests } from './client-secret-digest.js';
 import { randomToken } from '../secrets.js';
-import { CLIENT_FIELDS, clientColumns, clientEntryProblems, type SeedClient } from '../admin/seed.js';
+import {
+  CLIENT_FIELDS,
+  clientColumns,
+  clientEntryProblems,
+  clientRowValues,
+  NO_SECRET,
+  secretRowValues,
+  type SeedClient,
+  type SecretColumns,
+} from '../admin/seed.js';
+import { holdsSecret } from './auth-methods.js';
+import { issueClientSecret } from './issued-secret.js';
 
 /** A client as the seed file writes it (RFC 7591 metadata names); its secret is never part of it here. */
 export type ClientEntry = SeedClient & { client_secret?: never };
@@ -34,7 +45,8 @@ export interface RegisteredClient {
 /** Fields an update may remove (the defaults of the seed file then apply). */
 export const REMOVABLE_CLIENT_FIELDS: readonly string[] = [...CLIENT_FIELDS].filter((f) => f !== 'client_id' && f !== 'client_secret');
 
-const isPublic = (entry: ClientEntry) => entry.token_endpoint_auth_method === 'none';
+/** The entry's client holds a secret generated here (public and private_key_jwt clients hold none). */
+const withSecret = (entry: ClientEntry) => holdsSecret(entry.token_endpoint_auth_method ?? 'client_secret_basic');
 
 function entryFromRow(row: ClientRow): ClientEntry {
   return {
@@ -65,7 +77,7 @@ function registered(row: ClientRow): RegisteredClient {
  * module generates (or keeps), which always meets the seed file's rules.
  */
 function problems(entry: ClientEntry): string[] {
-  return clientEntryProblems(isPublic(entry) ? entry : { ...entry, client_secret: randomToken() });
+  return clientEntryProblems(withSecret(entry) ? { ...entry, client_secret: randomToken() } : entry);
 }
 
 /** Refuses an entry that the seed file would refuse; for checking a command line before the database opens. */
@@ -96,13 +108,15 @@ export interface CreatedClient {
 
 export async function createClient(ctx: AdminContext, entry: ClientEntry): Promise<CreatedClient> {
   checkClientEntry(entry);
-  const clientSecret = isPublic(entry) ? undefined : randomToken();
-  const columns = clientColumns(entry, clientSecret === undefined ? null : ctx.passwords.digestGeneratedSecret(clientSecret));
+  const issued = withSecret(entry)
+    ? await issueClientSecret(ctx, entry.client_id, entry.token_endpoint_auth_method ?? 'client_secret_basic')
+    : undefined;
+  const clientSecret = issued?.secret;
+  const columns = clientColumns(entry, issued?.columns ?? NO_SECRET);
   const now = ctx.clock();
   const inserted = await insertClientIfAbsent(ctx.db, {
     client_id: entry.client_id,
-    ...columns,
-    metadata: JSON.stringify(columns.metadata),
+    ...clientRowValues(columns),
     created_at: now,
     updated_at: now,
   });
@@ -133,7 +147,7 @@ export interface UpdatedClient {
 
 /** Defaults filled in, so that removing a field that held its default is no change. */
 function withDefaults(entry: ClientEntry): Record<string, unknown> {
-  const { metadata, client_secret_hash: _hash, ...columns } = clientColumns(entry, null);
+  const { metadata, client_secret_hash: _hash, client_secret_sealed: _sealed, ...columns } = clientColumns(entry, NO_SECRET);
   return { client_id: entry.client_id, ...columns, ...metadata };
 }
 
@@ -162,15 +176,26 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
       .sort();
     if (changed.length === 0) return { client: registered(row), changed, clientSecret: undefined };
 
+    // The secret is kept while the client holds one (sealed too for client_secret_jwt, where a secret held only as
+    // a digest is replaced), dropped when it holds none any more (public, private_key_jwt), generated when it must.
     let clientSecret: string | undefined;
-    let secretHash = row.client_secret_hash;
-    if (isPublic(entry)) secretHash = null;
-    else if (secretHash === null) {
-      clientSecret = randomToken();
-      secretHash = ctx.passwords.digestGeneratedSecret(clientSecret);
+    const method = entry.token_endpoint_auth_method ?? 'client_secret_basic';
+    let secret: SecretColumns = NO_SECRET;
+    if (withSecret(entry)) {
+      const keep = row.client_secret_hash !== null && (method !== 'client_secret_jwt' || row.client_secret_sealed !== null);
+      if (keep)
+        secret = {
+          client_secret_hash: row.client_secret_hash,
+          client_secret_sealed: method === 'client_secret_jwt' ? (row.client_secret_sealed as SecretColumns['client_secret_sealed']) : null,
+        };
+      else {
+        const issued = await issueClientSecret({ ...ctx, db: trx }, clientId, method);
+        clientSecret = issued.secret;
+        secret = issued.columns;
+      }
     }
-    const columns = clientColumns(entry, secretHash);
-    await updateClientRow(trx, clientId, { ...columns, metadata: JSON.stringify(columns.metadata), updated_at: ctx.clock() });
+    const columns = clientColumns(entry, secret);
+    await updateClientRow(trx, clientId, { ...clientRowValues(columns), updated_at: ctx.clock() });
     const client = registered(await existing(trx, clientId));
     logAdminAction(ctx, 'admin.client.updated', {
       clientId,
@@ -185,10 +210,21 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
 /** A new secret for a confidential client; the old one stops working at once, on every instance. */
 export async function rotateClientSecret(ctx: AdminContext, clientId: string): Promise<{ clientSecret: string; revision: number }> {
   const row = await existing(ctx.db, clientId);
-  if (row.token_endpoint_auth_method === 'none')
-    throw new AdminError(`client "${clientId}" is public (token_endpoint_auth_method none): it has no secret`);
-  const clientSecret = randomToken();
-  const revision = await replaceClientSecretHash(ctx.db, clientId, ctx.passwords.digestGeneratedSecret(clientSecret), ctx.clock());
+  if (!holdsSecret(row.token_endpoint_auth_method))
+    throw new AdminError(`client "${clientId}" holds no secret (token_endpoint_auth_method ${row.token_endpoint_auth_method})`);
+  const issued = await issueClientSecret(
+    ctx,
+    clientId,
+    row.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'] & string,
+  );
+  const clientSecret = issued.secret;
+  const revision = await replaceClientSecretHash(
+    ctx.db,
+    clientId,
+    row.token_endpoint_auth_method,
+    secretRowValues(issued.columns),
+    ctx.clock(),
+  );
   if (revision === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`);
   logAdminAction(ctx, 'admin.client.secret_rotated', { clientId, revision });
   return { clientSecret, revision };

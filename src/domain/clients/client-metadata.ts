@@ -6,8 +6,10 @@ import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-rang
 import { DEVICE_CODE_GRANT } from '../device-flow/device-authorization.js';
 import { SUPPORTED_SCOPES } from '../authorization/scope.js';
 import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
+import { ASSERTION_ALGS, AUTH_METHODS, isAssertionMethod } from './auth-methods.js';
+import { jwksProblem } from './client-jwks.js';
 
-export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export { AUTH_METHODS } from './auth-methods.js';
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
 export const CLIENT_URL_FIELDS = ['logo_uri', 'client_uri', 'policy_uri', 'tos_uri'] as const;
 
@@ -19,6 +21,9 @@ export const METADATA_FIELDS = [
   'grant_types',
   'response_types',
   'token_endpoint_auth_method',
+  'token_endpoint_auth_signing_alg',
+  'jwks',
+  'jwks_uri',
   'contacts',
   'scope',
   ...CLIENT_URL_FIELDS,
@@ -138,10 +143,48 @@ export function clientMetadataProblems(
   if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
     bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
   }
+  clientKeyProblems(c, method, profile, allowed, bad);
   if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
     bad('id_token_signed_response_alg', `id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   }
   return problems;
+}
+
+/**
+ * RFC 7591 2 jwks and jwks_uri ("MUST NOT both be present"), which a private_key_jwt client needs one of (OIDC Core
+ * 9), and OIDC Registration 2 token_endpoint_auth_signing_alg, which must fit the method. The provider fetches a
+ * jwks_uri itself: a self-registered client's is held to the stricter rule of a back-channel logout URI.
+ */
+function clientKeyProblems(
+  c: Record<string, unknown>,
+  method: unknown,
+  profile: MetadataProfile,
+  allowed: AllowedNetworks,
+  bad: (field: string, message: string) => void,
+): void {
+  if (c.jwks !== undefined && c.jwks_uri !== undefined) bad('jwks', 'jwks and jwks_uri must not both be present (RFC 7591 2)');
+  if (c.jwks !== undefined) {
+    const problem = jwksProblem(c.jwks);
+    if (problem) bad('jwks', `jwks ${problem}`);
+  }
+  if (c.jwks_uri !== undefined) {
+    const url = isString(c.jwks_uri) && URL.canParse(c.jwks_uri) ? new URL(c.jwks_uri) : undefined;
+    if (!url || !/^https?:$/.test(url.protocol) || url.hash !== '' || (url.protocol === 'http:' && !isLoopbackUrl(url)))
+      bad('jwks_uri', 'jwks_uri must be an https URL (http only on localhost, 127.0.0.1 and [::1])');
+    else if (profile === 'registration') {
+      const q = selfRegisteredDestinationProblem(url, allowed);
+      if (q) bad('jwks_uri', `jwks_uri ${q}`);
+    }
+  }
+  if (method === 'private_key_jwt' && c.jwks === undefined && c.jwks_uri === undefined)
+    bad('jwks', 'a private_key_jwt client needs its public keys: jwks or jwks_uri');
+  if (c.token_endpoint_auth_signing_alg !== undefined) {
+    const algs = typeof method === 'string' && isAssertionMethod(method) ? ASSERTION_ALGS[method] : [];
+    if (algs.length === 0)
+      bad('token_endpoint_auth_signing_alg', 'token_endpoint_auth_signing_alg is only for client_secret_jwt and private_key_jwt');
+    else if (!algs.includes(c.token_endpoint_auth_signing_alg as string))
+      bad('token_endpoint_auth_signing_alg', `token_endpoint_auth_signing_alg must be one of ${algs.join(', ')} for ${String(method)}`);
+  }
 }
 
 /**

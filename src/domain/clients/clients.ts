@@ -4,10 +4,12 @@ import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
 import type { Db } from '../../storage/database.js';
 import { findClient } from '../../storage/clients.js';
 import type { ClientRow } from '../../storage/schema.js';
+import type { JSONWebKeySet } from 'jose';
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../keys/signing-algs.js';
+import { isAssertionMethod, type TokenEndpointAuthMethod } from './auth-methods.js';
 
-export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+export type { TokenEndpointAuthMethod } from './auth-methods.js';
 
 export interface Client {
   clientId: string;
@@ -37,6 +39,14 @@ export interface Client {
   selfRegistered: boolean;
   /** RFC 7591 2 logo_uri, client_uri, policy_uri, tos_uri (https URLs, checked when registered), for the consent page. */
   links: ClientLinks;
+  /** RFC 7591 2: the client's public keys, registered inline (private_key_jwt), or null. */
+  jwks: JSONWebKeySet | null;
+  /** RFC 7591 2: where the client's public keys are fetched from, or null. */
+  jwksUri: string | null;
+  /** OIDC Registration 2 token_endpoint_auth_signing_alg: the one alg its assertions may use, or null (any of the method's). */
+  authSigningAlg: string | null;
+  /** client_secret_jwt: the sealed secret (src/domain/keys/sealed-secrets.ts), the HMAC key of its assertions. */
+  secretSealed: Record<string, unknown> | null;
 }
 
 export interface ClientLinks {
@@ -70,6 +80,10 @@ export function rowToClient(row: ClientRow): Client {
       policyUri: metadataString(row, 'policy_uri'),
       tosUri: metadataString(row, 'tos_uri'),
     },
+    jwks: typeof row.metadata.jwks === 'object' && row.metadata.jwks !== null ? (row.metadata.jwks as JSONWebKeySet) : null,
+    jwksUri: metadataString(row, 'jwks_uri'),
+    authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
+    secretSealed: row.client_secret_sealed ?? null,
   };
 }
 
@@ -93,7 +107,10 @@ export async function loadClient(db: Db, clientId: string): Promise<Client | und
 
 /** What the request presented; at most one method (RFC 6749 2.3: "MUST NOT use more than one"). */
 export type ClientCredentials =
-  { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string } | { method: 'none'; clientId: string };
+  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; secret: string }
+  | { method: 'none'; clientId: string }
+  /** RFC 7523 2.2: a JWT; which of client_secret_jwt and private_key_jwt it is, the client's registration says. */
+  | { method: 'client_assertion'; clientId: string; assertion: string };
 
 /**
  * Remembers recent successful secret verifications so that a busy client costs one argon2
@@ -137,6 +154,8 @@ export interface ClientAuthDeps {
   now: () => Date;
   /** Counts an attempt whose secret must be hashed, before the hashing; throws when the counters are locked. */
   claim?: () => Promise<{ succeeded(): Promise<void> }>;
+  /** Verifies a client assertion for the client (src/domain/clients/client-assertion.ts); throws InvalidClient. */
+  verifyAssertion?: (client: Client, assertion: string) => Promise<void>;
 }
 
 /**
@@ -149,6 +168,14 @@ export async function authenticateClient(
   credentials: ClientCredentials,
 ): Promise<{ client: Client; cached: boolean }> {
   const found = await deps.lookup(credentials.clientId);
+  if (credentials.method === 'client_assertion') {
+    // No secret is hashed for an assertion (a signature check costs a fraction of a millisecond): nothing to even out.
+    if (!found) throw new InvalidClient('client authentication failed', { detail: 'unknown client' });
+    if (!isAssertionMethod(found.client.authMethod) || !deps.verifyAssertion)
+      throw new InvalidClient('client authentication failed', { detail: 'the client does not authenticate with a JWT' });
+    await deps.verifyAssertion(found.client, credentials.assertion);
+    return found;
+  }
   if (!found) {
     // The same work as for a known client, so that the answer's time does not tell whether the client exists.
     if (credentials.method !== 'none') {
@@ -164,6 +191,10 @@ export async function authenticateClient(
   }
   if (client.isPublic || client.secretHash === null) {
     throw new InvalidClient('client authentication failed', { detail: 'a client without a secret sent one' });
+  }
+  // A client_secret_jwt client holds a secret, but registered to prove it with a JWT: the secret itself is not taken.
+  if (isAssertionMethod(client.authMethod)) {
+    throw new InvalidClient('client authentication failed', { detail: 'the client authenticates with a JWT' });
   }
   const nowMs = deps.now().getTime();
   // RFC 7591 3.2.1 client_secret_expires_at: "Time at which the client secret will expire".

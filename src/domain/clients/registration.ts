@@ -24,12 +24,17 @@ import { addSeconds, epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { DEFAULT_SIGNING_ALG } from '../keys/signing-algs.js';
+import { issueClientSecret } from './issued-secret.js';
+import { holdsSecret, type TokenEndpointAuthMethod } from './auth-methods.js';
 
 /** Metadata kept in the client's `metadata` column and returned as registered (RFC 7591 2 and 2.2, OIDC, logout). */
 const STORED_METADATA = [
   'scope',
   'contacts',
   ...CLIENT_URL_FIELDS,
+  'jwks',
+  'jwks_uri',
+  'token_endpoint_auth_signing_alg',
   'id_token_signed_response_alg',
   'backchannel_logout_uri',
   'backchannel_logout_session_required',
@@ -50,7 +55,7 @@ export interface RegisteredMetadata {
   postLogoutRedirectUris: string[];
   grantTypes: string[];
   responseTypes: string[];
-  authMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
+  authMethod: TokenEndpointAuthMethod;
   metadata: Record<string, unknown>;
 }
 
@@ -140,7 +145,7 @@ function clientInformation(
   row: ClientRow,
   credentials: { clientSecret?: string; registrationAccessToken: string },
 ): Record<string, unknown> {
-  const confidential = row.token_endpoint_auth_method !== 'none';
+  const confidential = holdsSecret(row.token_endpoint_auth_method);
   return {
     client_id: row.client_id,
     ...(credentials.clientSecret !== undefined ? { client_secret: credentials.clientSecret } : {}),
@@ -159,11 +164,21 @@ function clientInformation(
   };
 }
 
-/** A new secret (256 random bits, RFC 6749 10.10), its keyed digest (no argon2: src/domain/clients/client-secret-digest.ts), its expiry. */
-function newSecret(ctx: ProviderContext, now: Date) {
-  const secret = randomToken();
+/**
+ * A new secret (256 random bits, RFC 6749 10.10), its keyed digest (no argon2: src/domain/clients/client-secret-digest.ts),
+ * its expiry, and for client_secret_jwt the secret sealed (its HMAC key), all as columns.
+ */
+async function newSecret(ctx: ProviderContext, now: Date, clientId: string, method: TokenEndpointAuthMethod) {
+  const { secret, columns } = await issueClientSecret(ctx, clientId, method);
   const ttl = ctx.config.registration.clientSecretTtlSeconds;
-  return { secret, hash: ctx.passwords.digestGeneratedSecret(secret), expiresAt: ttl > 0 ? addSeconds(now, ttl) : null };
+  return {
+    secret,
+    columns: {
+      client_secret_hash: columns.client_secret_hash,
+      client_secret_expires_at: ttl > 0 ? addSeconds(now, ttl) : null,
+      client_secret_sealed: columns.client_secret_sealed && JSON.stringify(columns.client_secret_sealed),
+    },
+  };
 }
 
 /** RFC 7591 3.1 / 3.2.1: registers the client and answers with its information, credentials included (once). */
@@ -173,11 +188,13 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
   // RFC 7591 3.2.1 client_id: "It SHOULD NOT be currently valid for any other registered client": 128 random bits.
   const clientId = randomToken(16);
   const registrationAccessToken = randomToken();
-  const secret = m.authMethod === 'none' ? undefined : newSecret(ctx, now);
+  const secret = holdsSecret(m.authMethod) ? await newSecret(ctx, now, clientId, m.authMethod) : undefined;
   const row = {
     client_id: clientId,
-    client_secret_hash: secret?.hash ?? null,
-    client_secret_expires_at: secret?.expiresAt ?? null,
+    client_secret_hash: null,
+    client_secret_expires_at: null,
+    client_secret_sealed: null,
+    ...secret?.columns,
     registration_access_token_hash: sha256(registrationAccessToken),
     self_registered: true,
     ...columns(m),
@@ -188,7 +205,7 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
   ctx.log.info({ event: 'client_registered', clientId }, 'client registration');
   return clientInformation(
     ctx.config.issuer,
-    { ...row, metadata: m.metadata, revision: 1 },
+    { ...row, metadata: m.metadata, client_secret_sealed: null, revision: 1 },
     { clientSecret: secret?.secret, registrationAccessToken },
   );
 }
@@ -228,16 +245,10 @@ async function renewExpiredSecret(
   tokenHash: string,
 ): Promise<{ row: ClientRow; clientSecret?: string }> {
   const now = ctx.clock();
-  if (row.token_endpoint_auth_method === 'none' || row.client_secret_expires_at === null || row.client_secret_expires_at > now)
+  if (!holdsSecret(row.token_endpoint_auth_method) || row.client_secret_expires_at === null || row.client_secret_expires_at > now)
     return { row };
-  const secret = newSecret(ctx, now);
-  const renewed = await updateRegisteredClient(
-    ctx.db,
-    row.client_id,
-    tokenHash,
-    { client_secret_hash: secret.hash, client_secret_expires_at: secret.expiresAt, updated_at: now },
-    now,
-  );
+  const secret = await newSecret(ctx, now, row.client_id, row.token_endpoint_auth_method as TokenEndpointAuthMethod);
+  const renewed = await updateRegisteredClient(ctx.db, row.client_id, tokenHash, { ...secret.columns, updated_at: now }, now);
   ctx.clients.forget(row.client_id);
   if (renewed) return { row: renewed, clientSecret: secret.secret };
   // Renewed by a concurrent request (whose response carries the new secret), or deleted meanwhile.
@@ -281,15 +292,17 @@ export async function updateRegistration(
   }
   const m = parseRegistrationMetadata(body, new AllowedNetworks(ctx.config.outbound.allowNetworks));
   const now = ctx.clock();
-  // A client that becomes confidential (or whose secret expired) gets a new secret; one that becomes public loses it.
+  // A client that comes to hold a secret (or whose secret expired, or that moves to client_secret_jwt, whose secret
+  // must be sealed) gets a new one; one that no longer needs a secret (public, private_key_jwt) loses it.
   const expired = row.client_secret_expires_at !== null && row.client_secret_expires_at <= now;
-  const secret = m.authMethod !== 'none' && (row.client_secret_hash === null || expired) ? newSecret(ctx, now) : undefined;
-  const secretColumns =
-    m.authMethod === 'none'
-      ? { client_secret_hash: null, client_secret_expires_at: null }
-      : secret
-        ? { client_secret_hash: secret.hash, client_secret_expires_at: secret.expiresAt }
-        : {};
+  const toSeal = m.authMethod === 'client_secret_jwt' && row.client_secret_sealed === null;
+  const secret =
+    holdsSecret(m.authMethod) && (row.client_secret_hash === null || expired || toSeal)
+      ? await newSecret(ctx, now, clientId, m.authMethod)
+      : undefined;
+  const secretColumns = !holdsSecret(m.authMethod)
+    ? { client_secret_hash: null, client_secret_expires_at: null, client_secret_sealed: null }
+    : (secret?.columns ?? (m.authMethod === 'client_secret_jwt' ? {} : { client_secret_sealed: null }));
   // The update raises the client's revision (a trigger): every instance's remembered copy is refused from now on.
   const updated = await updateRegisteredClient(ctx.db, clientId, tokenHash, { ...columns(m), ...secretColumns, updated_at: now });
   ctx.clients.forget(clientId);

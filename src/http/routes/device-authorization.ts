@@ -5,13 +5,13 @@ import type { ProviderContext } from '../../domain/context.js';
 import { requestDeviceAuthorization } from '../../domain/device-flow/device-authorization.js';
 import { claimDeviceAuthorization } from '../../domain/device-flow/device-authorization-throttle.js';
 import type { RawParams } from '../../domain/params.js';
-import { clientAuthentication } from '../plugins/client-auth.js';
+import { CLIENT_AUTH_FIELDS, clientAuthentication } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
 
 const bodySchema = {
   type: 'object',
-  properties: { client_id: str, client_secret: str, scope: str },
+  properties: { ...CLIENT_AUTH_FIELDS, scope: str },
 } as const;
 
 const responseSchema = {

@@ -5,6 +5,11 @@ import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization
 import { SIGNING_ALGS } from '../../domain/keys/keys.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/authorization/scope.js';
 import { LOCALES } from '../../i18n/catalog.js';
+import { ASSERTION_ALGS, AUTH_METHODS } from '../../domain/clients/auth-methods.js';
+
+/** RFC 8414 2: the algorithms client assertions (client_secret_jwt, private_key_jwt) may be signed with. */
+const ASSERTION_SIGNING_ALGS = [...ASSERTION_ALGS.client_secret_jwt, ...ASSERTION_ALGS.private_key_jwt];
+const CONFIDENTIAL_METHODS = AUTH_METHODS.filter((m) => m !== 'none');
 
 export function discoveryDocument(config: Config): Record<string, unknown> {
   const issuer = config.issuer;
@@ -16,9 +21,11 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     jwks_uri: `${issuer}/jwks`,
     revocation_endpoint: `${issuer}/revoke`,
     // RFC 7009 5: public clients revoke their own tokens with their client_id alone.
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: [...AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
     introspection_endpoint: `${issuer}/introspect`,
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: CONFIDENTIAL_METHODS,
+    introspection_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
     // RP-Initiated Logout 1.0 2.1 and Back-Channel Logout 1.0 2.1.
     end_session_endpoint: `${issuer}/session/end`,
     // RFC 8628 4: the device authorization endpoint.
@@ -31,7 +38,9 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    // OIDC Core 9: the secret methods, the two JWT assertions (RFC 7523), and none for public clients.
+    token_endpoint_auth_methods_supported: [...AUTH_METHODS],
+    token_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
     claims_supported: [
       'sub',
       'iss',

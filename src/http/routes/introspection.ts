@@ -3,13 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { introspectToken } from '../../domain/tokens/introspection.js';
 import type { RawParams } from '../../domain/params.js';
-import { clientAuthentication } from '../plugins/client-auth.js';
+import { CLIENT_AUTH_FIELDS, clientAuthentication } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
 
 const bodySchema = {
   type: 'object',
-  properties: { token: str, token_type_hint: str, client_id: str, client_secret: str },
+  properties: { token: str, token_type_hint: str, ...CLIENT_AUTH_FIELDS },
 } as const;
 
 const responseSchema = {

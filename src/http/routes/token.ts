@@ -9,7 +9,7 @@ import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization
 import { refreshTokenGrant } from '../../domain/tokens/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
-import { authenticateRequestClient } from '../plugins/client-auth.js';
+import { CLIENT_AUTH_FIELDS, authenticateRequestClient } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
 
@@ -20,8 +20,7 @@ const bodySchema = {
     code: str,
     redirect_uri: str,
     code_verifier: str,
-    client_id: str,
-    client_secret: str,
+    ...CLIENT_AUTH_FIELDS,
     refresh_token: str,
     scope: str,
     device_code: str,

@@ -241,3 +241,57 @@ t.test('clients delete refuses without --yes, then deletes the client with its c
     'the user stays signed in',
   );
 });
+
+t.test(
+  'clients create takes private_key_jwt with --jwks-uri (no secret) and client_secret_jwt (a secret, sealed); switching seals anew',
+  async (t) => {
+    const store = await adminStore(t);
+    const base = ['--grant-type', 'client_credentials', '--scope', 'reports', '--json'];
+    const keyed = await runAdmin(
+      [
+        'clients',
+        'create',
+        'keyed',
+        '--token-endpoint-auth-method',
+        'private_key_jwt',
+        '--jwks-uri',
+        'https://keyed.example/jwks',
+        ...base,
+      ],
+      store.env,
+    );
+    t.match(json<ClientJson>(keyed), {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks_uri: 'https://keyed.example/jwks',
+      has_secret: false,
+    });
+    t.equal(json<ClientJson>(keyed).client_secret, undefined, 'no secret for a client that proves itself with its keys');
+    const noKeys = await runAdmin(['clients', 'create', 'bare', '--token-endpoint-auth-method', 'private_key_jwt', ...base], store.env);
+    t.equal(noKeys.code, 1);
+    t.match(noKeys.message, /needs its public keys: jwks or jwks_uri/);
+    const rotate = await runAdmin(['clients', 'rotate-secret', 'keyed', '--yes'], store.env);
+    t.equal(rotate.code, 1);
+    t.match(rotate.message, /holds no secret \(token_endpoint_auth_method private_key_jwt\)/);
+
+    const hmac = json<ClientJson>(
+      await runAdmin(['clients', 'create', 'hmac', '--token-endpoint-auth-method', 'client_secret_jwt', ...base], store.env),
+    );
+    t.match(hmac, { token_endpoint_auth_method: 'client_secret_jwt', has_secret: true });
+    const row = await store.withDb((db) => storedClient(db, 'hmac'));
+    t.match(row!.client_secret_sealed, { v: 0, clear: String }, 'sealed in the clear, marked so, without KEYS_ENCRYPTION_SECRET');
+    t.equal(Buffer.from(String((row!.client_secret_sealed as { clear: string }).clear), 'base64url').toString(), hmac.client_secret);
+
+    // A client_secret_basic client that moves to client_secret_jwt gets a new secret: a digest cannot be sealed.
+    await store.withDb(seedApp);
+    const moved = await runAdmin(['clients', 'update', 'app', '--token-endpoint-auth-method', 'client_secret_jwt', '--json'], store.env);
+    const movedJson = json<ClientJson>(moved);
+    t.match(movedJson.client_secret, /^[A-Za-z0-9_-]{43}$/, 'the new secret is shown once');
+    const movedRow = await store.withDb((db) => storedClient(db, 'app'));
+    t.ok(movedRow!.client_secret_sealed, 'and sealed');
+    const back = json<ClientJson>(
+      await runAdmin(['clients', 'update', 'app', '--token-endpoint-auth-method', 'client_secret_basic', '--json'], store.env),
+    );
+    t.equal(back.client_secret, undefined, 'back to client_secret_basic: the secret is kept');
+    t.equal((await store.withDb((db) => storedClient(db, 'app')))!.client_secret_sealed, null, 'and no longer sealed');
+  },
+);

@@ -88,14 +88,14 @@ t.test('a public client (token_endpoint_auth_method none) gets no secret and no 
 t.test('metadata the server does not understand is ignored: not stored and not returned (RFC 7591 2)', async (t) => {
   const res = await postRegistration(app, {
     ...WEB_METADATA,
-    jwks_uri: 'https://rp.example/jwks',
+    request_object_signing_alg: 'PS256',
     application_type: 'web',
     'client_name#fr': 'Appli',
     favourite_colour: 42,
   });
   t.equal(res.statusCode, 201, res.body);
   const info = res.json() as ClientInformation;
-  for (const field of ['jwks_uri', 'application_type', 'client_name#fr', 'favourite_colour'])
+  for (const field of ['request_object_signing_alg', 'application_type', 'client_name#fr', 'favourite_colour'])
     t.notOk(field in info, `${field} is not returned`);
   t.same((await findClient(db, info.client_id))!.metadata, { id_token_signed_response_alg: 'RS256', scope: WEB_METADATA.scope });
 });
@@ -267,8 +267,47 @@ t.test('https, and http on localhost, 127.0.0.1 and [::1], are accepted redirect
 const METADATA_CASES: Array<[string, Record<string, unknown>, RegExp]> = [
   [
     'an unknown token_endpoint_auth_method',
+    { token_endpoint_auth_method: 'tls_client_auth' },
+    /token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, client_secret_jwt, private_key_jwt, none/,
+  ],
+  [
+    'private_key_jwt without keys (OIDC Core 9)',
     { token_endpoint_auth_method: 'private_key_jwt' },
-    /token_endpoint_auth_method must be one of client_secret_basic, client_secret_post, none/,
+    /needs its public keys: jwks or jwks_uri/,
+  ],
+  [
+    'jwks and jwks_uri together (RFC 7591 2)',
+    {
+      token_endpoint_auth_method: 'private_key_jwt',
+      jwks: { keys: [{ kty: 'OKP', crv: 'Ed25519', x: 'AAAA' }] },
+      jwks_uri: 'https://rp.example/jwks',
+    },
+    /jwks and jwks_uri must not both be present/,
+  ],
+  [
+    'a private key in jwks (RFC 7517 4)',
+    { token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA', d: 'AA' }] } },
+    /jwks keys\[0\] must be a public key/,
+  ],
+  [
+    'a jwks_uri over http off loopback',
+    { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'http://rp.example/jwks' },
+    /jwks_uri must be an https URL/,
+  ],
+  [
+    'a jwks_uri on this machine, for a client registering itself',
+    { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://127.0.0.1/jwks' },
+    /jwks_uri must not point to this machine or a private network/,
+  ],
+  [
+    'an HMAC alg for private_key_jwt (OIDC Registration 2)',
+    { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://rp.example/jwks', token_endpoint_auth_signing_alg: 'HS256' },
+    /token_endpoint_auth_signing_alg must be one of RS256/,
+  ],
+  [
+    'token_endpoint_auth_signing_alg none',
+    { token_endpoint_auth_method: 'client_secret_jwt', token_endpoint_auth_signing_alg: 'none' },
+    /token_endpoint_auth_signing_alg must be one of HS256, HS384, HS512/,
   ],
   ['an unsupported grant type', { grant_types: ['authorization_code', 'implicit'] }, /grant_types must be an array of/],
   ['the password grant', { grant_types: ['password'] }, /grant_types must be an array of/],

@@ -6,6 +6,7 @@ import pino from 'pino';
 import t, { type Test } from 'tap';
 import { deliverDueLogouts, type LogoutSender } from '../../../src/domain/logout/backchannel-logout.js';
 import { ClientCache } from '../../../src/domain/clients/client-cache.js';
+import { ClientKeySets, fetchClientJwks } from '../../../src/domain/clients/client-jwks.js';
 import { SecretVerificationCache } from '../../../src/domain/clients/clients.js';
 import type { ProviderContext } from '../../../src/domain/context.js';
 import { loadKeyStore } from '../../../src/domain/keys/keys.js';
@@ -91,6 +92,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     passwordPolicy: new PasswordPolicy(config.passwordPolicy),
     clientSecrets: new SecretVerificationCache(0),
     clients: new ClientCache(),
+    clientKeySets: new ClientKeySets((uri) => fetchClientJwks(config, systemOutbound, uri)),
     deviceSecret: Buffer.alloc(32),
     log: pino({ level: 'silent' }),
     metrics: createMetrics(),

@@ -155,7 +155,12 @@ t.test('RFC 7662 2.1: a public client, which proves only its client_id, is refus
 t.test('RFC 8414 2: discovery advertises the introspection endpoint and the client authentication methods it takes', async (t) => {
   const doc = (await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })).json();
   t.equal(doc.introspection_endpoint, `${config.issuer}/introspect`);
-  t.same(doc.introspection_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post']);
+  t.same(doc.introspection_endpoint_auth_methods_supported, [
+    'client_secret_basic',
+    'client_secret_post',
+    'client_secret_jwt',
+    'private_key_jwt',
+  ]);
   t.ok(doc.scopes_supported.includes('offline_access'), 'OIDC Core 11: offline_access is a supported scope');
   t.same(doc.grant_types_supported, [
     'authorization_code',

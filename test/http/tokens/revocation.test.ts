@@ -148,5 +148,11 @@ t.test('RFC 7009 2.1: a client_credentials access token is revoked by its client
 t.test('RFC 8414 2: discovery advertises the revocation endpoint and the client authentication methods it takes', async (t) => {
   const doc = (await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })).json();
   t.equal(doc.revocation_endpoint, `${config.issuer}/revoke`);
-  t.same(doc.revocation_endpoint_auth_methods_supported, ['client_secret_basic', 'client_secret_post', 'none']);
+  t.same(doc.revocation_endpoint_auth_methods_supported, [
+    'client_secret_basic',
+    'client_secret_post',
+    'client_secret_jwt',
+    'private_key_jwt',
+    'none',
+  ]);
 });

@@ -22,6 +22,7 @@ function row(metadata: Record<string, unknown>): ClientRow {
     registration_access_token_hash: null,
     client_secret_expires_at: null,
     self_registered: false,
+    client_secret_sealed: null,
     created_at: new Date(),
     updated_at: new Date(),
   } as ClientRow;
