@@ -30,6 +30,7 @@ try {
   const line = (name: string, c: { created: number; updated: number; unchanged: number }) =>
     `${name}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`;
   process.stdout.write(`${line('clients', report.clients)}\n${line('users', report.users)}\n`);
+  if (report.resource_servers) process.stdout.write(`${line('resource servers', report.resource_servers)}\n`);
   if (report.risk_rules) process.stdout.write(`${line('risk rules', report.risk_rules)}\n`);
 } catch (err) {
   process.stderr.write(`seeding failed, nothing was written: ${(err as Error).message}\n`);

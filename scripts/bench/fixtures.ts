@@ -16,6 +16,8 @@ export interface BenchFixtures {
   clientScope: string;
   username: string;
   password: string;
+  /** A resource server wanting RFC 9068 JWT access tokens, which the client may ask for (the token-jwt scenario). */
+  resource: string;
 }
 
 export function newFixtures(): BenchFixtures {
@@ -26,6 +28,7 @@ export function newFixtures(): BenchFixtures {
     clientScope: 'bench.read bench.write',
     username: 'bench-user',
     password: randomBytes(18).toString('base64url'),
+    resource: 'https://bench-api.example/',
   };
 }
 
@@ -40,8 +43,10 @@ function seedFile(f: BenchFixtures) {
         redirect_uris: [f.redirectUri],
         grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
         scope: f.clientScope,
+        allowed_resources: [f.resource],
       },
     ],
+    resource_servers: [{ identifier: f.resource, scopes: { 'bench.api': 'Use the bench API' }, access_token_format: 'jwt' }],
     users: [
       {
         username: f.username,

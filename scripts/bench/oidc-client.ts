@@ -122,10 +122,11 @@ export class OidcClient {
     return this.codeFrom(location!, request);
   }
 
-  async exchange(http: HttpClient, issued: IssuedCode): Promise<TokenSet> {
+  /** The code exchange; with `resource` (RFC 8707), for that resource server's access token. */
+  async exchange(http: HttpClient, issued: IssuedCode, resource?: string): Promise<TokenSet> {
     const body =
       `grant_type=authorization_code&code=${encodeURIComponent(issued.code)}&redirect_uri=${this.redirectParam}` +
-      `&code_verifier=${issued.verifier}`;
+      `&code_verifier=${issued.verifier}${resource === undefined ? '' : `&resource=${encodeURIComponent(resource)}`}`;
     return this.token(http, 'token', body, { idToken: true, refreshToken: false });
   }
 

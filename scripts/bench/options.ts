@@ -6,6 +6,7 @@ export const SCENARIOS = [
   'jwks',
   'authorize',
   'token',
+  'token-jwt',
   'userinfo',
   'full-flow',
   'password',

@@ -83,6 +83,13 @@ export class InvalidScope extends OAuthError {
   }
 }
 
+/** RFC 8707 2: "The requested resource is invalid, missing, unknown, or malformed." */
+export class InvalidTarget extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_target', description, 400, {}, options);
+  }
+}
+
 export class AccessDenied extends OAuthError {
   constructor(description: string, options?: OAuthErrorOptions) {
     super('access_denied', description, 403, {}, options);

@@ -20,9 +20,8 @@ export const MAX_FORM_PAIRS = 256;
 export type RepeatedNames = 'refuse' | 'collect';
 
 /**
- * Names an extension allows more than once, collected (at most two values) even in `refuse` mode so that a client
- * using them is not refused: RFC 8707 2 "The client MAY use the resource parameter multiple times". This server
- * ignores them.
+ * Names an extension allows more than once, collected (every value, within MAX_FORM_PAIRS) even in `refuse` mode:
+ * RFC 8707 2 "The client MAY use the resource parameter multiple times" (src/domain/authorization/resource-request.ts).
  */
 const REPEATABLE = new Set(['resource']);
 
@@ -43,6 +42,7 @@ export function parseForm(input: string, repeated: RepeatedNames = 'refuse'): Ra
       if (previous === undefined) out[name] = value;
       else if (repeated === 'refuse' && !REPEATABLE.has(name)) throw new InvalidRequest(repeatedName(name));
       else if (!Array.isArray(previous)) out[name] = [previous, value];
+      else if (REPEATABLE.has(name)) previous.push(value);
     }
     start = end + 1;
   }

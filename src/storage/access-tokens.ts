@@ -6,6 +6,8 @@ import type { AccessTokenRow, UserRow } from './schema.js';
 
 export interface AccessTokenWithUser {
   clientId: string;
+  /** The resource server it is for; null: this provider. */
+  audience: string | null;
   scope: string;
   expiresAt: Date;
   revokedAt: Date | null;
@@ -22,6 +24,7 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
       't.scope as token_scope',
       't.expires_at as token_expires_at',
       't.revoked_at as token_revoked_at',
+      't.audience as token_audience',
     ])
     .where('t.token_hash', '=', v.tokenHash),
 );
@@ -30,16 +33,31 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
 export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promise<AccessTokenWithUser | undefined> {
   const [row] = await tokenWithUserQuery.execute(db, { tokenHash }, {});
   if (!row) return undefined;
-  const { token_client_id, token_scope, token_expires_at, token_revoked_at, ...user } = row;
-  return { clientId: token_client_id, scope: token_scope, expiresAt: token_expires_at, revokedAt: token_revoked_at, user };
+  const { token_client_id, token_scope, token_expires_at, token_revoked_at, token_audience, ...user } = row;
+  return {
+    clientId: token_client_id,
+    audience: token_audience,
+    scope: token_scope,
+    expiresAt: token_expires_at,
+    revokedAt: token_revoked_at,
+    user,
+  };
 }
 
-type ClientTokenValues = { tokenHash: string; clientId: string; clientRevision: number; scope: string; issuedAt: Date; expiresAt: Date };
+type ClientTokenValues = {
+  tokenHash: string;
+  clientId: string;
+  clientRevision: number;
+  scope: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  audience: string | null;
+};
 
 const clientTokenQuery = reusableQuery((db: Db, token: ClientTokenValues) =>
   db
     .insertInto('access_tokens')
-    .columns(['token_hash', 'client_id', 'scope', 'issued_at', 'expires_at'])
+    .columns(['token_hash', 'client_id', 'scope', 'issued_at', 'expires_at', 'audience'])
     .expression((eb) =>
       eb
         .selectFrom('clients')
@@ -49,6 +67,7 @@ const clientTokenQuery = reusableQuery((db: Db, token: ClientTokenValues) =>
           eb.cast(eb.val(token.scope), 'text').as('scope'),
           eb.cast(eb.val(token.issuedAt), 'timestamptz').as('issued_at'),
           eb.cast(eb.val(token.expiresAt), 'timestamptz').as('expires_at'),
+          eb.cast(eb.val(token.audience), 'text').as('audience'),
         ])
         .where('clients.client_id', '=', token.clientId)
         .where('clients.revision', '=', token.clientRevision),

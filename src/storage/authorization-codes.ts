@@ -4,6 +4,13 @@ import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
+import {
+  accessTokenTargetColumns,
+  audienceOf,
+  targetIssuable,
+  type AccessTokenTargetValues,
+  type StoredAccessToken,
+} from './access-token-target.js';
 
 export interface NewCode {
   codeHash: string;
@@ -15,6 +22,8 @@ export interface NewCode {
   codeChallenge: string | null;
   issuedAt: Date;
   expiresAt: Date;
+  /** RFC 8707 2.1: the resources the request named. */
+  resources: string[];
 }
 
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
@@ -81,6 +90,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
           'expires_at',
           'sid',
           'amr',
+          'resources',
         ])
         .expression((eb) =>
           eb
@@ -102,6 +112,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
               eb.cast(eb.val(v.expiresAt), 'timestamptz').as('expires_at'),
               's.sid',
               's.amr',
+              eb.cast(eb.val(v.resources), sql.raw('text[]')).as('resources'),
             ])
             .where('s.id_hash', '=', v.idHash)
             .where('s.expires_at', '>', v.now)
@@ -150,7 +161,8 @@ export interface Redemption {
   /** BASE64URL(SHA256(code_verifier)), or null when the request had no verifier. */
   challengeOfVerifier: string | null;
   now: Date;
-  accessToken: { tokenHash: string; expiresAt: Date };
+  /** Where the access token goes and how it is stored (src/storage/access-token-target.ts). */
+  accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
   /**
    * A refresh token to store with the access token when the granted scope holds `onlyWithScope`;
    * null when the client may not have one.
@@ -158,18 +170,17 @@ export interface Redemption {
   refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
 }
 
-/** The redeemed code, and the refresh token family issued with it (null when none was). */
-export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null };
+/** The redeemed code, the refresh token family issued with it (null when none was), and the access token stored. */
+export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null } & StoredAccessToken;
 
 /** A Redemption flattened into the named values of the reusable statement. */
-type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> & {
-  accessTokenHash: string;
-  accessTokenExpiresAt: Date;
-  refreshTokenHash: string | null;
-  refreshFamilyId: string | null;
-  refreshExpiresAt: Date | null;
-  refreshOnlyWithScope: string | null;
-};
+type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> &
+  AccessTokenTargetValues & {
+    refreshTokenHash: string | null;
+    refreshFamilyId: string | null;
+    refreshExpiresAt: Date | null;
+    refreshOnlyWithScope: string | null;
+  };
 
 const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirectUri: boolean; verifier: boolean; refresh: boolean }) =>
   db
@@ -196,12 +207,25 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
         .whereRef('users.id', '=', 'authorization_codes.user_id')
         .where('users.disabled_at', 'is', null)
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
+        .where(targetIssuable(v, sql`authorization_codes.resources`))
         .returningAll('authorization_codes'),
     )
     .with('issued_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
+        .columns([
+          'token_hash',
+          'family_id',
+          'client_id',
+          'user_id',
+          'scope',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
+          'resources',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('redeemed')
@@ -216,6 +240,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
               'redeemed.sid',
               'redeemed.amr',
+              'redeemed.resources',
             ])
             .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
         )
@@ -224,26 +249,38 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
     .with('issued', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'code_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
-        .expression((eb) =>
-          eb
+        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'code_hash', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
+        .expression((eb) => {
+          const target = accessTokenTargetColumns(v, sql<string>`redeemed.scope`);
+          return eb
             .selectFrom('redeemed')
+            .leftJoin('resource_servers as rs', (join) => join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`redeemed.resources`)}`))
             .select([
-              eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
+              target.token_hash,
+              target.audience,
+              target.scope,
+              target.expires_at,
               'redeemed.code_hash',
               'redeemed.client_id',
               'redeemed.user_id',
-              'redeemed.scope',
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
               eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-            ]),
-        )
-        .returning('token_hash'),
+            ]);
+        })
+        .returning(['token_hash', 'audience', 'scope', 'expires_at']),
     )
     .selectFrom('redeemed')
     .selectAll('redeemed')
-    .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id')),
+    .select((eb) => [
+      eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+      eb.selectFrom('issued').select('issued.token_hash').as('at_hash'),
+      eb.selectFrom('issued').select('issued.audience').as('at_audience'),
+      eb.selectFrom('issued').select('issued.scope').as('at_scope'),
+      eb.selectFrom('issued').select('issued.expires_at').as('at_expires_at'),
+      sql<string | null>`(select rs.signing_alg from resource_servers rs where rs.identifier = (select issued.audience from issued))`.as(
+        'at_signing_alg',
+      ),
+    ]),
 );
 
 /**
@@ -264,8 +301,8 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
       redirectUri: r.redirectUri,
       challengeOfVerifier: r.challengeOfVerifier,
       now: r.now,
-      accessTokenHash: r.accessToken.tokenHash,
-      accessTokenExpiresAt: r.accessToken.expiresAt,
+      ...r.accessToken,
+      atIssuedAt: r.now,
       refreshTokenHash: refresh?.tokenHash ?? null,
       refreshFamilyId: refresh?.familyId ?? null,
       refreshExpiresAt: refresh?.expiresAt ?? null,
@@ -273,7 +310,8 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
     },
     { redirectUri: r.redirectUri !== null, verifier: r.challengeOfVerifier !== null, refresh: refresh !== null },
   );
-  return rows[0];
+  // The access token is stored whenever the code is redeemed (same statement), so its columns are never null then.
+  return rows[0] as RedeemedCode | undefined;
 }
 
 export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow | undefined> {
@@ -330,5 +368,6 @@ function codeValues(code: NewCode, userId: string, authTime: Date, sid: string) 
     issued_at: code.issuedAt,
     expires_at: code.expiresAt,
     sid,
+    resources: code.resources,
   };
 }

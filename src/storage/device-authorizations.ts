@@ -2,6 +2,13 @@
 // the user code, decided by the user, and redeemed at most once by the device's polling, each step one statement.
 import { sql } from 'kysely';
 import { clientUnchanged } from './clients.js';
+import {
+  accessTokenTargetColumns,
+  audienceOf,
+  targetIssuable,
+  type AccessTokenTargetValues,
+  type StoredAccessToken,
+} from './access-token-target.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { DeviceAuthorizationRow } from './schema.js';
@@ -133,7 +140,8 @@ export interface Poll {
   /** The revision of the client as authenticated: nothing is polled if the client changed since. */
   clientRevision: number;
   now: Date;
-  accessToken: { tokenHash: string; expiresAt: Date };
+  /** Where the access token goes and how it is stored (src/storage/access-token-target.ts); never a named resource here. */
+  accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
   /** A refresh token to store when the granted scope holds `onlyWithScope`; null when the client may not have one. */
   refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
 }
@@ -142,15 +150,13 @@ export interface Poll {
  * The polled row, as the poll left it. `issued_access_token_hash` equals the poll's access token digest exactly
  * when this poll redeemed it; `last_poll_too_fast` says whether this poll came too soon.
  */
-export type PolledDeviceAuthorization = DeviceAuthorizationRow & { refresh_family_id: string | null };
+export type PolledDeviceAuthorization = DeviceAuthorizationRow & { refresh_family_id: string | null } & Partial<StoredAccessToken>;
 
-type PollValues = {
+type PollValues = AccessTokenTargetValues & {
   deviceCodeHash: string;
   clientId: string;
   clientRevision: number;
   now: Date;
-  accessTokenHash: string;
-  accessTokenExpiresAt: Date;
   refreshTokenHash: string | null;
   refreshFamilyId: string | null;
   refreshExpiresAt: Date | null;
@@ -164,6 +170,10 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     AND device_authorizations.last_polled_at IS NOT NULL
     AND device_authorizations.last_polled_at > ${now} - device_authorizations.interval_seconds * interval '1 second')`;
   const redeemed = sql<boolean>`(device_authorizations.status = 'approved')`;
+  // A device grant names no resource: its token is for the client's default resource, when it has one.
+  const noResources = sql<string[]>`'{}'::text[]`;
+  const audience = audienceOf(v, noResources);
+  const issuedHash = sql<string>`(CASE WHEN (SELECT rs_f.token_format FROM resource_servers rs_f WHERE rs_f.identifier = ${audience}) = 'jwt' THEN ${v.atJwtHash}::text ELSE ${v.atOpaqueHash}::text END)`;
   return db
     .with('polled', (qb) =>
       qb
@@ -173,7 +183,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
           last_poll_too_fast: tooFast,
           interval_seconds: sql<number>`CASE WHEN ${tooFast} THEN device_authorizations.interval_seconds + 5 ELSE device_authorizations.interval_seconds END`,
           consumed_at: sql<Date | null>`CASE WHEN ${redeemed} THEN ${now} END`,
-          issued_access_token_hash: sql<string | null>`CASE WHEN ${redeemed} THEN ${v.accessTokenHash}::text END`,
+          issued_access_token_hash: sql<string | null>`CASE WHEN ${redeemed} THEN ${issuedHash} END`,
         })
         .where('device_authorizations.device_code_hash', '=', v.deviceCodeHash)
         .where('device_authorizations.client_id', '=', v.clientId)
@@ -194,6 +204,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
           ]),
         )
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
+        .where(targetIssuable(v, noResources))
         .returningAll(),
     )
     .with('issued_refresh', (qb) =>
@@ -215,7 +226,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
               'polled.sid',
               'polled.amr',
             ])
-            .where('polled.issued_access_token_hash', '=', v.accessTokenHash)
+            .where(sql<boolean>`polled.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`)
             .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))` : sql.lit(false)),
         )
         .returning('family_id'),
@@ -223,26 +234,38 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     .with('issued', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
-        .expression((eb) =>
-          eb
+        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
+        .expression((eb) => {
+          const target = accessTokenTargetColumns(v, sql<string>`polled.scope`);
+          return eb
             .selectFrom('polled')
+            .leftJoin('resource_servers as rs', (join) => join.on(sql<boolean>`rs.identifier = ${audience}`))
             .select([
-              eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
+              target.token_hash,
+              target.audience,
+              target.scope,
+              target.expires_at,
               'polled.client_id',
               'polled.user_id',
-              'polled.scope',
               now.as('issued_at'),
-              eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
               eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
             ])
-            .where('polled.issued_access_token_hash', '=', v.accessTokenHash),
-        )
-        .returning('token_hash'),
+            .where(sql<boolean>`polled.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`);
+        })
+        .returning(['token_hash', 'audience', 'scope', 'expires_at']),
     )
     .selectFrom('polled')
     .selectAll('polled')
-    .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'));
+    .select((eb) => [
+      eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+      eb.selectFrom('issued').select('issued.token_hash').as('at_hash'),
+      eb.selectFrom('issued').select('issued.audience').as('at_audience'),
+      eb.selectFrom('issued').select('issued.scope').as('at_scope'),
+      eb.selectFrom('issued').select('issued.expires_at').as('at_expires_at'),
+      sql<string | null>`(select rs.signing_alg from resource_servers rs where rs.identifier = (select issued.audience from issued))`.as(
+        'at_signing_alg',
+      ),
+    ]);
 });
 
 /**
@@ -261,8 +284,8 @@ export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<PolledDe
       clientId: p.clientId,
       clientRevision: p.clientRevision,
       now: p.now,
-      accessTokenHash: p.accessToken.tokenHash,
-      accessTokenExpiresAt: p.accessToken.expiresAt,
+      ...p.accessToken,
+      atIssuedAt: p.now,
       refreshTokenHash: refresh?.tokenHash ?? null,
       refreshFamilyId: refresh?.familyId ?? null,
       refreshExpiresAt: refresh?.expiresAt ?? null,

@@ -1,7 +1,7 @@
 // Repository for pending authorization requests that wait on the user (sign-in, consent).
 // The request is stored as versioned JSON and checked field by field when read back (src/storage/json-shape.ts):
 // during a rolling restart an instance may read what another version wrote.
-import { PROMPT_VALUES, type AuthorizationRequest } from '../domain/authorization/authorization-request.js';
+import { PROMPT_VALUES, type ApiScope, type AuthorizationRequest } from '../domain/authorization/authorization-request.js';
 import { RESPONSE_MODES } from '../domain/authorization/authorization-response.js';
 import { SUPPORTED_SCOPES } from '../domain/authorization/scope.js';
 import { LOCALES } from '../i18n/catalog.js';
@@ -36,6 +36,9 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     unverifiedClient: optional(string),
     // Added after version 1 was first written: a row without it was started before the pages spoke ui_locales.
     uiLocale: optional(oneOf(LOCALES)),
+    // Added after version 1 was first written (RFC 8707): absent in rows of requests that named no resource.
+    resources: optional(arrayOf(string)),
+    apiScopes: optional(arrayOf(object<ApiScope>({ name: string, description: string }))),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

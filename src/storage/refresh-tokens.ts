@@ -4,6 +4,13 @@ import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { RefreshTokenRow } from './schema.js';
+import {
+  accessTokenTargetColumns,
+  audienceOf,
+  targetIssuable,
+  type AccessTokenTargetValues,
+  type StoredAccessToken,
+} from './access-token-target.js';
 
 export interface Rotation {
   tokenHash: string;
@@ -15,10 +22,11 @@ export interface Rotation {
   scope: string[] | null;
   /** The refresh token that replaces this one, in the same family with the same scope. */
   next: { tokenHash: string; expiresAt: Date };
-  accessToken: { tokenHash: string; expiresAt: Date };
+  /** Where the access token goes and how it is stored (src/storage/access-token-target.ts). */
+  accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
 }
 
-type RotationValues = {
+type RotationValues = AccessTokenTargetValues & {
   tokenHash: string;
   clientId: string;
   clientRevision: number;
@@ -27,9 +35,10 @@ type RotationValues = {
   scopeText: string | null;
   nextTokenHash: string;
   nextExpiresAt: Date;
-  accessTokenHash: string;
-  accessTokenExpiresAt: Date;
 };
+
+/** The rotated token and the access token stored with its successor. */
+export type RotatedRefreshToken = RefreshTokenRow & StoredAccessToken;
 
 const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower: boolean }) =>
   db
@@ -47,12 +56,25 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
         .where('users.disabled_at', 'is', null)
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
         .$if(shape.narrower, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(v.scope)}::text[]`))
+        .where(targetIssuable(v, sql`refresh_tokens.resources`))
         .returningAll('refresh_tokens'),
     )
     .with('next_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
+        .columns([
+          'token_hash',
+          'family_id',
+          'client_id',
+          'user_id',
+          'scope',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
+          'resources',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('rotated')
@@ -67,6 +89,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               eb.cast(eb.val(v.nextExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.sid',
               'rotated.amr',
+              'rotated.resources',
             ]),
         )
         .returning('token_hash'),
@@ -74,24 +97,38 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .with('next_access', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
-        .expression((eb) =>
-          eb
+        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
+        .expression((eb) => {
+          const target = accessTokenTargetColumns(v, shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`rotated.scope`);
+          return eb
             .selectFrom('rotated')
+            .leftJoin('resource_servers as rs', (join) => join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`rotated.resources`)}`))
             .select([
-              eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
+              target.token_hash,
+              target.audience,
+              target.scope,
+              target.expires_at,
               'rotated.client_id',
               'rotated.user_id',
-              shape.narrower ? eb.cast(eb.val(v.scopeText), 'text').as('scope') : 'rotated.scope',
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.family_id as refresh_family_id',
-            ]),
-        )
-        .returning('token_hash'),
+            ]);
+        })
+        .returning(['token_hash', 'audience', 'scope', 'expires_at']),
     )
     .selectFrom('rotated')
-    .selectAll(),
+    .selectAll('rotated')
+    .select((eb) => [
+      eb.selectFrom('next_access').select('next_access.token_hash').as('at_hash'),
+      eb.selectFrom('next_access').select('next_access.audience').as('at_audience'),
+      eb.selectFrom('next_access').select('next_access.scope').as('at_scope'),
+      eb.selectFrom('next_access').select('next_access.expires_at').as('at_expires_at'),
+      sql<
+        string | null
+      >`(select rs.signing_alg from resource_servers rs where rs.identifier = (select next_access.audience from next_access))`.as(
+        'at_signing_alg',
+      ),
+    ]),
 );
 
 /**
@@ -101,7 +138,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
  * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
  * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
  */
-export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTokenRow | undefined> {
+export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RotatedRefreshToken | undefined> {
   const rows = await rotateQuery.execute(
     db,
     {
@@ -113,12 +150,13 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTo
       scopeText: r.scope?.join(' ') ?? null,
       nextTokenHash: r.next.tokenHash,
       nextExpiresAt: r.next.expiresAt,
-      accessTokenHash: r.accessToken.tokenHash,
-      accessTokenExpiresAt: r.accessToken.expiresAt,
+      ...r.accessToken,
+      atIssuedAt: r.now,
     },
     { narrower: r.scope !== null },
   );
-  return rows[0];
+  // The access token is stored whenever the token is rotated (same statement), so its columns are never null then.
+  return rows[0] as RotatedRefreshToken | undefined;
 }
 
 /** The refresh token and whether its user is disabled (null when the user is enabled). */

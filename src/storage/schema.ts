@@ -116,6 +116,8 @@ export interface AuthorizationCodesTable {
   sid: ColumnType<string | null, string | null | undefined, string | null>;
   /** The session's amr, for the ID token. */
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** RFC 8707 2.1: the resources the authorization request named. */
+  resources: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 export interface AccessTokensTable {
@@ -130,6 +132,23 @@ export interface AccessTokensTable {
   revoked_at: Timestamp | null;
   /** The refresh token family issued with it, if any: revoking the family revokes this token. */
   refresh_family_id: string | null;
+  /** The resource server it is for (RFC 8707); null: this provider's userinfo. */
+  audience: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** An API that access tokens are issued for (RFC 8707, RFC 9068). */
+export interface ResourceServersTable {
+  identifier: string;
+  name: string | null;
+  scopes: string[];
+  scope_descriptions: Json<Record<string, string>>;
+  token_format: 'opaque' | 'jwt';
+  access_token_ttl_seconds: number;
+  signing_alg: string;
+  /** Clients that may introspect the tokens issued for it (RFC 7662 2.1). */
+  introspecting_clients: string[];
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface RefreshTokensTable {
@@ -148,6 +167,8 @@ export interface RefreshTokensTable {
   sid: ColumnType<string | null, string | null | undefined, string | null>;
   /** The amr of that sign-in, kept for the ID tokens of every rotation. */
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** RFC 8707: the resources of the grant, which a refresh may narrow to. */
+  resources: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 /** A client a session has signed in to. */
@@ -384,6 +405,7 @@ export interface PasskeyChallengesTable {
 export interface Database {
   clients: ClientsTable;
   client_assertion_jtis: ClientAssertionJtisTable;
+  resource_servers: ResourceServersTable;
   users: UsersTable;
   signing_keys: SigningKeysTable;
   key_encryption: KeyEncryptionTable;
@@ -415,6 +437,7 @@ export interface Database {
 }
 
 export type ClientRow = Selectable<ClientsTable>;
+export type ResourceServerRow = Selectable<ResourceServersTable>;
 export type NewClientRow = Insertable<ClientsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;

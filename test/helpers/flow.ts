@@ -65,9 +65,10 @@ export function secondFactorForm(challengeCookie: string | undefined, code: stri
   return { csrf: challengeCookie ?? '', code };
 }
 
-export function authorizePath(params: Record<string, string | undefined>): string {
+/** A value that is a list is sent once per item (RFC 8707 2: resource may be repeated). */
+export function authorizePath(params: Record<string, string | string[] | undefined>): string {
   const query = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) query.append(k, v);
+  for (const [k, v] of Object.entries(params)) for (const item of v === undefined ? [] : Array.isArray(v) ? v : [v]) query.append(k, item);
   return `/sso/authorize?${query}`;
 }
 
@@ -104,7 +105,7 @@ export interface SignInResult {
 /** Follows authorize -> sign-in page -> consent page until the provider redirects to the client. */
 export async function signIn(
   app: FastifyInstance,
-  params: Record<string, string | undefined>,
+  params: Record<string, string | string[] | undefined>,
   options: SignInOptions = {},
 ): Promise<SignInResult> {
   const browser = options.browser ?? new Browser();
@@ -130,7 +131,11 @@ export async function signIn(
 }
 
 /** A fresh code for the confidential test client with PKCE and a nonce. */
-export async function obtainCode(app: FastifyInstance, overrides: Record<string, string | undefined> = {}, options: SignInOptions = {}) {
+export async function obtainCode(
+  app: FastifyInstance,
+  overrides: Record<string, string | string[] | undefined> = {},
+  options: SignInOptions = {},
+) {
   const { verifier, challenge } = pkcePair();
   const nonce = randomBytes(8).toString('hex');
   const state = randomBytes(8).toString('hex');

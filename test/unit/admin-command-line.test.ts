@@ -79,9 +79,9 @@ t.test("help comes first: --help anywhere after the verb shows the verb's help, 
 
 t.test('a bad command line exits 2 with one line naming the command whose help to read, and opens nothing', async (t) => {
   const cases: Array<[string[], string]> = [
-    [[], 'sso-admin: expected a noun: clients, users, keys, sessions, devices, rules (sso-admin --help)'],
-    [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
-    [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, users, keys, sessions, devices, rules) (sso-admin --help)'],
+    [[], 'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules (sso-admin --help)'],
+    [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules) (sso-admin --help)'],
+    [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules) (sso-admin --help)'],
     [
       ['users'],
       'sso-admin users: expected a verb: list, show, create, set-password, reset-link, invite, disable, enable, delete (sso-admin users --help)',
@@ -143,6 +143,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     [
       'clients rotate-secret',
       'clients delete',
+      'resources delete',
       'users disable',
       'users delete',
       'keys rotate',
@@ -154,6 +155,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
   const args: Record<string, string[]> = {
     'clients rotate-secret': ['app'],
     'clients delete': ['app'],
+    'resources delete': ['https://api.example/'],
     'users disable': ['alice'],
     'users delete': ['alice'],
     'keys rotate': [],

@@ -7,7 +7,7 @@ import { fullFlow } from './full-flow.js';
 import { password } from './password.js';
 import { refresh } from './refresh.js';
 import type { Scenario } from './scenario.js';
-import { token } from './token.js';
+import { token, tokenJwt } from './token.js';
 import { userinfo } from './userinfo.js';
 
 export const SCENARIO_IMPLEMENTATIONS: Readonly<Record<ScenarioName, Scenario>> = {
@@ -15,6 +15,7 @@ export const SCENARIO_IMPLEMENTATIONS: Readonly<Record<ScenarioName, Scenario>> 
   jwks,
   authorize,
   token,
+  'token-jwt': tokenJwt,
   userinfo,
   'full-flow': fullFlow,
   password,

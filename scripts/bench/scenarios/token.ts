@@ -29,77 +29,84 @@ async function mintCodes(ctx: BenchContext, http: HttpClient, count: number, err
   return pool;
 }
 
-export const token: Scenario = {
-  name: 'token',
-  unit: 'exchanges/s',
-  async run(ctx, c) {
-    const http = new HttpClient(ctx.origin, c);
-    const minter = new HttpClient(ctx.origin, MINT_CONCURRENCY);
-    const samples = new IdTokenSamples(ctx.options.sampleEvery);
-    const otherErrors = new ErrorTally();
-    const errors = new ErrorTally();
-    const hist = newHistogram();
-    const cpu = ctx.meter.emptyWindow();
-    const batch = ctx.options.tokenBatch;
-    const exchangeFrom = (pool: IssuedCode[], measured: boolean) => {
-      let next = 0;
-      return async () => {
-        const issued = pool[next++];
-        if (!issued) return false;
-        const tokens = await ctx.oidc.exchange(http, issued);
-        if (measured) samples.offer({ idToken: tokens.id_token!, nonce: issued.nonce });
-        return true;
+/** The code exchange; `jwt`: for the bench resource server, whose access tokens are RFC 9068 JWTs. */
+function tokenScenario(name: 'token' | 'token-jwt', jwt: boolean): Scenario {
+  return {
+    name,
+    unit: 'exchanges/s',
+    async run(ctx, c) {
+      const http = new HttpClient(ctx.origin, c);
+      const minter = new HttpClient(ctx.origin, MINT_CONCURRENCY);
+      const samples = new IdTokenSamples(ctx.options.sampleEvery);
+      const otherErrors = new ErrorTally();
+      const errors = new ErrorTally();
+      const hist = newHistogram();
+      const cpu = ctx.meter.emptyWindow();
+      const batch = ctx.options.tokenBatch;
+      const exchangeFrom = (pool: IssuedCode[], measured: boolean) => {
+        let next = 0;
+        return async () => {
+          const issued = pool[next++];
+          if (!issued) return false;
+          const tokens = await ctx.oidc.exchange(http, issued, jwt ? ctx.oidc.fixtures.resource : undefined);
+          if (jwt && tokens.access_token.split('.').length !== 3) throw new Error('the access token is not a JWT');
+          if (measured) samples.offer({ idToken: tokens.id_token!, nonce: issued.nonce });
+          return true;
+        };
       };
-    };
-    try {
-      const { peakRssSinceStart } = beginRun(ctx);
-      if (ctx.options.warmupS > 0) {
-        const pool = await mintCodes(ctx, minter, batch, otherErrors);
-        await closedLoop({
-          concurrency: c,
-          durationMs: ctx.options.warmupS * 1000,
-          op: exchangeFrom(pool, false),
-          hist: newHistogram(),
-          errors: otherErrors,
-        });
-      }
-      let ops = 0;
-      let elapsedS = 0;
-      let aborted = false;
-      let batches = 0;
-      while (elapsedS < ctx.options.durationS && !aborted) {
-        const pool = await mintCodes(ctx, minter, batch, otherErrors);
-        if (pool.length === 0) break;
-        batches += 1;
-        const mark = ctx.meter.begin();
-        const loop = await closedLoop({
-          concurrency: c,
-          durationMs: (ctx.options.durationS - elapsedS) * 1000,
-          op: exchangeFrom(pool, true),
+      try {
+        const { peakRssSinceStart } = beginRun(ctx);
+        if (ctx.options.warmupS > 0) {
+          const pool = await mintCodes(ctx, minter, batch, otherErrors);
+          await closedLoop({
+            concurrency: c,
+            durationMs: ctx.options.warmupS * 1000,
+            op: exchangeFrom(pool, false),
+            hist: newHistogram(),
+            errors: otherErrors,
+          });
+        }
+        let ops = 0;
+        let elapsedS = 0;
+        let aborted = false;
+        let batches = 0;
+        while (elapsedS < ctx.options.durationS && !aborted) {
+          const pool = await mintCodes(ctx, minter, batch, otherErrors);
+          if (pool.length === 0) break;
+          batches += 1;
+          const mark = ctx.meter.begin();
+          const loop = await closedLoop({
+            concurrency: c,
+            durationMs: (ctx.options.durationS - elapsedS) * 1000,
+            op: exchangeFrom(pool, true),
+            hist,
+            errors,
+          });
+          ctx.meter.end(mark, cpu);
+          ops += loop.ops;
+          elapsedS += loop.elapsedS;
+          aborted = loop.aborted;
+        }
+        return {
+          ops,
+          elapsedS,
+          aborted,
           hist,
           errors,
-        });
-        ctx.meter.end(mark, cpu);
-        ops += loop.ops;
-        elapsedS += loop.elapsedS;
-        aborted = loop.aborted;
+          otherErrors,
+          cpu,
+          peakRssKiB: peakRss(ctx),
+          peakRssSinceStart,
+          idTokens: await samples.verify(ctx.jwks, ctx.oidc.issuer, ctx.oidc.fixtures.clientId),
+          notes: { batches, batchSize: batch },
+        };
+      } finally {
+        http.close();
+        minter.close();
       }
-      return {
-        ops,
-        elapsedS,
-        aborted,
-        hist,
-        errors,
-        otherErrors,
-        cpu,
-        peakRssKiB: peakRss(ctx),
-        peakRssSinceStart,
-        idTokens: await samples.verify(ctx.jwks, ctx.oidc.issuer, ctx.oidc.fixtures.clientId),
-        notes: { batches, batchSize: batch },
-      };
-    } finally {
-      http.close();
-      minter.close();
-    }
-  },
-};
+    },
+  };
+}
+
+export const token = tokenScenario('token', false);
+export const tokenJwt = tokenScenario('token-jwt', true);

@@ -34,7 +34,10 @@ export type AdminEvent =
   | 'admin.key.rotated'
   | 'admin.rule.created'
   | 'admin.rule.updated'
-  | 'admin.rule.deleted';
+  | 'admin.rule.deleted'
+  | 'admin.resource.created'
+  | 'admin.resource.replaced'
+  | 'admin.resource.deleted';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {

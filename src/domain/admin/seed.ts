@@ -12,6 +12,8 @@ import { holdsSecret, type TokenEndpointAuthMethod } from '../clients/auth-metho
 import { openSecret, sealSecret, type SealingContext, type StoredSecret } from '../keys/sealed-secrets.js';
 import { KeyEncryptionError } from '../keys/key-encryption.js';
 import type { ClientRow } from '../../storage/schema.js';
+import { findResourceServers, upsertResourceServer } from '../../storage/resource-servers.js';
+import { resourceServerColumns, resourceServerProblems, type ResourceServerEntry } from '../resources/resource-servers.js';
 
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from '../clients/client-metadata.js';
@@ -40,6 +42,8 @@ export interface SeedUser {
 export interface SeedFile {
   clients: SeedClient[];
   users: SeedUser[];
+  /** Resource servers (RFC 8707), before the clients that name them; absent when the file has no such section. */
+  resource_servers?: ResourceServerEntry[];
   /** Admin risk rules (src/domain/risk/rules.ts), normalised; absent when the file has no such section. */
   risk_rules?: RiskRule[];
 }
@@ -164,7 +168,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
   for (const key of Object.keys(file))
-    if (!['clients', 'users', 'risk_rules'].includes(key)) problems.push(`unknown top-level field "${key}"`);
+    if (!['clients', 'users', 'risk_rules', 'resource_servers'].includes(key)) problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
@@ -172,6 +176,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (!Array.isArray(users)) problems.push('"users" must be an array');
   else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems, policy));
   const rules = checkRiskRules(file.risk_rules, problems);
+  const servers = checkResourceServers(file.resource_servers, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
@@ -180,8 +185,30 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
     const emails = (users as SeedUser[]).flatMap((u) => (typeof u.email === 'string' ? [u.email.toLowerCase()] : []));
     for (const email of findDuplicates(emails)) problems.push(`email "${email}" belongs to more than one user`);
   }
+  if (problems.length === 0 && servers) {
+    // A client's resources must be resource servers of this file or already registered: checked when applied.
+    for (const id of findDuplicates(servers.map((r) => r.identifier))) problems.push(`resource server "${id}" appears more than once`);
+  }
   if (problems.length > 0) throw new SeedError(problems);
-  return { clients: clients as SeedClient[], users: users as SeedUser[], ...(rules ? { risk_rules: rules } : {}) };
+  return {
+    clients: clients as SeedClient[],
+    users: users as SeedUser[],
+    ...(rules ? { risk_rules: rules } : {}),
+    ...(servers ? { resource_servers: servers } : {}),
+  };
+}
+
+/** `resource_servers`: entries checked like `npm run admin -- resources create`. */
+function checkResourceServers(raw: unknown, problems: string[]): ResourceServerEntry[] | undefined {
+  if (raw === undefined) return undefined;
+  if (!Array.isArray(raw)) {
+    problems.push('"resource_servers" must be an array');
+    return undefined;
+  }
+  raw.forEach((entry, i) => {
+    for (const problem of resourceServerProblems(entry)) problems.push(`resource_servers[${i}]: ${problem}`);
+  });
+  return raw as ResourceServerEntry[];
 }
 
 /** `risk_rules`: entries `{kind, value, effect, note?}`, each checked like `npm run admin -- rules add`. */
@@ -217,6 +244,8 @@ export interface SeedCounts {
 export interface SeedReport {
   clients: SeedCounts;
   users: SeedCounts;
+  /** Present when the seed has a resource_servers section. */
+  resource_servers?: SeedCounts;
   /** Present when the seed has a risk_rules section. */
   risk_rules?: SeedCounts;
 }
@@ -382,13 +411,28 @@ export async function applySeed(
   };
   const rules = seed.risk_rules;
   const ruleCounts: SeedCounts = { created: 0, updated: 0, unchanged: 0 };
+  const serverCounts: SeedCounts = { created: 0, updated: 0, unchanged: 0 };
   await db.transaction().execute(async (trx) => {
+    for (const server of seed.resource_servers ?? []) await seedResourceServer(trx, server, now, serverCounts);
     const sealing: SealingContext = { db: trx, clock: () => now, config: { keysEncryptionSecret: options.keysEncryptionSecret } };
     for (const client of seed.clients) await seedClient(trx, passwords, sealing, client, now, report.clients);
     for (const user of seed.users) await seedUser(trx, passwords, user, now, report.users);
     if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
   });
-  return rules ? { ...report, risk_rules: ruleCounts } : report;
+  return {
+    ...report,
+    ...(seed.resource_servers ? { resource_servers: serverCounts } : {}),
+    ...(rules ? { risk_rules: ruleCounts } : {}),
+  };
+}
+
+async function seedResourceServer(db: Db, entry: ResourceServerEntry, now: Date, counts: SeedCounts): Promise<void> {
+  const [existing] = await findResourceServers(db, [entry.identifier]);
+  const desired = resourceServerColumns(entry);
+  await insertOrUpdate(counts, existing, desired, {
+    insert: () => upsertResourceServer(db, entry.identifier, desired, now),
+    update: () => upsertResourceServer(db, entry.identifier, desired, now),
+  });
 }
 
 /** Upserts each rule by kind and value; rules missing from the file are left alone (delete them with the CLI). */

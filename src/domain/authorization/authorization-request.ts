@@ -71,6 +71,21 @@ export interface AuthorizationRequest {
    * interaction (sign-in, second factor, consent, sign-up); absent when it named none (or predates it).
    */
   uiLocale?: Locale | undefined;
+  /** RFC 8707 2.1: the resources the request named (absent: none; the client's default resource may still apply). */
+  resources?: string[] | undefined;
+  /** Scopes of the target resource servers that the request asked for, with what the consent page says of each. */
+  apiScopes?: ApiScope[] | undefined;
+}
+
+/** A scope a resource server defines (src/domain/resources/resource-servers.ts). */
+export interface ApiScope {
+  name: string;
+  description: string;
+}
+
+/** Every scope the request asks for: this provider's own, then those of resource servers. */
+export function requestedScopes(request: AuthorizationRequest): string[] {
+  return [...request.scopes, ...(request.apiScopes ?? []).map((s) => s.name)];
 }
 
 function phaseOneParam(params: RawParams, name: string): string | undefined {
@@ -147,7 +162,9 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
   // OIDC Core 11: offline_access asks for a refresh token; for a client that may not use the refresh_token grant it
   // is ignored (as node-oidc-provider does), so the consent page never offers what will not be issued.
   const scopes = parseScope(single(params, 'scope')).filter((s) => s !== 'offline_access' || client.grantTypes.includes('refresh_token'));
-  if (scopes.length === 0) throw new InvalidScope('the scope parameter names no supported scope');
+  // A request for a resource server may ask for its scopes alone: those are checked once its resources are known.
+  const mayTargetResource = params.resource !== undefined || client.defaultResource !== null;
+  if (scopes.length === 0 && !mayTargetResource) throw new InvalidScope('the scope parameter names no supported scope');
 
   const codeChallenge = single(params, 'code_challenge') ?? null;
   const method = single(params, 'code_challenge_method');

@@ -7,7 +7,7 @@ import { insertCodeForConsentedSession, type NewCode } from '../../storage/autho
 import { findConsentedScopes } from '../../storage/consents.js';
 import { findInteraction, insertInteraction, type StoredInteraction } from '../../storage/interactions.js';
 import type { ActiveSession } from '../../storage/sessions.js';
-import type { AuthorizationRequest } from './authorization-request.js';
+import { requestedScopes, type AuthorizationRequest } from './authorization-request.js';
 import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
@@ -34,11 +34,12 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
       clientId: request.clientId,
       redirectUri: request.redirectUri,
       redirectUriInRequest: request.redirectUriInRequest,
-      scope: request.scopes.join(' '),
+      scope: requestedScopes(request).join(' '),
       nonce: request.nonce,
       codeChallenge: request.codeChallenge,
       issuedAt: now,
       expiresAt: addSeconds(now, ctx.config.codeTtlSeconds),
+      resources: request.resources ?? [],
     },
   };
 }
@@ -70,7 +71,7 @@ export async function authorize(
     const { code, row } = newCode(ctx, request);
     const issued = await insertCodeForConsentedSession(ctx.db, row, {
       idHash: sha256(sessionCookie),
-      scopes: request.scopes,
+      scopes: requestedScopes(request),
       now,
       minAuthTime,
       userId: hint?.subject,
@@ -167,5 +168,5 @@ export async function interactionLocale(ctx: ProviderContext, id: string | undef
 /** Has the user already granted every scope this request asks for? */
 export async function hasConsent(ctx: ProviderContext, userId: string, request: AuthorizationRequest): Promise<boolean> {
   const granted = new Set(await findConsentedScopes(ctx.db, userId, request.clientId));
-  return request.scopes.every((s) => granted.has(s));
+  return requestedScopes(request).every((s) => granted.has(s));
 }

@@ -6,6 +6,7 @@ import { completeInteraction } from '../../storage/interactions.js';
 import type { ActiveSession } from '../../storage/sessions.js';
 import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
 import { InteractionError, hasConsent, newCode, type Interaction } from './authorize.js';
+import { requestedScopes } from './authorization-request.js';
 import type { ProviderContext } from '../context.js';
 
 export type NextStep = { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse };
@@ -40,7 +41,7 @@ async function finish(
   const { code, row } = newCode(ctx, request);
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();
-    if (recordConsent) await grantScopes(trx, session.userId, request.clientId, request.scopes, row.issuedAt);
+    if (recordConsent) await grantScopes(trx, session.userId, request.clientId, requestedScopes(request), row.issuedAt);
     await insertCode(trx, { ...row, userId: session.userId, authTime: session.authTime, sid: session.sid, amr: session.amr });
   });
   return successResponse(ctx, request, code);

@@ -8,6 +8,7 @@ import { SUPPORTED_SCOPES } from '../authorization/scope.js';
 import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
 import { ASSERTION_ALGS, AUTH_METHODS, isAssertionMethod } from './auth-methods.js';
 import { jwksProblem } from './client-jwks.js';
+import { resourceIdentifierProblem } from '../resources/resource-servers.js';
 
 export { AUTH_METHODS } from './auth-methods.js';
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
@@ -30,6 +31,8 @@ export const METADATA_FIELDS = [
   'id_token_signed_response_alg',
   'backchannel_logout_uri',
   'backchannel_logout_session_required',
+  'allowed_resources',
+  'default_resource',
 ] as const;
 
 /** `seed`: an operator's file, trusted further (private-use URI schemes, any scope). `registration`: RFC 7591. */
@@ -144,10 +147,31 @@ export function clientMetadataProblems(
     bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
   }
   clientKeyProblems(c, method, profile, allowed, bad);
+  if (profile === 'seed') resourceProblems(c, bad);
   if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
     bad('id_token_signed_response_alg', `id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   }
   return problems;
+}
+
+/**
+ * RFC 8707: the resource servers the client may ask tokens for, and the one its tokens are for when it names none.
+ * An operator's fields only: a client registering itself (RFC 7591) gets none (they are not stored from registration).
+ */
+function resourceProblems(c: Record<string, unknown>, bad: (field: string, message: string) => void): void {
+  if (c.allowed_resources !== undefined) {
+    if (!isStringArray(c.allowed_resources)) bad('allowed_resources', 'allowed_resources must be an array of resource identifiers');
+    else
+      c.allowed_resources.forEach((r, i) => {
+        const p = resourceIdentifierProblem(r);
+        if (p) bad('allowed_resources', `allowed_resources[${i}] ${p}`);
+      });
+  }
+  if (c.default_resource !== undefined) {
+    const allowedList = isStringArray(c.allowed_resources) ? c.allowed_resources : [];
+    if (!isString(c.default_resource) || !allowedList.includes(c.default_resource))
+      bad('default_resource', 'default_resource must be one of allowed_resources');
+  }
 }
 
 /**

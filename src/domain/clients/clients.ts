@@ -47,6 +47,10 @@ export interface Client {
   authSigningAlg: string | null;
   /** client_secret_jwt: the sealed secret (src/domain/keys/sealed-secrets.ts), the HMAC key of its assertions. */
   secretSealed: Record<string, unknown> | null;
+  /** RFC 8707: the resource servers it may ask tokens for. */
+  allowedResources: readonly string[];
+  /** RFC 8707: the resource its tokens are for when a request names none; null: this provider (userinfo). */
+  defaultResource: string | null;
 }
 
 export interface ClientLinks {
@@ -84,6 +88,8 @@ export function rowToClient(row: ClientRow): Client {
     jwksUri: metadataString(row, 'jwks_uri'),
     authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
     secretSealed: row.client_secret_sealed ?? null,
+    allowedResources: Array.isArray(row.metadata.allowed_resources) ? (row.metadata.allowed_resources as string[]) : [],
+    defaultResource: metadataString(row, 'default_resource'),
   };
 }
 

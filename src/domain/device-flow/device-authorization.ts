@@ -16,6 +16,9 @@ import type { ProviderContext } from '../context.js';
 import { single, type RawParams } from '../params.js';
 import { deviceLabel, parseUserAgent } from '../risk/user-agent.js';
 import { parseScope, type Scope } from '../authorization/scope.js';
+import { defaultResourceServer, definedApiScopes } from '../authorization/resource-request.js';
+import type { ApiScope } from '../authorization/authorization-request.js';
+import { loadClient } from '../clients/clients.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { claimUserCodeEntry, userCodeEntrySucceeded } from './user-code-throttle.js';
 
@@ -92,8 +95,12 @@ export async function requestDeviceAuthorization(
     throw new UnauthorizedClient('this client may not use the device authorization grant');
   // As at the authorization endpoint: unknown scopes are ignored, offline_access only for a client that may refresh,
   // and none left is invalid_scope (RFC 6749 3.3: "fail the request indicating an invalid scope").
-  const scopes = parseScope(single(params, 'scope')).filter((s) => s !== 'offline_access' || client.grantTypes.includes('refresh_token'));
-  if (scopes.length === 0) throw new InvalidScope('the scope parameter names no supported scope');
+  const raw = single(params, 'scope');
+  const scopes = parseScope(raw).filter((s) => s !== 'offline_access' || client.grantTypes.includes('refresh_token'));
+  // A device grant's tokens are for the client's default resource (RFC 8707) when it has one: its scopes may be asked.
+  const server = await defaultResourceServer(ctx, client);
+  const apiScopes = server ? definedApiScopes([server], raw).map((s) => s.name) : [];
+  if (scopes.length === 0 && apiScopes.length === 0) throw new InvalidScope('the scope parameter names no supported scope');
 
   const settings = ctx.config.deviceFlow;
   const deviceCode = randomToken();
@@ -105,7 +112,7 @@ export async function requestDeviceAuthorization(
       deviceCodeHash: sha256(deviceCode),
       userCodeHash: userCodeDigest(ctx, userCode),
       clientId: client.clientId,
-      scope: scopes.join(' '),
+      scope: [...scopes, ...apiScopes].join(' '),
       deviceLabel: label,
       requestedAt: now,
       expiresAt: addSeconds(now, settings.codeTtlSeconds),
@@ -155,6 +162,8 @@ export interface PendingDeviceAuthorization {
   /** The client registered itself: its name is the registrant's word (shown as not verified). */
   selfRegistered: boolean;
   scopes: Scope[];
+  /** Scopes of the client's default resource server, with its descriptions. */
+  apiScopes: ApiScope[];
   deviceLabel: string;
   requestedAt: Date;
 }
@@ -166,7 +175,10 @@ export async function boundDeviceAuthorization(
 ): Promise<PendingDeviceAuthorization | undefined> {
   const row = await findBoundDeviceAuthorization(ctx.db, sha256(bindingSecret), ctx.clock());
   if (!row) return undefined;
+  const client = await loadClient(ctx.db, row.client_id);
+  const server = client && (await defaultResourceServer(ctx, client));
   return {
+    apiScopes: server ? definedApiScopes([server], row.scope) : [],
     clientId: row.client_id,
     clientName: row.client_name ?? row.client_id,
     selfRegistered: row.self_registered,

@@ -4,7 +4,8 @@ import type { Client } from '../clients/clients.js';
 import { epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { required, single, type RawParams } from '../params.js';
-import { findIssuedToken, isActive, parseTokenTypeHint } from './token-lookup.js';
+import { findIssuedToken, isActive, parseTokenTypeHint, type IssuedToken } from './token-lookup.js';
+import { findResourceServers } from '../../storage/resource-servers.js';
 
 export interface IntrospectionResponse {
   active: boolean;
@@ -15,6 +16,7 @@ export interface IntrospectionResponse {
   iat?: number;
   token_type?: 'Bearer' | 'refresh_token';
   iss?: string;
+  aud?: string;
 }
 
 export async function introspectToken(ctx: ProviderContext, client: Client, params: RawParams): Promise<IntrospectionResponse> {
@@ -26,8 +28,9 @@ export async function introspectToken(ctx: ProviderContext, client: Client, para
   const found = await findIssuedToken(ctx, token, hint);
   // RFC 7662 2.2: a token that "is not active, does not exist on this server, or the protected resource is not
   // allowed to introspect" gets "active" false, and the server "SHOULD NOT include any additional information".
-  if (!found || found.row.client_id !== client.clientId || !isActive(found, ctx.clock())) return { active: false };
+  if (!found || !(await mayIntrospect(ctx, client, found)) || !isActive(found, ctx.clock())) return { active: false };
   const { row } = found;
+  const audience = found.type === 'access_token' ? found.row.audience : null;
   return {
     active: true,
     scope: row.scope,
@@ -37,5 +40,17 @@ export async function introspectToken(ctx: ProviderContext, client: Client, para
     iat: epochSeconds(row.issued_at),
     token_type: found.type === 'access_token' ? 'Bearer' : 'refresh_token',
     iss: ctx.config.issuer,
+    ...(audience === null ? {} : { aud: audience }),
   };
+}
+
+/**
+ * RFC 7662 2.1: the client the token was issued to; and for a token issued for a resource server, the clients that
+ * resource server names (itself, authenticating as a client), which must check the tokens sent to it.
+ */
+async function mayIntrospect(ctx: ProviderContext, client: Client, found: IssuedToken): Promise<boolean> {
+  if (found.row.client_id === client.clientId) return true;
+  if (found.type !== 'access_token' || found.row.audience === null) return false;
+  const [server] = await findResourceServers(ctx.db, [found.row.audience]);
+  return server?.introspecting_clients.includes(client.clientId) ?? false;
 }

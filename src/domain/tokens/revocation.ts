@@ -6,7 +6,6 @@ import type { Client } from '../clients/clients.js';
 import type { ProviderContext } from '../context.js';
 import { required, single, type RawParams } from '../params.js';
 import { findIssuedToken, parseTokenTypeHint } from './token-lookup.js';
-import { sha256 } from '../secrets.js';
 
 export async function revokeToken(ctx: ProviderContext, client: Client, params: RawParams): Promise<void> {
   const token = required(params, 'token');
@@ -24,6 +23,7 @@ export async function revokeToken(ctx: ProviderContext, client: Client, params: 
     // authorization grant": every refresh token of its family and every access token issued with them.
     await revokeRefreshFamily(ctx.db, found.row.family_id, now);
   } else {
-    await revokeAccessToken(ctx.db, sha256(token), now);
+    // The row as found: an opaque token's digest, or a JWT's jti digest (src/domain/tokens/access-token.ts).
+    await revokeAccessToken(ctx.db, found.row.token_hash, now);
   }
 }

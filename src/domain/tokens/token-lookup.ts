@@ -3,7 +3,7 @@
 import { findAccessToken, type AccessTokenWithUserState } from '../../storage/access-tokens.js';
 import { findRefreshToken, type RefreshTokenWithUser } from '../../storage/refresh-tokens.js';
 import type { ProviderContext } from '../context.js';
-import { sha256 } from '../secrets.js';
+import { jwtAccessTokenRowKey, opaqueTokenHash } from './access-token.js';
 
 export type TokenTypeHint = 'access_token' | 'refresh_token';
 
@@ -23,7 +23,14 @@ export async function findIssuedToken(
   token: string,
   hint: TokenTypeHint | undefined,
 ): Promise<IssuedToken | undefined> {
-  const tokenHash = sha256(token);
+  // An RFC 9068 JWT of ours is found by its jti; anything else by the digest of the value, when it can be one of ours.
+  const jwtKey = await jwtAccessTokenRowKey(ctx, token);
+  if (jwtKey !== undefined) {
+    const row = await findAccessToken(ctx.db, jwtKey);
+    return row && { type: 'access_token', row };
+  }
+  const tokenHash = opaqueTokenHash(token);
+  if (tokenHash === undefined) return undefined;
   const access = async (): Promise<IssuedToken | undefined> => {
     const row = await findAccessToken(ctx.db, tokenHash);
     return row && { type: 'access_token', row };

@@ -2,14 +2,17 @@
 import { InsufficientScope, InvalidToken } from '../../errors/oauth-error.js';
 import { findAccessTokenWithUser } from '../../storage/access-tokens.js';
 import type { ProviderContext } from '../context.js';
-import { sha256 } from '../secrets.js';
+import { opaqueTokenHash } from './access-token.js';
 import { claimsForScopes } from '../accounts/users.js';
 
 export async function userinfo(ctx: ProviderContext, accessToken: string): Promise<Record<string, unknown>> {
-  const token = await findAccessTokenWithUser(ctx.db, sha256(accessToken));
+  const tokenHash = opaqueTokenHash(accessToken);
+  const token = tokenHash === undefined ? undefined : await findAccessTokenWithUser(ctx.db, tokenHash);
   if (!token || token.revokedAt !== null || token.expiresAt <= ctx.clock() || token.user.disabled_at !== null) {
     throw new InvalidToken('the access token is invalid, expired or revoked');
   }
+  // RFC 8707 / RFC 9068: a token for a resource server is not for this provider's userinfo (RFC 6750 3.1 invalid_token).
+  if (token.audience !== null) throw new InvalidToken('the access token is for another resource');
   const scopes = token.scope.split(' ');
   if (!scopes.includes('openid')) throw new InsufficientScope('the access token was not granted the openid scope', 'openid');
   return claimsForScopes(token.user, scopes);

@@ -1,4 +1,5 @@
 // The authorization endpoint (RFC 6749 3.1, OIDC Core 3.1.2), GET and POST.
+import { withResources } from '../../domain/authorization/resource-request.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   verifyTarget,
@@ -56,7 +57,7 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
     }
     // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1), in the response mode asked for.
     try {
-      const authRequest = validateRequest(target, params);
+      const authRequest = await withResources(ctx, target.client, validateRequest(target, params), params);
       const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
       if (outcome.clientConfirmed) attempt.confirm();
       else await attempt.ensureCurrent();

@@ -208,6 +208,7 @@ export default async function deviceVerificationRoutes(
           now: ctx.clock(),
           userName: await accountName(ctx, session.userId),
           scopes: pending.scopes,
+          apiScopes: pending.apiScopes,
         }),
       );
     }),

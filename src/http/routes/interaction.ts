@@ -145,6 +145,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
         ...(await clientShown(interaction.request.clientId)),
         redirectUri: interaction.request.redirectUri,
         scopes: interaction.request.scopes,
+        apiScopes: interaction.request.apiScopes,
         account,
       }),
     );

@@ -25,6 +25,7 @@ const responseSchema = {
       iat: { type: 'integer' },
       token_type: str,
       iss: str,
+      aud: str,
     },
   },
 } as const;

@@ -43,6 +43,8 @@ export interface DeviceConfirmPageInput {
   /** The signed-in user, as they know themselves. */
   userName: string;
   scopes: readonly Scope[];
+  /** Scopes of a resource server (RFC 8707), in the operator's words. */
+  apiScopes?: ReadonlyArray<{ name: string; description: string }> | undefined;
 }
 
 /** "2 minutes ago": a device code lives an hour at most. */
@@ -75,6 +77,7 @@ ${input.selfRegistered ? unverifiedWarning(t, input.clientName) : ''}
 <p>${t('device.ableTo')}</p>
 <ul class="scopes">
 ${input.scopes.map((s) => html`<li>${t(SCOPE_DESCRIPTIONS[s])}</li>`)}
+${(input.apiScopes ?? []).map((s) => html`<li>${s.description}</li>`)}
 </ul>
 <p class="warning">${t('device.warning')}</p>
 <form method="post" action="${input.action}">

@@ -113,6 +113,8 @@ export interface ConsentPageInput {
   csrfToken: string;
   clientName: string;
   scopes: readonly Scope[];
+  /** Scopes of resource servers (RFC 8707), each with the operator's own description (shown as written, not translated). */
+  apiScopes?: ReadonlyArray<{ name: string; description: string }> | undefined;
   /** The signed-in account that would consent, so that a person on a shared browser sees whose data is shared. */
   account: string;
   /** Where the answer goes: the request's verified redirect URI. */
@@ -140,6 +142,7 @@ ${input.links.logoUri && !input.selfRegistered ? html`<img class="client-logo" s
 <p class="lead">${t('consent.asking', { client: input.clientName })}</p>
 <ul class="scopes">
 ${input.scopes.map((s) => html`<li>${t(SCOPE_DESCRIPTIONS[s])}</li>`)}
+${(input.apiScopes ?? []).map((s) => html`<li>${s.description}</li>`)}
 </ul>
 <p>${richText(t, 'consent.sentBack', { host: html`<strong>${redirectHost(input.redirectUri)}</strong>` })}</p>
 ${clientLinks(t, input.clientName, input.links)}

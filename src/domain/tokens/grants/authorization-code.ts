@@ -1,15 +1,17 @@
 // The authorization_code grant (RFC 6749 4.1.3, OIDC Core 3.1.3.2, RFC 7636 4.5-4.6).
-import { InvalidGrant, InvalidRequest } from '../../../errors/oauth-error.js';
+import { InvalidGrant, InvalidRequest, type OAuthError } from '../../../errors/oauth-error.js';
 import { findCode, redeemCode, revokeTokensFromCode } from '../../../storage/authorization-codes.js';
 import type { AuthorizationCodeRow } from '../../../storage/schema.js';
 import type { Client } from '../../clients/clients.js';
-import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
 import { required, single, type RawParams } from '../../params.js';
 import { isValidVerifier, s256 } from '../../authorization/pkce.js';
-import { randomToken, sha256 } from '../../secrets.js';
+import { sha256 } from '../../secrets.js';
 import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
+import { finishAccessToken, prepareAccessToken } from '../access-token.js';
+import { targetRefusal } from '../token-target.js';
+import { tokenRequestResource } from '../../authorization/resource-request.js';
 
 export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
   const code = required(params, 'code');
@@ -19,9 +21,10 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
     throw new InvalidRequest('code_verifier must be 43 to 128 unreserved characters');
   }
 
-  const accessToken = randomToken();
+  const resource = tokenRequestResource(params, client);
   const codeHash = sha256(code);
   const now = ctx.clock();
+  const accessToken = prepareAccessToken(ctx, client, resource, now);
   // OIDC Core 11: a refresh token only for a client allowed the grant, and only when the user consented to offline_access.
   const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
   const redeemed = await redeemCode(ctx.db, {
@@ -31,13 +34,18 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
     redirectUri,
     challengeOfVerifier: verifier === null ? null : s256(verifier),
     now,
-    accessToken: { tokenHash: sha256(accessToken), expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds) },
+    accessToken: accessToken.target,
     refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
   });
-  if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier);
+  if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier, resource);
 
   return userTokenResponse(ctx, client, {
-    accessToken,
+    accessToken: await finishAccessToken(ctx, accessToken, redeemed, {
+      clientId: client.clientId,
+      subject: redeemed.user_id,
+      authTime: redeemed.auth_time,
+      now,
+    }),
     scope: redeemed.scope,
     refreshToken: refreshToken !== null && redeemed.refresh_family_id !== null ? refreshToken.value : null,
     grant: { userId: redeemed.user_id, authTime: redeemed.auth_time, nonce: redeemed.nonce, sid: redeemed.sid, amr: redeemed.amr },
@@ -52,7 +60,8 @@ async function explainRefusal(
   codeHash: string,
   redirectUri: string | null,
   verifier: string | null,
-): Promise<InvalidGrant> {
+  resource: string | null,
+): Promise<OAuthError> {
   const row = await findCode(ctx.db, codeHash);
   if (!row) return new InvalidGrant('the authorization code is invalid');
   if (row.client_id !== client.clientId) {
@@ -66,7 +75,11 @@ async function explainRefusal(
     return new InvalidGrant('the authorization code was already used');
   }
   if (row.expires_at <= ctx.clock()) return new InvalidGrant('the authorization code has expired');
-  return mismatch(row, redirectUri, verifier) ?? new InvalidGrant('the authorization code is invalid');
+  return (
+    mismatch(row, redirectUri, verifier) ??
+    (await targetRefusal(ctx, client, row.resources, resource)) ??
+    new InvalidGrant('the authorization code is invalid')
+  );
 }
 
 function mismatch(row: AuthorizationCodeRow, redirectUri: string | null, verifier: string | null): InvalidGrant | undefined {

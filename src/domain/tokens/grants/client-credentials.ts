@@ -1,5 +1,9 @@
 // The client_credentials grant (RFC 6749 4.4): an access token for the client itself; no user, no ID token, no refresh token.
-import { InvalidClient, InvalidScope, UnauthorizedClient } from '../../../errors/oauth-error.js';
+import { InvalidClient, InvalidScope, InvalidTarget, UnauthorizedClient } from '../../../errors/oauth-error.js';
+import { findResourceServers } from '../../../storage/resource-servers.js';
+import { rowToResourceServer } from '../../resources/resource-servers.js';
+import { tokenRequestResource } from '../../authorization/resource-request.js';
+import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import { insertClientAccessToken } from '../../../storage/access-tokens.js';
 import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
@@ -7,7 +11,6 @@ import type { ProviderContext } from '../../context.js';
 import { ClientChanged } from '../../clients/current-client.js';
 import { single, type RawParams } from '../../params.js';
 import { splitScope } from '../../authorization/scope.js';
-import { randomToken, sha256 } from '../../secrets.js';
 import { bearerResponse, type TokenResponse } from './token-response.js';
 
 export async function clientCredentialsGrant(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
@@ -22,18 +25,37 @@ export async function clientCredentialsGrant(ctx: ProviderContext, client: Clien
   if (!scope.every((s) => registered.includes(s)))
     throw new InvalidScope('the requested scope exceeds the scope registered for this client');
 
-  const accessToken = randomToken();
+  // RFC 8707 2.2: the resource named, else the client's default; its token carries the asked scopes it defines.
+  const resource = tokenRequestResource(params, client) ?? client.defaultResource;
+  const server = resource === null ? undefined : (await findResourceServers(ctx.db, [resource])).map(rowToResourceServer)[0];
+  if (resource !== null && !server) throw new InvalidTarget('the resource is not known to this server');
+  const tokenScope = server ? scope.filter((s) => server.scopes.some((d) => d.name === s)) : scope;
+  if (tokenScope.length === 0) throw new InvalidScope('none of the requested scopes is defined by the resource');
+
   const now = ctx.clock();
+  const prepared = prepareAccessToken(ctx, client, resource, now);
+  const jwt = server?.tokenFormat === 'jwt';
+  const expiresAt = server ? addSeconds(now, server.accessTokenTtlSeconds) : prepared.target.atDefaultExpiresAt;
+  const stored = {
+    at_hash: jwt ? prepared.target.atJwtHash : prepared.target.atOpaqueHash,
+    at_audience: server?.identifier ?? null,
+    at_scope: tokenScope.join(' '),
+    at_expires_at: expiresAt,
+    at_signing_alg: server?.signingAlg ?? null,
+  };
   const issued = await insertClientAccessToken(ctx.db, {
-    tokenHash: sha256(accessToken),
+    tokenHash: stored.at_hash,
     clientId: client.clientId,
     clientRevision: client.revision,
-    scope: scope.join(' '),
+    scope: stored.at_scope,
     issuedAt: now,
-    expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds),
+    expiresAt,
+    audience: stored.at_audience,
   });
   // The statement issues only while the client keeps the revision it was authenticated with: redone afresh.
   if (!issued) throw new ClientChanged(new InvalidClient('client authentication failed'));
-  // RFC 6749 4.4.3: "A refresh token SHOULD NOT be included."
-  return bearerResponse(ctx, accessToken, scope.join(' '));
+  // RFC 6749 4.4.3: "A refresh token SHOULD NOT be included." RFC 9068 2.2: sub is the client's own id.
+  return bearerResponse(
+    await finishAccessToken(ctx, prepared, stored, { clientId: client.clientId, subject: client.clientId, authTime: null, now }),
+  );
 }

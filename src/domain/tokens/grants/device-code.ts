@@ -9,13 +9,13 @@ import {
 } from '../../../errors/oauth-error.js';
 import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDeviceCode } from '../../../storage/device-authorizations.js';
 import type { Client } from '../../clients/clients.js';
-import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
 import type { ClientAttempt } from '../../clients/current-client.js';
 import { required, type RawParams } from '../../params.js';
-import { randomToken, sha256 } from '../../secrets.js';
+import { sha256 } from '../../secrets.js';
 import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
+import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 
 export async function deviceCodeGrant(
   ctx: ProviderContext,
@@ -27,8 +27,7 @@ export async function deviceCodeGrant(
   const deviceCode = required(params, 'device_code');
   const deviceCodeHash = sha256(deviceCode);
   const now = ctx.clock();
-  const accessToken = randomToken();
-  const accessTokenHash = sha256(accessToken);
+  const accessToken = prepareAccessToken(ctx, client, null, now);
   // As at code exchange (OIDC Core 11): a refresh token only for a client allowed the grant, and only when the
   // user approved offline_access.
   const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
@@ -37,7 +36,7 @@ export async function deviceCodeGrant(
     clientId: client.clientId,
     clientRevision: client.revision,
     now,
-    accessToken: { tokenHash: accessTokenHash, expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds) },
+    accessToken: accessToken.target,
     refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
   });
   if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash);
@@ -48,14 +47,27 @@ export async function deviceCodeGrant(
     // the polling statement has raised the stored interval already.
     throw polled.last_poll_too_fast ? new SlowDown() : new AuthorizationPending();
   }
-  if (polled.issued_access_token_hash !== accessTokenHash || polled.user_id === null || polled.auth_time === null) {
+  const issuedHere = polled.issued_access_token_hash !== null && polled.issued_access_token_hash === polled.at_hash;
+  if (!issuedHere || polled.user_id === null || polled.auth_time === null || !polled.at_hash || !polled.at_expires_at) {
     throw new InvalidGrant('the device code is invalid');
   }
+  const stored = {
+    at_hash: polled.at_hash,
+    at_audience: polled.at_audience ?? null,
+    at_scope: polled.at_scope ?? '',
+    at_expires_at: polled.at_expires_at,
+    at_signing_alg: polled.at_signing_alg ?? null,
+  };
 
   // The sign-in behind the approval: its time, session and methods (OIDC Core 2 auth_time, amr; Back-Channel
   // Logout 1.0 2.1 sid). There is no authorization request, so no nonce.
   return userTokenResponse(ctx, client, {
-    accessToken,
+    accessToken: await finishAccessToken(ctx, accessToken, stored, {
+      clientId: client.clientId,
+      subject: polled.user_id,
+      authTime: polled.auth_time,
+      now,
+    }),
     scope: polled.scope,
     refreshToken: refreshToken !== null && polled.refresh_family_id !== null ? refreshToken.value : null,
     grant: { userId: polled.user_id, authTime: polled.auth_time, nonce: null, sid: polled.sid, amr: polled.amr },

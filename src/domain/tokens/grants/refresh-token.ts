@@ -10,6 +10,9 @@ import { required, single, type RawParams } from '../../params.js';
 import { splitScope } from '../../authorization/scope.js';
 import { randomToken, sha256 } from '../../secrets.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
+import { finishAccessToken, prepareAccessToken } from '../access-token.js';
+import { targetRefusal } from '../token-target.js';
+import { tokenRequestResource } from '../../authorization/resource-request.js';
 
 /** OIDC Core 11: the scope by which the user grants a refresh token. */
 export const OFFLINE_ACCESS = 'offline_access';
@@ -34,10 +37,11 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
   // RFC 6749 6: the scope, "if omitted is treated as equal to the scope originally granted by the resource owner".
   const scope = asked.length === 0 ? null : asked;
 
+  const resource = tokenRequestResource(params, client);
   const tokenHash = sha256(presented);
   const now = ctx.clock();
   const next = newRefreshToken(ctx, now);
-  const accessToken = randomToken();
+  const accessToken = prepareAccessToken(ctx, client, resource, now);
   const rotated = await rotateRefreshToken(ctx.db, {
     tokenHash,
     clientId: client.clientId,
@@ -45,15 +49,20 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
     now,
     scope,
     next: { tokenHash: next.row.tokenHash, expiresAt: next.row.expiresAt },
-    accessToken: { tokenHash: sha256(accessToken), expiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds) },
+    accessToken: accessToken.target,
   });
-  if (!rotated) throw await explainRefusal(ctx, client, tokenHash, scope);
+  if (!rotated) throw await explainRefusal(ctx, client, tokenHash, scope, resource);
 
   const grantedScope = scope?.join(' ') ?? rotated.scope;
   // OIDC Core 12.2: the ID token has the same iss, sub and aud as the original one, the auth_time of the original
   // authentication, and it "SHOULD NOT have a nonce Claim Value".
   return userTokenResponse(ctx, client, {
-    accessToken,
+    accessToken: await finishAccessToken(ctx, accessToken, rotated, {
+      clientId: client.clientId,
+      subject: rotated.user_id,
+      authTime: rotated.auth_time,
+      now,
+    }),
     scope: grantedScope,
     refreshToken: next.value,
     grant: { userId: rotated.user_id, authTime: rotated.auth_time, nonce: null, sid: rotated.sid, amr: rotated.amr },
@@ -62,7 +71,13 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
 }
 
 /** The refresh token was not rotated: find out why (off the hot path), and revoke its family on replay. */
-async function explainRefusal(ctx: ProviderContext, client: Client, tokenHash: string, scope: string[] | null): Promise<OAuthError> {
+async function explainRefusal(
+  ctx: ProviderContext,
+  client: Client,
+  tokenHash: string,
+  scope: string[] | null,
+  resource: string | null,
+): Promise<OAuthError> {
   const row = await findRefreshToken(ctx.db, tokenHash);
   if (!row) return new InvalidGrant('the refresh token is invalid');
   // RFC 6749 6: "validate the refresh token and ensure that it was issued to the authenticated client".
@@ -82,5 +97,5 @@ async function explainRefusal(ctx: ProviderContext, client: Client, tokenHash: s
   if (scope !== null && !scope.every((s) => granted.includes(s))) {
     return new InvalidScope('the requested scope exceeds the scope originally granted');
   }
-  return new InvalidGrant('the refresh token is invalid');
+  return (await targetRefusal(ctx, client, row.resources, resource)) ?? new InvalidGrant('the refresh token is invalid');
 }

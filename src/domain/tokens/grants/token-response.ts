@@ -2,6 +2,7 @@
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
 import { signIdToken } from '../id-token.js';
+import type { IssuedAccessToken } from '../access-token.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -22,22 +23,23 @@ export interface UserGrant {
   amr: string[] | null;
 }
 
-/** RFC 6749 5.1: a Bearer access token with the configured lifetime and the scope granted. */
-export function bearerResponse(ctx: ProviderContext, accessToken: string, scope: string): TokenResponse {
-  return { access_token: accessToken, token_type: 'Bearer', expires_in: ctx.config.accessTokenTtlSeconds, scope };
+/** RFC 6749 5.1: a Bearer access token, its lifetime and its scope (for a resource server, the scopes it defines). */
+export function bearerResponse(accessToken: IssuedAccessToken): TokenResponse {
+  return { access_token: accessToken.value, token_type: 'Bearer', expires_in: accessToken.expiresIn, scope: accessToken.scope };
 }
 
 /**
  * The response of a grant for a user: the access token, the refresh token when one was issued, and an ID token
- * when the granted scope includes openid (OIDC Core 3.1.3.3), signed as the client registered
+ * when the granted scope (`scope`, which a resource server's access token may not carry) includes openid
+ * (OIDC Core 3.1.3.3), signed as the client registered
  * (id_token_signed_response_alg) and bound to the access token by at_hash.
  */
 export async function userTokenResponse(
   ctx: ProviderContext,
   client: Client,
-  issued: { accessToken: string; scope: string; refreshToken: string | null; grant: UserGrant; now: Date },
+  issued: { accessToken: IssuedAccessToken; scope: string; refreshToken: string | null; grant: UserGrant; now: Date },
 ): Promise<TokenResponse> {
-  const response = bearerResponse(ctx, issued.accessToken, issued.scope);
+  const response = bearerResponse(issued.accessToken);
   if (issued.refreshToken !== null) response.refresh_token = issued.refreshToken;
   if (issued.scope.split(' ').includes('openid')) {
     response.id_token = await signIdToken(ctx.keys, {
@@ -49,7 +51,7 @@ export async function userTokenResponse(
       nonce: issued.grant.nonce,
       sid: issued.grant.sid,
       amr: issued.grant.amr,
-      accessToken: issued.accessToken,
+      accessToken: issued.accessToken.value,
       now: issued.now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,
     });

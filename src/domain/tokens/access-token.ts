@@ -1,0 +1,136 @@
+// Access tokens: opaque values (for this provider's userinfo, or a resource server that introspects them), or
+// RFC 9068 JWTs for a resource server that asked for them. The grant prepares both forms before its statement; the
+// statement stores the one the token's audience wants (src/storage/access-token-target.ts), and the grant hands out
+// that one. A JWT's row is found by the digest of its jti, so revocation and introspection work for it too.
+import { CompactSign, jwtVerify } from 'jose';
+import type { StoredAccessToken, AccessTokenTargetValues } from '../../storage/access-token-target.js';
+import type { Client } from '../clients/clients.js';
+import { addSeconds, epochSeconds } from '../clock.js';
+import type { ProviderContext } from '../context.js';
+import { isSigningAlg } from '../keys/signing-algs.js';
+import { randomToken, sha256 } from '../secrets.js';
+
+/** RFC 9068 2.1: "Resource servers MUST verify that the "typ" header value is "at+jwt"". */
+export const JWT_ACCESS_TOKEN_TYP = 'at+jwt';
+
+/** The digest a JWT access token's row is kept under: never the digest of an opaque value (see opaqueTokenHash). */
+export function jwtAccessTokenKey(jti: string): string {
+  return sha256(`jwt:${jti}`);
+}
+
+/**
+ * The digest an opaque token's row is kept under, or undefined for a value no opaque token of ours can have (ours are
+ * base64url): so that "jwt:" and a JWT's jti, presented as an opaque token, never finds that JWT's row.
+ */
+export function opaqueTokenHash(token: string): string | undefined {
+  return /^[A-Za-z0-9_-]{16,128}$/.test(token) ? sha256(token) : undefined;
+}
+
+export interface PreparedAccessToken {
+  opaque: string;
+  jti: string;
+  /** The statement's values (all but atIssuedAt). */
+  target: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
+}
+
+/** Both forms of the next access token, for a token request naming `resource` (null: none). */
+export function prepareAccessToken(ctx: ProviderContext, client: Client, resource: string | null, now: Date): PreparedAccessToken {
+  const opaque = randomToken();
+  const jti = randomToken(16);
+  return {
+    opaque,
+    jti,
+    target: {
+      atResource: resource,
+      atDefaultResource: client.defaultResource,
+      atOpaqueHash: sha256(opaque),
+      atJwtHash: jwtAccessTokenKey(jti),
+      atDefaultExpiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds),
+    },
+  };
+}
+
+export interface IssuedAccessToken {
+  value: string;
+  expiresIn: number;
+  scope: string;
+}
+
+export interface AccessTokenSubject {
+  clientId: string;
+  /** The user's id; for a client_credentials token, the client's id (RFC 9068 2.2). */
+  subject: string;
+  /** When the user signed in; null for a client_credentials token. */
+  authTime: Date | null;
+  now: Date;
+}
+
+/** The token as the statement stored it: the opaque value, or the JWT signed now for its resource server. */
+export async function finishAccessToken(
+  ctx: ProviderContext,
+  prepared: PreparedAccessToken,
+  stored: StoredAccessToken,
+  who: AccessTokenSubject,
+): Promise<IssuedAccessToken> {
+  const expiresIn = Math.max(0, Math.round((stored.at_expires_at.getTime() - who.now.getTime()) / 1000));
+  if (stored.at_hash !== prepared.target.atJwtHash || stored.at_audience === null) {
+    return { value: prepared.opaque, expiresIn, scope: stored.at_scope };
+  }
+  const value = await signJwtAccessToken(ctx, {
+    ...who,
+    audience: stored.at_audience,
+    scope: stored.at_scope,
+    jti: prepared.jti,
+    expiresAt: stored.at_expires_at,
+    alg: stored.at_signing_alg,
+  });
+  return { value, expiresIn, scope: stored.at_scope };
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti; scope (2.2.3); auth_time when a user signed in (2.2.1).
+ * Built by hand and signed as a compact JWS, as ID tokens are (src/domain/tokens/id-token.ts).
+ */
+async function signJwtAccessToken(
+  ctx: ProviderContext,
+  t: AccessTokenSubject & { audience: string; scope: string; jti: string; expiresAt: Date; alg: string | null },
+): Promise<string> {
+  const key = ctx.keys.signer(isSigningAlg(t.alg) ? t.alg : 'RS256');
+  const claims: Record<string, unknown> = {
+    iss: ctx.config.issuer,
+    sub: t.subject,
+    aud: t.audience,
+    client_id: t.clientId,
+    iat: epochSeconds(t.now),
+    exp: epochSeconds(t.expiresAt),
+    jti: t.jti,
+    scope: t.scope,
+  };
+  if (t.authTime !== null) claims.auth_time = epochSeconds(t.authTime);
+  return new CompactSign(utf8.encode(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: JWT_ACCESS_TOKEN_TYP })
+    .sign(key.privateKey);
+}
+
+/**
+ * The row key of a JWT access token this provider issued and that has not expired (RFC 9068 4: our signature, typ
+ * at+jwt, our iss); undefined for anything else.
+ */
+export async function jwtAccessTokenRowKey(ctx: ProviderContext, token: string): Promise<string | undefined> {
+  if (token.split('.').length !== 3) return undefined;
+  const { keys, algorithms } = ctx.keys.verificationKeys;
+  try {
+    const { payload } = await jwtVerify(token, keys, {
+      algorithms,
+      typ: JWT_ACCESS_TOKEN_TYP,
+      issuer: ctx.config.issuer,
+      currentDate: ctx.clock(),
+      requiredClaims: ['jti', 'exp'],
+    });
+    return typeof payload.jti === 'string' ? jwtAccessTokenKey(payload.jti) : undefined;
+  } catch {
+    return undefined;
+  }
+}

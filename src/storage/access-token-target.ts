@@ -1,0 +1,69 @@
+// The audience, lifetime, format and scope of an access token stored inside a grant's statement (RFC 8707 2.2,
+// RFC 9068): SQL fragments shared by the code, refresh and device statements, decided in the statement itself so that
+// each grant stays one round trip whatever resource its tokens are for.
+import { sql, type RawBuilder } from 'kysely';
+
+/** The named values of every statement that stores an access token (reusable-query.ts: all present, null if unused). */
+export interface AccessTokenTargetValues {
+  /** RFC 8707 2.2: the token request's `resource`, already checked against the client's allowed resources; or null. */
+  atResource: string | null;
+  /** The client's default resource, for a grant that names none; or null. */
+  atDefaultResource: string | null;
+  /** The digest of the opaque value, stored when the token is opaque. */
+  atOpaqueHash: string;
+  /** The digest of "jwt:" and the jti, stored when the resource server wants JWTs (RFC 9068). */
+  atJwtHash: string;
+  /** The expiry of a token for this provider (ACCESS_TOKEN_TTL_SECONDS); a resource server sets its own. */
+  atDefaultExpiresAt: Date;
+  atIssuedAt: Date;
+}
+
+/**
+ * The resource the token is for: the one named, else the grant's only resource, else (a grant that named none) the
+ * client's default; null: this provider. A grant of several resources must name one (see targetIssuable).
+ */
+export function audienceOf(v: AccessTokenTargetValues, grantResources: RawBuilder<string[]>): RawBuilder<string | null> {
+  return sql<
+    string | null
+  >`coalesce(${v.atResource}::text, case when cardinality(${grantResources}) = 1 then (${grantResources})[1] when cardinality(${grantResources}) = 0 then ${v.atDefaultResource}::text end)`;
+}
+
+/**
+ * RFC 8707 2.2: a named resource must be one the grant was for (or the grant named none); a grant of several names
+ * one; and the audience must be a resource server still registered. When this is false nothing is issued and the
+ * caller finds out why.
+ */
+export function targetIssuable(v: AccessTokenTargetValues, grantResources: RawBuilder<string[]>): RawBuilder<boolean> {
+  const audience = audienceOf(v, grantResources);
+  return sql<boolean>`(((${v.atResource}::text is null and cardinality(${grantResources}) <= 1) or cardinality(${grantResources}) = 0 or ${v.atResource}::text = any(${grantResources}))
+    and (${audience} is null or exists (select 1 from resource_servers rs_known where rs_known.identifier = ${audience})))`;
+}
+
+/**
+ * The columns of the access token row, selected from a source joined `left join resource_servers rs on
+ * rs.identifier = audienceOf(...)`: the digest of its value (opaque) or of its jti (jwt), its audience, its scope
+ * (for a resource server, the granted scopes it defines), its expiry.
+ */
+export function accessTokenTargetColumns(v: AccessTokenTargetValues, grantedScope: RawBuilder<string>) {
+  return {
+    token_hash: sql<string>`case when rs.token_format = 'jwt' then ${v.atJwtHash}::text else ${v.atOpaqueHash}::text end`.as('token_hash'),
+    audience: sql<string | null>`rs.identifier`.as('audience'),
+    scope:
+      sql<string>`case when rs.identifier is null then ${grantedScope} else array_to_string(array(select s from unnest(string_to_array(${grantedScope}, ' ')) s where s = any(rs.scopes)), ' ') end`.as(
+        'scope',
+      ),
+    expires_at:
+      sql<Date>`case when rs.identifier is null then ${v.atDefaultExpiresAt}::timestamptz else ${v.atIssuedAt}::timestamptz + rs.access_token_ttl_seconds * interval '1 second' end`.as(
+        'expires_at',
+      ),
+  };
+}
+
+/** What the statement tells the grant of the token it stored. */
+export interface StoredAccessToken {
+  at_hash: string;
+  at_audience: string | null;
+  at_scope: string;
+  at_expires_at: Date;
+  at_signing_alg: string | null;
+}
