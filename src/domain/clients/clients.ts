@@ -47,6 +47,10 @@ export interface Client {
   authSigningAlg: string | null;
   /** client_secret_jwt: the sealed secret (src/domain/keys/sealed-secrets.ts), the HMAC key of its assertions. */
   secretSealed: Record<string, unknown> | null;
+  /** OIDC Registration 2 request_object_signing_alg: the one alg its request objects (RFC 9101) may use, or null. */
+  requestObjectSigningAlg: string | null;
+  /** RFC 9126 6 require_pushed_authorization_requests: its authorization requests must come through PAR. */
+  requirePushedAuthorizationRequests: boolean;
 }
 
 export interface ClientLinks {
@@ -84,6 +88,8 @@ export function rowToClient(row: ClientRow): Client {
     jwksUri: metadataString(row, 'jwks_uri'),
     authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
     secretSealed: row.client_secret_sealed ?? null,
+    requestObjectSigningAlg: metadataString(row, 'request_object_signing_alg'),
+    requirePushedAuthorizationRequests: row.metadata.require_pushed_authorization_requests === true,
   };
 }
 
