@@ -1,7 +1,9 @@
 // Pushed authorization requests (RFC 9126): the PAR endpoint (2.1-2.3), the request_uri at /authorize (4), and
 // require_pushed_authorization_requests per client and for the server (5, 6).
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
 import t, { type Test } from 'tap';
+import { loggerOptions } from '../../../src/logger.js';
 import { buildTestApp, CONFIDENTIAL, FIXTURES, PUBLIC } from '../../helpers/app.js';
 import { assertion, assertionFields, clientKey, jwksOf } from '../../helpers/client-keys.js';
 import { authorizePath, basicAuth, pkcePair, signIn, tokenRequest } from '../../helpers/flow.js';
@@ -251,3 +253,23 @@ t.test('RFC 9126 2.3: too many pushes of one client is 429 with Retry-After, cou
   t.ok(Number(third.headers['retry-after']) > 0, 'Retry-After');
   t.equal(await pushedRows(), 2);
 });
+
+t.test(
+  'no request_uri value or client secret reaches the log, also when refused: the request_uri is a bearer reference (RFC 9126 7.1)',
+  async (t) => {
+    const raw: string[] = [];
+    const logger = pino(loggerOptions('info'), { write: (line: string) => void raw.push(line) });
+    const { app } = await buildTestApp(t, { logger });
+    const pushed = (await push(app, request().params)).json() as { request_uri: string };
+    const reference = pushed.request_uri.split(':').pop()!;
+    const get = (query: Record<string, string>) => app.inject({ method: 'GET', url: authorizePath(query) });
+    t.equal((await get({ client_id: CONFIDENTIAL.client_id, request_uri: pushed.request_uri })).statusCode, 303);
+    t.equal((await get({ client_id: CONFIDENTIAL.client_id, request_uri: pushed.request_uri, redirect_uri: REDIRECT })).statusCode, 303);
+    t.equal((await push(app, request({ redirect_uri: 'https://evil.example/cb' }).params)).statusCode, 400);
+    t.equal((await push(app, request().params, basicAuth(CONFIDENTIAL.client_id, 'wrong-secret-9c1f'))).statusCode, 401);
+    const log = raw.join('');
+    t.match(log, /"path":"\/sso\/par"/, 'the pushes were logged');
+    t.notOk(log.includes(reference), 'no request_uri value');
+    t.notOk(log.includes(CONFIDENTIAL.client_secret) || log.includes('wrong-secret-9c1f'), 'no client secret');
+  },
+);
