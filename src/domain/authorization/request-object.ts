@@ -1,11 +1,11 @@
 // Signed request objects (RFC 9101, OIDC Core 6.1): a JWT signed by the client with a key of its registered `jwks`
 // or `jwks_uri`, whose claims are the authorization request's parameters.
-import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { decodeProtectedHeader, errors, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { InvalidRequestObject, TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import { epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { ASSERTION_ALGS } from '../clients/auth-methods.js';
-import { ClientKeysUnavailable } from '../clients/client-jwks.js';
+import { ClientKeysUnavailable, verifyWithClientKeys } from '../clients/client-jwks.js';
 import type { Client } from '../clients/clients.js';
 
 /**
@@ -62,7 +62,9 @@ export async function verifyRequestObject(ctx: ProviderContext, client: Client, 
   };
   let payload: JWTPayload;
   try {
-    payload = await verifyWithClientKeys(ctx, client, jwt, options);
+    const verified = await verifyWithClientKeys(ctx, client, jwt, options);
+    if (!verified) throw new InvalidRequestObject('the client has registered no keys (jwks or jwks_uri) to verify it with');
+    payload = verified;
   } catch (err) {
     if (err instanceof ClientKeysUnavailable) {
       ctx.log.warn({ event: 'client_keys_unavailable', clientId: client.clientId, reason: err.message }, 'request object');
@@ -103,18 +105,4 @@ function refusal(err: errors.JOSEError): string {
   if (err instanceof errors.JWTClaimValidationFailed) return `${err.claim} ${err.reason}`;
   if (err instanceof errors.JWTExpired) return 'exp in the past';
   return err.code;
-}
-
-/** A key of the registered set; with a jwks_uri, fetched again once when the object names a key not in it. */
-async function verifyWithClientKeys(ctx: ProviderContext, client: Client, jwt: string, options: JWTVerifyOptions): Promise<JWTPayload> {
-  if (client.jwks) return (await jwtVerify(jwt, createLocalJWKSet(client.jwks), options)).payload;
-  if (client.jwksUri === null) throw new InvalidRequestObject('the client has registered no keys (jwks or jwks_uri) to verify it with');
-  const nowMs = ctx.clock().getTime();
-  try {
-    return (await jwtVerify(jwt, await ctx.clientKeySets.get(client.jwksUri, nowMs), options)).payload;
-  } catch (err) {
-    const again = err instanceof errors.JWKSNoMatchingKey ? ctx.clientKeySets.refetch(client.jwksUri, nowMs) : undefined;
-    if (!again) throw err;
-    return (await jwtVerify(jwt, await again, options)).payload;
-  }
 }
