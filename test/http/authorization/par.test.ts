@@ -254,6 +254,14 @@ t.test('RFC 9126 2.3: too many pushes of one client is 429 with Retry-After, cou
   t.equal(await pushedRows(), 2);
 });
 
+t.test('RFC 9126 2.3: too many pushes from one network is 429 too, whichever client pushes', async (t) => {
+  const { app, pushedRows } = await setUp(t, { PAR_IP_PER_MINUTE: '1', PAR_CLIENT_PER_MINUTE: '0' });
+  t.equal((await push(app, request().params)).statusCode, 201);
+  const other = await push(app, request({ client_id: PUBLIC.client_id, redirect_uri: PUBLIC.redirect_uris[0] }).params, '');
+  assertJsonError(t, other, 429, 'temporarily_unavailable');
+  t.equal(await pushedRows(), 1);
+});
+
 t.test(
   'no request_uri value or client secret reaches the log, also when refused: the request_uri is a bearer reference (RFC 9126 7.1)',
   async (t) => {
