@@ -51,8 +51,6 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
     pushed: (clientId: string, requestUri: string) => Promise<RequestParams>,
   ): Promise<FastifyReply> {
     const load = async (clientId: string) => (await attempt.lookup(clientId))?.client;
-    // The pages this request answers with speak its ui_locales (a repeated one is refused in phase two).
-    const t = pageLanguage(request, ctx.config, typeof query.ui_locales === 'string' ? query.ui_locales : undefined);
 
     // RFC 9101 6.3, RFC 9126 4: a request object or a pushed request is the request. One that cannot be resolved is
     // refused in phase two, to the redirect URI that the query's own parameters verify (else on the page).
@@ -67,6 +65,8 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       }
     }
     const params = resolved.params;
+    // The pages this request answers with speak its ui_locales (a repeated one is refused in phase two).
+    const t = pageLanguage(request, ctx.config, typeof params.ui_locales === 'string' ? params.ui_locales : undefined);
 
     // Phase one: until the client and its redirect URI are verified, errors are shown, never redirected.
     let target: VerifiedTarget;
