@@ -4,9 +4,11 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { loggerOptions } from '../../../src/logger.js';
+import { buildCountingApp } from '../../helpers/counting.js';
+import { GRANT_FIXTURES, OFFLINE_SCOPE, REFRESHING, REFRESHING_BASIC } from '../../helpers/grants.js';
 import { buildTestApp, CONFIDENTIAL, FIXTURES, PUBLIC } from '../../helpers/app.js';
 import { assertion, assertionFields, clientKey, jwksOf } from '../../helpers/client-keys.js';
-import { authorizePath, basicAuth, pkcePair, signIn, tokenRequest } from '../../helpers/flow.js';
+import { authorizePath, basicAuth, obtainCode, pkcePair, signIn, tokenRequest } from '../../helpers/flow.js';
 import { sha256 } from '../../../src/domain/secrets.js';
 
 const ISSUER = 'http://localhost:3000/sso';
@@ -281,3 +283,15 @@ t.test(
     t.notOk(log.includes(CONFIDENTIAL.client_secret) || log.includes('wrong-secret-9c1f'), 'no client secret');
   },
 );
+
+t.test('RFC 9126 4 at /authorize with a live session costs one statement more than a plain request: the take', async (t) => {
+  const { app, counter } = await buildCountingApp(t, GRANT_FIXTURES);
+  const first = await obtainCode(app, { client_id: REFRESHING.client_id, redirect_uri: REFRESHING.redirect_uris[0], scope: OFFLINE_SCOPE });
+  const params = request({ client_id: REFRESHING.client_id, redirect_uri: REFRESHING.redirect_uris[0], scope: OFFLINE_SCOPE }).params;
+  const pushed = (await push(app, params, REFRESHING_BASIC)).json() as { request_uri: string };
+  counter.count = 0;
+  const res = await first.browser.request(app, 'GET', authorizePath({ client_id: REFRESHING.client_id, request_uri: pushed.request_uri }));
+  t.equal(res.statusCode, 303);
+  t.ok(new URL(String(res.headers.location)).searchParams.get('code'), 'the live session answered with a code');
+  t.equal(counter.count, 2, 'the pushed request taken, then the code issued');
+});
