@@ -60,9 +60,9 @@ export async function pushAuthorizationRequest(ctx: ProviderContext, client: Cli
 }
 
 /**
- * RFC 9126 4: the parameters pushed under `requestUri` by `clientId`, taken once. "The authorization server MUST
- * [...] treat request_uri values as one-time use"; "An expired request_uri MUST be rejected as invalid." Anything
- * else than an unused, unexpired request of this client is invalid_request_uri (RFC 9101 7).
+ * RFC 9126 4: the parameters pushed under `requestUri` by `clientId`, taken once. "Authorization servers SHOULD treat
+ * request_uri values as one-time use" (this one does, without the MAY for reloads); "An expired request_uri MUST be
+ * rejected as invalid." Anything but an unused, unexpired request of this client is invalid_request_uri (RFC 9101 7).
  */
 export async function takePushedRequest(ctx: ProviderContext, clientId: string, requestUri: string): Promise<RequestParams> {
   const hash = sha256(requestUri);
@@ -76,8 +76,8 @@ export async function takePushedRequest(ctx: ProviderContext, clientId: string, 
 }
 
 /**
- * RFC 9126 5 and 6 require_pushed_authorization_requests, of the server or of the client: "the authorization server
- * [...] only accepts authorization request data via PAR". A request that did not come through PAR is invalid_request.
+ * RFC 9126 5 and 6 require_pushed_authorization_requests, of the server or of the client: authorization request
+ * data is accepted only through PAR. A request that did not come through PAR is invalid_request.
  */
 export function assertPushedWhenRequired(config: Pick<Config, 'pushedRequests'>, client: Client, pushed: boolean): void {
   if (pushed) return;

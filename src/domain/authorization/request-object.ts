@@ -10,8 +10,8 @@ import type { Client } from '../clients/clients.js';
 
 /**
  * The algorithms a request object may be signed with (discovery request_object_signing_alg_values_supported): the
- * public key signatures of private_key_jwt. RFC 9101 10.2 and OIDC Core 6.1 allow `none`, which is refused here
- * ("unsigned request objects are refused", issue 18): an unsigned object proves nothing an URL does not.
+ * public key signatures of private_key_jwt. OIDC Core 6.1 allows `none`, which is refused here ("unsigned request
+ * objects are refused", issue 18): an unsigned object does not authenticate its source (RFC 9101 10.2).
  */
 export const REQUEST_OBJECT_ALGS: readonly string[] = ASSERTION_ALGS.private_key_jwt;
 
@@ -49,7 +49,7 @@ export async function verifyRequestObject(ctx: ProviderContext, client: Client, 
   const now = ctx.clock();
   const options: JWTVerifyOptions = {
     // RFC 9101 4: "iss (issuer) and aud (audience)... The value of aud should be the value of the authorization
-    // server (AS) issuer"; the client signs, so iss is its client_id (RFC 9101 10.2, OIDC Core 6.1).
+    // server (AS) issuer"; the client signs, so iss is its client_id (OIDC Core 6.1).
     issuer: client.clientId,
     audience: ctx.config.issuer,
     // OIDC Registration 2 request_object_signing_alg: "All Request Objects from this Client MUST be rejected, if not
@@ -57,7 +57,7 @@ export async function verifyRequestObject(ctx: ProviderContext, client: Client, 
     algorithms: client.requestObjectSigningAlg ? [client.requestObjectSigningAlg] : [...REQUEST_OBJECT_ALGS],
     currentDate: now,
     clockTolerance: REQUEST_OBJECT_CLOCK_TOLERANCE_SECONDS,
-    // RFC 9101 10.3 (replay): a request object that never expires could be replayed forever; exp is required.
+    // A request object that never expires could be replayed for ever: exp is required (as FAPI 2.0 requires it).
     requiredClaims: ['exp'],
   };
   let payload: JWTPayload;

@@ -34,7 +34,7 @@ export async function resolveRequestParameters(ctx: ProviderContext, params: Raw
   const request = single(params, 'request');
   const requestUri = single(params, 'request_uri');
   if (request === undefined && requestUri === undefined) return { params, pushed: false };
-  // RFC 9101 5: request "MUST NOT be included [...] if the request_uri parameter is used" (and the reverse).
+  // RFC 9101 5: the object comes by value (request) or by reference (request_uri); a request with both is malformed.
   if (request !== undefined && requestUri !== undefined) throw new InvalidRequest('request and request_uri must not be used together');
   // RFC 9101 5: client_id is REQUIRED beside either, so that the server knows whose keys or pushed request to use.
   const clientId = single(params, 'client_id');

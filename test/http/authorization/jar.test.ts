@@ -136,7 +136,7 @@ t.test(
         /aud/,
       ],
       ['RFC 7519 4.1.4: expired', requestObject('keyed', key, claims, { expiresIn: -120 }), /exp in the past/],
-      ['RFC 9101 10.3: without exp', requestObject('keyed', key, claims, { expiresIn: null }), /exp missing/],
+      ['without exp (required here, as in FAPI 2.0)', requestObject('keyed', key, claims, { expiresIn: null }), /exp missing/],
       ['exp unreasonably far ahead (two hours)', requestObject('keyed', key, claims, { expiresIn: 7200 }), /too long/],
       ['RFC 9101 4: iss is another client', requestObject('keyed', key, { ...claims, iss: 'pinned' }), /iss/],
       [

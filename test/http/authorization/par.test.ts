@@ -137,7 +137,7 @@ t.test('RFC 9126 4: a reused, expired or unknown request_uri, or one of another 
   const { app, get, advance } = await setUp(t);
   const uri = async () => ((await push(app, request().params)).json() as { request_uri: string }).request_uri;
 
-  // Reused: "the authorization server MUST [...] treat request_uri values as one-time use".
+  // Reused: "Authorization servers SHOULD treat request_uri values as one-time use"; this one does.
   const once = await uri();
   const first = await get(authorizePath({ client_id: CONFIDENTIAL.client_id, request_uri: once }));
   t.equal(first.statusCode, 303);
