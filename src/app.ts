@@ -25,6 +25,7 @@ import endSessionRoutes from './http/routes/end-session.js';
 import healthRoutes from './http/routes/health.js';
 import deviceAuthorizationRoutes from './http/routes/device-authorization.js';
 import deviceVerificationRoutes from './http/routes/device-verification.js';
+import parRoutes from './http/routes/par.js';
 import interactionRoutes from './http/routes/interaction.js';
 import passwordResetRoutes from './http/routes/password-reset.js';
 import signupRoutes from './http/routes/signup.js';
@@ -164,6 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(endSessionRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick() });
       await sso.register(deviceAuthorizationRoutes, { ctx });
       await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
+      await sso.register(parRoutes, { ctx });
       await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
       await sso.register(accountPasswordRoutes, {
         ctx,

@@ -132,6 +132,16 @@ export interface DeviceFlowSettings {
   readonly authorizationRequests: { readonly perNetwork: ThrottlePolicy | null; readonly perClient: ThrottlePolicy | null };
 }
 
+/** Pushed authorization requests (RFC 9126). */
+export interface PushedRequestSettings {
+  /** RFC 9126 2.2 expires_in: how long a request_uri may be used. */
+  readonly requestUriTtlSeconds: number;
+  /** RFC 9126 5 require_pushed_authorization_requests: every client must push its authorization requests. */
+  readonly required: boolean;
+  /** Pushed requests per client address, and per client, in a sliding minute; null when off. */
+  readonly requests: { readonly perNetwork: ThrottlePolicy | null; readonly perClient: ThrottlePolicy | null };
+}
+
 /** Dynamic client registration (RFC 7591) and its management (RFC 7592). */
 export interface RegistrationSettings {
   /** The registration endpoint is served (and advertised): open, or with at least one initial access token. */
@@ -258,6 +268,7 @@ export interface Config {
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
   readonly deviceFlow: DeviceFlowSettings;
+  readonly pushedRequests: PushedRequestSettings;
   /** Stored security events older than this are purged. */
   readonly securityEventRetentionDays: number;
   /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
@@ -522,6 +533,7 @@ export function loadConfig(env: Env = process.env): Config {
     notifierSmtp,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS'),
     deviceFlow: deviceFlowSettings(reader, lock),
+    pushedRequests: pushedRequestSettings(reader),
     totpIssuer,
     defaultLocale: isLocale(defaultLocale) ? defaultLocale : 'en',
     brand: { name: brandName, logoUrl, color: brandColor?.toLowerCase() ?? null },
@@ -548,6 +560,18 @@ function deviceFlowSettings({ integer }: Reader, { lockBaseSeconds, lockMaxSecon
     authorizationRequests: Object.freeze({
       perNetwork: perMinute(integer('DEVICE_AUTHORIZATION_IP_PER_MINUTE')),
       perClient: perMinute(integer('DEVICE_AUTHORIZATION_CLIENT_PER_MINUTE')),
+    }),
+  });
+}
+
+/** RFC 9126 settings: the request_uri lifetime, the global requirement, the counters of the PAR endpoint. */
+function pushedRequestSettings({ integer, boolean }: Reader): PushedRequestSettings {
+  return Object.freeze({
+    requestUriTtlSeconds: integer('PAR_REQUEST_URI_TTL_SECONDS'),
+    required: boolean('REQUIRE_PUSHED_AUTHORIZATION_REQUESTS'),
+    requests: Object.freeze({
+      perNetwork: perMinute(integer('PAR_IP_PER_MINUTE')),
+      perClient: perMinute(integer('PAR_CLIENT_PER_MINUTE')),
     }),
   });
 }

@@ -106,6 +106,11 @@ export const SETTINGS = {
   USER_CODE_IP_FREE_ATTEMPTS: integer(10, 0, 1_000_000),
   DEVICE_AUTHORIZATION_IP_PER_MINUTE: integer(30, 0, 1_000_000),
   DEVICE_AUTHORIZATION_CLIENT_PER_MINUTE: integer(600, 0, 1_000_000),
+  // Pushed and signed authorization requests (RFC 9126, RFC 9101)
+  PAR_REQUEST_URI_TTL_SECONDS: integer(60, 5, 600),
+  REQUIRE_PUSHED_AUTHORIZATION_REQUESTS: boolean(false),
+  PAR_IP_PER_MINUTE: integer(60, 0, 1_000_000),
+  PAR_CLIENT_PER_MINUTE: integer(600, 0, 1_000_000),
   // Dynamic client registration (RFC 7591, RFC 7592)
   REGISTRATION_INITIAL_ACCESS_TOKEN: text(),
   REGISTRATION_OPEN: boolean(false),

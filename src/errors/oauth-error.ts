@@ -108,6 +108,20 @@ export class RequestUriNotSupported extends OAuthError {
   }
 }
 
+/** RFC 9101 7 / OIDC Core 3.1.2.6: "The request parameter contains an invalid Request Object." */
+export class InvalidRequestObject extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_request_object', description, 400, {}, options);
+  }
+}
+
+/** RFC 9101 7 / OIDC Core 3.1.2.6: "The request_uri in the authorization request returns an error or contains invalid data." */
+export class InvalidRequestUri extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('invalid_request_uri', description, 400, {}, options);
+  }
+}
+
 export class LoginRequired extends OAuthError {
   constructor(description: string, options?: OAuthErrorOptions) {
     super('login_required', description, 400, {}, options);

@@ -60,6 +60,8 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   { table: 'second_factor_challenges', cutoff: expired },
   { table: 'passkey_challenges', cutoff: expired },
   { table: 'client_assertion_jtis', cutoff: expired },
+  // A pushed request (RFC 9126) is of no use once expired, used or not.
+  { table: 'pushed_authorization_requests', cutoff: expired },
   // Like a code: a used device code stays an access token lifetime past its expiry, so that its replay is recognised.
   { table: 'device_authorizations', cutoff: (s) => new Date(s.now.getTime() - s.accessTokenTtlSeconds * 1000) },
   { table: 'sign_in_attempts', column: 'at', cutoff: (s) => new Date(s.now.getTime() - s.signInAttemptRetentionSeconds * 1000) },

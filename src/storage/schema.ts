@@ -402,6 +402,15 @@ export interface PasskeyChallengesTable {
   consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
+/** RFC 9126: a pushed authorization request, under the digest of its request_uri (src/storage/pushed-requests.ts). */
+export interface PushedAuthorizationRequestsTable {
+  request_uri_hash: string;
+  client_id: string;
+  params: Json<Record<string, string | string[]>>;
+  expires_at: Timestamp;
+  consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
 export interface Database {
   clients: ClientsTable;
   client_assertion_jtis: ClientAssertionJtisTable;
@@ -434,6 +443,7 @@ export interface Database {
   email_changes: EmailChangesTable;
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
+  pushed_authorization_requests: PushedAuthorizationRequestsTable;
 }
 
 export type ClientRow = Selectable<ClientsTable>;

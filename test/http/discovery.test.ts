@@ -109,10 +109,13 @@ t.test('discovery and jwks', async (t) => {
     t.same(doc.ui_locales_supported, ['en', 'de', 'fr']);
   });
 
-  t.test('request objects are not advertised, since they are refused (Discovery 3)', async (t) => {
+  t.test('signed request objects are advertised; request_uri only as the PAR endpoint (Discovery 3, RFC 9126 5)', async (t) => {
     const doc = await discovery(t);
-    t.equal(doc.request_parameter_supported, false);
-    t.equal(doc.request_uri_parameter_supported, false);
+    t.equal(doc.request_parameter_supported, true);
+    t.notOk((doc.request_object_signing_alg_values_supported as string[]).includes('none'), 'RFC 9101: unsigned objects refused');
+    t.equal(doc.request_uri_parameter_supported, false, 'no request_uri is fetched: only those of the PAR endpoint resolve');
+    t.equal(doc.pushed_authorization_request_endpoint, `${ISSUER}/par`);
+    t.equal(doc.require_pushed_authorization_requests, false);
   });
 
   t.test('registration is off by default: no registration_endpoint, and nothing at /register (RFC 7591, RFC 8414 2)', async (t) => {

@@ -148,6 +148,10 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
     })
     .execute();
   await db.insertInto('client_assertion_jtis').values({ client_id: CLIENT, jti_hash: keys.code, expires_at: expiresAt }).execute();
+  await db
+    .insertInto('pushed_authorization_requests')
+    .values({ request_uri_hash: keys.code, client_id: CLIENT, params: JSON.stringify({ client_id: CLIENT }), expires_at: expiresAt })
+    .execute();
   return keys;
 }
 
@@ -174,6 +178,13 @@ async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
     client_assertion_jtis: await has(
       db.selectFrom('client_assertion_jtis').select('jti_hash').where('jti_hash', '=', keys.code).executeTakeFirst(),
     ),
+    pushed_authorization_requests: await has(
+      db
+        .selectFrom('pushed_authorization_requests')
+        .select('request_uri_hash')
+        .where('request_uri_hash', '=', keys.code)
+        .executeTakeFirst(),
+    ),
   };
 }
 
@@ -198,6 +209,7 @@ t.test(
       'outbox',
       'passkey_challenges',
       'password_resets',
+      'pushed_authorization_requests',
       'refresh_tokens',
       'second_factor_challenges',
       'security_events',
@@ -232,6 +244,7 @@ t.test(
         device_authorizations: true,
         password_resets: true,
         client_assertion_jtis: true,
+        pushed_authorization_requests: true,
       },
       'nothing unexpired is touched',
     );
@@ -248,6 +261,7 @@ t.test(
         device_authorizations: true,
         password_resets: false,
         client_assertion_jtis: false,
+        pushed_authorization_requests: false,
       },
       'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes',
     );
@@ -264,6 +278,7 @@ t.test(
         device_authorizations: false,
         password_resets: false,
         client_assertion_jtis: false,
+        pushed_authorization_requests: false,
       },
       'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too',
     );
@@ -282,6 +297,7 @@ t.test(
         second_factor_challenges: 0,
         passkey_challenges: 0,
         client_assertion_jtis: 0,
+        pushed_authorization_requests: 0,
         sign_in_throttle: 0,
         sign_in_attempts: 0,
         device_authorizations: 0,

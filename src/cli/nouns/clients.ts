@@ -109,6 +109,20 @@ const FIELD_OPTIONS: ReadonlyArray<{
     value: 'true|false',
     description: 'the client needs sid in logout tokens',
   },
+  {
+    option: 'require-pushed-authorization-requests',
+    field: 'require_pushed_authorization_requests',
+    kind: 'boolean',
+    value: 'true|false',
+    description: 'its authorization requests must come through the PAR endpoint (RFC 9126)',
+  },
+  {
+    option: 'request-object-signing-alg',
+    field: 'request_object_signing_alg',
+    kind: 'string',
+    value: 'ALG',
+    description: 'the one alg its request objects (RFC 9101) may use: PS256, ES256, RS256...',
+  },
 ];
 
 const fieldOptions: Record<string, OptionSpec> = Object.fromEntries(

@@ -4,15 +4,7 @@
 import type { Locale } from '../../i18n/catalog.js';
 import { fromUiLocales } from '../../i18n/negotiate.js';
 import { text, translate, type Text } from '../../i18n/translate.js';
-import {
-  InvalidRequest,
-  InvalidScope,
-  OAuthError,
-  RequestNotSupported,
-  RequestUriNotSupported,
-  UnauthorizedClient,
-  UnsupportedResponseType,
-} from '../../errors/oauth-error.js';
+import { InvalidRequest, InvalidScope, OAuthError, UnauthorizedClient, UnsupportedResponseType } from '../../errors/oauth-error.js';
 import { isResponseMode, type ResponseMode } from './authorization-response.js';
 import type { Client } from '../clients/clients.js';
 import { single, type RawParams } from '../params.js';
@@ -141,9 +133,7 @@ const PROMPTS = new Set<Prompt>(PROMPT_VALUES);
 /** Phase two: every other rule. Throws OAuthErrors that are redirected to the verified target. */
 export function validateRequest(target: VerifiedTarget, params: RawParams): AuthorizationRequest {
   const { client } = target;
-  // OIDC Core 6: request objects are not supported; say so with the dedicated error codes.
-  if (single(params, 'request') !== undefined) throw new RequestNotSupported('request objects are not supported');
-  if (single(params, 'request_uri') !== undefined) throw new RequestUriNotSupported('request_uri is not supported');
+  // `request` and `request_uri` were resolved into `params` before (request-parameters.ts, RFC 9101 6.3).
 
   const responseType = single(params, 'response_type');
   if (responseType === undefined) throw new InvalidRequest('parameter response_type is required');

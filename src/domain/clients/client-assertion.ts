@@ -1,6 +1,6 @@
 // Client authentication with a JWT (RFC 7523 2.2 and 3; OIDC Core 9): client_secret_jwt, an HMAC with the client's
 // secret, and private_key_jwt, a signature by a key of the client's registered `jwks` or `jwks_uri`.
-import { createLocalJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { InvalidClient, TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import { recordAssertionJti } from '../../storage/client-assertions.js';
 import { epochSeconds } from '../clock.js';
@@ -9,7 +9,7 @@ import { openSecret } from '../keys/sealed-secrets.js';
 import { KeyEncryptionError } from '../keys/key-encryption.js';
 import { sha256 } from '../secrets.js';
 import { ASSERTION_ALGS, isAssertionMethod } from './auth-methods.js';
-import { ClientKeysUnavailable } from './client-jwks.js';
+import { ClientKeysUnavailable, verifyWithClientKeys } from './client-jwks.js';
 import type { Client } from './clients.js';
 
 /**
@@ -91,16 +91,9 @@ async function verifyWithSecret(ctx: ProviderContext, client: Client, assertion:
   return (await jwtVerify(assertion, new Uint8Array(key), options)).payload;
 }
 
-/** A key of the registered set; with a jwks_uri, fetched again once when the assertion names a key not in it. */
+/** A key of the registered set (client-jwks.ts verifyWithClientKeys). */
 async function verifyWithKeys(ctx: ProviderContext, client: Client, assertion: string, options: JWTVerifyOptions): Promise<JWTPayload> {
-  if (client.jwks) return (await jwtVerify(assertion, createLocalJWKSet(client.jwks), options)).payload;
-  if (client.jwksUri === null) throw refused('the client has registered no keys');
-  const nowMs = ctx.clock().getTime();
-  try {
-    return (await jwtVerify(assertion, await ctx.clientKeySets.get(client.jwksUri, nowMs), options)).payload;
-  } catch (err) {
-    const again = err instanceof errors.JWKSNoMatchingKey ? ctx.clientKeySets.refetch(client.jwksUri, nowMs) : undefined;
-    if (!again) throw err;
-    return (await jwtVerify(assertion, await again, options)).payload;
-  }
+  const payload = await verifyWithClientKeys(ctx, client, assertion, options);
+  if (!payload) throw refused('the client has registered no keys');
+  return payload;
 }

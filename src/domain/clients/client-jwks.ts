@@ -2,8 +2,10 @@
 // A registered `jwks` is checked when registered; a `jwks_uri` is fetched through the one guarded fetch
 // (src/outbound/guarded-fetch.ts), remembered for a bounded time, and fetched again once when an assertion names a
 // key it does not hold (the client rotated its keys), but not more often than every JWKS_REFETCH_COOLDOWN_MS.
-import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { Config } from '../../config.js';
+import type { Clock } from '../clock.js';
+import type { Client } from './clients.js';
 import { isLoopbackUrl } from '../../net/loopback.js';
 import { AllowedNetworks } from '../../outbound/address-ranges.js';
 import { guardedFetch, OutboundError, type OutboundDeps, type OutboundPolicy } from '../../outbound/guarded-fetch.js';
@@ -151,5 +153,28 @@ export class ClientKeySets {
       entry.failed = true;
     });
     return keys;
+  }
+}
+
+/**
+ * Verifies `jwt` with a key of the client's registered `jwks`, or of its `jwks_uri` (fetched again once when the JWT
+ * names a key the remembered set lacks): client assertions (RFC 7523) and request objects (RFC 9101). Undefined when
+ * the client registered neither; throws jose's errors, and ClientKeysUnavailable when the jwks_uri cannot be read.
+ */
+export async function verifyWithClientKeys(
+  deps: { clock: Clock; clientKeySets: ClientKeySets },
+  client: Pick<Client, 'jwks' | 'jwksUri'>,
+  jwt: string,
+  options: JWTVerifyOptions,
+): Promise<JWTPayload | undefined> {
+  if (client.jwks) return (await jwtVerify(jwt, createLocalJWKSet(client.jwks), options)).payload;
+  if (client.jwksUri === null) return undefined;
+  const nowMs = deps.clock().getTime();
+  try {
+    return (await jwtVerify(jwt, await deps.clientKeySets.get(client.jwksUri, nowMs), options)).payload;
+  } catch (err) {
+    const again = err instanceof errors.JWKSNoMatchingKey ? deps.clientKeySets.refetch(client.jwksUri, nowMs) : undefined;
+    if (!again) throw err;
+    return (await jwtVerify(jwt, await again, options)).payload;
   }
 }

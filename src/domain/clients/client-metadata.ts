@@ -5,6 +5,7 @@ import { isLoopbackUrl } from '../../net/loopback.js';
 import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-ranges.js';
 import { DEVICE_CODE_GRANT } from '../device-flow/device-authorization.js';
 import { SUPPORTED_SCOPES } from '../authorization/scope.js';
+import { REQUEST_OBJECT_ALGS } from '../authorization/request-object.js';
 import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
 import { ASSERTION_ALGS, AUTH_METHODS, isAssertionMethod } from './auth-methods.js';
 import { jwksProblem } from './client-jwks.js';
@@ -33,6 +34,8 @@ export const METADATA_FIELDS = [
   'backchannel_logout_session_required',
   'allowed_resources',
   'default_resource',
+  'request_object_signing_alg',
+  'require_pushed_authorization_requests',
 ] as const;
 
 /** `seed`: an operator's file, trusted further (private-use URI schemes, any scope). `registration`: RFC 7591. */
@@ -148,6 +151,7 @@ export function clientMetadataProblems(
   }
   clientKeyProblems(c, method, profile, allowed, bad);
   if (profile === 'seed') resourceProblems(c, bad);
+  authorizationRequestProblems(c, bad);
   if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
     bad('id_token_signed_response_alg', `id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   }
@@ -209,6 +213,15 @@ function clientKeyProblems(
     else if (!algs.includes(c.token_endpoint_auth_signing_alg as string))
       bad('token_endpoint_auth_signing_alg', `token_endpoint_auth_signing_alg must be one of ${algs.join(', ')} for ${String(method)}`);
   }
+}
+
+/** RFC 9126 6 and OIDC Registration 2: how the client's authorization requests must come (PAR, signed objects). */
+function authorizationRequestProblems(c: Record<string, unknown>, bad: (field: string, message: string) => void): void {
+  if (c.require_pushed_authorization_requests !== undefined && typeof c.require_pushed_authorization_requests !== 'boolean')
+    bad('require_pushed_authorization_requests', 'require_pushed_authorization_requests must be true or false');
+  // OIDC Registration 2 request_object_signing_alg; "none" is never accepted here (src/domain/authorization/request-object.ts).
+  if (c.request_object_signing_alg !== undefined && !REQUEST_OBJECT_ALGS.includes(c.request_object_signing_alg as string))
+    bad('request_object_signing_alg', `request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
 }
 
 /**

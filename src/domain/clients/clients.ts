@@ -51,6 +51,10 @@ export interface Client {
   allowedResources: readonly string[];
   /** RFC 8707: the resource its tokens are for when a request names none; null: this provider (userinfo). */
   defaultResource: string | null;
+  /** OIDC Registration 2 request_object_signing_alg: the one alg its request objects (RFC 9101) may use, or null. */
+  requestObjectSigningAlg: string | null;
+  /** RFC 9126 6 require_pushed_authorization_requests: its authorization requests must come through PAR. */
+  requirePushedAuthorizationRequests: boolean;
 }
 
 export interface ClientLinks {
@@ -90,6 +94,8 @@ export function rowToClient(row: ClientRow): Client {
     secretSealed: row.client_secret_sealed ?? null,
     allowedResources: Array.isArray(row.metadata.allowed_resources) ? (row.metadata.allowed_resources as string[]) : [],
     defaultResource: metadataString(row, 'default_resource'),
+    requestObjectSigningAlg: metadataString(row, 'request_object_signing_alg'),
+    requirePushedAuthorizationRequests: row.metadata.require_pushed_authorization_requests === true,
   };
 }
 

@@ -38,6 +38,8 @@ const STORED_METADATA = [
   'id_token_signed_response_alg',
   'backchannel_logout_uri',
   'backchannel_logout_session_required',
+  'request_object_signing_alg',
+  'require_pushed_authorization_requests',
   'software_id',
   'software_version',
 ] as const;

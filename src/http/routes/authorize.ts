@@ -9,6 +9,9 @@ import {
 } from '../../domain/authorization/authorization-request.js';
 import { errorResponse } from '../../domain/authorization/authorization-response.js';
 import { authorize } from '../../domain/authorization/authorize.js';
+import { assertPushedWhenRequired, takePushedRequest } from '../../domain/authorization/pushed-request.js';
+import type { RequestParams } from '../../domain/authorization/request-object.js';
+import { carriesRequestReference, resolveRequestParameters, type ResolvedParams } from '../../domain/authorization/request-parameters.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { withCurrentClient, type ClientAttempt } from '../../domain/clients/current-client.js';
 import type { RawParams } from '../../domain/params.js';
@@ -35,11 +38,34 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
    * is first confirmed, and redone with the client as registered now when it changed meanwhile (withCurrentClient).
    */
   function handle(request: FastifyRequest, reply: FastifyReply, params: RawParams): Promise<FastifyReply> {
-    return withCurrentClient(ctx, (attempt) => decide(request, reply, params, attempt));
+    // A pushed request is taken once per HTTP request, also when the request is redone with the client as it is now.
+    let taken: Promise<RequestParams> | undefined;
+    const pushed = (clientId: string, requestUri: string) => (taken ??= takePushedRequest(ctx, clientId, requestUri));
+    return withCurrentClient(ctx, (attempt) => decide(request, reply, params, attempt, pushed));
   }
 
-  async function decide(request: FastifyRequest, reply: FastifyReply, params: RawParams, attempt: ClientAttempt): Promise<FastifyReply> {
+  async function decide(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    query: RawParams,
+    attempt: ClientAttempt,
+    pushed: (clientId: string, requestUri: string) => Promise<RequestParams>,
+  ): Promise<FastifyReply> {
     const load = async (clientId: string) => (await attempt.lookup(clientId))?.client;
+
+    // RFC 9101 6.3, RFC 9126 4: a request object or a pushed request is the request. One that cannot be resolved is
+    // refused in phase two, to the redirect URI that the query's own parameters verify (else on the page).
+    let resolved: ResolvedParams = { params: query, pushed: false };
+    let refusal: OAuthError | undefined;
+    if (carriesRequestReference(query)) {
+      try {
+        resolved = await resolveRequestParameters(ctx, query, { client: load, pushed });
+      } catch (err) {
+        if (!(err instanceof OAuthError)) throw err;
+        refusal = err;
+      }
+    }
+    const params = resolved.params;
     // The pages this request answers with speak its ui_locales (a repeated one is refused in phase two).
     const t = pageLanguage(request, ctx.config, typeof params.ui_locales === 'string' ? params.ui_locales : undefined);
 
@@ -50,13 +76,14 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
     } catch (err) {
       if (!(err instanceof UntrustedRedirectError)) throw err;
       await attempt.ensureCurrent();
-      return reply
-        .code(err.status)
-        .headers(PAGE_HEADERS)
-        .send(errorPage(t, t.text(err.text)));
+      const shown =
+        refusal && err.text.key !== 'authorize.unknownClient' ? t('authorize.invalid', { detail: refusal.description }) : t.text(err.text);
+      return reply.code(err.status).headers(PAGE_HEADERS).send(errorPage(t, shown));
     }
     // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1), in the response mode asked for.
     try {
+      if (refusal) throw refusal;
+      assertPushedWhenRequired(ctx.config, target.client, resolved.pushed);
       const authRequest = await withResources(ctx, target.client, validateRequest(target, params), params);
       const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
       if (outcome.clientConfirmed) attempt.confirm();

@@ -6,6 +6,7 @@ import { SIGNING_ALGS } from '../../domain/keys/keys.js';
 import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/authorization/scope.js';
 import { LOCALES } from '../../i18n/catalog.js';
 import { ASSERTION_ALGS, AUTH_METHODS } from '../../domain/clients/auth-methods.js';
+import { REQUEST_OBJECT_ALGS } from '../../domain/authorization/request-object.js';
 
 /** RFC 8414 2: the algorithms client assertions (client_secret_jwt, private_key_jwt) may be signed with. */
 const ASSERTION_SIGNING_ALGS = [...ASSERTION_ALGS.client_secret_jwt, ...ASSERTION_ALGS.private_key_jwt];
@@ -61,9 +62,18 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     ui_locales_supported: [...LOCALES],
     authorization_response_iss_parameter_supported: true,
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // RFC 9101 / OIDC Core 6.1: signed request objects in `request` (src/domain/authorization/request-object.ts).
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],
+    // OIDC Discovery 3: request_uri_parameter_supported says whether the OP takes request_uri values that point to
+    // a request object it fetches (OIDC Core 6.2, RFC 9101 5.2), and defaults to true when omitted. This server
+    // fetches none: the only request_uri it takes is its own, from the PAR endpoint, which RFC 9126 5 advertises
+    // apart (pushed_authorization_request_endpoint). So false, said explicitly.
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,
+    // RFC 9126 5.
+    pushed_authorization_request_endpoint: `${issuer}/par`,
+    require_pushed_authorization_requests: config.pushedRequests.required,
     // RFC 8414 2 / OIDC Discovery 3: advertised exactly when the endpoint is served (RFC 7591).
     ...(config.registration.enabled ? { registration_endpoint: `${issuer}/register` } : {}),
   };

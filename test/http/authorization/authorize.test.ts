@@ -168,15 +168,18 @@ t.test('authorization endpoint', async (t) => {
     t.match(String(res.headers.location), new RegExp(`^${ISSUER}/interaction/`));
   });
 
-  t.test('a request object is redirected as request_not_supported (OIDC Core 6.1, 3.1.2.6)', async (t) => {
+  t.test('an unsigned request object is redirected as invalid_request_object (RFC 9101 6.3, OIDC Core 3.1.2.6)', async (t) => {
     const res = await get(authorizePath(valid({ request: 'eyJhbGciOiJub25lIn0.e30.' })));
-    assertErrorRedirect(t, res, 'request_not_supported');
+    assertErrorRedirect(t, res, 'invalid_request_object');
   });
 
-  t.test('a request_uri is redirected as request_uri_not_supported (OIDC Core 6.2, 3.1.2.6)', async (t) => {
-    const res = await get(authorizePath(valid({ request_uri: 'https://app.example/request.jwt' })));
-    assertErrorRedirect(t, res, 'request_uri_not_supported');
-  });
+  t.test(
+    'a request_uri not from the PAR endpoint is redirected as request_uri_not_supported (RFC 9101 5, OIDC Core 3.1.2.6)',
+    async (t) => {
+      const res = await get(authorizePath(valid({ request_uri: 'https://app.example/request.jwt' })));
+      assertErrorRedirect(t, res, 'request_uri_not_supported');
+    },
+  );
 
   t.test('a repeated scope parameter is redirected as invalid_request (RFC 6749 3.1)', async (t) => {
     const res = await get(`${authorizePath(valid())}&scope=email`);

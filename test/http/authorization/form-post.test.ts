@@ -170,7 +170,7 @@ t.test('a phase-two error is posted by the form when form_post was asked for (RF
   t.equal(new Map(assertFormPostPage(t, noSession, CONFIDENTIAL.redirect_uris[0]!).params).get('error'), 'login_required');
 
   const refused = await get(authorizePath(request({ request: 'eyJhbGciOiJub25lIn0.e30.' }).params));
-  t.equal(new Map(assertFormPostPage(t, refused, CONFIDENTIAL.redirect_uris[0]!).params).get('error'), 'request_not_supported');
+  t.equal(new Map(assertFormPostPage(t, refused, CONFIDENTIAL.redirect_uris[0]!).params).get('error'), 'invalid_request_object');
 });
 
 t.test('an unknown client or unregistered redirect_uri is shown our error page, never posted to (RFC 6749 4.1.2.1)', async (t) => {

@@ -69,7 +69,7 @@ t.test('a self-registered client: bad scope and PKCE errors are shown too', asyn
     await get(authorizePath({ ...base, scope: 'openid', code_challenge: 'x', code_challenge_method: 'plain' })),
     'invalid_request',
   );
-  assertHeldBack(t, await get(authorizePath({ ...base, scope: 'openid', request: 'eyJ.eyJ.' })), 'request_not_supported');
+  assertHeldBack(t, await get(authorizePath({ ...base, scope: 'openid', request: 'eyJ.eyJ.' })), 'invalid_request_object');
 });
 
 t.test('a self-registered client: prompt=none is not a way around it (login_required is shown)', async (t) => {

@@ -88,14 +88,14 @@ t.test('a public client (token_endpoint_auth_method none) gets no secret and no 
 t.test('metadata the server does not understand is ignored: not stored and not returned (RFC 7591 2)', async (t) => {
   const res = await postRegistration(app, {
     ...WEB_METADATA,
-    request_object_signing_alg: 'PS256',
+    userinfo_signed_response_alg: 'PS256',
     application_type: 'web',
     'client_name#fr': 'Appli',
     favourite_colour: 42,
   });
   t.equal(res.statusCode, 201, res.body);
   const info = res.json() as ClientInformation;
-  for (const field of ['request_object_signing_alg', 'application_type', 'client_name#fr', 'favourite_colour'])
+  for (const field of ['userinfo_signed_response_alg', 'application_type', 'client_name#fr', 'favourite_colour'])
     t.notOk(field in info, `${field} is not returned`);
   t.same((await findClient(db, info.client_id))!.metadata, { id_token_signed_response_alg: 'RS256', scope: WEB_METADATA.scope });
 });
