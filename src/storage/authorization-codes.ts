@@ -4,6 +4,7 @@ import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
+import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewCode {
   codeHash: string;
@@ -158,8 +159,11 @@ export interface Redemption {
   refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
 }
 
-/** The redeemed code, and the refresh token family issued with it (null when none was). */
-export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null };
+/**
+ * The redeemed code, the refresh token family issued with it (null when none was), and the user's claim columns
+ * (read by the same statement, which joins the user to check they are enabled).
+ */
+export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null } & UserClaimColumns;
 
 /** A Redemption flattened into the named values of the reusable statement. */
 type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> & {
@@ -196,7 +200,8 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
         .whereRef('users.id', '=', 'authorization_codes.user_id')
         .where('users.disabled_at', 'is', null)
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
-        .returningAll('authorization_codes'),
+        .returningAll('authorization_codes')
+        .returning(USER_CLAIM_COLUMNS),
     )
     .with('issued_refresh', (qb) =>
       qb

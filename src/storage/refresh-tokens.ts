@@ -4,6 +4,7 @@ import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { RefreshTokenRow } from './schema.js';
+import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface Rotation {
   tokenHash: string;
@@ -47,7 +48,8 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
         .where('users.disabled_at', 'is', null)
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
         .$if(shape.narrower, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(v.scope)}::text[]`))
-        .returningAll('refresh_tokens'),
+        .returningAll('refresh_tokens')
+        .returning(USER_CLAIM_COLUMNS),
     )
     .with('next_refresh', (qb) =>
       qb
@@ -101,7 +103,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
  * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
  * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
  */
-export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RefreshTokenRow | undefined> {
+export async function rotateRefreshToken(db: Db, r: Rotation): Promise<(RefreshTokenRow & UserClaimColumns) | undefined> {
   const rows = await rotateQuery.execute(
     db,
     {

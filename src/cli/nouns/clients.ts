@@ -95,6 +95,14 @@ const FIELD_OPTIONS: ReadonlyArray<{
     value: 'true|false',
     description: 'the client needs sid in logout tokens',
   },
+  {
+    option: 'id-token-claims',
+    field: 'id_token_claims',
+    kind: 'string',
+    value: 'scopes|minimal',
+    description:
+      'scopes: ID tokens carry the claims of the granted scopes; minimal: those claims only at userinfo (default: ID_TOKEN_CLAIMS)',
+  },
 ];
 
 const fieldOptions: Record<string, OptionSpec> = Object.fromEntries(

@@ -8,6 +8,7 @@ import { SUPPORTED_SCOPES } from '../authorization/scope.js';
 import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
 import { ASSERTION_ALGS, AUTH_METHODS, isAssertionMethod } from './auth-methods.js';
 import { jwksProblem } from './client-jwks.js';
+import { ID_TOKEN_CLAIMS_MODES, isIdTokenClaimsMode } from '../tokens/id-token-claims.js';
 
 export { AUTH_METHODS } from './auth-methods.js';
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
@@ -30,6 +31,8 @@ export const METADATA_FIELDS = [
   'id_token_signed_response_alg',
   'backchannel_logout_uri',
   'backchannel_logout_session_required',
+  // Not a registered metadata name: this provider's choice of ID token claims (src/domain/tokens/id-token-claims.ts).
+  'id_token_claims',
 ] as const;
 
 /** `seed`: an operator's file, trusted further (private-use URI schemes, any scope). `registration`: RFC 7591. */
@@ -146,6 +149,9 @@ export function clientMetadataProblems(
   clientKeyProblems(c, method, profile, allowed, bad);
   if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
     bad('id_token_signed_response_alg', `id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
+  }
+  if (c.id_token_claims !== undefined && !isIdTokenClaimsMode(c.id_token_claims)) {
+    bad('id_token_claims', `id_token_claims must be one of ${ID_TOKEN_CLAIMS_MODES.join(', ')}`);
   }
   return problems;
 }

@@ -8,6 +8,7 @@ import type { JSONWebKeySet } from 'jose';
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../keys/signing-algs.js';
 import { isAssertionMethod, type TokenEndpointAuthMethod } from './auth-methods.js';
+import { isIdTokenClaimsMode, type IdTokenClaimsMode } from '../tokens/id-token-claims.js';
 
 export type { TokenEndpointAuthMethod } from './auth-methods.js';
 
@@ -47,6 +48,8 @@ export interface Client {
   authSigningAlg: string | null;
   /** client_secret_jwt: the sealed secret (src/domain/keys/sealed-secrets.ts), the HMAC key of its assertions. */
   secretSealed: Record<string, unknown> | null;
+  /** `id_token_claims` metadata: scope-granted claims in its ID tokens, or minimal ones; null follows ID_TOKEN_CLAIMS. */
+  idTokenClaims: IdTokenClaimsMode | null;
 }
 
 export interface ClientLinks {
@@ -84,6 +87,7 @@ export function rowToClient(row: ClientRow): Client {
     jwksUri: metadataString(row, 'jwks_uri'),
     authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
     secretSealed: row.client_secret_sealed ?? null,
+    idTokenClaims: isIdTokenClaimsMode(row.metadata.id_token_claims) ? row.metadata.id_token_claims : null,
   };
 }
 

@@ -38,6 +38,7 @@ const STORED_METADATA = [
   'id_token_signed_response_alg',
   'backchannel_logout_uri',
   'backchannel_logout_session_required',
+  'id_token_claims',
   'software_id',
   'software_version',
 ] as const;

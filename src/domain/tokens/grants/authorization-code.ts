@@ -2,6 +2,7 @@
 import { InvalidGrant, InvalidRequest } from '../../../errors/oauth-error.js';
 import { findCode, redeemCode, revokeTokensFromCode } from '../../../storage/authorization-codes.js';
 import type { AuthorizationCodeRow } from '../../../storage/schema.js';
+import { claimsUserOf } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
@@ -40,7 +41,14 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
     accessToken,
     scope: redeemed.scope,
     refreshToken: refreshToken !== null && redeemed.refresh_family_id !== null ? refreshToken.value : null,
-    grant: { userId: redeemed.user_id, authTime: redeemed.auth_time, nonce: redeemed.nonce, sid: redeemed.sid, amr: redeemed.amr },
+    grant: {
+      userId: redeemed.user_id,
+      authTime: redeemed.auth_time,
+      nonce: redeemed.nonce,
+      sid: redeemed.sid,
+      amr: redeemed.amr,
+      user: claimsUserOf(redeemed.user_id, redeemed),
+    },
     now,
   });
 }

@@ -8,6 +8,7 @@ import {
   type OAuthError,
 } from '../../../errors/oauth-error.js';
 import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDeviceCode } from '../../../storage/device-authorizations.js';
+import { claimsUserOf, type UserClaimColumns } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
@@ -48,7 +49,12 @@ export async function deviceCodeGrant(
     // the polling statement has raised the stored interval already.
     throw polled.last_poll_too_fast ? new SlowDown() : new AuthorizationPending();
   }
-  if (polled.issued_access_token_hash !== accessTokenHash || polled.user_id === null || polled.auth_time === null) {
+  if (
+    polled.issued_access_token_hash !== accessTokenHash ||
+    polled.user_id === null ||
+    polled.auth_time === null ||
+    polled.user_username === null
+  ) {
     throw new InvalidGrant('the device code is invalid');
   }
 
@@ -58,7 +64,14 @@ export async function deviceCodeGrant(
     accessToken,
     scope: polled.scope,
     refreshToken: refreshToken !== null && polled.refresh_family_id !== null ? refreshToken.value : null,
-    grant: { userId: polled.user_id, authTime: polled.auth_time, nonce: null, sid: polled.sid, amr: polled.amr },
+    grant: {
+      userId: polled.user_id,
+      authTime: polled.auth_time,
+      nonce: null,
+      sid: polled.sid,
+      amr: polled.amr,
+      user: claimsUserOf(polled.user_id, polled as UserClaimColumns),
+    },
     now,
   });
 }

@@ -1,7 +1,9 @@
 // The token response (RFC 6749 5.1) and its ID token (OIDC Core 3.1.3.3, 12.2), built alike by every grant.
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
+import type { ClaimsUser } from '../../../storage/user-claim-columns.js';
 import { signIdToken } from '../id-token.js';
+import { idTokenUserClaims } from '../id-token-claims.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -20,6 +22,8 @@ export interface UserGrant {
   nonce: string | null;
   sid: string | null;
   amr: string[] | null;
+  /** The user, as the committing statement read them with the grant (no second query for the ID token's claims). */
+  user: ClaimsUser;
 }
 
 /** RFC 6749 5.1: a Bearer access token with the configured lifetime and the scope granted. */
@@ -39,7 +43,8 @@ export async function userTokenResponse(
 ): Promise<TokenResponse> {
   const response = bearerResponse(ctx, issued.accessToken, issued.scope);
   if (issued.refreshToken !== null) response.refresh_token = issued.refreshToken;
-  if (issued.scope.split(' ').includes('openid')) {
+  const scopes = issued.scope.split(' ');
+  if (scopes.includes('openid')) {
     response.id_token = await signIdToken(ctx.keys, {
       alg: client.idTokenSignedResponseAlg,
       issuer: ctx.config.issuer,
@@ -49,6 +54,7 @@ export async function userTokenResponse(
       nonce: issued.grant.nonce,
       sid: issued.grant.sid,
       amr: issued.grant.amr,
+      userClaims: idTokenUserClaims(client.idTokenClaims ?? ctx.config.idTokenClaims, issued.grant.user, scopes),
       accessToken: issued.accessToken,
       now: issued.now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,
