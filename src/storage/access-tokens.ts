@@ -10,14 +10,19 @@ export interface AccessTokenWithUser {
   expiresAt: Date;
   revokedAt: Date | null;
   user: UserRow;
+  /** The client's metadata and redirect URIs, which say what `sub` it knows the user by (pairwise.ts). */
+  client: { metadata: Record<string, unknown>; redirectUris: string[] };
 }
 
 const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
   db
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
+    .innerJoin('clients as c', 'c.client_id', 't.client_id')
     .selectAll('u')
     .select([
+      'c.metadata as client_metadata',
+      'c.redirect_uris as client_redirect_uris',
       't.client_id as token_client_id',
       't.scope as token_scope',
       't.expires_at as token_expires_at',
@@ -30,8 +35,15 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
 export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promise<AccessTokenWithUser | undefined> {
   const [row] = await tokenWithUserQuery.execute(db, { tokenHash }, {});
   if (!row) return undefined;
-  const { token_client_id, token_scope, token_expires_at, token_revoked_at, ...user } = row;
-  return { clientId: token_client_id, scope: token_scope, expiresAt: token_expires_at, revokedAt: token_revoked_at, user };
+  const { token_client_id, token_scope, token_expires_at, token_revoked_at, client_metadata, client_redirect_uris, ...user } = row;
+  return {
+    clientId: token_client_id,
+    scope: token_scope,
+    expiresAt: token_expires_at,
+    revokedAt: token_revoked_at,
+    user,
+    client: { metadata: client_metadata, redirectUris: client_redirect_uris },
+  };
 }
 
 type ClientTokenValues = { tokenHash: string; clientId: string; clientRevision: number; scope: string; issuedAt: Date; expiresAt: Date };

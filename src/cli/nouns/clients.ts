@@ -103,6 +103,20 @@ const FIELD_OPTIONS: ReadonlyArray<{
     description:
       'scopes: ID tokens carry the claims of the granted scopes; minimal: those claims only at userinfo (default: ID_TOKEN_CLAIMS)',
   },
+  {
+    option: 'subject-type',
+    field: 'subject_type',
+    kind: 'string',
+    value: 'public|pairwise',
+    description: "public (default): sub is the user id; pairwise: a sub of the client's sector's own (OIDC Core 8.1)",
+  },
+  {
+    option: 'sector-identifier-uri',
+    field: 'sector_identifier_uri',
+    kind: 'string',
+    value: 'URI',
+    description: 'https URL whose host is the pairwise sector (needed when the redirect URIs have several hosts)',
+  },
 ];
 
 const fieldOptions: Record<string, OptionSpec> = Object.fromEntries(

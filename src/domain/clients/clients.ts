@@ -9,6 +9,7 @@ import type { PasswordHasher } from '../accounts/passwords.js';
 import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../keys/signing-algs.js';
 import { isAssertionMethod, type TokenEndpointAuthMethod } from './auth-methods.js';
 import { isIdTokenClaimsMode, type IdTokenClaimsMode } from '../tokens/id-token-claims.js';
+import { pairwiseSectorOf } from './pairwise.js';
 
 export type { TokenEndpointAuthMethod } from './auth-methods.js';
 
@@ -50,6 +51,8 @@ export interface Client {
   secretSealed: Record<string, unknown> | null;
   /** `id_token_claims` metadata: scope-granted claims in its ID tokens, or minimal ones; null follows ID_TOKEN_CLAIMS. */
   idTokenClaims: IdTokenClaimsMode | null;
+  /** OIDC Core 8.1: the sector of a client registered with subject_type pairwise; null for a public client. */
+  pairwiseSector: string | null;
 }
 
 export interface ClientLinks {
@@ -88,6 +91,7 @@ export function rowToClient(row: ClientRow): Client {
     authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
     secretSealed: row.client_secret_sealed ?? null,
     idTokenClaims: isIdTokenClaimsMode(row.metadata.id_token_claims) ? row.metadata.id_token_claims : null,
+    pairwiseSector: pairwiseSectorOf(row.metadata, row.redirect_uris),
   };
 }
 

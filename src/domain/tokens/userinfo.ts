@@ -4,6 +4,7 @@ import { findAccessTokenWithUser } from '../../storage/access-tokens.js';
 import type { ProviderContext } from '../context.js';
 import { sha256 } from '../secrets.js';
 import { claimsForScopes } from '../accounts/users.js';
+import { pairwiseSectorOf } from '../clients/pairwise.js';
 
 export async function userinfo(ctx: ProviderContext, accessToken: string): Promise<Record<string, unknown>> {
   const token = await findAccessTokenWithUser(ctx.db, sha256(accessToken));
@@ -12,5 +13,7 @@ export async function userinfo(ctx: ProviderContext, accessToken: string): Promi
   }
   const scopes = token.scope.split(' ');
   if (!scopes.includes('openid')) throw new InsufficientScope('the access token was not granted the openid scope', 'openid');
-  return claimsForScopes(token.user, scopes);
+  // OIDC Core 5.3.2: the sub of the UserInfo response is the ID token's, pairwise for a pairwise client (8.1).
+  const sector = pairwiseSectorOf(token.client.metadata, token.client.redirectUris);
+  return { ...claimsForScopes(token.user, scopes), sub: ctx.subjects.subjectFor(sector, token.user.id) };
 }

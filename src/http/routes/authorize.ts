@@ -57,7 +57,7 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
     // Phase two: every other error goes back to the client (RFC 6749 4.1.2.1), in the response mode asked for.
     try {
       const authRequest = validateRequest(target, params);
-      const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
+      const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client);
       if (outcome.clientConfirmed) attempt.confirm();
       else await attempt.ensureCurrent();
       if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, t, outcome.response);

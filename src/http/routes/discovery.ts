@@ -36,7 +36,8 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
-    subject_types_supported: ['public'],
+    // OIDC Core 8: public, and pairwise per client (subject_type, src/domain/clients/pairwise.ts).
+    subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     // OIDC Core 9: the secret methods, the two JWT assertions (RFC 7523), and none for public clients.
     token_endpoint_auth_methods_supported: [...AUTH_METHODS],

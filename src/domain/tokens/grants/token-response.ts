@@ -48,7 +48,7 @@ export async function userTokenResponse(
     response.id_token = await signIdToken(ctx.keys, {
       alg: client.idTokenSignedResponseAlg,
       issuer: ctx.config.issuer,
-      subject: issued.grant.userId,
+      subject: ctx.subjects.subjectFor(client.pairwiseSector, issued.grant.userId),
       audience: client.clientId,
       authTime: issued.grant.authTime,
       nonce: issued.grant.nonce,
