@@ -10,6 +10,8 @@ export interface AccessTokenWithUser {
   expiresAt: Date;
   revokedAt: Date | null;
   user: UserRow;
+  /** The claims request of the authorization the token came from (OIDC Core 5.5); null: none. */
+  claims: string | null;
   /** The client's metadata and redirect URIs, which say what `sub` it knows the user by (pairwise.ts). */
   client: { metadata: Record<string, unknown>; redirectUris: string[] };
 }
@@ -27,6 +29,7 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
       't.scope as token_scope',
       't.expires_at as token_expires_at',
       't.revoked_at as token_revoked_at',
+      't.claims as token_claims',
     ])
     .where('t.token_hash', '=', v.tokenHash),
 );
@@ -35,12 +38,14 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
 export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promise<AccessTokenWithUser | undefined> {
   const [row] = await tokenWithUserQuery.execute(db, { tokenHash }, {});
   if (!row) return undefined;
-  const { token_client_id, token_scope, token_expires_at, token_revoked_at, client_metadata, client_redirect_uris, ...user } = row;
+  const { token_client_id, token_scope, token_expires_at, token_revoked_at, token_claims, client_metadata, client_redirect_uris, ...user } =
+    row;
   return {
     clientId: token_client_id,
     scope: token_scope,
     expiresAt: token_expires_at,
     revokedAt: token_revoked_at,
+    claims: token_claims,
     user,
     client: { metadata: client_metadata, redirectUris: client_redirect_uris },
   };

@@ -16,6 +16,8 @@ export interface NewCode {
   codeChallenge: string | null;
   issuedAt: Date;
   expiresAt: Date;
+  /** The claims request parameter, reduced (OIDC Core 5.5); null: none. */
+  claims: string | null;
 }
 
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
@@ -82,6 +84,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
           'expires_at',
           'sid',
           'amr',
+          'claims',
         ])
         .expression((eb) =>
           eb
@@ -103,6 +106,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
               eb.cast(eb.val(v.expiresAt), 'timestamptz').as('expires_at'),
               's.sid',
               's.amr',
+              eb.cast(eb.val(v.claims), 'text').as('claims'),
             ])
             .where('s.id_hash', '=', v.idHash)
             .where('s.expires_at', '>', v.now)
@@ -206,7 +210,19 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
     .with('issued_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
+        .columns([
+          'token_hash',
+          'family_id',
+          'client_id',
+          'user_id',
+          'scope',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
+          'claims',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('redeemed')
@@ -221,6 +237,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
               'redeemed.sid',
               'redeemed.amr',
+              'redeemed.claims',
             ])
             .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
         )
@@ -229,7 +246,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
     .with('issued', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'code_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
+        .columns(['token_hash', 'code_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id', 'claims'])
         .expression((eb) =>
           eb
             .selectFrom('redeemed')
@@ -242,6 +259,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
               eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+              'redeemed.claims',
             ]),
         )
         .returning('token_hash'),
@@ -335,5 +353,6 @@ function codeValues(code: NewCode, userId: string, authTime: Date, sid: string) 
     issued_at: code.issuedAt,
     expires_at: code.expiresAt,
     sid,
+    claims: code.claims,
   };
 }

@@ -36,6 +36,8 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     unverifiedClient: optional(string),
     // Added after version 1 was first written: a row without it was started before the pages spoke ui_locales.
     uiLocale: optional(oneOf(LOCALES)),
+    // Added after version 1 was first written: a row without it was started before the claims parameter (OIDC Core 5.5).
+    claims: optional(nullable(string)),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

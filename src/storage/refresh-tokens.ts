@@ -54,7 +54,19 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .with('next_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
+        .columns([
+          'token_hash',
+          'family_id',
+          'client_id',
+          'user_id',
+          'scope',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
+          'claims',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('rotated')
@@ -69,6 +81,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               eb.cast(eb.val(v.nextExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.sid',
               'rotated.amr',
+              'rotated.claims',
             ]),
         )
         .returning('token_hash'),
@@ -76,7 +89,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .with('next_access', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
+        .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id', 'claims'])
         .expression((eb) =>
           eb
             .selectFrom('rotated')
@@ -88,6 +101,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
               eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.family_id as refresh_family_id',
+              'rotated.claims',
             ]),
         )
         .returning('token_hash'),

@@ -116,6 +116,8 @@ export interface AuthorizationCodesTable {
   sid: ColumnType<string | null, string | null | undefined, string | null>;
   /** The session's amr, for the ID token. */
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** The claims request parameter (OIDC Core 5.5), reduced (src/domain/tokens/claims-request.ts); null: none. */
+  claims: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccessTokensTable {
@@ -130,6 +132,8 @@ export interface AccessTokensTable {
   revoked_at: Timestamp | null;
   /** The refresh token family issued with it, if any: revoking the family revokes this token. */
   refresh_family_id: string | null;
+  /** The claims request of the authorization the token came from (OIDC Core 5.5), for userinfo; null: none. */
+  claims: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RefreshTokensTable {
@@ -148,6 +152,8 @@ export interface RefreshTokensTable {
   sid: ColumnType<string | null, string | null | undefined, string | null>;
   /** The amr of that sign-in, kept for the ID tokens of every rotation. */
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /** The claims request of the authorization (OIDC Core 5.5), kept for every rotation; null: none. */
+  claims: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A client a session has signed in to. */

@@ -18,6 +18,7 @@ import type { Client } from '../clients/clients.js';
 import { single, type RawParams } from '../params.js';
 import { isValidS256Challenge } from './pkce.js';
 import { parseScope, type Scope } from './scope.js';
+import { parseClaimsParameter } from '../tokens/claims-request.js';
 
 /** Phase-one failure: shown on our own error page; the redirect URI is not trusted. */
 export class UntrustedRedirectError extends Error {
@@ -71,6 +72,8 @@ export interface AuthorizationRequest {
    * interaction (sign-in, second factor, consent, sign-up); absent when it named none (or predates it).
    */
   uiLocale?: Locale | undefined;
+  /** OIDC Core 5.5 claims, reduced to JSON text (src/domain/tokens/claims-request.ts); absent or null: none. */
+  claims?: string | null | undefined;
 }
 
 function phaseOneParam(params: RawParams, name: string): string | undefined {
@@ -189,5 +192,6 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     idTokenHint: single(params, 'id_token_hint') ?? null,
     unverifiedClient: target.unverifiedClient,
     uiLocale: fromUiLocales(single(params, 'ui_locales')),
+    claims: parseClaimsParameter(single(params, 'claims')),
   };
 }

@@ -14,6 +14,7 @@ import type { ProviderContext } from '../context.js';
 import type { Client } from '../clients/clients.js';
 import { verifyIdTokenHint, type IdTokenHint } from '../logout/id-token-hint.js';
 import { randomToken, safeEqual, sha256 } from '../secrets.js';
+import { requestedSubject } from '../tokens/claims-request.js';
 import { resolveSession } from '../accounts/sessions.js';
 
 /**
@@ -40,6 +41,7 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
       codeChallenge: request.codeChallenge,
       issuedAt: now,
       expiresAt: addSeconds(now, ctx.config.codeTtlSeconds),
+      claims: request.claims ?? null,
     },
   };
 }
@@ -62,10 +64,19 @@ export async function authorize(
 ): Promise<AuthorizeOutcome> {
   const now = ctx.clock();
   const clientRevision = client.revision;
-  const hint =
+  const hinted =
     request.idTokenHint === null
       ? undefined
       : await hintedUser(ctx, client, await verifyIdTokenHint(ctx, request.idTokenHint, request.clientId), sessionCookie);
+  // OIDC Core 5.5.1: "If the sub (subject) Claim is requested with a specific value for the ID Token, the
+  // Authorization Server MUST only send a positive response if the End-User identified by that sub value has an active
+  // session": that user's live session here answers, and nothing else does.
+  const named = await userNamedByClaims(ctx, client, request, sessionCookie);
+  if (named === 'refused' || (named !== undefined && hinted !== undefined && named.userId !== hinted.userId)) {
+    const err = new LoginRequired('the signed-in user is not the user the claims parameter names');
+    return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
+  }
+  const hint = hinted ?? named;
   // OIDC Core 3.1.2.1: prompt=login (and select_account, with one account per browser) wants a sign-in
   // after this request arrived; max_age one within that many seconds of it.
   const forceLogin = request.prompts.includes('login') || request.prompts.includes('select_account');
@@ -122,6 +133,20 @@ async function hintedUser(
   const session = await resolveSession(ctx, sessionCookie);
   const matches = session !== undefined && ctx.subjects.subjectFor(client.pairwiseSector, session.userId) === hint.subject;
   return { userId: matches ? session.userId : `pairwise:${hint.subject}` };
+}
+
+/** The user of a sub value in the claims parameter, when that user is the one signed in; 'refused' when not. */
+async function userNamedByClaims(
+  ctx: ProviderContext,
+  client: Pick<Client, 'pairwiseSector'>,
+  request: AuthorizationRequest,
+  sessionCookie: string | undefined,
+): Promise<{ userId: string } | 'refused' | undefined> {
+  const subject = requestedSubject(request.claims ?? null);
+  if (subject === undefined) return undefined;
+  const named = await hintedUser(ctx, client, { subject }, sessionCookie);
+  const session = await resolveSession(ctx, sessionCookie);
+  return session !== undefined && session.userId === named.userId ? named : 'refused';
 }
 
 async function startInteraction(

@@ -5,6 +5,7 @@ import type { ProviderContext } from '../context.js';
 import { sha256 } from '../secrets.js';
 import { claimsForScopes } from '../accounts/users.js';
 import { pairwiseSectorOf } from '../clients/pairwise.js';
+import { applyClaimsRequest } from './claims-request.js';
 
 export async function userinfo(ctx: ProviderContext, accessToken: string): Promise<Record<string, unknown>> {
   const token = await findAccessTokenWithUser(ctx.db, sha256(accessToken));
@@ -15,5 +16,8 @@ export async function userinfo(ctx: ProviderContext, accessToken: string): Promi
   if (!scopes.includes('openid')) throw new InsufficientScope('the access token was not granted the openid scope', 'openid');
   // OIDC Core 5.3.2: the sub of the UserInfo response is the ID token's, pairwise for a pairwise client (8.1).
   const sector = pairwiseSectorOf(token.client.metadata, token.client.redirectUris);
-  return { ...claimsForScopes(token.user, scopes), sub: ctx.subjects.subjectFor(sector, token.user.id) };
+  const released = claimsForScopes(token.user, scopes);
+  // OIDC Core 5.5: the claims the authorization asked for userinfo (value and values honoured).
+  const claims = applyClaimsRequest(token.claims, 'userinfo', released, () => released, scopes);
+  return { ...claims, sub: ctx.subjects.subjectFor(sector, token.user.id) };
 }

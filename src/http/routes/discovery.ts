@@ -61,7 +61,8 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     // language tag values" (src/i18n/catalog.ts; the pages speak the first of the request's ui_locales among them).
     ui_locales_supported: [...LOCALES],
     authorization_response_iss_parameter_supported: true,
-    claims_parameter_supported: false,
+    // OIDC Core 5.5 (src/domain/tokens/claims-request.ts).
+    claims_parameter_supported: true,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     require_request_uri_registration: false,

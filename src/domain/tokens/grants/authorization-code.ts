@@ -48,6 +48,7 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
       sid: redeemed.sid,
       amr: redeemed.amr,
       user: claimsUserOf(redeemed.user_id, redeemed),
+      claims: redeemed.claims,
     },
     now,
   });

@@ -71,6 +71,7 @@ export async function deviceCodeGrant(
       sid: polled.sid,
       amr: polled.amr,
       user: claimsUserOf(polled.user_id, polled as UserClaimColumns),
+      claims: null,
     },
     now,
   });

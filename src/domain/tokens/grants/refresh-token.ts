@@ -64,6 +64,7 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
       sid: rotated.sid,
       amr: rotated.amr,
       user: claimsUserOf(rotated.user_id, rotated),
+      claims: rotated.claims,
     },
     now,
   });

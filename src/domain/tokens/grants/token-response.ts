@@ -24,6 +24,8 @@ export interface UserGrant {
   amr: string[] | null;
   /** The user, as the committing statement read them with the grant (no second query for the ID token's claims). */
   user: ClaimsUser;
+  /** The claims request parameter of the authorization (OIDC Core 5.5), reduced; null: none (refresh keeps it). */
+  claims: string | null;
 }
 
 /** RFC 6749 5.1: a Bearer access token with the configured lifetime and the scope granted. */
@@ -54,7 +56,7 @@ export async function userTokenResponse(
       nonce: issued.grant.nonce,
       sid: issued.grant.sid,
       amr: issued.grant.amr,
-      userClaims: idTokenUserClaims(client.idTokenClaims ?? ctx.config.idTokenClaims, issued.grant.user, scopes),
+      userClaims: idTokenUserClaims(client.idTokenClaims ?? ctx.config.idTokenClaims, issued.grant.user, scopes, issued.grant.claims),
       accessToken: issued.accessToken,
       now: issued.now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,
