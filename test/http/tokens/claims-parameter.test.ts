@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import t, { type Test } from 'tap';
 import type { SeedFile } from '../../../src/domain/admin/seed.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
-import { authorizePath, basicAuth, Browser, obtainCode, tokenRequest } from '../../helpers/flow.js';
+import { authorizePath, basicAuth, Browser, obtainCode, signIn, tokenRequest } from '../../helpers/flow.js';
 import { userinfo } from '../../helpers/grants.js';
 
 /** Minimal ID tokens (no scope claims) unless the claims parameter asks; refresh tokens with offline_access. */
@@ -131,6 +131,25 @@ t.test('OIDC Core 5.5.1: sub with a value is answered only for that user signed 
     authorizeRequest({ claims: JSON.stringify({ id_token: { sub: { value: aliceSub } } }) }),
   );
   assertRedirectedError(t, nobody.headers.location as string, 'login_required');
+});
+
+t.test('OIDC Core 5.5.1: with a sub value, another user signing in on the way (prompt=login) gets login_required', async (t) => {
+  const alice = await tokensWith(undefined, 'openid email');
+  const claims = JSON.stringify({ id_token: { sub: { value: alice.idClaims.sub } } });
+  const { location } = await signIn(
+    app,
+    {
+      response_type: 'code',
+      client_id: MINIMAL.client_id,
+      redirect_uri: MINIMAL.redirect_uris[0],
+      scope: 'openid email',
+      state: 'st-claims',
+      prompt: 'login',
+      claims,
+    },
+    { browser: alice.browser, user: BOB },
+  );
+  assertRedirectedError(t, location.href, 'login_required', /not the user the claims parameter names/);
 });
 
 t.test('OIDC Discovery 3: claims_parameter_supported is true', async (t) => {
