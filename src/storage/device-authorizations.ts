@@ -167,90 +167,87 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     AND device_authorizations.last_polled_at IS NOT NULL
     AND device_authorizations.last_polled_at > ${now} - device_authorizations.interval_seconds * interval '1 second')`;
   const redeemed = sql<boolean>`(device_authorizations.status = 'approved')`;
-  return (
-    db
-      .with('polled', (qb) =>
-        qb
-          .updateTable('device_authorizations')
-          .set({
-            last_polled_at: now,
-            last_poll_too_fast: tooFast,
-            interval_seconds: sql<number>`CASE WHEN ${tooFast} THEN device_authorizations.interval_seconds + 5 ELSE device_authorizations.interval_seconds END`,
-            consumed_at: sql<Date | null>`CASE WHEN ${redeemed} THEN ${now} END`,
-            issued_access_token_hash: sql<string | null>`CASE WHEN ${redeemed} THEN ${v.accessTokenHash}::text END`,
-          })
-          .where('device_authorizations.device_code_hash', '=', v.deviceCodeHash)
-          .where('device_authorizations.client_id', '=', v.clientId)
-          .where('device_authorizations.status', 'in', ['pending', 'approved'])
-          .where('device_authorizations.consumed_at', 'is', null)
-          .where('device_authorizations.expires_at', '>', now)
-          // A user disabled after approving gets no tokens from it.
-          .where((eb) =>
-            eb.or([
-              eb('device_authorizations.user_id', 'is', null),
-              eb.exists(
-                eb
-                  .selectFrom('users')
-                  .select('users.id')
-                  .whereRef('users.id', '=', 'device_authorizations.user_id')
-                  .where('users.disabled_at', 'is', null),
-              ),
-            ]),
-          )
-          .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
-          .returningAll(),
-      )
-      .with('issued_refresh', (qb) =>
-        qb
-          .insertInto('refresh_tokens')
-          .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
-          .expression((eb) =>
-            eb
-              .selectFrom('polled')
-              .select([
-                eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
-                eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
-                'polled.client_id',
-                sql<string>`polled.user_id`.as('user_id'),
-                'polled.scope',
-                sql<Date>`polled.auth_time`.as('auth_time'),
-                now.as('issued_at'),
-                eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
-                'polled.sid',
-                'polled.amr',
-              ])
-              .where('polled.issued_access_token_hash', '=', v.accessTokenHash)
-              .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))` : sql.lit(false)),
-          )
-          .returning('family_id'),
-      )
-      .with('issued', (qb) =>
-        qb
-          .insertInto('access_tokens')
-          .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
-          .expression((eb) =>
-            eb
-              .selectFrom('polled')
-              .select([
-                eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
-                'polled.client_id',
-                'polled.user_id',
-                'polled.scope',
-                now.as('issued_at'),
-                eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
-                eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-              ])
-              .where('polled.issued_access_token_hash', '=', v.accessTokenHash),
-          )
-          .returning('token_hash'),
-      )
-      .selectFrom('polled')
-      // The user's claim columns for the ID token, in the same round trip (null while nobody approved).
-      .leftJoin('users', 'users.id', 'polled.user_id')
-      .selectAll('polled')
-      .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'))
-      .select(USER_CLAIM_COLUMNS)
-  );
+  return db
+    .with('polled', (qb) =>
+      qb
+        .updateTable('device_authorizations')
+        .set({
+          last_polled_at: now,
+          last_poll_too_fast: tooFast,
+          interval_seconds: sql<number>`CASE WHEN ${tooFast} THEN device_authorizations.interval_seconds + 5 ELSE device_authorizations.interval_seconds END`,
+          consumed_at: sql<Date | null>`CASE WHEN ${redeemed} THEN ${now} END`,
+          issued_access_token_hash: sql<string | null>`CASE WHEN ${redeemed} THEN ${v.accessTokenHash}::text END`,
+        })
+        .where('device_authorizations.device_code_hash', '=', v.deviceCodeHash)
+        .where('device_authorizations.client_id', '=', v.clientId)
+        .where('device_authorizations.status', 'in', ['pending', 'approved'])
+        .where('device_authorizations.consumed_at', 'is', null)
+        .where('device_authorizations.expires_at', '>', now)
+        // A user disabled after approving gets no tokens from it.
+        .where((eb) =>
+          eb.or([
+            eb('device_authorizations.user_id', 'is', null),
+            eb.exists(
+              eb
+                .selectFrom('users')
+                .select('users.id')
+                .whereRef('users.id', '=', 'device_authorizations.user_id')
+                .where('users.disabled_at', 'is', null),
+            ),
+          ]),
+        )
+        .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
+        .returningAll(),
+    )
+    .with('issued_refresh', (qb) =>
+      qb
+        .insertInto('refresh_tokens')
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
+        .expression((eb) =>
+          eb
+            .selectFrom('polled')
+            .select([
+              eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
+              eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
+              'polled.client_id',
+              sql<string>`polled.user_id`.as('user_id'),
+              'polled.scope',
+              sql<Date>`polled.auth_time`.as('auth_time'),
+              now.as('issued_at'),
+              eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
+              'polled.sid',
+              'polled.amr',
+            ])
+            .where('polled.issued_access_token_hash', '=', v.accessTokenHash)
+            .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))` : sql.lit(false)),
+        )
+        .returning('family_id'),
+    )
+    .with('issued', (qb) =>
+      qb
+        .insertInto('access_tokens')
+        .columns(['token_hash', 'client_id', 'user_id', 'scope', 'issued_at', 'expires_at', 'refresh_family_id'])
+        .expression((eb) =>
+          eb
+            .selectFrom('polled')
+            .select([
+              eb.cast(eb.val(v.accessTokenHash), 'text').as('token_hash'),
+              'polled.client_id',
+              'polled.user_id',
+              'polled.scope',
+              now.as('issued_at'),
+              eb.cast(eb.val(v.accessTokenExpiresAt), 'timestamptz').as('expires_at'),
+              eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+            ])
+            .where('polled.issued_access_token_hash', '=', v.accessTokenHash),
+        )
+        .returning('token_hash'),
+    )
+    .selectFrom('polled')
+    .leftJoin('users', 'users.id', 'polled.user_id')
+    .selectAll('polled')
+    .select((eb) => eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'))
+    .select(USER_CLAIM_COLUMNS);
 });
 
 /**
@@ -258,7 +255,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
  * that is pending or approved: records the poll, raising the interval by 5 seconds when it came too soon; and
  * when approved, marks it used and stores the access token (and the refresh token, when one is due) in the same
  * statement. Returns nothing when there is no such request (the caller asks why). Concurrent polls serialise on
- * the row: at most one redeems it, and each sees the poll before it.
+ * the row: at most one redeems it, and each sees the poll before it. The approving user's claim columns come along
+ * for the ID token (null while nobody approved).
  */
 export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<PolledDeviceAuthorization | undefined> {
   const refresh = p.refreshToken;
