@@ -222,6 +222,11 @@ export interface Config {
   /** Lifetime of each refresh token; a rotation issues a new one with a fresh lifetime. */
   readonly refreshTokenTtlSeconds: number;
   readonly idTokenTtlSeconds: number;
+  /**
+   * ID_TOKEN_CLAIMS: `scopes` puts the claims the granted scopes release in the ID token too (OIDC Core 5.4 allows
+   * it); `minimal` keeps them at userinfo only. A client's `id_token_claims` metadata overrides it.
+   */
+  readonly idTokenClaims: 'scopes' | 'minimal';
   readonly sessionTtlSeconds: number;
   readonly interactionTtlSeconds: number;
   readonly clientAuthCacheSeconds: number;
@@ -467,6 +472,10 @@ export function loadConfig(env: Env = process.env): Config {
   const signupUsername = signupUsernames.find((m) => m === text('SIGNUP_USERNAME'));
   if (!signupUsername) problems.push(`SIGNUP_USERNAME must be email or optional (got "${text('SIGNUP_USERNAME')}")`);
 
+  const idTokenClaimsModes = ['scopes', 'minimal'] as const;
+  const idTokenClaims = idTokenClaimsModes.find((m) => m === text('ID_TOKEN_CLAIMS'));
+  if (!idTokenClaims) problems.push(`ID_TOKEN_CLAIMS must be scopes or minimal (got "${text('ID_TOKEN_CLAIMS')}")`);
+
   const defaultLocale = text('DEFAULT_LOCALE');
   if (!isLocale(defaultLocale)) problems.push(`DEFAULT_LOCALE must be one of ${LOCALES.join(', ')} (got "${defaultLocale}")`);
 
@@ -499,6 +508,7 @@ export function loadConfig(env: Env = process.env): Config {
     accessTokenTtlSeconds: integer('ACCESS_TOKEN_TTL_SECONDS'),
     refreshTokenTtlSeconds: integer('REFRESH_TOKEN_TTL_SECONDS'),
     idTokenTtlSeconds: integer('ID_TOKEN_TTL_SECONDS'),
+    idTokenClaims: idTokenClaims ?? 'scopes',
     sessionTtlSeconds: integer('SESSION_TTL_SECONDS'),
     interactionTtlSeconds: integer('INTERACTION_TTL_SECONDS'),
     clientAuthCacheSeconds: integer('CLIENT_AUTH_CACHE_SECONDS'),

@@ -32,6 +32,8 @@ export const SETTINGS = {
   ACCESS_TOKEN_TTL_SECONDS: integer(3600, 60, 86_400),
   REFRESH_TOKEN_TTL_SECONDS: integer(1_209_600, 60, 31_536_000),
   ID_TOKEN_TTL_SECONDS: integer(3600, 60, 86_400),
+  // What an ID token carries beside sub, sid, amr (src/domain/tokens/id-token-claims.ts): scopes or minimal
+  ID_TOKEN_CLAIMS: text('scopes'),
   SESSION_TTL_SECONDS: integer(86_400, 60, 31_536_000),
   INTERACTION_TTL_SECONDS: integer(900, 60, 86_400),
   CLIENT_AUTH_CACHE_SECONDS: integer(300, 0, 86_400),

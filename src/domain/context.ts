@@ -5,6 +5,7 @@ import type { Db } from '../storage/database.js';
 import type { ClientCache } from './clients/client-cache.js';
 import type { ClientKeySets } from './clients/client-jwks.js';
 import type { SecretVerificationCache } from './clients/clients.js';
+import type { SubjectIdentifiers } from './clients/pairwise.js';
 import type { Clock } from './clock.js';
 import type { KeyStore } from './keys/keys.js';
 import type { OutboundDeps } from '../outbound/guarded-fetch.js';
@@ -31,6 +32,8 @@ export interface ProviderContext {
   readonly clientKeySets: ClientKeySets;
   /** Keys device fingerprints and network keys (DEVICE_SECRET, or a random secret kept in the database). */
   readonly deviceSecret: Buffer;
+  /** The `sub` each client sees: the user id, or a pairwise one (OIDC Core 8.1). */
+  readonly subjects: SubjectIdentifiers;
   readonly log: EventLog;
   /** This instance's Prometheus metrics (src/metrics.ts). */
   readonly metrics: Metrics;

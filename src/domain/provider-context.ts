@@ -7,6 +7,7 @@ import type { Db } from '../storage/database.js';
 import { ClientCache } from './clients/client-cache.js';
 import { ClientKeySets, fetchClientJwks } from './clients/client-jwks.js';
 import { SecretVerificationCache } from './clients/clients.js';
+import { loadSubjectIdentifiers } from './clients/pairwise.js';
 import type { Clock } from './clock.js';
 import type { EventLog, ProviderContext } from './context.js';
 import { loadKeyStore, type KeyLogger } from './keys/keys.js';
@@ -41,6 +42,7 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     clients: new ClientCache(),
     clientKeySets: new ClientKeySets((uri) => fetchClientJwks(p.config, outbound, uri)),
     deviceSecret: await loadDeviceSecret(p.db, p.config, p.clock),
+    subjects: await loadSubjectIdentifiers(p.db, p.clock),
     log: p.log,
     metrics: p.metrics ?? createMetrics(),
     outbound,

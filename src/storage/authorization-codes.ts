@@ -11,6 +11,7 @@ import {
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
+import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewCode {
   codeHash: string;
@@ -24,6 +25,8 @@ export interface NewCode {
   expiresAt: Date;
   /** RFC 8707 2.1: the resources the request named. */
   resources: string[];
+  /** The claims request parameter, reduced (OIDC Core 5.5); null: none. */
+  claims: string | null;
 }
 
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
@@ -91,6 +94,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
           'sid',
           'amr',
           'resources',
+          'claims',
         ])
         .expression((eb) =>
           eb
@@ -113,6 +117,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
               's.sid',
               's.amr',
               eb.cast(eb.val(v.resources), sql.raw('text[]')).as('resources'),
+              eb.cast(eb.val(v.claims), 'text').as('claims'),
             ])
             .where('s.id_hash', '=', v.idHash)
             .where('s.expires_at', '>', v.now)
@@ -170,8 +175,11 @@ export interface Redemption {
   refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
 }
 
-/** The redeemed code, the refresh token family issued with it (null when none was), and the access token stored. */
-export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null } & StoredAccessToken;
+/**
+ * The redeemed code, the refresh token family issued with it (null when none was), the access token stored, and the
+ * user's claim columns (read by the same statement, which joins the user to check they are enabled).
+ */
+export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null } & StoredAccessToken & UserClaimColumns;
 
 /** A Redemption flattened into the named values of the reusable statement. */
 type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> &
@@ -208,7 +216,8 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
         .where('users.disabled_at', 'is', null)
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
         .where(targetIssuable(v, sql`authorization_codes.resources`))
-        .returningAll('authorization_codes'),
+        .returningAll('authorization_codes')
+        .returning(USER_CLAIM_COLUMNS),
     )
     .with('issued_refresh', (qb) =>
       qb
@@ -225,6 +234,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
           'sid',
           'amr',
           'resources',
+          'claims',
         ])
         .expression((eb) =>
           eb
@@ -241,6 +251,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               'redeemed.sid',
               'redeemed.amr',
               'redeemed.resources',
+              'redeemed.claims',
             ])
             .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
         )
@@ -249,7 +260,18 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
     .with('issued', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'code_hash', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
+        .columns([
+          'token_hash',
+          'audience',
+          'scope',
+          'expires_at',
+          'code_hash',
+          'client_id',
+          'user_id',
+          'issued_at',
+          'refresh_family_id',
+          'claims',
+        ])
         .expression((eb) => {
           const target = accessTokenTargetColumns(v, sql<string>`redeemed.scope`);
           return eb
@@ -265,6 +287,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               'redeemed.user_id',
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
               eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+              'redeemed.claims',
             ]);
         })
         .returning(['token_hash', 'audience', 'scope', 'expires_at']),
@@ -369,5 +392,6 @@ function codeValues(code: NewCode, userId: string, authTime: Date, sid: string) 
     expires_at: code.expiresAt,
     sid,
     resources: code.resources,
+    claims: code.claims,
   };
 }

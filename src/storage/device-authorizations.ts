@@ -12,6 +12,7 @@ import {
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { DeviceAuthorizationRow } from './schema.js';
+import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewDeviceAuthorization {
   deviceCodeHash: string;
@@ -150,7 +151,10 @@ export interface Poll {
  * The polled row, as the poll left it. `issued_access_token_hash` equals the poll's access token digest exactly
  * when this poll redeemed it; `last_poll_too_fast` says whether this poll came too soon.
  */
-export type PolledDeviceAuthorization = DeviceAuthorizationRow & { refresh_family_id: string | null } & Partial<StoredAccessToken>;
+export type PolledDeviceAuthorization = DeviceAuthorizationRow & { refresh_family_id: string | null } & Partial<StoredAccessToken> &
+  Nullable<UserClaimColumns>;
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
 
 type PollValues = AccessTokenTargetValues & {
   deviceCodeHash: string;
@@ -255,6 +259,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
         .returning(['token_hash', 'audience', 'scope', 'expires_at']),
     )
     .selectFrom('polled')
+    .leftJoin('users', 'users.id', 'polled.user_id')
     .selectAll('polled')
     .select((eb) => [
       eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
@@ -265,7 +270,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
       sql<string | null>`(select rs.signing_alg from resource_servers rs where rs.identifier = (select issued.audience from issued))`.as(
         'at_signing_alg',
       ),
-    ]);
+    ])
+    .select(USER_CLAIM_COLUMNS);
 });
 
 /**
@@ -273,7 +279,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
  * that is pending or approved: records the poll, raising the interval by 5 seconds when it came too soon; and
  * when approved, marks it used and stores the access token (and the refresh token, when one is due) in the same
  * statement. Returns nothing when there is no such request (the caller asks why). Concurrent polls serialise on
- * the row: at most one redeems it, and each sees the poll before it.
+ * the row: at most one redeems it, and each sees the poll before it. The approving user's claim columns come along
+ * for the ID token (null while nobody approved).
  */
 export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<PolledDeviceAuthorization | undefined> {
   const refresh = p.refreshToken;

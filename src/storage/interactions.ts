@@ -39,6 +39,8 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     // Added after version 1 was first written (RFC 8707): absent in rows of requests that named no resource.
     resources: optional(arrayOf(string)),
     apiScopes: optional(arrayOf(object<ApiScope>({ name: string, description: string }))),
+    // Added after version 1 was first written: a row without it was started before the claims parameter (OIDC Core 5.5).
+    claims: optional(nullable(string)),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

@@ -11,6 +11,7 @@ import {
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
+import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface Rotation {
   tokenHash: string;
@@ -57,7 +58,8 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
         .$if(shape.narrower, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(v.scope)}::text[]`))
         .where(targetIssuable(v, sql`refresh_tokens.resources`))
-        .returningAll('refresh_tokens'),
+        .returningAll('refresh_tokens')
+        .returning(USER_CLAIM_COLUMNS),
     )
     .with('next_refresh', (qb) =>
       qb
@@ -74,6 +76,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
           'sid',
           'amr',
           'resources',
+          'claims',
         ])
         .expression((eb) =>
           eb
@@ -90,6 +93,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               'rotated.sid',
               'rotated.amr',
               'rotated.resources',
+              'rotated.claims',
             ]),
         )
         .returning('token_hash'),
@@ -97,7 +101,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .with('next_access', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
+        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'client_id', 'user_id', 'issued_at', 'refresh_family_id', 'claims'])
         .expression((eb) => {
           const target = accessTokenTargetColumns(v, shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`rotated.scope`);
           return eb
@@ -112,6 +116,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               'rotated.user_id',
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
               'rotated.family_id as refresh_family_id',
+              'rotated.claims',
             ]);
         })
         .returning(['token_hash', 'audience', 'scope', 'expires_at']),
@@ -138,7 +143,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
  * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
  * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
  */
-export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RotatedRefreshToken | undefined> {
+export async function rotateRefreshToken(db: Db, r: Rotation): Promise<(RotatedRefreshToken & UserClaimColumns) | undefined> {
   const rows = await rotateQuery.execute(
     db,
     {
@@ -156,7 +161,7 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RotatedRe
     { narrower: r.scope !== null },
   );
   // The access token is stored whenever the token is rotated (same statement), so its columns are never null then.
-  return rows[0] as RotatedRefreshToken | undefined;
+  return rows[0] as (RotatedRefreshToken & UserClaimColumns) | undefined;
 }
 
 /** The refresh token and whether its user is disabled (null when the user is enabled). */

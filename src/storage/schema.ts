@@ -118,6 +118,8 @@ export interface AuthorizationCodesTable {
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   /** RFC 8707 2.1: the resources the authorization request named. */
   resources: ColumnType<string[], string[] | undefined, string[]>;
+  /** The claims request parameter (OIDC Core 5.5), reduced (src/domain/tokens/claims-request.ts); null: none. */
+  claims: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccessTokensTable {
@@ -134,6 +136,8 @@ export interface AccessTokensTable {
   refresh_family_id: string | null;
   /** The resource server it is for (RFC 8707); null: this provider's userinfo. */
   audience: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The claims request of the authorization the token came from (OIDC Core 5.5), for userinfo; null: none. */
+  claims: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** An API that access tokens are issued for (RFC 8707, RFC 9068). */
@@ -169,6 +173,8 @@ export interface RefreshTokensTable {
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   /** RFC 8707: the resources of the grant, which a refresh may narrow to. */
   resources: ColumnType<string[], string[] | undefined, string[]>;
+  /** The claims request of the authorization (OIDC Core 5.5), kept for every rotation; null: none. */
+  claims: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A client a session has signed in to. */

@@ -123,6 +123,28 @@ const FIELD_OPTIONS: ReadonlyArray<{
     value: 'ALG',
     description: 'the one alg its request objects (RFC 9101) may use: PS256, ES256, RS256...',
   },
+  {
+    option: 'id-token-claims',
+    field: 'id_token_claims',
+    kind: 'string',
+    value: 'scopes|minimal',
+    description:
+      'scopes: ID tokens carry the claims of the granted scopes; minimal: those claims only at userinfo (default: ID_TOKEN_CLAIMS)',
+  },
+  {
+    option: 'subject-type',
+    field: 'subject_type',
+    kind: 'string',
+    value: 'public|pairwise',
+    description: "public (default): sub is the user id; pairwise: a sub of the client's sector's own (OIDC Core 8.1)",
+  },
+  {
+    option: 'sector-identifier-uri',
+    field: 'sector_identifier_uri',
+    kind: 'string',
+    value: 'URI',
+    description: 'https URL whose host is the pairwise sector (needed when the redirect URIs have several hosts)',
+  },
 ];
 
 const fieldOptions: Record<string, OptionSpec> = Object.fromEntries(

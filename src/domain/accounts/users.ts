@@ -1,6 +1,7 @@
 // Users: password sign-in and the claims released to clients.
 import type { Locale } from '../../i18n/catalog.js';
 import type { UserRow } from '../../storage/schema.js';
+import type { ClaimsUser } from '../../storage/user-claim-columns.js';
 import { findUserById, rememberLocale } from '../../storage/users.js';
 import { epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
@@ -34,7 +35,7 @@ export async function rememberUserLocale(ctx: ProviderContext, userId: string, l
 }
 
 /** OIDC Core 5.1 claims of a user, before any scope filtering. */
-export function standardClaims(user: UserRow): Record<string, unknown> {
+export function standardClaims(user: ClaimsUser): Record<string, unknown> {
   return {
     ...user.claims,
     preferred_username: (user.claims as { preferred_username?: unknown }).preferred_username ?? user.username,
@@ -48,11 +49,17 @@ export function standardClaims(user: UserRow): Record<string, unknown> {
 }
 
 /** `sub` plus the claims the granted scopes release (OIDC Core 5.4), omitting those the user lacks. */
-export function claimsForScopes(user: UserRow, scopes: readonly string[]): Record<string, unknown> {
+export function claimsForScopes(user: ClaimsUser, scopes: readonly string[]): Record<string, unknown> {
+  return { sub: user.id, ...scopeClaims(user, scopes) };
+}
+
+/** The claims the granted scopes release (OIDC Core 5.4), without `sub`, omitting those the user lacks. */
+export function scopeClaims(user: ClaimsUser, scopes: readonly string[]): Record<string, unknown> {
   const allowed = claimNamesFor(scopes);
-  const out: Record<string, unknown> = { sub: user.id };
+  const out: Record<string, unknown> = {};
+  if (allowed.size === 0) return out;
   for (const [name, value] of Object.entries(standardClaims(user))) {
-    if (allowed.has(name) && value !== undefined && value !== null) out[name] = value;
+    if (allowed.has(name) && name !== 'sub' && value !== undefined && value !== null) out[name] = value;
   }
   return out;
 }

@@ -10,6 +10,7 @@ import type { Client } from '../clients/clients.js';
 import { single, type RawParams } from '../params.js';
 import { isValidS256Challenge } from './pkce.js';
 import { parseScope, type Scope } from './scope.js';
+import { parseClaimsParameter } from '../tokens/claims-request.js';
 
 /** Phase-one failure: shown on our own error page; the redirect URI is not trusted. */
 export class UntrustedRedirectError extends Error {
@@ -63,6 +64,8 @@ export interface AuthorizationRequest {
    * interaction (sign-in, second factor, consent, sign-up); absent when it named none (or predates it).
    */
   uiLocale?: Locale | undefined;
+  /** OIDC Core 5.5 claims, reduced to JSON text (src/domain/tokens/claims-request.ts); absent or null: none. */
+  claims?: string | null | undefined;
   /** RFC 8707 2.1: the resources the request named (absent: none; the client's default resource may still apply). */
   resources?: string[] | undefined;
   /** Scopes of the target resource servers that the request asked for, with what the consent page says of each. */
@@ -196,5 +199,6 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     idTokenHint: single(params, 'id_token_hint') ?? null,
     unverifiedClient: target.unverifiedClient,
     uiLocale: fromUiLocales(single(params, 'ui_locales')),
+    claims: parseClaimsParameter(single(params, 'claims')),
   };
 }

@@ -11,8 +11,10 @@ import { requestedScopes, type AuthorizationRequest } from './authorization-requ
 import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { verifyIdTokenHint } from '../logout/id-token-hint.js';
+import type { Client } from '../clients/clients.js';
+import { verifyIdTokenHint, type IdTokenHint } from '../logout/id-token-hint.js';
 import { randomToken, safeEqual, sha256 } from '../secrets.js';
+import { requestedSubject } from '../tokens/claims-request.js';
 import { resolveSession } from '../accounts/sessions.js';
 
 /**
@@ -40,6 +42,7 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
       issuedAt: now,
       expiresAt: addSeconds(now, ctx.config.codeTtlSeconds),
       resources: request.resources ?? [],
+      claims: request.claims ?? null,
     },
   };
 }
@@ -58,10 +61,23 @@ export async function authorize(
   ctx: ProviderContext,
   request: AuthorizationRequest,
   sessionCookie: string | undefined,
-  clientRevision: number,
+  client: Pick<Client, 'revision' | 'pairwiseSector'>,
 ): Promise<AuthorizeOutcome> {
   const now = ctx.clock();
-  const hint = request.idTokenHint === null ? undefined : await verifyIdTokenHint(ctx, request.idTokenHint, request.clientId);
+  const clientRevision = client.revision;
+  const hinted =
+    request.idTokenHint === null
+      ? undefined
+      : await hintedUser(ctx, client, await verifyIdTokenHint(ctx, request.idTokenHint, request.clientId), sessionCookie);
+  // OIDC Core 5.5.1: "If the sub (subject) Claim is requested with a specific value for the ID Token, the
+  // Authorization Server MUST only send a positive response if the End-User identified by that sub value has an active
+  // session": that user's live session here answers, and nothing else does.
+  const named = await userNamedByClaims(ctx, client, request, sessionCookie);
+  if (named === 'refused' || (named !== undefined && hinted !== undefined && named.userId !== hinted.userId)) {
+    const err = new LoginRequired('the signed-in user is not the user the claims parameter names');
+    return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
+  }
+  const hint = hinted ?? named;
   // OIDC Core 3.1.2.1: prompt=login (and select_account, with one account per browser) wants a sign-in
   // after this request arrived; max_age one within that many seconds of it.
   const forceLogin = request.prompts.includes('login') || request.prompts.includes('select_account');
@@ -74,7 +90,7 @@ export async function authorize(
       scopes: requestedScopes(request),
       now,
       minAuthTime,
-      userId: hint?.subject,
+      userId: hint?.userId,
       clientRevision,
     });
     if (issued) return { kind: 'respond', response: successResponse(ctx, request, code), clientConfirmed: true };
@@ -84,7 +100,7 @@ export async function authorize(
   // OIDC Core 3.1.2.1 id_token_hint: "If the End-User identified by the ID Token is logged in or is logged in
   // by the request, then the Authorization Server returns a positive response; otherwise, it SHOULD return an
   // error, such as login_required."
-  const otherUser = hint !== undefined && session !== undefined && session.userId !== hint.subject;
+  const otherUser = hint !== undefined && session !== undefined && session.userId !== hint.userId;
   if (promptNone) {
     // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed.
     const err =
@@ -101,6 +117,37 @@ export async function authorize(
   const pending = { ...request, idTokenHint: null };
   const started = await startInteraction(ctx, pending, { minAuthTime: minAuthTime?.getTime() ?? null, forceConsent });
   return { kind: 'interaction', ...started, clientConfirmed: false };
+}
+
+/**
+ * The local user id an id_token_hint names. A public client's sub is that id; a pairwise sub (OIDC Core 8.1) is
+ * not reversible, so it names the signed-in user when it is theirs at this client, and otherwise no user at all
+ * (a value no user id equals: the request then wants the hinted user to sign in, as for another user).
+ */
+async function hintedUser(
+  ctx: ProviderContext,
+  client: Pick<Client, 'pairwiseSector'>,
+  hint: IdTokenHint,
+  sessionCookie: string | undefined,
+): Promise<{ userId: string }> {
+  if (client.pairwiseSector === null) return { userId: hint.subject };
+  const session = await resolveSession(ctx, sessionCookie);
+  const matches = session !== undefined && ctx.subjects.subjectFor(client.pairwiseSector, session.userId) === hint.subject;
+  return { userId: matches ? session.userId : `pairwise:${hint.subject}` };
+}
+
+/** The user of a sub value in the claims parameter, when that user is the one signed in; 'refused' when not. */
+async function userNamedByClaims(
+  ctx: ProviderContext,
+  client: Pick<Client, 'pairwiseSector'>,
+  request: AuthorizationRequest,
+  sessionCookie: string | undefined,
+): Promise<{ userId: string } | 'refused' | undefined> {
+  const subject = requestedSubject(request.claims ?? null);
+  if (subject === undefined) return undefined;
+  const named = await hintedUser(ctx, client, { subject }, sessionCookie);
+  const session = await resolveSession(ctx, sessionCookie);
+  return session !== undefined && session.userId === named.userId ? named : 'refused';
 }
 
 async function startInteraction(

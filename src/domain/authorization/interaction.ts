@@ -1,5 +1,5 @@
 // What the sign-in and consent pages do with the user's answers.
-import { AccessDenied } from '../../errors/oauth-error.js';
+import { AccessDenied, LoginRequired } from '../../errors/oauth-error.js';
 import { insertCode } from '../../storage/authorization-codes.js';
 import { grantScopes } from '../../storage/consents.js';
 import { completeInteraction } from '../../storage/interactions.js';
@@ -8,6 +8,8 @@ import { errorResponse, successResponse, type AuthorizationResponse } from './au
 import { InteractionError, hasConsent, newCode, type Interaction } from './authorize.js';
 import { requestedScopes } from './authorization-request.js';
 import type { ProviderContext } from '../context.js';
+import { loadClient } from '../clients/clients.js';
+import { requestedSubject } from '../tokens/claims-request.js';
 
 export type NextStep = { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse };
 
@@ -38,6 +40,14 @@ async function finish(
   recordConsent: boolean,
 ): Promise<AuthorizationResponse> {
   const { request } = interaction;
+  // OIDC Core 5.5.1: with a sub value in the claims parameter, "The Authorization Server MUST NOT reply with an ID
+  // Token or Access Token for a different user": someone else signed in on the way is refused.
+  const required = requestedSubject(request.claims ?? null);
+  if (required !== undefined && !(await isSubjectAt(ctx, request.clientId, session.userId, required))) {
+    if (!(await completeInteraction(ctx.db, interaction.id, ctx.clock()))) throw alreadyDone();
+    const err = new LoginRequired('the signed-in user is not the user the claims parameter names');
+    return errorResponse(ctx, request, err, { personActed: true });
+  }
   const { code, row } = newCode(ctx, request);
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();
@@ -45,6 +55,12 @@ async function finish(
     await insertCode(trx, { ...row, userId: session.userId, authTime: session.authTime, sid: session.sid, amr: session.amr });
   });
   return successResponse(ctx, request, code);
+}
+
+/** Whether `userId` is the user the client knows as `sub` (pairwise or not). */
+async function isSubjectAt(ctx: ProviderContext, clientId: string, userId: string, sub: string): Promise<boolean> {
+  const client = await loadClient(ctx.db, clientId);
+  return client !== undefined && ctx.subjects.subjectFor(client.pairwiseSector, userId) === sub;
 }
 
 function alreadyDone(): InteractionError {

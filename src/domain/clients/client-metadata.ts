@@ -10,6 +10,8 @@ import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
 import { ASSERTION_ALGS, AUTH_METHODS, isAssertionMethod } from './auth-methods.js';
 import { jwksProblem } from './client-jwks.js';
 import { resourceIdentifierProblem } from '../resources/resource-servers.js';
+import { ID_TOKEN_CLAIMS_MODES, isIdTokenClaimsMode } from '../tokens/id-token-claims.js';
+import { SUBJECT_TYPES } from './pairwise.js';
 
 export { AUTH_METHODS } from './auth-methods.js';
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
@@ -36,6 +38,11 @@ export const METADATA_FIELDS = [
   'default_resource',
   'request_object_signing_alg',
   'require_pushed_authorization_requests',
+  // Not a registered metadata name: this provider's choice of ID token claims (src/domain/tokens/id-token-claims.ts).
+  'id_token_claims',
+  // OIDC Registration 2, OIDC Core 8.1 (src/domain/clients/pairwise.ts).
+  'subject_type',
+  'sector_identifier_uri',
 ] as const;
 
 /** `seed`: an operator's file, trusted further (private-use URI schemes, any scope). `registration`: RFC 7591. */
@@ -155,6 +162,10 @@ export function clientMetadataProblems(
   if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
     bad('id_token_signed_response_alg', `id_token_signed_response_alg must be one of ${SIGNING_ALGS.join(', ')}`);
   }
+  if (c.id_token_claims !== undefined && !isIdTokenClaimsMode(c.id_token_claims)) {
+    bad('id_token_claims', `id_token_claims must be one of ${ID_TOKEN_CLAIMS_MODES.join(', ')}`);
+  }
+  subjectTypeProblems(c, profile, allowed, bad);
   return problems;
 }
 
@@ -222,6 +233,38 @@ function authorizationRequestProblems(c: Record<string, unknown>, bad: (field: s
   // OIDC Registration 2 request_object_signing_alg; "none" is never accepted here (src/domain/authorization/request-object.ts).
   if (c.request_object_signing_alg !== undefined && !REQUEST_OBJECT_ALGS.includes(c.request_object_signing_alg as string))
     bad('request_object_signing_alg', `request_object_signing_alg must be one of ${REQUEST_OBJECT_ALGS.join(', ')}`);
+}
+
+/**
+ * OIDC Registration 2 subject_type and sector_identifier_uri. What the sector_identifier_uri holds is checked when a
+ * client registers itself (sector-identifier.ts); here, what the metadata alone tells.
+ */
+function subjectTypeProblems(
+  c: Record<string, unknown>,
+  profile: MetadataProfile,
+  allowed: AllowedNetworks,
+  bad: (field: string, message: string) => void,
+): void {
+  if (c.subject_type !== undefined && !(SUBJECT_TYPES as readonly unknown[]).includes(c.subject_type))
+    bad('subject_type', `subject_type must be one of ${SUBJECT_TYPES.join(', ')}`);
+  if (c.sector_identifier_uri !== undefined) {
+    // OIDC Core 8.1: "The value of the sector_identifier_uri MUST be a URL using the https scheme".
+    const url = isString(c.sector_identifier_uri) && URL.canParse(c.sector_identifier_uri) ? new URL(c.sector_identifier_uri) : undefined;
+    if (!url || url.protocol !== 'https:' || url.hash !== '' || url.username || url.password)
+      bad('sector_identifier_uri', 'sector_identifier_uri must be an https URL without fragment or credentials');
+    else if (profile === 'registration') {
+      const q = selfRegisteredDestinationProblem(url, allowed);
+      if (q) bad('sector_identifier_uri', `sector_identifier_uri ${q}`);
+    }
+  } else if (c.subject_type === 'pairwise' && isStringArray(c.redirect_uris)) {
+    // OIDC Registration 2: "If there are multiple hostnames in the registered redirect_uris, the Client MUST register
+    // a sector_identifier_uri." Without a redirect URI with a host there is no sector either.
+    const hosts = new Set(c.redirect_uris.map((u) => (URL.canParse(u) ? new URL(u).host : '')));
+    if (hosts.size !== 1 || hosts.has(''))
+      bad('sector_identifier_uri', 'a pairwise client whose redirect_uris do not share one host must register a sector_identifier_uri');
+  } else if (c.subject_type === 'pairwise') {
+    bad('sector_identifier_uri', 'a pairwise client without redirect_uris must register a sector_identifier_uri');
+  }
 }
 
 /**

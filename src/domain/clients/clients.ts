@@ -8,6 +8,8 @@ import type { JSONWebKeySet } from 'jose';
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../keys/signing-algs.js';
 import { isAssertionMethod, type TokenEndpointAuthMethod } from './auth-methods.js';
+import { isIdTokenClaimsMode, type IdTokenClaimsMode } from '../tokens/id-token-claims.js';
+import { pairwiseSectorOf } from './pairwise.js';
 
 export type { TokenEndpointAuthMethod } from './auth-methods.js';
 
@@ -55,6 +57,10 @@ export interface Client {
   requestObjectSigningAlg: string | null;
   /** RFC 9126 6 require_pushed_authorization_requests: its authorization requests must come through PAR. */
   requirePushedAuthorizationRequests: boolean;
+  /** `id_token_claims` metadata: scope-granted claims in its ID tokens, or minimal ones; null follows ID_TOKEN_CLAIMS. */
+  idTokenClaims: IdTokenClaimsMode | null;
+  /** OIDC Core 8.1: the sector of a client registered with subject_type pairwise; null for a public client. */
+  pairwiseSector: string | null;
 }
 
 export interface ClientLinks {
@@ -96,6 +102,8 @@ export function rowToClient(row: ClientRow): Client {
     defaultResource: metadataString(row, 'default_resource'),
     requestObjectSigningAlg: metadataString(row, 'request_object_signing_alg'),
     requirePushedAuthorizationRequests: row.metadata.require_pushed_authorization_requests === true,
+    idTokenClaims: isIdTokenClaimsMode(row.metadata.id_token_claims) ? row.metadata.id_token_claims : null,
+    pairwiseSector: pairwiseSectorOf(row.metadata, row.redirect_uris),
   };
 }
 

@@ -25,6 +25,7 @@ import type { ProviderContext } from '../context.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { DEFAULT_SIGNING_ALG } from '../keys/signing-algs.js';
 import { issueClientSecret } from './issued-secret.js';
+import { sectorIdentifierProblem } from './sector-identifier.js';
 import { holdsSecret, type TokenEndpointAuthMethod } from './auth-methods.js';
 
 /** Metadata kept in the client's `metadata` column and returned as registered (RFC 7591 2 and 2.2, OIDC, logout). */
@@ -40,6 +41,9 @@ const STORED_METADATA = [
   'backchannel_logout_session_required',
   'request_object_signing_alg',
   'require_pushed_authorization_requests',
+  'id_token_claims',
+  'subject_type',
+  'sector_identifier_uri',
   'software_id',
   'software_version',
 ] as const;
@@ -122,6 +126,17 @@ export function parseRegistrationMetadata(body: unknown, allowed: AllowedNetwork
   };
 }
 
+/**
+ * OIDC Registration 2 sector_identifier_uri: fetched, and listing every redirect URI, before anything is written;
+ * otherwise invalid_client_metadata (RFC 7591 3.2.2).
+ */
+async function checkSectorIdentifier(ctx: ProviderContext, m: RegisteredMetadata): Promise<void> {
+  const uri = m.metadata.sector_identifier_uri;
+  if (typeof uri !== 'string') return;
+  const problem = await sectorIdentifierProblem(ctx.config, ctx.outbound, uri, m.redirectUris);
+  if (problem) throw new InvalidClientMetadata(problem.replace(/"/g, "'"));
+}
+
 function columns(m: RegisteredMetadata) {
   return {
     client_name: m.clientName,
@@ -186,6 +201,7 @@ async function newSecret(ctx: ProviderContext, now: Date, clientId: string, meth
 /** RFC 7591 3.1 / 3.2.1: registers the client and answers with its information, credentials included (once). */
 export async function registerClient(ctx: ProviderContext, body: unknown): Promise<Record<string, unknown>> {
   const m = parseRegistrationMetadata(body, new AllowedNetworks(ctx.config.outbound.allowNetworks));
+  await checkSectorIdentifier(ctx, m);
   const now = ctx.clock();
   // RFC 7591 3.2.1 client_id: "It SHOULD NOT be currently valid for any other registered client": 128 random bits.
   const clientId = randomToken(16);
@@ -293,6 +309,7 @@ export async function updateRegistration(
     if (!matches) throw new InvalidRequest('client_secret does not match the current client secret (RFC 7592 2.2)');
   }
   const m = parseRegistrationMetadata(body, new AllowedNetworks(ctx.config.outbound.allowNetworks));
+  await checkSectorIdentifier(ctx, m);
   const now = ctx.clock();
   // A client that comes to hold a secret (or whose secret expired, or that moves to client_secret_jwt, whose secret
   // must be sealed) gets a new one; one that no longer needs a secret (public, private_key_jwt) loses it.

@@ -69,7 +69,8 @@ async function deliverOne(ctx: ProviderContext, delivery: ClaimedLogout, send: L
     const token = await signLogoutToken(ctx.keys, {
       issuer: ctx.config.issuer,
       audience: clientId,
-      subject: delivery.sub,
+      // The sub this client knows the user by (OIDC Core 8.1), as in its ID tokens.
+      subject: ctx.subjects.subjectFor(client.pairwiseSector, delivery.sub),
       sid: delivery.sid,
       alg: client.idTokenSignedResponseAlg,
       now,

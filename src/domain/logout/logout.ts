@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { InvalidRequest } from '../../errors/oauth-error.js';
 import { endSession as endSessionRow, type ActiveSession, type EndedSession } from '../../storage/sessions.js';
 import { loadClient, type Client } from '../clients/clients.js';
+import type { SubjectIdentifiers } from '../clients/pairwise.js';
 import type { ProviderContext } from '../context.js';
 import { verifyOwnIdToken, type VerifiedIdToken } from './id-token-hint.js';
 import { single, type RawParams } from '../params.js';
@@ -69,12 +70,18 @@ export async function validateLogoutRequest(ctx: ProviderContext, params: RawPar
  * does not belong to the current OP session with the RP and/or currently logged in End-User." Only an ID token of
  * this user (and of this very session, when it names one) proves that the request comes from the user's own
  * client; anything else could be a cross-site request forcing the user out. With no session there is nothing to end.
+ * The user's sub is the one the hint's client knows them by: pairwise for a pairwise client (OIDC Core 8.1).
  */
-export function needsConfirmation(request: LogoutRequest, session: ActiveSession | undefined): boolean {
+export function needsConfirmation(
+  request: LogoutRequest,
+  session: ActiveSession | undefined,
+  subjects: Pick<SubjectIdentifiers, 'subjectFor'>,
+): boolean {
   if (session === undefined) return false;
   const hint = request.hint;
   if (hint === null) return true;
-  return hint.subject !== session.userId || (hint.sid !== undefined && hint.sid !== session.sid);
+  const sub = subjects.subjectFor(request.client?.pairwiseSector ?? null, session.userId);
+  return hint.subject !== sub || (hint.sid !== undefined && hint.sid !== session.sid);
 }
 
 /** The CSRF token of the confirmation form: bound to the session cookie, so it is useless to anyone else. */

@@ -58,7 +58,7 @@ export interface IssuedAccessToken {
 
 export interface AccessTokenSubject {
   clientId: string;
-  /** The user's id; for a client_credentials token, the client's id (RFC 9068 2.2). */
+  /** The user's subject as this client sees it (pairwise or not, as in its ID tokens); for a client_credentials token, the client's id (RFC 9068 2.2). */
   subject: string;
   /** When the user signed in; null for a client_credentials token. */
   authTime: Date | null;

@@ -18,6 +18,8 @@ export interface IdTokenInput {
   sid?: string | null;
   /** How the user signed in (OIDC Core 2 `amr`, values from RFC 8176), when known. */
   amr?: string[] | null;
+  /** User claims (OIDC Core 5.1) to carry too (id-token-claims.ts); they never replace a claim set here. */
+  userClaims?: Record<string, unknown> | undefined;
   accessToken: string;
   now: Date;
   ttlSeconds: number;
@@ -45,6 +47,7 @@ export async function signIdToken(keys: Pick<KeyStore, 'signer'>, input: IdToken
   const key = keys.signer(input.alg ?? DEFAULT_SIGNING_ALG);
   const iat = epochSeconds(input.now);
   const claims: Record<string, unknown> = {
+    ...input.userClaims,
     iss: input.issuer,
     sub: input.subject,
     aud: input.audience,

@@ -35,7 +35,7 @@ export async function introspectToken(ctx: ProviderContext, client: Client, para
     active: true,
     scope: row.scope,
     client_id: row.client_id,
-    ...(row.user_id === null ? {} : { sub: row.user_id }),
+    ...(row.user_id === null ? {} : { sub: ctx.subjects.subjectFor(client.pairwiseSector, row.user_id) }),
     exp: epochSeconds(row.expires_at),
     iat: epochSeconds(row.issued_at),
     token_type: found.type === 'access_token' ? 'Bearer' : 'refresh_token',

@@ -4,6 +4,8 @@ import { findAccessTokenWithUser } from '../../storage/access-tokens.js';
 import type { ProviderContext } from '../context.js';
 import { opaqueTokenHash } from './access-token.js';
 import { claimsForScopes } from '../accounts/users.js';
+import { pairwiseSectorOf } from '../clients/pairwise.js';
+import { applyClaimsRequest } from './claims-request.js';
 
 export async function userinfo(ctx: ProviderContext, accessToken: string): Promise<Record<string, unknown>> {
   const tokenHash = opaqueTokenHash(accessToken);
@@ -15,5 +17,10 @@ export async function userinfo(ctx: ProviderContext, accessToken: string): Promi
   if (token.audience !== null) throw new InvalidToken('the access token is for another resource');
   const scopes = token.scope.split(' ');
   if (!scopes.includes('openid')) throw new InsufficientScope('the access token was not granted the openid scope', 'openid');
-  return claimsForScopes(token.user, scopes);
+  // OIDC Core 5.3.2: the sub of the UserInfo response is the ID token's, pairwise for a pairwise client (8.1).
+  const sector = pairwiseSectorOf(token.client.metadata, token.client.redirectUris);
+  const released = claimsForScopes(token.user, scopes);
+  // OIDC Core 5.5: the claims the authorization asked for userinfo (value and values honoured).
+  const claims = applyClaimsRequest(token.claims, 'userinfo', released, () => released, scopes);
+  return { ...claims, sub: ctx.subjects.subjectFor(sector, token.user.id) };
 }

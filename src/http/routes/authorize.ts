@@ -85,7 +85,7 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
       if (refusal) throw refusal;
       assertPushedWhenRequired(ctx.config, target.client, resolved.pushed);
       const authRequest = await withResources(ctx, target.client, validateRequest(target, params), params);
-      const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client.revision);
+      const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client);
       if (outcome.clientConfirmed) attempt.confirm();
       else await attempt.ensureCurrent();
       if (outcome.kind === 'respond') return sendAuthorizationResponse(reply, t, outcome.response);

@@ -37,7 +37,8 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'form_post'],
     grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
-    subject_types_supported: ['public'],
+    // OIDC Core 8: public, and pairwise per client (subject_type, src/domain/clients/pairwise.ts).
+    subject_types_supported: ['public', 'pairwise'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     // OIDC Core 9: the secret methods, the two JWT assertions (RFC 7523), and none for public clients.
     token_endpoint_auth_methods_supported: [...AUTH_METHODS],
@@ -61,7 +62,8 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     // language tag values" (src/i18n/catalog.ts; the pages speak the first of the request's ui_locales among them).
     ui_locales_supported: [...LOCALES],
     authorization_response_iss_parameter_supported: true,
-    claims_parameter_supported: false,
+    // OIDC Core 5.5 (src/domain/tokens/claims-request.ts).
+    claims_parameter_supported: true,
     // RFC 9101 / OIDC Core 6.1: signed request objects in `request` (src/domain/authorization/request-object.ts).
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: [...REQUEST_OBJECT_ALGS],

@@ -62,7 +62,7 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
     const t = language(request, params);
     const cookieValue = request.cookies[cookie.name];
     const session = await resolveSession(ctx, cookieValue);
-    if (cookieValue !== undefined && needsConfirmation(logout, session)) {
+    if (cookieValue !== undefined && needsConfirmation(logout, session, ctx.subjects)) {
       const hidden: Record<string, string> = {};
       if (logout.client) hidden.client_id = logout.client.clientId;
       if (logout.postLogoutRedirectUri !== null) hidden.post_logout_redirect_uri = logout.postLogoutRedirectUri;

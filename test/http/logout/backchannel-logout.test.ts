@@ -8,6 +8,7 @@ import { deliverDueLogouts, type LogoutSender } from '../../../src/domain/logout
 import { ClientCache } from '../../../src/domain/clients/client-cache.js';
 import { ClientKeySets, fetchClientJwks } from '../../../src/domain/clients/client-jwks.js';
 import { SecretVerificationCache } from '../../../src/domain/clients/clients.js';
+import { SubjectIdentifiers } from '../../../src/domain/clients/pairwise.js';
 import type { ProviderContext } from '../../../src/domain/context.js';
 import { loadKeyStore } from '../../../src/domain/keys/keys.js';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../../src/domain/logout/logout-token.js';
@@ -94,6 +95,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     clients: new ClientCache(),
     clientKeySets: new ClientKeySets((uri) => fetchClientJwks(config, systemOutbound, uri)),
     deviceSecret: Buffer.alloc(32),
+    subjects: new SubjectIdentifiers(Buffer.alloc(32)),
     log: pino({ level: 'silent' }),
     metrics: createMetrics(),
     outbound: systemOutbound,

@@ -2,6 +2,7 @@
 import { InvalidGrant, InvalidRequest, type OAuthError } from '../../../errors/oauth-error.js';
 import { findCode, redeemCode, revokeTokensFromCode } from '../../../storage/authorization-codes.js';
 import type { AuthorizationCodeRow } from '../../../storage/schema.js';
+import { claimsUserOf } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
 import { required, single, type RawParams } from '../../params.js';
@@ -42,13 +43,21 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
   return userTokenResponse(ctx, client, {
     accessToken: await finishAccessToken(ctx, accessToken, redeemed, {
       clientId: client.clientId,
-      subject: redeemed.user_id,
+      subject: ctx.subjects.subjectFor(client.pairwiseSector, redeemed.user_id),
       authTime: redeemed.auth_time,
       now,
     }),
     scope: redeemed.scope,
     refreshToken: refreshToken !== null && redeemed.refresh_family_id !== null ? refreshToken.value : null,
-    grant: { userId: redeemed.user_id, authTime: redeemed.auth_time, nonce: redeemed.nonce, sid: redeemed.sid, amr: redeemed.amr },
+    grant: {
+      userId: redeemed.user_id,
+      authTime: redeemed.auth_time,
+      nonce: redeemed.nonce,
+      sid: redeemed.sid,
+      amr: redeemed.amr,
+      user: claimsUserOf(redeemed.user_id, redeemed),
+      claims: redeemed.claims,
+    },
     now,
   });
 }

@@ -8,6 +8,7 @@ import {
   type OAuthError,
 } from '../../../errors/oauth-error.js';
 import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDeviceCode } from '../../../storage/device-authorizations.js';
+import { claimsUserOf, type UserClaimColumns } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
 import type { ClientAttempt } from '../../clients/current-client.js';
@@ -48,7 +49,14 @@ export async function deviceCodeGrant(
     throw polled.last_poll_too_fast ? new SlowDown() : new AuthorizationPending();
   }
   const issuedHere = polled.issued_access_token_hash !== null && polled.issued_access_token_hash === polled.at_hash;
-  if (!issuedHere || polled.user_id === null || polled.auth_time === null || !polled.at_hash || !polled.at_expires_at) {
+  if (
+    !issuedHere ||
+    polled.user_id === null ||
+    polled.auth_time === null ||
+    polled.user_username === null ||
+    !polled.at_hash ||
+    !polled.at_expires_at
+  ) {
     throw new InvalidGrant('the device code is invalid');
   }
   const stored = {
@@ -64,13 +72,21 @@ export async function deviceCodeGrant(
   return userTokenResponse(ctx, client, {
     accessToken: await finishAccessToken(ctx, accessToken, stored, {
       clientId: client.clientId,
-      subject: polled.user_id,
+      subject: ctx.subjects.subjectFor(client.pairwiseSector, polled.user_id),
       authTime: polled.auth_time,
       now,
     }),
     scope: polled.scope,
     refreshToken: refreshToken !== null && polled.refresh_family_id !== null ? refreshToken.value : null,
-    grant: { userId: polled.user_id, authTime: polled.auth_time, nonce: null, sid: polled.sid, amr: polled.amr },
+    grant: {
+      userId: polled.user_id,
+      authTime: polled.auth_time,
+      nonce: null,
+      sid: polled.sid,
+      amr: polled.amr,
+      user: claimsUserOf(polled.user_id, polled as UserClaimColumns),
+      claims: null,
+    },
     now,
   });
 }

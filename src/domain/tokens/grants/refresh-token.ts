@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidGrant, InvalidScope, type OAuthError } from '../../../errors/oauth-error.js';
 import { findRefreshToken, revokeRefreshFamily, rotateRefreshToken } from '../../../storage/refresh-tokens.js';
+import { claimsUserOf } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
@@ -59,13 +60,21 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
   return userTokenResponse(ctx, client, {
     accessToken: await finishAccessToken(ctx, accessToken, rotated, {
       clientId: client.clientId,
-      subject: rotated.user_id,
+      subject: ctx.subjects.subjectFor(client.pairwiseSector, rotated.user_id),
       authTime: rotated.auth_time,
       now,
     }),
     scope: grantedScope,
     refreshToken: next.value,
-    grant: { userId: rotated.user_id, authTime: rotated.auth_time, nonce: null, sid: rotated.sid, amr: rotated.amr },
+    grant: {
+      userId: rotated.user_id,
+      authTime: rotated.auth_time,
+      nonce: null,
+      sid: rotated.sid,
+      amr: rotated.amr,
+      user: claimsUserOf(rotated.user_id, rotated),
+      claims: rotated.claims,
+    },
     now,
   });
 }

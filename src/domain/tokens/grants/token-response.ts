@@ -1,8 +1,10 @@
 // The token response (RFC 6749 5.1) and its ID token (OIDC Core 3.1.3.3, 12.2), built alike by every grant.
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
+import type { ClaimsUser } from '../../../storage/user-claim-columns.js';
 import { signIdToken } from '../id-token.js';
 import type { IssuedAccessToken } from '../access-token.js';
+import { idTokenUserClaims } from '../id-token-claims.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -21,6 +23,10 @@ export interface UserGrant {
   nonce: string | null;
   sid: string | null;
   amr: string[] | null;
+  /** The user, as the committing statement read them with the grant (no second query for the ID token's claims). */
+  user: ClaimsUser;
+  /** The claims request parameter of the authorization (OIDC Core 5.5), reduced; null: none (refresh keeps it). */
+  claims: string | null;
 }
 
 /** RFC 6749 5.1: a Bearer access token, its lifetime and its scope (for a resource server, the scopes it defines). */
@@ -41,16 +47,18 @@ export async function userTokenResponse(
 ): Promise<TokenResponse> {
   const response = bearerResponse(issued.accessToken);
   if (issued.refreshToken !== null) response.refresh_token = issued.refreshToken;
-  if (issued.scope.split(' ').includes('openid')) {
+  const scopes = issued.scope.split(' ');
+  if (scopes.includes('openid')) {
     response.id_token = await signIdToken(ctx.keys, {
       alg: client.idTokenSignedResponseAlg,
       issuer: ctx.config.issuer,
-      subject: issued.grant.userId,
+      subject: ctx.subjects.subjectFor(client.pairwiseSector, issued.grant.userId),
       audience: client.clientId,
       authTime: issued.grant.authTime,
       nonce: issued.grant.nonce,
       sid: issued.grant.sid,
       amr: issued.grant.amr,
+      userClaims: idTokenUserClaims(client.idTokenClaims ?? ctx.config.idTokenClaims, issued.grant.user, scopes, issued.grant.claims),
       accessToken: issued.accessToken.value,
       now: issued.now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,
