@@ -142,6 +142,14 @@ export interface PushedRequestSettings {
   readonly requests: { readonly perNetwork: ThrottlePolicy | null; readonly perClient: ThrottlePolicy | null };
 }
 
+/** RFC 9449 settings. */
+export interface DpopSettings {
+  /** RFC 9449 8: every proof must carry a nonce this provider gave (DPoP-Nonce); else use_dpop_nonce. */
+  readonly nonceRequired: boolean;
+  /** RFC 9449 11.1: how old a proof's iat may be (a proof from the future is allowed 30 seconds of clock difference). */
+  readonly proofMaxAgeSeconds: number;
+}
+
 /** Dynamic client registration (RFC 7591) and its management (RFC 7592). */
 export interface RegistrationSettings {
   /** The registration endpoint is served (and advertised): open, or with at least one initial access token. */
@@ -274,6 +282,8 @@ export interface Config {
   readonly workers: number;
   readonly deviceFlow: DeviceFlowSettings;
   readonly pushedRequests: PushedRequestSettings;
+  /** RFC 9449: DPoP proofs. */
+  readonly dpop: DpopSettings;
   /** Stored security events older than this are purged. */
   readonly securityEventRetentionDays: number;
   /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
@@ -544,6 +554,10 @@ export function loadConfig(env: Env = process.env): Config {
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS'),
     deviceFlow: deviceFlowSettings(reader, lock),
     pushedRequests: pushedRequestSettings(reader),
+    dpop: Object.freeze({
+      nonceRequired: reader.boolean('DPOP_NONCE_REQUIRED'),
+      proofMaxAgeSeconds: reader.integer('DPOP_PROOF_MAX_AGE_SECONDS'),
+    }),
     totpIssuer,
     defaultLocale: isLocale(defaultLocale) ? defaultLocale : 'en',
     brand: { name: brandName, logoUrl, color: brandColor?.toLowerCase() ?? null },

@@ -113,6 +113,9 @@ export const SETTINGS = {
   REQUIRE_PUSHED_AUTHORIZATION_REQUESTS: boolean(false),
   PAR_IP_PER_MINUTE: integer(60, 0, 1_000_000),
   PAR_CLIENT_PER_MINUTE: integer(600, 0, 1_000_000),
+  // Sender-constrained tokens (RFC 9449)
+  DPOP_NONCE_REQUIRED: boolean(false),
+  DPOP_PROOF_MAX_AGE_SECONDS: integer(120, 10, 600),
   // Dynamic client registration (RFC 7591, RFC 7592)
   REGISTRATION_INITIAL_ACCESS_TOKEN: text(),
   REGISTRATION_OPEN: boolean(false),

@@ -143,6 +143,26 @@ export class InvalidToken extends OAuthError {
   }
 }
 
+/**
+ * RFC 9449 5 and 7.1: a DPoP proof that is missing, malformed or wrong (invalid_dpop_proof), or that lacks the nonce
+ * the server asks for (use_dpop_nonce, with a fresh one in DPoP-Nonce, RFC 9449 8). At the token endpoint a 400; at a
+ * resource (userinfo) a 401 with a DPoP challenge (RFC 9449 7.1).
+ */
+export class DpopError extends OAuthError {
+  constructor(
+    error: 'invalid_dpop_proof' | 'use_dpop_nonce' | 'invalid_token',
+    description: string,
+    at: { resource: boolean; nonce?: string | undefined; algs: readonly string[] },
+  ) {
+    const headers: Record<string, string> = at.nonce === undefined ? {} : { 'dpop-nonce': at.nonce };
+    if (at.resource) {
+      headers['www-authenticate'] =
+        `DPoP algs="${at.algs.join(' ')}", error="${error}", error_description="${description.replace(/["\\]/g, '')}"`;
+    }
+    super(error, description, at.resource ? 401 : 400, headers);
+  }
+}
+
 /** RFC 6750 3.1: the token is valid but was not granted the scope this resource needs. */
 export class InsufficientScope extends OAuthError {
   constructor(description: string, scope: string) {

@@ -16,6 +16,8 @@ export interface AccessTokenTargetValues {
   /** The expiry of a token for this provider (ACCESS_TOKEN_TTL_SECONDS); a resource server sets its own. */
   atDefaultExpiresAt: Date;
   atIssuedAt: Date;
+  /** RFC 9449 6: the thumbprint of the DPoP key the token is bound to; null: a bearer token. */
+  atJkt: string | null;
 }
 
 /**
@@ -52,6 +54,7 @@ export function accessTokenTargetColumns(v: AccessTokenTargetValues, grantedScop
       sql<string>`case when rs.identifier is null then ${grantedScope} else array_to_string(array(select s from unnest(string_to_array(${grantedScope}, ' ')) s where s = any(rs.scopes)), ' ') end`.as(
         'scope',
       ),
+    jkt: sql<string | null>`${v.atJkt}::text`.as('jkt'),
     expires_at:
       sql<Date>`case when rs.identifier is null then ${v.atDefaultExpiresAt}::timestamptz else ${v.atIssuedAt}::timestamptz + rs.access_token_ttl_seconds * interval '1 second' end`.as(
         'expires_at',

@@ -8,6 +8,8 @@ export interface AccessTokenWithUser {
   clientId: string;
   /** The resource server it is for; null: this provider. */
   audience: string | null;
+  /** RFC 9449 6: the DPoP key it is bound to; null: a bearer token. */
+  jkt: string | null;
   scope: string;
   expiresAt: Date;
   revokedAt: Date | null;
@@ -32,6 +34,7 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
       't.expires_at as token_expires_at',
       't.revoked_at as token_revoked_at',
       't.audience as token_audience',
+      't.jkt as token_jkt',
       't.claims as token_claims',
     ])
     .where('t.token_hash', '=', v.tokenHash),
@@ -47,6 +50,7 @@ export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promis
     token_expires_at,
     token_revoked_at,
     token_audience,
+    token_jkt,
     token_claims,
     client_metadata,
     client_redirect_uris,
@@ -55,6 +59,7 @@ export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promis
   return {
     clientId: token_client_id,
     audience: token_audience,
+    jkt: token_jkt,
     scope: token_scope,
     expiresAt: token_expires_at,
     revokedAt: token_revoked_at,
@@ -72,12 +77,13 @@ type ClientTokenValues = {
   issuedAt: Date;
   expiresAt: Date;
   audience: string | null;
+  jkt: string | null;
 };
 
 const clientTokenQuery = reusableQuery((db: Db, token: ClientTokenValues) =>
   db
     .insertInto('access_tokens')
-    .columns(['token_hash', 'client_id', 'scope', 'issued_at', 'expires_at', 'audience'])
+    .columns(['token_hash', 'client_id', 'scope', 'issued_at', 'expires_at', 'audience', 'jkt'])
     .expression((eb) =>
       eb
         .selectFrom('clients')
@@ -88,6 +94,7 @@ const clientTokenQuery = reusableQuery((db: Db, token: ClientTokenValues) =>
           eb.cast(eb.val(token.issuedAt), 'timestamptz').as('issued_at'),
           eb.cast(eb.val(token.expiresAt), 'timestamptz').as('expires_at'),
           eb.cast(eb.val(token.audience), 'text').as('audience'),
+          eb.cast(eb.val(token.jkt), 'text').as('jkt'),
         ])
         .where('clients.client_id', '=', token.clientId)
         .where('clients.revision', '=', token.clientRevision),

@@ -172,7 +172,7 @@ export interface Redemption {
    * A refresh token to store with the access token when the granted scope holds `onlyWithScope`;
    * null when the client may not have one.
    */
-  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
+  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string; jkt: string | null } | null;
 }
 
 /**
@@ -188,6 +188,7 @@ type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> &
     refreshFamilyId: string | null;
     refreshExpiresAt: Date | null;
     refreshOnlyWithScope: string | null;
+    refreshJkt: string | null;
   };
 
 const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirectUri: boolean; verifier: boolean; refresh: boolean }) =>
@@ -235,6 +236,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
           'amr',
           'resources',
           'claims',
+          'jkt',
         ])
         .expression((eb) =>
           eb
@@ -252,6 +254,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               'redeemed.amr',
               'redeemed.resources',
               'redeemed.claims',
+              eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
             ])
             .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
         )
@@ -265,6 +268,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
           'audience',
           'scope',
           'expires_at',
+          'jkt',
           'code_hash',
           'client_id',
           'user_id',
@@ -282,6 +286,7 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirec
               target.audience,
               target.scope,
               target.expires_at,
+              target.jkt,
               'redeemed.code_hash',
               'redeemed.client_id',
               'redeemed.user_id',
@@ -330,6 +335,7 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
       refreshFamilyId: refresh?.familyId ?? null,
       refreshExpiresAt: refresh?.expiresAt ?? null,
       refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
+      refreshJkt: refresh?.jkt ?? null,
     },
     { redirectUri: r.redirectUri !== null, verifier: r.challengeOfVerifier !== null, refresh: refresh !== null },
   );

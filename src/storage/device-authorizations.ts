@@ -144,7 +144,7 @@ export interface Poll {
   /** Where the access token goes and how it is stored (src/storage/access-token-target.ts); never a named resource here. */
   accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
   /** A refresh token to store when the granted scope holds `onlyWithScope`; null when the client may not have one. */
-  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string } | null;
+  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string; jkt: string | null } | null;
 }
 
 /**
@@ -165,6 +165,7 @@ type PollValues = AccessTokenTargetValues & {
   refreshFamilyId: string | null;
   refreshExpiresAt: Date | null;
   refreshOnlyWithScope: string | null;
+  refreshJkt: string | null;
 };
 
 const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolean }) => {
@@ -214,7 +215,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     .with('issued_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr'])
+        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr', 'jkt'])
         .expression((eb) =>
           eb
             .selectFrom('polled')
@@ -229,6 +230,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
               eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
               'polled.sid',
               'polled.amr',
+              eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
             ])
             .where(sql<boolean>`polled.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`)
             .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))` : sql.lit(false)),
@@ -238,7 +240,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     .with('issued', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
+        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'jkt', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
         .expression((eb) => {
           const target = accessTokenTargetColumns(v, sql<string>`polled.scope`);
           return eb
@@ -249,6 +251,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
               target.audience,
               target.scope,
               target.expires_at,
+              target.jkt,
               'polled.client_id',
               'polled.user_id',
               now.as('issued_at'),
@@ -297,6 +300,7 @@ export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<PolledDe
       refreshFamilyId: refresh?.familyId ?? null,
       refreshExpiresAt: refresh?.expiresAt ?? null,
       refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
+      refreshJkt: refresh?.jkt ?? null,
     },
     { refresh: refresh !== null },
   );

@@ -60,6 +60,7 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   { table: 'second_factor_challenges', cutoff: expired },
   { table: 'passkey_challenges', cutoff: expired },
   { table: 'client_assertion_jtis', cutoff: expired },
+  { table: 'dpop_proof_jtis', cutoff: expired },
   // A pushed request (RFC 9126) is of no use once expired, used or not.
   { table: 'pushed_authorization_requests', cutoff: expired },
   // Like a code: a used device code stays an access token lifetime past its expiry, so that its replay is recognised.

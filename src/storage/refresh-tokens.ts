@@ -58,6 +58,8 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
         .$if(shape.narrower, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(v.scope)}::text[]`))
         .where(targetIssuable(v, sql`refresh_tokens.resources`))
+        // RFC 9449 5: a bound refresh token is taken only with a proof by its key.
+        .where(sql<boolean>`(refresh_tokens.jkt IS NULL OR refresh_tokens.jkt = ${v.atJkt}::text)`)
         .returningAll('refresh_tokens')
         .returning(USER_CLAIM_COLUMNS),
     )
@@ -77,6 +79,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
           'amr',
           'resources',
           'claims',
+          'jkt',
         ])
         .expression((eb) =>
           eb
@@ -94,6 +97,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               'rotated.amr',
               'rotated.resources',
               'rotated.claims',
+              'rotated.jkt',
             ]),
         )
         .returning('token_hash'),
@@ -101,7 +105,18 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .with('next_access', (qb) =>
       qb
         .insertInto('access_tokens')
-        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'client_id', 'user_id', 'issued_at', 'refresh_family_id', 'claims'])
+        .columns([
+          'token_hash',
+          'audience',
+          'scope',
+          'expires_at',
+          'jkt',
+          'client_id',
+          'user_id',
+          'issued_at',
+          'refresh_family_id',
+          'claims',
+        ])
         .expression((eb) => {
           const target = accessTokenTargetColumns(v, shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`rotated.scope`);
           return eb
@@ -112,6 +127,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               target.audience,
               target.scope,
               target.expires_at,
+              target.jkt,
               'rotated.client_id',
               'rotated.user_id',
               eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),

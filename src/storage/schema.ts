@@ -138,6 +138,14 @@ export interface AccessTokensTable {
   audience: ColumnType<string | null, string | null | undefined, string | null>;
   /** The claims request of the authorization the token came from (OIDC Core 5.5), for userinfo; null: none. */
   claims: ColumnType<string | null, string | null | undefined, string | null>;
+  /** RFC 9449 6: the thumbprint of the DPoP key it is bound to; null: a bearer token. */
+  jkt: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** RFC 9449 11.1: the jti of each DPoP proof accepted, until its iat window has passed. */
+export interface DpopProofJtisTable {
+  jti_hash: string;
+  expires_at: Timestamp;
 }
 
 /** An API that access tokens are issued for (RFC 8707, RFC 9068). */
@@ -175,6 +183,8 @@ export interface RefreshTokensTable {
   resources: ColumnType<string[], string[] | undefined, string[]>;
   /** The claims request of the authorization (OIDC Core 5.5), kept for every rotation; null: none. */
   claims: ColumnType<string | null, string | null | undefined, string | null>;
+  /** RFC 9449 5: a public client's refresh token is bound to the DPoP key of the request that got it. */
+  jkt: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A client a session has signed in to. */
@@ -421,6 +431,7 @@ export interface Database {
   clients: ClientsTable;
   client_assertion_jtis: ClientAssertionJtisTable;
   resource_servers: ResourceServersTable;
+  dpop_proof_jtis: DpopProofJtisTable;
   users: UsersTable;
   signing_keys: SigningKeysTable;
   key_encryption: KeyEncryptionTable;

@@ -68,6 +68,13 @@ const FIELD_OPTIONS: ReadonlyArray<{
     description: "where the client's public keys are (private_key_jwt)",
   },
   {
+    option: 'dpop-bound-access-tokens',
+    field: 'dpop_bound_access_tokens',
+    kind: 'boolean',
+    value: 'true|false',
+    description: 'every token request of the client must carry a DPoP proof (RFC 9449 5.2)',
+  },
+  {
     option: 'allowed-resource',
     field: 'allowed_resources',
     kind: 'list',

@@ -36,6 +36,8 @@ export const METADATA_FIELDS = [
   'backchannel_logout_session_required',
   'allowed_resources',
   'default_resource',
+  // RFC 9449 5.2.
+  'dpop_bound_access_tokens',
   'request_object_signing_alg',
   'require_pushed_authorization_requests',
   // Not a registered metadata name: this provider's choice of ID token claims (src/domain/tokens/id-token-claims.ts).
@@ -153,6 +155,8 @@ export function clientMetadataProblems(
       if (q) bad('backchannel_logout_uri', `backchannel_logout_uri ${q}`);
     }
   }
+  if (c.dpop_bound_access_tokens !== undefined && typeof c.dpop_bound_access_tokens !== 'boolean')
+    bad('dpop_bound_access_tokens', 'dpop_bound_access_tokens must be true or false');
   if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
     bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
   }

@@ -49,6 +49,8 @@ export interface Client {
   authSigningAlg: string | null;
   /** client_secret_jwt: the sealed secret (src/domain/keys/sealed-secrets.ts), the HMAC key of its assertions. */
   secretSealed: Record<string, unknown> | null;
+  /** RFC 9449 5.2 dpop_bound_access_tokens: every token request must carry a DPoP proof. */
+  dpopBoundAccessTokens: boolean;
   /** RFC 8707: the resource servers it may ask tokens for. */
   allowedResources: readonly string[];
   /** RFC 8707: the resource its tokens are for when a request names none; null: this provider (userinfo). */
@@ -98,6 +100,7 @@ export function rowToClient(row: ClientRow): Client {
     jwksUri: metadataString(row, 'jwks_uri'),
     authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
     secretSealed: row.client_secret_sealed ?? null,
+    dpopBoundAccessTokens: row.metadata.dpop_bound_access_tokens === true,
     allowedResources: Array.isArray(row.metadata.allowed_resources) ? (row.metadata.allowed_resources as string[]) : [],
     defaultResource: metadataString(row, 'default_resource'),
     requestObjectSigningAlg: metadataString(row, 'request_object_signing_alg'),

@@ -41,6 +41,7 @@ const STORED_METADATA = [
   'backchannel_logout_session_required',
   'request_object_signing_alg',
   'require_pushed_authorization_requests',
+  'dpop_bound_access_tokens',
   'id_token_claims',
   'subject_type',
   'sector_identifier_uri',

@@ -34,7 +34,14 @@ export interface PreparedAccessToken {
 }
 
 /** Both forms of the next access token, for a token request naming `resource` (null: none). */
-export function prepareAccessToken(ctx: ProviderContext, client: Client, resource: string | null, now: Date): PreparedAccessToken {
+export function prepareAccessToken(
+  ctx: ProviderContext,
+  client: Client,
+  resource: string | null,
+  now: Date,
+  /** RFC 9449 6: the thumbprint of the DPoP key of the request's proof; null: a bearer token. */
+  jkt: string | null = null,
+): PreparedAccessToken {
   const opaque = randomToken();
   const jti = randomToken(16);
   return {
@@ -46,19 +53,25 @@ export function prepareAccessToken(ctx: ProviderContext, client: Client, resourc
       atOpaqueHash: sha256(opaque),
       atJwtHash: jwtAccessTokenKey(jti),
       atDefaultExpiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds),
+      atJkt: jkt,
     },
   };
 }
 
 export interface IssuedAccessToken {
   value: string;
+  /** RFC 9449 5: DPoP for a token bound to a key, else Bearer (RFC 6750). */
+  tokenType: 'Bearer' | 'DPoP';
   expiresIn: number;
   scope: string;
 }
 
 export interface AccessTokenSubject {
   clientId: string;
-  /** The user's subject as this client sees it (pairwise or not, as in its ID tokens); for a client_credentials token, the client's id (RFC 9068 2.2). */
+  /**
+   * The user's subject as this client sees it (pairwise or not, as in its ID tokens); for a client_credentials token,
+   * the client's id (RFC 9068 2.2).
+   */
   subject: string;
   /** When the user signed in; null for a client_credentials token. */
   authTime: Date | null;
@@ -73,8 +86,9 @@ export async function finishAccessToken(
   who: AccessTokenSubject,
 ): Promise<IssuedAccessToken> {
   const expiresIn = Math.max(0, Math.round((stored.at_expires_at.getTime() - who.now.getTime()) / 1000));
+  const tokenType = prepared.target.atJkt === null ? 'Bearer' : 'DPoP';
   if (stored.at_hash !== prepared.target.atJwtHash || stored.at_audience === null) {
-    return { value: prepared.opaque, expiresIn, scope: stored.at_scope };
+    return { value: prepared.opaque, tokenType, expiresIn, scope: stored.at_scope };
   }
   const value = await signJwtAccessToken(ctx, {
     ...who,
@@ -83,8 +97,9 @@ export async function finishAccessToken(
     jti: prepared.jti,
     expiresAt: stored.at_expires_at,
     alg: stored.at_signing_alg,
+    jkt: prepared.target.atJkt,
   });
-  return { value, expiresIn, scope: stored.at_scope };
+  return { value, tokenType, expiresIn, scope: stored.at_scope };
 }
 
 const utf8 = new TextEncoder();
@@ -95,7 +110,7 @@ const utf8 = new TextEncoder();
  */
 async function signJwtAccessToken(
   ctx: ProviderContext,
-  t: AccessTokenSubject & { audience: string; scope: string; jti: string; expiresAt: Date; alg: string | null },
+  t: AccessTokenSubject & { audience: string; scope: string; jti: string; expiresAt: Date; alg: string | null; jkt: string | null },
 ): Promise<string> {
   const key = ctx.keys.signer(isSigningAlg(t.alg) ? t.alg : 'RS256');
   const claims: Record<string, unknown> = {
@@ -109,6 +124,8 @@ async function signJwtAccessToken(
     scope: t.scope,
   };
   if (t.authTime !== null) claims.auth_time = epochSeconds(t.authTime);
+  // RFC 9449 6.1: a DPoP-bound JWT names the key's thumbprint in cnf.jkt.
+  if (t.jkt !== null) claims.cnf = { jkt: t.jkt };
   return new CompactSign(utf8.encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: JWT_ACCESS_TOKEN_TYP })
     .sign(key.privateKey);

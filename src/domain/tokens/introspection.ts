@@ -14,9 +14,11 @@ export interface IntrospectionResponse {
   sub?: string;
   exp?: number;
   iat?: number;
-  token_type?: 'Bearer' | 'refresh_token';
+  token_type?: 'Bearer' | 'DPoP' | 'refresh_token';
   iss?: string;
   aud?: string;
+  /** RFC 9449 6.2: the key a DPoP-bound token is bound to. */
+  cnf?: { jkt: string };
 }
 
 export async function introspectToken(ctx: ProviderContext, client: Client, params: RawParams): Promise<IntrospectionResponse> {
@@ -31,6 +33,7 @@ export async function introspectToken(ctx: ProviderContext, client: Client, para
   if (!found || !(await mayIntrospect(ctx, client, found)) || !isActive(found, ctx.clock())) return { active: false };
   const { row } = found;
   const audience = found.type === 'access_token' ? found.row.audience : null;
+  const jkt = found.row.jkt;
   return {
     active: true,
     scope: row.scope,
@@ -38,9 +41,10 @@ export async function introspectToken(ctx: ProviderContext, client: Client, para
     ...(row.user_id === null ? {} : { sub: ctx.subjects.subjectFor(client.pairwiseSector, row.user_id) }),
     exp: epochSeconds(row.expires_at),
     iat: epochSeconds(row.issued_at),
-    token_type: found.type === 'access_token' ? 'Bearer' : 'refresh_token',
+    token_type: found.type === 'refresh_token' ? 'refresh_token' : jkt === null ? 'Bearer' : 'DPoP',
     iss: ctx.config.issuer,
     ...(audience === null ? {} : { aud: audience }),
+    ...(jkt === null ? {} : { cnf: { jkt } }),
   };
 }
 

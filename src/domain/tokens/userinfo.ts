@@ -1,5 +1,6 @@
 // The UserInfo endpoint's rules (OIDC Core 5.3) for an opaque bearer access token (RFC 6750).
-import { InsufficientScope, InvalidToken } from '../../errors/oauth-error.js';
+import { DpopError, InsufficientScope, InvalidToken } from '../../errors/oauth-error.js';
+import { DPOP_ALGS } from './dpop.js';
 import { findAccessTokenWithUser } from '../../storage/access-tokens.js';
 import type { ProviderContext } from '../context.js';
 import { opaqueTokenHash } from './access-token.js';
@@ -7,11 +8,25 @@ import { claimsForScopes } from '../accounts/users.js';
 import { pairwiseSectorOf } from '../clients/pairwise.js';
 import { applyClaimsRequest } from './claims-request.js';
 
-export async function userinfo(ctx: ProviderContext, accessToken: string): Promise<Record<string, unknown>> {
+/**
+ * `jkt`: the thumbprint of the DPoP proof's key when the token came with the DPoP scheme and a valid proof (RFC 9449
+ * 7.1), null when it came as a Bearer token.
+ */
+export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: string | null = null): Promise<Record<string, unknown>> {
   const tokenHash = opaqueTokenHash(accessToken);
   const token = tokenHash === undefined ? undefined : await findAccessTokenWithUser(ctx.db, tokenHash);
   if (!token || token.revokedAt !== null || token.expiresAt <= ctx.clock() || token.user.disabled_at !== null) {
     throw new InvalidToken('the access token is invalid, expired or revoked');
+  }
+  // RFC 9449 7.1 / 7.2: a DPoP-bound token is taken only with a proof by its key, and a bearer token only as Bearer.
+  if (token.jkt !== jkt) {
+    throw new DpopError(
+      'invalid_token',
+      token.jkt === null
+        ? 'the access token is a Bearer token'
+        : 'the access token is bound to a DPoP key: send it with a proof made with that key',
+      { resource: true, algs: DPOP_ALGS },
+    );
   }
   // RFC 8707 / RFC 9068: a token for a resource server is not for this provider's userinfo (RFC 6750 3.1 invalid_token).
   if (token.audience !== null) throw new InvalidToken('the access token is for another resource');

@@ -28,7 +28,7 @@ export default fp(
     app.addHook('onRequest', async (request, reply) => {
       if (!paths.has(request.url.split('?', 1)[0]!)) return;
       reply.header('access-control-allow-origin', '*');
-      reply.header('access-control-expose-headers', 'WWW-Authenticate, Retry-After');
+      reply.header('access-control-expose-headers', 'WWW-Authenticate, Retry-After, DPoP-Nonce');
     });
 
     for (const url of paths) {

@@ -1,4 +1,5 @@
 // OpenID Connect Discovery 1.0 metadata: what is advertised here is exactly what works.
+import { DPOP_ALGS } from '../../domain/tokens/dpop.js';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization.js';
@@ -62,6 +63,8 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     // language tag values" (src/i18n/catalog.ts; the pages speak the first of the request's ui_locales among them).
     ui_locales_supported: [...LOCALES],
     authorization_response_iss_parameter_supported: true,
+    // RFC 9449 5.1: the algorithms of DPoP proofs (src/domain/tokens/dpop.ts).
+    dpop_signing_alg_values_supported: [...DPOP_ALGS],
     // OIDC Core 5.5 (src/domain/tokens/claims-request.ts).
     claims_parameter_supported: true,
     // RFC 9101 / OIDC Core 6.1: signed request objects in `request` (src/domain/authorization/request-object.ts).

@@ -26,6 +26,7 @@ const responseSchema = {
       token_type: str,
       iss: str,
       aud: str,
+      cnf: { type: 'object', properties: { jkt: str } },
     },
   },
 } as const;

@@ -8,7 +8,8 @@ import { deviceCodeGrant } from '../../domain/tokens/grants/device-code.js';
 import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization.js';
 import { refreshTokenGrant } from '../../domain/tokens/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
-import { UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
+import { DpopError, UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
+import { currentNonce, DPOP_ALGS, verifyDpopProof } from '../../domain/tokens/dpop.js';
 import { CLIENT_AUTH_FIELDS, authenticateRequestClient } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
@@ -50,6 +51,8 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
   >;
   for (const child of Object.values(issued)) child.inc(0);
   app.post<{ Body: RawParams }>('/token', { schema: { body: bodySchema, response: responseSchema } }, async (request, reply) => {
+    // RFC 9449 4.3: the DPoP proof is checked once, before the client, however often the request is redone below.
+    const dpop = await verifyDpopProof(ctx, request.headers.dpop, { method: 'POST', url: `${ctx.config.issuer}/token`, resource: false });
     // The client may come from memory; a grant refused while that copy is stale is redone once, authenticated
     // afresh, with the client as registered now (domain/clients/current-client.ts).
     const response = await withCurrentClient(ctx, async (attempt) => {
@@ -59,11 +62,16 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
       if (!Object.hasOwn(grants, grantType)) throw new UnsupportedGrantType('this grant_type is not supported');
       // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
       if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);
-      const tokens = await grants[grantType as keyof typeof grants](ctx, client, request.body, attempt);
+      // RFC 9449 5.2 dpop_bound_access_tokens: the client "always uses DPoP for token requests".
+      if (client.dpopBoundAccessTokens && dpop === undefined)
+        throw new DpopError('invalid_dpop_proof', 'this client must send a DPoP proof', { resource: false, algs: DPOP_ALGS });
+      const tokens = await grants[grantType as keyof typeof grants](ctx, client, request.body, attempt, dpop);
       issued[grantType as keyof typeof grants].inc();
       return tokens;
     });
     // RFC 6749 5.1: "Cache-Control: no-store" and "Pragma: no-cache" on every response with tokens.
+    // RFC 9449 8: with nonces required, every answer to a proof carries the nonce for the next one.
+    if (dpop !== undefined && ctx.config.dpop.nonceRequired) reply.header('dpop-nonce', currentNonce(ctx));
     return reply.header('cache-control', 'no-store').header('pragma', 'no-cache').send(response);
   });
 }

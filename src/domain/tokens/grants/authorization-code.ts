@@ -12,9 +12,16 @@ import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import { targetRefusal } from '../token-target.js';
+import type { DpopProof } from '../dpop.js';
 import { tokenRequestResource } from '../../authorization/resource-request.js';
 
-export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
+export async function exchangeAuthorizationCode(
+  ctx: ProviderContext,
+  client: Client,
+  params: RawParams,
+  _attempt?: unknown,
+  dpop?: DpopProof,
+): Promise<TokenResponse> {
   const code = required(params, 'code');
   const redirectUri = single(params, 'redirect_uri') ?? null;
   const verifier = single(params, 'code_verifier') ?? null;
@@ -25,7 +32,7 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
   const resource = tokenRequestResource(params, client);
   const codeHash = sha256(code);
   const now = ctx.clock();
-  const accessToken = prepareAccessToken(ctx, client, resource, now);
+  const accessToken = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
   // OIDC Core 11: a refresh token only for a client allowed the grant, and only when the user consented to offline_access.
   const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
   const redeemed = await redeemCode(ctx.db, {
@@ -36,7 +43,8 @@ export async function exchangeAuthorizationCode(ctx: ProviderContext, client: Cl
     challengeOfVerifier: verifier === null ? null : s256(verifier),
     now,
     accessToken: accessToken.target,
-    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
+    // RFC 9449 5: a public client's refresh token is bound to its DPoP key; a confidential client's to its credentials.
+    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS, jkt: client.isPublic ? (dpop?.jkt ?? null) : null },
   });
   if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier, resource);
 

@@ -4,6 +4,7 @@ import { findResourceServers } from '../../../storage/resource-servers.js';
 import { rowToResourceServer } from '../../resources/resource-servers.js';
 import { tokenRequestResource } from '../../authorization/resource-request.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
+import type { DpopProof } from '../dpop.js';
 import { insertClientAccessToken } from '../../../storage/access-tokens.js';
 import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
@@ -13,7 +14,13 @@ import { single, type RawParams } from '../../params.js';
 import { splitScope } from '../../authorization/scope.js';
 import { bearerResponse, type TokenResponse } from './token-response.js';
 
-export async function clientCredentialsGrant(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
+export async function clientCredentialsGrant(
+  ctx: ProviderContext,
+  client: Client,
+  params: RawParams,
+  _attempt?: unknown,
+  dpop?: DpopProof,
+): Promise<TokenResponse> {
   // RFC 6749 4.4: "The client credentials grant type MUST only be used by confidential clients."
   if (client.isPublic) throw new UnauthorizedClient('a public client may not use client_credentials');
   const registered = splitScope(client.registeredScope ?? '');
@@ -33,7 +40,7 @@ export async function clientCredentialsGrant(ctx: ProviderContext, client: Clien
   if (tokenScope.length === 0) throw new InvalidScope('none of the requested scopes is defined by the resource');
 
   const now = ctx.clock();
-  const prepared = prepareAccessToken(ctx, client, resource, now);
+  const prepared = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
   const jwt = server?.tokenFormat === 'jwt';
   const expiresAt = server ? addSeconds(now, server.accessTokenTtlSeconds) : prepared.target.atDefaultExpiresAt;
   const stored = {
@@ -51,6 +58,7 @@ export async function clientCredentialsGrant(ctx: ProviderContext, client: Clien
     issuedAt: now,
     expiresAt,
     audience: stored.at_audience,
+    jkt: prepared.target.atJkt,
   });
   // The statement issues only while the client keeps the revision it was authenticated with: redone afresh.
   if (!issued) throw new ClientChanged(new InvalidClient('client authentication failed'));

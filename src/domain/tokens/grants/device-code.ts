@@ -17,18 +17,20 @@ import { sha256 } from '../../secrets.js';
 import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
+import type { DpopProof } from '../dpop.js';
 
 export async function deviceCodeGrant(
   ctx: ProviderContext,
   client: Client,
   params: RawParams,
   attempt: Pick<ClientAttempt, 'confirm'>,
+  dpop?: DpopProof,
 ): Promise<TokenResponse> {
   // RFC 8628 3.4: "device_code REQUIRED. The device verification code, "device_code" from the device authorization response".
   const deviceCode = required(params, 'device_code');
   const deviceCodeHash = sha256(deviceCode);
   const now = ctx.clock();
-  const accessToken = prepareAccessToken(ctx, client, null, now);
+  const accessToken = prepareAccessToken(ctx, client, null, now, dpop?.jkt ?? null);
   // As at code exchange (OIDC Core 11): a refresh token only for a client allowed the grant, and only when the
   // user approved offline_access.
   const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
@@ -38,7 +40,8 @@ export async function deviceCodeGrant(
     clientRevision: client.revision,
     now,
     accessToken: accessToken.target,
-    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS },
+    // RFC 9449 5: a public client's refresh token is bound to its DPoP key.
+    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS, jkt: client.isPublic ? (dpop?.jkt ?? null) : null },
   });
   if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash);
   // The polling statement checked the client's revision: what it answers needs no second look at the client.

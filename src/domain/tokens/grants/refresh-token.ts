@@ -12,6 +12,7 @@ import { splitScope } from '../../authorization/scope.js';
 import { randomToken, sha256 } from '../../secrets.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
+import type { DpopProof } from '../dpop.js';
 import { targetRefusal } from '../token-target.js';
 import { tokenRequestResource } from '../../authorization/resource-request.js';
 
@@ -31,7 +32,13 @@ export function newRefreshToken(ctx: ProviderContext, now: Date, familyId: strin
   return { value, row: { tokenHash: sha256(value), familyId, expiresAt: addSeconds(now, ctx.config.refreshTokenTtlSeconds) } };
 }
 
-export async function refreshTokenGrant(ctx: ProviderContext, client: Client, params: RawParams): Promise<TokenResponse> {
+export async function refreshTokenGrant(
+  ctx: ProviderContext,
+  client: Client,
+  params: RawParams,
+  _attempt?: unknown,
+  dpop?: DpopProof,
+): Promise<TokenResponse> {
   const presented = required(params, 'refresh_token');
   const rawScope = single(params, 'scope');
   const asked = rawScope === undefined ? [] : splitScope(rawScope);
@@ -42,7 +49,7 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
   const tokenHash = sha256(presented);
   const now = ctx.clock();
   const next = newRefreshToken(ctx, now);
-  const accessToken = prepareAccessToken(ctx, client, resource, now);
+  const accessToken = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
   const rotated = await rotateRefreshToken(ctx.db, {
     tokenHash,
     clientId: client.clientId,
@@ -52,7 +59,7 @@ export async function refreshTokenGrant(ctx: ProviderContext, client: Client, pa
     next: { tokenHash: next.row.tokenHash, expiresAt: next.row.expiresAt },
     accessToken: accessToken.target,
   });
-  if (!rotated) throw await explainRefusal(ctx, client, tokenHash, scope, resource);
+  if (!rotated) throw await explainRefusal(ctx, client, tokenHash, scope, resource, dpop);
 
   const grantedScope = scope?.join(' ') ?? rotated.scope;
   // OIDC Core 12.2: the ID token has the same iss, sub and aud as the original one, the auth_time of the original
@@ -86,6 +93,7 @@ async function explainRefusal(
   tokenHash: string,
   scope: string[] | null,
   resource: string | null,
+  dpop: DpopProof | undefined,
 ): Promise<OAuthError> {
   const row = await findRefreshToken(ctx.db, tokenHash);
   if (!row) return new InvalidGrant('the refresh token is invalid');
@@ -101,6 +109,9 @@ async function explainRefusal(
   if (row.revoked_at !== null) return new InvalidGrant('the refresh token was revoked');
   if (row.expires_at <= ctx.clock()) return new InvalidGrant('the refresh token has expired');
   if (row.user_disabled_at !== null) return new InvalidGrant('the refresh token is invalid');
+  // RFC 9449 5: a bound refresh token needs a proof by the key it is bound to.
+  if (row.jkt !== null && row.jkt !== dpop?.jkt)
+    return new InvalidGrant('the refresh token is bound to a DPoP key: send a proof made with it');
   // RFC 6749 6: "The requested scope MUST NOT include any scope not originally granted by the resource owner".
   const granted = row.scope.split(' ');
   if (scope !== null && !scope.every((s) => granted.includes(s))) {

@@ -8,7 +8,7 @@ import { idTokenUserClaims } from '../id-token-claims.js';
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   id_token?: string;
@@ -31,7 +31,12 @@ export interface UserGrant {
 
 /** RFC 6749 5.1: a Bearer access token, its lifetime and its scope (for a resource server, the scopes it defines). */
 export function bearerResponse(accessToken: IssuedAccessToken): TokenResponse {
-  return { access_token: accessToken.value, token_type: 'Bearer', expires_in: accessToken.expiresIn, scope: accessToken.scope };
+  return {
+    access_token: accessToken.value,
+    token_type: accessToken.tokenType,
+    expires_in: accessToken.expiresIn,
+    scope: accessToken.scope,
+  };
 }
 
 /**
