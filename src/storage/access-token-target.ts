@@ -1,6 +1,10 @@
 // The audience, lifetime, format and scope of an access token stored inside a grant's statement (RFC 8707 2.2,
 // RFC 9068): SQL fragments shared by the code, refresh and device statements, decided in the statement itself so that
 // each grant stays one round trip whatever resource its tokens are for.
+//
+// A token request that names no resource, of a client without a default resource, runs the statement's other shape
+// (`resources: false`) first, with none of this: the plain token for this provider, at the cost it had before. That
+// shape redeems only a grant that named no resources; for one that did, the grant runs the full shape next.
 import { sql, type RawBuilder } from 'kysely';
 
 /** The named values of every statement that stores an access token (reusable-query.ts: all present, null if unused). */
@@ -24,7 +28,8 @@ export interface AccessTokenTargetValues {
  * The resource the token is for: the one named, else the grant's only resource, else (a grant that named none) the
  * client's default; null: this provider. A grant of several resources must name one (see targetIssuable).
  */
-export function audienceOf(v: AccessTokenTargetValues, grantResources: RawBuilder<string[]>): RawBuilder<string | null> {
+export function audienceOf(v: AccessTokenTargetValues, grantResources: RawBuilder<string[]>, enabled = true): RawBuilder<string | null> {
+  if (!enabled) return sql<string | null>`null::text`;
   return sql<
     string | null
   >`coalesce(${v.atResource}::text, case when cardinality(${grantResources}) = 1 then (${grantResources})[1] when cardinality(${grantResources}) = 0 then ${v.atDefaultResource}::text end)`;
@@ -35,7 +40,8 @@ export function audienceOf(v: AccessTokenTargetValues, grantResources: RawBuilde
  * one; and the audience must be a resource server still registered. When this is false nothing is issued and the
  * caller finds out why.
  */
-export function targetIssuable(v: AccessTokenTargetValues, grantResources: RawBuilder<string[]>): RawBuilder<boolean> {
+export function targetIssuable(v: AccessTokenTargetValues, grantResources: RawBuilder<string[]>, enabled = true): RawBuilder<boolean> {
+  if (!enabled) return sql<boolean>`(cardinality(${grantResources}) = 0)`;
   const audience = audienceOf(v, grantResources);
   return sql<boolean>`(((${v.atResource}::text is null and cardinality(${grantResources}) <= 1) or cardinality(${grantResources}) = 0 or ${v.atResource}::text = any(${grantResources}))
     and (${audience} is null or exists (select 1 from resource_servers rs_known where rs_known.identifier = ${audience})))`;
@@ -46,7 +52,16 @@ export function targetIssuable(v: AccessTokenTargetValues, grantResources: RawBu
  * rs.identifier = audienceOf(...)`: the digest of its value (opaque) or of its jti (jwt), its audience, its scope
  * (for a resource server, the granted scopes it defines), its expiry.
  */
-export function accessTokenTargetColumns(v: AccessTokenTargetValues, grantedScope: RawBuilder<string>) {
+export function accessTokenTargetColumns(v: AccessTokenTargetValues, grantedScope: RawBuilder<string>, enabled = true) {
+  if (!enabled) {
+    return {
+      token_hash: sql<string>`${v.atOpaqueHash}::text`.as('token_hash'),
+      audience: sql<string | null>`null::text`.as('audience'),
+      scope: sql<string>`${grantedScope}`.as('scope'),
+      jkt: sql<string | null>`${v.atJkt}::text`.as('jkt'),
+      expires_at: sql<Date>`${v.atDefaultExpiresAt}::timestamptz`.as('expires_at'),
+    };
+  }
   return {
     token_hash: sql<string>`case when rs.token_format = 'jwt' then ${v.atJwtHash}::text else ${v.atOpaqueHash}::text end`.as('token_hash'),
     audience: sql<string | null>`rs.identifier`.as('audience'),
@@ -60,6 +75,32 @@ export function accessTokenTargetColumns(v: AccessTokenTargetValues, grantedScop
         'expires_at',
       ),
   };
+}
+
+/**
+ * The statement's answer about the access token it stored (StoredAccessToken), from the CTE `issued` that stored it.
+ * In the plain shape every value is known beforehand and read from no table.
+ */
+export function storedAccessTokenColumns(v: AccessTokenTargetValues, enabled: boolean, grantedScope: RawBuilder<unknown>, issued: string) {
+  if (!enabled) {
+    return [
+      sql<string>`${v.atOpaqueHash}::text`.as('at_hash'),
+      sql<string | null>`null::text`.as('at_audience'),
+      sql<string>`${grantedScope}`.as('at_scope'),
+      sql<Date>`${v.atDefaultExpiresAt}::timestamptz`.as('at_expires_at'),
+      sql<string | null>`null::text`.as('at_signing_alg'),
+    ];
+  }
+  const from = sql.table(issued);
+  return [
+    sql<string>`(select token_hash from ${from})`.as('at_hash'),
+    sql<string | null>`(select audience from ${from})`.as('at_audience'),
+    sql<string>`(select scope from ${from})`.as('at_scope'),
+    sql<Date>`(select expires_at from ${from})`.as('at_expires_at'),
+    sql<string | null>`(select rs.signing_alg from resource_servers rs where rs.identifier = (select audience from ${from}))`.as(
+      'at_signing_alg',
+    ),
+  ];
 }
 
 /** What the statement tells the grant of the token it stored. */

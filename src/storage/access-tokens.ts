@@ -16,19 +16,14 @@ export interface AccessTokenWithUser {
   user: UserRow;
   /** The claims request of the authorization the token came from (OIDC Core 5.5); null: none. */
   claims: string | null;
-  /** The client's metadata and redirect URIs, which say what `sub` it knows the user by (pairwise.ts). */
-  client: { metadata: Record<string, unknown>; redirectUris: string[] };
 }
 
 const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
   db
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .innerJoin('clients as c', 'c.client_id', 't.client_id')
     .selectAll('u')
     .select([
-      'c.metadata as client_metadata',
-      'c.redirect_uris as client_redirect_uris',
       't.client_id as token_client_id',
       't.scope as token_scope',
       't.expires_at as token_expires_at',
@@ -44,18 +39,7 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
 export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promise<AccessTokenWithUser | undefined> {
   const [row] = await tokenWithUserQuery.execute(db, { tokenHash }, {});
   if (!row) return undefined;
-  const {
-    token_client_id,
-    token_scope,
-    token_expires_at,
-    token_revoked_at,
-    token_audience,
-    token_jkt,
-    token_claims,
-    client_metadata,
-    client_redirect_uris,
-    ...user
-  } = row;
+  const { token_client_id, token_scope, token_expires_at, token_revoked_at, token_audience, token_jkt, token_claims, ...user } = row;
   return {
     clientId: token_client_id,
     audience: token_audience,
@@ -65,7 +49,6 @@ export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promis
     revokedAt: token_revoked_at,
     claims: token_claims,
     user,
-    client: { metadata: client_metadata, redirectUris: client_redirect_uris },
   };
 }
 

@@ -5,6 +5,7 @@ import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
 import {
+  storedAccessTokenColumns,
   accessTokenTargetColumns,
   audienceOf,
   targetIssuable,
@@ -168,6 +169,8 @@ export interface Redemption {
   now: Date;
   /** Where the access token goes and how it is stored (src/storage/access-token-target.ts). */
   accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
+  /** The client can target a resource server: the statement's shape with the resource rules (access-token-target.ts). */
+  resources: boolean;
   /**
    * A refresh token to store with the access token when the granted scope holds `onlyWithScope`;
    * null when the client may not have one.
@@ -182,7 +185,7 @@ export interface Redemption {
 export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null } & StoredAccessToken & UserClaimColumns;
 
 /** A Redemption flattened into the named values of the reusable statement. */
-type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> &
+type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken' | 'resources'> &
   AccessTokenTargetValues & {
     refreshTokenHash: string | null;
     refreshFamilyId: string | null;
@@ -191,124 +194,124 @@ type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken'> &
     refreshJkt: string | null;
   };
 
-const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: { redirectUri: boolean; verifier: boolean; refresh: boolean }) =>
-  db
-    .with('redeemed', (qb) =>
-      qb
-        .updateTable('authorization_codes')
-        .from('users')
-        .set({ consumed_at: v.now })
-        .where('authorization_codes.code_hash', '=', v.codeHash)
-        .where('authorization_codes.consumed_at', 'is', null)
-        .where('authorization_codes.expires_at', '>', v.now)
-        .where('authorization_codes.client_id', '=', v.clientId)
-        .where((eb) =>
-          shape.redirectUri
-            ? eb('authorization_codes.redirect_uri', '=', v.redirectUri!)
-            : eb('authorization_codes.redirect_uri_in_request', '=', false),
-        )
-        .where((eb) =>
-          shape.verifier
-            ? eb('authorization_codes.code_challenge', '=', v.challengeOfVerifier!)
-            : eb('authorization_codes.code_challenge', 'is', null),
-        )
-        // A user disabled after signing in gets no tokens from a code still in flight.
-        .whereRef('users.id', '=', 'authorization_codes.user_id')
-        .where('users.disabled_at', 'is', null)
-        .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
-        .where(targetIssuable(v, sql`authorization_codes.resources`))
-        .returningAll('authorization_codes')
-        .returning(USER_CLAIM_COLUMNS),
-    )
-    .with('issued_refresh', (qb) =>
-      qb
-        .insertInto('refresh_tokens')
-        .columns([
-          'token_hash',
-          'family_id',
-          'client_id',
-          'user_id',
-          'scope',
-          'auth_time',
-          'issued_at',
-          'expires_at',
-          'sid',
-          'amr',
-          'resources',
-          'claims',
-          'jkt',
-        ])
-        .expression((eb) =>
-          eb
-            .selectFrom('redeemed')
-            .select([
-              eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
-              eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
-              'redeemed.client_id',
-              'redeemed.user_id',
-              'redeemed.scope',
-              'redeemed.auth_time',
-              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
-              'redeemed.sid',
-              'redeemed.amr',
-              'redeemed.resources',
-              'redeemed.claims',
-              eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
-            ])
-            .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
-        )
-        .returning('family_id'),
-    )
-    .with('issued', (qb) =>
-      qb
-        .insertInto('access_tokens')
-        .columns([
-          'token_hash',
-          'audience',
-          'scope',
-          'expires_at',
-          'jkt',
-          'code_hash',
-          'client_id',
-          'user_id',
-          'issued_at',
-          'refresh_family_id',
-          'claims',
-        ])
-        .expression((eb) => {
-          const target = accessTokenTargetColumns(v, sql<string>`redeemed.scope`);
-          return eb
-            .selectFrom('redeemed')
-            .leftJoin('resource_servers as rs', (join) => join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`redeemed.resources`)}`))
-            .select([
-              target.token_hash,
-              target.audience,
-              target.scope,
-              target.expires_at,
-              target.jkt,
-              'redeemed.code_hash',
-              'redeemed.client_id',
-              'redeemed.user_id',
-              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-              eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-              'redeemed.claims',
-            ]);
-        })
-        .returning(['token_hash', 'audience', 'scope', 'expires_at']),
-    )
-    .selectFrom('redeemed')
-    .selectAll('redeemed')
-    .select((eb) => [
-      eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-      eb.selectFrom('issued').select('issued.token_hash').as('at_hash'),
-      eb.selectFrom('issued').select('issued.audience').as('at_audience'),
-      eb.selectFrom('issued').select('issued.scope').as('at_scope'),
-      eb.selectFrom('issued').select('issued.expires_at').as('at_expires_at'),
-      sql<string | null>`(select rs.signing_alg from resource_servers rs where rs.identifier = (select issued.audience from issued))`.as(
-        'at_signing_alg',
-      ),
-    ]),
+const redeemQuery = reusableQuery(
+  (db: Db, v: RedemptionValues, shape: { redirectUri: boolean; verifier: boolean; refresh: boolean; resources: boolean }) =>
+    db
+      .with('redeemed', (qb) =>
+        qb
+          .updateTable('authorization_codes')
+          .from('users')
+          .set({ consumed_at: v.now })
+          .where('authorization_codes.code_hash', '=', v.codeHash)
+          .where('authorization_codes.consumed_at', 'is', null)
+          .where('authorization_codes.expires_at', '>', v.now)
+          .where('authorization_codes.client_id', '=', v.clientId)
+          .where((eb) =>
+            shape.redirectUri
+              ? eb('authorization_codes.redirect_uri', '=', v.redirectUri!)
+              : eb('authorization_codes.redirect_uri_in_request', '=', false),
+          )
+          .where((eb) =>
+            shape.verifier
+              ? eb('authorization_codes.code_challenge', '=', v.challengeOfVerifier!)
+              : eb('authorization_codes.code_challenge', 'is', null),
+          )
+          // A user disabled after signing in gets no tokens from a code still in flight.
+          .whereRef('users.id', '=', 'authorization_codes.user_id')
+          .where('users.disabled_at', 'is', null)
+          .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
+          .where(targetIssuable(v, sql`authorization_codes.resources`, shape.resources))
+          .returningAll('authorization_codes')
+          .returning(USER_CLAIM_COLUMNS),
+      )
+      .with('issued_refresh', (qb) =>
+        qb
+          .insertInto('refresh_tokens')
+          .columns([
+            'token_hash',
+            'family_id',
+            'client_id',
+            'user_id',
+            'scope',
+            'auth_time',
+            'issued_at',
+            'expires_at',
+            'sid',
+            'amr',
+            'resources',
+            'claims',
+            'jkt',
+          ])
+          .expression((eb) =>
+            eb
+              .selectFrom('redeemed')
+              .select([
+                eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
+                eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
+                'redeemed.client_id',
+                'redeemed.user_id',
+                'redeemed.scope',
+                'redeemed.auth_time',
+                eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
+                eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
+                'redeemed.sid',
+                'redeemed.amr',
+                'redeemed.resources',
+                'redeemed.claims',
+                eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
+              ])
+              .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
+          )
+          .returning('family_id'),
+      )
+      .with('issued', (qb) =>
+        qb
+          .insertInto('access_tokens')
+          .columns([
+            'token_hash',
+            'audience',
+            'scope',
+            'expires_at',
+            'jkt',
+            'code_hash',
+            'client_id',
+            'user_id',
+            'issued_at',
+            'refresh_family_id',
+            'claims',
+          ])
+          .expression((eb) => {
+            const target = accessTokenTargetColumns(v, sql<string>`redeemed.scope`, shape.resources);
+            return eb
+              .selectFrom('redeemed')
+              .$if(shape.resources, (qb) =>
+                qb.leftJoin('resource_servers as rs', (join) =>
+                  join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`redeemed.resources`)}`),
+                ),
+              )
+              .select([
+                target.token_hash,
+                target.audience,
+                target.scope,
+                target.expires_at,
+                target.jkt,
+                'redeemed.code_hash',
+                'redeemed.client_id',
+                'redeemed.user_id',
+                eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
+                eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+                'redeemed.claims',
+              ]);
+          })
+          .returning(['token_hash', 'audience', 'scope', 'expires_at']),
+      )
+      .selectFrom('redeemed')
+      .selectAll('redeemed')
+      .select((eb) => [
+        eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+        // What was stored: known beforehand in the plain shape; read back from the CTE that stored it in the other.
+        ...storedAccessTokenColumns(v, shape.resources, sql`redeemed.scope`, 'issued'),
+      ]),
 );
 
 /**
@@ -337,7 +340,7 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
       refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
       refreshJkt: refresh?.jkt ?? null,
     },
-    { redirectUri: r.redirectUri !== null, verifier: r.challengeOfVerifier !== null, refresh: refresh !== null },
+    { redirectUri: r.redirectUri !== null, verifier: r.challengeOfVerifier !== null, refresh: refresh !== null, resources: r.resources },
   );
   // The access token is stored whenever the code is redeemed (same statement), so its columns are never null then.
   return rows[0] as RedeemedCode | undefined;

@@ -5,6 +5,7 @@ import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { RefreshTokenRow } from './schema.js';
 import {
+  storedAccessTokenColumns,
   accessTokenTargetColumns,
   audienceOf,
   targetIssuable,
@@ -25,6 +26,8 @@ export interface Rotation {
   next: { tokenHash: string; expiresAt: Date };
   /** Where the access token goes and how it is stored (src/storage/access-token-target.ts). */
   accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
+  /** The client can target a resource server: the statement's shape with the resource rules (access-token-target.ts). */
+  resources: boolean;
 }
 
 type RotationValues = AccessTokenTargetValues & {
@@ -41,7 +44,7 @@ type RotationValues = AccessTokenTargetValues & {
 /** The rotated token and the access token stored with its successor. */
 export type RotatedRefreshToken = RefreshTokenRow & StoredAccessToken;
 
-const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower: boolean }) =>
+const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower: boolean; resources: boolean }) =>
   db
     .with('rotated', (qb) =>
       qb
@@ -57,7 +60,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
         .where('users.disabled_at', 'is', null)
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
         .$if(shape.narrower, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(v.scope)}::text[]`))
-        .where(targetIssuable(v, sql`refresh_tokens.resources`))
+        .where(targetIssuable(v, sql`refresh_tokens.resources`, shape.resources))
         // RFC 9449 5: a bound refresh token is taken only with a proof by its key.
         .where(sql<boolean>`(refresh_tokens.jkt IS NULL OR refresh_tokens.jkt = ${v.atJkt}::text)`)
         .returningAll('refresh_tokens')
@@ -118,10 +121,18 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
           'claims',
         ])
         .expression((eb) => {
-          const target = accessTokenTargetColumns(v, shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`rotated.scope`);
+          const target = accessTokenTargetColumns(
+            v,
+            shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`rotated.scope`,
+            shape.resources,
+          );
           return eb
             .selectFrom('rotated')
-            .leftJoin('resource_servers as rs', (join) => join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`rotated.resources`)}`))
+            .$if(shape.resources, (qb) =>
+              qb.leftJoin('resource_servers as rs', (join) =>
+                join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`rotated.resources`)}`),
+              ),
+            )
             .select([
               target.token_hash,
               target.audience,
@@ -139,17 +150,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     )
     .selectFrom('rotated')
     .selectAll('rotated')
-    .select((eb) => [
-      eb.selectFrom('next_access').select('next_access.token_hash').as('at_hash'),
-      eb.selectFrom('next_access').select('next_access.audience').as('at_audience'),
-      eb.selectFrom('next_access').select('next_access.scope').as('at_scope'),
-      eb.selectFrom('next_access').select('next_access.expires_at').as('at_expires_at'),
-      sql<
-        string | null
-      >`(select rs.signing_alg from resource_servers rs where rs.identifier = (select next_access.audience from next_access))`.as(
-        'at_signing_alg',
-      ),
-    ]),
+    .select(storedAccessTokenColumns(v, shape.resources, shape.narrower ? sql`${v.scopeText}::text` : sql`rotated.scope`, 'next_access')),
 );
 
 /**
@@ -174,7 +175,7 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<(RotatedR
       ...r.accessToken,
       atIssuedAt: r.now,
     },
-    { narrower: r.scope !== null },
+    { narrower: r.scope !== null, resources: r.resources },
   );
   // The access token is stored whenever the token is rotated (same statement), so its columns are never null then.
   return rows[0] as (RotatedRefreshToken & UserClaimColumns) | undefined;

@@ -29,6 +29,11 @@ export function opaqueTokenHash(token: string): string | undefined {
 export interface PreparedAccessToken {
   opaque: string;
   jti: string;
+  /**
+   * The request names a resource or the client has a default one: the grant's statement with the resource rules
+   * decides the token's audience (access-token-target.ts). Otherwise the plain statement runs first.
+   */
+  resources: boolean;
   /** The statement's values (all but atIssuedAt). */
   target: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
 }
@@ -47,6 +52,7 @@ export function prepareAccessToken(
   return {
     opaque,
     jti,
+    resources: resource !== null || client.defaultResource !== null,
     target: {
       atResource: resource,
       atDefaultResource: client.defaultResource,

@@ -5,7 +5,7 @@ import { findAccessTokenWithUser } from '../../storage/access-tokens.js';
 import type { ProviderContext } from '../context.js';
 import { opaqueTokenHash } from './access-token.js';
 import { claimsForScopes } from '../accounts/users.js';
-import { pairwiseSectorOf } from '../clients/pairwise.js';
+import { lookupClient } from '../clients/current-client.js';
 import { applyClaimsRequest } from './claims-request.js';
 
 /**
@@ -33,7 +33,10 @@ export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: s
   const scopes = token.scope.split(' ');
   if (!scopes.includes('openid')) throw new InsufficientScope('the access token was not granted the openid scope', 'openid');
   // OIDC Core 5.3.2: the sub of the UserInfo response is the ID token's, pairwise for a pairwise client (8.1).
-  const sector = pairwiseSectorOf(token.client.metadata, token.client.redirectUris);
+  // The client as remembered (domain/clients/client-cache.ts): no join on the hot path for what says its subject type.
+  const client = (await lookupClient(ctx, token.clientId))?.client;
+  if (!client) throw new InvalidToken('the access token is invalid, expired or revoked');
+  const sector = client.pairwiseSector;
   const released = claimsForScopes(token.user, scopes);
   // OIDC Core 5.5: the claims the authorization asked for userinfo (value and values honoured).
   const claims = applyClaimsRequest(token.claims, 'userinfo', released, () => released, scopes);

@@ -35,7 +35,7 @@ export async function exchangeAuthorizationCode(
   const accessToken = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
   // OIDC Core 11: a refresh token only for a client allowed the grant, and only when the user consented to offline_access.
   const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
-  const redeemed = await redeemCode(ctx.db, {
+  const redemption = {
     codeHash,
     clientId: client.clientId,
     clientRevision: client.revision,
@@ -43,9 +43,15 @@ export async function exchangeAuthorizationCode(
     challengeOfVerifier: verifier === null ? null : s256(verifier),
     now,
     accessToken: accessToken.target,
+    resources: accessToken.resources,
     // RFC 9449 5: a public client's refresh token is bound to its DPoP key; a confidential client's to its credentials.
     refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS, jkt: client.isPublic ? (dpop?.jkt ?? null) : null },
-  });
+  };
+  // Without a resource named (or a default one) the plain statement runs, which redeems only a code of no resources;
+  // one whose authorization named some is redeemed by the statement with the resource rules (src/storage/access-token-target.ts).
+  const redeemed =
+    (await redeemCode(ctx.db, redemption)) ??
+    (redemption.resources ? undefined : await redeemCode(ctx.db, { ...redemption, resources: true }));
   if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier, resource);
 
   return userTokenResponse(ctx, client, {

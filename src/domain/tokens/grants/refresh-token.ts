@@ -50,7 +50,7 @@ export async function refreshTokenGrant(
   const now = ctx.clock();
   const next = newRefreshToken(ctx, now);
   const accessToken = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
-  const rotated = await rotateRefreshToken(ctx.db, {
+  const rotation = {
     tokenHash,
     clientId: client.clientId,
     clientRevision: client.revision,
@@ -58,7 +58,12 @@ export async function refreshTokenGrant(
     scope,
     next: { tokenHash: next.row.tokenHash, expiresAt: next.row.expiresAt },
     accessToken: accessToken.target,
-  });
+    resources: accessToken.resources,
+  };
+  // As at code exchange: the plain statement first, the one with the resource rules for a grant that named resources.
+  const rotated =
+    (await rotateRefreshToken(ctx.db, rotation)) ??
+    (rotation.resources ? undefined : await rotateRefreshToken(ctx.db, { ...rotation, resources: true }));
   if (!rotated) throw await explainRefusal(ctx, client, tokenHash, scope, resource, dpop);
 
   const grantedScope = scope?.join(' ') ?? rotated.scope;
