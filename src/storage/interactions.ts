@@ -36,6 +36,8 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     unverifiedClient: optional(string),
     // Added after version 1 was first written: a row without it was started before the pages spoke ui_locales.
     uiLocale: optional(oneOf(LOCALES)),
+    // Added after version 1 was first written: FAPI 2.0 clients' requests (their codes live 60 s at most).
+    fapi2: optional(boolean),
     // Added after version 1 was first written (RFC 8707): absent in rows of requests that named no resource.
     resources: optional(arrayOf(string)),
     apiScopes: optional(arrayOf(object<ApiScope>({ name: string, description: string }))),

@@ -68,6 +68,13 @@ const FIELD_OPTIONS: ReadonlyArray<{
     description: "where the client's public keys are (private_key_jwt)",
   },
   {
+    option: 'profile',
+    field: 'profile',
+    kind: 'string',
+    value: 'fapi2',
+    description: 'hold the client to the FAPI 2.0 Security Profile (PAR, PKCE, DPoP, private_key_jwt, PS256/ES256/EdDSA)',
+  },
+  {
     option: 'dpop-bound-access-tokens',
     field: 'dpop_bound_access_tokens',
     kind: 'boolean',

@@ -66,6 +66,8 @@ export interface AuthorizationRequest {
   uiLocale?: Locale | undefined;
   /** OIDC Core 5.5 claims, reduced to JSON text (src/domain/tokens/claims-request.ts); absent or null: none. */
   claims?: string | null | undefined;
+  /** The client is held to FAPI 2.0: its code lives FAPI2_MAX_CODE_TTL_SECONDS at most. */
+  fapi2?: boolean | undefined;
   /** RFC 8707 2.1: the resources the request named (absent: none; the client's default resource may still apply). */
   resources?: string[] | undefined;
   /** Scopes of the target resource servers that the request asked for, with what the consent page says of each. */
@@ -167,6 +169,9 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     if (!isValidS256Challenge(codeChallenge)) throw new InvalidRequest('code_challenge is not a valid S256 challenge');
   } else if (method !== undefined) {
     throw new InvalidRequest('code_challenge_method was sent without code_challenge');
+  } else if (client.fapi2) {
+    // FAPI 2.0 5.3.2.2 (4): "shall require PKCE [RFC7636] with S256 as the code challenge method".
+    throw new InvalidRequest('PKCE with code_challenge_method=S256 is required for this client (FAPI 2.0)');
   } else if (client.isPublic) {
     // RFC 9700 2.1.1: public clients MUST use PKCE.
     throw new InvalidRequest('PKCE with code_challenge_method=S256 is required for this client');
@@ -199,6 +204,7 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     idTokenHint: single(params, 'id_token_hint') ?? null,
     unverifiedClient: target.unverifiedClient,
     uiLocale: fromUiLocales(single(params, 'ui_locales')),
+    ...(client.fapi2 ? { fapi2: true } : {}),
     claims: parseClaimsParameter(single(params, 'claims')),
   };
 }

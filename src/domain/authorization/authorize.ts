@@ -1,5 +1,6 @@
 // The authorization endpoint's decisions: answer at once with a code, or hand over to the sign-in
 // and consent pages through an interaction bound to this browser.
+import { FAPI2_MAX_CODE_TTL_SECONDS } from '../clients/fapi2.js';
 import type { Locale, MessageKey } from '../../i18n/catalog.js';
 import { translate } from '../../i18n/translate.js';
 import { ConsentRequired, LoginRequired } from '../../errors/oauth-error.js';
@@ -40,7 +41,11 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
       nonce: request.nonce,
       codeChallenge: request.codeChallenge,
       issuedAt: now,
-      expiresAt: addSeconds(now, ctx.config.codeTtlSeconds),
+      // FAPI 2.0 5.3.2.1 (6): "shall issue authorization codes with a maximum lifetime of 60 seconds".
+      expiresAt: addSeconds(
+        now,
+        request.fapi2 ? Math.min(ctx.config.codeTtlSeconds, FAPI2_MAX_CODE_TTL_SECONDS) : ctx.config.codeTtlSeconds,
+      ),
       resources: request.resources ?? [],
       claims: request.claims ?? null,
     },

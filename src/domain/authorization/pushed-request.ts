@@ -84,6 +84,7 @@ export async function takePushedRequest(ctx: ProviderContext, clientId: string, 
  */
 export function assertPushedWhenRequired(config: Pick<Config, 'pushedRequests'>, client: Client, pushed: boolean): void {
   if (pushed) return;
-  if (config.pushedRequests.required || client.requirePushedAuthorizationRequests)
+  // FAPI 2.0 5.3.2.2 (2): "shall require pushed authorization requests".
+  if (config.pushedRequests.required || client.requirePushedAuthorizationRequests || client.fapi2)
     throw new InvalidRequest('authorization requests must be pushed first (RFC 9126: use the pushed_authorization_request_endpoint)');
 }

@@ -1,5 +1,6 @@
 // Signed request objects (RFC 9101, OIDC Core 6.1): a JWT signed by the client with a key of its registered `jwks`
 // or `jwks_uri`, whose claims are the authorization request's parameters.
+import { isFapi2Alg } from '../clients/fapi2.js';
 import { decodeProtectedHeader, errors, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { InvalidRequestObject, TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import { epochSeconds } from '../clock.js';
@@ -54,7 +55,10 @@ export async function verifyRequestObject(ctx: ProviderContext, client: Client, 
     audience: ctx.config.issuer,
     // OIDC Registration 2 request_object_signing_alg: "All Request Objects from this Client MUST be rejected, if not
     // signed with this algorithm."
-    algorithms: client.requestObjectSigningAlg ? [client.requestObjectSigningAlg] : [...REQUEST_OBJECT_ALGS],
+    // FAPI 2.0 5.4.1: PS256, ES256 or EdDSA only.
+    algorithms: client.requestObjectSigningAlg
+      ? [client.requestObjectSigningAlg]
+      : REQUEST_OBJECT_ALGS.filter((a) => !client.fapi2 || isFapi2Alg(a)),
     currentDate: now,
     clockTolerance: REQUEST_OBJECT_CLOCK_TOLERANCE_SECONDS,
     // A request object that never expires could be replayed for ever: exp is required (as FAPI 2.0 requires it).

@@ -9,6 +9,7 @@ import { openSecret } from '../keys/sealed-secrets.js';
 import { KeyEncryptionError } from '../keys/key-encryption.js';
 import { sha256 } from '../secrets.js';
 import { ASSERTION_ALGS, isAssertionMethod } from './auth-methods.js';
+import { isFapi2Alg } from './fapi2.js';
 import { ClientKeysUnavailable, verifyWithClientKeys } from './client-jwks.js';
 import type { Client } from './clients.js';
 
@@ -41,8 +42,10 @@ export async function verifyClientAssertion(
     issuer: client.clientId,
     subject: client.clientId,
     // RFC 7523 3 (3): the audience identifies the authorization server: its issuer, or its token endpoint.
-    audience: [issuer, `${issuer}/token`],
-    algorithms: client.authSigningAlg ? [client.authSigningAlg] : [...ASSERTION_ALGS[method]],
+    // FAPI 2.0 5.3.2.1 (8): a FAPI 2.0 client's assertions name the issuer alone.
+    audience: client.fapi2 ? issuer : [issuer, `${issuer}/token`],
+    // FAPI 2.0 5.4.1: PS256, ES256 or EdDSA only.
+    algorithms: client.authSigningAlg ? [client.authSigningAlg] : ASSERTION_ALGS[method].filter((a) => !client.fapi2 || isFapi2Alg(a)),
     currentDate: now,
     clockTolerance: ASSERTION_CLOCK_TOLERANCE_SECONDS,
     // RFC 7523 3 (4) exp is required; OIDC Core 9 makes jti REQUIRED too.

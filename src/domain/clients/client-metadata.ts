@@ -9,6 +9,7 @@ import { REQUEST_OBJECT_ALGS } from '../authorization/request-object.js';
 import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
 import { ASSERTION_ALGS, AUTH_METHODS, isAssertionMethod } from './auth-methods.js';
 import { jwksProblem } from './client-jwks.js';
+import { fapi2Problems } from './fapi2.js';
 import { resourceIdentifierProblem } from '../resources/resource-servers.js';
 import { ID_TOKEN_CLAIMS_MODES, isIdTokenClaimsMode } from '../tokens/id-token-claims.js';
 import { SUBJECT_TYPES } from './pairwise.js';
@@ -38,6 +39,8 @@ export const METADATA_FIELDS = [
   'default_resource',
   // RFC 9449 5.2.
   'dpop_bound_access_tokens',
+  // FAPI 2.0 (src/domain/clients/fapi2.ts).
+  'profile',
   'request_object_signing_alg',
   'require_pushed_authorization_requests',
   // Not a registered metadata name: this provider's choice of ID token claims (src/domain/tokens/id-token-claims.ts).
@@ -155,6 +158,7 @@ export function clientMetadataProblems(
       if (q) bad('backchannel_logout_uri', `backchannel_logout_uri ${q}`);
     }
   }
+  for (const problem of fapi2Problems(c)) bad(problem.field, problem.message);
   if (c.dpop_bound_access_tokens !== undefined && typeof c.dpop_bound_access_tokens !== 'boolean')
     bad('dpop_bound_access_tokens', 'dpop_bound_access_tokens must be true or false');
   if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {

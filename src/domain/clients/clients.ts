@@ -51,6 +51,8 @@ export interface Client {
   secretSealed: Record<string, unknown> | null;
   /** RFC 9449 5.2 dpop_bound_access_tokens: every token request must carry a DPoP proof. */
   dpopBoundAccessTokens: boolean;
+  /** `profile: "fapi2"`: held to the FAPI 2.0 Security Profile (src/domain/clients/fapi2.ts). */
+  fapi2: boolean;
   /** RFC 8707: the resource servers it may ask tokens for. */
   allowedResources: readonly string[];
   /** RFC 8707: the resource its tokens are for when a request names none; null: this provider (userinfo). */
@@ -101,6 +103,7 @@ export function rowToClient(row: ClientRow): Client {
     authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
     secretSealed: row.client_secret_sealed ?? null,
     dpopBoundAccessTokens: row.metadata.dpop_bound_access_tokens === true,
+    fapi2: row.metadata.profile === 'fapi2',
     allowedResources: Array.isArray(row.metadata.allowed_resources) ? (row.metadata.allowed_resources as string[]) : [],
     defaultResource: metadataString(row, 'default_resource'),
     requestObjectSigningAlg: metadataString(row, 'request_object_signing_alg'),

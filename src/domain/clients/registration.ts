@@ -42,6 +42,7 @@ const STORED_METADATA = [
   'request_object_signing_alg',
   'require_pushed_authorization_requests',
   'dpop_bound_access_tokens',
+  'profile',
   'id_token_claims',
   'subject_type',
   'sector_identifier_uri',

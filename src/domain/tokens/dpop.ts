@@ -21,6 +21,8 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 export interface DpopProof {
   /** RFC 7638 thumbprint (SHA-256) of the proof's key: what tokens are bound to (RFC 9449 6.1 cnf.jkt). */
   jkt: string;
+  /** The proof's JWS alg. */
+  alg: string;
 }
 
 /** Where the proof was presented: `resource` answers 401 with a DPoP challenge, the token endpoint 400. */
@@ -77,6 +79,7 @@ export async function verifyDpopProof(
   const now = ctx.clock();
   let payload;
   let jwk: JWK;
+  let alg: string;
   try {
     const verified = await jwtVerify(header, EmbeddedJWK, {
       algorithms: [...DPOP_ALGS],
@@ -86,6 +89,7 @@ export async function verifyDpopProof(
     });
     payload = verified.payload;
     jwk = verified.protectedHeader.jwk as JWK;
+    alg = verified.protectedHeader.alg;
   } catch (err) {
     if (err instanceof errors.JOSEError || err instanceof TypeError)
       throw refuse(`the DPoP proof was refused (${(err as { code?: string }).code ?? 'malformed'})`);
@@ -116,5 +120,5 @@ export async function verifyDpopProof(
     new Date((iat + ctx.config.dpop.proofMaxAgeSeconds + FUTURE_SKEW_SECONDS) * 1000),
   );
   if (!fresh) throw refuse('the DPoP proof was used before (jti)');
-  return { jkt: await calculateJwkThumbprint(jwk, 'sha256') };
+  return { jkt: await calculateJwkThumbprint(jwk, 'sha256'), alg };
 }

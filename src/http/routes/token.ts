@@ -10,6 +10,7 @@ import { refreshTokenGrant } from '../../domain/tokens/grants/refresh-token.js';
 import { required, type RawParams } from '../../domain/params.js';
 import { DpopError, UnauthorizedClient, UnsupportedGrantType } from '../../errors/oauth-error.js';
 import { currentNonce, DPOP_ALGS, verifyDpopProof } from '../../domain/tokens/dpop.js';
+import { FAPI2_ALGS, isFapi2Alg } from '../../domain/clients/fapi2.js';
 import { CLIENT_AUTH_FIELDS, authenticateRequestClient } from '../plugins/client-auth.js';
 
 const str = { type: 'string' } as const;
@@ -63,8 +64,14 @@ export default async function tokenRoutes(app: FastifyInstance, opts: { ctx: Pro
       // RFC 6749 5.2 unauthorized_client: "not authorized to use this authorization grant type".
       if (!client.grantTypes.includes(grantType)) throw new UnauthorizedClient(`this client may not use ${grantType}`);
       // RFC 9449 5.2 dpop_bound_access_tokens: the client "always uses DPoP for token requests".
-      if (client.dpopBoundAccessTokens && dpop === undefined)
+      // FAPI 2.0 5.3.2.1 (5): "shall only issue sender-constrained access tokens" (DPoP here), signed as 5.4.1 says.
+      if ((client.dpopBoundAccessTokens || client.fapi2) && dpop === undefined)
         throw new DpopError('invalid_dpop_proof', 'this client must send a DPoP proof', { resource: false, algs: DPOP_ALGS });
+      if (client.fapi2 && dpop !== undefined && !isFapi2Alg(dpop.alg))
+        throw new DpopError('invalid_dpop_proof', 'FAPI 2.0 takes DPoP proofs signed with PS256, ES256 or EdDSA', {
+          resource: false,
+          algs: FAPI2_ALGS,
+        });
       const tokens = await grants[grantType as keyof typeof grants](ctx, client, request.body, attempt, dpop);
       issued[grantType as keyof typeof grants].inc();
       return tokens;
