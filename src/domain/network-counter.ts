@@ -4,6 +4,7 @@
 // codes, passkey assertions, sign-ups and reset requests each keep one, under their own name and policy.
 import type { ThrottlePolicy } from '../config.js';
 import { networkPrefix } from '../net/ip-prefix.js';
+import { TooManyRequests } from '../errors/oauth-error.js';
 import { claimAttempt, refundAttempt } from '../storage/sign-in-throttle.js';
 import { lockRule, retryAfterSeconds } from './accounts/sign-in-throttle.js';
 import { addSeconds } from './clock.js';
@@ -45,4 +46,22 @@ export async function giveBackNetworkCounter(
   claim: Extract<CounterClaim, { kind: 'claimed' }>,
 ): Promise<void> {
   if (claim.counter) await refundAttempt(ctx.db, claim.counter.key, claim.counter.count);
+}
+
+/**
+ * Counts one request under each of `counters` (a key and its policy; null: not counted), in order, each counter
+ * kept as long as its longest lock; throws TooManyRequests (429 with Retry-After, RFC 6585 4) saying `refusal` at
+ * the first one that is locked. The device authorization and pushed request counters.
+ */
+export async function claimRequestCounters(
+  ctx: Pick<ProviderContext, 'db' | 'clock' | 'config'>,
+  counters: ReadonlyArray<readonly [string, ThrottlePolicy | null]>,
+  refusal: string,
+): Promise<void> {
+  const now = ctx.clock();
+  for (const [key, policy] of counters) {
+    if (policy === null) continue;
+    const count = await claimAttempt(ctx.db, { key, now, expiresAt: addSeconds(now, policy.lockMaxSeconds), rule: lockRule(policy) });
+    if (count === undefined) throw new TooManyRequests(refusal, await retryAfterSeconds(ctx, key, now));
+  }
 }

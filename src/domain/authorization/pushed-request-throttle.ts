@@ -2,13 +2,10 @@
 // authorization counters (src/domain/device-flow/device-authorization-throttle.ts), before a request object is
 // verified (a jwks_uri may be fetched) or a request stored: one loop cannot fill the table.
 import type { ThrottlePolicy } from '../../config.js';
-import { TooManyRequests } from '../../errors/oauth-error.js';
-import { claimAttempt } from '../../storage/sign-in-throttle.js';
-import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { networkPrefix } from '../../net/ip-prefix.js';
 import { sha256 } from '../secrets.js';
-import { lockRule, retryAfterSeconds } from '../accounts/sign-in-throttle.js';
+import { claimRequestCounters } from '../network-counter.js';
 
 /**
  * RFC 9126 2.3: "429 Too Many Requests: If the number of requests from a client during a particular time period
@@ -21,12 +18,5 @@ export async function claimPushedRequest(ctx: ProviderContext, clientId: string,
     [`par-ip:${sha256(networkPrefix(ip, 32, 4))}`, perNetwork],
     [`par-client:${sha256(clientId)}`, perClient],
   ];
-  const now = ctx.clock();
-  for (const [key, policy] of counters) {
-    if (policy === null) continue;
-    const count = await claimAttempt(ctx.db, { key, now, expiresAt: addSeconds(now, policy.lockMaxSeconds), rule: lockRule(policy) });
-    if (count !== undefined) continue;
-    const seconds = await retryAfterSeconds(ctx, key, now);
-    throw new TooManyRequests('too many pushed authorization requests, try again later', seconds);
-  }
+  await claimRequestCounters(ctx, counters, 'too many pushed authorization requests, try again later');
 }

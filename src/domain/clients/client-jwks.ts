@@ -8,7 +8,8 @@ import type { Clock } from '../clock.js';
 import type { Client } from './clients.js';
 import { isLoopbackUrl } from '../../net/loopback.js';
 import { AllowedNetworks } from '../../outbound/address-ranges.js';
-import { guardedFetch, OutboundError, type OutboundDeps, type OutboundPolicy } from '../../outbound/guarded-fetch.js';
+import type { OutboundDeps, OutboundPolicy } from '../../outbound/guarded-fetch.js';
+import { fetchJsonDocument } from '../../outbound/fetch-json.js';
 
 /** A fetched key set is used this long before it is fetched again. */
 export const JWKS_CACHE_MS = 300_000;
@@ -81,33 +82,16 @@ export async function fetchClientJwks(
   const url = new URL(uri);
   const policy = jwksUriPolicy(config, url);
   if (typeof policy === 'string') throw new ClientKeysUnavailable(`jwks_uri ${policy}`);
-  let response;
-  try {
-    response = await guardedFetch(
-      {
-        url,
-        method: 'GET',
-        headers: { accept: 'application/jwk-set+json, application/json' },
-        timeoutMs: JWKS_FETCH_TIMEOUT_MS,
-        maxResponseBytes: JWKS_MAX_BYTES,
-      },
-      policy,
-      outbound,
-    );
-  } catch (err) {
-    if (err instanceof OutboundError) throw new ClientKeysUnavailable(`jwks_uri of host ${url.hostname} not read: ${err.message}`);
-    throw err;
-  }
-  if (response.status !== 200) throw new ClientKeysUnavailable(`jwks_uri of host ${url.hostname} answered ${response.status}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(response.body.toString('utf8'));
-  } catch {
-    throw new ClientKeysUnavailable(`jwks_uri of host ${url.hostname} did not answer with JSON`);
-  }
-  const problem = jwksProblem(parsed);
+  const read = await fetchJsonDocument(url, policy, outbound, {
+    what: 'jwks_uri',
+    accept: 'application/jwk-set+json, application/json',
+    timeoutMs: JWKS_FETCH_TIMEOUT_MS,
+    maxResponseBytes: JWKS_MAX_BYTES,
+  });
+  if ('problem' in read) throw new ClientKeysUnavailable(read.problem);
+  const problem = jwksProblem(read.json);
   if (problem) throw new ClientKeysUnavailable(`the key set at jwks_uri of host ${url.hostname} ${problem}`);
-  return parsed as JSONWebKeySet;
+  return read.json as JSONWebKeySet;
 }
 
 /** A key set ready to verify with: picks the key by the JWS header (kid, alg, kty), as jose's jwtVerify asks. */

@@ -1,7 +1,8 @@
 // The sector_identifier_uri of a client that registers itself (OIDC Registration 2, OIDC Core 8.1): fetched through
 // the one guarded fetch, and holding every redirect URI the client registers.
 import type { Config } from '../../config.js';
-import { guardedFetch, OutboundError, type OutboundDeps } from '../../outbound/guarded-fetch.js';
+import type { OutboundDeps } from '../../outbound/guarded-fetch.js';
+import { fetchJsonDocument } from '../../outbound/fetch-json.js';
 import { policyFor } from '../../outbound/policy.js';
 
 export const SECTOR_FETCH_TIMEOUT_MS = 5_000;
@@ -20,30 +21,14 @@ export async function sectorIdentifierProblem(
   redirectUris: readonly string[],
 ): Promise<string | undefined> {
   const url = new URL(uri);
-  let response;
-  try {
-    response = await guardedFetch(
-      {
-        url,
-        method: 'GET',
-        headers: { accept: 'application/json' },
-        timeoutMs: SECTOR_FETCH_TIMEOUT_MS,
-        maxResponseBytes: SECTOR_MAX_BYTES,
-      },
-      policyFor(config, 'self-registered'),
-      outbound,
-    );
-  } catch (err) {
-    if (err instanceof OutboundError) return `sector_identifier_uri of host ${url.hostname} could not be read: ${err.message}`;
-    throw err;
-  }
-  if (response.status !== 200) return `sector_identifier_uri of host ${url.hostname} answered ${response.status}`;
-  let listed: unknown;
-  try {
-    listed = JSON.parse(response.body.toString('utf8'));
-  } catch {
-    return `sector_identifier_uri of host ${url.hostname} did not answer with JSON`;
-  }
+  const read = await fetchJsonDocument(url, policyFor(config, 'self-registered'), outbound, {
+    what: 'sector_identifier_uri',
+    accept: 'application/json',
+    timeoutMs: SECTOR_FETCH_TIMEOUT_MS,
+    maxResponseBytes: SECTOR_MAX_BYTES,
+  });
+  if ('problem' in read) return read.problem;
+  const listed = read.json;
   if (!Array.isArray(listed) || !listed.every((v) => typeof v === 'string'))
     return 'sector_identifier_uri must hold a JSON array of redirect URIs';
   const missing = redirectUris.filter((r) => !listed.includes(r)).length;

@@ -1,13 +1,10 @@
 // Device authorization requests counted per client address and per client, in the database like the user-code
 // counter (user-code-throttle.ts), before a device code is stored: one loop cannot fill the table.
 import type { ThrottlePolicy } from '../../config.js';
-import { TooManyRequests } from '../../errors/oauth-error.js';
-import { claimAttempt } from '../../storage/sign-in-throttle.js';
-import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { networkPrefix } from '../../net/ip-prefix.js';
 import { sha256 } from '../secrets.js';
-import { lockRule, retryAfterSeconds } from '../accounts/sign-in-throttle.js';
+import { claimRequestCounters } from '../network-counter.js';
 
 /** The address counter's key; an IPv6 client counts per /64, like the sign-in address counter. */
 export function deviceAuthorizationNetworkKey(ip: string): string {
@@ -29,12 +26,5 @@ export async function claimDeviceAuthorization(ctx: ProviderContext, clientId: s
     [deviceAuthorizationNetworkKey(ip), perNetwork],
     [deviceAuthorizationClientKey(clientId), perClient],
   ];
-  const now = ctx.clock();
-  for (const [key, policy] of counters) {
-    if (policy === null) continue;
-    const count = await claimAttempt(ctx.db, { key, now, expiresAt: addSeconds(now, policy.lockMaxSeconds), rule: lockRule(policy) });
-    if (count !== undefined) continue;
-    const seconds = await retryAfterSeconds(ctx, key, now);
-    throw new TooManyRequests('too many device authorization requests, try again later', seconds);
-  }
+  await claimRequestCounters(ctx, counters, 'too many device authorization requests, try again later');
 }
