@@ -79,18 +79,11 @@ export function accessTokenTargetColumns(v: AccessTokenTargetValues, grantedScop
 
 /**
  * The statement's answer about the access token it stored (StoredAccessToken), from the CTE `issued` that stored it.
- * In the plain shape every value is known beforehand and read from no table.
+ * The plain shape returns none of these: every value is known beforehand (plainStoredAccessToken), and a column the
+ * statement only echoes back is a value the driver parses for nothing on the hot path.
  */
-export function storedAccessTokenColumns(v: AccessTokenTargetValues, enabled: boolean, grantedScope: RawBuilder<unknown>, issued: string) {
-  if (!enabled) {
-    return [
-      sql<string>`${v.atOpaqueHash}::text`.as('at_hash'),
-      sql<string | null>`null::text`.as('at_audience'),
-      sql<string>`${grantedScope}`.as('at_scope'),
-      sql<Date>`${v.atDefaultExpiresAt}::timestamptz`.as('at_expires_at'),
-      sql<string | null>`null::text`.as('at_signing_alg'),
-    ];
-  }
+export function storedAccessTokenColumns(enabled: boolean, issued: string) {
+  if (!enabled) return [];
   const from = sql.table(issued);
   return [
     sql<string>`(select token_hash from ${from})`.as('at_hash'),
@@ -101,6 +94,11 @@ export function storedAccessTokenColumns(v: AccessTokenTargetValues, enabled: bo
       'at_signing_alg',
     ),
   ];
+}
+
+/** What the plain shape stored, for `grantedScope`: the opaque token for this provider, as prepared. */
+export function plainStoredAccessToken(v: Omit<AccessTokenTargetValues, 'atIssuedAt'>, grantedScope: string): StoredAccessToken {
+  return { at_hash: v.atOpaqueHash, at_audience: null, at_scope: grantedScope, at_expires_at: v.atDefaultExpiresAt, at_signing_alg: null };
 }
 
 /** What the statement tells the grant of the token it stored. */

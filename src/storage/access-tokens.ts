@@ -2,7 +2,8 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
-import type { AccessTokenRow, UserRow } from './schema.js';
+import type { AccessTokenRow } from './schema.js';
+import type { ClaimsUser } from './user-claim-columns.js';
 
 export interface AccessTokenWithUser {
   clientId: string;
@@ -13,7 +14,8 @@ export interface AccessTokenWithUser {
   scope: string;
   expiresAt: Date;
   revokedAt: Date | null;
-  user: UserRow;
+  /** The user's claims, and whether they are disabled: only what userinfo answers with (each column is parsed). */
+  user: ClaimsUser & { disabled_at: Date | null };
   /** The claims request of the authorization the token came from (OIDC Core 5.5); null: none. */
   claims: string | null;
 }
@@ -22,7 +24,7 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
   db
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .selectAll('u')
+    .select(['u.id', 'u.username', 'u.email', 'u.email_verified', 'u.claims', 'u.updated_at', 'u.locale', 'u.disabled_at'])
     .select([
       't.client_id as token_client_id',
       't.scope as token_scope',

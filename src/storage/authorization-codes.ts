@@ -6,13 +6,14 @@ import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
 import {
   storedAccessTokenColumns,
+  plainStoredAccessToken,
   accessTokenTargetColumns,
   audienceOf,
   targetIssuable,
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
-import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
+import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewCode {
   codeHash: string;
@@ -178,11 +179,17 @@ export interface Redemption {
   refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string; jkt: string | null } | null;
 }
 
+/** The columns of the redeemed code that the token response is made of (only these: each one is parsed on the hot path). */
+const REDEEMED_COLUMNS = ['user_id', 'scope', 'nonce', 'auth_time', 'sid', 'amr', 'claims'] as const;
+
 /**
  * The redeemed code, the refresh token family issued with it (null when none was), the access token stored, and the
  * user's claim columns (read by the same statement, which joins the user to check they are enabled).
  */
-export type RedeemedCode = AuthorizationCodeRow & { refresh_family_id: string | null } & StoredAccessToken & UserClaimColumns;
+export type RedeemedCode = Pick<AuthorizationCodeRow, (typeof REDEEMED_COLUMNS)[number]> & {
+  refresh_family_id: string | null;
+} & StoredAccessToken &
+  UserClaimColumns;
 
 /** A Redemption flattened into the named values of the reusable statement. */
 type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken' | 'resources'> &
@@ -306,11 +313,12 @@ const redeemQuery = reusableQuery(
           .returning(['token_hash', 'audience', 'scope', 'expires_at']),
       )
       .selectFrom('redeemed')
-      .selectAll('redeemed')
+      .select(REDEEMED_COLUMNS.map((column) => `redeemed.${column}` as const))
+      .select(USER_CLAIM_ALIASES.map((column) => `redeemed.${column}` as const))
       .select((eb) => [
         eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
         // What was stored: known beforehand in the plain shape; read back from the CTE that stored it in the other.
-        ...storedAccessTokenColumns(v, shape.resources, sql`redeemed.scope`, 'issued'),
+        ...storedAccessTokenColumns(shape.resources, 'issued'),
       ]),
 );
 
@@ -342,8 +350,10 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
     },
     { redirectUri: r.redirectUri !== null, verifier: r.challengeOfVerifier !== null, refresh: refresh !== null, resources: r.resources },
   );
+  const row = rows[0] as (Omit<RedeemedCode, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
+  if (!row) return undefined;
   // The access token is stored whenever the code is redeemed (same statement), so its columns are never null then.
-  return rows[0] as RedeemedCode | undefined;
+  return r.resources ? (row as RedeemedCode) : { ...row, ...plainStoredAccessToken(r.accessToken, row.scope) };
 }
 
 export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow | undefined> {

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { clientUnchanged } from './clients.js';
 import {
   accessTokenTargetColumns,
+  storedAccessTokenColumns,
   audienceOf,
   targetIssuable,
   type AccessTokenTargetValues,
@@ -266,13 +267,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     .selectAll('polled')
     .select((eb) => [
       eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-      eb.selectFrom('issued').select('issued.token_hash').as('at_hash'),
-      eb.selectFrom('issued').select('issued.audience').as('at_audience'),
-      eb.selectFrom('issued').select('issued.scope').as('at_scope'),
-      eb.selectFrom('issued').select('issued.expires_at').as('at_expires_at'),
-      sql<string | null>`(select rs.signing_alg from resource_servers rs where rs.identifier = (select issued.audience from issued))`.as(
-        'at_signing_alg',
-      ),
+      // Null while the request is pending: `issued` stored nothing.
+      ...storedAccessTokenColumns(true, 'issued'),
     ])
     .select(USER_CLAIM_COLUMNS);
 });

@@ -6,13 +6,14 @@ import { reusableQuery } from './hot-path/reusable-query.js';
 import type { RefreshTokenRow } from './schema.js';
 import {
   storedAccessTokenColumns,
+  plainStoredAccessToken,
   accessTokenTargetColumns,
   audienceOf,
   targetIssuable,
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
-import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
+import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface Rotation {
   tokenHash: string;
@@ -41,8 +42,11 @@ type RotationValues = AccessTokenTargetValues & {
   nextExpiresAt: Date;
 };
 
-/** The rotated token and the access token stored with its successor. */
-export type RotatedRefreshToken = RefreshTokenRow & StoredAccessToken;
+/** The columns of the rotated token that the token response is made of (only these: each one is parsed on the hot path). */
+const ROTATED_COLUMNS = ['user_id', 'scope', 'auth_time', 'sid', 'amr', 'claims'] as const;
+
+/** The rotated token, the access token stored with its successor, and the user's claim columns. */
+export type RotatedRefreshToken = Pick<RefreshTokenRow, (typeof ROTATED_COLUMNS)[number]> & StoredAccessToken & UserClaimColumns;
 
 const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower: boolean; resources: boolean }) =>
   db
@@ -149,8 +153,9 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
         .returning(['token_hash', 'audience', 'scope', 'expires_at']),
     )
     .selectFrom('rotated')
-    .selectAll('rotated')
-    .select(storedAccessTokenColumns(v, shape.resources, shape.narrower ? sql`${v.scopeText}::text` : sql`rotated.scope`, 'next_access')),
+    .select(ROTATED_COLUMNS.map((column) => `rotated.${column}` as const))
+    .select(USER_CLAIM_ALIASES.map((column) => `rotated.${column}` as const))
+    .select(storedAccessTokenColumns(shape.resources, 'next_access')),
 );
 
 /**
@@ -160,7 +165,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
  * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
  * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
  */
-export async function rotateRefreshToken(db: Db, r: Rotation): Promise<(RotatedRefreshToken & UserClaimColumns) | undefined> {
+export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RotatedRefreshToken | undefined> {
   const rows = await rotateQuery.execute(
     db,
     {
@@ -177,8 +182,10 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<(RotatedR
     },
     { narrower: r.scope !== null, resources: r.resources },
   );
+  const row = rows[0] as (Omit<RotatedRefreshToken, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
+  if (!row) return undefined;
   // The access token is stored whenever the token is rotated (same statement), so its columns are never null then.
-  return rows[0] as (RotatedRefreshToken & UserClaimColumns) | undefined;
+  return r.resources ? (row as RotatedRefreshToken) : { ...row, ...plainStoredAccessToken(r.accessToken, r.scope?.join(' ') ?? row.scope) };
 }
 
 /** The refresh token and whether its user is disabled (null when the user is enabled). */

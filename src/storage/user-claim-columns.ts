@@ -4,15 +4,14 @@ import type { UserRow } from './schema.js';
 /** What the claims of a user are made of (src/domain/accounts/users.ts standardClaims). */
 export type ClaimsUser = Pick<UserRow, 'id' | 'username' | 'email' | 'email_verified' | 'claims' | 'updated_at' | 'locale'>;
 
+/** The users columns a token statement reads. */
+const USER_CLAIM_FIELDS = ['username', 'email', 'email_verified', 'claims', 'updated_at', 'locale'] as const;
+
 /** The users columns of a token statement, prefixed so that they cannot collide with the token row's own. */
-export const USER_CLAIM_COLUMNS = [
-  'users.username as user_username',
-  'users.email as user_email',
-  'users.email_verified as user_email_verified',
-  'users.claims as user_claims',
-  'users.updated_at as user_updated_at',
-  'users.locale as user_locale',
-] as const;
+export const USER_CLAIM_COLUMNS = USER_CLAIM_FIELDS.map((field) => `users.${field} as user_${field}` as const);
+
+/** The names those columns have in the statement's answer. */
+export const USER_CLAIM_ALIASES = USER_CLAIM_FIELDS.map((field) => `user_${field}` as const);
 
 export interface UserClaimColumns {
   user_username: string;
