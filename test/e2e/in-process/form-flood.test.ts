@@ -51,7 +51,8 @@ t.test('RFC 6749 3.1: a 64 KiB body of one repeated name is refused at once with
   const token = await post('/sso/token', REPEATED, { authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret) });
   assertRefusedQuickly(t, token, /"error":"invalid_request"/);
   t.match(JSON.parse(token.text).error_description, /^parameter a must not be repeated$/);
-  for (const path of ['/sso/revoke', '/sso/introspect', '/sso/device_authorization', '/sso/userinfo']) {
+  // RFC 9126 2.1: the pushed authorization request is a form body like the others.
+  for (const path of ['/sso/revoke', '/sso/introspect', '/sso/device_authorization', '/sso/userinfo', '/sso/par']) {
     assertRefusedQuickly(t, await post(path, REPEATED), /invalid_request/);
   }
 });
