@@ -102,6 +102,9 @@ t.test('discovery and jwks', async (t) => {
     const doc = await discovery(t);
     const scopes = doc.scopes_supported as string[];
     for (const scope of ['openid', 'profile', 'email']) t.ok(scopes.includes(scope), scope);
+    // The groups scope and its claim (src/domain/authorization/scope.ts), which userinfo and ID tokens release.
+    t.ok(scopes.includes('groups'), 'groups');
+    t.ok((doc.claims_supported as string[]).includes('groups'), 'claims_supported lists groups');
   });
 
   t.test('ui_locales_supported lists the languages the pages speak: English, German and French (Discovery 3)', async (t) => {

@@ -45,7 +45,22 @@ export function standardClaims(user: ClaimsUser): Record<string, unknown> {
     // OIDC Core 5.1 locale: a claim an admin seeded wins; else the language the user last chose a page in, as
     // Keycloak's "locale" mapper releases its locale attribute in the profile scope.
     locale: (user.claims as { locale?: unknown }).locale ?? user.locale ?? undefined,
+    groups: groupsOf(user.claims),
   };
+}
+
+/** The most group names one user's `groups` claim carries: a directory with thousands would bloat every token. */
+export const MAX_GROUPS = 100;
+
+/**
+ * The user's groups (the `groups` scope): the names stored in their claims when those are a list of names, else none.
+ * Claims are JSON read back from the database, so the shape is checked here, not trusted.
+ */
+export function groupsOf(claims: Record<string, unknown>): string[] | undefined {
+  const groups = claims.groups;
+  if (!Array.isArray(groups) || groups.length === 0) return undefined;
+  const names = groups.filter((g): g is string => typeof g === 'string' && g.length > 0);
+  return names.length === groups.length ? names.slice(0, MAX_GROUPS) : undefined;
 }
 
 /** `sub` plus the claims the granted scopes release (OIDC Core 5.4), omitting those the user lacks. */

@@ -23,6 +23,9 @@ export const SCOPE_CLAIMS = {
   email: ['email', 'email_verified'],
   address: ['address'],
   phone: ['phone_number', 'phone_number_verified'],
+  // Not an OIDC Core scope: the groups a user belongs to, as Keycloak's and ZITADEL's `groups` claim (an array of
+  // names), filled from an upstream provider's or a directory's groups (src/domain/accounts/users.ts groupsOf).
+  groups: ['groups'],
   // OIDC Core 11: asks for a refresh token; releases no claim.
   offline_access: [],
 } as const satisfies Record<string, readonly string[]>;
@@ -40,6 +43,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, MessageKey>> = {
   email: 'scope.email',
   address: 'scope.address',
   phone: 'scope.phone',
+  groups: 'scope.groups',
   offline_access: 'scope.offline_access',
 };
 

@@ -82,6 +82,7 @@ export const de = {
   'scope.email': 'Ihre E-Mail-Adresse',
   'scope.address': 'Ihre Postanschrift',
   'scope.phone': 'Ihre Telefonnummer',
+  'scope.groups': 'Die Gruppen, zu denen Sie gehören',
   'scope.offline_access': 'Zugriff behalten, während Sie die App nicht verwenden',
 
   'device.title': 'Gerät verbinden',

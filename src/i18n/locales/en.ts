@@ -78,6 +78,7 @@ export const en = {
   'scope.email': 'Your email address',
   'scope.address': 'Your postal address',
   'scope.phone': 'Your phone number',
+  'scope.groups': 'The groups you belong to',
   'scope.offline_access': 'Keep access while you are not using the app',
 
   'device.title': 'Connect a device',

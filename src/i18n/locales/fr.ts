@@ -81,6 +81,7 @@ export const fr = {
   'scope.email': 'Votre adresse e-mail',
   'scope.address': 'Votre adresse postale',
   'scope.phone': 'Votre numéro de téléphone',
+  'scope.groups': 'Les groupes dont vous faites partie',
   'scope.offline_access': 'Conserver l’accès lorsque vous n’utilisez pas l’application',
 
   'device.title': 'Connecter un appareil',

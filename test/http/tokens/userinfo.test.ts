@@ -194,6 +194,31 @@ t.test('OIDC Core 5.4: the phone scope releases phone_number and nothing else', 
   t.same(res.json(), { sub: res.json().sub, phone_number: ALICE.phone_number });
 });
 
+t.test('the groups scope releases the groups claim (Keycloak and ZITADEL name it so) at userinfo and in the ID token', async (t) => {
+  // Alice: Bob is disabled by an earlier test of this file.
+  const alice = await db.selectFrom('users').select(['id', 'claims']).where('username', '=', ALICE.username).executeTakeFirstOrThrow();
+  const setGroups = (groups: unknown) =>
+    db
+      .updateTable('users')
+      .set({ claims: JSON.stringify({ ...alice.claims, groups }) as never })
+      .where('id', '=', alice.id)
+      .execute();
+  t.teardown(() => setGroups(undefined));
+  await setGroups(['staff', 'admins']);
+  const withGroups = await tokensFor('openid groups');
+  const res = await getUserinfo(withGroups.accessToken);
+  t.equal(res.statusCode, 200, res.body);
+  t.same(res.json(), { sub: res.json().sub, groups: ['staff', 'admins'] });
+  t.same(decodeJwt(withGroups.idToken!).groups, ['staff', 'admins'], 'the ID token carries them too');
+  // OIDC Core 5.4: a claim goes only with the scope that releases it.
+  const profile = await getUserinfo((await tokensFor('openid profile')).accessToken);
+  t.notOk('groups' in profile.json(), 'not with the profile scope');
+  // The claims are JSON read back: anything but a list of names is not released as groups.
+  await setGroups(['staff', 42]);
+  const bad = await getUserinfo((await tokensFor('openid groups')).accessToken);
+  t.same(bad.json(), { sub: bad.json().sub });
+});
+
 t.test('RFC 6750 3.1: a token granted without the openid scope is refused with 403 insufficient_scope', async (t) => {
   const { accessToken, idToken } = await tokensFor('profile email');
   t.equal(idToken, undefined);
