@@ -371,4 +371,5 @@ export const de = {
   'mail.invitation.intro': 'Sie sind eingeladen, mit dieser E-Mail-Adresse ein {service}-Konto zu erstellen.',
   'mail.invitation.action': 'Konto erstellen',
   'mail.invitation.valid': 'Der Link funktioniert {minutes} Minuten lang, einmal.',
+  'signIn.directoryUnavailable': 'Der Anmeldedienst ist vorübergehend nicht verfügbar. Versuchen Sie es in ein paar Minuten erneut.',
 } as const satisfies Catalog;

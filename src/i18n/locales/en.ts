@@ -348,4 +348,5 @@ export const en = {
   'mail.invitation.intro': 'You are invited to create a {service} account with this email address.',
   'mail.invitation.action': 'Create your account',
   'mail.invitation.valid': 'The link works for {minutes} minutes, once.',
+  'signIn.directoryUnavailable': 'The sign-in service is temporarily unavailable. Try again in a few minutes.',
 } as const;

@@ -365,4 +365,5 @@ export const fr = {
   'mail.invitation.intro': 'Vous êtes invité à créer un compte {service} avec cette adresse e-mail.',
   'mail.invitation.action': 'Créer votre compte',
   'mail.invitation.valid': 'Le lien fonctionne pendant {minutes} minutes, une seule fois.',
+  'signIn.directoryUnavailable': 'Le service de connexion est temporairement indisponible. Réessayez dans quelques minutes.',
 } as const satisfies Catalog;
