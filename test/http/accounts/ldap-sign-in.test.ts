@@ -89,13 +89,9 @@ async function linkOf(testApp: TestApp, userId: string) {
 if (SLAPD_MISSING) {
   t.plan(0, SLAPD_MISSING);
 } else {
-  let server: LdapServer;
-  let testApp: TestApp;
-
-  t.before(async () => {
-    server = await startLdapServer(t);
-    testApp = await buildTestApp(t, { seed: seedWith([directorySeed(server)]) });
-  });
+  // Started at load, so that the test group tears them down when this file's tests have run (test/helpers/test-group.ts).
+  const server: LdapServer = await startLdapServer(t);
+  const testApp: TestApp = await buildTestApp(t, { seed: seedWith([directorySeed(server)]) });
 
   t.test('the first sign-in provisions a linked user from the entry (ldaps:// with the test CA)', async (t) => {
     const res = await attempt(testApp.app, ALICE_LDAP.uid, ALICE_LDAP.password);
