@@ -77,6 +77,17 @@ function checkLinked(directory: Directory, externalId: string, username: string,
   });
 }
 
+/**
+ * What a directory says of a login, as a sign-in would find it (service bind, user search, group search) but
+ * without any password: for `sso-admin directories test`. Undefined when no single entry matches.
+ */
+export function lookUpLogin(directory: Directory, login: string): Promise<EntryProfile | undefined> {
+  return withDirectory(directory, async (session) => {
+    const entry = await oneEntry(session, directory.entry, userSearchFilter(directory.entry.user_filter, login));
+    return entry && entryProfile(directory.entry, entry, await searchedGroups(session, directory.entry, entry.dn));
+  });
+}
+
 /** The user's columns from the entry; the username stays what it was provisioned as. */
 async function refresh(ctx: ProviderContext, user: UserRow, directoryId: string, profile: EntryProfile): Promise<UserRow> {
   const now = ctx.clock();
