@@ -7,6 +7,8 @@ import t, { type Test } from 'tap';
 import { DIRECTORY_PASSWORD_HASH } from '../../../src/domain/directories/directory-sign-in.js';
 import { parseSeed, type SeedFile } from '../../../src/domain/admin/seed.js';
 import { ALICE, buildTestApp, CONFIDENTIAL, FIXTURES, seedDatabase, type TestApp } from '../../helpers/app.js';
+import { accountPage, accountSignIn } from '../../helpers/account.js';
+import { issueResetLink } from '../../../src/domain/accounts/password-reset.js';
 import { authorizePath, Browser, formAction, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
 import { freePort } from '../../helpers/listening.js';
 import { ALICE_LDAP, BOB_LDAP, directorySeed, SLAPD_MISSING, startLdapServer, type LdapServer } from '../../helpers/ldap-server.js';
@@ -224,5 +226,38 @@ if (SLAPD_MISSING) {
     refusedAsWrong(t, await attempt(testApp.app, BOB_LDAP.uid, BOB_LDAP.password, freshAddress()), 'entry of a disabled directory');
     await seedDatabase(testApp.db, seedWith([directorySeed(server)]));
     t.ok(signedIn(await attempt(testApp.app, ALICE_LDAP.uid, ALICE_LDAP.password)), 'enabled again: signs in');
+  });
+
+  t.test('the directory manages the password: the account page and a reset link refuse to set one', async (t) => {
+    const browser = await accountSignIn(testApp.app, new Browser(), { username: ALICE_LDAP.uid, password: ALICE_LDAP.password });
+    const page = await browser.request(testApp.app, 'GET', '/sso/account/password');
+    t.equal(page.statusCode, 200);
+    t.ok(page.body.includes('Your password is managed by your directory'), 'the page says so, instead of a form');
+    t.notOk(page.body.includes('type="password"'), 'no password form');
+    const { csrf } = await accountPage(testApp.app, browser);
+    const posted = await browser.request(testApp.app, 'POST', '/sso/account/password', {
+      csrf,
+      current: ALICE_LDAP.password,
+      password: 'a-brand-new-local-password',
+      repeat: 'a-brand-new-local-password',
+    });
+    t.equal(posted.statusCode, 409, 'a posted change is refused');
+    t.ok(posted.body.includes('kept in your organisation&#39;s directory') || posted.body.includes("organisation's directory"));
+
+    const user = (await userRow(testApp, ALICE_LDAP.uid))!;
+    const link = await issueResetLink({ db: testApp.db, clock: () => new Date(), config: testApp.config }, user.id, false);
+    const token = new URL(link!.url).searchParams.get('token')!;
+    const opened = await testApp.app.inject({ method: 'GET', url: `/sso/account/reset?token=${token}` });
+    t.equal(opened.statusCode, 409, 'a reset link opens on the refusal');
+    t.ok(opened.body.includes('Your password is managed by your directory'));
+    const reset = await testApp.app.inject({
+      method: 'POST',
+      url: '/sso/account/reset',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ token, password: 'a-brand-new-local-password', repeat: 'a-brand-new-local-password' }).toString(),
+    });
+    t.equal(reset.statusCode, 409, 'and a posted reset is refused');
+    t.equal((await userRow(testApp, ALICE_LDAP.uid))!.password_hash, DIRECTORY_PASSWORD_HASH, 'no local password was set');
+    t.notOk(signedIn(await attempt(testApp.app, ALICE_LDAP.uid, 'a-brand-new-local-password', freshAddress())), 'nor does one sign in');
   });
 }
