@@ -3,7 +3,11 @@
 // the filter (RFC 4515 3); a directory that does not answer gives a 503 page and counts against nobody; TLS by
 // ldaps:// and by StartTLS (RFC 4511 4.14) with the test CA.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
 import t, { type Test } from 'tap';
+import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
+import { PasswordPolicy } from '../../../src/domain/accounts/password-policy.js';
+import { resetLink, setPassword } from '../../../src/domain/admin/user-admin.js';
 import { DIRECTORY_PASSWORD_HASH } from '../../../src/domain/directories/directory-sign-in.js';
 import { parseSeed, type SeedFile } from '../../../src/domain/admin/seed.js';
 import { ALICE, buildTestApp, CONFIDENTIAL, FIXTURES, seedDatabase, type TestApp } from '../../helpers/app.js';
@@ -259,5 +263,20 @@ if (SLAPD_MISSING) {
     t.equal(reset.statusCode, 409, 'and a posted reset is refused');
     t.equal((await userRow(testApp, ALICE_LDAP.uid))!.password_hash, DIRECTORY_PASSWORD_HASH, 'no local password was set');
     t.notOk(signedIn(await attempt(testApp.app, ALICE_LDAP.uid, 'a-brand-new-local-password', freshAddress())), 'nor does one sign in');
+
+    const admin = {
+      config: testApp.config,
+      db: testApp.db,
+      clock: () => new Date(),
+      log: pino({ level: 'silent' }),
+      passwords: new PasswordHasher(testApp.config.argon2),
+      passwordPolicy: new PasswordPolicy(),
+    };
+    await t.rejects(
+      setPassword(admin, ALICE_LDAP.uid, 'a-brand-new-local-password'),
+      /kept by their directory/,
+      'sso-admin users set-password',
+    );
+    await t.rejects(resetLink(admin, ALICE_LDAP.uid, false), /kept by their directory/, 'sso-admin users reset-link');
   });
 }
