@@ -59,6 +59,7 @@ userPassword: ${p.password}
 const LDIF = [
   `dn: ${BASE_DN}\nobjectClass: dcObject\nobjectClass: organization\no: Example\ndc: example\n`,
   `dn: ${PEOPLE_DN}\nobjectClass: organizationalUnit\nou: people\n`,
+  `dn: ou=moved,${PEOPLE_DN}\nobjectClass: organizationalUnit\nou: moved\n`,
   `dn: ${GROUPS_DN}\nobjectClass: organizationalUnit\nou: groups\n`,
   `dn: ou=services,${BASE_DN}\nobjectClass: organizationalUnit\nou: services\n`,
   `dn: ${SERVICE_DN}\nobjectClass: organizationalRole\nobjectClass: simpleSecurityObject\ncn: reader\nuserPassword: ${SERVICE_PASSWORD}\n`,
@@ -98,8 +99,8 @@ export interface LdapServer {
   ca: string;
   /** Replaces attributes of an entry, as the directory's administrator. */
   modify(dn: string, values: Record<string, string[]>): Promise<void>;
-  /** Renames an entry (a new RDN under the same parent), as the directory's administrator. */
-  rename(dn: string, newRdn: string): Promise<void>;
+  /** Renames or moves an entry to `newDn` (the old RDN value is removed), as the directory's administrator. */
+  move(dn: string, newDn: string): Promise<void>;
 }
 
 function waitForPort(port: number, child: ChildProcess, deadline: number): Promise<void> {
@@ -175,7 +176,7 @@ export async function startLdapServer(t: Test): Promise<LdapServer> {
           ),
         ),
       ),
-    rename: (dn, newRdn) => asRoot((client) => client.modifyDN(dn, `${newRdn},${dn.slice(dn.indexOf(',') + 1)}`)),
+    move: (dn, newDn) => asRoot((client) => client.modifyDN(dn, newDn)),
   };
 }
 

@@ -15,7 +15,15 @@ import { accountPage, accountSignIn } from '../../helpers/account.js';
 import { issueResetLink } from '../../../src/domain/accounts/password-reset.js';
 import { authorizePath, Browser, formAction, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
 import { freePort } from '../../helpers/listening.js';
-import { ALICE_LDAP, BOB_LDAP, directorySeed, SLAPD_MISSING, startLdapServer, type LdapServer } from '../../helpers/ldap-server.js';
+import {
+  ALICE_LDAP,
+  BOB_LDAP,
+  directorySeed,
+  PEOPLE_DN,
+  SLAPD_MISSING,
+  startLdapServer,
+  type LdapServer,
+} from '../../helpers/ldap-server.js';
 
 const WRONG = 'The username or password is not correct.';
 const UNAVAILABLE = 'The sign-in service is temporarily unavailable.';
@@ -139,6 +147,22 @@ if (SLAPD_MISSING) {
   t.test('the user signs in with the email address too, as the directory user they are', async (t) => {
     const res = await attempt(testApp.app, 'alice.renamed@example.test', ALICE_LDAP.password);
     t.ok(signedIn(res), 'signed in by email (the local user found by address, checked by the directory)');
+  });
+
+  t.test('a renamed and moved entry still signs its user in: it is found again by entryUUID (RFC 4530)', async (t) => {
+    const moved = `uid=alice-moved,ou=moved,${PEOPLE_DN}`;
+    await server.move(ALICE_LDAP.dn, moved);
+    t.teardown(() => server.move(moved, ALICE_LDAP.dn));
+    const res = await attempt(testApp.app, ALICE_LDAP.uid, ALICE_LDAP.password);
+    t.ok(signedIn(res), 'signed in with the local username, though no entry has uid=alice-ldap any more');
+    const user = await userRow(testApp, ALICE_LDAP.uid);
+    t.equal((await linkOf(testApp, user!.id))?.dn, moved, 'the link follows the entry to its new DN');
+    const count = await testApp.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('username', '=', 'alice-moved')
+      .executeTakeFirst();
+    t.equal(Number(count!.n), 0, 'no second user for the new uid');
   });
 
   t.test('a wrong password and an unknown login get what a wrong local password gets', async (t) => {
