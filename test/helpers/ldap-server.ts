@@ -17,7 +17,9 @@ const SLAPADD = '/usr/sbin/slapadd';
 
 /** Why the directory tests do not run here, or undefined when they can. */
 export const SLAPD_MISSING =
-  existsSync(SLAPD) && existsSync(SLAPADD) ? undefined : 'slapd is not installed (Debian: apt-get install slapd ldap-utils)';
+  existsSync(SLAPD) && existsSync(SLAPADD)
+    ? undefined
+    : `${SLAPD} is missing: install Debian's slapd and ldap-utils packages (apt-get install slapd ldap-utils) to run the LDAP tests`;
 
 export const BASE_DN = 'dc=example,dc=test';
 export const ROOT_DN = `cn=admin,${BASE_DN}`;
