@@ -48,46 +48,71 @@ export async function withDirectory<T>(directory: Directory, work: (session: Lda
     strictDN: false,
   });
   const unavailable = (err: unknown) => (err instanceof DirectoryUnavailable ? err : new DirectoryUnavailable(entry.id, errorClassOf(err)));
+  const conversation = converse(client, directory, unavailable, work);
+  // ldapts times the connection and each operation, but not a StartTLS handshake: one deadline for the whole
+  // conversation (a connection, and at most five operations: the service bind, two user searches, the group search,
+  // the user's bind).
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DirectoryUnavailable(entry.id, 'DeadlineExceeded')),
+      entry.connect_timeout_ms + 5 * entry.operation_timeout_ms,
+    );
+  });
+  conversation.catch(() => undefined); // settled after the deadline, once unbind closes the socket
   try {
-    try {
-      if (entry.start_tls) await client.startTLS(tls);
-      await client.bind(entry.bind_dn, directory.bindPassword);
-    } catch (err) {
-      throw unavailable(err);
-    }
-    const session: LdapSession = {
-      async search(base, filter, attributes, binaryAttributes, sizeLimit) {
-        try {
-          const { searchEntries } = await client.search(base, {
-            scope: 'sub',
-            filter,
-            attributes,
-            explicitBufferAttributes: binaryAttributes,
-            sizeLimit,
-            timeLimit: Math.ceil(entry.operation_timeout_ms / 1000),
-          });
-          return searchEntries.length > sizeLimit ? 'too-many' : searchEntries;
-        } catch (err) {
-          // RFC 4511 4.5.1.4: more entries match than the size limit allows.
-          if (err instanceof SizeLimitExceededError) return 'too-many';
-          throw unavailable(err);
-        }
-      },
-      async bindAs(dn, password) {
-        // RFC 4513 5.1.2: a simple bind with a DN and an empty password is an unauthenticated bind, which servers
-        // answer with success: it must never count as a password check.
-        if (!password) return false;
-        try {
-          await client.bind(dn, password);
-          return true;
-        } catch (err) {
-          if (err instanceof InvalidCredentialsError) return false;
-          throw unavailable(err);
-        }
-      },
-    };
-    return await work(session);
+    return await Promise.race([conversation, deadline]);
   } finally {
+    clearTimeout(timer);
     await client.unbind().catch(() => undefined);
   }
+}
+
+/** The service bind, then `work`, on a connected client: every failure as DirectoryUnavailable. */
+async function converse<T>(
+  client: Client,
+  directory: Directory,
+  unavailable: (err: unknown) => DirectoryUnavailable,
+  work: (session: LdapSession) => Promise<T>,
+): Promise<T> {
+  const { entry } = directory;
+  const tls = tlsOptions(entry);
+  try {
+    if (entry.start_tls) await client.startTLS(tls);
+    await client.bind(entry.bind_dn, directory.bindPassword);
+  } catch (err) {
+    throw unavailable(err);
+  }
+  const session: LdapSession = {
+    async search(base, filter, attributes, binaryAttributes, sizeLimit) {
+      try {
+        const { searchEntries } = await client.search(base, {
+          scope: 'sub',
+          filter,
+          attributes,
+          explicitBufferAttributes: binaryAttributes,
+          sizeLimit,
+          timeLimit: Math.ceil(entry.operation_timeout_ms / 1000),
+        });
+        return searchEntries.length > sizeLimit ? 'too-many' : searchEntries;
+      } catch (err) {
+        // RFC 4511 4.5.1.4: more entries match than the size limit allows.
+        if (err instanceof SizeLimitExceededError) return 'too-many';
+        throw unavailable(err);
+      }
+    },
+    async bindAs(dn, password) {
+      // RFC 4513 5.1.2: a simple bind with a DN and an empty password is an unauthenticated bind, which servers
+      // answer with success: it must never count as a password check.
+      if (!password) return false;
+      try {
+        await client.bind(dn, password);
+        return true;
+      } catch (err) {
+        if (err instanceof InvalidCredentialsError) return false;
+        throw unavailable(err);
+      }
+    },
+  };
+  return await work(session);
 }
