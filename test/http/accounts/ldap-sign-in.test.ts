@@ -5,6 +5,8 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import t, { type Test } from 'tap';
+import { loggerOptions } from '../../../src/logger.js';
+import { addRiskRule } from '../../../src/domain/risk/rules.js';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
 import { PasswordPolicy } from '../../../src/domain/accounts/password-policy.js';
 import { resetLink, setPassword } from '../../../src/domain/admin/user-admin.js';
@@ -20,6 +22,7 @@ import {
   BOB_LDAP,
   directorySeed,
   PEOPLE_DN,
+  SERVICE_PASSWORD,
   SLAPD_MISSING,
   startLdapServer,
   type LdapServer,
@@ -303,5 +306,37 @@ if (SLAPD_MISSING) {
       'sso-admin users set-password',
     );
     await t.rejects(resetLink(admin, ALICE_LDAP.uid, false), /kept by their directory/, 'sso-admin users reset-link');
+  });
+
+  t.test('throttling, the risk rules and the log apply as to local passwords', async (t) => {
+    const raw: string[] = [];
+    const logger = pino(loggerOptions('info'), { write: (line: string) => void raw.push(line) });
+    const app = await buildTestApp(t, { logger, env: { SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '3' }, seed: seedWith([directorySeed(server)]) });
+
+    // RFC 6749 10.10: the account counter comes before the directory; three free attempts (as set), then a lock.
+    const codes: number[] = [];
+    for (let i = 0; i < 4; i += 1) codes.push((await attempt(app.app, BOB_LDAP.uid, `wrong-${i}-password`, freshAddress())).statusCode);
+    t.same(codes, [401, 401, 401, 429], 'the fourth wrong directory password is throttled like a local one');
+
+    // An admin rule blocking the username refuses before the password is checked, and nothing is provisioned.
+    await addRiskRule(app.db, { kind: 'username', value: ALICE_LDAP.uid, effect: 'block', note: null }, new Date());
+    const blocked = await attempt(app.app, ALICE_LDAP.uid, ALICE_LDAP.password, freshAddress());
+    t.equal(blocked.statusCode, 401);
+    t.notOk(signedIn(blocked), 'a BLOCK verdict refuses a right directory password');
+    t.notOk(await userRow(app, ALICE_LDAP.uid), 'and provisions no one');
+
+    const down = await buildTestApp(t, {
+      logger,
+      seed: seedWith([directorySeed(server, { url: `ldaps://127.0.0.1:${await freePort()}` })]),
+    });
+    t.equal((await attempt(down.app, BOB_LDAP.uid, BOB_LDAP.password, freshAddress())).statusCode, 503);
+    const lines = raw.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const unavailable = lines.filter((l) => l.event === 'directory_unavailable');
+    t.equal(unavailable.length, 1, 'the unreachable directory is logged');
+    t.match(unavailable[0], { directory: 'corp', error: 'Error:ECONNREFUSED' }, 'by its id and the error class');
+    const all = raw.join('\n');
+    for (const secret of [BOB_LDAP.password, ALICE_LDAP.password, SERVICE_PASSWORD, 'wrong-0-password'])
+      t.notOk(all.includes(secret), 'no password in any log line');
+    t.notOk(all.includes('uid=bob-ldap'), 'nor a DN or filter of the directory');
   });
 }
