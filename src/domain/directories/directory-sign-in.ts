@@ -93,14 +93,18 @@ async function refresh(ctx: ProviderContext, user: UserRow, directoryId: string,
   const now = ctx.clock();
   const claims = { ...withoutMapped(user.claims), ...profile.claims };
   const email = await emailFor(ctx, profile.email, user.id);
-  await updateUser(ctx.db, user.id, {
-    email,
-    email_verified: email !== null && profile.emailVerified,
-    claims: JSON.stringify(claims),
-    updated_at: now,
-  });
+  const emailVerified = email !== null && profile.emailVerified;
   await touchLink(ctx.db, directoryId, profile.externalId, profile.dn, now);
+  // Written only when the entry changed: updated_at is the OIDC Core 5.1 claim of when the profile last changed.
+  if (email === user.email && emailVerified === user.email_verified && sameClaims(claims, user.claims)) return user;
+  await updateUser(ctx.db, user.id, { email, email_verified: emailVerified, claims: JSON.stringify(claims), updated_at: now });
   return (await findUserById(ctx.db, user.id)) ?? user;
+}
+
+/** Equal claims whatever their key order (values are strings and lists of strings). */
+function sameClaims(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a).sort();
+  return JSON.stringify(keys) === JSON.stringify(Object.keys(b).sort()) && keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }
 
 /** The claims a directory maps, dropped before the entry's are written (an attribute removed is a claim removed). */

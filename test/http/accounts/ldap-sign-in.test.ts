@@ -151,6 +151,10 @@ if (SLAPD_MISSING) {
   t.test('the user signs in with the email address too, as the directory user they are', async (t) => {
     const res = await attempt(testApp.app, 'alice.renamed@example.test', ALICE_LDAP.password);
     t.ok(signedIn(res), 'signed in by email (the local user found by address, checked by the directory)');
+    const before = await userRow(testApp, ALICE_LDAP.uid);
+    t.ok(signedIn(await attempt(testApp.app, ALICE_LDAP.uid, ALICE_LDAP.password)), 'and again, the entry unchanged');
+    const after = await userRow(testApp, ALICE_LDAP.uid);
+    t.equal(after!.updated_at.getTime(), before!.updated_at.getTime(), 'an unchanged entry leaves updated_at (OIDC Core 5.1) alone');
   });
 
   t.test('a renamed and moved entry still signs its user in: it is found again by entryUUID (RFC 4530)', async (t) => {
