@@ -32,6 +32,7 @@ try {
   process.stdout.write(`${line('clients', report.clients)}\n${line('users', report.users)}\n`);
   if (report.resource_servers) process.stdout.write(`${line('resource servers', report.resource_servers)}\n`);
   if (report.risk_rules) process.stdout.write(`${line('risk rules', report.risk_rules)}\n`);
+  if (report.directories) process.stdout.write(`${line('directories', report.directories)}\n`);
 } catch (err) {
   process.stderr.write(`seeding failed, nothing was written: ${(err as Error).message}\n`);
   process.exitCode = 1;

@@ -8,6 +8,7 @@ import { signInWithPassword, type PasswordSignIn } from '../domain/accounts/pass
 import { beginSecondFactor } from '../domain/accounts/second-factor.js';
 import { completeSignIn } from '../domain/accounts/sign-in-completion.js';
 import { TemporarilyUnavailable } from '../errors/oauth-error.js';
+import { DirectoryUnavailable } from '../domain/directories/directory-unavailable.js';
 import type { ActiveSession } from '../storage/sessions.js';
 import { challengeCookie, sessionCookie } from './cookies.js';
 import { deviceSignalsOf, setDeviceCookie } from './device-signals.js';
@@ -15,7 +16,8 @@ import { seeOther } from './redirect.js';
 import type { Locale } from '../i18n/catalog.js';
 import { text, type Text } from '../i18n/translate.js';
 
-type Refusal = Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' };
+type Refusal =
+  Exclude<PasswordSignIn, { kind: 'signed-in' } | { kind: 'challenge' }> | { kind: 'busy' } | { kind: 'directory-unavailable' };
 
 /** What the sign-in page says, and with which status, when an attempt does not sign in. */
 function refusal(outcome: Refusal): { status: number; message: Text; retryAfter?: number } {
@@ -35,6 +37,9 @@ function refusal(outcome: Refusal): { status: number; message: Text; retryAfter?
     }
     case 'busy':
       return { status: 503, message: text('common.busy'), retryAfter: 1 };
+    case 'directory-unavailable':
+      // The password was not checked: neither a wrong password nor a failure of ours (RFC 9110 15.6.4).
+      return { status: 503, message: text('signIn.directoryUnavailable'), retryAfter: 5 };
   }
 }
 
@@ -103,10 +108,11 @@ async function attemptSignIn(
   password: string,
   request: FastifyRequest<{ Body: RawParams }>,
   clientId: string | null | undefined,
-): Promise<PasswordSignIn | { kind: 'busy' }> {
+): Promise<PasswordSignIn | { kind: 'busy' } | { kind: 'directory-unavailable' }> {
   try {
     return await signInWithPassword(ctx, login, password, deviceSignalsOf(request, ctx.config, request.body), clientId ?? null);
   } catch (err) {
+    if (err instanceof DirectoryUnavailable) return { kind: 'directory-unavailable' };
     if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };
     throw err;
   }

@@ -56,6 +56,8 @@ export interface UsableReset {
   interactionId: string | null;
   /** The user has an authenticator app: its code is asked for before the new password is set. */
   hasAuthenticator: boolean;
+  /** The user was provisioned from a directory (directory_links), which holds their password. */
+  directoryManaged: boolean;
 }
 
 /** The conditions of a usable link `r` of user `u`, as SQL (see the migration). */
@@ -65,14 +67,29 @@ const usable = (now: Date) => sql`r.used_at IS NULL AND r.expires_at > ${now} AN
 
 /** The link of this digest, if it may be used now. Reads only. */
 export async function findUsableReset(db: Db, tokenDigest: string, now: Date): Promise<UsableReset | undefined> {
-  const { rows } = await sql<{ user_id: string; username: string; email: string | null; interaction_id: string | null; totp: boolean }>`
+  const { rows } = await sql<{
+    user_id: string;
+    username: string;
+    email: string | null;
+    interaction_id: string | null;
+    totp: boolean;
+    directory: boolean;
+  }>`
     SELECT r.user_id, u.username, u.email, r.interaction_id,
-           EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS totp
+           EXISTS (SELECT 1 FROM totp_authenticators t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL) AS totp,
+           EXISTS (SELECT 1 FROM directory_links l WHERE l.user_id = u.id) AS directory
       FROM password_resets r JOIN users u ON u.id = r.user_id
      WHERE r.token_digest = ${tokenDigest} AND ${usable(now)}`.execute(db);
   const row = rows[0];
   return (
-    row && { userId: row.user_id, username: row.username, email: row.email, interactionId: row.interaction_id, hasAuthenticator: row.totp }
+    row && {
+      userId: row.user_id,
+      username: row.username,
+      email: row.email,
+      interactionId: row.interaction_id,
+      hasAuthenticator: row.totp,
+      directoryManaged: row.directory,
+    }
   );
 }
 
@@ -107,6 +124,8 @@ export async function completePasswordReset(
       UPDATE password_resets r SET used_at = ${now}
         FROM users u
        WHERE r.token_digest = ${c.tokenDigest} AND u.id = r.user_id AND ${usable(now)}
+         -- A directory user's password is the directory's: a local one set here would bypass it.
+         AND NOT EXISTS (SELECT 1 FROM directory_links l WHERE l.user_id = u.id)
       RETURNING r.user_id, r.interaction_id
     ), changed AS (
       UPDATE users SET password_hash = ${c.passwordHash}, email_verified = true, updated_at = ${now}

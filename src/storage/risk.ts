@@ -14,6 +14,11 @@ export {
   type UserFacts,
 } from './hot-path/record-attempt.js';
 
+/** The attempt's password was never checked (a directory did not answer): it counts as no failure. */
+export async function excuseAttempt(db: Db, attemptId: string): Promise<void> {
+  await db.updateTable('sign_in_attempts').set({ excused: true }).where('id', '=', attemptId).execute();
+}
+
 /**
  * The attempt signed in; the failures of the same login before it were typos, and are excused. One statement,
  * reading the few rows of one login.

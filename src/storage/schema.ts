@@ -484,3 +484,37 @@ export type RiskRuleRow = Selectable<RiskRulesTable>;
 export type DeviceAuthorizationRow = Selectable<DeviceAuthorizationsTable>;
 export type TotpAuthenticatorRow = Selectable<TotpAuthenticatorsTable>;
 export type PasskeyRow = Selectable<PasskeysTable>;
+
+/** An LDAP or Active Directory server the password form checks passwords against (src/domain/directories/). */
+export interface DirectoriesTable {
+  id: string;
+  display_name: string;
+  /** The order in which sign-ins search the directories, lowest first. */
+  position: number;
+  enabled: boolean;
+  /** The validated entry without its bind password (src/domain/directories/directory-settings.ts); validated again when read. */
+  settings: Json<Record<string, unknown>>;
+  /** The service account's password, sealed (src/domain/keys/sealed-secrets.ts, purpose 'directory-bind'). */
+  bind_password_sealed: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A local user provisioned from a directory entry, by the entry's stable identifier (entryUUID, objectGUID). */
+export interface DirectoryLinksTable {
+  directory_id: string;
+  external_id: string;
+  user_id: string;
+  /** The entry's DN when the user last signed in: refreshed each time, never what the link is keyed on. */
+  dn: string;
+  last_synced_at: Timestamp;
+}
+
+// The directory tables, merged into the Database interface above.
+export interface Database {
+  directories: DirectoriesTable;
+  directory_links: DirectoryLinksTable;
+}
+
+export type DirectoryRow = Selectable<DirectoriesTable>;
+export type DirectoryLinkRow = Selectable<DirectoryLinksTable>;

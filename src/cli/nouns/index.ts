@@ -3,10 +3,11 @@
 import type { Noun } from '../command.js';
 import { clients } from './clients.js';
 import { devices } from './devices.js';
+import { directories } from './directories.js';
 import { keys } from './keys.js';
 import { resources } from './resources.js';
 import { rules } from './rules.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
 
-export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules];
+export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, directories];

@@ -9,6 +9,7 @@ import type { UserRow } from '../../storage/schema.js';
 import type { ProviderContext } from '../context.js';
 import type { PasswordProblem } from './password-policy.js';
 import { checkCurrentPassword } from './current-password.js';
+import { isDirectoryUser } from '../directories/directory-sign-in.js';
 
 export type PasswordChange =
   | { kind: 'changed'; sessionsEnded: number; logoutsQueued: number }
@@ -18,7 +19,9 @@ export type PasswordChange =
   | { kind: 'throttled'; retryAfterSeconds: number }
   | { kind: 'busy' }
   /** The password changed meanwhile (another tab, a reset): nothing was written. */
-  | { kind: 'conflict' };
+  | { kind: 'conflict' }
+  /** The user's directory holds their password (src/domain/directories/): it is changed there, never here. */
+  | { kind: 'directory-managed' };
 
 export async function changePassword(
   ctx: ProviderContext,
@@ -34,6 +37,7 @@ export async function changePassword(
   },
 ): Promise<PasswordChange> {
   const { user } = input;
+  if (isDirectoryUser(user)) return { kind: 'directory-managed' };
   if (input.password !== input.repeat) return { kind: 'mismatch' };
   const problem = ctx.passwordPolicy.problem(input.password, user);
   if (problem) return { kind: 'weak', problem };

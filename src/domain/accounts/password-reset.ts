@@ -108,6 +108,8 @@ export type ResetResult =
   | { kind: 'mismatch'; reset: UsableReset }
   | { kind: 'weak'; reset: UsableReset; problem: PasswordProblem }
   | { kind: 'code-refused'; reset: UsableReset; retryAfterSeconds?: number }
+  /** The user's directory holds their password (Keycloak's READ_ONLY edit mode): nothing is set here. */
+  | { kind: 'directory-managed' }
   | { kind: 'done'; interactionId: string | null; sessionsEnded: number; logoutsQueued: number };
 
 /**
@@ -127,6 +129,7 @@ export async function resetPassword(
 ): Promise<ResetResult> {
   const reset = await openReset(ctx, input.token);
   if (!reset) return { kind: 'invalid-link' };
+  if (reset.directoryManaged) return { kind: 'directory-managed' };
   if (input.password !== input.repeat) return { kind: 'mismatch', reset };
   const problem = ctx.passwordPolicy.problem(input.password, reset);
   if (problem) return { kind: 'weak', reset, problem };

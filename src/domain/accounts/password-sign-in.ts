@@ -4,7 +4,8 @@
 import { performance } from 'node:perf_hooks';
 import type { RiskPolicy } from '../../config.js';
 import { TemporarilyUnavailable } from '../../errors/oauth-error.js';
-import { recordAttempt, type CounterWindows } from '../../storage/risk.js';
+import { excuseAttempt, recordAttempt, type CounterWindows, type UserFacts } from '../../storage/risk.js';
+import { DirectoryUnavailable } from '../directories/directory-unavailable.js';
 import type { UserRow } from '../../storage/schema.js';
 import type { ProviderContext } from '../context.js';
 import { deviceIdentity, type DeviceIdentity } from '../risk/device-identity.js';
@@ -108,16 +109,22 @@ export async function signInWithPassword(
     return { kind: 'wrong-credentials', evaluation: { verdict: earlyVerdict, blockedBeforePassword: true, ...time.figures() } };
   }
 
-  const user = await checkPassword(ctx, early.account?.user, password).catch(async (err: unknown) => {
-    // Refused as busy before any work: no password was checked, so nothing counts against the account or address.
+  const user = await checkPassword(ctx, early.account?.user, password, login).catch(async (err: unknown) => {
+    // Refused as busy before any work, or a directory could not answer: no password was checked, so nothing counts
+    // against the account or address, nor in the attempt log.
     if (err instanceof TemporarilyUnavailable) await signInNotChecked(ctx, claim);
+    if (err instanceof DirectoryUnavailable) {
+      await excuseAttempt(ctx.db, early.attemptId);
+      ctx.log.warn({ event: 'directory_unavailable', directory: err.directoryId, error: err.errorClass }, 'a directory did not answer');
+    }
     throw err;
   });
   if (!user) return wrongCredentials(ctx, device.label, { verdict: earlyVerdict, ...time.figures() });
 
   // The early statement read the user's own facts with the user: the second stage is arithmetic.
   const afterPassword = performance.now();
-  const facts = early.account!.facts;
+  // A user the directory check provisioned just now has no history yet.
+  const facts = early.account?.facts ?? NO_HISTORY;
   const verdict = verdictOf(combinedReasons(before, userReasons(facts)), policy, {
     id: facts.device?.id ?? null,
     label: device.label,
@@ -143,6 +150,8 @@ export async function signInWithPassword(
   await signInSucceeded(ctx, claim);
   return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
 }
+
+const NO_HISTORY: UserFacts = { deviceCount: 0, device: null, networkKnown: false, ruleEffects: [] };
 
 /** The windows and caps of the attempt log's counters at `now` (also read by a passkey sign-in's evaluation). */
 export function counterWindows(policy: RiskPolicy, now: Date): CounterWindows {

@@ -6,6 +6,7 @@ import { findUserById, rememberLocale } from '../../storage/users.js';
 import { epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { claimNamesFor } from '../authorization/scope.js';
+import { checkDirectoryLogin, checkDirectoryUser, isDirectoryUser } from '../directories/directory-sign-in.js';
 
 /** The longest login or password we hash; longer input is refused before any work is spent. */
 export const MAX_CREDENTIAL_LENGTH = 1024;
@@ -13,15 +14,28 @@ export const MAX_CREDENTIAL_LENGTH = 1024;
 /**
  * The user if the password is theirs; undefined otherwise. The user is the one the login named (looked up with the
  * attempt's risk statement), or none: an unknown login spends the same argon2 work as a known one, so that timing
- * does not reveal which accounts exist.
+ * does not reveal which accounts exist. A directory user's password is checked by their directory; with `login`
+ * (the password form), a login no local user has is looked for in the directories (src/domain/directories/), and
+ * a refusal there spends the argon2 work too. Throws DirectoryUnavailable when a directory cannot answer.
  */
-export async function checkPassword(ctx: ProviderContext, user: UserRow | undefined, password: string): Promise<UserRow | undefined> {
+export async function checkPassword(
+  ctx: ProviderContext,
+  user: UserRow | undefined,
+  password: string,
+  login?: string,
+): Promise<UserRow | undefined> {
   if (password.length > MAX_CREDENTIAL_LENGTH) return undefined;
-  if (!user || user.disabled_at !== null) {
-    await ctx.passwords.verifyNothing(password);
-    return undefined;
-  }
-  return (await ctx.passwords.verify(user.password_hash, password)) ? user : undefined;
+  if (user && user.disabled_at === null && !isDirectoryUser(user))
+    return (await ctx.passwords.verify(user.password_hash, password)) ? user : undefined;
+  const found = await directoryPassword(ctx, user, password, login);
+  if (!found) await ctx.passwords.verifyNothing(password);
+  return found;
+}
+
+/** A directory user's password, or a login no local user has looked for in the directories. */
+function directoryPassword(ctx: ProviderContext, user: UserRow | undefined, password: string, login: string | undefined) {
+  if (user) return user.disabled_at === null ? checkDirectoryUser(ctx, user, password) : undefined;
+  return login === undefined ? undefined : checkDirectoryLogin(ctx, login.trim(), password);
 }
 
 /** The username of a signed-in user, for pages that say who is acting (the consent page); undefined once deleted. */

@@ -37,7 +37,10 @@ export type AdminEvent =
   | 'admin.rule.deleted'
   | 'admin.resource.created'
   | 'admin.resource.replaced'
-  | 'admin.resource.deleted';
+  | 'admin.resource.deleted'
+  | 'admin.directory.added'
+  | 'admin.directory.replaced'
+  | 'admin.directory.removed';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {

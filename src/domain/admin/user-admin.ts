@@ -22,6 +22,7 @@ import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
 import { issueResetLink } from '../accounts/password-reset.js';
 import { inviteByEmail, isEmailAddress } from '../accounts/signup.js';
+import { findLinkOfUser } from '../../storage/directories.js';
 
 export interface UserSummary {
   id: string;
@@ -105,9 +106,19 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
   return summary(await findUserByRef(ctx.db, id));
 }
 
+/**
+ * A linked directory user's password is changed in their directory (src/domain/directories/), never here. Once their
+ * directory is removed they are unlinked, and an admin may give them a local password.
+ */
+async function refuseDirectoryUser(db: Db, user: UserRow): Promise<void> {
+  if (await findLinkOfUser(db, user.id))
+    throw new AdminError(`the password of "${user.username}" is kept by their directory: change it there (sso-admin directories)`);
+}
+
 /** Replaces the user's password. Their sessions and tokens are left alone (sessions revoke ends the sessions). */
 export async function setPassword(ctx: AdminContext, ref: string, password: string): Promise<UserSummary> {
   const user = await findUserByRef(ctx.db, ref);
+  await refuseDirectoryUser(ctx.db, user);
   checkPassword(password, ctx.passwordPolicy, user);
   const hash = await ctx.passwords.hash(password);
   await updateUser(ctx.db, user.id, { password_hash: hash, updated_at: ctx.clock() });
@@ -122,6 +133,7 @@ export async function setPassword(ctx: AdminContext, ref: string, password: stri
  */
 export async function resetLink(ctx: AdminContext, ref: string, send: boolean): Promise<{ user: UserSummary; url?: string }> {
   const user = await findUserByRef(ctx.db, ref);
+  await refuseDirectoryUser(ctx.db, user);
   if (user.disabled_at !== null) throw new AdminError(`user "${user.username}" is disabled: enable them first`);
   if (send && !user.email) throw new AdminError(`user "${user.username}" has no email address: print the link instead`);
   const issued = await issueResetLink(ctx, user.id, send);

@@ -6,7 +6,8 @@ import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { accountSession, type SignedIn } from '../account-session.js';
 import { seeOther } from '../redirect.js';
-import { passwordChangePage, type PasswordChangePageInput } from '../views/account-pages.js';
+import { accountMessagePage, passwordChangePage, type PasswordChangePageInput } from '../views/account-pages.js';
+import { isDirectoryUser } from '../../domain/directories/directory-sign-in.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { waitTime } from '../views/wait-time.js';
 import type { Translate } from '../../i18n/translate.js';
@@ -52,6 +53,8 @@ function refusal(
       return { status: 503, error: { field: 'form', message: t('common.busy') } };
     case 'conflict':
       return { status: 409, error: { field: 'form', message: t('password.conflict') } };
+    case 'directory-managed':
+      return { status: 409, error: { field: 'form', message: t('password.directoryManaged') } };
   }
 }
 
@@ -76,6 +79,15 @@ export default async function accountPasswordRoutes(app: FastifyInstance, opts: 
   app.get('/account/password', { config: { html: true } }, async (request, reply) => {
     const who = await signedIn(request);
     if (!who) return seeOther(reply, `${base}/sign-in`);
+    if (isDirectoryUser(who.user)) {
+      // Keycloak's READ_ONLY edit mode: the directory holds the password, so there is no form to show.
+      const t = pageLanguage(request, ctx.config);
+      const message = { title: t('password.directoryManagedTitle'), message: t('password.directoryManaged'), alert: true };
+      return reply
+        .code(200)
+        .headers(PAGE_HEADERS)
+        .send(accountMessagePage(t, { ...message, link: { url: base, label: t('account.back') } }));
+    }
     return render(request, reply, 200, who);
   });
 

@@ -8,7 +8,7 @@ import { openReset, requestPasswordReset, resetPassword } from '../../domain/acc
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { PAGE_HEADERS } from '../views/layout.js';
-import { forgotPage, forgotSentPage, resetDonePage, resetInvalidPage, resetPage } from '../views/reset-pages.js';
+import { forgotPage, forgotSentPage, resetDonePage, resetInvalidPage, resetManagedPage, resetPage } from '../views/reset-pages.js';
 import { waitTime } from '../views/wait-time.js';
 import { interactionLocale } from '../../domain/authorization/authorize.js';
 import { pageLanguage } from '../page-language.js';
@@ -97,6 +97,7 @@ export default async function passwordResetRoutes(app: FastifyInstance, opts: Pa
       const reset = await openReset(ctx, token);
       const t = await language(request);
       if (!reset || !token) return page(reply, 400, resetInvalidPage(t, { forgotUrl: `${base}/forgot` }));
+      if (reset.directoryManaged) return page(reply, 409, resetManagedPage(t, { signInUrl: signInUrl(reset.interactionId) }));
       return page(
         reply,
         200,
@@ -122,6 +123,7 @@ export default async function passwordResetRoutes(app: FastifyInstance, opts: Pa
       code: single(request.body, 'code'),
     });
     if (result.kind === 'invalid-link') return page(reply, 400, resetInvalidPage(t, { forgotUrl: `${base}/forgot` }));
+    if (result.kind === 'directory-managed') return page(reply, 409, resetManagedPage(t, { signInUrl: signInUrl(null) }));
     if (result.kind === 'done') {
       opts.onMessagesQueued?.();
       if (result.logoutsQueued > 0) opts.onLogoutsQueued?.();

@@ -96,6 +96,17 @@ export function resetDonePage(t: PageText, input: { continueUrl: string; continu
   );
 }
 
+/** A link of a user whose password their directory holds: nothing to set here (Keycloak's READ_ONLY edit mode). */
+export function resetManagedPage(t: PageText, input: { signInUrl: string }): string {
+  return layout(
+    t,
+    t('password.directoryManagedTitle'),
+    html`<h1>${t('password.directoryManagedTitle')}</h1>
+<div class="error" role="alert">${t('password.directoryManaged')}</div>
+<p><a href="${input.signInUrl}">${t('reset.signIn')}</a></p>`,
+  );
+}
+
 export function resetInvalidPage(t: PageText, input: { forgotUrl: string }): string {
   return layout(
     t,

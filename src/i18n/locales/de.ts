@@ -372,4 +372,8 @@ export const de = {
   'mail.invitation.intro': 'Sie sind eingeladen, mit dieser E-Mail-Adresse ein {service}-Konto zu erstellen.',
   'mail.invitation.action': 'Konto erstellen',
   'mail.invitation.valid': 'Der Link funktioniert {minutes} Minuten lang, einmal.',
+  'signIn.directoryUnavailable': 'Der Anmeldedienst ist vorübergehend nicht verfügbar. Versuchen Sie es in ein paar Minuten erneut.',
+  'password.directoryManagedTitle': 'Ihr Passwort wird von Ihrem Verzeichnis verwaltet',
+  'password.directoryManaged':
+    'Ihr Passwort liegt im Verzeichnis Ihrer Organisation (LDAP oder Active Directory): Ändern Sie es dort. Hier kann es weder geändert noch zurückgesetzt werden.',
 } as const satisfies Catalog;

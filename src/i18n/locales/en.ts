@@ -349,4 +349,8 @@ export const en = {
   'mail.invitation.intro': 'You are invited to create a {service} account with this email address.',
   'mail.invitation.action': 'Create your account',
   'mail.invitation.valid': 'The link works for {minutes} minutes, once.',
+  'signIn.directoryUnavailable': 'The sign-in service is temporarily unavailable. Try again in a few minutes.',
+  'password.directoryManagedTitle': 'Your password is managed by your directory',
+  'password.directoryManaged':
+    "Your password is kept in your organisation's directory (LDAP or Active Directory): change it there. It cannot be changed or reset here.",
 } as const;

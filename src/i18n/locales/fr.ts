@@ -366,4 +366,8 @@ export const fr = {
   'mail.invitation.intro': 'Vous êtes invité à créer un compte {service} avec cette adresse e-mail.',
   'mail.invitation.action': 'Créer votre compte',
   'mail.invitation.valid': 'Le lien fonctionne pendant {minutes} minutes, une seule fois.',
+  'signIn.directoryUnavailable': 'Le service de connexion est temporairement indisponible. Réessayez dans quelques minutes.',
+  'password.directoryManagedTitle': 'Votre mot de passe est géré par votre annuaire',
+  'password.directoryManaged':
+    'Votre mot de passe est conservé dans l’annuaire de votre organisation (LDAP ou Active Directory) : modifiez-le là-bas. Il ne peut être ni modifié ni réinitialisé ici.',
 } as const satisfies Catalog;
