@@ -1,6 +1,6 @@
 // End to end through a real relying party (openid-client v6): a person who exists only in an LDAP directory signs
 // in on the password form, and the relying party's ID token and userinfo carry what the directory says of them
-// (OIDC Core 5.1 email, name), under a `sub` of this provider's that stays the same at the next sign-in.
+// (OIDC Core 5.1 email, name; the groups its search finds), under a `sub` of this provider's that stays the same at the next sign-in.
 import * as oidc from 'openid-client';
 import t from 'tap';
 import type { SeedFile } from '../../../src/domain/admin/seed.js';
@@ -22,7 +22,7 @@ if (SLAPD_MISSING) {
     const config = await discoverConfidential(server);
     const person = { username: ALICE_LDAP.uid, password: ALICE_LDAP.password };
 
-    const attempt = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!);
+    const attempt = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!, 'openid profile email groups');
     const { pages, callback } = await visit(server, attempt.authorizationUrl, person);
     t.same(pages, ['login', 'consent']);
     const tokens = await redeem(attempt, callback);
@@ -35,11 +35,13 @@ if (SLAPD_MISSING) {
     t.equal(claims.name, ALICE_LDAP.cn, 'OIDC Core 5.1 name from the entry');
     t.equal(claims.preferred_username, ALICE_LDAP.uid);
     t.same(claims.amr, ['pwd'], 'RFC 8176: a password, checked by the directory');
+    t.same(claims.groups, ['admins', 'staff'], 'the groups scope releases the groups the directory search found');
 
     const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
     t.equal(info.email, ALICE_LDAP.mail);
     t.equal(info.given_name, ALICE_LDAP.givenName);
     t.equal(info.family_name, ALICE_LDAP.sn);
+    t.same(info.groups, ['admins', 'staff']);
 
     const again = await prepareAttempt(config, CONFIDENTIAL.redirect_uris[0]!);
     const second = await visit(server, again.authorizationUrl, person);
