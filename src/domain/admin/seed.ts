@@ -15,6 +15,8 @@ import type { ClientRow } from '../../storage/schema.js';
 import { findResourceServers, upsertResourceServer } from '../../storage/resource-servers.js';
 import { resourceServerColumns, resourceServerProblems, type ResourceServerEntry } from '../resources/resource-servers.js';
 
+import { checkConnections, seedConnections, type SeedConnection } from '../connections/seed-connections.js';
+
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from '../clients/client-metadata.js';
 
@@ -46,6 +48,8 @@ export interface SeedFile {
   resource_servers?: ResourceServerEntry[];
   /** Admin risk rules (src/domain/risk/rules.ts), normalised; absent when the file has no such section. */
   risk_rules?: RiskRule[];
+  /** Upstream identity providers (src/domain/connections/seed-connections.ts); absent when the file has none. */
+  connections?: SeedConnection[];
 }
 
 export class SeedError extends Error {
@@ -168,7 +172,8 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
   for (const key of Object.keys(file))
-    if (!['clients', 'users', 'risk_rules', 'resource_servers'].includes(key)) problems.push(`unknown top-level field "${key}"`);
+    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'connections'].includes(key))
+      problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
@@ -177,6 +182,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems, policy));
   const rules = checkRiskRules(file.risk_rules, problems);
   const servers = checkResourceServers(file.resource_servers, problems);
+  const connections = checkConnections(file.connections, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
@@ -195,6 +201,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
     users: users as SeedUser[],
     ...(rules ? { risk_rules: rules } : {}),
     ...(servers ? { resource_servers: servers } : {}),
+    ...(connections ? { connections } : {}),
   };
 }
 
@@ -248,6 +255,8 @@ export interface SeedReport {
   resource_servers?: SeedCounts;
   /** Present when the seed has a risk_rules section. */
   risk_rules?: SeedCounts;
+  /** Present when the seed has a connections section. */
+  connections?: SeedCounts;
 }
 
 /** JSON with sorted keys, so that two equal objects compare equal whatever their key order. */
@@ -418,6 +427,7 @@ export async function applySeed(
     for (const client of seed.clients) await seedClient(trx, passwords, sealing, client, now, report.clients);
     for (const user of seed.users) await seedUser(trx, passwords, user, now, report.users);
     if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
+    if (seed.connections) report.connections = await seedConnections(trx, sealing, seed.connections, now);
   });
   return {
     ...report,

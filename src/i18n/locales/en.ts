@@ -348,4 +348,21 @@ export const en = {
   'mail.invitation.intro': 'You are invited to create a {service} account with this email address.',
   'mail.invitation.action': 'Create your account',
   'mail.invitation.valid': 'The link works for {minutes} minutes, once.',
+  'connections.badState':
+    'This sign-in has already been used, has expired, or was started in another browser. Go back to the application and sign in again.',
+  'connections.upstreamError': 'The provider you chose did not sign you in. Go back to the application and try again.',
+  'connections.upstreamDown': 'The provider you chose cannot be reached right now. Try again in a few minutes, or sign in another way.',
+  'connections.badResponse': 'The provider you chose gave an answer that could not be trusted, so you were not signed in.',
+  'connections.notAllowed':
+    'No account here is linked to the account you signed in with, and none can be made for it. Ask your administrator for access.',
+  'connections.unverifiedEmail':
+    'The provider you chose does not confirm that this email address is yours, so it cannot be linked to an account here. Sign in with your password instead.',
+  'connections.unknown': 'This way of signing in is not available.',
+  'connections.signInWith': 'Sign in with {provider}',
+  'connections.linkTitle': 'Link your account',
+  'connections.linkLead':
+    'An account here already uses the address {email}. To link your {provider} account to it, show that it is yours: enter its password.',
+  'connections.linkSubmit': 'Link and sign in',
+  'connections.wrongPassword': 'The password is not correct.',
+  'connections.challenge': 'This sign-in needs an extra check. Go back and sign in with your password.',
 } as const;

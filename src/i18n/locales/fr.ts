@@ -365,4 +365,23 @@ export const fr = {
   'mail.invitation.intro': 'Vous êtes invité à créer un compte {service} avec cette adresse e-mail.',
   'mail.invitation.action': 'Créer votre compte',
   'mail.invitation.valid': 'Le lien fonctionne pendant {minutes} minutes, une seule fois.',
+  'connections.badState':
+    'Cette connexion a déjà été utilisée, a expiré ou a été commencée dans un autre navigateur. Revenez à l’application et connectez-vous à nouveau.',
+  'connections.upstreamError': 'Le fournisseur choisi ne vous a pas connecté. Revenez à l’application et réessayez.',
+  'connections.upstreamDown':
+    'Le fournisseur choisi est injoignable pour le moment. Réessayez dans quelques minutes ou connectez-vous autrement.',
+  'connections.badResponse': 'La réponse du fournisseur choisi n’était pas digne de confiance : vous n’avez pas été connecté.',
+  'connections.notAllowed':
+    'Aucun compte ici n’est lié au compte avec lequel vous vous êtes connecté, et aucun ne peut être créé pour lui. Demandez l’accès à votre administrateur.',
+  'connections.unverifiedEmail':
+    'Le fournisseur choisi ne confirme pas que cette adresse e-mail est la vôtre : elle ne peut être liée à aucun compte ici. Connectez-vous plutôt avec votre mot de passe.',
+  'connections.unknown': 'Ce moyen de connexion n’est pas disponible.',
+  'connections.signInWith': 'Se connecter avec {provider}',
+  'connections.linkTitle': 'Lier votre compte',
+  'connections.linkLead':
+    'Un compte ici utilise déjà l’adresse {email}. Pour y lier votre compte {provider}, montrez qu’il est à vous : saisissez son mot de passe.',
+  'connections.linkSubmit': 'Lier et se connecter',
+  'connections.wrongPassword': 'Le mot de passe est incorrect.',
+  'connections.challenge':
+    'Cette connexion demande une vérification supplémentaire. Revenez en arrière et connectez-vous avec votre mot de passe.',
 } as const satisfies Catalog;
