@@ -79,9 +79,15 @@ t.test("help comes first: --help anywhere after the verb shows the verb's help, 
 
 t.test('a bad command line exits 2 with one line naming the command whose help to read, and opens nothing', async (t) => {
   const cases: Array<[string[], string]> = [
-    [[], 'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules (sso-admin --help)'],
-    [['--json'], 'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules) (sso-admin --help)'],
-    [['bogus'], 'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules) (sso-admin --help)'],
+    [[], 'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections (sso-admin --help)'],
+    [
+      ['--json'],
+      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections) (sso-admin --help)',
+    ],
+    [
+      ['bogus'],
+      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections) (sso-admin --help)',
+    ],
     [
       ['users'],
       'sso-admin users: expected a verb: list, show, create, set-password, reset-link, invite, disable, enable, delete (sso-admin users --help)',
@@ -150,6 +156,8 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'sessions revoke',
       'devices revoke',
       'rules delete',
+      'connections remove',
+      'connections unlink',
     ],
   );
   const args: Record<string, string[]> = {
@@ -162,6 +170,8 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'sessions revoke': ['--user', 'alice'],
     'devices revoke': ['--user', 'alice'],
     'rules delete': ['0f6c6e0a-8c4b-4d43-9e0c-1b2a3c4d5e6f'],
+    'connections remove': ['google'],
+    'connections unlink': ['alice', 'google'],
   };
   for (const [noun, verb] of destructive) {
     const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);

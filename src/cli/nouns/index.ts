@@ -2,6 +2,7 @@
 // entry here.
 import type { Noun } from '../command.js';
 import { clients } from './clients.js';
+import { connections } from './connections.js';
 import { devices } from './devices.js';
 import { keys } from './keys.js';
 import { resources } from './resources.js';
@@ -9,4 +10,4 @@ import { rules } from './rules.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
 
-export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules];
+export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, connections];

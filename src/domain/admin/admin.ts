@@ -37,7 +37,11 @@ export type AdminEvent =
   | 'admin.rule.deleted'
   | 'admin.resource.created'
   | 'admin.resource.replaced'
-  | 'admin.resource.deleted';
+  | 'admin.resource.deleted'
+  | 'admin.connection.created'
+  | 'admin.connection.replaced'
+  | 'admin.connection.removed'
+  | 'admin.connection.unlinked';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {
