@@ -135,7 +135,7 @@ function checkIssParameter(metadata: UpstreamMetadata, iss: string | undefined):
 }
 
 /** Equal, or the {tenantid} template filled with a tenant id (Microsoft's multi-tenant endpoints). */
-function issuerMatches(expected: string, actual: string, tid?: unknown): boolean {
+export function issuerMatches(expected: string, actual: string, tid?: unknown): boolean {
   if (!expected.includes(MICROSOFT_TENANT_PLACEHOLDER)) return expected === actual;
   if (tid === undefined) {
     const [before, after] = expected.split(MICROSOFT_TENANT_PLACEHOLDER) as [string, string];
