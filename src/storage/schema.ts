@@ -503,9 +503,9 @@ export interface ConnectionsTable {
   scopes: string[];
   claim_mapping: Json<Record<string, unknown>>;
   provisioning: string;
-  email_domains: string[];
-  trust_amr: boolean;
-  enabled: boolean;
+  email_domains: ColumnType<string[], string[] | undefined, string[]>;
+  trust_amr: ColumnType<boolean, boolean | undefined, boolean>;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
