@@ -7,6 +7,7 @@ import type { UpstreamRefusal } from '../domain/connections/upstream-errors.js';
 import type { ProviderContext } from '../domain/context.js';
 import type { Locale } from '../i18n/catalog.js';
 import { findInteraction } from '../storage/interactions.js';
+import { challengeCookie } from './cookies.js';
 import { pageLanguage } from './page-language.js';
 import { setSignInCookies } from './passkey-form.js';
 import { seeOther } from './redirect.js';
@@ -48,4 +49,11 @@ export function backToInteraction(
 ): FastifyReply {
   setSignInCookies(ctx, reply, completed);
   return seeOther(reply, `${ctx.config.issuer}/interaction/${interactionId}`);
+}
+
+/** A CHALLENGE: the challenge cookie set and the browser sent to the code page, which returns it to the interaction. */
+export function toSecondFactor(ctx: ProviderContext, reply: FastifyReply, challengeId: string): FastifyReply {
+  const cookie = challengeCookie(ctx.config);
+  reply.setCookie(cookie.name, challengeId, cookie.options);
+  return seeOther(reply, `${ctx.config.issuer}/sign-in/verify`);
 }

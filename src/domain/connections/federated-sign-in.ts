@@ -11,6 +11,10 @@ import type { UserRow } from '../../storage/schema.js';
 import { findUserByEmail, findUserById, insertUserIfAbsent } from '../../storage/users.js';
 import { counterWindows, observe, verdictDetails } from '../accounts/password-sign-in.js';
 import { completeSignIn, type CompletedSignIn } from '../accounts/sign-in-completion.js';
+import { canAnswerWithAuthenticator } from '../accounts/authenticator.js';
+import { beginSecondFactor } from '../accounts/second-factor.js';
+import { claimSignInAttempt } from '../accounts/sign-in-throttle.js';
+import { countPasskeys } from '../../storage/passkeys.js';
 import type { ProviderContext } from '../context.js';
 import { attemptKeys } from '../risk/attempt-keys.js';
 import { deviceIdentity } from '../risk/device-identity.js';
@@ -126,14 +130,23 @@ export async function linkProven(ctx: ProviderContext, connectionId: string, sub
 
 export type FederatedSignIn =
   | { kind: 'signed-in'; completed: CompletedSignIn; amr: string[] }
-  /** A BLOCK verdict. */
+  /** A BLOCK verdict, or the person's throttle is locked. */
   | { kind: 'refused' }
-  /** A CHALLENGE verdict: our second factor is not yet offered after an upstream sign-in, so it is refused too. */
-  | { kind: 'challenge' };
+  /** A CHALLENGE verdict: our second factor first; the browser takes the challenge id to the code page. */
+  | { kind: 'challenge'; challengeId: string }
+  /** A CHALLENGE verdict for a user with no second factor to answer it with (no app, no passkey, no verified address). */
+  | { kind: 'no-second-factor' };
+
+/** Whether the user can answer a CHALLENGE: an authenticator app, a passkey, or a verified address to send a code to. */
+async function hasSecondFactor(ctx: ProviderContext, user: UserRow): Promise<boolean> {
+  if (user.email !== null && user.email_verified) return true;
+  return (await canAnswerWithAuthenticator(ctx, user.id)) || (await countPasskeys(ctx.db, user.id)) > 0;
+}
 
 /**
  * RFC 8176 2 `fed`: "Federated authentication"; the upstream's own amr values follow only for a connection whose
- * amr the admin trusts (trust_amr). The risk evaluation is the passkey sign-in's (passkey-sign-in.ts).
+ * amr the admin trusts (trust_amr). The risk evaluation is the passkey sign-in's (passkey-sign-in.ts); a CHALLENGE
+ * goes to our second factor (second-factor.ts), which then says `fed otp mfa` (or the passkey's values).
  */
 export async function signInFederated(
   ctx: ProviderContext,
@@ -145,6 +158,8 @@ export async function signInFederated(
     also?: readonly string[];
     signals: DeviceSignals;
     clientId: string | null;
+    /** Where the code page sends the browser once a second factor signed it in. */
+    returnTo: string;
     replacesSession?: string | undefined;
     locale?: Locale | undefined;
   },
@@ -166,20 +181,56 @@ export async function signInFederated(
     known: own?.device != null,
     trusted: own?.device?.trusted ?? false,
   });
-  observe(ctx, verdict, performance.now() - started);
-  if (verdict.action !== 'ALLOW') {
+  const evaluationMs = performance.now() - started;
+  observe(ctx, verdict, evaluationMs);
+  const passedOn = input.connection.trustAmr ? input.upstreamAmr.filter((v) => v !== 'fed') : [];
+  const amr = [...new Set(['fed', ...passedOn, ...(input.also ?? [])])];
+  const details = { ...verdictDetails(verdict), method: 'fed', connection: input.connection.id };
+  if (verdict.action === 'BLOCK') {
     await recordSecurityEvent(ctx, {
       type: 'sign_in_blocked',
       userId: user.id,
       deviceId: verdict.device.id,
       clientId: input.clientId,
-      details: { ...verdictDetails(verdict), method: 'fed', connection: input.connection.id },
+      details,
     });
-    logSecurityEvent(ctx, 'sign_in_failed', { method: 'fed', reason: verdict.action.toLowerCase() });
-    return { kind: verdict.action === 'BLOCK' ? 'refused' : 'challenge' };
+    return { kind: 'refused' };
   }
-  const passedOn = input.connection.trustAmr ? input.upstreamAmr.filter((v) => v !== 'fed') : [];
-  const amr = [...new Set(['fed', ...passedOn, ...(input.also ?? [])])];
+  if (verdict.action === 'CHALLENGE') {
+    if (!(await hasSecondFactor(ctx, user))) {
+      await recordSecurityEvent(ctx, {
+        type: 'sign_in_blocked',
+        userId: user.id,
+        deviceId: verdict.device.id,
+        clientId: input.clientId,
+        details,
+      });
+      return { kind: 'no-second-factor' };
+    }
+    // As for a password: the account's counter is settled only when the second factor passes, so that someone holding
+    // the upstream account alone cannot start challenges without end.
+    const claim = await claimSignInAttempt(ctx, user.username, input.signals.ip);
+    if (claim.kind === 'throttled') {
+      logSecurityEvent(ctx, 'sign_in_throttled', { retryAfterSeconds: claim.retryAfterSeconds, method: 'fed' });
+      return { kind: 'refused' };
+    }
+    await recordSecurityEvent(ctx, {
+      type: 'sign_in_challenged',
+      userId: user.id,
+      deviceId: verdict.device.id,
+      clientId: input.clientId,
+      details,
+    });
+    const challengeId = await beginSecondFactor(
+      ctx,
+      { user, verdict, device, attemptId: facts.attemptId, throttleClaim: claim, evaluationMs, addedMs: evaluationMs },
+      input.returnTo,
+      input.clientId,
+      input.locale,
+      amr,
+    );
+    return { kind: 'challenge', challengeId };
+  }
   const completed = await completeSignIn(ctx, {
     user,
     device,

@@ -15,7 +15,7 @@ import { insertLinkProof } from '../../storage/upstream-logins.js';
 import { sessionCookie, upstreamCookie } from '../cookies.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import { seeOther } from '../redirect.js';
-import { backToInteraction, interactionFacts, languageOf, refusalPage } from '../upstream-pages.js';
+import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
 
 /** A proof waits this long for the password. */
 const LINK_PROOF_SECONDS = 600;
@@ -82,11 +82,14 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
           upstreamAmr: identity.amr,
           signals: deviceSignalsOf(request, ctx.config),
           clientId: facts.clientId,
+          returnTo: `${ctx.config.issuer}/interaction/${interactionId}`,
           replacesSession: request.cookies[sessionCookie(ctx.config).name],
           locale: facts.locale,
         });
         if (result.kind === 'refused') throw new UpstreamRefusal('not-allowed', 'the risk evaluation blocked the sign-in');
-        if (result.kind === 'challenge') throw new UpstreamRefusal('challenged', 'the risk evaluation asked for a second factor');
+        if (result.kind === 'no-second-factor')
+          throw new UpstreamRefusal('challenged', 'a second factor was asked for and the user has none');
+        if (result.kind === 'challenge') return toSecondFactor(ctx, reply, result.challengeId);
         return backToInteraction(ctx, reply, result.completed, interactionId);
       } catch (err) {
         if (err instanceof UpstreamRefusal) return refusalPage(request, reply, t, err, connectionId);

@@ -15,7 +15,7 @@ import { sessionCookie, upstreamCookie } from '../cookies.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { linkProofPage } from '../views/connection-pages.js';
-import { backToInteraction, interactionFacts, languageOf, refusalPage } from '../upstream-pages.js';
+import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
 
 const paramsSchema = {
   type: 'object',
@@ -138,11 +138,13 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
       also: ['pwd'],
       signals: deviceSignalsOf(request, ctx.config),
       clientId: facts.clientId,
+      returnTo: `${ctx.config.issuer}/interaction/${proof.interactionId}`,
       replacesSession: request.cookies[sessionCookie(ctx.config).name],
       locale: facts.locale,
     });
     if (result.kind === 'refused') throw new UpstreamRefusal('not-allowed', 'the risk evaluation blocked the sign-in');
-    if (result.kind === 'challenge') throw new UpstreamRefusal('challenged', 'the risk evaluation asked for a second factor');
+    if (result.kind === 'no-second-factor') throw new UpstreamRefusal('challenged', 'a second factor was asked for and the user has none');
+    if (result.kind === 'challenge') return toSecondFactor(ctx, reply, result.challengeId);
     return backToInteraction(ctx, reply, result.completed, proof.interactionId);
   }
 }

@@ -6,6 +6,8 @@ import type { Test } from 'tap';
 import { decodeJwt } from 'jose';
 import { BOB, CONFIDENTIAL, FIXTURES, buildTestApp, type TestApp } from '../../helpers/app.js';
 import { Browser, authorizePath, basicAuth, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
+import { CapturingNotifier } from '../../helpers/notifier.js';
+import { riskEnv, weightsEnv } from '../../helpers/risk.js';
 import { startGithubStandIn, type GithubStandIn, type GithubUser } from '../../helpers/github-stand-in.js';
 
 const GITHUB_APP = { clientId: 'Iv1.0123456789abcdef', clientSecret: 'github-client-secret-0123456789' };
@@ -33,10 +35,14 @@ const NOT_BOB: GithubUser = {
   ],
 };
 
-async function setUp(t: Test): Promise<{ server: TestApp; github: GithubStandIn }> {
+async function setUp(
+  t: Test,
+  options: { env?: Record<string, string>; notifier?: CapturingNotifier } = {},
+): Promise<{ server: TestApp; github: GithubStandIn }> {
   const github = await startGithubStandIn(t, GITHUB_APP);
   const server = await buildTestApp(t, {
-    env: { RISK_WEIGHTS: 'AUTOMATION=0' },
+    env: options.env ?? { RISK_WEIGHTS: 'AUTOMATION=0' },
+    ...(options.notifier ? { notifier: options.notifier } : {}),
     seed: {
       ...FIXTURES,
       connections: [
@@ -57,7 +63,7 @@ async function setUp(t: Test): Promise<{ server: TestApp; github: GithubStandIn 
 }
 
 /** Through the GitHub button to the client's redirect URI; the ID token of the code it brings back. */
-async function signInWithGithub(server: TestApp, github: GithubStandIn, user: GithubUser) {
+async function signInWithGithub(server: TestApp, github: GithubStandIn, user: GithubUser, secondFactor?: () => Promise<string>) {
   github.signedIn = user;
   const browser = new Browser();
   const { verifier, challenge } = pkcePair();
@@ -87,6 +93,13 @@ async function signInWithGithub(server: TestApp, github: GithubStandIn, user: Gi
   const callbackStatus = response.statusCode;
   for (let step = 0; step < 4 && (response.statusCode === 303 || response.statusCode === 200); step++) {
     if (response.statusCode === 200) {
+      if (secondFactor && response.body.includes('name="code"')) {
+        response = await browser.request(server.app, 'POST', '/sso/sign-in/verify', {
+          csrf: hiddenField(response.body, 'csrf'),
+          code: await secondFactor(),
+        });
+        continue;
+      }
       if (!response.body.includes('name="decision"')) break;
       response = await browser.request(server.app, 'POST', `/sso/interaction/${interaction}/consent`, {
         csrf: hiddenField(response.body, 'csrf'),
@@ -159,4 +172,31 @@ t.test('GitHub: a token endpoint that refuses the code (its 200 with an error me
   t.equal(result.callbackStatus, 502);
   t.match(result.response.body, 'could not be trusted');
   t.notMatch(result.response.body, 'incorrect_client_credentials', "the upstream's words are not shown");
+});
+
+t.test('a CHALLENGE after an upstream sign-in asks for our second factor; the code completes it with amr fed otp mfa', async (t) => {
+  const notifier = new CapturingNotifier();
+  // A new device weighs enough for a CHALLENGE (RISK_CHALLENGE_SCORE 30); the first sign-in is the user's enrolment.
+  const { server, github } = await setUp(t, { env: riskEnv({ RISK_WEIGHTS: weightsEnv({ AUTOMATION: 0, NEW_DEVICE: 40 }) }), notifier });
+  const first = await signInWithGithub(server, github, OCTOCAT);
+  t.same(first.claims?.amr, ['fed'], 'the first device is the enrolment: no challenge');
+  const userId = (await server.db.selectFrom('connection_links').select('user_id').executeTakeFirstOrThrow()).user_id;
+  const second = await signInWithGithub(server, github, OCTOCAT, () => notifier.code(userId));
+  t.equal(second.callbackStatus, 303);
+  // RFC 8176 2: fed, then otp (the code we sent) and mfa.
+  t.same(second.claims?.amr, ['fed', 'otp', 'mfa'], 'signed in after the code');
+  t.equal(second.claims?.sub, first.claims?.sub);
+  const events = await server.db.selectFrom('security_events').select('type').where('user_id', '=', userId).execute();
+  t.ok(
+    events.some((e) => e.type === 'sign_in_challenged'),
+    'the challenge is a security event',
+  );
+});
+
+t.test('a CHALLENGE for a user with no second factor (no verified address, app or passkey) is a 403 page', async (t) => {
+  const { server, github } = await setUp(t, { env: riskEnv({ RISK_WEIGHTS: weightsEnv({ AUTOMATION: 0, NEW_DEVICE: 40 }) }) });
+  t.ok((await signInWithGithub(server, github, NOT_BOB)).claims, 'the first sign-in makes the user (no address kept)');
+  const second = await signInWithGithub(server, github, NOT_BOB);
+  t.equal(second.callbackStatus, 403);
+  t.match(second.response.body, 'needs an extra check');
 });
