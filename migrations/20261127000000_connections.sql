@@ -31,6 +31,8 @@ CREATE TABLE connection_links (
   user_id        uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
   created_at     timestamptz NOT NULL,
   last_used_at   timestamptz NOT NULL,
+  -- The link made the account (just-in-time provisioning): its password is one nobody was told.
+  provisioned    boolean NOT NULL DEFAULT false,
   PRIMARY KEY (connection_id, subject)
 );
 CREATE INDEX connection_links_user_id_idx ON connection_links (user_id);

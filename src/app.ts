@@ -29,6 +29,7 @@ import parRoutes from './http/routes/par.js';
 import connectionStartRoutes from './http/routes/connection-start.js';
 import connectionCallbackRoutes from './http/routes/connection-callback.js';
 import connectionLinkRoutes from './http/routes/connection-link.js';
+import accountConnectionRoutes from './http/routes/account-connections.js';
 import { UpstreamDirectory } from './domain/connections/upstream-directory.js';
 import interactionRoutes from './http/routes/interaction.js';
 import passwordResetRoutes from './http/routes/password-reset.js';
@@ -175,6 +176,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(connectionStartRoutes, { ctx, directory: upstream });
       await sso.register(connectionCallbackRoutes, { ctx, directory: upstream });
       await sso.register(connectionLinkRoutes, { ctx });
+      await sso.register(accountConnectionRoutes, { ctx });
       await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
       await sso.register(accountPasswordRoutes, {
         ctx,

@@ -62,10 +62,20 @@ export function findLink(db: Db, connectionId: string, subject: string): Promise
 }
 
 /** Links the upstream account to the user; false when it is linked already (to anyone). */
-export async function insertLink(db: Db, link: { connectionId: string; subject: string; userId: string; now: Date }): Promise<boolean> {
+export async function insertLink(
+  db: Db,
+  link: { connectionId: string; subject: string; userId: string; now: Date; provisioned?: boolean },
+): Promise<boolean> {
   const inserted = await db
     .insertInto('connection_links')
-    .values({ connection_id: link.connectionId, subject: link.subject, user_id: link.userId, created_at: link.now, last_used_at: link.now })
+    .values({
+      connection_id: link.connectionId,
+      subject: link.subject,
+      user_id: link.userId,
+      created_at: link.now,
+      last_used_at: link.now,
+      provisioned: link.provisioned ?? false,
+    })
     .onConflict((oc) => oc.columns(['connection_id', 'subject']).doNothing())
     .returning('user_id')
     .executeTakeFirst();

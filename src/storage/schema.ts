@@ -517,6 +517,7 @@ export interface ConnectionLinksTable {
   user_id: string;
   created_at: Timestamp;
   last_used_at: Timestamp;
+  provisioned: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 /** A sign-in sent upstream, until its callback (src/storage/upstream-logins.ts). */

@@ -87,7 +87,8 @@ async function provision(ctx: ProviderContext, connection: Connection, identity:
         updated_at: now,
       });
       if (!inserted) return 'taken' as const;
-      if (!(await insertLink(trx, { connectionId: connection.id, subject: identity.subject, userId: id, now }))) return 'linked' as const;
+      if (!(await insertLink(trx, { connectionId: connection.id, subject: identity.subject, userId: id, now, provisioned: true })))
+        return 'linked' as const;
       return 'created' as const;
     });
     if (created === 'created') {

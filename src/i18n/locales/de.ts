@@ -390,4 +390,13 @@ export const de = {
   'connections.linkSubmit': 'Verknüpfen und anmelden',
   'connections.wrongPassword': 'Das Passwort ist nicht korrekt.',
   'connections.challenge': 'Diese Anmeldung braucht eine zusätzliche Prüfung. Gehen Sie zurück und melden Sie sich mit Ihrem Passwort an.',
+  'connections.accountHeading': 'Verknüpfte Konten',
+  'connections.accountNone': 'Kein Konto eines anderen Anbieters ist mit diesem verknüpft.',
+  'connections.unlink': 'Trennen',
+  'connections.unlinkLabel': '{provider} trennen',
+  'connections.linkedSince': 'verknüpft',
+  'connections.lastWayIn':
+    'Dieses verknüpfte Konto ist Ihre einzige Möglichkeit, sich anzumelden. Fügen Sie zuerst einen Passkey hinzu oder legen Sie ein Passwort fest.',
+  'connections.noSuchLink': 'Ein solches verknüpftes Konto gibt es nicht.',
+  'connections.unlinkTitle': 'Nicht getrennt',
 } as const satisfies Catalog;

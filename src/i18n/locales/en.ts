@@ -365,4 +365,12 @@ export const en = {
   'connections.linkSubmit': 'Link and sign in',
   'connections.wrongPassword': 'The password is not correct.',
   'connections.challenge': 'This sign-in needs an extra check. Go back and sign in with your password.',
+  'connections.accountHeading': 'Linked accounts',
+  'connections.accountNone': 'No account elsewhere is linked to this one.',
+  'connections.unlink': 'Unlink',
+  'connections.unlinkLabel': 'Unlink {provider}',
+  'connections.linkedSince': 'linked',
+  'connections.lastWayIn': 'This linked account is your only way to sign in. Add a passkey or set a password first.',
+  'connections.noSuchLink': 'There is no such linked account.',
+  'connections.unlinkTitle': 'Not unlinked',
 } as const;

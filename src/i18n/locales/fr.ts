@@ -384,4 +384,13 @@ export const fr = {
   'connections.wrongPassword': 'Le mot de passe est incorrect.',
   'connections.challenge':
     'Cette connexion demande une vérification supplémentaire. Revenez en arrière et connectez-vous avec votre mot de passe.',
+  'connections.accountHeading': 'Comptes liés',
+  'connections.accountNone': 'Aucun compte d’un autre fournisseur n’est lié à celui-ci.',
+  'connections.unlink': 'Délier',
+  'connections.unlinkLabel': 'Délier {provider}',
+  'connections.linkedSince': 'lié le',
+  'connections.lastWayIn':
+    'Ce compte lié est votre seul moyen de vous connecter. Ajoutez d’abord une clé d’accès ou définissez un mot de passe.',
+  'connections.noSuchLink': 'Ce compte lié n’existe pas.',
+  'connections.unlinkTitle': 'Non délié',
 } as const satisfies Catalog;

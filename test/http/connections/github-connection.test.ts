@@ -113,7 +113,7 @@ async function signInWithGithub(server: TestApp, github: GithubStandIn, user: Gi
   }
   const location = response.headers.location ? new URL(String(response.headers.location)) : undefined;
   const code = location?.searchParams.get('code');
-  if (!code) return { upstream, callbackStatus, response, claims: undefined };
+  if (!code) return { upstream, callbackStatus, response, browser, claims: undefined };
   const token = await server.app.inject({
     method: 'POST',
     url: '/sso/token',
@@ -128,7 +128,7 @@ async function signInWithGithub(server: TestApp, github: GithubStandIn, user: Gi
       code_verifier: verifier,
     }).toString(),
   });
-  return { upstream, callbackStatus, response, claims: decodeJwt(token.json<{ id_token: string }>().id_token) };
+  return { upstream, callbackStatus, response, browser, claims: decodeJwt(token.json<{ id_token: string }>().id_token) };
 }
 
 t.test('GitHub: the primary verified address provisions the user; the second sign-in is the same user', async (t) => {
@@ -199,4 +199,37 @@ t.test('a CHALLENGE for a user with no second factor (no verified address, app o
   const second = await signInWithGithub(server, github, NOT_BOB);
   t.equal(second.callbackStatus, 403);
   t.match(second.response.body, 'needs an extra check');
+});
+
+t.test('the account page lists linked accounts; one is unlinked while another way in remains, never the last one', async (t) => {
+  const { server, github } = await setUp(t);
+  const octocat = await signInWithGithub(server, github, OCTOCAT);
+  let account = await octocat.browser.request(server.app, 'GET', '/sso/account');
+  t.match(account.body, 'Linked accounts');
+  t.match(account.body, 'aria-label="Unlink GitHub"', 'a verified address can always get a password by reset: unlinking is offered');
+  const unlinked = await octocat.browser.request(server.app, 'POST', '/sso/account/connections/github/unlink', {
+    csrf: hiddenField(account.body, 'csrf'),
+    subject: String(OCTOCAT.id),
+  });
+  t.equal(unlinked.statusCode, 303);
+  t.equal((await server.db.selectFrom('connection_links').selectAll().execute()).length, 0, 'the link is gone');
+  account = await octocat.browser.request(server.app, 'GET', '/sso/account');
+  t.notMatch(account.body, 'Linked accounts');
+
+  const notBob = await signInWithGithub(server, github, NOT_BOB);
+  account = await notBob.browser.request(server.app, 'GET', '/sso/account');
+  t.match(account.body, 'Linked accounts');
+  t.notMatch(account.body, 'Unlink GitHub', 'no address, no passkey, no password of its own: the link is the only way in');
+  const refused = await notBob.browser.request(server.app, 'POST', '/sso/account/connections/github/unlink', {
+    csrf: hiddenField(account.body, 'csrf'),
+    subject: String(NOT_BOB.id),
+  });
+  t.equal(refused.statusCode, 409);
+  t.match(refused.body, 'only way to sign in');
+  t.equal((await server.db.selectFrom('connection_links').selectAll().execute()).length, 1, 'still linked');
+  const foreign = await notBob.browser.request(server.app, 'POST', '/sso/account/connections/github/unlink', {
+    csrf: hiddenField(account.body, 'csrf'),
+    subject: String(OCTOCAT.id),
+  });
+  t.equal(foreign.statusCode, 404, "another person's link is not found");
 });
