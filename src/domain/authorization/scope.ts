@@ -25,6 +25,8 @@ export const SCOPE_CLAIMS = {
   phone: ['phone_number', 'phone_number_verified'],
   // OIDC Core 11: asks for a refresh token; releases no claim.
   offline_access: [],
+  // Issue 19: the groups an upstream connection mapped (users.claims.groups), as Keycloak, Dex and authentik name them.
+  groups: ['groups'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type Scope = keyof typeof SCOPE_CLAIMS;
@@ -41,6 +43,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, MessageKey>> = {
   address: 'scope.address',
   phone: 'scope.phone',
   offline_access: 'scope.offline_access',
+  groups: 'scope.groups',
 };
 
 function isScope(value: string): value is Scope {

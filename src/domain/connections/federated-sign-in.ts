@@ -8,7 +8,7 @@ import type { Locale } from '../../i18n/catalog.js';
 import { findLink, insertLink, touchLink } from '../../storage/connections.js';
 import { recordAttempt } from '../../storage/risk.js';
 import type { UserRow } from '../../storage/schema.js';
-import { findUserByEmail, findUserById, insertUserIfAbsent } from '../../storage/users.js';
+import { findUserByEmail, findUserById, insertUserIfAbsent, updateUser } from '../../storage/users.js';
 import { counterWindows, observe, verdictDetails } from '../accounts/password-sign-in.js';
 import { completeSignIn, type CompletedSignIn } from '../accounts/sign-in-completion.js';
 import { canAnswerWithAuthenticator } from '../accounts/authenticator.js';
@@ -44,7 +44,7 @@ export async function accountForIdentity(
     const user = await findUserById(ctx.db, link.user_id);
     if (!user || user.disabled_at !== null) throw new UpstreamRefusal('not-allowed', 'the linked user is disabled');
     await touchLink(ctx.db, connection.id, identity.subject, now);
-    return { kind: 'user', user };
+    return { kind: 'user', user: await withUpstreamGroups(ctx, user, identity, now) };
   }
   const local = identity.email === null ? undefined : await findUserByEmail(ctx.db, identity.email);
   if (local) {
@@ -60,6 +60,15 @@ export async function accountForIdentity(
       `the connection ${connection.provisioning === 'link' ? 'only links' : 'refuses unlinked accounts'}`,
     );
   return { kind: 'user', user: await provision(ctx, connection, identity, now) };
+}
+
+/** The `groups` claim follows the upstream's mapped groups at each sign-in through a link that brings some. */
+async function withUpstreamGroups(ctx: ProviderContext, user: UserRow, identity: UpstreamIdentity, now: Date): Promise<UserRow> {
+  const claims = user.claims as Record<string, unknown>;
+  if (identity.groups.length === 0 || JSON.stringify(claims.groups) === JSON.stringify(identity.groups)) return user;
+  const updated = { ...claims, groups: identity.groups };
+  await updateUser(ctx.db, user.id, { claims: JSON.stringify(updated), updated_at: now });
+  return { ...user, claims: updated, updated_at: now };
 }
 
 /** Just-in-time provisioning: a user from the mapped claims, under a username of its own, linked in one transaction. */

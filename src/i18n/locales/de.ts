@@ -399,4 +399,5 @@ export const de = {
     'Dieses verknüpfte Konto ist Ihre einzige Möglichkeit, sich anzumelden. Fügen Sie zuerst einen Passkey hinzu oder legen Sie ein Passwort fest.',
   'connections.noSuchLink': 'Ein solches verknüpftes Konto gibt es nicht.',
   'connections.unlinkTitle': 'Nicht getrennt',
+  'scope.groups': 'Ihre Gruppen',
 } as const satisfies Catalog;

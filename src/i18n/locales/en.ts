@@ -373,4 +373,5 @@ export const en = {
   'connections.lastWayIn': 'This linked account is your only way to sign in. Add a passkey or set a password first.',
   'connections.noSuchLink': 'There is no such linked account.',
   'connections.unlinkTitle': 'Not unlinked',
+  'scope.groups': 'Your groups',
 } as const;

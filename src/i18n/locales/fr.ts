@@ -393,4 +393,5 @@ export const fr = {
     'Ce compte lié est votre seul moyen de vous connecter. Ajoutez d’abord une clé d’accès ou définissez un mot de passe.',
   'connections.noSuchLink': 'Ce compte lié n’existe pas.',
   'connections.unlinkTitle': 'Non délié',
+  'scope.groups': 'Vos groupes',
 } as const satisfies Catalog;

@@ -20,7 +20,13 @@ const UPSTREAM_SECRET = 'upstream-client-secret-0123456789';
 
 /** The upstream's accounts: the login typed on its dev sign-in page is the account id (its `sub`). */
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
-  carol: { email: 'carol@upstream.test', email_verified: true, name: 'Carol Upstream', preferred_username: 'carol' },
+  carol: {
+    email: 'carol@upstream.test',
+    email_verified: true,
+    name: 'Carol Upstream',
+    preferred_username: 'carol',
+    groups: ['engineering', 'ops'],
+  },
   // BOB's address, which the upstream does not call verified.
   'bob-elsewhere': { email: BOB.email, email_verified: false, name: 'Not Bob', preferred_username: 'bob' },
   // ALICE's address, verified upstream: linked once the person gives ALICE's password.
@@ -49,7 +55,7 @@ async function startUpstream(t: Test, port: number, ourIssuer: string, privateJw
     ],
     jwks: { keys: [privateJwk] },
     findAccount: (_ctx, id) => (ACCOUNTS[id] ? { accountId: id, claims: () => ({ sub: id, ...ACCOUNTS[id] }) } : undefined),
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'], groups: ['groups'] },
     cookies: { keys: ['upstream-cookie-key-for-tests'] },
   });
   const server = http.createServer(provider.callback());
@@ -114,7 +120,7 @@ async function setUp(t: Test): Promise<Fixture> {
     seed: {
       ...FIXTURES,
       connections: [
-        { ...common, id: 'op', display_name: 'Upstream OP', provisioning: 'create' },
+        { ...common, id: 'op', display_name: 'Upstream OP', provisioning: 'create', scopes: ['openid', 'email', 'profile', 'groups'] },
         { ...common, id: 'op-tampered', display_name: 'Tampered OP', provisioning: 'create', token_endpoint: proxyUrl },
         { ...common, id: 'op-gone', display_name: 'Gone OP', issuer: `http://127.0.0.1:${deadPort}` },
       ],
@@ -183,7 +189,7 @@ await withChromium(t, async (browser) => {
   t.test('a first sign-in through the upstream provisions a user; the second finds the same one (no duplicate)', async (t) => {
     const subs: string[] = [];
     for (const round of [1, 2]) {
-      const attempt = await prepareAttempt(rp, REDIRECT_URI);
+      const attempt = await prepareAttempt(rp, REDIRECT_URI, 'openid profile email groups');
       const run = await open(t, browser, server, attempt.authorizationUrl.href);
       await run.page.getByRole('button', { name: 'Sign in with Upstream OP' }).click();
       await signInUpstream(run.page, 'carol');
@@ -193,6 +199,7 @@ await withChromium(t, async (browser) => {
       subs.push(claims.sub);
       // RFC 8176 2: "fed" Federated authentication; the upstream's amr is not passed on (the connection is not trusted for it).
       t.same(claims.amr, ['fed'], `round ${round}: amr says fed`);
+      t.same(claims.groups, ['engineering', 'ops'], `round ${round}: the upstream's groups are the groups claim (scope groups)`);
       const callback = new URL(run.callbacks[0]!);
       t.equal(callback.searchParams.get('iss'), upstream.issuer, `round ${round}: the upstream sent iss (RFC 9207), checked`);
     }
