@@ -74,7 +74,7 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
             interactionId,
             expiresAt: addSeconds(now, LINK_PROOF_SECONDS),
           });
-          return seeOther(reply, `${ctx.config.issuer}/connections/link/${proof}`);
+          return seeOther(reply, `${ctx.config.issuer}/connections/link?proof=${proof}`);
         }
         const result = await signInFederated(ctx, {
           connection,

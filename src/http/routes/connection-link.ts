@@ -1,6 +1,7 @@
-// GET and POST /connections/link/:proof: an upstream account whose verified address is a local account's is linked
+// GET and POST /connections/link?proof=...: an upstream account whose verified address is a local account's is linked
 // to it only once the person proves the local account is theirs (issue 19): its password, checked and counted like
-// the account page's current-password check. The proof is this browser's only (its upstream cookie) and used once.
+// the account page's current-password check. The proof is this browser's only (its upstream cookie) and used once;
+// it travels in the query string, which the request log leaves out.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkCurrentPassword } from '../../domain/accounts/current-password.js';
 import { linkProven, signInFederated } from '../../domain/connections/federated-sign-in.js';
@@ -17,7 +18,7 @@ import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { linkProofPage } from '../views/connection-pages.js';
 import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
 
-const paramsSchema = {
+const querySchema = {
   type: 'object',
   properties: { proof: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
   required: ['proof'],
@@ -28,15 +29,15 @@ const formSchema = {
   properties: { password: { type: 'string' }, username: { type: 'string' } },
 } as const;
 
-type LinkRequest = FastifyRequest<{ Params: { proof: string }; Body?: RawParams }>;
+type LinkRequest = FastifyRequest<{ Querystring: { proof: string }; Body?: RawParams }>;
 
 export default async function connectionLinkRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
   const { ctx } = opts;
-  const action = (proof: string) => `${ctx.config.issuer}/connections/link/${proof}`;
+  const action = (proof: string) => `${ctx.config.issuer}/connections/link?proof=${proof}`;
 
   /** The live proof of this browser, with its connection and user; an UpstreamRefusal (bad-state) otherwise. */
   async function proofOf(request: LinkRequest) {
-    const proof = await findLiveLinkProof(ctx.db, sha256(request.params.proof), ctx.clock());
+    const proof = await findLiveLinkProof(ctx.db, sha256(request.query.proof), ctx.clock());
     const browser = request.cookies[upstreamCookie(ctx.config).name];
     if (!proof || !browser || !safeEqual(proof.browserHash, sha256(browser)))
       throw new UpstreamRefusal('bad-state', "the link proof is unknown, used, expired or another browser's");
@@ -86,19 +87,19 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
     username: u.username,
   });
 
-  app.get<{ Params: { proof: string } }>(
-    '/connections/link/:proof',
-    { schema: { params: paramsSchema }, config: { html: true } },
+  app.get<{ Querystring: { proof: string } }>(
+    '/connections/link',
+    { schema: { querystring: querySchema }, config: { html: true } },
     withRefusals(async (request, reply, t) => {
       const { connection, user, proof } = await proofOf(request);
       const facts = await interactionFacts(ctx, proof.interactionId);
-      return page(reply, facts.locale ? languageOf(ctx, request, facts.locale) : t, 200, shown(request.params.proof, connection, user));
+      return page(reply, facts.locale ? languageOf(ctx, request, facts.locale) : t, 200, shown(request.query.proof, connection, user));
     }),
   );
 
-  app.post<{ Params: { proof: string }; Body: RawParams }>(
-    '/connections/link/:proof',
-    { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+  app.post<{ Querystring: { proof: string }; Body: RawParams }>(
+    '/connections/link',
+    { schema: { querystring: querySchema, body: formSchema }, config: { html: true } },
     withRefusals(async (request, reply, t0) => {
       const { connection, user, proof } = await proofOf(request);
       const facts = await interactionFacts(ctx, proof.interactionId);
@@ -113,7 +114,7 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
             : check.kind === 'busy'
               ? t('common.busy')
               : t('connections.wrongPassword');
-        return page(reply, t, status, shown(request.params.proof, connection, user), message);
+        return page(reply, t, status, shown(request.query.proof, connection, user), message);
       }
       return link(request, reply, proof, connection, user, facts);
     }),
@@ -127,7 +128,7 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
     user: NonNullable<Awaited<ReturnType<typeof findUserById>>>,
     facts: Awaited<ReturnType<typeof interactionFacts>>,
   ) {
-    if (!(await consumeLinkProof(ctx.db, sha256(request.params.proof), ctx.clock())))
+    if (!(await consumeLinkProof(ctx.db, sha256(request.query.proof), ctx.clock())))
       throw new UpstreamRefusal('bad-state', 'the link proof was used');
     if (!(await linkProven(ctx, proof.connectionId, proof.subject, proof.userId)))
       throw new UpstreamRefusal('not-allowed', 'the upstream account was linked meanwhile');
