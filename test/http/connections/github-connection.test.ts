@@ -1,7 +1,9 @@
 // The GitHub preset (OAuth 2.0, issue 19) against a stand-in that answers as GitHub documents (test/helpers/
 // github-stand-in.ts): the code flow with PKCE, the token request with the client secret, the user from GET /user
 // and the address from GET /user/emails, taken only when it is the primary one and verified.
+import pino from 'pino';
 import t from 'tap';
+import { loggerOptions } from '../../../src/logger.js';
 import type { Test } from 'tap';
 import { decodeJwt } from 'jose';
 import { BOB, CONFIDENTIAL, FIXTURES, buildTestApp, type TestApp } from '../../helpers/app.js';
@@ -37,12 +39,13 @@ const NOT_BOB: GithubUser = {
 
 async function setUp(
   t: Test,
-  options: { env?: Record<string, string>; notifier?: CapturingNotifier } = {},
+  options: { env?: Record<string, string>; notifier?: CapturingNotifier; logger?: pino.Logger } = {},
 ): Promise<{ server: TestApp; github: GithubStandIn }> {
   const github = await startGithubStandIn(t, GITHUB_APP);
   const server = await buildTestApp(t, {
     env: options.env ?? { RISK_WEIGHTS: 'AUTOMATION=0' },
     ...(options.notifier ? { notifier: options.notifier } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     seed: {
       ...FIXTURES,
       connections: [
@@ -232,4 +235,21 @@ t.test('the account page lists linked accounts; one is unlinked while another wa
     subject: String(OCTOCAT.id),
   });
   t.equal(foreign.statusCode, 404, "another person's link is not found");
+});
+
+t.test('no upstream code, token or client secret reaches the log, even when the sign-in is refused', async (t) => {
+  const lines: string[] = [];
+  const logger = pino(loggerOptions('debug'), { write: (line: string) => void lines.push(line) });
+  const { server, github } = await setUp(t, { logger });
+  const result = await signInWithGithub(server, github, OCTOCAT);
+  t.ok(result.claims, 'signed in');
+  await server.db.updateTable('connections').set({ client_secret_sealed: null }).execute();
+  const refused = await signInWithGithub(server, github, OCTOCAT);
+  t.equal(refused.callbackStatus, 502, 'refused: the stand-in wants the secret');
+  const log = lines.join('');
+  t.match(log, 'upstream sign-in refused', 'the refusal is logged');
+  t.notMatch(log, 'gho_', 'no access token');
+  t.notMatch(log, GITHUB_APP.clientSecret, 'no client secret');
+  for (const form of github.tokenRequests) t.notMatch(log, form.get('code')!, 'no code');
+  t.notMatch(log, github.tokenRequests[0]!.get('code_verifier')!, 'no PKCE verifier');
 });
