@@ -8,6 +8,9 @@ import { enabledConnection } from '../../domain/connections/connections.js';
 import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import { finishUpstreamLogin } from '../../domain/connections/upstream-login.js';
+import { claimUpstreamCallback, upstreamCallbackSucceeded } from '../../domain/connections/upstream-throttle.js';
+import { PAGE_HEADERS } from '../views/layout.js';
+import { errorPage } from '../views/pages.js';
 import { addSeconds } from '../../domain/clock.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { randomToken, sha256 } from '../../domain/secrets.js';
@@ -54,6 +57,15 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
     async (request: FastifyRequest<{ Params: { id: string }; Querystring: Query }>, reply: FastifyReply) => {
       const connectionId = request.params.id;
       let t = languageOf(ctx, request, undefined);
+      const claim = await claimUpstreamCallback(ctx, request.ip);
+      if (claim.kind === 'throttled') {
+        // RFC 6585 4: 429 with Retry-After.
+        reply.header('retry-after', String(claim.retryAfterSeconds));
+        return reply
+          .code(429)
+          .headers(PAGE_HEADERS)
+          .send(errorPage(t, t('common.tooManyAttempts.other', { count: claim.retryAfterSeconds })));
+      }
       try {
         const connection = await enabledConnection(ctx, connectionId);
         if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${connectionId}`);
@@ -62,6 +74,8 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
         const facts = await interactionFacts(ctx, interactionId);
         t = languageOf(ctx, request, facts.locale);
         const account = await accountForIdentity(ctx, connection, identity);
+        // The upstream vouched for this person: the callback was no guess.
+        await upstreamCallbackSucceeded(ctx, claim);
         if (account.kind === 'prove') {
           const proof = randomToken();
           const now = ctx.clock();

@@ -253,3 +253,17 @@ t.test('no upstream code, token or client secret reaches the log, even when the 
   for (const form of github.tokenRequests) t.notMatch(log, form.get('code')!, 'no code');
   t.notMatch(log, github.tokenRequests[0]!.get('code_verifier')!, 'no PKCE verifier');
 });
+
+t.test('forged callbacks are counted per network before any work, and throttled with 429 (RFC 6585 4)', async (t) => {
+  const { server } = await setUp(t, { env: { RISK_WEIGHTS: 'AUTOMATION=0', SIGN_IN_IP_FREE_ATTEMPTS: '3' } });
+  const statuses: number[] = [];
+  let retryAfter: unknown;
+  for (let i = 0; i < 5; i++) {
+    const forged = await server.app.inject({ method: 'GET', url: `/sso/connections/github/callback?state=forged-${i}&code=x` });
+    statuses.push(forged.statusCode);
+    if (forged.statusCode === 429) retryAfter = forged.headers['retry-after'];
+  }
+  t.same(statuses.slice(0, 3), [400, 400, 400], 'the free attempts are refused as bad states (RFC 6749 10.12)');
+  t.equal(statuses[4], 429, 'then the network is locked');
+  t.match(String(retryAfter), /^\d+$/, 'with Retry-After');
+});
