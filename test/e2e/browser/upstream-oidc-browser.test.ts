@@ -32,12 +32,14 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   // ALICE's address, verified upstream: linked once the person gives ALICE's password.
   'alice-upstream': { email: ALICE.email, email_verified: true, name: 'Alice Upstream', preferred_username: 'alice-up' },
   dave: { email: 'dave@upstream.test', email_verified: true, name: 'Dave' },
+  erin: { email: 'erin@upstream.test', email_verified: true, name: 'Erin' },
+  frank: { email: 'frank@upstream.test', email_verified: true, name: 'Frank' },
 };
 
 interface Upstream {
   issuer: string;
   /** What the token proxy does to the upstream's answer. */
-  tamper: { mode: 'none' | 'nonce' | 'aud' | 'down' };
+  tamper: { mode: 'none' | 'nonce' | 'aud' | 'amr' | 'down' };
   proxyUrl: string;
 }
 
@@ -49,7 +51,11 @@ async function startUpstream(t: Test, port: number, ourIssuer: string, privateJw
       {
         client_id: 'sso',
         client_secret: UPSTREAM_SECRET,
-        redirect_uris: [`${ourIssuer}/connections/op/callback`, `${ourIssuer}/connections/op-tampered/callback`],
+        redirect_uris: [
+          `${ourIssuer}/connections/op/callback`,
+          `${ourIssuer}/connections/op-tampered/callback`,
+          `${ourIssuer}/connections/op-trusted/callback`,
+        ],
         token_endpoint_auth_method: 'client_secret_basic',
       },
     ],
@@ -87,7 +93,12 @@ async function startTokenProxy(t: Test, tokenEndpoint: () => string, privateJwk:
         if (typeof body.id_token === 'string' && tamper.mode !== 'none') {
           const header = decodeProtectedHeader(body.id_token);
           const claims = decodeJwt(body.id_token);
-          const changed = tamper.mode === 'nonce' ? { ...claims, nonce: 'not-the-nonce-we-sent' } : { ...claims, aud: 'another-client' };
+          const changed =
+            tamper.mode === 'nonce'
+              ? { ...claims, nonce: 'not-the-nonce-we-sent' }
+              : tamper.mode === 'amr'
+                ? { ...claims, amr: ['hwk', 'mfa'] }
+                : { ...claims, aud: 'another-client' };
           const key = await (await import('jose')).importJWK(privateJwk, 'RS256');
           body.id_token = await new SignJWT(changed).setProtectedHeader({ alg: header.alg!, kid: header.kid! }).sign(key);
         }
@@ -123,6 +134,7 @@ async function setUp(t: Test): Promise<Fixture> {
         { ...common, id: 'op', display_name: 'Upstream OP', provisioning: 'create', scopes: ['openid', 'email', 'profile', 'groups'] },
         { ...common, id: 'op-tampered', display_name: 'Tampered OP', provisioning: 'create', token_endpoint: proxyUrl },
         { ...common, id: 'op-gone', display_name: 'Gone OP', issuer: `http://127.0.0.1:${deadPort}` },
+        { ...common, id: 'op-trusted', display_name: 'Trusted OP', token_endpoint: proxyUrl, trust_amr: true },
       ],
     },
   });
@@ -299,6 +311,25 @@ await withChromium(t, async (browser) => {
     );
     t.equal(gone.status, 502);
     t.match(gone.text, 'cannot be reached right now');
+  });
+
+  t.test("the upstream's amr is passed on after fed only for a connection trusted for it (RFC 8176, trust_amr)", async (t) => {
+    upstream.tamper.mode = 'amr';
+    t.teardown(() => (upstream.tamper.mode = 'none'));
+    const seen: Record<string, unknown> = {};
+    for (const [button, login] of [
+      ['Sign in with Tampered OP', 'erin'],
+      ['Sign in with Trusted OP', 'frank'],
+    ] as const) {
+      const attempt = await prepareAttempt(rp, REDIRECT_URI);
+      const run = await open(t, browser, server, attempt.authorizationUrl.href);
+      await run.page.getByRole('button', { name: button }).click();
+      await signInUpstream(run.page, login);
+      await run.page.getByRole('button', { name: 'Allow' }).click();
+      seen[button] = (await redeem(attempt, await run.clientCallback())).claims()!.amr;
+    }
+    t.same(seen['Sign in with Tampered OP'], ['fed'], 'not trusted: fed only');
+    t.same(seen['Sign in with Trusted OP'], ['fed', 'hwk', 'mfa'], 'trusted: fed, then the upstream values');
   });
 
   t.test('idp_hint sends the browser straight to the upstream', async (t) => {
