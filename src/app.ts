@@ -26,6 +26,11 @@ import healthRoutes from './http/routes/health.js';
 import deviceAuthorizationRoutes from './http/routes/device-authorization.js';
 import deviceVerificationRoutes from './http/routes/device-verification.js';
 import parRoutes from './http/routes/par.js';
+import connectionStartRoutes from './http/routes/connection-start.js';
+import connectionCallbackRoutes from './http/routes/connection-callback.js';
+import connectionLinkRoutes from './http/routes/connection-link.js';
+import accountConnectionRoutes from './http/routes/account-connections.js';
+import { UpstreamDirectory } from './domain/connections/upstream-directory.js';
 import interactionRoutes from './http/routes/interaction.js';
 import passwordResetRoutes from './http/routes/password-reset.js';
 import signupRoutes from './http/routes/signup.js';
@@ -150,13 +155,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.removeAllContentTypeParsers();
   await app.register(formbody, { parser: parseForm, bodyLimit: BODY_LIMIT_BYTES });
 
+  const upstream = new UpstreamDirectory(ctx);
   await app.register(
     async (sso) => {
       await sso.register(discoveryRoutes, { config });
       await sso.register(jwksRoutes, { keys: ctx.keys });
       if (config.brand.color) await sso.register(brandingRoutes, { color: config.brand.color });
       await sso.register(authorizeRoutes, { ctx });
-      await sso.register(interactionRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
+      await sso.register(interactionRoutes, { ctx, onMessagesQueued: () => outbox?.kick(), upstream });
       await sso.register(secondFactorRoutes, { ctx });
       await sso.register(tokenRoutes, { ctx });
       await sso.register(userinfoRoutes, { ctx });
@@ -166,6 +172,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(deviceAuthorizationRoutes, { ctx });
       await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
       await sso.register(parRoutes, { ctx });
+      // Upstream connections (issue 19): the sign-in page's buttons, the redirect URI registered upstream, the link proof.
+      await sso.register(connectionStartRoutes, { ctx, directory: upstream });
+      await sso.register(connectionCallbackRoutes, { ctx, directory: upstream });
+      await sso.register(connectionLinkRoutes, { ctx });
+      await sso.register(accountConnectionRoutes, { ctx });
       await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
       await sso.register(accountPasswordRoutes, {
         ctx,

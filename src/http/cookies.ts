@@ -88,3 +88,10 @@ export const accountSignInCookie = (config: Config): CookieSpec =>
  */
 export const signupCookie = (config: Config): CookieSpec =>
   providerCookie(config, 'sso_signup', '/account/signup', config.signup.verificationTtlSeconds);
+
+/**
+ * Binds sign-ins sent to an upstream provider (src/domain/connections/) to this browser: the state's row keeps the
+ * digest of this random value, and its callback is honoured only where the cookie comes back (RFC 6749 10.12).
+ */
+export const upstreamCookie = (config: Config): CookieSpec =>
+  providerCookie(config, 'sso_upstream', '/connections', config.interactionTtlSeconds);

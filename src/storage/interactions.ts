@@ -43,6 +43,8 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     apiScopes: optional(arrayOf(object<ApiScope>({ name: string, description: string }))),
     // Added after version 1 was first written: a row without it was started before the claims parameter (OIDC Core 5.5).
     claims: optional(nullable(string)),
+    // Added after version 1 was first written (issue 19): the upstream connection an idp_hint named.
+    idpHint: optional(string),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

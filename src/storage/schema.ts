@@ -518,3 +518,72 @@ export interface Database {
 
 export type DirectoryRow = Selectable<DirectoriesTable>;
 export type DirectoryLinkRow = Selectable<DirectoryLinksTable>;
+
+// --- Upstream connections (issue 19): declared here at the end; `Database` below merges into the one above. ---
+
+/** An upstream identity provider (src/storage/connections.ts); its client secret sealed. */
+export interface ConnectionsTable {
+  id: string;
+  display_name: string;
+  icon: string | null;
+  kind: string;
+  preset: string | null;
+  issuer: string | null;
+  authorization_endpoint: string | null;
+  token_endpoint: string | null;
+  userinfo_endpoint: string | null;
+  client_id: string;
+  client_secret_sealed: Json<Record<string, unknown>> | null;
+  scopes: string[];
+  claim_mapping: Json<Record<string, unknown>>;
+  provisioning: string;
+  email_domains: ColumnType<string[], string[] | undefined, string[]>;
+  trust_amr: ColumnType<boolean, boolean | undefined, boolean>;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** An upstream account (connection, sub) linked to a local user. */
+export interface ConnectionLinksTable {
+  connection_id: string;
+  subject: string;
+  user_id: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp;
+  provisioned: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/** A sign-in sent upstream, until its callback (src/storage/upstream-logins.ts). */
+export interface UpstreamLoginsTable {
+  state_hash: string;
+  browser_hash: string;
+  connection_id: string;
+  interaction_id: string;
+  nonce: string;
+  verifier_sealed: Json<Record<string, unknown>>;
+  expires_at: Timestamp;
+  consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+/** A link waiting for the person to prove they own the local account. */
+export interface ConnectionLinkProofsTable {
+  id_hash: string;
+  browser_hash: string;
+  connection_id: string;
+  subject: string;
+  user_id: string;
+  interaction_id: string;
+  expires_at: Timestamp;
+  consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface Database {
+  connections: ConnectionsTable;
+  connection_links: ConnectionLinksTable;
+  upstream_logins: UpstreamLoginsTable;
+  connection_link_proofs: ConnectionLinkProofsTable;
+}
+
+export type ConnectionRow = Selectable<ConnectionsTable>;
+export type ConnectionLinkRow = Selectable<ConnectionLinksTable>;

@@ -37,6 +37,8 @@ export interface ChallengeContext {
   clientId: string | null;
   /** The language of the sign-in page, which the code page and the code's message speak too. */
   locale?: Locale | undefined;
+  /** The amr of the first step (`fed` for an upstream sign-in, issue 19); absent: a password (`pwd`). */
+  firstFactor?: string[] | undefined;
 }
 
 /** The current shape, written with `v: 1`; rows written before versions were kept have the same fields and no `v`. */
@@ -67,6 +69,8 @@ const CONTEXT_V1: Shape<ChallengeContext> = object<ChallengeContext>({
   clientId: nullable(string),
   // Added after version 1 was first written: a row without it was started before the pages had languages.
   locale: optional(oneOf(LOCALES)),
+  // Added after version 1 was first written: absent in rows of password sign-ins.
+  firstFactor: optional(arrayOf(string)),
 });
 
 /** A stored context, or why it cannot be read (a field path, never a value). */

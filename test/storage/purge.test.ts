@@ -20,6 +20,23 @@ const db = database.handle.db;
 await applySeed(db, new PasswordHasher(config.argon2), FIXTURES);
 const userId = (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id;
 const CLIENT = FIXTURES.clients[0]!.client_id;
+const CONNECTION = 'upstream';
+await db
+  .insertInto('connections')
+  .values({
+    id: CONNECTION,
+    display_name: 'Upstream',
+    kind: 'oidc',
+    issuer: 'https://idp.example',
+    client_id: 'sso',
+    scopes: ['openid'],
+    claim_mapping: '{}',
+    provisioning: 'create',
+    email_domains: [],
+    created_at: new Date(),
+    updated_at: new Date(),
+  })
+  .execute();
 const HOUR = 3600;
 /** Every lifetime an hour, but a one-time code's (5 minutes) and the security events' (a day). */
 const RETENTION = {
@@ -152,6 +169,30 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
     .insertInto('pushed_authorization_requests')
     .values({ request_uri_hash: keys.code, client_id: CLIENT, params: JSON.stringify({ client_id: CLIENT }), expires_at: expiresAt })
     .execute();
+  await db
+    .insertInto('upstream_logins')
+    .values({
+      state_hash: keys.code,
+      browser_hash: 'b',
+      connection_id: CONNECTION,
+      interaction_id: keys.interaction,
+      nonce: 'n',
+      verifier_sealed: '{}',
+      expires_at: expiresAt,
+    })
+    .execute();
+  await db
+    .insertInto('connection_link_proofs')
+    .values({
+      id_hash: keys.code,
+      browser_hash: 'b',
+      connection_id: CONNECTION,
+      subject: 's',
+      user_id: userId,
+      interaction_id: keys.interaction,
+      expires_at: expiresAt,
+    })
+    .execute();
   return keys;
 }
 
@@ -185,6 +226,12 @@ async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
         .where('request_uri_hash', '=', keys.code)
         .executeTakeFirst(),
     ),
+    upstream_logins: await has(
+      db.selectFrom('upstream_logins').select('state_hash').where('state_hash', '=', keys.code).executeTakeFirst(),
+    ),
+    connection_link_proofs: await has(
+      db.selectFrom('connection_link_proofs').select('id_hash').where('id_hash', '=', keys.code).executeTakeFirst(),
+    ),
   };
 }
 
@@ -203,6 +250,7 @@ t.test(
       'access_tokens',
       'authorization_codes',
       'client_assertion_jtis',
+      'connection_link_proofs',
       'device_authorizations',
       'dpop_proof_jtis',
       'email_changes',
@@ -219,6 +267,7 @@ t.test(
       'sign_in_throttle',
       'signup_invitations',
       'signups',
+      'upstream_logins',
     ]);
   },
 );
@@ -246,6 +295,8 @@ t.test(
         password_resets: true,
         client_assertion_jtis: true,
         pushed_authorization_requests: true,
+        upstream_logins: true,
+        connection_link_proofs: true,
       },
       'nothing unexpired is touched',
     );
@@ -263,6 +314,8 @@ t.test(
         password_resets: false,
         client_assertion_jtis: false,
         pushed_authorization_requests: false,
+        upstream_logins: false,
+        connection_link_proofs: false,
       },
       'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes',
     );
@@ -280,6 +333,8 @@ t.test(
         password_resets: false,
         client_assertion_jtis: false,
         pushed_authorization_requests: false,
+        upstream_logins: false,
+        connection_link_proofs: false,
       },
       'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too',
     );
@@ -299,6 +354,8 @@ t.test(
         passkey_challenges: 0,
         client_assertion_jtis: 0,
         pushed_authorization_requests: 0,
+        upstream_logins: 0,
+        connection_link_proofs: 0,
         dpop_proof_jtis: 0,
         sign_in_throttle: 0,
         sign_in_attempts: 0,

@@ -79,14 +79,17 @@ t.test("help comes first: --help anywhere after the verb shows the verb's help, 
 
 t.test('a bad command line exits 2 with one line naming the command whose help to read, and opens nothing', async (t) => {
   const cases: Array<[string[], string]> = [
-    [[], 'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, directories (sso-admin --help)'],
+    [
+      [],
+      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories (sso-admin --help)',
+    ],
     [
       ['--json'],
-      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, directories) (sso-admin --help)',
+      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories) (sso-admin --help)',
     ],
     [
       ['bogus'],
-      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, directories) (sso-admin --help)',
+      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories) (sso-admin --help)',
     ],
     [
       ['users'],
@@ -156,6 +159,8 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'sessions revoke',
       'devices revoke',
       'rules delete',
+      'connections remove',
+      'connections unlink',
       'directories remove',
     ],
   );
@@ -169,6 +174,8 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'sessions revoke': ['--user', 'alice'],
     'devices revoke': ['--user', 'alice'],
     'rules delete': ['0f6c6e0a-8c4b-4d43-9e0c-1b2a3c4d5e6f'],
+    'connections remove': ['google'],
+    'connections unlink': ['alice', 'google'],
     'directories remove': ['corp'],
   };
   for (const [noun, verb] of destructive) {

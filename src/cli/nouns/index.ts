@@ -2,6 +2,7 @@
 // entry here.
 import type { Noun } from '../command.js';
 import { clients } from './clients.js';
+import { connections } from './connections.js';
 import { devices } from './devices.js';
 import { directories } from './directories.js';
 import { keys } from './keys.js';
@@ -10,4 +11,4 @@ import { rules } from './rules.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
 
-export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, directories];
+export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, connections, directories];

@@ -56,6 +56,8 @@ export async function beginSecondFactor(
   clientId: string | null,
   /** The sign-in page's language: the code page and the code's message speak it. */
   locale?: Locale,
+  /** The amr of the first step when it was not a password (an upstream sign-in: `fed`). */
+  firstFactor?: string[],
 ): Promise<string> {
   const challengeId = randomToken();
   const now = ctx.clock();
@@ -67,6 +69,7 @@ export async function beginSecondFactor(
     returnTo,
     clientId,
     ...(locale ? { locale } : {}),
+    ...(firstFactor ? { firstFactor } : {}),
   };
   if (await canAnswerWithAuthenticator(ctx, accepted.user.id)) {
     await insertChallenge(ctx.db, {
@@ -171,7 +174,13 @@ export async function answerSecondFactorWithPasskey(
     unreadable(ctx, consumed.userId, consumed.context.reason);
     return { kind: 'dead' };
   }
-  const finished = await finishSignIn(ctx, consumed.userId, consumed.context.value, replacesSession, passkeyAmr(check, ['pwd']));
+  const finished = await finishSignIn(
+    ctx,
+    consumed.userId,
+    consumed.context.value,
+    replacesSession,
+    passkeyAmr(check, consumed.context.value.firstFactor ?? ['pwd']),
+  );
   return finished.kind === 'signed-in' ? finished : { kind: 'dead' };
 }
 
@@ -271,7 +280,7 @@ async function finishSignIn(
   userId: string,
   context: ChallengeContext,
   replacesSession: string | undefined,
-  amr: string[] = SECOND_FACTOR_AMR,
+  amr: string[] = context.firstFactor ? [...context.firstFactor, 'otp', 'mfa'] : SECOND_FACTOR_AMR,
 ): Promise<SecondFactorAnswer> {
   const user = await findUserById(ctx.db, userId);
   if (!user || user.disabled_at !== null) return { kind: 'dead' };

@@ -40,7 +40,11 @@ export type AdminEvent =
   | 'admin.resource.deleted'
   | 'admin.directory.added'
   | 'admin.directory.replaced'
-  | 'admin.directory.removed';
+  | 'admin.directory.removed'
+  | 'admin.connection.created'
+  | 'admin.connection.replaced'
+  | 'admin.connection.removed'
+  | 'admin.connection.unlinked';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {

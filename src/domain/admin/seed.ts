@@ -17,6 +17,8 @@ import { resourceServerColumns, resourceServerProblems, type ResourceServerEntry
 import type { DirectoryInput } from '../directories/directory-settings.js';
 import { checkDirectories, seedDirectories } from '../directories/seed-directories.js';
 
+import { checkConnections, seedConnections, type SeedConnection } from '../connections/seed-connections.js';
+
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from '../clients/client-metadata.js';
 
@@ -50,6 +52,8 @@ export interface SeedFile {
   risk_rules?: RiskRule[];
   /** LDAP and Active Directory servers (src/domain/directories/); absent when the file has no such section. */
   directories?: DirectoryInput[];
+  /** Upstream identity providers (src/domain/connections/seed-connections.ts); absent when the file has none. */
+  connections?: SeedConnection[];
 }
 
 export class SeedError extends Error {
@@ -172,7 +176,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
   for (const key of Object.keys(file))
-    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'directories'].includes(key))
+    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'directories', 'connections'].includes(key))
       problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
@@ -183,6 +187,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const rules = checkRiskRules(file.risk_rules, problems);
   const servers = checkResourceServers(file.resource_servers, problems);
   const directories = checkDirectories(file.directories, problems);
+  const connections = checkConnections(file.connections, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
@@ -202,6 +207,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
     ...(rules ? { risk_rules: rules } : {}),
     ...(servers ? { resource_servers: servers } : {}),
     ...(directories ? { directories } : {}),
+    ...(connections ? { connections } : {}),
   };
 }
 
@@ -257,6 +263,8 @@ export interface SeedReport {
   risk_rules?: SeedCounts;
   /** Present when the seed has a directories section. */
   directories?: SeedCounts;
+  /** Present when the seed has a connections section. */
+  connections?: SeedCounts;
 }
 
 /** JSON with sorted keys, so that two equal objects compare equal whatever their key order. */
@@ -429,6 +437,7 @@ export async function applySeed(
     for (const user of seed.users) await seedUser(trx, passwords, user, now, report.users);
     if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
     if (seed.directories) directoryCounts = await seedDirectories(sealing, seed.directories, now);
+    if (seed.connections) report.connections = await seedConnections(trx, sealing, seed.connections, now);
   });
   return {
     ...report,

@@ -72,6 +72,8 @@ export interface AuthorizationRequest {
   resources?: string[] | undefined;
   /** Scopes of the target resource servers that the request asked for, with what the consent page says of each. */
   apiScopes?: ApiScope[] | undefined;
+  /** idp_hint (issue 19, as Keycloak names it): the upstream connection to send the person to; absent: none. */
+  idpHint?: string | undefined;
 }
 
 /** A scope a resource server defines (src/domain/resources/resource-servers.ts). */
@@ -206,5 +208,11 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     uiLocale: fromUiLocales(single(params, 'ui_locales')),
     ...(client.fapi2 ? { fapi2: true } : {}),
     claims: parseClaimsParameter(single(params, 'claims')),
+    ...idpHintOf(single(params, 'idp_hint')),
   };
+}
+
+/** idp_hint names a connection by its id (src/domain/connections/); anything else is ignored, as an unknown hint is. */
+function idpHintOf(value: string | undefined): { idpHint?: string } {
+  return value !== undefined && /^[a-z0-9][a-z0-9_-]{0,62}$/.test(value) ? { idpHint: value } : {};
 }

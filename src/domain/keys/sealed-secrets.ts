@@ -21,18 +21,22 @@ export interface SealingContext {
 }
 
 /** What a sealed secret is for: each purpose has a key of its own, and names itself in the authenticated data. */
-export type SealPurpose = 'totp' | 'client-secret' | 'directory-bind';
+export type SealPurpose = 'totp' | 'client-secret' | 'directory-bind' | 'connection-secret' | 'upstream-verifier';
 
 const HKDF_INFO: Record<SealPurpose, string> = {
   totp: 'sso-provider totp secret v1',
   'client-secret': 'sso-provider client secret v1',
   'directory-bind': 'sso-provider directory bind password v1',
+  'connection-secret': 'sso-provider connection secret v1',
+  'upstream-verifier': 'sso-provider upstream pkce verifier v1',
 };
 
 const WHAT: Record<SealPurpose, string> = {
   totp: 'an authenticator secret',
   'client-secret': 'a client secret',
   'directory-bind': "a directory's bind password",
+  'connection-secret': "an upstream connection's client secret",
+  'upstream-verifier': 'an upstream sign-in',
 };
 
 /** The derived keys per context: scrypt runs once per process and purpose, at the first use, not at start. */

@@ -16,7 +16,9 @@ export type SecurityEventType =
   | 'totp_enrolled'
   | 'totp_removed'
   | 'passkey_added'
-  | 'passkey_removed';
+  | 'passkey_removed'
+  | 'connection_linked'
+  | 'connection_unlinked';
 
 /**
  * Refused sign-in attempts: logged and counted, not stored (sign_in_attempts keeps them for the risk evaluation;

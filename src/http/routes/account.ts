@@ -27,6 +27,7 @@ import { seeOther } from '../redirect.js';
 import { accountErrorPage, accountPage, newPasskeyPage, totpEnrolmentPage } from '../views/account-pages.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage, PASSKEY_PAGE_HEADERS } from '../views/pages.js';
+import { accountLinks } from '../../domain/connections/account-links.js';
 import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
 import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
 import {
@@ -138,10 +139,11 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     status: number,
     extra: { notice?: string; error?: string } = {},
   ) {
-    const [devices, authenticator, passkeys] = await Promise.all([
+    const [devices, authenticator, passkeys, connections] = await Promise.all([
       listDevices(ctx, who.user.id, { deviceId: who.session.deviceId, deviceCookie: request.cookies[deviceCookie(ctx.config).name] }),
       authenticatorState(ctx, who.user.id),
       passkeysOf(ctx, who.user.id),
+      accountLinks(ctx, who.user),
     ]);
     const claims = who.user.claims as Record<string, unknown>;
     return page(
@@ -158,6 +160,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         passkeys,
         passkeysOffered: passkeysOffered(ctx),
         signOutUrl: `${ctx.config.issuer}/session/end`,
+        connections,
         ...extra,
       }),
     );

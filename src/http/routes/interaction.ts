@@ -31,6 +31,8 @@ import {
   UNREADABLE_PASSKEY,
 } from '../passkey-form.js';
 import { seeOther } from '../redirect.js';
+import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
+import { connectionButtonsFor, hintedUpstream } from '../upstream-redirect.js';
 import { pageLanguage } from '../page-language.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
@@ -58,7 +60,10 @@ const formSchema = {
 
 const NO_LINKS: ClientLinks = { logoUri: null, clientUri: null, policyUri: null, tosUri: null };
 
-export default async function interactionRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; onMessagesQueued?: () => void }) {
+export default async function interactionRoutes(
+  app: FastifyInstance,
+  opts: { ctx: ProviderContext; onMessagesQueued?: () => void; upstream?: UpstreamDirectory },
+) {
   const { ctx } = opts;
   const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(PAGE_HEADERS).send(body);
   const loginPageReply = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(LOGIN_PAGE_HEADERS).send(body);
@@ -173,6 +178,9 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
       const t = language(request, interaction);
       const session = await usableSession(request, interaction);
       if (session) return proceed(reply, t, interaction, binding, session, false);
+      // Issue 19: idp_hint, or a login_hint in a connection's domains, goes straight to that upstream.
+      const hinted = opts.upstream && (await hintedUpstream(ctx, opts.upstream, request, reply, interaction, t));
+      if (hinted) return hinted;
       ensureDeviceCookie(request, reply, ctx.config);
       return loginPageReply(
         reply,
@@ -185,6 +193,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
           forgotUrl: forgotUrl(interaction.id),
           signupUrl: signupUrl(interaction.id),
           passkey: passkeyForm(interaction.id),
+          connections: await connectionButtonsFor(ctx, interaction.id, binding),
         }),
       );
     }),
@@ -218,6 +227,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
             forgotUrl: forgotUrl(interaction.id),
             signupUrl: signupUrl(interaction.id),
             passkey: passkeyForm(interaction.id),
+            connections: await connectionButtonsFor(ctx, interaction.id, binding),
           }),
         );
       }
@@ -260,6 +270,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: { ct
             clientName: await clientName(interaction.request.clientId),
             error,
             passkey: passkeyForm(interaction.id),
+            connections: await connectionButtonsFor(ctx, interaction.id, binding),
           }),
         );
       const credential = postedCredential(request.body);

@@ -3,6 +3,7 @@
 // no form of its own).
 import type { AuthenticatorState } from '../../domain/accounts/authenticator.js';
 import type { Passkey } from '../../domain/accounts/passkeys.js';
+import type { AccountLink } from '../../domain/connections/account-links.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import { html, SafeHtml } from '../../html.js';
 import { fieldError, newPasswordFields } from './field-error.js';
@@ -30,6 +31,8 @@ export interface AccountPageInput {
   passkeysOffered: boolean;
   /** Where "Sign out" leads (the end-session endpoint, which asks to confirm). */
   signOutUrl: string;
+  /** The person's links to upstream accounts (issue 19); absent: the section is not shown. */
+  connections?: readonly AccountLink[] | undefined;
   notice?: string;
   error?: string;
 }
@@ -70,8 +73,31 @@ ${input.devices.map(device)}
 <h2>${t('account.passkeys')}</h2>
 ${passkeySection(t, input, csrf)}
 <h2>${t('account.authenticator')}</h2>
-${authenticatorSection(t, input, csrf)}`,
+${authenticatorSection(t, input, csrf)}
+${input.connections && input.connections.length > 0 ? linkedAccounts(t, input.base, input.connections, csrf) : ''}`,
   );
+}
+
+/** The upstream accounts linked to this one, each with "Unlink" while another way to sign in remains. */
+function linkedAccounts(t: PageText, base: string, links: readonly AccountLink[], csrf: SafeHtml): SafeHtml {
+  return html`<h2>${t('connections.accountHeading')}</h2>
+<ul class="devices connections">
+${links.map(
+  (l) => html`<li data-connection="${l.connectionId}">
+<strong>${l.name}</strong>
+<p class="meta">${t('connections.linkedSince')} <time datetime="${l.linkedAt.toISOString()}">${when(l.linkedAt)}</time></p>
+${
+  l.canUnlink
+    ? html`<form method="post" action="${base}/connections/${l.connectionId}/unlink">
+${csrf}
+<input type="hidden" name="subject" value="${l.subject}">
+<button type="submit" class="secondary" aria-label="${t('connections.unlinkLabel', { provider: l.name })}">${t('connections.unlink')}</button>
+</form>`
+    : ''
+}
+</li>`,
+)}
+</ul>`;
 }
 
 function passkeySection(t: PageText, input: AccountPageInput, csrf: SafeHtml) {

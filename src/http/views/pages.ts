@@ -8,6 +8,7 @@ import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-sc
 import { html, SafeHtml } from '../../html.js';
 import { headersAllowingScripts, layout, type PageText } from './layout.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
+import { connectionButtons, type ConnectionButtons } from './connection-pages.js';
 import { richText } from './rich-text.js';
 
 /**
@@ -50,6 +51,8 @@ export interface LoginPageInput {
   signupUrl?: string | undefined;
   /** Offer "Sign in with a passkey", and the passkeys in the username field's autofill. */
   passkey?: PasskeyForm;
+  /** One button per enabled upstream connection (src/domain/connections/). */
+  connections?: ConnectionButtons | undefined;
 }
 
 export function loginPage(t: PageText, input: LoginPageInput): string {
@@ -71,6 +74,7 @@ ${DEVICE_SIGNAL_FIELDS.map((name) => html`<input type="hidden" name="${name}" va
 </form>
 ${input.forgotUrl ? html`<p><a href="${input.forgotUrl}">${t('signIn.forgot')}</a></p>` : ''}
 ${input.passkey ? passkeySignInForm(t, input.passkey, input.csrfToken, t('signIn.passkey'), true) : ''}
+${connectionButtons(t, input.connections)}
 ${input.signupUrl ? html`<p>${t('signIn.newHere')} <a href="${input.signupUrl}">${t('signIn.createAccount')}</a></p>` : ''}
 <script>${new SafeHtml(DEVICE_SIGNALS_SCRIPT)}</script>
 ${input.passkey ? html`<script>${new SafeHtml(PASSKEY_SCRIPT)}</script>` : ''}`,

@@ -376,4 +376,32 @@ export const de = {
   'password.directoryManagedTitle': 'Ihr Passwort wird von Ihrem Verzeichnis verwaltet',
   'password.directoryManaged':
     'Ihr Passwort liegt im Verzeichnis Ihrer Organisation (LDAP oder Active Directory): Ändern Sie es dort. Hier kann es weder geändert noch zurückgesetzt werden.',
+  'connections.badState':
+    'Diese Anmeldung wurde schon verwendet, ist abgelaufen oder wurde in einem anderen Browser begonnen. Kehren Sie zur Anwendung zurück und melden Sie sich erneut an.',
+  'connections.upstreamError':
+    'Der gewählte Anbieter hat Sie nicht angemeldet. Kehren Sie zur Anwendung zurück und versuchen Sie es erneut.',
+  'connections.upstreamDown':
+    'Der gewählte Anbieter ist gerade nicht erreichbar. Versuchen Sie es in einigen Minuten erneut oder melden Sie sich anders an.',
+  'connections.badResponse': 'Die Antwort des gewählten Anbieters war nicht vertrauenswürdig, daher wurden Sie nicht angemeldet.',
+  'connections.notAllowed':
+    'Mit dem Konto, mit dem Sie sich angemeldet haben, ist hier kein Konto verknüpft, und es kann keines angelegt werden. Bitten Sie Ihre Administration um Zugang.',
+  'connections.unverifiedEmail':
+    'Der gewählte Anbieter bestätigt nicht, dass diese E-Mail-Adresse Ihnen gehört, daher kann sie mit keinem Konto hier verknüpft werden. Melden Sie sich stattdessen mit Ihrem Passwort an.',
+  'connections.unknown': 'Diese Art der Anmeldung ist nicht verfügbar.',
+  'connections.signInWith': 'Mit {provider} anmelden',
+  'connections.linkTitle': 'Konto verknüpfen',
+  'connections.linkLead':
+    'Ein Konto hier verwendet bereits die Adresse {email}. Um Ihr {provider}-Konto damit zu verknüpfen, zeigen Sie, dass es Ihnen gehört: Geben Sie sein Passwort ein.',
+  'connections.linkSubmit': 'Verknüpfen und anmelden',
+  'connections.wrongPassword': 'Das Passwort ist nicht korrekt.',
+  'connections.challenge': 'Diese Anmeldung braucht eine zusätzliche Prüfung. Gehen Sie zurück und melden Sie sich mit Ihrem Passwort an.',
+  'connections.accountHeading': 'Verknüpfte Konten',
+  'connections.accountNone': 'Kein Konto eines anderen Anbieters ist mit diesem verknüpft.',
+  'connections.unlink': 'Trennen',
+  'connections.unlinkLabel': '{provider} trennen',
+  'connections.linkedSince': 'verknüpft',
+  'connections.lastWayIn':
+    'Dieses verknüpfte Konto ist Ihre einzige Möglichkeit, sich anzumelden. Fügen Sie zuerst einen Passkey hinzu oder legen Sie ein Passwort fest.',
+  'connections.noSuchLink': 'Ein solches verknüpftes Konto gibt es nicht.',
+  'connections.unlinkTitle': 'Nicht getrennt',
 } as const satisfies Catalog;

@@ -353,4 +353,29 @@ export const en = {
   'password.directoryManagedTitle': 'Your password is managed by your directory',
   'password.directoryManaged':
     "Your password is kept in your organisation's directory (LDAP or Active Directory): change it there. It cannot be changed or reset here.",
+  'connections.badState':
+    'This sign-in has already been used, has expired, or was started in another browser. Go back to the application and sign in again.',
+  'connections.upstreamError': 'The provider you chose did not sign you in. Go back to the application and try again.',
+  'connections.upstreamDown': 'The provider you chose cannot be reached right now. Try again in a few minutes, or sign in another way.',
+  'connections.badResponse': 'The provider you chose gave an answer that could not be trusted, so you were not signed in.',
+  'connections.notAllowed':
+    'No account here is linked to the account you signed in with, and none can be made for it. Ask your administrator for access.',
+  'connections.unverifiedEmail':
+    'The provider you chose does not confirm that this email address is yours, so it cannot be linked to an account here. Sign in with your password instead.',
+  'connections.unknown': 'This way of signing in is not available.',
+  'connections.signInWith': 'Sign in with {provider}',
+  'connections.linkTitle': 'Link your account',
+  'connections.linkLead':
+    'An account here already uses the address {email}. To link your {provider} account to it, show that it is yours: enter its password.',
+  'connections.linkSubmit': 'Link and sign in',
+  'connections.wrongPassword': 'The password is not correct.',
+  'connections.challenge': 'This sign-in needs an extra check. Go back and sign in with your password.',
+  'connections.accountHeading': 'Linked accounts',
+  'connections.accountNone': 'No account elsewhere is linked to this one.',
+  'connections.unlink': 'Unlink',
+  'connections.unlinkLabel': 'Unlink {provider}',
+  'connections.linkedSince': 'linked',
+  'connections.lastWayIn': 'This linked account is your only way to sign in. Add a passkey or set a password first.',
+  'connections.noSuchLink': 'There is no such linked account.',
+  'connections.unlinkTitle': 'Not unlinked',
 } as const;

@@ -370,4 +370,32 @@ export const fr = {
   'password.directoryManagedTitle': 'Votre mot de passe est géré par votre annuaire',
   'password.directoryManaged':
     'Votre mot de passe est conservé dans l’annuaire de votre organisation (LDAP ou Active Directory) : modifiez-le là-bas. Il ne peut être ni modifié ni réinitialisé ici.',
+  'connections.badState':
+    'Cette connexion a déjà été utilisée, a expiré ou a été commencée dans un autre navigateur. Revenez à l’application et connectez-vous à nouveau.',
+  'connections.upstreamError': 'Le fournisseur choisi ne vous a pas connecté. Revenez à l’application et réessayez.',
+  'connections.upstreamDown':
+    'Le fournisseur choisi est injoignable pour le moment. Réessayez dans quelques minutes ou connectez-vous autrement.',
+  'connections.badResponse': 'La réponse du fournisseur choisi n’était pas digne de confiance : vous n’avez pas été connecté.',
+  'connections.notAllowed':
+    'Aucun compte ici n’est lié au compte avec lequel vous vous êtes connecté, et aucun ne peut être créé pour lui. Demandez l’accès à votre administrateur.',
+  'connections.unverifiedEmail':
+    'Le fournisseur choisi ne confirme pas que cette adresse e-mail est la vôtre : elle ne peut être liée à aucun compte ici. Connectez-vous plutôt avec votre mot de passe.',
+  'connections.unknown': 'Ce moyen de connexion n’est pas disponible.',
+  'connections.signInWith': 'Se connecter avec {provider}',
+  'connections.linkTitle': 'Lier votre compte',
+  'connections.linkLead':
+    'Un compte ici utilise déjà l’adresse {email}. Pour y lier votre compte {provider}, montrez qu’il est à vous : saisissez son mot de passe.',
+  'connections.linkSubmit': 'Lier et se connecter',
+  'connections.wrongPassword': 'Le mot de passe est incorrect.',
+  'connections.challenge':
+    'Cette connexion demande une vérification supplémentaire. Revenez en arrière et connectez-vous avec votre mot de passe.',
+  'connections.accountHeading': 'Comptes liés',
+  'connections.accountNone': 'Aucun compte d’un autre fournisseur n’est lié à celui-ci.',
+  'connections.unlink': 'Délier',
+  'connections.unlinkLabel': 'Délier {provider}',
+  'connections.linkedSince': 'lié le',
+  'connections.lastWayIn':
+    'Ce compte lié est votre seul moyen de vous connecter. Ajoutez d’abord une clé d’accès ou définissez un mot de passe.',
+  'connections.noSuchLink': 'Ce compte lié n’existe pas.',
+  'connections.unlinkTitle': 'Non délié',
 } as const satisfies Catalog;

@@ -1,0 +1,123 @@
+// Adding, replacing, showing and removing upstream connections by hand, and removing a person's link to one: the
+// seed file's entry and rules (seed-connections.ts). The client secret is never shown back, only whether there is one.
+import {
+  deleteConnectionRow,
+  deleteLink,
+  findConnectionRow,
+  listConnectionRows,
+  listLinksOfConnection,
+  listLinksOfUser,
+  upsertConnectionRow,
+} from '../../storage/connections.js';
+import { AdminError, findUserByRef, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { callbackUrl, rowToConnection, type Connection } from './connection.js';
+import { connectionColumns, connectionEntryProblems, type SeedConnection } from './seed-connections.js';
+
+/** What an admin sees of a connection: everything but the secret, and the redirect URI to register upstream. */
+export interface ConnectionView {
+  id: string;
+  display_name: string;
+  kind: string;
+  preset: string | null;
+  issuer: string | null;
+  authorization_endpoint: string | null;
+  token_endpoint: string | null;
+  userinfo_endpoint: string | null;
+  client_id: string;
+  has_client_secret: boolean;
+  scopes: string[];
+  claims: Connection['mapping'];
+  provisioning: string;
+  email_domains: string[];
+  trust_amr: boolean;
+  enabled: boolean;
+  redirect_uri: string;
+  links: number;
+}
+
+/** Refuses an entry the seed file would refuse; for checking a command line before the database opens. */
+export function checkConnectionEntry(entry: SeedConnection): void {
+  const problems = connectionEntryProblems(entry);
+  if (problems.length > 0) throw new AdminError(`connection "${String(entry.id)}" was refused: ${problems.join('; ')}`);
+}
+
+async function view(ctx: AdminContext, id: string): Promise<ConnectionView> {
+  const row = await findConnectionRow(ctx.db, id);
+  if (!row) throw new AdminError(`no connection "${id}"`);
+  const mapped = rowToConnection(row);
+  if ('problem' in mapped) throw new AdminError(`connection "${id}" is stored unreadably (${mapped.problem}): add it again`);
+  const c = mapped.connection;
+  return {
+    id: c.id,
+    display_name: c.displayName,
+    kind: c.kind,
+    preset: c.preset,
+    issuer: c.issuer,
+    authorization_endpoint: c.authorizationEndpoint,
+    token_endpoint: c.tokenEndpoint,
+    userinfo_endpoint: c.userinfoEndpoint,
+    client_id: c.clientId,
+    has_client_secret: c.secretSealed !== null,
+    scopes: c.scopes,
+    claims: c.mapping,
+    provisioning: c.provisioning,
+    email_domains: c.emailDomains,
+    trust_amr: c.trustAmr,
+    enabled: c.enabled,
+    redirect_uri: callbackUrl(ctx.config.issuer, c.id),
+    links: (await listLinksOfConnection(ctx.db, c.id)).length,
+  };
+}
+
+export async function listConnections(ctx: AdminContext): Promise<ConnectionView[]> {
+  const rows = await listConnectionRows(ctx.db);
+  return Promise.all(rows.map((r) => view(ctx, r.id)));
+}
+
+export const showConnection = view;
+
+/** Creates the connection, or replaces every field of the one with its id (its links stay). */
+export async function setConnection(ctx: AdminContext, entry: SeedConnection): Promise<{ connection: ConnectionView; created: boolean }> {
+  checkConnectionEntry(entry);
+  const created = await upsertConnectionRow(ctx.db, await connectionColumns(ctx, entry), ctx.clock());
+  logAdminAction(ctx, created ? 'admin.connection.created' : 'admin.connection.replaced', { connection: entry.id });
+  return { connection: await view(ctx, entry.id), created };
+}
+
+/** Removes the connection and every link to it; its people keep their accounts. */
+export async function removeConnection(ctx: AdminContext, id: string): Promise<void> {
+  if (!(await deleteConnectionRow(ctx.db, id))) throw new AdminError(`no connection "${id}"`);
+  logAdminAction(ctx, 'admin.connection.removed', { connection: id });
+}
+
+export interface LinkView {
+  connection: string;
+  subject: string;
+  user_id: string;
+  created_at: Date;
+  last_used_at: Date;
+}
+
+/** The links of a user (by username, email or id). */
+export async function linksOfUser(ctx: AdminContext, userRef: string): Promise<LinkView[]> {
+  const user = await findUserByRef(ctx.db, userRef);
+  return (await listLinksOfUser(ctx.db, user.id)).map((l) => ({
+    connection: l.connection_id,
+    subject: l.subject,
+    user_id: l.user_id,
+    created_at: l.created_at,
+    last_used_at: l.last_used_at,
+  }));
+}
+
+/** Removes one link of a user's: that upstream account no longer signs them in (a next sign-in follows provisioning). */
+export async function unlinkUser(ctx: AdminContext, userRef: string, connectionId: string, subject?: string): Promise<number> {
+  const user = await findUserByRef(ctx.db, userRef);
+  const links = (await listLinksOfUser(ctx.db, user.id)).filter(
+    (l) => l.connection_id === connectionId && (subject === undefined || l.subject === subject),
+  );
+  if (links.length === 0) throw new AdminError(`user "${userRef}" has no link to connection "${connectionId}"`);
+  for (const l of links) await deleteLink(ctx.db, user.id, l.connection_id, l.subject);
+  logAdminAction(ctx, 'admin.connection.unlinked', { connection: connectionId, user: user.id, links: links.length });
+  return links.length;
+}

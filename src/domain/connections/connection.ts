@@ -1,0 +1,111 @@
+// A connection to an upstream identity provider (issue 19): an OpenID Connect issuer found by discovery, or an OAuth
+// 2.0 service with explicit endpoints and a userinfo URL; how its claims map to a local user, and what its first
+// sign-in may do (create a user, link to one, or refuse). Rows are mapped and checked here; a row that does not fit
+// is left out (and logged), never half-used.
+import type { ConnectionRow } from '../../storage/schema.js';
+import { isPreset, PRESET_DEFAULTS, type Preset } from './presets.js';
+
+export const CONNECTION_KINDS = ['oidc', 'oauth2'] as const;
+export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
+
+/** A first sign-in with no link: make a user from the claims, link to an existing one only, or refuse. */
+export const PROVISIONING_MODES = ['create', 'link', 'refuse'] as const;
+export type Provisioning = (typeof PROVISIONING_MODES)[number];
+
+/** The upstream claim (userinfo member) each local attribute comes from. */
+export interface ClaimMapping {
+  subject: string;
+  email: string;
+  email_verified: string;
+  name: string;
+  username: string;
+  groups: string;
+}
+
+export const MAPPING_FIELDS = ['subject', 'email', 'email_verified', 'name', 'username', 'groups'] as const;
+
+export const DEFAULT_MAPPING: Readonly<ClaimMapping> = Object.freeze({
+  subject: 'sub',
+  email: 'email',
+  email_verified: 'email_verified',
+  name: 'name',
+  username: 'preferred_username',
+  groups: 'groups',
+});
+
+/** A connection id: the last segment of its callback URL, and what idp_hint names. */
+export const CONNECTION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+export interface Connection {
+  id: string;
+  displayName: string;
+  /** The icon the sign-in page shows: the connection's own URL, else its preset's built-in one, else none. */
+  icon: string | null;
+  kind: ConnectionKind;
+  preset: Preset | null;
+  issuer: string | null;
+  authorizationEndpoint: string | null;
+  tokenEndpoint: string | null;
+  userinfoEndpoint: string | null;
+  clientId: string;
+  /** The sealed client secret (sealed-secrets.ts, purpose connection-secret); null for a public client. */
+  secretSealed: Record<string, unknown> | null;
+  scopes: string[];
+  mapping: ClaimMapping;
+  provisioning: Provisioning;
+  /** login_hint addresses in these domains are sent straight to this connection. */
+  emailDomains: string[];
+  /** The upstream's amr and acr are passed on in our ID tokens. */
+  trustAmr: boolean;
+  enabled: boolean;
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
+
+/** The row as a Connection, its preset's defaults under it; undefined (with why) when a column does not fit. */
+export function rowToConnection(row: ConnectionRow): { connection: Connection } | { problem: string } {
+  if (!isOneOf(CONNECTION_KINDS, row.kind)) return { problem: 'kind' };
+  if (!isOneOf(PROVISIONING_MODES, row.provisioning)) return { problem: 'provisioning' };
+  if (row.preset !== null && !isPreset(row.preset)) return { problem: 'preset' };
+  const mapping: ClaimMapping = { ...DEFAULT_MAPPING };
+  const preset = row.preset === null ? undefined : PRESET_DEFAULTS[row.preset];
+  Object.assign(mapping, preset?.mapping);
+  const stored = row.claim_mapping;
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return { problem: 'claim_mapping' };
+  for (const field of MAPPING_FIELDS) {
+    const value = (stored as Record<string, unknown>)[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || value === '') return { problem: `claim_mapping.${field}` };
+    mapping[field] = value;
+  }
+  const sealed = row.client_secret_sealed;
+  if (sealed !== null && (typeof sealed !== 'object' || Array.isArray(sealed))) return { problem: 'client_secret_sealed' };
+  return {
+    connection: {
+      id: row.id,
+      displayName: row.display_name,
+      icon: row.icon ?? preset?.icon ?? null,
+      kind: row.kind,
+      preset: row.preset,
+      issuer: row.issuer ?? preset?.issuer ?? null,
+      authorizationEndpoint: row.authorization_endpoint ?? preset?.authorizationEndpoint ?? null,
+      tokenEndpoint: row.token_endpoint ?? preset?.tokenEndpoint ?? null,
+      userinfoEndpoint: row.userinfo_endpoint ?? preset?.userinfoEndpoint ?? null,
+      clientId: row.client_id,
+      secretSealed: sealed,
+      scopes: row.scopes,
+      mapping,
+      provisioning: row.provisioning,
+      emailDomains: row.email_domains,
+      trustAmr: row.trust_amr,
+      enabled: row.enabled,
+    },
+  };
+}
+
+/** The redirect URI registered upstream for this connection. */
+export function callbackUrl(issuer: string, connectionId: string): string {
+  return `${issuer}/connections/${connectionId}/callback`;
+}

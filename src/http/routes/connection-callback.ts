@@ -1,0 +1,114 @@
+// GET /connections/:id/callback: the redirect URI registered upstream ({issuer}/connections/{id}/callback). The state
+// is used up, the code redeemed and the ID token verified (src/domain/connections/upstream-login.ts); then the
+// upstream account signs in its linked user, is provisioned, is asked to prove it owns the local account with its
+// verified address, or is refused (federated-sign-in.ts). Each refusal is a page with its status.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { accountForIdentity, signInFederated } from '../../domain/connections/federated-sign-in.js';
+import { enabledConnection } from '../../domain/connections/connections.js';
+import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
+import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
+import { finishUpstreamLogin } from '../../domain/connections/upstream-login.js';
+import { claimUpstreamCallback, upstreamCallbackSucceeded } from '../../domain/connections/upstream-throttle.js';
+import { PAGE_HEADERS } from '../views/layout.js';
+import { errorPage } from '../views/pages.js';
+import { addSeconds } from '../../domain/clock.js';
+import type { ProviderContext } from '../../domain/context.js';
+import { randomToken, sha256 } from '../../domain/secrets.js';
+import { insertLinkProof } from '../../storage/upstream-logins.js';
+import { sessionCookie, upstreamCookie } from '../cookies.js';
+import { deviceSignalsOf } from '../device-signals.js';
+import { seeOther } from '../redirect.js';
+import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
+
+/** A proof waits this long for the password. */
+const LINK_PROOF_SECONDS = 600;
+
+const paramsSchema = {
+  type: 'object',
+  properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } },
+  required: ['id'],
+} as const;
+
+// RFC 6749 4.1.2 and 4.1.2.1, RFC 9207 2: the members of the response; a repeated one is not a string and is refused.
+const querySchema = {
+  type: 'object',
+  properties: {
+    state: { type: 'string', maxLength: 512 },
+    code: { type: 'string', maxLength: 4096 },
+    iss: { type: 'string', maxLength: 512 },
+    error: { type: 'string', maxLength: 256 },
+    error_description: { type: 'string', maxLength: 2048 },
+  },
+} as const;
+
+interface Query {
+  state?: string;
+  code?: string;
+  iss?: string;
+  error?: string;
+}
+
+export default async function connectionCallbackRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; directory: UpstreamDirectory }) {
+  const { ctx, directory } = opts;
+
+  app.get<{ Params: { id: string }; Querystring: Query }>(
+    '/connections/:id/callback',
+    { schema: { params: paramsSchema, querystring: querySchema }, config: { html: true } },
+    async (request: FastifyRequest<{ Params: { id: string }; Querystring: Query }>, reply: FastifyReply) => {
+      const connectionId = request.params.id;
+      let t = languageOf(ctx, request, undefined);
+      const claim = await claimUpstreamCallback(ctx, request.ip);
+      if (claim.kind === 'throttled') {
+        // RFC 6585 4: 429 with Retry-After.
+        reply.header('retry-after', String(claim.retryAfterSeconds));
+        return reply
+          .code(429)
+          .headers(PAGE_HEADERS)
+          .send(errorPage(t, t('common.tooManyAttempts.other', { count: claim.retryAfterSeconds })));
+      }
+      try {
+        const connection = await enabledConnection(ctx, connectionId);
+        if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${connectionId}`);
+        const browserSecret = request.cookies[upstreamCookie(ctx.config).name];
+        const { identity, interactionId } = await finishUpstreamLogin(ctx, directory, { connection, params: request.query, browserSecret });
+        const facts = await interactionFacts(ctx, interactionId);
+        t = languageOf(ctx, request, facts.locale);
+        const account = await accountForIdentity(ctx, connection, identity);
+        // The upstream vouched for this person: the callback was no guess.
+        await upstreamCallbackSucceeded(ctx, claim);
+        if (account.kind === 'prove') {
+          const proof = randomToken();
+          const now = ctx.clock();
+          await insertLinkProof(ctx.db, {
+            idHash: sha256(proof),
+            browserHash: sha256(browserSecret!),
+            connectionId: connection.id,
+            subject: identity.subject,
+            userId: account.user.id,
+            interactionId,
+            expiresAt: addSeconds(now, LINK_PROOF_SECONDS),
+          });
+          return seeOther(reply, `${ctx.config.issuer}/connections/link?proof=${proof}`);
+        }
+        const result = await signInFederated(ctx, {
+          connection,
+          user: account.user,
+          upstreamAmr: identity.amr,
+          signals: deviceSignalsOf(request, ctx.config),
+          clientId: facts.clientId,
+          returnTo: `${ctx.config.issuer}/interaction/${interactionId}`,
+          replacesSession: request.cookies[sessionCookie(ctx.config).name],
+          locale: facts.locale,
+        });
+        if (result.kind === 'refused') throw new UpstreamRefusal('not-allowed', 'the risk evaluation blocked the sign-in');
+        if (result.kind === 'no-second-factor')
+          throw new UpstreamRefusal('challenged', 'a second factor was asked for and the user has none');
+        if (result.kind === 'challenge') return toSecondFactor(ctx, reply, result.challengeId);
+        return backToInteraction(ctx, reply, result.completed, interactionId);
+      } catch (err) {
+        if (err instanceof UpstreamRefusal) return refusalPage(request, reply, t, err, connectionId);
+        throw err;
+      }
+    },
+  );
+}

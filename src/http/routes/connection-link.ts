@@ -1,0 +1,151 @@
+// GET and POST /connections/link?proof=...: an upstream account whose verified address is a local account's is linked
+// to it only once the person proves the local account is theirs (issue 19): its password, checked and counted like
+// the account page's current-password check. The proof is this browser's only (its upstream cookie) and used once;
+// it travels in the query string, which the request log leaves out.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { checkCurrentPassword } from '../../domain/accounts/current-password.js';
+import { linkProven, signInFederated } from '../../domain/connections/federated-sign-in.js';
+import { enabledConnection } from '../../domain/connections/connections.js';
+import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
+import type { ProviderContext } from '../../domain/context.js';
+import { single, type RawParams } from '../../domain/params.js';
+import { safeEqual, sha256 } from '../../domain/secrets.js';
+import { findUserById } from '../../storage/users.js';
+import { consumeLinkProof, findLiveLinkProof, type LiveLinkProof } from '../../storage/upstream-logins.js';
+import { sessionCookie, upstreamCookie } from '../cookies.js';
+import { deviceSignalsOf } from '../device-signals.js';
+import { PAGE_HEADERS, type PageText } from '../views/layout.js';
+import { linkProofPage } from '../views/connection-pages.js';
+import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
+
+const querySchema = {
+  type: 'object',
+  properties: { proof: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
+  required: ['proof'],
+} as const;
+
+const formSchema = {
+  type: 'object',
+  properties: { password: { type: 'string' }, username: { type: 'string' } },
+} as const;
+
+type LinkRequest = FastifyRequest<{ Querystring: { proof: string }; Body?: RawParams }>;
+
+export default async function connectionLinkRoutes(app: FastifyInstance, opts: { ctx: ProviderContext }) {
+  const { ctx } = opts;
+  const action = (proof: string) => `${ctx.config.issuer}/connections/link?proof=${proof}`;
+
+  /** The live proof of this browser, with its connection and user; an UpstreamRefusal (bad-state) otherwise. */
+  async function proofOf(request: LinkRequest) {
+    const proof = await findLiveLinkProof(ctx.db, sha256(request.query.proof), ctx.clock());
+    const browser = request.cookies[upstreamCookie(ctx.config).name];
+    if (!proof || !browser || !safeEqual(proof.browserHash, sha256(browser)))
+      throw new UpstreamRefusal('bad-state', "the link proof is unknown, used, expired or another browser's");
+    const connection = await enabledConnection(ctx, proof.connectionId);
+    const user = await findUserById(ctx.db, proof.userId);
+    if (!connection || !user || user.disabled_at !== null) throw new UpstreamRefusal('not-allowed', 'the connection or the user is gone');
+    return { proof, connection, user };
+  }
+
+  function page(
+    reply: FastifyReply,
+    t: PageText,
+    status: number,
+    p: { proofId: string; provider: string; email: string; username: string },
+    error?: string,
+  ) {
+    return reply
+      .code(status)
+      .headers(PAGE_HEADERS)
+      .send(
+        linkProofPage(t, {
+          action: action(p.proofId),
+          provider: p.provider,
+          email: p.email,
+          username: p.username,
+          ...(error ? { error } : {}),
+        }),
+      );
+  }
+
+  const withRefusals =
+    (handler: (request: LinkRequest, reply: FastifyReply, t: PageText) => Promise<unknown>) =>
+    async (request: LinkRequest, reply: FastifyReply) => {
+      const t = languageOf(ctx, request, undefined);
+      try {
+        return await handler(request, reply, t);
+      } catch (err) {
+        if (err instanceof UpstreamRefusal) return refusalPage(request, reply, t, err, 'link');
+        throw err;
+      }
+    };
+
+  const shown = (proofId: string, c: { displayName: string }, u: { email: string | null; username: string }) => ({
+    proofId,
+    provider: c.displayName,
+    email: u.email ?? '',
+    username: u.username,
+  });
+
+  app.get<{ Querystring: { proof: string } }>(
+    '/connections/link',
+    { schema: { querystring: querySchema }, config: { html: true } },
+    withRefusals(async (request, reply, t) => {
+      const { connection, user, proof } = await proofOf(request);
+      const facts = await interactionFacts(ctx, proof.interactionId);
+      return page(reply, facts.locale ? languageOf(ctx, request, facts.locale) : t, 200, shown(request.query.proof, connection, user));
+    }),
+  );
+
+  app.post<{ Querystring: { proof: string }; Body: RawParams }>(
+    '/connections/link',
+    { schema: { querystring: querySchema, body: formSchema }, config: { html: true } },
+    withRefusals(async (request, reply, t0) => {
+      const { connection, user, proof } = await proofOf(request);
+      const facts = await interactionFacts(ctx, proof.interactionId);
+      const t = facts.locale ? languageOf(ctx, request, facts.locale) : t0;
+      const check = await checkCurrentPassword(ctx, user, single(request.body ?? {}, 'password') ?? '', request.ip);
+      if (check.kind !== 'right') {
+        if (check.kind === 'throttled') reply.header('retry-after', String(check.retryAfterSeconds));
+        const status = check.kind === 'throttled' ? 429 : check.kind === 'busy' ? 503 : 401;
+        const message =
+          check.kind === 'throttled'
+            ? t('common.tooManyAttempts.other', { count: check.retryAfterSeconds })
+            : check.kind === 'busy'
+              ? t('common.busy')
+              : t('connections.wrongPassword');
+        return page(reply, t, status, shown(request.query.proof, connection, user), message);
+      }
+      return link(request, reply, proof, connection, user, facts);
+    }),
+  );
+
+  async function link(
+    request: LinkRequest,
+    reply: FastifyReply,
+    proof: LiveLinkProof,
+    connection: NonNullable<Awaited<ReturnType<typeof enabledConnection>>>,
+    user: NonNullable<Awaited<ReturnType<typeof findUserById>>>,
+    facts: Awaited<ReturnType<typeof interactionFacts>>,
+  ) {
+    if (!(await consumeLinkProof(ctx.db, sha256(request.query.proof), ctx.clock())))
+      throw new UpstreamRefusal('bad-state', 'the link proof was used');
+    if (!(await linkProven(ctx, proof.connectionId, proof.subject, proof.userId)))
+      throw new UpstreamRefusal('not-allowed', 'the upstream account was linked meanwhile');
+    const result = await signInFederated(ctx, {
+      connection,
+      user,
+      upstreamAmr: [],
+      also: ['pwd'],
+      signals: deviceSignalsOf(request, ctx.config),
+      clientId: facts.clientId,
+      returnTo: `${ctx.config.issuer}/interaction/${proof.interactionId}`,
+      replacesSession: request.cookies[sessionCookie(ctx.config).name],
+      locale: facts.locale,
+    });
+    if (result.kind === 'refused') throw new UpstreamRefusal('not-allowed', 'the risk evaluation blocked the sign-in');
+    if (result.kind === 'no-second-factor') throw new UpstreamRefusal('challenged', 'a second factor was asked for and the user has none');
+    if (result.kind === 'challenge') return toSecondFactor(ctx, reply, result.challengeId);
+    return backToInteraction(ctx, reply, result.completed, proof.interactionId);
+  }
+}
