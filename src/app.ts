@@ -172,11 +172,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       await sso.register(deviceAuthorizationRoutes, { ctx });
       await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
       await sso.register(parRoutes, { ctx });
-      // Upstream connections (issue 19): the sign-in page's buttons, the redirect URI registered upstream, the link proof.
+      // Upstream connections (issue 19): the sign-in page's buttons, the redirect URI registered upstream, the link proof,
+      // the account page's link and unlink.
       await sso.register(connectionStartRoutes, { ctx, directory: upstream });
       await sso.register(connectionCallbackRoutes, { ctx, directory: upstream });
       await sso.register(connectionLinkRoutes, { ctx });
-      await sso.register(accountConnectionRoutes, { ctx });
+      await sso.register(accountConnectionRoutes, { ctx, directory: upstream });
       await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
       await sso.register(accountPasswordRoutes, {
         ctx,

@@ -1,9 +1,10 @@
-// Sends the browser to an upstream connection for a pending interaction: the browser's binding cookie (made once,
-// kept for every upstream sign-in of this browser), the state row, and a 303 to the upstream's authorization endpoint.
+// Sends the browser to an upstream connection, for a pending interaction's sign-in or for a link the account page
+// started: the browser's binding cookie (made once, kept for every upstream trip of this browser), the state row, and
+// a 303 to the upstream's authorization endpoint.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Connection } from '../domain/connections/connection.js';
 import type { UpstreamDirectory } from '../domain/connections/upstream-directory.js';
-import { startUpstreamLogin } from '../domain/connections/upstream-login.js';
+import { startUpstreamLogin, type UpstreamPurpose } from '../domain/connections/upstream-login.js';
 import type { Interaction } from '../domain/authorization/authorize.js';
 import type { ProviderContext } from '../domain/context.js';
 import { randomToken } from '../domain/secrets.js';
@@ -23,19 +24,24 @@ export async function sendUpstream(
   request: FastifyRequest,
   reply: FastifyReply,
   connection: Connection,
-  interaction: Interaction,
+  trip: { purpose: UpstreamPurpose; loginHint?: string | null },
 ): Promise<FastifyReply> {
   const cookie = upstreamCookie(ctx.config);
   const held = request.cookies[cookie.name];
   const browserSecret = held !== undefined && BROWSER_SECRET.test(held) ? held : randomToken();
   const location = await startUpstreamLogin(ctx, directory, {
     connection,
-    interactionId: interaction.id,
+    purpose: trip.purpose,
     browserSecret,
-    loginHint: interaction.request.loginHint,
+    loginHint: trip.loginHint ?? null,
   });
   reply.setCookie(cookie.name, browserSecret, cookie.options);
   return seeOther(reply, location);
+}
+
+/** A sign-in's trip: back to the interaction, with its login_hint passed on. */
+export function signInTrip(interaction: Interaction): { purpose: UpstreamPurpose; loginHint: string | null } {
+  return { purpose: { kind: 'sign-in', interactionId: interaction.id }, loginHint: interaction.request.loginHint };
 }
 
 /** The sign-in page's connection buttons for this interaction (its binding echoed as their CSRF field). */
@@ -70,7 +76,7 @@ export async function hintedUpstream(
   const connection = hintedConnection(await enabledConnections(ctx), { idpHint, loginHint });
   if (!connection) return undefined;
   try {
-    return await sendUpstream(ctx, directory, request, reply, connection, interaction);
+    return await sendUpstream(ctx, directory, request, reply, connection, signInTrip(interaction));
   } catch (err) {
     if (err instanceof UpstreamRefusal) return refusalPage(request, reply, t, err, connection.id);
     throw err;

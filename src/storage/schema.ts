@@ -559,7 +559,10 @@ export interface UpstreamLoginsTable {
   state_hash: string;
   browser_hash: string;
   connection_id: string;
-  interaction_id: string;
+  /** The interaction a sign-in resumes; null for a link started from the account page. */
+  interaction_id: string | null;
+  /** The signed-in user a link from the account page is for; null for a sign-in. */
+  link_user_id: ColumnType<string | null, string | null | undefined, string | null>;
   nonce: string;
   verifier_sealed: Json<Record<string, unknown>>;
   expires_at: Timestamp;

@@ -6,7 +6,9 @@ export interface NewUpstreamLogin {
   stateHash: string;
   browserHash: string;
   connectionId: string;
-  interactionId: string;
+  /** Exactly one of the two (the table's CHECK): the interaction a sign-in resumes, or the user a link is for. */
+  interactionId: string | null;
+  linkUserId: string | null;
   nonce: string;
   verifierSealed: Record<string, unknown>;
   expiresAt: Date;
@@ -20,6 +22,7 @@ export async function insertUpstreamLogin(db: Db, l: NewUpstreamLogin): Promise<
       browser_hash: l.browserHash,
       connection_id: l.connectionId,
       interaction_id: l.interactionId,
+      link_user_id: l.linkUserId,
       nonce: l.nonce,
       verifier_sealed: JSON.stringify(l.verifierSealed),
       expires_at: l.expiresAt,
@@ -29,7 +32,8 @@ export async function insertUpstreamLogin(db: Db, l: NewUpstreamLogin): Promise<
 
 export interface ConsumedUpstreamLogin {
   browserHash: string;
-  interactionId: string;
+  interactionId: string | null;
+  linkUserId: string | null;
   nonce: string;
   verifierSealed: unknown;
 }
@@ -48,10 +52,16 @@ export async function consumeUpstreamLogin(
     .where('connection_id', '=', connectionId)
     .where('consumed_at', 'is', null)
     .where('expires_at', '>', now)
-    .returning(['browser_hash', 'interaction_id', 'nonce', 'verifier_sealed'])
+    .returning(['browser_hash', 'interaction_id', 'link_user_id', 'nonce', 'verifier_sealed'])
     .executeTakeFirst();
   if (!row) return undefined;
-  return { browserHash: row.browser_hash, interactionId: row.interaction_id, nonce: row.nonce, verifierSealed: row.verifier_sealed };
+  return {
+    browserHash: row.browser_hash,
+    interactionId: row.interaction_id,
+    linkUserId: row.link_user_id,
+    nonce: row.nonce,
+    verifierSealed: row.verifier_sealed,
+  };
 }
 
 export interface NewLinkProof {

@@ -1,6 +1,7 @@
 // Why an upstream sign-in did not go through, as the person is told (a message key) and with which status: 400 for
-// a request of ours that cannot be honoured (unknown, used or another browser's state), 403 for a refusal by rule,
-// 502 for an upstream that answered wrongly or not at all. `detail` is for the log only, and never holds a token.
+// a request of ours that cannot be honoured (unknown, used or another browser's state, a link whose session ended),
+// 403 for a refusal by rule, 409 for an upstream account linked to someone else, 502 for an upstream that answered
+// wrongly or not at all. `detail` is for the log only, and never holds a token.
 import type { MessageKey } from '../../i18n/catalog.js';
 
 export type UpstreamRefusalKind =
@@ -19,7 +20,11 @@ export type UpstreamRefusalKind =
   /** The connection is unknown or disabled. */
   | 'unknown-connection'
   /** The risk evaluation asks for more than the upstream sign-in (a CHALLENGE). */
-  | 'challenged';
+  | 'challenged'
+  /** A link from the account page came back to a browser no longer signed in as the user who started it. */
+  | 'session-ended'
+  /** A link from the account page brought an upstream account that another local user has. */
+  | 'linked-elsewhere';
 
 const STATUS: Record<UpstreamRefusalKind, number> = {
   'bad-state': 400,
@@ -30,6 +35,8 @@ const STATUS: Record<UpstreamRefusalKind, number> = {
   'unverified-email': 403,
   'unknown-connection': 404,
   challenged: 403,
+  'session-ended': 400,
+  'linked-elsewhere': 409,
 };
 
 const MESSAGE: Record<UpstreamRefusalKind, MessageKey> = {
@@ -41,6 +48,8 @@ const MESSAGE: Record<UpstreamRefusalKind, MessageKey> = {
   'unverified-email': 'connections.unverifiedEmail',
   'unknown-connection': 'connections.unknown',
   challenged: 'connections.challenge',
+  'session-ended': 'connections.signInAgain',
+  'linked-elsewhere': 'connections.linkedElsewhere',
 };
 
 export class UpstreamRefusal extends Error {

@@ -25,13 +25,19 @@ const TOKEN_TIMEOUT_MS = 10_000;
 const TOKEN_MAX_BYTES = 64 * 1024;
 
 /**
+ * Where a trip upstream comes back to: a sign-in resumes its interaction; a link started on the account page (issue
+ * 19, "link another") links the upstream account to the signed-in user who started it.
+ */
+export type UpstreamPurpose = { kind: 'sign-in'; interactionId: string } | { kind: 'link'; userId: string };
+
+/**
  * Sends the browser upstream: a fresh state, nonce and PKCE verifier, remembered under the state's digest with the
- * digest of the browser's cookie (so the callback is honoured in this browser only) and the interaction to resume.
+ * digest of the browser's cookie (so the callback is honoured in this browser only) and the purpose it returns to.
  */
 export async function startUpstreamLogin(
   ctx: ProviderContext,
   directory: UpstreamDirectory,
-  input: { connection: Connection; interactionId: string; browserSecret: string; loginHint?: string | null },
+  input: { connection: Connection; purpose: UpstreamPurpose; browserSecret: string; loginHint?: string | null },
 ): Promise<string> {
   const { connection } = input;
   const metadata = await directory.metadataOf(connection);
@@ -43,7 +49,8 @@ export async function startUpstreamLogin(
     stateHash: sha256(state),
     browserHash: sha256(input.browserSecret),
     connectionId: connection.id,
-    interactionId: input.interactionId,
+    interactionId: input.purpose.kind === 'sign-in' ? input.purpose.interactionId : null,
+    linkUserId: input.purpose.kind === 'link' ? input.purpose.userId : null,
     nonce,
     verifierSealed: { ...(await sealSecret(ctx, 'upstream-verifier', sha256(state), Buffer.from(verifier))) },
     expiresAt: addSeconds(now, Math.min(ctx.config.interactionTtlSeconds, MAX_UPSTREAM_SECONDS)),
@@ -74,7 +81,14 @@ export interface CallbackParams {
 
 export interface FinishedUpstreamLogin {
   identity: UpstreamIdentity;
-  interactionId: string;
+  purpose: UpstreamPurpose;
+}
+
+/** The stored row's purpose; the table's CHECK keeps exactly one column set, read back here all the same. */
+function purposeOf(login: { interactionId: string | null; linkUserId: string | null }): UpstreamPurpose {
+  if (login.interactionId !== null && login.linkUserId === null) return { kind: 'sign-in', interactionId: login.interactionId };
+  if (login.linkUserId !== null && login.interactionId === null) return { kind: 'link', userId: login.linkUserId };
+  throw new UpstreamRefusal('bad-state', 'the stored sign-in has no single purpose');
 }
 
 /** The callback: the state used up, the code redeemed, the identity read. Throws UpstreamRefusal. */
@@ -92,6 +106,7 @@ export async function finishUpstreamLogin(
   if (!input.browserSecret || !safeEqual(login.browserHash, sha256(input.browserSecret))) {
     throw new UpstreamRefusal('bad-state', 'the state was issued to another browser');
   }
+  const purpose = purposeOf(login);
   const metadata = await directory.metadataOf(connection);
   checkIssParameter(metadata, params.iss);
   if (params.error !== undefined) throw new UpstreamRefusal('upstream-error', `the upstream answered error=${params.error.slice(0, 64)}`);
@@ -118,7 +133,7 @@ export async function finishUpstreamLogin(
     if (connection.preset === 'github')
       identity = await withGithubEmail(ctx, connection, metadata.userinfoEndpoint!, tokens.access_token, identity);
   }
-  return { identity, interactionId: login.interactionId };
+  return { identity, purpose };
 }
 
 /**

@@ -27,7 +27,7 @@ import { seeOther } from '../redirect.js';
 import { accountErrorPage, accountPage, newPasskeyPage, totpEnrolmentPage } from '../views/account-pages.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage, PASSKEY_PAGE_HEADERS } from '../views/pages.js';
-import { accountLinks } from '../../domain/connections/account-links.js';
+import { accountLinks, linkableConnections } from '../../domain/connections/account-links.js';
 import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
 import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
 import {
@@ -145,6 +145,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       passkeysOf(ctx, who.user.id),
       accountLinks(ctx, who.user),
     ]);
+    const linkable = await linkableConnections(ctx, connections);
     const claims = who.user.claims as Record<string, unknown>;
     return page(
       reply,
@@ -161,6 +162,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         passkeysOffered: passkeysOffered(ctx),
         signOutUrl: `${ctx.config.issuer}/session/end`,
         connections,
+        linkable,
         ...extra,
       }),
     );

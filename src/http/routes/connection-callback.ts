@@ -1,13 +1,18 @@
 // GET /connections/:id/callback: the redirect URI registered upstream ({issuer}/connections/{id}/callback). The state
 // is used up, the code redeemed and the ID token verified (src/domain/connections/upstream-login.ts); then the
 // upstream account signs in its linked user, is provisioned, is asked to prove it owns the local account with its
-// verified address, or is refused (federated-sign-in.ts). Each refusal is a page with its status.
+// verified address, or is refused (federated-sign-in.ts). A link the account page started is made for the user whose
+// live session started it (account-links.ts). Each refusal is a page with its status.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { linkToSignedInUser } from '../../domain/connections/account-links.js';
 import { accountForIdentity, signInFederated } from '../../domain/connections/federated-sign-in.js';
 import { enabledConnection } from '../../domain/connections/connections.js';
 import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import { finishUpstreamLogin } from '../../domain/connections/upstream-login.js';
+import type { UpstreamIdentity } from '../../domain/connections/upstream-identity.js';
+import type { CounterClaim } from '../../domain/network-counter.js';
+import { accountSession } from '../account-session.js';
 import { claimUpstreamCallback, upstreamCallbackSucceeded } from '../../domain/connections/upstream-throttle.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
@@ -50,6 +55,28 @@ interface Query {
 
 export default async function connectionCallbackRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; directory: UpstreamDirectory }) {
   const { ctx, directory } = opts;
+  const { signedIn } = accountSession(ctx);
+
+  /**
+   * Issue 19, "link another": the person proved the local account by being signed in, so the link is made only while
+   * this browser still holds a live session of the user who started it; the upstream's address decides nothing.
+   */
+  async function linkForAccount(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    connectionId: string,
+    identity: UpstreamIdentity,
+    userId: string,
+    claim: Extract<CounterClaim, { kind: 'claimed' }>,
+  ): Promise<FastifyReply> {
+    const who = await signedIn(request);
+    if (!who || who.user.id !== userId)
+      throw new UpstreamRefusal('session-ended', 'the browser is no longer signed in as the user who started the link');
+    const outcome = await linkToSignedInUser(ctx, connectionId, identity.subject, userId);
+    if (outcome === 'linked-elsewhere') throw new UpstreamRefusal('linked-elsewhere', 'the upstream account is linked to another user');
+    await upstreamCallbackSucceeded(ctx, claim);
+    return seeOther(reply, `${ctx.config.issuer}/account`);
+  }
 
   app.get<{ Params: { id: string }; Querystring: Query }>(
     '/connections/:id/callback',
@@ -70,7 +97,9 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
         const connection = await enabledConnection(ctx, connectionId);
         if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${connectionId}`);
         const browserSecret = request.cookies[upstreamCookie(ctx.config).name];
-        const { identity, interactionId } = await finishUpstreamLogin(ctx, directory, { connection, params: request.query, browserSecret });
+        const { identity, purpose } = await finishUpstreamLogin(ctx, directory, { connection, params: request.query, browserSecret });
+        if (purpose.kind === 'link') return await linkForAccount(request, reply, connection.id, identity, purpose.userId, claim);
+        const { interactionId } = purpose;
         const facts = await interactionFacts(ctx, interactionId);
         t = languageOf(ctx, request, facts.locale);
         const account = await accountForIdentity(ctx, connection, identity);

@@ -9,7 +9,7 @@ import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { pageLanguage } from '../page-language.js';
-import { sendUpstream } from '../upstream-redirect.js';
+import { sendUpstream, signInTrip } from '../upstream-redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
 
@@ -42,7 +42,7 @@ export default async function connectionStartRoutes(app: FastifyInstance, opts: 
         const interaction = await loadInteraction(ctx, interactionId, single(request.body, 'csrf'));
         const connection = await enabledConnection(ctx, request.params.id);
         if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${request.params.id}`);
-        return await sendUpstream(ctx, directory, request, reply, connection, interaction);
+        return await sendUpstream(ctx, directory, request, reply, connection, signInTrip(interaction));
       } catch (err) {
         if (err instanceof InteractionError)
           return reply

@@ -3,7 +3,7 @@
 // no form of its own).
 import type { AuthenticatorState } from '../../domain/accounts/authenticator.js';
 import type { Passkey } from '../../domain/accounts/passkeys.js';
-import type { AccountLink } from '../../domain/connections/account-links.js';
+import type { AccountLink, LinkableConnection } from '../../domain/connections/account-links.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import { html, SafeHtml } from '../../html.js';
 import { fieldError, newPasswordFields } from './field-error.js';
@@ -33,6 +33,8 @@ export interface AccountPageInput {
   signOutUrl: string;
   /** The person's links to upstream accounts (issue 19); absent: the section is not shown. */
   connections?: readonly AccountLink[] | undefined;
+  /** Enabled connections with no link yet, each offered as "Link {provider}". */
+  linkable?: readonly LinkableConnection[] | undefined;
   notice?: string;
   error?: string;
 }
@@ -74,14 +76,40 @@ ${input.devices.map(device)}
 ${passkeySection(t, input, csrf)}
 <h2>${t('account.authenticator')}</h2>
 ${authenticatorSection(t, input, csrf)}
-${input.connections && input.connections.length > 0 ? linkedAccounts(t, input.base, input.connections, csrf) : ''}`,
+${linkedAccounts(t, input.base, input.connections ?? [], input.linkable ?? [], csrf)}`,
   );
 }
 
-/** The upstream accounts linked to this one, each with "Unlink" while another way to sign in remains. */
-function linkedAccounts(t: PageText, base: string, links: readonly AccountLink[], csrf: SafeHtml): SafeHtml {
+/**
+ * The upstream accounts linked to this one, each with "Unlink" while another way to sign in remains, then a
+ * "Link {provider}" button for each enabled connection not linked yet; nothing when there is neither.
+ */
+function linkedAccounts(
+  t: PageText,
+  base: string,
+  links: readonly AccountLink[],
+  linkable: readonly LinkableConnection[],
+  csrf: SafeHtml,
+): SafeHtml | '' {
+  if (links.length === 0 && linkable.length === 0) return '';
   return html`<h2>${t('connections.accountHeading')}</h2>
-<ul class="devices connections">
+${links.length === 0 ? html`<p class="meta">${t('connections.accountNone')}</p>` : ''}
+${links.length > 0 ? linkList(t, base, links, csrf) : ''}
+${
+  linkable.length > 0
+    ? html`<p class="meta">${t('connections.linkAnotherHelp')}</p>
+${linkable.map(
+  (c) => html`<form method="post" action="${base}/connections/${c.id}/link" data-link-connection="${c.id}">
+${csrf}
+<button type="submit" class="secondary">${t('connections.linkAnother', { provider: c.name })}</button>
+</form>`,
+)}`
+    : ''
+}`;
+}
+
+function linkList(t: PageText, base: string, links: readonly AccountLink[], csrf: SafeHtml): SafeHtml {
+  return html`<ul class="devices connections">
 ${links.map(
   (l) => html`<li data-connection="${l.connectionId}">
 <strong>${l.name}</strong>

@@ -404,4 +404,10 @@ export const de = {
     'Dieses verknüpfte Konto ist Ihre einzige Möglichkeit, sich anzumelden. Fügen Sie zuerst einen Passkey hinzu oder legen Sie ein Passwort fest.',
   'connections.noSuchLink': 'Ein solches verknüpftes Konto gibt es nicht.',
   'connections.unlinkTitle': 'Nicht getrennt',
+  'connections.linkAnother': '{provider} verknüpfen',
+  'connections.linkAnotherHelp': 'Verknüpfen Sie ein Konto, das Sie anderswo haben, um sich auch damit hier anzumelden.',
+  'connections.signInAgain':
+    'Sie wurden abgemeldet, bevor das Konto verknüpft werden konnte. Melden Sie sich erneut an und verknüpfen Sie es dann auf Ihrer Kontoseite.',
+  'connections.linkedElsewhere': 'Dieses Konto ist hier bereits mit einem anderen Konto verknüpft.',
+  'connections.linkNotStarted': 'Nicht verknüpft',
 } as const satisfies Catalog;

@@ -378,4 +378,9 @@ export const en = {
   'connections.lastWayIn': 'This linked account is your only way to sign in. Add a passkey or set a password first.',
   'connections.noSuchLink': 'There is no such linked account.',
   'connections.unlinkTitle': 'Not unlinked',
+  'connections.linkAnother': 'Link {provider}',
+  'connections.linkAnotherHelp': 'Link an account you have elsewhere, to sign in here with it too.',
+  'connections.signInAgain': 'You were signed out before the account could be linked. Sign in again, then link it from your account page.',
+  'connections.linkedElsewhere': 'This account is already linked to another account here.',
+  'connections.linkNotStarted': 'Not linked',
 } as const;

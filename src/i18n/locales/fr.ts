@@ -398,4 +398,10 @@ export const fr = {
     'Ce compte lié est votre seul moyen de vous connecter. Ajoutez d’abord une clé d’accès ou définissez un mot de passe.',
   'connections.noSuchLink': 'Ce compte lié n’existe pas.',
   'connections.unlinkTitle': 'Non délié',
+  'connections.linkAnother': 'Lier {provider}',
+  'connections.linkAnotherHelp': 'Liez un compte que vous avez ailleurs pour vous connecter ici avec lui aussi.',
+  'connections.signInAgain':
+    'Vous avez été déconnecté avant que le compte puisse être lié. Connectez-vous à nouveau, puis liez-le depuis la page de votre compte.',
+  'connections.linkedElsewhere': 'Ce compte est déjà lié à un autre compte ici.',
+  'connections.linkNotStarted': 'Non lié',
 } as const satisfies Catalog;

@@ -217,7 +217,8 @@ t.test('the account page lists linked accounts; one is unlinked while another wa
   t.equal(unlinked.statusCode, 303);
   t.equal((await server.db.selectFrom('connection_links').selectAll().execute()).length, 0, 'the link is gone');
   account = await octocat.browser.request(server.app, 'GET', '/sso/account');
-  t.notMatch(account.body, 'Linked accounts');
+  t.notMatch(account.body, 'data-connection=', 'no link is listed');
+  t.match(account.body, 'Link GitHub', 'the connection is offered to link again');
 
   const notBob = await signInWithGithub(server, github, NOT_BOB);
   account = await notBob.browser.request(server.app, 'GET', '/sso/account');
