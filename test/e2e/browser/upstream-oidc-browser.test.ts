@@ -1,8 +1,9 @@
 // Issue 19: signing in through an upstream OpenID provider. The upstream is node-oidc-provider (an independently
 // written, certified OpenID Provider) on 127.0.0.1, the relying party is openid-client at our issuer, and Chromium
 // clicks through both: a first sign-in provisions a user, a second finds the same one, a verified address of a local
-// account is linked only after its password, and each refusal (an unverified address, a replayed state, a wrong
-// nonce, an ID token for another audience, an upstream that is down) is a page with its status.
+// account is linked only after its password, a signed-in person links another account from the account page, and
+// each refusal (an unverified address, a replayed state, a wrong nonce, an ID token for another audience, an upstream
+// that is down) is a page with its status.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
@@ -34,6 +35,8 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   dave: { email: 'dave@upstream.test', email_verified: true, name: 'Dave' },
   erin: { email: 'erin@upstream.test', email_verified: true, name: 'Erin' },
   frank: { email: 'frank@upstream.test', email_verified: true, name: 'Frank' },
+  // Linked to BOB from his account page.
+  'bob-upstream': { email: 'bob@upstream.test', email_verified: true, name: 'Bob Upstream' },
 };
 
 interface Upstream {
@@ -330,6 +333,23 @@ await withChromium(t, async (browser) => {
     }
     t.same(seen['Sign in with Tampered OP'], ['fed'], 'not trusted: fed only');
     t.same(seen['Sign in with Trusted OP'], ['fed', 'hwk', 'mfa'], 'trusted: fed, then the upstream values');
+  });
+
+  t.test('a signed-in person links another account from the account page (issue 19, "link another")', async (t) => {
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    await page.goto(`${server.issuer}/account`);
+    await page.locator('input[name=login]').fill(BOB.username);
+    await page.locator('input[name=password]').fill(BOB.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Link Upstream OP' }).click();
+    // PKCE, state and nonce as for a sign-in; node-oidc-provider's ID token is verified the same way.
+    await signInUpstream(page, 'bob-upstream');
+    await page.waitForURL(`${server.issuer}/account`);
+    t.equal(await page.locator('li[data-connection="op"] strong').textContent(), 'Upstream OP', 'the account page lists the link');
+    const bob = await server.db.selectFrom('users').select('id').where('username', '=', BOB.username).executeTakeFirstOrThrow();
+    t.equal((await linksOf('op')).find((l) => l.subject === 'bob-upstream')?.user_id, bob.id, "linked to Bob's account");
   });
 
   t.test('idp_hint sends the browser straight to the upstream', async (t) => {
