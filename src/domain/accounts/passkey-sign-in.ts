@@ -10,13 +10,9 @@ import {
 } from '@simplewebauthn/server';
 import { findPasskeyByCredentialId, listPasskeys, recordPasskeyUse } from '../../storage/passkeys.js';
 import type { PasskeyPurpose } from '../../storage/passkey-challenges.js';
-import { recordAttempt } from '../../storage/risk.js';
 import type { PasskeyRow } from '../../storage/schema.js';
 import { findUserById } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
-import { attemptKeys } from '../risk/attempt-keys.js';
-import { deviceIdentity } from '../risk/device-identity.js';
-import { combinedReasons, earlyReasons, userReasons, verdictOf } from '../risk/evaluate.js';
 import { logSecurityEvent, recordSecurityEvent } from '../risk/security-events.js';
 import type { DeviceSignals } from '../risk/signals.js';
 import { safeEqual } from '../secrets.js';
@@ -30,8 +26,9 @@ import {
   userHandleOf,
 } from './passkey-ceremony.js';
 import { claimPasskeyAttempt, passkeyAttemptSucceeded } from './passkey-throttle.js';
-import { counterWindows, observe, verdictDetails } from './password-sign-in.js';
+import { verdictDetails } from './password-sign-in.js';
 import { completeSignIn, type CompletedSignIn } from './sign-in-completion.js';
+import { evaluateIdentifiedUser } from './identified-user-risk.js';
 
 /**
  * §5.5 options for an assertion. A sign-in names no credential (allowCredentials empty: the authenticator offers the
@@ -184,22 +181,7 @@ export async function signInWithPasskey(
     return { kind: 'refused' };
   }
 
-  const policy = ctx.config.risk;
-  const device = deviceIdentity(input.signals, ctx.deviceSecret);
-  const started = performance.now();
-  const facts = await recordAttempt(
-    ctx.db,
-    attemptKeys(user.username, input.signals.ip, device, ctx.deviceSecret),
-    counterWindows(policy, ctx.clock()),
-  );
-  const own = facts.account?.user.id === user.id ? facts.account.facts : undefined;
-  const verdict = verdictOf(combinedReasons(earlyReasons(device, facts, policy), own ? userReasons(own) : []), policy, {
-    id: own?.device?.id ?? null,
-    label: device.label,
-    known: own?.device != null,
-    trusted: own?.device?.trusted ?? false,
-  });
-  observe(ctx, verdict, performance.now() - started);
+  const { device, verdict, attemptId } = await evaluateIdentifiedUser(ctx, user, input.signals);
   if (verdict.action === 'BLOCK') {
     await recordSecurityEvent(ctx, {
       type: 'sign_in_blocked',
@@ -215,7 +197,7 @@ export async function signInWithPasskey(
     user,
     device,
     verdict,
-    attemptId: facts.attemptId,
+    attemptId,
     amr,
     clientId: input.clientId,
     replacesSession: input.replacesSession,

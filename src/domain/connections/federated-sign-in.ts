@@ -6,19 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Locale } from '../../i18n/catalog.js';
 import { findLink, insertLink, touchLink } from '../../storage/connections.js';
-import { recordAttempt } from '../../storage/risk.js';
 import type { UserRow } from '../../storage/schema.js';
 import { findUserByEmail, findUserById, insertUserIfAbsent, updateUser } from '../../storage/users.js';
-import { counterWindows, observe, verdictDetails } from '../accounts/password-sign-in.js';
+import { verdictDetails } from '../accounts/password-sign-in.js';
 import { completeSignIn, type CompletedSignIn } from '../accounts/sign-in-completion.js';
+import { evaluateIdentifiedUser } from '../accounts/identified-user-risk.js';
 import { canAnswerWithAuthenticator } from '../accounts/authenticator.js';
 import { beginSecondFactor } from '../accounts/second-factor.js';
 import { claimSignInAttempt } from '../accounts/sign-in-throttle.js';
 import { countPasskeys } from '../../storage/passkeys.js';
 import type { ProviderContext } from '../context.js';
-import { attemptKeys } from '../risk/attempt-keys.js';
-import { deviceIdentity } from '../risk/device-identity.js';
-import { combinedReasons, earlyReasons, userReasons, verdictOf } from '../risk/evaluate.js';
 import { logSecurityEvent, recordSecurityEvent } from '../risk/security-events.js';
 import type { DeviceSignals } from '../risk/signals.js';
 import { randomToken } from '../secrets.js';
@@ -176,45 +173,19 @@ export async function signInFederated(
 ): Promise<FederatedSignIn> {
   const { user } = input;
   if (user.disabled_at !== null) return { kind: 'refused' };
-  const policy = ctx.config.risk;
-  const device = deviceIdentity(input.signals, ctx.deviceSecret);
-  const started = performance.now();
-  const facts = await recordAttempt(
-    ctx.db,
-    attemptKeys(user.username, input.signals.ip, device, ctx.deviceSecret),
-    counterWindows(policy, ctx.clock()),
-  );
-  const own = facts.account?.user.id === user.id ? facts.account.facts : undefined;
-  const verdict = verdictOf(combinedReasons(earlyReasons(device, facts, policy), own ? userReasons(own) : []), policy, {
-    id: own?.device?.id ?? null,
-    label: device.label,
-    known: own?.device != null,
-    trusted: own?.device?.trusted ?? false,
-  });
-  const evaluationMs = performance.now() - started;
-  observe(ctx, verdict, evaluationMs);
+  const { device, verdict, attemptId, evaluationMs } = await evaluateIdentifiedUser(ctx, user, input.signals);
   const passedOn = input.connection.trustAmr ? input.upstreamAmr.filter((v) => v !== 'fed') : [];
   const amr = [...new Set(['fed', ...passedOn, ...(input.also ?? [])])];
   const details = { ...verdictDetails(verdict), method: 'fed', connection: input.connection.id };
+  const blocked = () =>
+    recordSecurityEvent(ctx, { type: 'sign_in_blocked', userId: user.id, deviceId: verdict.device.id, clientId: input.clientId, details });
   if (verdict.action === 'BLOCK') {
-    await recordSecurityEvent(ctx, {
-      type: 'sign_in_blocked',
-      userId: user.id,
-      deviceId: verdict.device.id,
-      clientId: input.clientId,
-      details,
-    });
+    await blocked();
     return { kind: 'refused' };
   }
   if (verdict.action === 'CHALLENGE') {
     if (!(await hasSecondFactor(ctx, user))) {
-      await recordSecurityEvent(ctx, {
-        type: 'sign_in_blocked',
-        userId: user.id,
-        deviceId: verdict.device.id,
-        clientId: input.clientId,
-        details,
-      });
+      await blocked();
       return { kind: 'no-second-factor' };
     }
     // As for a password: the account's counter is settled only when the second factor passes, so that someone holding
@@ -233,7 +204,7 @@ export async function signInFederated(
     });
     const challengeId = await beginSecondFactor(
       ctx,
-      { user, verdict, device, attemptId: facts.attemptId, throttleClaim: claim, evaluationMs, addedMs: evaluationMs },
+      { user, verdict, device, attemptId, throttleClaim: claim, evaluationMs, addedMs: evaluationMs },
       input.returnTo,
       input.clientId,
       input.locale,
@@ -245,7 +216,7 @@ export async function signInFederated(
     user,
     device,
     verdict,
-    attemptId: facts.attemptId,
+    attemptId,
     amr,
     clientId: input.clientId,
     replacesSession: input.replacesSession,
