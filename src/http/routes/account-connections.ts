@@ -15,12 +15,7 @@ import { seeOther } from '../redirect.js';
 import { sendUpstream } from '../upstream-redirect.js';
 import { accountErrorPage } from '../views/account-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
-
-const paramsSchema = {
-  type: 'object',
-  properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } },
-  required: ['id'],
-} as const;
+import { connectionIdParams } from '../connection-params.js';
 
 const formSchema = {
   type: 'object',
@@ -40,7 +35,7 @@ export default async function accountConnectionRoutes(app: FastifyInstance, opts
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/account/connections/:id/link',
-    { schema: { params: paramsSchema, body: linkFormSchema }, config: { html: true } },
+    { schema: { params: connectionIdParams, body: linkFormSchema }, config: { html: true } },
     async (request, reply) => {
       const who = await formPost(request, reply);
       if (!who) return reply;
@@ -63,7 +58,7 @@ export default async function accountConnectionRoutes(app: FastifyInstance, opts
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/account/connections/:id/unlink',
-    { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+    { schema: { params: connectionIdParams, body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const who = await formPost(request, reply);
       if (!who) return reply;

@@ -24,15 +24,10 @@ import { sessionCookie, upstreamCookie } from '../cookies.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import { seeOther } from '../redirect.js';
 import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
+import { connectionIdParams } from '../connection-params.js';
 
 /** A proof waits this long for the password. */
 const LINK_PROOF_SECONDS = 600;
-
-const paramsSchema = {
-  type: 'object',
-  properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } },
-  required: ['id'],
-} as const;
 
 // RFC 6749 4.1.2 and 4.1.2.1, RFC 9207 2: the members of the response; a repeated one is not a string and is refused.
 const querySchema = {
@@ -80,7 +75,7 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
 
   app.get<{ Params: { id: string }; Querystring: Query }>(
     '/connections/:id/callback',
-    { schema: { params: paramsSchema, querystring: querySchema }, config: { html: true } },
+    { schema: { params: connectionIdParams, querystring: querySchema }, config: { html: true } },
     async (request: FastifyRequest<{ Params: { id: string }; Querystring: Query }>, reply: FastifyReply) => {
       const connectionId = request.params.id;
       let t = languageOf(ctx, request, undefined);

@@ -12,12 +12,7 @@ import { pageLanguage } from '../page-language.js';
 import { sendUpstream, signInTrip } from '../upstream-redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
-
-const paramsSchema = {
-  type: 'object',
-  properties: { id: { type: 'string', pattern: '^[a-z0-9][a-z0-9_-]{0,62}$' } },
-  required: ['id'],
-} as const;
+import { connectionIdParams } from '../connection-params.js';
 
 const formSchema = {
   type: 'object',
@@ -33,7 +28,7 @@ export default async function connectionStartRoutes(app: FastifyInstance, opts: 
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/connections/:id/start',
-    { schema: { params: paramsSchema, body: formSchema }, config: { html: true } },
+    { schema: { params: connectionIdParams, body: formSchema }, config: { html: true } },
     async (request: FastifyRequest<{ Params: { id: string }; Body: RawParams }>, reply: FastifyReply) => {
       const interactionId = single(request.body, 'interaction') ?? '';
       const t = pageLanguage(request, ctx.config, await interactionLocale(ctx, interactionId));
