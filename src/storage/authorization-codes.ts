@@ -1,6 +1,7 @@
 // Repository for authorization codes: issued once, redeemed at most once, kept after use to detect replay.
 import { sql, type QueryCreator } from 'kysely';
 import { clientUnchanged } from './clients.js';
+import { REFRESH_TOKEN_COLUMNS } from './refresh-tokens.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
@@ -234,21 +235,7 @@ const redeemQuery = reusableQuery(
       .with('issued_refresh', (qb) =>
         qb
           .insertInto('refresh_tokens')
-          .columns([
-            'token_hash',
-            'family_id',
-            'client_id',
-            'user_id',
-            'scope',
-            'auth_time',
-            'issued_at',
-            'expires_at',
-            'sid',
-            'amr',
-            'resources',
-            'claims',
-            'jkt',
-          ])
+          .columns(REFRESH_TOKEN_COLUMNS)
           .expression((eb) =>
             eb
               .selectFrom('redeemed')

@@ -42,6 +42,27 @@ type RotationValues = AccessTokenTargetValues & {
   nextExpiresAt: Date;
 };
 
+/**
+ * The columns of a refresh token a grant's statement stores, the same whether a code or a rotation issues it: the
+ * token, its family, who and what it is for (scope, resources, the claims request), the sign-in it stands on, its
+ * DPoP key.
+ */
+export const REFRESH_TOKEN_COLUMNS = [
+  'token_hash',
+  'family_id',
+  'client_id',
+  'user_id',
+  'scope',
+  'auth_time',
+  'issued_at',
+  'expires_at',
+  'sid',
+  'amr',
+  'resources',
+  'claims',
+  'jkt',
+] as const;
+
 /** The columns of the rotated token that the token response is made of (only these: each one is parsed on the hot path). */
 const ROTATED_COLUMNS = ['user_id', 'scope', 'auth_time', 'sid', 'amr', 'claims'] as const;
 
@@ -73,21 +94,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
     .with('next_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns([
-          'token_hash',
-          'family_id',
-          'client_id',
-          'user_id',
-          'scope',
-          'auth_time',
-          'issued_at',
-          'expires_at',
-          'sid',
-          'amr',
-          'resources',
-          'claims',
-          'jkt',
-        ])
+        .columns(REFRESH_TOKEN_COLUMNS)
         .expression((eb) =>
           eb
             .selectFrom('rotated')
