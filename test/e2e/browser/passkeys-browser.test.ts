@@ -57,14 +57,20 @@ await withChromium(t, async (browser) => {
       return url;
     };
     /**
-     * page.goto, once more when Chromium's error page for a redirect it could not resolve (callback above) landed late
-     * and interrupted it: every navigation after a callback goes through here.
+     * page.goto, again when Chromium's error page for a redirect it could not resolve (callback above) landed late and
+     * interrupted it: every navigation after a callback goes through here. Under load that error page has come more
+     * than once (a CI run saw two in a row), so each retry first lets the interrupting navigation finish.
      */
     const open = async (url: string) => {
-      await page.goto(url).catch(async (error: unknown) => {
-        if (!String(error).includes('interrupted by another navigation')) throw error;
-        await page.goto(url);
-      });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await page.goto(url);
+          return;
+        } catch (error: unknown) {
+          if (attempt === 5 || !String(error).includes('interrupted by another navigation')) throw error;
+          await page.waitForLoadState('load').catch(() => undefined);
+        }
+      }
     };
     const signOut = async () => {
       await open(`${server.issuer}/session/end`);
