@@ -33,6 +33,7 @@ try {
   if (report.resource_servers) process.stdout.write(`${line('resource servers', report.resource_servers)}\n`);
   if (report.risk_rules) process.stdout.write(`${line('risk rules', report.risk_rules)}\n`);
   if (report.directories) process.stdout.write(`${line('directories', report.directories)}\n`);
+  if (report.connections) process.stdout.write(`${line('connections', report.connections)}\n`);
 } catch (err) {
   process.stderr.write(`seeding failed, nothing was written: ${(err as Error).message}\n`);
   process.exitCode = 1;

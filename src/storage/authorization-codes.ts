@@ -33,12 +33,15 @@ export interface NewCode {
 }
 
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
-export async function insertCode(db: Db, code: NewCode & { userId: string; authTime: Date; sid: string; amr: string[] }): Promise<void> {
+export async function insertCode(
+  db: Db,
+  code: NewCode & { userId: string; authTime: Date; sid: string; amr: string[]; acr: string | null },
+): Promise<void> {
   await db
     .with('code', (qb) =>
       qb
         .insertInto('authorization_codes')
-        .values({ ...codeValues(code, code.userId, code.authTime, code.sid), amr: code.amr })
+        .values({ ...codeValues(code, code.userId, code.authTime, code.sid), amr: code.amr, acr: code.acr })
         .returning(['sid', 'client_id']),
     )
     .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
@@ -96,6 +99,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
           'expires_at',
           'sid',
           'amr',
+          'acr',
           'resources',
           'claims',
         ])
@@ -119,6 +123,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
               eb.cast(eb.val(v.expiresAt), 'timestamptz').as('expires_at'),
               's.sid',
               's.amr',
+              's.acr',
               eb.cast(eb.val(v.resources), sql.raw('text[]')).as('resources'),
               eb.cast(eb.val(v.claims), 'text').as('claims'),
             ])
@@ -181,7 +186,7 @@ export interface Redemption {
 }
 
 /** The columns of the redeemed code that the token response is made of (only these: each one is parsed on the hot path). */
-const REDEEMED_COLUMNS = ['user_id', 'scope', 'nonce', 'auth_time', 'sid', 'amr', 'claims'] as const;
+const REDEEMED_COLUMNS = ['user_id', 'scope', 'nonce', 'auth_time', 'sid', 'amr', 'acr', 'claims'] as const;
 
 /**
  * The redeemed code, the refresh token family issued with it (null when none was), the access token stored, and the
@@ -250,6 +255,7 @@ const redeemQuery = reusableQuery(
                 eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
                 'redeemed.sid',
                 'redeemed.amr',
+                'redeemed.acr',
                 'redeemed.resources',
                 'redeemed.claims',
                 eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),

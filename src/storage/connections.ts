@@ -1,4 +1,5 @@
 // Repository for upstream connections and the links of upstream accounts to local users (issue 19).
+import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { ConnectionLinkRow, ConnectionRow } from './schema.js';
 
@@ -27,6 +28,7 @@ export interface ConnectionColumns {
   provisioning: string;
   email_domains: string[];
   trust_amr: boolean;
+  store_tokens: boolean;
   enabled: boolean;
 }
 
@@ -38,7 +40,17 @@ export async function upsertConnectionRow(db: Db, c: ConnectionColumns, now: Dat
     claim_mapping: JSON.stringify(c.claim_mapping),
   };
   const { id: _id, ...changes } = values;
+  // Turning store_tokens off forgets what was kept, in the same statement (a data-modifying WITH runs either way).
   const row = await db
+    .with('forgotten', (qb) =>
+      qb
+        .updateTable('connection_links')
+        .set({ tokens_sealed: null, tokens_stored_at: null })
+        .where('connection_id', '=', c.id)
+        .where('tokens_sealed', 'is not', null)
+        .where(sql<boolean>`${!c.store_tokens}`)
+        .returning('subject'),
+    )
     .insertInto('connections')
     .values({ ...values, created_at: now, updated_at: now })
     .onConflict((oc) => oc.column('id').doUpdateSet({ ...changes, updated_at: now }))
@@ -88,6 +100,21 @@ export async function touchLink(db: Db, connectionId: string, subject: string, n
     .set({ last_used_at: now })
     .where('connection_id', '=', connectionId)
     .where('subject', '=', subject)
+    .execute();
+}
+
+/** The link's kept upstream tokens replaced (sealed), or forgotten with null. */
+export async function storeLinkTokens(
+  db: Db,
+  link: { connectionId: string; subject: string },
+  sealed: Record<string, unknown> | null,
+  now: Date,
+): Promise<void> {
+  await db
+    .updateTable('connection_links')
+    .set({ tokens_sealed: sealed === null ? null : JSON.stringify(sealed), tokens_stored_at: sealed === null ? null : now })
+    .where('connection_id', '=', link.connectionId)
+    .where('subject', '=', link.subject)
     .execute();
 }
 

@@ -89,8 +89,8 @@ export interface Decision {
   bindingHash: string;
   now: Date;
   approve: boolean;
-  /** The signed-in session that decides: its user, sid, sign-in time and amr go to the ID token. */
-  session: { userId: string; sid: string; authTime: Date; amr: string[] };
+  /** The signed-in session that decides: its user, sid, sign-in time, amr and acr go to the ID token. */
+  session: { userId: string; sid: string; authTime: Date; amr: string[]; acr: string | null };
 }
 
 /**
@@ -109,6 +109,7 @@ export async function decideDeviceAuthorization(db: Db, d: Decision): Promise<st
           sid: d.session.sid,
           auth_time: d.session.authTime,
           amr: d.session.amr,
+          acr: d.session.acr,
           decided_at: d.now,
           binding_hash: null,
         })
@@ -216,7 +217,20 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     .with('issued_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns(['token_hash', 'family_id', 'client_id', 'user_id', 'scope', 'auth_time', 'issued_at', 'expires_at', 'sid', 'amr', 'jkt'])
+        .columns([
+          'token_hash',
+          'family_id',
+          'client_id',
+          'user_id',
+          'scope',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
+          'acr',
+          'jkt',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('polled')
@@ -231,6 +245,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
               eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
               'polled.sid',
               'polled.amr',
+              'polled.acr',
               eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
             ])
             .where(sql<boolean>`polled.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`)

@@ -58,13 +58,14 @@ export const REFRESH_TOKEN_COLUMNS = [
   'expires_at',
   'sid',
   'amr',
+  'acr',
   'resources',
   'claims',
   'jkt',
 ] as const;
 
 /** The columns of the rotated token that the token response is made of (only these: each one is parsed on the hot path). */
-const ROTATED_COLUMNS = ['user_id', 'scope', 'auth_time', 'sid', 'amr', 'claims'] as const;
+const ROTATED_COLUMNS = ['user_id', 'scope', 'auth_time', 'sid', 'amr', 'acr', 'claims'] as const;
 
 /** The rotated token, the access token stored with its successor, and the user's claim columns. */
 export type RotatedRefreshToken = Pick<RefreshTokenRow, (typeof ROTATED_COLUMNS)[number]> & StoredAccessToken & UserClaimColumns;
@@ -109,6 +110,7 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
               eb.cast(eb.val(v.nextExpiresAt), 'timestamptz').as('expires_at'),
               'rotated.sid',
               'rotated.amr',
+              'rotated.acr',
               'rotated.resources',
               'rotated.claims',
               'rotated.jkt',

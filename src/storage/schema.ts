@@ -79,6 +79,8 @@ export interface SessionsTable {
   device_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** How the user signed in (OIDC Core 2 `amr`), e.g. ['pwd'] or ['pwd', 'otp']. */
   amr: ColumnType<string[], string[] | undefined, string[]>;
+  /** Its authentication context class (OIDC Core 2 `acr`), when one is known: an upstream's, passed on. */
+  acr: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ConsentsTable {
@@ -114,8 +116,9 @@ export interface AuthorizationCodesTable {
   consumed_at: Timestamp | null;
   /** The session the code was issued in. */
   sid: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The session's amr, for the ID token. */
+  /** The session's amr and acr, for the ID token. */
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  acr: ColumnType<string | null, string | null | undefined, string | null>;
   /** RFC 8707 2.1: the resources the authorization request named. */
   resources: ColumnType<string[], string[] | undefined, string[]>;
   /** The claims request parameter (OIDC Core 5.5), reduced (src/domain/tokens/claims-request.ts); null: none. */
@@ -177,8 +180,9 @@ export interface RefreshTokensTable {
   revoked_at: Timestamp | null;
   /** The session of the sign-in that began the family. */
   sid: ColumnType<string | null, string | null | undefined, string | null>;
-  /** The amr of that sign-in, kept for the ID tokens of every rotation. */
+  /** The amr and acr of that sign-in, kept for the ID tokens of every rotation. */
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  acr: ColumnType<string | null, string | null | undefined, string | null>;
   /** RFC 8707: the resources of the grant, which a refresh may narrow to. */
   resources: ColumnType<string[], string[] | undefined, string[]>;
   /** The claims request of the authorization (OIDC Core 5.5), kept for every rotation; null: none. */
@@ -325,6 +329,7 @@ export interface DeviceAuthorizationsTable {
   sid: ColumnType<string | null, string | null | undefined, string | null>;
   auth_time: ColumnType<Date | null, Date | null | undefined, Date | null>;
   amr: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  acr: ColumnType<string | null, string | null | undefined, string | null>;
   decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   issued_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
@@ -539,6 +544,8 @@ export interface ConnectionsTable {
   provisioning: string;
   email_domains: ColumnType<string[], string[] | undefined, string[]>;
   trust_amr: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Keep each sign-in's upstream tokens on the link, sealed. */
+  store_tokens: ColumnType<boolean, boolean | undefined, boolean>;
   enabled: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -552,6 +559,9 @@ export interface ConnectionLinksTable {
   created_at: Timestamp;
   last_used_at: Timestamp;
   provisioned: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The last sign-in's upstream tokens, sealed (purpose upstream-tokens); null unless the connection stores them. */
+  tokens_sealed: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  tokens_stored_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A sign-in sent upstream, until its callback (src/storage/upstream-logins.ts). */
@@ -579,6 +589,8 @@ export interface ConnectionLinkProofsTable {
   interaction_id: string;
   expires_at: Timestamp;
   consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The callback's upstream tokens, sealed, carried to the link once it is made. */
+  tokens_sealed: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 export interface Database {

@@ -39,6 +39,8 @@ export interface ChallengeContext {
   locale?: Locale | undefined;
   /** The amr of the first step (`fed` for an upstream sign-in, issue 19); absent: a password (`pwd`). */
   firstFactor?: string[] | undefined;
+  /** The first step's acr (an upstream's, passed on); absent: none. */
+  acr?: string | undefined;
 }
 
 /** The current shape, written with `v: 1`; rows written before versions were kept have the same fields and no `v`. */
@@ -71,6 +73,7 @@ const CONTEXT_V1: Shape<ChallengeContext> = object<ChallengeContext>({
   locale: optional(oneOf(LOCALES)),
   // Added after version 1 was first written: absent in rows of password sign-ins.
   firstFactor: optional(arrayOf(string)),
+  acr: optional(string),
 });
 
 /** A stored context, or why it cannot be read (a field path, never a value). */

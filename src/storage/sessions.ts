@@ -14,6 +14,8 @@ export interface NewSession {
   deviceId: string | null;
   /** How the user signed in (OIDC Core 2 `amr`). */
   amr: string[];
+  /** Its authentication context class (OIDC Core 2 `acr`), when known. */
+  acr: string | null;
 }
 
 export interface ActiveSession {
@@ -23,6 +25,7 @@ export interface ActiveSession {
   authTime: Date;
   deviceId: string | null;
   amr: string[];
+  acr: string | null;
 }
 
 export async function insertSession(db: Db, s: NewSession): Promise<void> {
@@ -37,6 +40,7 @@ export async function insertSession(db: Db, s: NewSession): Promise<void> {
       expires_at: s.expiresAt,
       device_id: s.deviceId,
       amr: s.amr,
+      acr: s.acr,
     })
     .execute();
 }
@@ -46,13 +50,13 @@ export async function findActiveSession(db: Db, idHash: string, now: Date): Prom
   const row = await db
     .selectFrom('sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.sid', 's.user_id', 's.auth_time', 's.device_id', 's.amr'])
+    .select(['s.sid', 's.user_id', 's.auth_time', 's.device_id', 's.amr', 's.acr'])
     .where('s.id_hash', '=', idHash)
     .where('s.expires_at', '>', now)
     .where('s.revoked_at', 'is', null)
     .where('u.disabled_at', 'is', null)
     .executeTakeFirst();
-  return row && { sid: row.sid, userId: row.user_id, authTime: row.auth_time, deviceId: row.device_id, amr: row.amr };
+  return row && { sid: row.sid, userId: row.user_id, authTime: row.auth_time, deviceId: row.device_id, amr: row.amr, acr: row.acr };
 }
 
 export interface EndedSession {

@@ -72,6 +72,8 @@ export interface NewLinkProof {
   userId: string;
   interactionId: string;
   expiresAt: Date;
+  /** The callback's upstream tokens, sealed for the link, when its connection keeps them. */
+  tokensSealed?: Record<string, unknown> | undefined;
 }
 
 export async function insertLinkProof(db: Db, p: NewLinkProof): Promise<void> {
@@ -85,6 +87,7 @@ export async function insertLinkProof(db: Db, p: NewLinkProof): Promise<void> {
       user_id: p.userId,
       interaction_id: p.interactionId,
       expires_at: p.expiresAt,
+      tokens_sealed: p.tokensSealed === undefined ? null : JSON.stringify(p.tokensSealed),
     })
     .execute();
 }
@@ -95,13 +98,14 @@ export interface LiveLinkProof {
   subject: string;
   userId: string;
   interactionId: string;
+  tokensSealed: Record<string, unknown> | null;
 }
 
 /** The live proof (not used, not expired), for the page that asks for it. */
 export async function findLiveLinkProof(db: Db, idHash: string, now: Date): Promise<LiveLinkProof | undefined> {
   const row = await db
     .selectFrom('connection_link_proofs')
-    .select(['browser_hash', 'connection_id', 'subject', 'user_id', 'interaction_id'])
+    .select(['browser_hash', 'connection_id', 'subject', 'user_id', 'interaction_id', 'tokens_sealed'])
     .where('id_hash', '=', idHash)
     .where('consumed_at', 'is', null)
     .where('expires_at', '>', now)
@@ -113,6 +117,7 @@ export async function findLiveLinkProof(db: Db, idHash: string, now: Date): Prom
     subject: row.subject,
     userId: row.user_id,
     interactionId: row.interaction_id,
+    tokensSealed: row.tokens_sealed,
   };
 }
 

@@ -23,12 +23,14 @@ export interface GithubStandIn {
   signedIn: GithubUser | undefined;
   /** Token requests the stand-in received (their form, secret included, for the test to check). */
   tokenRequests: URLSearchParams[];
+  /** The access tokens it issued, in order. */
+  issuedTokens: string[];
 }
 
 export async function startGithubStandIn(t: Test, app: { clientId: string; clientSecret: string }): Promise<GithubStandIn> {
   const codes = new Map<string, { user: GithubUser; redirectUri: string; challenge: string | null }>();
   const tokens = new Map<string, GithubUser>();
-  const standIn: GithubStandIn = { baseUrl: '', signedIn: undefined, tokenRequests: [] };
+  const standIn: GithubStandIn = { baseUrl: '', signedIn: undefined, tokenRequests: [], issuedTokens: [] };
   const json = (res: http.ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
 
@@ -70,6 +72,7 @@ export async function startGithubStandIn(t: Test, app: { clientId: string; clien
         }
         const token = `gho_${randomBytes(18).toString('hex')}`;
         tokens.set(token, grant.user);
+        standIn.issuedTokens.push(token);
         return json(res, 200, { access_token: token, token_type: 'bearer', scope: 'read:user,user:email' });
       }
       if (req.method === 'GET' && (url.pathname === '/user' || url.pathname === '/user/emails')) {

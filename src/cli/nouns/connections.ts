@@ -2,6 +2,7 @@
 // upstream identity providers people may sign in through (issue 19), and the links of their accounts.
 import {
   checkConnectionEntry,
+  keptTokensOf,
   linksOfUser,
   listConnections,
   removeConnection,
@@ -55,6 +56,7 @@ async function entryFrom(input: Invocation, terminal: Terminal): Promise<SeedCon
     provisioning: str(input, 'provisioning') as Provisioning | undefined,
     email_domains: list(input, 'email-domain'),
     trust_amr: input.options['trust-amr'] === true ? true : undefined,
+    store_tokens: input.options['store-tokens'] === true ? true : undefined,
     enabled: input.options.disabled === true ? false : undefined,
   };
   for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
@@ -83,6 +85,7 @@ function printConnection(session: Session, c: ConnectionView): void {
     ['provisioning', c.provisioning],
     ['email_domains', c.email_domains.join(' ') || null],
     ['trust_amr', c.trust_amr],
+    ['store_tokens', c.store_tokens],
     ['enabled', c.enabled],
     ['redirect_uri', c.redirect_uri],
     ['links', c.links],
@@ -141,7 +144,11 @@ export const connections: Noun = {
         },
         provisioning: { type: 'string', value: 'MODE', description: 'create (default), link or refuse: what a first sign-in may do' },
         'email-domain': { type: 'string', value: 'DOMAIN', multiple: true, description: 'a login_hint in this domain goes straight here' },
-        'trust-amr': { type: 'boolean', description: "pass the upstream's amr values on in our ID tokens" },
+        'trust-amr': { type: 'boolean', description: "pass the upstream's amr and acr values on in our ID tokens" },
+        'store-tokens': {
+          type: 'boolean',
+          description: 'keep each sign-in\'s upstream tokens, encrypted (needs KEYS_ENCRYPTION_SECRET); read with "tokens"',
+        },
         disabled: { type: 'boolean', description: 'keep it off the sign-in page' },
       },
       notes: `Register the redirect URI that "show" prints at the upstream: {issuer}/connections/<id>/callback. Every
@@ -181,10 +188,30 @@ option not given goes back to its default: add replaces the whole entry, as a se
         const links = await linksOfUser(session.ctx, input.args.user!);
         if (input.json) return session.out.json(links);
         session.out.table(
-          ['connection', 'subject', 'linked', 'last used'],
-          links.map((l) => [l.connection, l.subject, iso(l.created_at), iso(l.last_used_at)]),
+          ['connection', 'subject', 'linked', 'last used', 'tokens kept'],
+          links.map((l) => [
+            l.connection,
+            l.subject,
+            iso(l.created_at),
+            iso(l.last_used_at),
+            l.tokens_stored_at ? iso(l.tokens_stored_at) : '-',
+          ]),
           'no links',
         );
+      },
+    }),
+    verb({
+      name: 'tokens',
+      summary: "Print the upstream tokens kept for a user's link to a connection (store_tokens).",
+      args: [USER, ID],
+      notes: `The tokens of the user's last sign-in through the connection, for calling the upstream's API on their behalf.
+They are secrets: the command prints them on stdout only, and the read is logged (without them).`,
+      async run(session, input) {
+        const { user, id } = input.args as { user: string; id: string };
+        const kept = await keptTokensOf(session.ctx, user, id);
+        if (input.json) return session.out.json(kept);
+        if (kept.length === 0) return session.out.line(`no tokens are kept for "${user}" at "${id}"`);
+        for (const k of kept) session.out.fields([['subject', k.subject], ['stored_at', iso(k.stored_at)], ...Object.entries(k.tokens)]);
       },
     }),
     verb({

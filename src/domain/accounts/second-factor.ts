@@ -58,6 +58,8 @@ export async function beginSecondFactor(
   locale?: Locale,
   /** The amr of the first step when it was not a password (an upstream sign-in: `fed`). */
   firstFactor?: string[],
+  /** The first step's authentication context class (OIDC Core 2 `acr`), when known: kept for the session. */
+  acr?: string | null,
 ): Promise<string> {
   const challengeId = randomToken();
   const now = ctx.clock();
@@ -70,6 +72,7 @@ export async function beginSecondFactor(
     clientId,
     ...(locale ? { locale } : {}),
     ...(firstFactor ? { firstFactor } : {}),
+    ...(acr ? { acr } : {}),
   };
   if (await canAnswerWithAuthenticator(ctx, accepted.user.id)) {
     await insertChallenge(ctx.db, {
@@ -290,6 +293,7 @@ async function finishSignIn(
     verdict: context.verdict,
     attemptId: context.attemptId,
     amr,
+    acr: context.acr ?? null,
     clientId: context.clientId,
     replacesSession,
     locale: context.locale,

@@ -10,6 +10,8 @@ export interface SessionOrigin {
   deviceId?: string | null;
   /** How the user signed in (OIDC Core 2 `amr`); a password alone by default. */
   amr?: string[];
+  /** Its authentication context class (OIDC Core 2 `acr`), when one is known (an upstream's, passed on). */
+  acr?: string | null;
 }
 
 /** A new session: the cookie value (secret) and the session as the domain sees it. */
@@ -22,6 +24,7 @@ export async function createSession(
 ): Promise<{ cookie: string; session: ActiveSession }> {
   const deviceId = origin.deviceId ?? null;
   const amr = origin.amr ?? ['pwd'];
+  const acr = origin.acr ?? null;
   const id = randomToken();
   // The sid goes to every client in ID and logout tokens: random, unrelated to the cookie.
   const sid = randomToken(16);
@@ -35,8 +38,9 @@ export async function createSession(
     expiresAt: addSeconds(now, ctx.config.sessionTtlSeconds),
     deviceId,
     amr,
+    acr,
   });
-  return { cookie: id, session: { sid, userId, authTime, deviceId, amr } };
+  return { cookie: id, session: { sid, userId, authTime, deviceId, amr, acr } };
 }
 
 export async function resolveSession(ctx: ProviderContext, cookieValue: string | undefined): Promise<ActiveSession | undefined> {

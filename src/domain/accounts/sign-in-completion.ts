@@ -30,6 +30,8 @@ export interface SignInToComplete {
   attemptId: string;
   /** How the user signed in (OIDC Core 2 `amr`). */
   amr: string[];
+  /** Its authentication context class (OIDC Core 2 `acr`), when one is known. */
+  acr?: string | null;
   clientId?: string | null;
   /**
    * The session cookie the browser presented, if any. A browser holds one session: the one it had ends when the new
@@ -62,7 +64,7 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
     await markAttemptSucceeded(trx, s.attemptId);
     if (s.locale) await rememberLocale(trx, s.user.id, s.locale);
     if (s.replacesSession) await endSessionRow(trx, sha256(s.replacesSession), now);
-    const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr }, trx);
+    const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr, acr: s.acr ?? null }, trx);
     const details = verdictDetails(s.verdict);
     await recordSecurityEvent(
       ctx,

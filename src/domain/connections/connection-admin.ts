@@ -12,6 +12,7 @@ import {
 import { AdminError, findUserByRef, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { callbackUrl, rowToConnection, type Connection } from './connection.js';
 import { connectionColumns, connectionEntryProblems, type SeedConnection } from './seed-connections.js';
+import { openUpstreamTokens, type UpstreamTokens } from './upstream-tokens.js';
 
 /** What an admin sees of a connection: everything but the secret, and the redirect URI to register upstream. */
 export interface ConnectionView {
@@ -30,6 +31,7 @@ export interface ConnectionView {
   provisioning: string;
   email_domains: string[];
   trust_amr: boolean;
+  store_tokens: boolean;
   enabled: boolean;
   redirect_uri: string;
   links: number;
@@ -63,6 +65,7 @@ async function view(ctx: AdminContext, id: string): Promise<ConnectionView> {
     provisioning: c.provisioning,
     email_domains: c.emailDomains,
     trust_amr: c.trustAmr,
+    store_tokens: c.storeTokens,
     enabled: c.enabled,
     redirect_uri: callbackUrl(ctx.config.issuer, c.id),
     links: (await listLinksOfConnection(ctx.db, c.id)).length,
@@ -96,6 +99,8 @@ export interface LinkView {
   user_id: string;
   created_at: Date;
   last_used_at: Date;
+  /** When the kept upstream tokens arrived; null when none are kept. */
+  tokens_stored_at: Date | null;
 }
 
 /** The links of a user (by username, email or id). */
@@ -107,7 +112,33 @@ export async function linksOfUser(ctx: AdminContext, userRef: string): Promise<L
     user_id: l.user_id,
     created_at: l.created_at,
     last_used_at: l.last_used_at,
+    tokens_stored_at: l.tokens_stored_at,
   }));
+}
+
+export interface KeptTokensView {
+  connection: string;
+  subject: string;
+  stored_at: Date;
+  tokens: UpstreamTokens;
+}
+
+/**
+ * The upstream tokens kept for a user's links to a connection (store_tokens), opened: for an admin who calls the
+ * upstream's API for the person, as Auth0's read:user_idp_tokens allows. Each read is an admin action on record.
+ */
+export async function keptTokensOf(ctx: AdminContext, userRef: string, connectionId: string): Promise<KeptTokensView[]> {
+  const user = await findUserByRef(ctx.db, userRef);
+  const links = (await listLinksOfUser(ctx.db, user.id)).filter((l) => l.connection_id === connectionId);
+  if (links.length === 0) throw new AdminError(`user "${userRef}" has no link to connection "${connectionId}"`);
+  const kept: KeptTokensView[] = [];
+  for (const l of links) {
+    if (l.tokens_sealed === null || l.tokens_stored_at === null) continue;
+    const tokens = await openUpstreamTokens(ctx, l.connection_id, l.subject, l.tokens_sealed);
+    if (tokens) kept.push({ connection: l.connection_id, subject: l.subject, stored_at: l.tokens_stored_at, tokens });
+  }
+  logAdminAction(ctx, 'admin.connection.tokens_read', { connection: connectionId, user: user.id, links: kept.length });
+  return kept;
 }
 
 /** Removes one link of a user's: that upstream account no longer signs them in (a next sign-in follows provisioning). */

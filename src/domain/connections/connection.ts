@@ -57,6 +57,8 @@ export interface Connection {
   emailDomains: string[];
   /** The upstream's amr and acr are passed on in our ID tokens. */
   trustAmr: boolean;
+  /** Each sign-in's upstream tokens are kept on the link, sealed (upstream-tokens.ts). */
+  storeTokens: boolean;
   enabled: boolean;
 }
 
@@ -100,6 +102,7 @@ export function rowToConnection(row: ConnectionRow): { connection: Connection } 
       provisioning: row.provisioning,
       emailDomains: row.email_domains,
       trustAmr: row.trust_amr,
+      storeTokens: row.store_tokens,
       enabled: row.enabled,
     },
   };

@@ -151,8 +151,8 @@ async function hasSecondFactor(ctx: ProviderContext, user: UserRow): Promise<boo
 }
 
 /**
- * RFC 8176 2 `fed`: "Federated authentication"; the upstream's own amr values follow only for a connection whose
- * amr the admin trusts (trust_amr). The risk evaluation is the passkey sign-in's (passkey-sign-in.ts); a CHALLENGE
+ * RFC 8176 2 `fed`: "Federated authentication"; the upstream's own amr values, and its acr, follow only for a
+ * connection whose amr the admin trusts (trust_amr). The risk evaluation is the passkey sign-in's (passkey-sign-in.ts); a CHALLENGE
  * goes to our second factor (second-factor.ts), which then says `fed otp mfa` (or the passkey's values).
  */
 export async function signInFederated(
@@ -161,6 +161,8 @@ export async function signInFederated(
     connection: Connection;
     user: UserRow;
     upstreamAmr: readonly string[];
+    /** The upstream ID token's `acr`, when it has one. */
+    upstreamAcr?: string | null;
     /** Other methods the person proved on the way (their password, to link). */
     also?: readonly string[];
     signals: DeviceSignals;
@@ -176,6 +178,8 @@ export async function signInFederated(
   const { device, verdict, attemptId, evaluationMs } = await evaluateIdentifiedUser(ctx, user, input.signals);
   const passedOn = input.connection.trustAmr ? input.upstreamAmr.filter((v) => v !== 'fed') : [];
   const amr = [...new Set(['fed', ...passedOn, ...(input.also ?? [])])];
+  // OIDC Core 2 acr: the upstream's class of this authentication, believed only as its amr is (trust_amr).
+  const acr = input.connection.trustAmr ? (input.upstreamAcr ?? null) : null;
   const details = { ...verdictDetails(verdict), method: 'fed', connection: input.connection.id };
   const blocked = () =>
     recordSecurityEvent(ctx, { type: 'sign_in_blocked', userId: user.id, deviceId: verdict.device.id, clientId: input.clientId, details });
@@ -209,6 +213,7 @@ export async function signInFederated(
       input.clientId,
       input.locale,
       amr,
+      acr,
     );
     return { kind: 'challenge', challengeId };
   }
@@ -218,6 +223,7 @@ export async function signInFederated(
     verdict,
     attemptId,
     amr,
+    acr,
     clientId: input.clientId,
     replacesSession: input.replacesSession,
     locale: input.locale,

@@ -3,6 +3,7 @@
 // endpoints are not copied into the row: they stay the preset's unless the entry overrides them.
 import { findConnectionRow, upsertConnectionRow, type ConnectionColumns } from '../../storage/connections.js';
 import type { Db } from '../../storage/database.js';
+import { AdminError } from '../admin/admin.js';
 import { sealSecret, type SealingContext } from '../keys/sealed-secrets.js';
 import { isLoopbackUrl } from '../../net/loopback.js';
 import {
@@ -36,6 +37,8 @@ export interface SeedConnection {
   provisioning?: Provisioning;
   email_domains?: string[];
   trust_amr?: boolean;
+  /** Keep each sign-in's upstream tokens, sealed (needs KEYS_ENCRYPTION_SECRET). Default: false. */
+  store_tokens?: boolean;
   enabled?: boolean;
 }
 
@@ -57,6 +60,7 @@ const FIELDS = new Set([
   'provisioning',
   'email_domains',
   'trust_amr',
+  'store_tokens',
   'enabled',
 ]);
 const URL_FIELDS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
@@ -148,7 +152,7 @@ export function connectionEntryProblems(raw: unknown): string[] {
   ) {
     problems.push('email_domains must be an array of domain names');
   }
-  for (const flag of ['trust_amr', 'enabled'] as const)
+  for (const flag of ['trust_amr', 'store_tokens', 'enabled'] as const)
     if (e[flag] !== undefined && typeof e[flag] !== 'boolean') problems.push(`${flag} must be true or false`);
   return problems;
 }
@@ -171,6 +175,9 @@ export function checkConnections(raw: unknown, problems: string[]): SeedConnecti
 
 /** The row of a checked entry, its secret sealed. */
 export async function connectionColumns(sealing: SealingContext, entry: SeedConnection): Promise<ConnectionColumns> {
+  // Issue 19: upstream tokens are kept only encrypted; without the key they would sit in the clear.
+  if (entry.store_tokens === true && sealing.config.keysEncryptionSecret === undefined)
+    throw new AdminError(`connection "${entry.id}": store_tokens needs KEYS_ENCRYPTION_SECRET (upstream tokens are kept only encrypted)`);
   const preset = entry.preset ? PRESET_DEFAULTS[entry.preset] : undefined;
   const issuer =
     entry.issuer ?? (entry.preset === 'microsoft' && entry.tenant ? `https://login.microsoftonline.com/${entry.tenant}/v2.0` : null);
@@ -195,6 +202,7 @@ export async function connectionColumns(sealing: SealingContext, entry: SeedConn
     provisioning: entry.provisioning ?? 'create',
     email_domains: (entry.email_domains ?? []).map((d) => d.toLowerCase()),
     trust_amr: entry.trust_amr ?? false,
+    store_tokens: entry.store_tokens ?? false,
     enabled: entry.enabled ?? true,
   };
 }

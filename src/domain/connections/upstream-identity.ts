@@ -50,10 +50,12 @@ export function identityFromClaims(
     name: text(claims[m.name], 255),
     username: text(claims[m.username], 255),
     groups: groups.slice(0, MAX_GROUPS),
-    amr: Array.isArray(claims.amr)
-      ? (claims.amr as unknown[]).filter((v): v is string => typeof v === 'string' && /^[A-Za-z0-9_-]{1,32}$/.test(v))
-      : [],
-    acr: text(claims.acr, 255),
+    // OIDC Core 2: amr and acr are ID token claims; a userinfo document (OAuth 2.0 connections) does not vouch for them.
+    amr:
+      source.fromIdToken && Array.isArray(claims.amr)
+        ? (claims.amr as unknown[]).filter((v): v is string => typeof v === 'string' && /^[A-Za-z0-9_-]{1,32}$/.test(v))
+        : [],
+    acr: source.fromIdToken && typeof claims.acr === 'string' ? text(claims.acr, 255) : null,
   };
 }
 

@@ -1,7 +1,7 @@
 // The authorization code flow with an upstream provider, as strict as we are with our own clients: PKCE S256 (RFC
 // 7636), `state` and `nonce` bound to the browser and used once, RFC 9207 `iss` checked, the token request through
-// the guarded fetch, and the ID token verified (OIDC Core 3.1.3.7). Upstream tokens are used for this sign-in only:
-// never logged, never stored.
+// the guarded fetch, and the ID token verified (OIDC Core 3.1.3.7). Upstream tokens are never logged, and leave
+// this module only for a connection that keeps them (upstream-tokens.ts).
 import { createHash } from 'node:crypto';
 import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { guardedFetch, OutboundError } from '../../outbound/guarded-fetch.js';
@@ -16,6 +16,7 @@ import type { UpstreamDirectory, UpstreamMetadata } from './upstream-directory.j
 import { upstreamPolicy } from './upstream-directory.js';
 import { UpstreamRefusal } from './upstream-errors.js';
 import { identityFromClaims, readUserinfo, type UpstreamIdentity } from './upstream-identity.js';
+import { tokensOf, type UpstreamTokens } from './upstream-tokens.js';
 
 /** How long a sign-in may stay upstream: as long as the interaction it resumes, at most ten minutes. */
 const MAX_UPSTREAM_SECONDS = 600;
@@ -82,6 +83,8 @@ export interface CallbackParams {
 export interface FinishedUpstreamLogin {
   identity: UpstreamIdentity;
   purpose: UpstreamPurpose;
+  /** The upstream's tokens, only when the connection keeps them (store_tokens); otherwise dropped here. */
+  tokens: UpstreamTokens | undefined;
 }
 
 /** The stored row's purpose; the table's CHECK keeps exactly one column set, read back here all the same. */
@@ -124,7 +127,9 @@ export async function finishUpstreamLogin(
       const more = await readUserinfo(ctx, connection, metadata.userinfoEndpoint, tokens.access_token);
       // OIDC Core 5.3.4: "The sub Claim in the UserInfo Response MUST be verified to exactly match the sub Claim in the ID Token".
       if (more.sub !== claims.sub) throw new UpstreamRefusal('bad-response', 'the userinfo sub is not the ID token sub');
-      identity = identityFromClaims(connection, { ...more, ...claims }, { fromIdToken: true });
+      // The address from userinfo; amr and acr only ever from the ID token.
+      const { amr, acr } = identity;
+      identity = { ...identityFromClaims(connection, { ...more, ...claims }, { fromIdToken: true }), amr, acr };
     }
   } else {
     if (typeof tokens.access_token !== 'string') throw new UpstreamRefusal('bad-response', 'the token response has no access_token');
@@ -133,7 +138,7 @@ export async function finishUpstreamLogin(
     if (connection.preset === 'github')
       identity = await withGithubEmail(ctx, connection, metadata.userinfoEndpoint!, tokens.access_token, identity);
   }
-  return { identity, purpose };
+  return { identity, purpose, tokens: connection.storeTokens ? tokensOf(tokens, ctx.clock()) : undefined };
 }
 
 /**

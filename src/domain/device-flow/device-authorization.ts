@@ -203,7 +203,7 @@ export async function decideDeviceAuthorization(
     bindingHash: sha256(bindingSecret),
     now: ctx.clock(),
     approve,
-    session: { userId: session.userId, sid: session.sid, authTime: session.authTime, amr: session.amr },
+    session: { userId: session.userId, sid: session.sid, authTime: session.authTime, amr: session.amr, acr: session.acr },
   });
   return clientId !== undefined;
 }

@@ -81,6 +81,8 @@ export interface AccessTokenSubject {
   subject: string;
   /** When the user signed in; null for a client_credentials token. */
   authTime: Date | null;
+  /** The sign-in's authentication context class (OIDC Core 2 `acr`), when one is known. */
+  acr?: string | null;
   now: Date;
 }
 
@@ -111,7 +113,8 @@ export async function finishAccessToken(
 const utf8 = new TextEncoder();
 
 /**
- * RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti; scope (2.2.3); auth_time when a user signed in (2.2.1).
+ * RFC 9068 2.2: iss, exp, aud, sub, client_id, iat, jti; scope (2.2.3); auth_time when a user signed in, and acr
+ * when its class is known (2.2.1).
  * Built by hand and signed as a compact JWS, as ID tokens are (src/domain/tokens/id-token.ts).
  */
 async function signJwtAccessToken(
@@ -130,6 +133,7 @@ async function signJwtAccessToken(
     scope: t.scope,
   };
   if (t.authTime !== null) claims.auth_time = epochSeconds(t.authTime);
+  if (t.acr) claims.acr = t.acr;
   // RFC 9449 6.1: a DPoP-bound JWT names the key's thumbprint in cnf.jkt.
   if (t.jkt !== null) claims.cnf = { jkt: t.jkt };
   return new CompactSign(utf8.encode(JSON.stringify(claims)))

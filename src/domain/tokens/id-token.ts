@@ -18,6 +18,8 @@ export interface IdTokenInput {
   sid?: string | null;
   /** How the user signed in (OIDC Core 2 `amr`, values from RFC 8176), when known. */
   amr?: string[] | null;
+  /** The authentication context class (OIDC Core 2 `acr`), when one is known. */
+  acr?: string | null;
   /** User claims (OIDC Core 5.1) to carry too (id-token-claims.ts); they never replace a claim set here. */
   userClaims?: Record<string, unknown> | undefined;
   accessToken: string;
@@ -59,6 +61,7 @@ export async function signIdToken(keys: Pick<KeyStore, 'signer'>, input: IdToken
   if (input.nonce !== null) claims.nonce = input.nonce;
   if (input.sid) claims.sid = input.sid;
   if (input.amr && input.amr.length > 0) claims.amr = input.amr;
+  if (input.acr) claims.acr = input.acr;
   return new CompactSign(utf8.encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ID_TOKEN_TYP })
     .sign(key.privateKey);

@@ -10,6 +10,7 @@ import { enabledConnection } from '../../domain/connections/connections.js';
 import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import { finishUpstreamLogin } from '../../domain/connections/upstream-login.js';
+import { keepUpstreamTokens, sealUpstreamTokens, type UpstreamTokens } from '../../domain/connections/upstream-tokens.js';
 import type { UpstreamIdentity } from '../../domain/connections/upstream-identity.js';
 import type { CounterClaim } from '../../domain/network-counter.js';
 import { accountSession } from '../account-session.js';
@@ -61,6 +62,7 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
     reply: FastifyReply,
     connectionId: string,
     identity: UpstreamIdentity,
+    tokens: UpstreamTokens | undefined,
     userId: string,
     claim: Extract<CounterClaim, { kind: 'claimed' }>,
   ): Promise<FastifyReply> {
@@ -69,8 +71,16 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
       throw new UpstreamRefusal('session-ended', 'the browser is no longer signed in as the user who started the link');
     const outcome = await linkToSignedInUser(ctx, connectionId, identity.subject, userId);
     if (outcome === 'linked-elsewhere') throw new UpstreamRefusal('linked-elsewhere', 'the upstream account is linked to another user');
+    // Only a connection that keeps them handed tokens over (upstream-login.ts).
+    await keepUpstreamTokens(ctx, { id: connectionId, storeTokens: true }, identity.subject, tokens);
     await upstreamCallbackSucceeded(ctx, claim);
     return seeOther(reply, `${ctx.config.issuer}/account`);
+  }
+
+  /** The tokens sealed for the link a proof will make; they wait with it, and go with it when it expires. */
+  async function sealedForProof(connectionId: string, subject: string, tokens: UpstreamTokens | undefined) {
+    const sealed = tokens && (await sealUpstreamTokens(ctx, connectionId, subject, tokens));
+    return sealed && { ...sealed };
   }
 
   app.get<{ Params: { id: string }; Querystring: Query }>(
@@ -92,8 +102,12 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
         const connection = await enabledConnection(ctx, connectionId);
         if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${connectionId}`);
         const browserSecret = request.cookies[upstreamCookie(ctx.config).name];
-        const { identity, purpose } = await finishUpstreamLogin(ctx, directory, { connection, params: request.query, browserSecret });
-        if (purpose.kind === 'link') return await linkForAccount(request, reply, connection.id, identity, purpose.userId, claim);
+        const { identity, purpose, tokens } = await finishUpstreamLogin(ctx, directory, {
+          connection,
+          params: request.query,
+          browserSecret,
+        });
+        if (purpose.kind === 'link') return await linkForAccount(request, reply, connection.id, identity, tokens, purpose.userId, claim);
         const { interactionId } = purpose;
         const facts = await interactionFacts(ctx, interactionId);
         t = languageOf(ctx, request, facts.locale);
@@ -111,6 +125,7 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
             userId: account.user.id,
             interactionId,
             expiresAt: addSeconds(now, LINK_PROOF_SECONDS),
+            tokensSealed: await sealedForProof(connection.id, identity.subject, tokens),
           });
           return seeOther(reply, `${ctx.config.issuer}/connections/link?proof=${proof}`);
         }
@@ -118,6 +133,7 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
           connection,
           user: account.user,
           upstreamAmr: identity.amr,
+          upstreamAcr: identity.acr,
           signals: deviceSignalsOf(request, ctx.config),
           clientId: facts.clientId,
           returnTo: `${ctx.config.issuer}/interaction/${interactionId}`,
@@ -127,6 +143,8 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
         if (result.kind === 'refused') throw new UpstreamRefusal('not-allowed', 'the risk evaluation blocked the sign-in');
         if (result.kind === 'no-second-factor')
           throw new UpstreamRefusal('challenged', 'a second factor was asked for and the user has none');
+        // The person signed in through the link (or is on their way to our second factor): its tokens are the latest.
+        await keepUpstreamTokens(ctx, connection, identity.subject, tokens);
         if (result.kind === 'challenge') return toSecondFactor(ctx, reply, result.challengeId);
         return backToInteraction(ctx, reply, result.completed, interactionId);
       } catch (err) {

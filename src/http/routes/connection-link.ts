@@ -16,6 +16,7 @@ import { sessionCookie, upstreamCookie } from '../cookies.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { linkProofPage } from '../views/connection-pages.js';
+import { keepUpstreamTokens } from '../../domain/connections/upstream-tokens.js';
 import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
 
 const querySchema = {
@@ -132,6 +133,7 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
       throw new UpstreamRefusal('bad-state', 'the link proof was used');
     if (!(await linkProven(ctx, proof.connectionId, proof.subject, proof.userId)))
       throw new UpstreamRefusal('not-allowed', 'the upstream account was linked meanwhile');
+    await keepUpstreamTokens(ctx, connection, proof.subject, proof.tokensSealed && { sealed: proof.tokensSealed });
     const result = await signInFederated(ctx, {
       connection,
       user,

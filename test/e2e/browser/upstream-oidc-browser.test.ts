@@ -14,10 +14,14 @@ import type { Browser, Page } from 'playwright-core';
 import { ALICE, BOB, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
 import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
 import { freePort, listenTestApp, type ListeningApp } from '../../helpers/listening.js';
+import { KEYS_SECRET } from '../../helpers/account.js';
+import { openUpstreamTokens } from '../../../src/domain/connections/upstream-tokens.js';
 import { discoverConfidential, prepareAttempt, redeem } from '../../helpers/relying-party.js';
 
 const REDIRECT_URI = CONFIDENTIAL.redirect_uris[0]!;
 const UPSTREAM_SECRET = 'upstream-client-secret-0123456789';
+/** The class of authentication the tampering proxy says the upstream performed. */
+const UPSTREAM_ACR = 'urn:upstream:loa:high';
 
 /** The upstream's accounts: the login typed on its dev sign-in page is the account id (its `sub`). */
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
@@ -100,7 +104,7 @@ async function startTokenProxy(t: Test, tokenEndpoint: () => string, privateJwk:
             tamper.mode === 'nonce'
               ? { ...claims, nonce: 'not-the-nonce-we-sent' }
               : tamper.mode === 'amr'
-                ? { ...claims, amr: ['hwk', 'mfa'] }
+                ? { ...claims, amr: ['hwk', 'mfa'], acr: UPSTREAM_ACR }
                 : { ...claims, aud: 'another-client' };
           const key = await (await import('jose')).importJWK(privateJwk, 'RS256');
           body.id_token = await new SignJWT(changed).setProtectedHeader({ alg: header.alg!, kid: header.kid! }).sign(key);
@@ -130,11 +134,18 @@ async function setUp(t: Test): Promise<Fixture> {
   const proxyUrl = await startTokenProxy(t, () => `${upstreamIssuer}/token`, privateJwk, tamper);
   const common = { client_id: 'sso', client_secret: UPSTREAM_SECRET, kind: 'oidc' as const, issuer: upstreamIssuer };
   const server = await listenTestApp(t, {
-    env: HEADLESS_IS_FINE,
+    env: { ...HEADLESS_IS_FINE, ...KEYS_SECRET },
     seed: {
       ...FIXTURES,
       connections: [
-        { ...common, id: 'op', display_name: 'Upstream OP', provisioning: 'create', scopes: ['openid', 'email', 'profile', 'groups'] },
+        {
+          ...common,
+          id: 'op',
+          display_name: 'Upstream OP',
+          provisioning: 'create',
+          scopes: ['openid', 'email', 'profile', 'groups'],
+          store_tokens: true,
+        },
         { ...common, id: 'op-tampered', display_name: 'Tampered OP', provisioning: 'create', token_endpoint: proxyUrl },
         { ...common, id: 'op-gone', display_name: 'Gone OP', issuer: `http://127.0.0.1:${deadPort}` },
         { ...common, id: 'op-trusted', display_name: 'Trusted OP', token_endpoint: proxyUrl, trust_amr: true },
@@ -200,6 +211,13 @@ await withChromium(t, async (browser) => {
   const rp = await discoverConfidential(server);
   const linksOf = (connection: string) =>
     server.db.selectFrom('connection_links').selectAll().where('connection_id', '=', connection).execute();
+  const keptTokens = (link: { connection_id: string; subject: string; tokens_sealed: Record<string, unknown> | null }) =>
+    openUpstreamTokens(
+      { db: server.db, clock: () => new Date(), config: server.config },
+      link.connection_id,
+      link.subject,
+      link.tokens_sealed!,
+    );
 
   t.test('a first sign-in through the upstream provisions a user; the second finds the same one (no duplicate)', async (t) => {
     const subs: string[] = [];
@@ -220,6 +238,13 @@ await withChromium(t, async (browser) => {
     }
     t.equal(subs[0], subs[1], 'the same user both times');
     const links = await linksOf('op');
+    // Issue 19 store_tokens: the last sign-in's tokens, sealed on the link; they work at the upstream's userinfo.
+    const carolLink = links.find((l) => l.subject === 'carol')!;
+    t.equal((carolLink.tokens_sealed as { v?: number }).v, 1, 'kept encrypted');
+    const kept = await keptTokens(carolLink);
+    t.equal(decodeJwt(kept!.id_token!).sub, 'carol', "the upstream's ID token is kept with them");
+    const me = await fetch(`${upstream.issuer}/me`, { headers: { authorization: `Bearer ${kept!.access_token}` } });
+    t.match(await me.json(), { sub: 'carol' }, 'the kept access token works at the upstream (OIDC Core 5.3)');
     t.equal(links.filter((l) => l.subject === 'carol').length, 1, 'one link for the upstream account');
     const user = await server.db.selectFrom('users').selectAll().where('id', '=', links[0]!.user_id).executeTakeFirstOrThrow();
     t.equal(user.username, 'carol', 'the username comes from preferred_username');
@@ -257,7 +282,9 @@ await withChromium(t, async (browser) => {
     const alice = await server.db.selectFrom('users').select('id').where('username', '=', ALICE.username).executeTakeFirstOrThrow();
     t.equal(claims.sub, alice.id, 'the RP sees the local account');
     t.same(claims.amr, ['fed', 'pwd'], 'the upstream and the password');
-    t.equal((await linksOf('op')).find((l) => l.subject === 'alice-upstream')?.user_id, alice.id, 'now linked');
+    const aliceLink = (await linksOf('op')).find((l) => l.subject === 'alice-upstream');
+    t.equal(aliceLink?.user_id, alice.id, 'now linked');
+    t.equal(decodeJwt((await keptTokens(aliceLink!))!.id_token!).sub, 'alice-upstream', 'the tokens waited for the password');
   });
 
   t.test('a replayed state is refused with 400 (RFC 6749 10.12)', async (t) => {
@@ -316,10 +343,11 @@ await withChromium(t, async (browser) => {
     t.match(gone.text, 'cannot be reached right now');
   });
 
-  t.test("the upstream's amr is passed on after fed only for a connection trusted for it (RFC 8176, trust_amr)", async (t) => {
+  t.test("the upstream's amr and acr are passed on only for a connection trusted for them (RFC 8176, trust_amr)", async (t) => {
     upstream.tamper.mode = 'amr';
     t.teardown(() => (upstream.tamper.mode = 'none'));
     const seen: Record<string, unknown> = {};
+    const acr: Record<string, unknown> = {};
     for (const [button, login] of [
       ['Sign in with Tampered OP', 'erin'],
       ['Sign in with Trusted OP', 'frank'],
@@ -329,10 +357,17 @@ await withChromium(t, async (browser) => {
       await run.page.getByRole('button', { name: button }).click();
       await signInUpstream(run.page, login);
       await run.page.getByRole('button', { name: 'Allow' }).click();
-      seen[button] = (await redeem(attempt, await run.clientCallback())).claims()!.amr;
+      const claims = (await redeem(attempt, await run.clientCallback())).claims()!;
+      seen[button] = claims.amr;
+      acr[button] = claims.acr;
     }
     t.same(seen['Sign in with Tampered OP'], ['fed'], 'not trusted: fed only');
     t.same(seen['Sign in with Trusted OP'], ['fed', 'hwk', 'mfa'], 'trusted: fed, then the upstream values');
+    // OIDC Core 2 acr, passed on as amr is: only where the admin trusts the upstream for it.
+    t.equal(acr['Sign in with Tampered OP'], undefined, 'not trusted: no acr');
+    t.equal(acr['Sign in with Trusted OP'], UPSTREAM_ACR, "trusted: the upstream's acr");
+    const tampered = await linksOf('op-tampered');
+    t.ok(tampered.length > 0 && tampered.every((l) => l.tokens_sealed === null), 'a connection without store_tokens keeps no tokens');
   });
 
   t.test('a signed-in person links another account from the account page (issue 19, "link another")', async (t) => {

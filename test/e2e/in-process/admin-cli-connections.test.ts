@@ -3,6 +3,7 @@
 import t from 'tap';
 import { KEYS_SECRET } from '../../helpers/account.js';
 import { adminStore, events, json, runAdmin } from '../../helpers/admin-cli.js';
+import { sealUpstreamTokens } from '../../../src/domain/connections/upstream-tokens.js';
 
 t.test('connections add (a preset, the secret from stdin), show, list, replace, remove; bad entries exit 1', async (t) => {
   const store = await adminStore(t);
@@ -111,7 +112,40 @@ t.test("connections links and unlink: an admin sees and removes a user's links",
       .values({ connection_id: 'corp', subject: 'gl-42', user_id: id, created_at: now, last_used_at: now })
       .execute();
   });
-  t.match(json<unknown[]>(await runAdmin(['connections', 'links', 'erin', '--json'], env)), [{ connection: 'corp', subject: 'gl-42' }]);
+  t.match(json<unknown[]>(await runAdmin(['connections', 'links', 'erin', '--json'], env)), [
+    { connection: 'corp', subject: 'gl-42', tokens_stored_at: null },
+  ]);
+  const none = await runAdmin(['connections', 'tokens', 'erin', 'corp'], env);
+  t.match(none.stdout, 'no tokens are kept', 'a connection that keeps none has none to show');
+
+  // Issue 19 store_tokens: refused without the key that would encrypt them; kept and read back with it.
+  const clear = await runAdmin(['connections', 'add', 'corp', '--preset', 'gitlab', '--client-id', 'x', '--store-tokens'], store.env);
+  t.equal(clear.code, 1);
+  t.match(clear.message, /store_tokens needs KEYS_ENCRYPTION_SECRET/);
+  const keeping = await runAdmin(['connections', 'add', 'corp', '--preset', 'gitlab', '--client-id', 'x', '--store-tokens', '--json'], env);
+  t.match(json(keeping), { store_tokens: true });
+  const upstream = { access_token: 'glpat-upstream-access-0123', token_type: 'Bearer', refresh_token: 'glrt-upstream-refresh-4567' };
+  await store.withDb(async (db) => {
+    const sealed = await sealUpstreamTokens(
+      { db, clock: () => new Date(), config: { keysEncryptionSecret: KEYS_SECRET.KEYS_ENCRYPTION_SECRET } },
+      'corp',
+      'gl-42',
+      upstream,
+    );
+    await db
+      .updateTable('connection_links')
+      .set({ tokens_sealed: JSON.stringify(sealed), tokens_stored_at: new Date() })
+      .execute();
+  });
+  const read = await runAdmin(['connections', 'tokens', 'erin', 'corp'], env);
+  t.equal(read.code, 0, read.stderr);
+  t.match(read.stdout, /access_token\s+glpat-upstream-access-0123/);
+  t.match(read.stdout, /refresh_token\s+glrt-upstream-refresh-4567/);
+  t.same(events(read), ['admin.connection.tokens_read'], 'the read is on record');
+  t.notMatch(read.stderr, 'glpat-', 'and its log line does not carry the token');
+  t.match(json<unknown[]>(await runAdmin(['connections', 'tokens', 'erin', 'corp', '--json'], env)), [
+    { subject: 'gl-42', tokens: upstream },
+  ]);
   const unlinked = await runAdmin(['connections', 'unlink', 'erin', 'corp', '--yes', '--json'], env);
   t.match(json(unlinked), { removed: 1 });
   t.same(events(unlinked), ['admin.connection.unlinked']);

@@ -11,6 +11,9 @@ import { Browser, authorizePath, basicAuth, hiddenField, localPath, pkcePair } f
 import { CapturingNotifier } from '../../helpers/notifier.js';
 import { riskEnv, weightsEnv } from '../../helpers/risk.js';
 import { startGithubStandIn, type GithubStandIn, type GithubUser } from '../../helpers/github-stand-in.js';
+import { KEYS_SECRET } from '../../helpers/account.js';
+import type { AdminContext } from '../../../src/domain/admin/admin.js';
+import { keptTokensOf, setConnection, showConnection } from '../../../src/domain/connections/connection-admin.js';
 
 const GITHUB_APP = { clientId: 'Iv1.0123456789abcdef', clientSecret: 'github-client-secret-0123456789' };
 
@@ -39,7 +42,7 @@ const NOT_BOB: GithubUser = {
 
 async function setUp(
   t: Test,
-  options: { env?: Record<string, string>; notifier?: CapturingNotifier; logger?: pino.Logger } = {},
+  options: { env?: Record<string, string>; notifier?: CapturingNotifier; logger?: pino.Logger; storeTokens?: boolean } = {},
 ): Promise<{ server: TestApp; github: GithubStandIn }> {
   const github = await startGithubStandIn(t, GITHUB_APP);
   const server = await buildTestApp(t, {
@@ -58,6 +61,7 @@ async function setUp(
           authorization_endpoint: `${github.baseUrl}/login/oauth/authorize`,
           token_endpoint: `${github.baseUrl}/login/oauth/access_token`,
           userinfo_endpoint: `${github.baseUrl}/user`,
+          ...(options.storeTokens ? { store_tokens: true } : {}),
         },
       ],
     },
@@ -151,7 +155,71 @@ t.test('GitHub: the primary verified address provisions the user; the second sig
   const second = await signInWithGithub(server, github, OCTOCAT);
   t.equal(second.claims?.sub, first.claims?.sub, 'the same user');
   t.equal((await server.db.selectFrom('connection_links').selectAll().execute()).length, 1, 'no second link');
+  t.equal(links[0]!.tokens_sealed, null, 'issue 19: upstream tokens are not kept unless the connection asks for it');
 });
+
+t.test(
+  "store_tokens: the last sign-in's upstream token is kept sealed on the link, read back by an admin, forgotten when turned off",
+  async (t) => {
+    const { server, github } = await setUp(t, { env: { RISK_WEIGHTS: 'AUTOMATION=0', ...KEYS_SECRET }, storeTokens: true });
+    const admin = {
+      db: server.db,
+      config: server.config,
+      clock: () => new Date(),
+      log: pino({ level: 'silent' }),
+    } as unknown as AdminContext;
+    t.ok((await signInWithGithub(server, github, OCTOCAT)).claims, 'signed in');
+    const stored = await server.db.selectFrom('connection_links').selectAll().executeTakeFirstOrThrow();
+    t.equal((stored.tokens_sealed as { v?: number }).v, 1, 'an encrypted envelope (sealed-secrets.ts, purpose upstream-tokens)');
+    t.notMatch(JSON.stringify(stored.tokens_sealed), github.issuedTokens[0]!, 'the token is not in the clear');
+    const [kept] = await keptTokensOf(admin, 'octocat', 'github');
+    // RFC 6749 5.1: access_token and token_type as GitHub answered them.
+    t.match(kept, {
+      connection: 'github',
+      subject: String(OCTOCAT.id),
+      tokens: { access_token: github.issuedTokens[0], token_type: 'bearer' },
+    });
+    // What the tokens are for: the upstream's API, on the person's behalf.
+    const me = await fetch(`${github.baseUrl}/user`, {
+      headers: { authorization: `Bearer ${kept!.tokens.access_token}`, 'user-agent': 'test' },
+    });
+    t.match(await me.json(), { login: 'octocat' }, 'the kept token works at the upstream API');
+
+    await signInWithGithub(server, github, OCTOCAT);
+    t.equal(
+      (await keptTokensOf(admin, 'octocat', 'github'))[0]?.tokens.access_token,
+      github.issuedTokens[1],
+      'the next sign-in replaces it',
+    );
+
+    // A sealed value is bound to its link: moved to another link it does not open.
+    await server.db
+      .insertInto('connection_links')
+      .values({
+        connection_id: 'github',
+        subject: 'someone-else',
+        user_id: stored.user_id,
+        created_at: new Date(),
+        last_used_at: new Date(),
+        tokens_sealed: JSON.stringify(stored.tokens_sealed),
+        tokens_stored_at: new Date(),
+      })
+      .execute();
+    await t.rejects(keptTokensOf(admin, 'octocat', 'github'), /does not decrypt/, 'an envelope copied to another link is refused');
+    await server.db.deleteFrom('connection_links').where('subject', '=', 'someone-else').execute();
+
+    const current = await showConnection(admin, 'github');
+    t.equal(current.store_tokens, true);
+    const entry = { id: 'github', preset: 'github' as const, client_id: GITHUB_APP.clientId, client_secret: GITHUB_APP.clientSecret };
+    await setConnection(admin, entry);
+    t.equal(
+      (await server.db.selectFrom('connection_links').selectAll().executeTakeFirstOrThrow()).tokens_sealed,
+      null,
+      'turned off: forgotten',
+    );
+    t.same(await keptTokensOf(admin, 'octocat', 'github'), []);
+  },
+);
 
 t.test('GitHub: an unverified primary address is not taken, and never links to the local account that has it', async (t) => {
   const { server, github } = await setUp(t);

@@ -41,6 +41,7 @@ function row(overrides: Partial<ConnectionRow> = {}): ConnectionRow {
     provisioning: 'create',
     email_domains: ['corp.example'],
     trust_amr: false,
+    store_tokens: false,
     enabled: true,
     created_at: now,
     updated_at: now,

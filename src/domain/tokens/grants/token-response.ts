@@ -23,6 +23,8 @@ export interface UserGrant {
   nonce: string | null;
   sid: string | null;
   amr: string[] | null;
+  /** OIDC Core 2 `acr` of that sign-in, when one is known. */
+  acr: string | null;
   /** The user, as the committing statement read them with the grant (no second query for the ID token's claims). */
   user: ClaimsUser;
   /** The claims request parameter of the authorization (OIDC Core 5.5), reduced; null: none (refresh keeps it). */
@@ -63,6 +65,7 @@ export async function userTokenResponse(
       nonce: issued.grant.nonce,
       sid: issued.grant.sid,
       amr: issued.grant.amr,
+      acr: issued.grant.acr,
       userClaims: idTokenUserClaims(client.idTokenClaims ?? ctx.config.idTokenClaims, issued.grant.user, scopes, issued.grant.claims),
       accessToken: issued.accessToken.value,
       now: issued.now,
