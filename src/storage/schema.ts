@@ -415,7 +415,7 @@ export interface PasskeysTable {
 /** A challenge of a passkey ceremony, by its digest and the digest of the browser binding it was issued to. */
 export interface PasskeyChallengesTable {
   binding_hash: string;
-  purpose: 'registration' | 'sign-in' | 'second-factor';
+  purpose: 'registration' | 'sign-in' | 'second-factor' | 'link-proof';
   challenge_hash: string;
   user_id: string | null;
   created_at: Timestamp;

@@ -1,7 +1,8 @@
 // GET and POST /connections/link?proof=...: an upstream account whose verified address is a local account's is linked
 // to it only once the person proves the local account is theirs (issue 19): its password, checked and counted like
-// the account page's current-password check. The proof is this browser's only (its upstream cookie) and used once;
-// it travels in the query string, which the request log leaves out.
+// the account page's current-password check, or one of its passkeys (POST /connections/link/passkey, its options
+// from /connections/link/passkey/options; link-proof-passkey.ts). The proof is this browser's only (its upstream
+// cookie) and used once; it travels in the query string, which the request log leaves out.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { checkCurrentPassword } from '../../domain/accounts/current-password.js';
 import { linkProven, signInFederated } from '../../domain/connections/federated-sign-in.js';
@@ -15,6 +16,11 @@ import { consumeLinkProof, findLiveLinkProof, type LiveLinkProof } from '../../s
 import { sessionCookie, upstreamCookie } from '../cookies.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
+import { PASSKEY_PAGE_HEADERS } from '../views/pages.js';
+import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
+import { linkProofPasskeyOptions, proveWithPasskey } from '../../domain/connections/link-proof-passkey.js';
+import { countPasskeys } from '../../storage/passkeys.js';
+import { PASSKEY_REFUSED, postedCredential, sendPasskeyError, sendPasskeyOptions, UNREADABLE_PASSKEY } from '../passkey-form.js';
 import { linkProofPage } from '../views/connection-pages.js';
 import { keepUpstreamTokens } from '../../domain/connections/upstream-tokens.js';
 import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
@@ -28,6 +34,11 @@ const querySchema = {
 const formSchema = {
   type: 'object',
   properties: { password: { type: 'string' }, username: { type: 'string' } },
+} as const;
+
+const passkeyFormSchema = {
+  type: 'object',
+  properties: { csrf: { type: 'string', maxLength: 64 }, credential: { type: 'string', maxLength: MAX_PASSKEY_RESPONSE_LENGTH } },
 } as const;
 
 type LinkRequest = FastifyRequest<{ Querystring: { proof: string }; Body?: RawParams }>;
@@ -52,12 +63,16 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
     reply: FastifyReply,
     t: PageText,
     status: number,
-    p: { proofId: string; provider: string; email: string; username: string },
+    p: { proofId: string; provider: string; email: string; username: string; passkey: boolean },
     error?: string,
   ) {
+    const passkeyForm = {
+      optionsUrl: `${ctx.config.issuer}/connections/link/passkey/options?proof=${p.proofId}`,
+      action: `${ctx.config.issuer}/connections/link/passkey?proof=${p.proofId}`,
+    };
     return reply
       .code(status)
-      .headers(PAGE_HEADERS)
+      .headers(p.passkey ? PASSKEY_PAGE_HEADERS : PAGE_HEADERS)
       .send(
         linkProofPage(t, {
           action: action(p.proofId),
@@ -65,6 +80,8 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
           email: p.email,
           username: p.username,
           ...(error ? { error } : {}),
+          // The proof doubles as the passkey form's CSRF field: it is this browser's, in the page's URL already.
+          ...(p.passkey ? { passkey: { form: passkeyForm, csrfToken: p.proofId } } : {}),
         }),
       );
   }
@@ -81,11 +98,13 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
       }
     };
 
-  const shown = (proofId: string, c: { displayName: string }, u: { email: string | null; username: string }) => ({
+  /** What the page shows; the passkey is offered when the account has one and the issuer can hold passkeys. */
+  const shown = async (proofId: string, c: { displayName: string }, u: { id: string; email: string | null; username: string }) => ({
     proofId,
     provider: c.displayName,
     email: u.email ?? '',
     username: u.username,
+    passkey: passkeysOffered(ctx) && (await countPasskeys(ctx.db, u.id)) > 0,
   });
 
   app.get<{ Querystring: { proof: string } }>(
@@ -94,7 +113,12 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
     withRefusals(async (request, reply, t) => {
       const { connection, user, proof } = await proofOf(request);
       const facts = await interactionFacts(ctx, proof.interactionId);
-      return page(reply, facts.locale ? languageOf(ctx, request, facts.locale) : t, 200, shown(request.query.proof, connection, user));
+      return page(
+        reply,
+        facts.locale ? languageOf(ctx, request, facts.locale) : t,
+        200,
+        await shown(request.query.proof, connection, user),
+      );
     }),
   );
 
@@ -115,9 +139,51 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
             : check.kind === 'busy'
               ? t('common.busy')
               : t('connections.wrongPassword');
-        return page(reply, t, status, shown(request.query.proof, connection, user), message);
+        return page(reply, t, status, await shown(request.query.proof, connection, user), message);
       }
-      return link(request, reply, proof, connection, user, facts);
+      return link(request, reply, proof, connection, user, facts, ['pwd']);
+    }),
+  );
+
+  app.post<{ Querystring: { proof: string }; Body: RawParams }>(
+    '/connections/link/passkey/options',
+    { schema: { querystring: querySchema, body: passkeyFormSchema } },
+    async (request, reply) => {
+      const t = languageOf(ctx, request, undefined);
+      const csrf = single(request.body ?? {}, 'csrf');
+      if (!csrf || !safeEqual(csrf, request.query.proof))
+        return sendPasskeyError(reply, 403, 'invalid_request', t('secondFactor.foreignForm'));
+      try {
+        const { user } = await proofOf(request);
+        return sendPasskeyOptions(reply, await linkProofPasskeyOptions(ctx, request.query.proof, user.id));
+      } catch (err) {
+        if (err instanceof UpstreamRefusal) return sendPasskeyError(reply, 400, 'invalid_request', t('connections.badState'));
+        throw err;
+      }
+    },
+  );
+
+  app.post<{ Querystring: { proof: string }; Body: RawParams }>(
+    '/connections/link/passkey',
+    { schema: { querystring: querySchema, body: passkeyFormSchema }, config: { html: true } },
+    withRefusals(async (request, reply, t0) => {
+      const { connection, user, proof } = await proofOf(request);
+      const facts = await interactionFacts(ctx, proof.interactionId);
+      const t = facts.locale ? languageOf(ctx, request, facts.locale) : t0;
+      const csrf = single(request.body ?? {}, 'csrf');
+      if (!csrf || !safeEqual(csrf, request.query.proof)) throw new UpstreamRefusal('bad-state', "the passkey form is not this proof's");
+      const again = async (status: number, message: string) =>
+        page(reply, t, status, await shown(request.query.proof, connection, user), message);
+      const credential = postedCredential(request.body ?? {});
+      if (credential === undefined) return again(400, t(UNREADABLE_PASSKEY));
+      const check = await proveWithPasskey(ctx, { proof: request.query.proof, userId: user.id, credential, ip: request.ip });
+      if (check.kind === 'throttled') {
+        reply.header('retry-after', String(check.retryAfterSeconds));
+        return again(429, t('common.tooManyAttempts.other', { count: check.retryAfterSeconds }));
+      }
+      if (check.kind === 'malformed') return again(400, t(UNREADABLE_PASSKEY));
+      if (check.kind === 'refused') return again(401, t(PASSKEY_REFUSED));
+      return link(request, reply, proof, connection, user, facts, check.amr);
     }),
   );
 
@@ -128,6 +194,8 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
     connection: NonNullable<Awaited<ReturnType<typeof enabledConnection>>>,
     user: NonNullable<Awaited<ReturnType<typeof findUserById>>>,
     facts: Awaited<ReturnType<typeof interactionFacts>>,
+    /** RFC 8176 values of how the local account was proved: pwd, or the passkey's. */
+    proved: string[],
   ) {
     if (!(await consumeLinkProof(ctx.db, sha256(request.query.proof), ctx.clock())))
       throw new UpstreamRefusal('bad-state', 'the link proof was used');
@@ -138,7 +206,7 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
       connection,
       user,
       upstreamAmr: [],
-      also: ['pwd'],
+      also: proved,
       signals: deviceSignalsOf(request, ctx.config),
       clientId: facts.clientId,
       returnTo: `${ctx.config.issuer}/interaction/${proof.interactionId}`,

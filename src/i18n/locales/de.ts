@@ -392,6 +392,8 @@ export const de = {
   'connections.linkTitle': 'Konto verknüpfen',
   'connections.linkLead':
     'Ein Konto hier verwendet bereits die Adresse {email}. Um Ihr {provider}-Konto damit zu verknüpfen, zeigen Sie, dass es Ihnen gehört: Geben Sie sein Passwort ein.',
+  'connections.linkLeadPasskey':
+    'Ein Konto hier verwendet bereits die Adresse {email}. Um Ihr {provider}-Konto damit zu verknüpfen, zeigen Sie, dass es Ihnen gehört: Verwenden Sie seinen Passkey oder geben Sie sein Passwort ein.',
   'connections.linkSubmit': 'Verknüpfen und anmelden',
   'connections.wrongPassword': 'Das Passwort ist nicht korrekt.',
   'connections.challenge': 'Diese Anmeldung braucht eine zusätzliche Prüfung. Gehen Sie zurück und melden Sie sich mit Ihrem Passwort an.',

@@ -367,6 +367,8 @@ export const en = {
   'connections.linkTitle': 'Link your account',
   'connections.linkLead':
     'An account here already uses the address {email}. To link your {provider} account to it, show that it is yours: enter its password.',
+  'connections.linkLeadPasskey':
+    'An account here already uses the address {email}. To link your {provider} account to it, show that it is yours: use its passkey, or enter its password.',
   'connections.linkSubmit': 'Link and sign in',
   'connections.wrongPassword': 'The password is not correct.',
   'connections.challenge': 'This sign-in needs an extra check. Go back and sign in with your password.',

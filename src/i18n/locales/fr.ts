@@ -385,6 +385,8 @@ export const fr = {
   'connections.linkTitle': 'Lier votre compte',
   'connections.linkLead':
     'Un compte ici utilise déjà l’adresse {email}. Pour y lier votre compte {provider}, montrez qu’il est à vous : saisissez son mot de passe.',
+  'connections.linkLeadPasskey':
+    'Un compte ici utilise déjà l’adresse {email}. Pour y lier votre compte {provider}, montrez qu’il est à vous : utilisez sa clé d’accès, ou saisissez son mot de passe.',
   'connections.linkSubmit': 'Lier et se connecter',
   'connections.wrongPassword': 'Le mot de passe est incorrect.',
   'connections.challenge':

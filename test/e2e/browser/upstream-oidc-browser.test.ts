@@ -41,6 +41,8 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   frank: { email: 'frank@upstream.test', email_verified: true, name: 'Frank' },
   // Linked to BOB from his account page.
   'bob-upstream': { email: 'bob@upstream.test', email_verified: true, name: 'Bob Upstream' },
+  // BOB's address, verified upstream: linked once the person uses BOB's passkey.
+  'bob-verified': { email: BOB.email, email_verified: true, name: 'Bob Verified' },
 };
 
 interface Upstream {
@@ -135,6 +137,8 @@ async function setUp(t: Test): Promise<Fixture> {
   const common = { client_id: 'sso', client_secret: UPSTREAM_SECRET, kind: 'oidc' as const, issuer: upstreamIssuer };
   const server = await listenTestApp(t, {
     env: { ...HEADLESS_IS_FINE, ...KEYS_SECRET },
+    // A host name, not an address: a passkey's RP ID must be a domain (WebAuthn L3 §5.1.4.1).
+    hostName: 'localhost',
     seed: {
       ...FIXTURES,
       connections: [
@@ -385,6 +389,56 @@ await withChromium(t, async (browser) => {
     t.equal(await page.locator('li[data-connection="op"] strong').textContent(), 'Upstream OP', 'the account page lists the link');
     const bob = await server.db.selectFrom('users').select('id').where('username', '=', BOB.username).executeTakeFirstOrThrow();
     t.equal((await linksOf('op')).find((l) => l.subject === 'bob-upstream')?.user_id, bob.id, "linked to Bob's account");
+  });
+
+  t.test('a verified upstream address of a local account with a passkey is linked after that passkey (issue 19)', async (t) => {
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const authenticator = {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    } as const;
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', authenticator);
+    // Bob registers a passkey on his account page (WebAuthn L3 §7.1).
+    await page.goto(`${server.issuer}/account`);
+    await page.locator('input[name=login]').fill(BOB.username);
+    await page.locator('input[name=password]').fill(BOB.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Add a passkey' }).click();
+    await page.getByLabel('Name').fill('Bob key');
+    await page.getByRole('button', { name: 'Create the passkey' }).click();
+    await page.waitForURL(`${server.issuer}/account?done=passkey-added`);
+    // The authenticator is put away until the link page asks for it: the sign-in page's autofill request (conditional
+    // mediation) would otherwise be answered at once, and Bob signed in by his passkey before choosing the upstream.
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId });
+
+    // A new sign-in (prompt=login) through the upstream, whose verified address is Bob's.
+    // The redirect to the client is read from the request itself: a route does not see every hop of a redirect chain.
+    let captured: URL | undefined;
+    page.on('request', (request) => {
+      if (request.url().startsWith(REDIRECT_URI)) captured = new URL(request.url());
+    });
+    const attempt = await prepareAttempt(rp, REDIRECT_URI, undefined, { prompt: 'login' });
+    await page.goto(attempt.authorizationUrl.href);
+    await page.getByRole('button', { name: 'Sign in with Upstream OP' }).click();
+    await signInUpstream(page, 'bob-verified');
+    await page.getByRole('heading', { name: 'Link your account' }).waitFor();
+    t.match(await page.locator('p.lead').textContent(), 'use its passkey, or enter its password', 'the page offers the passkey');
+    // WebAuthn L3 §7.2: the virtual authenticator, Bob's passkey back in it, answers the assertion the button asks for.
+    const again = await cdp.send('WebAuthn.addVirtualAuthenticator', authenticator);
+    await cdp.send('WebAuthn.addCredential', { authenticatorId: again.authenticatorId, credential: credentials[0]! });
+    await page.getByRole('button', { name: 'Use your passkey' }).click();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    for (let waited = 0; !captured && waited < 20_000; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    const claims = (await redeem(attempt, captured!)).claims()!;
+    const bob = await server.db.selectFrom('users').select('id').where('username', '=', BOB.username).executeTakeFirstOrThrow();
+    t.equal(claims.sub, bob.id, "the RP sees Bob's account");
+    // RFC 8176 2: fed, then the passkey's hwk (a key held by this device), user (verified), mfa.
+    t.same(claims.amr, ['fed', 'hwk', 'user', 'mfa'], 'the upstream and the passkey');
+    t.equal((await linksOf('op')).find((l) => l.subject === 'bob-verified')?.user_id, bob.id, 'now linked');
   });
 
   t.test('idp_hint sends the browser straight to the upstream', async (t) => {
