@@ -21,7 +21,7 @@ export interface SealingContext {
 }
 
 /** What a sealed secret is for: each purpose has a key of its own, and names itself in the authenticated data. */
-export type SealPurpose = 'totp' | 'client-secret' | 'directory-bind' | 'connection-secret' | 'upstream-verifier';
+export type SealPurpose = 'totp' | 'client-secret' | 'directory-bind' | 'connection-secret' | 'upstream-verifier' | 'webhook-secret';
 
 const HKDF_INFO: Record<SealPurpose, string> = {
   totp: 'sso-provider totp secret v1',
@@ -29,6 +29,7 @@ const HKDF_INFO: Record<SealPurpose, string> = {
   'directory-bind': 'sso-provider directory bind password v1',
   'connection-secret': 'sso-provider connection secret v1',
   'upstream-verifier': 'sso-provider upstream pkce verifier v1',
+  'webhook-secret': 'sso-provider webhook secret v1',
 };
 
 const WHAT: Record<SealPurpose, string> = {
@@ -37,6 +38,7 @@ const WHAT: Record<SealPurpose, string> = {
   'directory-bind': "a directory's bind password",
   'connection-secret': "an upstream connection's client secret",
   'upstream-verifier': 'an upstream sign-in',
+  'webhook-secret': "a webhook subscription's secret",
 };
 
 /** The derived keys per context: scrypt runs once per process and purpose, at the first use, not at start. */
