@@ -162,6 +162,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'connections remove',
       'connections unlink',
       'directories remove',
+      'webhooks remove',
     ],
   );
   const args: Record<string, string[]> = {
@@ -177,6 +178,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'connections remove': ['google'],
     'connections unlink': ['alice', 'google'],
     'directories remove': ['corp'],
+    'webhooks remove': ['siem'],
   };
   for (const [noun, verb] of destructive) {
     const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);
