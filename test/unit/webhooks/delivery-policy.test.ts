@@ -27,8 +27,14 @@ t.test('the wait doubles after each failed attempt, from the base, up to the cap
 });
 
 t.test('jitter keeps each wait between half and all of its ceiling, so an outage does not come back at once', async (t) => {
-  t.equal(retryDelayMs(3, () => 0), (RETRY_BASE_SECONDS * 4 * 1000) / 2);
-  t.equal(retryDelayMs(3, () => 1), RETRY_BASE_SECONDS * 4 * 1000);
+  t.equal(
+    retryDelayMs(3, () => 0),
+    (RETRY_BASE_SECONDS * 4 * 1000) / 2,
+  );
+  t.equal(
+    retryDelayMs(3, () => 1),
+    RETRY_BASE_SECONDS * 4 * 1000,
+  );
   const waits = new Set(Array.from({ length: 20 }, () => retryDelayMs(4, Math.random)));
   t.ok(waits.size > 10, 'random waits differ');
   for (const w of waits) t.ok(w >= RETRY_BASE_SECONDS * 4 * 1000 && w <= RETRY_BASE_SECONDS * 8 * 1000);
