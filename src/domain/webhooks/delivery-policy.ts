@@ -13,8 +13,6 @@ export const PAUSE_AFTER_SECONDS = 15 * 60;
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** A claimed delivery is left to its instance this long; past it another instance may send it again. */
 export const DELIVERY_LEASE_SECONDS = 60;
-/** Delivered rows are listed this long, then purged (src/storage/purge.ts). */
-export const DELIVERED_RETENTION_SECONDS = 7 * 86_400;
 
 /**
  * The wait after `attempts` failed attempts (1 after the first): base × 2^(attempts−1), capped, then scaled by a
