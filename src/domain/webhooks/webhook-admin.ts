@@ -103,7 +103,8 @@ export async function addWebhook(ctx: AdminContext, entry: WebhookEntry): Promis
     now,
   });
   if (!inserted) throw new AdminError(`webhook "${entry.id}" exists already (remove it first, or choose another id)`);
-  logAdminAction(ctx, 'admin.webhook.created', { webhookId: entry.id, url: entry.url, events: entry.events });
+  // The host only: a receiver's URL may carry a capability in its path or query (as chat webhooks do).
+  logAdminAction(ctx, 'admin.webhook.created', { webhookId: entry.id, host: new URL(entry.url).host, events: entry.events });
   return { subscription: rowToSubscription((await findWebhookSubscription(ctx.db, entry.id))!), secret };
 }
 
