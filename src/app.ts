@@ -49,6 +49,7 @@ import userinfoRoutes from './http/routes/userinfo.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
+import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
 import type { Metrics } from './metrics.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
@@ -141,6 +142,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     backchannel = startBackchannelLogoutJob(ctx, deps.logger);
   });
   app.addHook('onClose', async () => backchannel?.stop());
+
+  // Webhook deliveries (issue 20); WEBHOOK_POLL_SECONDS=0 leaves them to other instances (or a test's own rounds).
+  if (config.webhookPollSeconds > 0) {
+    let webhooks: WebhookJob | undefined;
+    app.addHook('onReady', async () => {
+      webhooks = startWebhookJob(ctx);
+    });
+    app.addHook('onClose', async () => webhooks?.stop());
+  }
 
   await app.register(errorHandler, { page: config });
   await app.register(requestMetrics, { histogram: ctx.metrics.httpRequestDuration });

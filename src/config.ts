@@ -278,6 +278,8 @@ export interface Config {
   readonly notifierSmtp: SmtpSettings | null;
   /** How often each instance looks for outbox messages to deliver. */
   readonly outboxPollSeconds: number;
+  /** How often each instance sends due webhook deliveries; 0: never from this instance. */
+  readonly webhookPollSeconds: number;
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
   readonly deviceFlow: DeviceFlowSettings;
@@ -552,6 +554,7 @@ export function loadConfig(env: Env = process.env): Config {
     notifierWebhook,
     notifierSmtp,
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS'),
+    webhookPollSeconds: integer('WEBHOOK_POLL_SECONDS'),
     deviceFlow: deviceFlowSettings(reader, lock),
     pushedRequests: pushedRequestSettings(reader),
     dpop: Object.freeze({

@@ -27,6 +27,9 @@ export interface PurgeSettings {
  */
 export const OUTBOX_RETENTION_SECONDS = 86_400;
 
+/** Delivered webhook deliveries stay listed this long (src/domain/webhooks/). */
+export const WEBHOOK_DELIVERED_RETENTION_SECONDS = 7 * 86_400;
+
 interface PurgeTarget {
   table: keyof Database & string;
   /** Rows whose `column` (expires_at unless named) is before this moment go. */
@@ -86,6 +89,13 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   { table: 'signup_invitations', cutoff: expired },
   { table: 'email_changes', cutoff: expired },
   { table: 'security_events', column: 'created_at', cutoff: (s) => new Date(s.now.getTime() - s.securityEventRetentionSeconds * 1000) },
+  // A delivered webhook stays listed a week (sso-admin webhooks deliveries); a pending one stays until it is
+  // delivered or its subscription is removed (delivered_at is null: never before any cutoff).
+  {
+    table: 'webhook_deliveries',
+    column: 'delivered_at',
+    cutoff: (s) => new Date(s.now.getTime() - WEBHOOK_DELIVERED_RETENTION_SECONDS * 1000),
+  },
 ];
 
 export const PURGE_BATCH_SIZE = 1000;

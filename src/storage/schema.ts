@@ -602,3 +602,46 @@ export interface Database {
 
 export type ConnectionRow = Selectable<ConnectionsTable>;
 export type ConnectionLinkRow = Selectable<ConnectionLinksTable>;
+
+/** A webhook subscription (src/storage/webhooks.ts): where events go, which ones, and whether it is paused. */
+export interface WebhookSubscriptionsTable {
+  id: string;
+  url: string;
+  event_types: string[];
+  /** The HMAC key of the signatures, sealed (src/domain/keys/sealed-secrets.ts, purpose webhook-secret). */
+  secret_sealed: Json<Record<string, unknown>>;
+  description: string | null;
+  enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  paused_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  pause_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  consecutive_failures: ColumnType<number, number | undefined, number>;
+  failing_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_success_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One event owed to one subscription; `id` is stable across retries, `seq` orders a subscription's queue. */
+export interface WebhookDeliveriesTable {
+  id: ColumnType<string, string | undefined, never>;
+  seq: ColumnType<string, never, never>;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  payload: Json<Record<string, unknown>>;
+  status: ColumnType<'pending' | 'delivered', 'pending' | 'delivered' | undefined, 'pending' | 'delivered'>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  last_status: ColumnType<number | null, number | null | undefined, number | null>;
+  last_error: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  delivered_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface Database {
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}
+
+export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

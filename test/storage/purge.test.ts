@@ -268,6 +268,7 @@ t.test(
       'signup_invitations',
       'signups',
       'upstream_logins',
+      'webhook_deliveries',
     ]);
   },
 );
@@ -366,6 +367,7 @@ t.test(
         signup_invitations: 0,
         email_changes: 0,
         security_events: 0,
+        webhook_deliveries: 0,
       },
       'a second run finds nothing',
     );

@@ -81,15 +81,15 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
   const cases: Array<[string[], string]> = [
     [
       [],
-      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories (sso-admin --help)',
+      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks (sso-admin --help)',
     ],
     [
       ['--json'],
-      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories) (sso-admin --help)',
+      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks) (sso-admin --help)',
     ],
     [
       ['bogus'],
-      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories) (sso-admin --help)',
+      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks) (sso-admin --help)',
     ],
     [
       ['users'],
@@ -162,6 +162,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'connections remove',
       'connections unlink',
       'directories remove',
+      'webhooks remove',
     ],
   );
   const args: Record<string, string[]> = {
@@ -177,6 +178,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'connections remove': ['google'],
     'connections unlink': ['alice', 'google'],
     'directories remove': ['corp'],
+    'webhooks remove': ['siem'],
   };
   for (const [noun, verb] of destructive) {
     const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);

@@ -10,5 +10,6 @@ import { resources } from './resources.js';
 import { rules } from './rules.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
+import { webhooks } from './webhooks.js';
 
-export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, connections, directories];
+export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks];

@@ -12,6 +12,7 @@ import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { checkCurrentPassword } from './current-password.js';
+import { emitUserEventById } from '../webhooks/emit.js';
 import { isEmailAddress } from './signup.js';
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -75,6 +76,10 @@ export async function openEmailChange(ctx: ProviderContext, token: string | unde
 export async function confirmEmailChange(ctx: ProviderContext, token: string | undefined): Promise<EmailChangeOutcome> {
   if (!token || !TOKEN_PATTERN.test(token)) return { kind: 'unusable' };
   const outcome = await completeEmailChange(ctx.db, sha256(token), ctx.clock());
+  // The address is set in one statement that may fail on a taken address (the outcome then says so): the event
+  // follows it rather than share its transaction, which that failure would abort.
+  if (outcome.kind === 'changed')
+    await emitUserEventById(ctx, ctx.db, 'user.updated', outcome.userId, { changes: ['email'], via: 'account' });
   if (outcome.kind === 'changed') ctx.log.info({ event: 'email_changed', userId: outcome.userId }, 'email address changed');
   return outcome;
 }

@@ -14,6 +14,7 @@ import type { PasskeyRow } from '../../storage/schema.js';
 import { findUserById } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
 import { logSecurityEvent, recordSecurityEvent } from '../risk/security-events.js';
+import { emitWebhookEvent } from '../webhooks/emit.js';
 import type { DeviceSignals } from '../risk/signals.js';
 import { safeEqual } from '../secrets.js';
 import {
@@ -172,12 +173,14 @@ export async function signInWithPasskey(
   });
   if (check.kind !== 'verified') {
     logSecurityEvent(ctx, 'sign_in_failed', { method: 'passkey', reason: check.kind });
+    await emitWebhookEvent(ctx, ctx.db, 'sign_in.failed', { method: 'passkey', user_id: null, reason: check.kind });
     return check.kind === 'malformed' ? check : { kind: 'refused' };
   }
   await passkeyAttemptSucceeded(ctx, claim);
   const user = await findUserById(ctx.db, check.passkey.user_id);
   if (!user || user.disabled_at !== null) {
     logSecurityEvent(ctx, 'sign_in_failed', { method: 'passkey', reason: 'disabled' });
+    await emitWebhookEvent(ctx, ctx.db, 'sign_in.failed', { method: 'passkey', user_id: user?.id ?? null, reason: 'disabled' });
     return { kind: 'refused' };
   }
 

@@ -10,6 +10,8 @@ import type { ProviderContext } from '../context.js';
 import type { PasswordProblem } from './password-policy.js';
 import { checkCurrentPassword } from './current-password.js';
 import { isDirectoryUser } from '../directories/directory-sign-in.js';
+import type { Db } from '../../storage/database.js';
+import { emitSessionsEnded, emitUserEvent } from '../webhooks/emit.js';
 
 export type PasswordChange =
   | { kind: 'changed'; sessionsEnded: number; logoutsQueued: number }
@@ -45,13 +47,21 @@ export async function changePassword(
   if (current.kind === 'wrong') return { kind: 'wrong-current' };
   if (current.kind !== 'right') return current;
   const now = ctx.clock();
-  const changed = await changeUserPassword(ctx.db, {
-    userId: user.id,
-    oldHash: user.password_hash,
-    newHash: await ctx.passwords.hash(input.password),
-    keepSid: input.sid,
-    now,
-    notice: { at: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) },
+  const newHash = await ctx.passwords.hash(input.password);
+  const changed = await ctx.db.transaction().execute(async (trx: Db) => {
+    const done = await changeUserPassword(trx, {
+      userId: user.id,
+      oldHash: user.password_hash,
+      newHash,
+      keepSid: input.sid,
+      now,
+      notice: { at: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) },
+    });
+    if (done) {
+      await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['password'], via: 'account' });
+      await emitSessionsEnded(ctx, trx, user.id, 'revoked', { count: done.sessionsEnded });
+    }
+    return done;
   });
   if (!changed) return { kind: 'conflict' };
   ctx.log.info({ event: 'password_changed', userId: user.id, sessionsEnded: changed.sessionsEnded }, 'password changed');

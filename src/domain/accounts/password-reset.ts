@@ -17,6 +17,8 @@ import { checkAuthenticatorCode } from './authenticator.js';
 import type { PasswordProblem } from './password-policy.js';
 import { lockRule, retryAfterSeconds } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH } from './users.js';
+import type { Db } from '../../storage/database.js';
+import { emitSessionsEnded, emitUserEventById } from '../webhooks/emit.js';
 
 /** Requests from one network (IPv6: a /64): 20 free, then 1 minute, doubling up to an hour between requests. */
 export const RESET_NETWORK_POLICY: ThrottlePolicy = Object.freeze({ freeAttempts: 20, lockBaseSeconds: 60, lockMaxSeconds: 3600 });
@@ -142,11 +144,18 @@ export async function resetPassword(
   }
   const passwordHash = await ctx.passwords.hash(input.password);
   const now = ctx.clock();
-  const done = await completePasswordReset(ctx.db, {
-    tokenDigest: sha256(input.token!),
-    passwordHash,
-    now,
-    notice: { at: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) },
+  const done = await ctx.db.transaction().execute(async (trx: Db) => {
+    const reset = await completePasswordReset(trx, {
+      tokenDigest: sha256(input.token!),
+      passwordHash,
+      now,
+      notice: { at: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) },
+    });
+    if (reset) {
+      await emitUserEventById(ctx, trx, 'user.updated', reset.userId, { changes: ['password'], via: 'reset' });
+      await emitSessionsEnded(ctx, trx, reset.userId, 'revoked', { count: reset.sessionsEnded });
+    }
+    return reset;
   });
   if (!done) return { kind: 'invalid-link' };
   ctx.log.info({ event: 'password_reset', userId: done.userId, sessionsEnded: done.sessionsEnded }, 'password reset');

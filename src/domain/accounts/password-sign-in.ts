@@ -14,6 +14,7 @@ import { combinedReasons, earlyReasons, userReasons, verdictOf } from '../risk/e
 import type { DeviceSignals } from '../risk/signals.js';
 import type { Verdict } from '../risk/verdict.js';
 import { logSecurityEvent, recordSecurityEvent } from '../risk/security-events.js';
+import { emitWebhookEvent } from '../webhooks/emit.js';
 import { claimKnownDeviceAttempt, claimSignInAttempt, signInNotChecked, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH, checkPassword } from './users.js';
 
@@ -119,7 +120,7 @@ export async function signInWithPassword(
     }
     throw err;
   });
-  if (!user) return wrongCredentials(ctx, device.label, { verdict: earlyVerdict, ...time.figures() });
+  if (!user) return wrongCredentials(ctx, device.label, { verdict: earlyVerdict, ...time.figures() }, early.account?.user?.id ?? null);
 
   // The early statement read the user's own facts with the user: the second stage is arithmetic.
   const afterPassword = performance.now();
@@ -192,10 +193,20 @@ class EvaluationTime {
   }
 }
 
-/** A wrong login or password (never logged: a password is sometimes typed into the login field). */
-function wrongCredentials(ctx: ProviderContext, device: string | null, evaluation?: RefusedEvaluation): PasswordSignIn {
+/**
+ * A wrong login or password (never logged: a password is sometimes typed into the login field). One that was checked
+ * (`evaluation`) is a sign_in.failed webhook event too, naming the user when the login named one.
+ */
+async function wrongCredentials(
+  ctx: ProviderContext,
+  device: string | null,
+  evaluation?: RefusedEvaluation,
+  userId: string | null = null,
+): Promise<PasswordSignIn> {
   logSecurityEvent(ctx, 'sign_in_failed', device === null ? {} : { device });
-  return evaluation ? { kind: 'wrong-credentials', evaluation } : { kind: 'wrong-credentials' };
+  if (!evaluation) return { kind: 'wrong-credentials' };
+  await emitWebhookEvent(ctx, ctx.db, 'sign_in.failed', { method: 'password', user_id: userId, device });
+  return { kind: 'wrong-credentials', evaluation };
 }
 
 async function refuse(

@@ -12,6 +12,7 @@ import type { DeviceIdentity } from '../risk/device-identity.js';
 import type { Verdict } from '../risk/verdict.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { recordSecurityEvent } from '../risk/security-events.js';
+import { emitSessionsEnded } from '../webhooks/emit.js';
 import { createSession } from './sessions.js';
 
 export interface CompletedSignIn {
@@ -63,7 +64,8 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
     });
     await markAttemptSucceeded(trx, s.attemptId);
     if (s.locale) await rememberLocale(trx, s.user.id, s.locale);
-    if (s.replacesSession) await endSessionRow(trx, sha256(s.replacesSession), now);
+    const replaced = s.replacesSession ? await endSessionRow(trx, sha256(s.replacesSession), now) : undefined;
+    if (replaced) await emitSessionsEnded(ctx, trx, replaced.userId, 'replaced', { sids: [replaced.sid] });
     const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr, acr: s.acr ?? null }, trx);
     const details = verdictDetails(s.verdict);
     await recordSecurityEvent(

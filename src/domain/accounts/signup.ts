@@ -29,6 +29,8 @@ import type { DeviceIdentity } from '../risk/device-identity.js';
 import { verdictOf } from '../risk/evaluate.js';
 import type { RiskReason } from '../risk/verdict.js';
 import { randomToken, sha256 } from '../secrets.js';
+import type { Db } from '../../storage/database.js';
+import { emitUserEventById } from '../webhooks/emit.js';
 
 /** Sign-ups from one network (IPv6: a /64): 10 free, then a minute, doubling up to an hour between them. */
 export const SIGNUP_NETWORK_POLICY: ThrottlePolicy = Object.freeze({ freeAttempts: 10, lockBaseSeconds: 60, lockMaxSeconds: 3600 });
@@ -145,7 +147,11 @@ export async function signUp(ctx: ProviderContext, form: SignupForm, ip: string,
       claims,
       now: ctx.clock(),
     });
-    if (accepted.kind === 'created') ctx.log.info({ event: 'signup_invited', userId: accepted.userId }, 'invited sign-up');
+    if (accepted.kind === 'created') {
+      ctx.log.info({ event: 'signup_invited', userId: accepted.userId }, 'invited sign-up');
+      // acceptInvitation is a transaction of its own: the event follows it (lost only if the process dies in between).
+      await emitUserEventById(ctx, ctx.db, 'user.created', accepted.userId, { via: 'invitation' });
+    }
     return accepted.kind === 'unusable' ? { kind: 'invitation-unusable' } : accepted;
   }
   const signupId = randomUUID();
@@ -170,7 +176,16 @@ export async function signUp(ctx: ProviderContext, form: SignupForm, ip: string,
 
 export async function verifySignupLink(ctx: ProviderContext, token: string | undefined): Promise<SignupVerification> {
   if (!token || !TOKEN_PATTERN.test(token)) return { kind: 'unusable' };
-  return logged(ctx, await verifySignup(ctx.db, sha256(token), ctx.clock()));
+  return logged(ctx, await verifyAndEmit(ctx, sha256(token)));
+}
+
+/** Makes the user of a sign-up, and its user.created webhook event, in one transaction. */
+function verifyAndEmit(ctx: ProviderContext, tokenDigest: string): Promise<SignupVerification> {
+  return ctx.db.transaction().execute(async (trx: Db) => {
+    const result = await verifySignup(trx, tokenDigest, ctx.clock());
+    if (result.kind === 'created') await emitUserEventById(ctx, trx, 'user.created', result.userId, { via: 'signup' });
+    return result;
+  });
 }
 
 export type CodeVerification = SignupVerification | { kind: 'wrong-code'; left: number };
@@ -186,7 +201,7 @@ export async function verifySignupCode(ctx: ProviderContext, signupId: string | 
     const failures = await recordSignupCodeFailure(ctx.db, pending.id);
     return { kind: 'wrong-code', left: Math.max(0, MAX_SIGNUP_CODE_FAILURES - failures) };
   }
-  return logged(ctx, await verifySignup(ctx.db, pending.tokenDigest, ctx.clock()));
+  return logged(ctx, await verifyAndEmit(ctx, pending.tokenDigest));
 }
 
 function logged<T extends SignupVerification>(ctx: ProviderContext, result: T): T {

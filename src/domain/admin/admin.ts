@@ -45,7 +45,10 @@ export type AdminEvent =
   | 'admin.connection.replaced'
   | 'admin.connection.removed'
   | 'admin.connection.unlinked'
-  | 'admin.connection.tokens_read';
+  | 'admin.connection.tokens_read'
+  | 'admin.webhook.created'
+  | 'admin.webhook.removed'
+  | 'admin.webhook.resumed';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {

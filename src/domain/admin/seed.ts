@@ -18,6 +18,8 @@ import type { DirectoryInput } from '../directories/directory-settings.js';
 import { checkDirectories, seedDirectories } from '../directories/seed-directories.js';
 
 import { checkConnections, seedConnections, type SeedConnection } from '../connections/seed-connections.js';
+import { checkWebhooks, seedWebhooks } from '../webhooks/seed-webhooks.js';
+import type { WebhookEntry } from '../webhooks/webhook-entry.js';
 
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from '../clients/client-metadata.js';
@@ -54,6 +56,8 @@ export interface SeedFile {
   directories?: DirectoryInput[];
   /** Upstream identity providers (src/domain/connections/seed-connections.ts); absent when the file has none. */
   connections?: SeedConnection[];
+  /** Webhook subscriptions (src/domain/webhooks/seed-webhooks.ts); absent when the file has none. */
+  webhooks?: WebhookEntry[];
 }
 
 export class SeedError extends Error {
@@ -176,7 +180,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
   for (const key of Object.keys(file))
-    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'directories', 'connections'].includes(key))
+    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'directories', 'connections', 'webhooks'].includes(key))
       problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
@@ -188,6 +192,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const servers = checkResourceServers(file.resource_servers, problems);
   const directories = checkDirectories(file.directories, problems);
   const connections = checkConnections(file.connections, problems);
+  const webhooks = checkWebhooks(file.webhooks, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
@@ -208,6 +213,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
     ...(servers ? { resource_servers: servers } : {}),
     ...(directories ? { directories } : {}),
     ...(connections ? { connections } : {}),
+    ...(webhooks ? { webhooks } : {}),
   };
 }
 
@@ -265,6 +271,8 @@ export interface SeedReport {
   directories?: SeedCounts;
   /** Present when the seed has a connections section. */
   connections?: SeedCounts;
+  /** Present when the seed has a webhooks section. */
+  webhooks?: SeedCounts;
 }
 
 /** JSON with sorted keys, so that two equal objects compare equal whatever their key order. */
@@ -438,6 +446,7 @@ export async function applySeed(
     if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
     if (seed.directories) directoryCounts = await seedDirectories(sealing, seed.directories, now);
     if (seed.connections) report.connections = await seedConnections(trx, sealing, seed.connections, now);
+    if (seed.webhooks) report.webhooks = await seedWebhooks(trx, sealing, seed.webhooks, now);
   });
   return {
     ...report,

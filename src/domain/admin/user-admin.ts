@@ -23,6 +23,7 @@ import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.
 import { issueResetLink } from '../accounts/password-reset.js';
 import { inviteByEmail, isEmailAddress } from '../accounts/signup.js';
 import { findLinkOfUser } from '../../storage/directories.js';
+import { emitSessionsEnded, emitUserEvent } from '../webhooks/emit.js';
 
 export interface UserSummary {
   id: string;
@@ -88,12 +89,17 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
   const columns = userColumns(entry, await ctx.passwords.hash(entry.password));
   const now = ctx.clock();
   const id = randomUUID();
-  const inserted = await insertUserIfAbsent(ctx.db, {
-    id,
-    ...columns,
-    claims: JSON.stringify(columns.claims),
-    created_at: now,
-    updated_at: now,
+  // The user and its user.created webhook event commit together, or neither does.
+  const inserted = await ctx.db.transaction().execute(async (trx: Db) => {
+    const done = await insertUserIfAbsent(trx, {
+      id,
+      ...columns,
+      claims: JSON.stringify(columns.claims),
+      created_at: now,
+      updated_at: now,
+    });
+    if (done) await emitUserEvent(ctx, trx, 'user.created', { id, username: columns.username, email: columns.email }, { via: 'admin' });
+    return done;
   });
   if (!inserted) {
     const taken =
@@ -121,7 +127,10 @@ export async function setPassword(ctx: AdminContext, ref: string, password: stri
   await refuseDirectoryUser(ctx.db, user);
   checkPassword(password, ctx.passwordPolicy, user);
   const hash = await ctx.passwords.hash(password);
-  await updateUser(ctx.db, user.id, { password_hash: hash, updated_at: ctx.clock() });
+  await ctx.db.transaction().execute(async (trx: Db) => {
+    await updateUser(trx, user.id, { password_hash: hash, updated_at: ctx.clock() });
+    await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['password'], via: 'admin' });
+  });
   logAdminAction(ctx, 'admin.user.password_set', { userId: user.id });
   return summary(user);
 }
@@ -165,8 +174,13 @@ export interface DisabledUser extends DisabledUserRow {
  */
 export async function disableUser(ctx: AdminContext, ref: string): Promise<DisabledUser> {
   const user = await findUserByRef(ctx.db, ref);
-  const done = await disableUserRow(ctx.db, user.id, ctx.clock());
-  if (!done) throw new AdminError(`no user "${ref}"`);
+  const done = await ctx.db.transaction().execute(async (trx: Db) => {
+    const row = await disableUserRow(trx, user.id, ctx.clock());
+    if (!row) throw new AdminError(`no user "${ref}"`);
+    if (!row.alreadyDisabled) await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['disabled'], via: 'admin' });
+    await emitSessionsEnded(ctx, trx, user.id, 'user_disabled', { count: row.sessionsEnded });
+    return row;
+  });
   const { disabledAt: _at, ...counts } = done;
   logAdminAction(ctx, 'admin.user.disabled', { userId: user.id, ...counts });
   return { ...done, user: { ...summary(user), disabledAt: done.disabledAt } };
@@ -175,7 +189,11 @@ export async function disableUser(ctx: AdminContext, ref: string): Promise<Disab
 /** Lets a disabled user sign in again; what was revoked when they were disabled stays revoked. */
 export async function enableUser(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; changed: boolean }> {
   const user = await findUserByRef(ctx.db, ref);
-  const changed = await enableUserRow(ctx.db, user.id);
+  const changed = await ctx.db.transaction().execute(async (trx: Db) => {
+    const enabled = await enableUserRow(trx, user.id);
+    if (enabled) await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['enabled'], via: 'admin' });
+    return enabled;
+  });
   if (changed) logAdminAction(ctx, 'admin.user.enabled', { userId: user.id });
   return { user: { ...summary(user), disabledAt: null }, changed };
 }
@@ -196,6 +214,8 @@ export async function deleteUser(ctx: AdminContext, ref: string): Promise<Delete
   const ended = await ctx.db.transaction().execute(async (trx: Db) => {
     const sessions = await endUserSessions(trx, user.id, ctx.clock());
     if (!(await deleteUserRow(trx, user.id))) throw new AdminError(`no user "${ref}"`);
+    await emitSessionsEnded(ctx, trx, user.id, 'user_deleted', { sids: sessions.endedSids });
+    await emitUserEvent(ctx, trx, 'user.deleted', user, { via: 'admin' });
     return sessions;
   });
   logAdminAction(ctx, 'admin.user.deleted', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
@@ -219,7 +239,11 @@ export interface RevokedSessions {
  */
 export async function revokeSessions(ctx: AdminContext, ref: string): Promise<RevokedSessions> {
   const user = await findUserByRef(ctx.db, ref);
-  const ended = await endUserSessions(ctx.db, user.id, ctx.clock());
+  const ended = await ctx.db.transaction().execute(async (trx: Db) => {
+    const done = await endUserSessions(trx, user.id, ctx.clock());
+    await emitSessionsEnded(ctx, trx, user.id, 'revoked', { sids: done.endedSids });
+    return done;
+  });
   logAdminAction(ctx, 'admin.sessions.revoked', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
   return { user: summary(user), endedSids: ended.endedSids, logoutsQueued: ended.queued };
 }

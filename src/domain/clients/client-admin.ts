@@ -14,6 +14,7 @@ import {
 import type { Db } from '../../storage/database.js';
 import type { ClientRow } from '../../storage/schema.js';
 import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { emitClientChanged } from '../webhooks/emit.js';
 import { ClientSecretDigests } from './client-secret-digest.js';
 import { randomToken } from '../secrets.js';
 import {
@@ -114,11 +115,15 @@ export async function createClient(ctx: AdminContext, entry: ClientEntry): Promi
   const clientSecret = issued?.secret;
   const columns = clientColumns(entry, issued?.columns ?? NO_SECRET);
   const now = ctx.clock();
-  const inserted = await insertClientIfAbsent(ctx.db, {
-    client_id: entry.client_id,
-    ...clientRowValues(columns),
-    created_at: now,
-    updated_at: now,
+  const inserted = await ctx.db.transaction().execute(async (trx: Db) => {
+    const done = await insertClientIfAbsent(trx, {
+      client_id: entry.client_id,
+      ...clientRowValues(columns),
+      created_at: now,
+      updated_at: now,
+    });
+    if (done) await emitClientChanged(ctx, trx, entry.client_id, 'created', { via: 'admin' });
+    return done;
   });
   if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`);
   const client = registered(await existing(ctx.db, entry.client_id));
@@ -196,6 +201,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     }
     const columns = clientColumns(entry, secret);
     await updateClientRow(trx, clientId, { ...clientRowValues(columns), updated_at: ctx.clock() });
+    await emitClientChanged(ctx, trx, clientId, 'updated', { fields: changed, via: 'admin' });
     const client = registered(await existing(trx, clientId));
     logAdminAction(ctx, 'admin.client.updated', {
       clientId,
@@ -218,13 +224,17 @@ export async function rotateClientSecret(ctx: AdminContext, clientId: string): P
     row.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'] & string,
   );
   const clientSecret = issued.secret;
-  const revision = await replaceClientSecretHash(
-    ctx.db,
-    clientId,
-    row.token_endpoint_auth_method,
-    secretRowValues(issued.columns),
-    ctx.clock(),
-  );
+  const revision = await ctx.db.transaction().execute(async (trx: Db) => {
+    const raised = await replaceClientSecretHash(
+      trx,
+      clientId,
+      row.token_endpoint_auth_method,
+      secretRowValues(issued.columns),
+      ctx.clock(),
+    );
+    if (raised !== undefined) await emitClientChanged(ctx, trx, clientId, 'secret_rotated', { via: 'admin' });
+    return raised;
+  });
   if (revision === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`);
   logAdminAction(ctx, 'admin.client.secret_rotated', { clientId, revision });
   return { clientSecret, revision };
@@ -239,7 +249,11 @@ export interface DeletedClient {
 
 /** Removes the client and, with it, every code and token it holds (counted: those still usable). */
 export async function deleteClient(ctx: AdminContext, clientId: string): Promise<DeletedClient> {
-  const deleted = await deleteClientRow(ctx.db, clientId, ctx.clock());
+  const deleted = await ctx.db.transaction().execute(async (trx: Db) => {
+    const gone = await deleteClientRow(trx, clientId, ctx.clock());
+    if (gone) await emitClientChanged(ctx, trx, clientId, 'deleted', { via: 'admin' });
+    return gone;
+  });
   if (!deleted) throw new AdminError(`no client "${clientId}"`);
   logAdminAction(ctx, 'admin.client.deleted', { clientId, ...deleted });
   return { clientId, ...deleted };

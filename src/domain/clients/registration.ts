@@ -27,6 +27,8 @@ import { DEFAULT_SIGNING_ALG } from '../keys/signing-algs.js';
 import { issueClientSecret } from './issued-secret.js';
 import { sectorIdentifierProblem } from './sector-identifier.js';
 import { holdsSecret, type TokenEndpointAuthMethod } from './auth-methods.js';
+import { emitClientChanged } from '../webhooks/emit.js';
+import type { Db } from '../../storage/database.js';
 
 /** Metadata kept in the client's `metadata` column and returned as registered (RFC 7591 2 and 2.2, OIDC, logout). */
 const STORED_METADATA = [
@@ -221,7 +223,10 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
     created_at: now,
     updated_at: now,
   };
-  await insertClient(ctx.db, row);
+  await ctx.db.transaction().execute(async (trx: Db) => {
+    await insertClient(trx, row);
+    await emitClientChanged(ctx, trx, clientId, 'created', { via: 'registration' });
+  });
   ctx.log.info({ event: 'client_registered', clientId }, 'client registration');
   return clientInformation(
     ctx.config.issuer,
@@ -325,7 +330,11 @@ export async function updateRegistration(
     ? { client_secret_hash: null, client_secret_expires_at: null, client_secret_sealed: null }
     : (secret?.columns ?? (m.authMethod === 'client_secret_jwt' ? {} : { client_secret_sealed: null }));
   // The update raises the client's revision (a trigger): every instance's remembered copy is refused from now on.
-  const updated = await updateRegisteredClient(ctx.db, clientId, tokenHash, { ...columns(m), ...secretColumns, updated_at: now });
+  const updated = await ctx.db.transaction().execute(async (trx: Db) => {
+    const done = await updateRegisteredClient(trx, clientId, tokenHash, { ...columns(m), ...secretColumns, updated_at: now });
+    if (done) await emitClientChanged(ctx, trx, clientId, 'updated', { via: 'registration' });
+    return done;
+  });
   ctx.clients.forget(clientId);
   if (!updated) throw new InvalidToken('the registration access token is not valid');
   ctx.log.info({ event: 'client_registration_updated', clientId }, 'client registration');
@@ -340,7 +349,11 @@ export async function updateRegistration(
  */
 export async function deleteRegistration(ctx: ProviderContext, clientId: string, token: string): Promise<void> {
   const { tokenHash } = await ownClient(ctx, clientId, token);
-  const deleted = await deleteRegisteredClient(ctx.db, clientId, tokenHash);
+  const deleted = await ctx.db.transaction().execute(async (trx: Db) => {
+    const gone = await deleteRegisteredClient(trx, clientId, tokenHash);
+    if (gone) await emitClientChanged(ctx, trx, clientId, 'deleted', { via: 'registration' });
+    return gone;
+  });
   ctx.clients.forget(clientId);
   if (!deleted) throw new InvalidToken('the registration access token is not valid');
   ctx.log.info({ event: 'client_registration_deleted', clientId }, 'client registration');

@@ -17,6 +17,8 @@ import { claimSignInAttempt } from '../accounts/sign-in-throttle.js';
 import { countPasskeys } from '../../storage/passkeys.js';
 import type { ProviderContext } from '../context.js';
 import { logSecurityEvent, recordSecurityEvent } from '../risk/security-events.js';
+import { emitUserEvent } from '../webhooks/emit.js';
+import type { Db } from '../../storage/database.js';
 import type { DeviceSignals } from '../risk/signals.js';
 import { randomToken } from '../secrets.js';
 import type { Connection } from './connection.js';
@@ -64,7 +66,10 @@ async function withUpstreamGroups(ctx: ProviderContext, user: UserRow, identity:
   const claims = user.claims as Record<string, unknown>;
   if (identity.groups.length === 0 || JSON.stringify(claims.groups) === JSON.stringify(identity.groups)) return user;
   const updated = { ...claims, groups: identity.groups };
-  await updateUser(ctx.db, user.id, { claims: JSON.stringify(updated), updated_at: now });
+  await ctx.db.transaction().execute(async (trx: Db) => {
+    await updateUser(trx, user.id, { claims: JSON.stringify(updated), updated_at: now });
+    await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['groups'], via: 'connection' });
+  });
   return { ...user, claims: updated, updated_at: now };
 }
 
@@ -93,6 +98,13 @@ async function provision(ctx: ProviderContext, connection: Connection, identity:
         updated_at: now,
       });
       if (!inserted) return 'taken' as const;
+      await emitUserEvent(
+        ctx,
+        trx,
+        'user.created',
+        { id, username, email: identity.emailVerified ? identity.email : null },
+        { via: 'connection' },
+      );
       if (!(await insertLink(trx, { connectionId: connection.id, subject: identity.subject, userId: id, now, provisioned: true })))
         return 'linked' as const;
       return 'created' as const;

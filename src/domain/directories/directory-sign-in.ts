@@ -8,6 +8,8 @@ import { findLink, findLinkOfUser, insertLink, touchLink, findDirectory } from '
 import type { UserRow } from '../../storage/schema.js';
 import { findUserByEmail, findUserById, insertUserIfAbsent, updateUser } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
+import { emitUserEvent } from '../webhooks/emit.js';
+import type { Db } from '../../storage/database.js';
 import { directoryFromRow, enabledDirectories } from './directories.js';
 import type { DirectoryEntry } from './directory-settings.js';
 import { entryProfile, externalIdValue, isBinaryId, requestedAttributes, type EntryProfile } from './entry-profile.js';
@@ -97,8 +99,27 @@ async function refresh(ctx: ProviderContext, user: UserRow, directoryId: string,
   await touchLink(ctx.db, directoryId, profile.externalId, profile.dn, now);
   // Written only when the entry changed: updated_at is the OIDC Core 5.1 claim of when the profile last changed.
   if (email === user.email && emailVerified === user.email_verified && sameClaims(claims, user.claims)) return user;
-  await updateUser(ctx.db, user.id, { email, email_verified: emailVerified, claims: JSON.stringify(claims), updated_at: now });
+  await ctx.db.transaction().execute(async (trx: Db) => {
+    await updateUser(trx, user.id, { email, email_verified: emailVerified, claims: JSON.stringify(claims), updated_at: now });
+    await emitUserEvent(
+      ctx,
+      trx,
+      'user.updated',
+      { ...user, email },
+      { changes: changedFields(user, email, emailVerified, claims), via: 'directory' },
+    );
+  });
   return (await findUserById(ctx.db, user.id)) ?? user;
+}
+
+/** The names of the fields a directory refresh changed, for user.updated. */
+function changedFields(user: UserRow, email: string | null, emailVerified: boolean, claims: Record<string, unknown>): string[] {
+  const claimNames = new Set([...Object.keys(claims), ...Object.keys(user.claims)]);
+  return [
+    ...(email !== user.email ? ['email'] : []),
+    ...(emailVerified !== user.email_verified ? ['email_verified'] : []),
+    ...[...claimNames].filter((k) => JSON.stringify(claims[k]) !== JSON.stringify(user.claims[k])).sort(),
+  ];
 }
 
 /** Equal claims whatever their key order (values are strings and lists of strings). */
@@ -149,6 +170,7 @@ async function provision(ctx: ProviderContext, directoryId: string, profile: Ent
       updated_at: now,
     });
     if (!inserted) return false;
+    await emitUserEvent(ctx, trx, 'user.created', { id, username: profile.username, email }, { via: 'directory' });
     const row = { directory_id: directoryId, external_id: profile.externalId, user_id: id, dn: profile.dn, last_synced_at: now };
     if (!(await insertLink(trx, row))) throw new LinkRace();
     return true;

@@ -21,7 +21,8 @@ export interface SealingContext {
 }
 
 /** What a sealed secret is for: each purpose has a key of its own, and names itself in the authenticated data. */
-export type SealPurpose = 'totp' | 'client-secret' | 'directory-bind' | 'connection-secret' | 'upstream-verifier' | 'upstream-tokens';
+export type SealPurpose =
+  'totp' | 'client-secret' | 'directory-bind' | 'connection-secret' | 'upstream-verifier' | 'upstream-tokens' | 'webhook-secret';
 
 const HKDF_INFO: Record<SealPurpose, string> = {
   totp: 'sso-provider totp secret v1',
@@ -30,6 +31,7 @@ const HKDF_INFO: Record<SealPurpose, string> = {
   'connection-secret': 'sso-provider connection secret v1',
   'upstream-verifier': 'sso-provider upstream pkce verifier v1',
   'upstream-tokens': 'sso-provider upstream tokens v1',
+  'webhook-secret': 'sso-provider webhook secret v1',
 };
 
 const WHAT: Record<SealPurpose, string> = {
@@ -39,6 +41,7 @@ const WHAT: Record<SealPurpose, string> = {
   'connection-secret': "an upstream connection's client secret",
   'upstream-verifier': 'an upstream sign-in',
   'upstream-tokens': "an upstream account's tokens",
+  'webhook-secret': "a webhook subscription's secret",
 };
 
 /** The derived keys per context: scrypt runs once per process and purpose, at the first use, not at start. */

@@ -9,6 +9,8 @@ import { verifyOwnIdToken, type VerifiedIdToken } from './id-token-hint.js';
 import { single, type RawParams } from '../params.js';
 import { withResponseParams } from '../authorization/redirect-uri.js';
 import { safeEqual, sha256 } from '../secrets.js';
+import type { Db } from '../../storage/database.js';
+import { emitSessionsEnded } from '../webhooks/emit.js';
 
 export interface LogoutRequest {
   /** The client that asked, when id_token_hint or client_id names one. */
@@ -93,9 +95,16 @@ export function isConfirmationToken(sessionCookie: string, presented: string | u
   return presented !== undefined && safeEqual(presented, confirmationToken(sessionCookie));
 }
 
-/** Ends the session of this cookie (and queues its back-channel logouts); nothing when it was not live. */
+/**
+ * Ends the session of this cookie (and queues its back-channel logouts and its session.ended webhook event, in one
+ * transaction); nothing when it was not live.
+ */
 export async function endSession(ctx: ProviderContext, sessionCookie: string): Promise<EndedSession | undefined> {
-  return endSessionRow(ctx.db, sha256(sessionCookie), ctx.clock());
+  return ctx.db.transaction().execute(async (trx: Db) => {
+    const ended = await endSessionRow(trx, sha256(sessionCookie), ctx.clock());
+    if (ended) await emitSessionsEnded(ctx, trx, ended.userId, 'logout', { sids: [ended.sid] });
+    return ended;
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { listLiveDevices, revokeUserDevice } from '../../storage/devices.js';
 import type { ProviderContext } from '../context.js';
 import { sha256 } from '../secrets.js';
 import { recordSecurityEvent } from './security-events.js';
+import { emitSessionsEnded } from '../webhooks/emit.js';
 
 export interface AccountDevice {
   id: string;
@@ -86,5 +87,6 @@ export async function revokeDeviceIn(
     },
     trx,
   );
+  await emitSessionsEnded(ctx, trx, userId, 'device_revoked', { sids: revoked.endedSids });
   return { id: revoked.id, endedSids: revoked.endedSids, logoutsQueued: revoked.logoutsQueued };
 }

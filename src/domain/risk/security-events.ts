@@ -5,6 +5,7 @@ import type { Metrics, SignInOutcome } from '../../metrics.js';
 import type { Db } from '../../storage/database.js';
 import { insertSecurityEvent } from '../../storage/security-events.js';
 import type { ProviderContext } from '../context.js';
+import { emitWebhookEvent, webhookEventOfSecurityEvent } from '../webhooks/emit.js';
 
 export type SecurityEventType =
   | 'sign_in_allowed'
@@ -45,7 +46,10 @@ export interface SecurityEvent {
   details?: Record<string, unknown>;
 }
 
-/** Stores the event (in `db` when it is the caller's transaction) and logs it. */
+/**
+ * Stores the event (in `db` when it is the caller's transaction) and logs it; a sign-in outcome or a new device is
+ * queued for the webhook subscriptions that want it too, in the same transaction (src/domain/webhooks/emit.ts).
+ */
 export async function recordSecurityEvent(ctx: SecurityEventContext, event: SecurityEvent, db: Db = ctx.db): Promise<void> {
   const row = {
     type: event.type,
@@ -56,6 +60,11 @@ export async function recordSecurityEvent(ctx: SecurityEventContext, event: Secu
     details: event.details ?? {},
   };
   await insertSecurityEvent(db, row);
+  const webhookEvent = webhookEventOfSecurityEvent(event.type);
+  if (webhookEvent) {
+    const data = { user_id: row.userId, device_id: row.deviceId, client_id: row.clientId, ...row.details };
+    await emitWebhookEvent(ctx, db, webhookEvent, data);
+  }
   logSecurityEvent(ctx, event.type, { userId: row.userId, deviceId: row.deviceId, clientId: row.clientId, ...row.details });
 }
 

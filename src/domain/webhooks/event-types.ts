@@ -1,0 +1,23 @@
+// The events a webhook subscription may ask for (issue 20), and "*" for all of them. A payload carries ids and
+// non-secret fields only: never a password, a code, a token or a secret.
+export const WEBHOOK_EVENT_TYPES = [
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'sign_in.succeeded',
+  'sign_in.failed',
+  'risk.challenged',
+  'risk.blocked',
+  'device.added',
+  'session.ended',
+  'client.changed',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Every event type, now and as the list grows. */
+export const ALL_EVENTS = '*';
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}

@@ -1,0 +1,150 @@
+// Managing webhook subscriptions by hand (sso-admin webhooks; the management API calls the same functions): list,
+// show, add (the secret generated and returned once, or given), remove, resume a paused one, and list deliveries.
+// Each change is refused with an AdminError on its merits and logged as an admin action; never a secret in either.
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../storage/database.js';
+import type { WebhookSubscriptionRow } from '../../storage/schema.js';
+import {
+  countWebhookDeliveries,
+  deleteWebhookSubscription,
+  findWebhookSubscription,
+  insertWebhookSubscription,
+  listWebhookDeliveries,
+  listWebhookSubscriptions,
+  resumeWebhookSubscription,
+} from '../../storage/webhooks.js';
+import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { sealSecret } from '../keys/sealed-secrets.js';
+import { webhookEntryProblems, type WebhookEntry } from './webhook-entry.js';
+import { webhookUrlProblem } from './webhook-url.js';
+
+export interface WebhookSubscription {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  /** Set when it kept failing: nothing is sent until it is resumed; `pauseReason` says why. */
+  pausedAt: Date | null;
+  pauseReason: string | null;
+  consecutiveFailures: number;
+  lastSuccessAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface WebhookDetails extends WebhookSubscription {
+  pending: number;
+  delivered: number;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'delivered';
+  attempts: number;
+  nextAttemptAt: Date | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+const rowToSubscription = (row: WebhookSubscriptionRow): WebhookSubscription => ({
+  id: row.id,
+  url: row.url,
+  events: row.event_types,
+  description: row.description,
+  enabled: row.enabled,
+  pausedAt: row.paused_at,
+  pauseReason: row.pause_reason,
+  consecutiveFailures: row.consecutive_failures,
+  lastSuccessAt: row.last_success_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const notFound = (id: string) => new AdminError(`no webhook "${id}" (webhooks list shows them)`);
+
+export async function listWebhooks(ctx: AdminContext): Promise<WebhookSubscription[]> {
+  return (await listWebhookSubscriptions(ctx.db)).map(rowToSubscription);
+}
+
+export async function showWebhook(ctx: AdminContext, id: string): Promise<WebhookDetails> {
+  const row = await findWebhookSubscription(ctx.db, id);
+  if (!row) throw notFound(id);
+  return { ...rowToSubscription(row), ...(await countWebhookDeliveries(ctx.db, id)) };
+}
+
+/** A new random secret: 32 bytes, base64url (43 characters). */
+export function generateWebhookSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/**
+ * Adds a subscription; its URL is checked against SSRF as a jwks_uri is (webhook-url.ts). Returns it with its
+ * secret, the one time the secret is shown (generated when the entry has none).
+ */
+export async function addWebhook(ctx: AdminContext, entry: WebhookEntry): Promise<{ subscription: WebhookSubscription; secret: string }> {
+  const problems = webhookEntryProblems(entry, { secretRequired: false });
+  const urlProblem = problems.length === 0 ? webhookUrlProblem(ctx.config, entry.url) : undefined;
+  if (urlProblem) problems.push(urlProblem);
+  if (problems.length > 0) throw new AdminError(`webhook "${String(entry.id)}" was refused: ${problems.join('; ')}`);
+  const secret = entry.secret ?? generateWebhookSecret();
+  const now = ctx.clock();
+  const inserted = await insertWebhookSubscription(ctx.db, {
+    id: entry.id,
+    url: entry.url,
+    eventTypes: entry.events,
+    secretSealed: { ...(await sealSecret(ctx, 'webhook-secret', entry.id, Buffer.from(secret, 'utf8'))) },
+    description: entry.description ?? null,
+    enabled: entry.enabled ?? true,
+    now,
+  });
+  if (!inserted) throw new AdminError(`webhook "${entry.id}" exists already (remove it first, or choose another id)`);
+  // The host only: a receiver's URL may carry a capability in its path or query (as chat webhooks do).
+  logAdminAction(ctx, 'admin.webhook.created', { webhookId: entry.id, host: new URL(entry.url).host, events: entry.events });
+  return { subscription: rowToSubscription((await findWebhookSubscription(ctx.db, entry.id))!), secret };
+}
+
+/** Removes the subscription and every delivery still owed to it. */
+export async function removeWebhook(ctx: AdminContext, id: string): Promise<WebhookDetails> {
+  const details = await showWebhook(ctx, id);
+  if (!(await deleteWebhookSubscription(ctx.db, id))) throw notFound(id);
+  logAdminAction(ctx, 'admin.webhook.removed', { webhookId: id, pendingDropped: details.pending });
+  return details;
+}
+
+/** Unpauses the subscription: its oldest pending delivery is sent at the next round, then the others in order. */
+export async function resumeWebhook(ctx: AdminContext, id: string): Promise<WebhookDetails> {
+  const before = await showWebhook(ctx, id);
+  const resumed = await ctx.db.transaction().execute((trx: Db) => resumeWebhookSubscription(trx, id, ctx.clock()));
+  if (!resumed) throw notFound(id);
+  logAdminAction(ctx, 'admin.webhook.resumed', { webhookId: id, wasPaused: before.pausedAt !== null, pending: before.pending });
+  return showWebhook(ctx, id);
+}
+
+/** The subscription's deliveries, newest first (at most `limit`, 1 to 500); `status` narrows them. */
+export async function listWebhookDeliveriesOf(
+  ctx: AdminContext,
+  id: string,
+  options: { limit?: number; status?: 'pending' | 'delivered' } = {},
+): Promise<WebhookDelivery[]> {
+  await showWebhook(ctx, id);
+  const limit = options.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new AdminError('the limit must be a whole number from 1 to 500');
+  const rows = await listWebhookDeliveries(ctx.db, id, { limit, ...(options.status ? { status: options.status } : {}) });
+  return rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    status: r.status,
+    attempts: r.attempts,
+    nextAttemptAt: r.status === 'pending' ? r.next_attempt_at : null,
+    lastStatus: r.last_status,
+    lastError: r.last_error,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+  }));
+}

@@ -1,0 +1,66 @@
+// A webhook subscription as the seed file's `webhooks` section and `npm run admin -- webhooks add` give it: each
+// entry checked field by field, every problem named, no value echoed back that could be a secret.
+import { isLoopbackUrl } from '../../net/loopback.js';
+import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-ranges.js';
+import { ALL_EVENTS, isWebhookEventType, WEBHOOK_EVENT_TYPES } from './event-types.js';
+
+export interface WebhookEntry {
+  id: string;
+  url: string;
+  /** Event types (event-types.ts), or ["*"] for all. */
+  events: string[];
+  /** The HMAC key of the signatures; generated (and shown once) when absent from the command line. */
+  secret?: string;
+  description?: string;
+  /** Default: true. A disabled subscription is kept but gets no new events. */
+  enabled?: boolean;
+}
+
+export const WEBHOOK_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** A secret shorter than this is refused: it is an HMAC key, and a guessable one lets anyone forge deliveries. */
+export const WEBHOOK_SECRET_MIN_LENGTH = 32;
+const FIELDS = new Set(['id', 'url', 'events', 'secret', 'description', 'enabled']);
+
+/**
+ * The URL's form, before any configuration is known (the seed file): https, or http on loopback; no credentials, no
+ * fragment, and no literal address of this machine's or a private network but loopback. webhookUrlProblem
+ * (webhook-url.ts) holds it to the issuer's rule at creation, and the delivery checks the resolved addresses again.
+ */
+export function webhookUrlFormProblem(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !URL.canParse(raw)) return 'url must be an absolute URL';
+  const url = new URL(raw);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(url))) return 'url must use https (http only on loopback)';
+  if (url.username || url.password || url.hash) return 'url must have no credentials and no fragment';
+  if (isLoopbackUrl(url)) return undefined;
+  const why = refusedHostLiteral(url.hostname, new AllowedNetworks([]));
+  return why && `url must not point to this machine or a private network (its host ${why})`;
+}
+
+/** Every problem of one entry; `secretRequired` for the seed file, whose secret the receiver must know already. */
+export function webhookEntryProblems(raw: unknown, options: { secretRequired: boolean }): string[] {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return ['must be an object'];
+  const e = raw as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const key of Object.keys(e)) if (!FIELDS.has(key)) problems.push(`unknown field "${key}"`);
+  if (typeof e.id !== 'string' || !WEBHOOK_ID_PATTERN.test(e.id)) problems.push('id must be 1 to 63 lowercase letters, digits, "-" or "_"');
+  const urlProblem = webhookUrlFormProblem(e.url);
+  if (urlProblem) problems.push(urlProblem);
+  if (!Array.isArray(e.events) || e.events.length === 0 || !e.events.every((v) => typeof v === 'string')) {
+    problems.push(`events must be a non-empty list of event types (${WEBHOOK_EVENT_TYPES.join(', ')}) or "${ALL_EVENTS}"`);
+  } else {
+    for (const type of e.events as string[])
+      if (type !== ALL_EVENTS && !isWebhookEventType(type))
+        problems.push(`events: "${type}" is not an event type (${WEBHOOK_EVENT_TYPES.join(', ')})`);
+    if (new Set(e.events).size !== e.events.length) problems.push('events must not repeat a type');
+  }
+  if (
+    e.secret === undefined
+      ? options.secretRequired
+      : typeof e.secret !== 'string' || e.secret.length < WEBHOOK_SECRET_MIN_LENGTH || e.secret.length > 1024
+  )
+    problems.push(`secret must be ${WEBHOOK_SECRET_MIN_LENGTH} to 1024 characters`);
+  if (e.description !== undefined && (typeof e.description !== 'string' || e.description.length > 200))
+    problems.push('description must be at most 200 characters');
+  if (e.enabled !== undefined && typeof e.enabled !== 'boolean') problems.push('enabled must be true or false');
+  return problems;
+}

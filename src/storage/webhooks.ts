@@ -1,0 +1,261 @@
+// Repository for webhook subscriptions and the deliveries owed to them (src/domain/webhooks/). A delivery is written
+// in the transaction of the change it reports; the job claims the oldest pending delivery of each subscription
+// under a lease (SKIP LOCKED), so that two instances never send one at once and a subscription's events go in order.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './schema.js';
+
+export interface NewWebhookSubscription {
+  id: string;
+  url: string;
+  eventTypes: readonly string[];
+  secretSealed: Record<string, unknown>;
+  description: string | null;
+  enabled: boolean;
+  now: Date;
+}
+
+/** Inserts the subscription; false when its id is taken. */
+export async function insertWebhookSubscription(db: Db, s: NewWebhookSubscription): Promise<boolean> {
+  const rows = await db
+    .insertInto('webhook_subscriptions')
+    .values({
+      id: s.id,
+      url: s.url,
+      event_types: [...s.eventTypes],
+      secret_sealed: JSON.stringify(s.secretSealed),
+      description: s.description,
+      enabled: s.enabled,
+      created_at: s.now,
+      updated_at: s.now,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .execute();
+  return rows.length === 1;
+}
+
+/** Replaces what a seed entry says of an existing subscription (its pause and counters are left alone). */
+export async function replaceWebhookSubscription(db: Db, s: NewWebhookSubscription): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({
+      url: s.url,
+      event_types: [...s.eventTypes],
+      secret_sealed: JSON.stringify(s.secretSealed),
+      description: s.description,
+      enabled: s.enabled,
+      updated_at: s.now,
+    })
+    .where('id', '=', s.id)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export async function findWebhookSubscription(db: Db, id: string): Promise<WebhookSubscriptionRow | undefined> {
+  return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listWebhookSubscriptions(db: Db): Promise<WebhookSubscriptionRow[]> {
+  return db.selectFrom('webhook_subscriptions').selectAll().orderBy('id').execute();
+}
+
+/** Deletes the subscription and (cascade) every delivery owed to it. */
+export async function deleteWebhookSubscription(db: Db, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows === 1n;
+}
+
+/** Counts of a subscription's deliveries by status. */
+export async function countWebhookDeliveries(db: Db, id: string): Promise<{ pending: number; delivered: number }> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['status', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('subscription_id', '=', id)
+    .groupBy('status')
+    .execute();
+  const of = (status: string) => Number(rows.find((r) => r.status === status)?.n ?? 0);
+  return { pending: of('pending'), delivered: of('delivered') };
+}
+
+/**
+ * Unpauses the subscription and makes its pending deliveries due now: the oldest is sent first. False when there is
+ * no such subscription. Run in one transaction (the domain's).
+ */
+export async function resumeWebhookSubscription(db: Db, id: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({ paused_at: null, pause_reason: null, consecutive_failures: 0, failing_since: null, updated_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (result.numUpdatedRows !== 1n) return false;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: now })
+    .where('subscription_id', '=', id)
+    .where('status', '=', 'pending')
+    .execute();
+  return true;
+}
+
+export interface NewWebhookEvent {
+  eventId: string;
+  type: string;
+  payload: Record<string, unknown>;
+  now: Date;
+}
+
+/**
+ * One delivery of the event for every enabled subscription that wants its type (or "*"), in one statement; paused
+ * subscriptions get theirs too (sent once resumed). Returns how many were queued.
+ */
+export async function insertWebhookDeliveries(db: Db, e: NewWebhookEvent): Promise<number> {
+  const result = await sql`
+    INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at, created_at)
+    SELECT s.id, ${e.eventId}::uuid, ${e.type}, ${JSON.stringify(e.payload)}::jsonb, ${e.now}, ${e.now}
+      FROM webhook_subscriptions s
+     WHERE s.enabled AND (${e.type} = ANY (s.event_types) OR '*' = ANY (s.event_types))
+     ORDER BY s.id`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+export interface ClaimedWebhookDelivery {
+  id: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: string;
+  payload: unknown;
+  /** Attempts so far, this one included. */
+  attempts: number;
+  createdAt: Date;
+  url: string;
+  secretSealed: unknown;
+}
+
+/**
+ * Claims up to `limit` deliveries that are due and each the oldest pending one of an enabled, unpaused subscription,
+ * in one statement: each has its attempt counted and its next attempt moved to `leaseUntil`, so that no other
+ * instance sends it (nor the one after it) meanwhile, and a process that dies mid-send leaves it to be tried again.
+ */
+export async function claimDueWebhookDeliveries(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedWebhookDelivery[]> {
+  const result = await sql<{
+    id: string;
+    subscription_id: string;
+    event_id: string;
+    event_type: string;
+    payload: unknown;
+    attempts: number;
+    created_at: Date;
+    url: string;
+    secret_sealed: unknown;
+  }>`
+    WITH heads AS (
+      SELECT DISTINCT ON (d.subscription_id) d.id, d.next_attempt_at
+        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+       WHERE d.status = 'pending' AND s.enabled AND s.paused_at IS NULL
+       ORDER BY d.subscription_id, d.seq
+    ), due AS (
+      SELECT d.id FROM webhook_deliveries d
+       -- Checked again on the row itself: a row another instance claimed and committed meanwhile is not due any more.
+       WHERE d.id IN (SELECT id FROM heads WHERE next_attempt_at <= ${now}) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+       ORDER BY d.next_attempt_at
+       LIMIT ${limit}
+         FOR UPDATE SKIP LOCKED
+    )
+    UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
+      FROM webhook_subscriptions s
+     WHERE d.id IN (SELECT id FROM due) AND s.id = d.subscription_id
+    RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(db);
+  return result.rows.map((r) => ({
+    id: r.id,
+    subscriptionId: r.subscription_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+    attempts: r.attempts,
+    createdAt: new Date(r.created_at),
+    url: r.url,
+    secretSealed: typeof r.secret_sealed === 'string' ? JSON.parse(r.secret_sealed) : r.secret_sealed,
+  }));
+}
+
+/** Delivered: the delivery leaves the queue and the subscription's failure streak ends. */
+export async function markWebhookDelivered(db: Db, d: { id: string; subscriptionId: string; status: number; now: Date }): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'delivered', delivered_at: d.now, last_status: d.status, last_error: null })
+    .where('id', '=', d.id)
+    .execute();
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ consecutive_failures: 0, failing_since: null, last_success_at: d.now })
+    .where('id', '=', d.subscriptionId)
+    .execute();
+}
+
+export interface FailedWebhookAttempt {
+  id: string;
+  subscriptionId: string;
+  /** The HTTP status of the answer, or null when there was none (a timeout, a refused connection). */
+  status: number | null;
+  /** What went wrong, in words safe to show an admin: never a secret, a header or the body sent. */
+  error: string;
+  nextAttemptAt: Date;
+  now: Date;
+}
+
+/** Failed: tried again at `nextAttemptAt`; returns the subscription's failure streak (count, and since when). */
+export async function markWebhookFailed(db: Db, f: FailedWebhookAttempt): Promise<{ failures: number; failingSince: Date } | undefined> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: f.nextAttemptAt, last_status: f.status, last_error: f.error })
+    .where('id', '=', f.id)
+    .execute();
+  const row = await db
+    .updateTable('webhook_subscriptions')
+    .set((eb) => ({
+      consecutive_failures: eb('consecutive_failures', '+', 1),
+      failing_since: sql<Date>`COALESCE(failing_since, ${f.now})`,
+    }))
+    .where('id', '=', f.subscriptionId)
+    .returning(['consecutive_failures', 'failing_since'])
+    .executeTakeFirst();
+  return row && { failures: row.consecutive_failures, failingSince: row.failing_since ?? f.now };
+}
+
+/** Pauses the subscription with the reason the admin will see; false when it was paused already (or is gone). */
+export async function pauseWebhookSubscription(db: Db, id: string, reason: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({ paused_at: now, pause_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('paused_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** A subscription's deliveries, newest first; `status` narrows them. */
+export async function listWebhookDeliveries(
+  db: Db,
+  subscriptionId: string,
+  options: { limit: number; status?: 'pending' | 'delivered' },
+): Promise<Omit<WebhookDeliveryRow, 'seq' | 'payload'>[]> {
+  let query = db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'subscription_id',
+      'event_id',
+      'event_type',
+      'status',
+      'attempts',
+      'next_attempt_at',
+      'last_status',
+      'last_error',
+      'created_at',
+      'delivered_at',
+    ])
+    .where('subscription_id', '=', subscriptionId);
+  if (options.status) query = query.where('status', '=', options.status);
+  return query.orderBy('seq', 'desc').limit(options.limit).execute();
+}

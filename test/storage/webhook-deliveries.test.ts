@@ -1,0 +1,164 @@
+// The webhook queue in the database (issue 20): an event is queued for every enabled subscription that wants it in
+// one statement; only the oldest pending delivery of a subscription is ever claimed, under a lease, so that two
+// instances claiming at once never take the same delivery nor two of one subscription; delivered rows are purged after
+// their retention; the seed file's webhooks section stores each secret sealed and is idempotent.
+import t from 'tap';
+import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
+import { applySeed, parseSeed, type SeedError } from '../../src/domain/admin/seed.js';
+import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
+import { DELIVERY_LEASE_SECONDS } from '../../src/domain/webhooks/delivery-policy.js';
+import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
+import { openDatabase, type Db } from '../../src/storage/database.js';
+import { purgeExpired, WEBHOOK_DELIVERED_RETENTION_SECONDS } from '../../src/storage/purge.js';
+import { claimDueWebhookDeliveries, insertWebhookSubscription, markWebhookDelivered } from '../../src/storage/webhooks.js';
+import { testConfig } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+const config = testConfig();
+const database = await createTestDatabase();
+t.teardown(() => database.drop());
+const db = database.handle.db;
+const now = new Date('2026-11-28T12:00:00Z');
+const ctx = { clock: () => now };
+const later = (seconds: number) => new Date(now.getTime() + seconds * 1000);
+const lease = later(DELIVERY_LEASE_SECONDS);
+
+async function subscribe(id: string, events: string[], enabled = true): Promise<void> {
+  await insertWebhookSubscription(db, {
+    id,
+    url: 'https://hooks.example/in',
+    eventTypes: events,
+    secretSealed: { v: 0, clear: 'eA' },
+    description: null,
+    enabled,
+    now,
+  });
+}
+
+async function clear(): Promise<void> {
+  await db.deleteFrom('webhook_subscriptions').execute();
+}
+
+t.test('an event is queued once for each enabled subscription that wants its type, or "*"', async (t) => {
+  await clear();
+  await subscribe('users', ['user.created', 'user.deleted']);
+  await subscribe('everything', ['*']);
+  await subscribe('sign-ins', ['sign_in.succeeded']);
+  await subscribe('off', ['user.created'], false);
+  t.equal(await emitWebhookEvent(ctx, db, 'user.created', { user_id: 'u1' }), 2);
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['subscription_id', 'event_id', 'event_type', 'status'])
+    .orderBy('subscription_id')
+    .execute();
+  t.same(
+    rows.map((r) => [r.subscription_id, r.event_type, r.status]),
+    [
+      ['everything', 'user.created', 'pending'],
+      ['users', 'user.created', 'pending'],
+    ],
+  );
+  t.equal(rows[0]!.event_id, rows[1]!.event_id, 'one event id for the event, one delivery id per subscription');
+});
+
+t.test('only the oldest pending delivery of each subscription is claimed, and a leased one is not claimed again', async (t) => {
+  await clear();
+  await subscribe('a', ['*']);
+  await subscribe('b', ['*']);
+  for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
+  const first = await claimDueWebhookDeliveries(db, now, lease, 50);
+  t.same(first.map((d) => [d.subscriptionId, (d.payload as { n: number }).n, d.attempts]).sort(), [
+    ['a', 1, 1],
+    ['b', 1, 1],
+  ]);
+  t.same(await claimDueWebhookDeliveries(db, now, lease, 50), [], 'leased: neither it nor the next of its subscription');
+  const again = await claimDueWebhookDeliveries(db, later(DELIVERY_LEASE_SECONDS + 1), later(2 * DELIVERY_LEASE_SECONDS + 1), 50);
+  t.same(
+    again.map((d) => [d.id, d.attempts]).sort(),
+    first.map((d) => [d.id, 2]).sort(),
+    'an instance that died mid-send leaves its delivery to be tried again once the lease is over, with the same id',
+  );
+  const a = again.find((d) => d.subscriptionId === 'a')!;
+  await markWebhookDelivered(db, { id: a.id, subscriptionId: 'a', status: 200, now });
+  const next = await claimDueWebhookDeliveries(db, later(3 * DELIVERY_LEASE_SECONDS), later(4 * DELIVERY_LEASE_SECONDS), 50);
+  t.same(
+    next.map((d) => [d.subscriptionId, (d.payload as { n: number }).n]).sort(),
+    [
+      ['a', 2],
+      ['b', 1],
+    ],
+    "once delivered, the subscription's next event is its head",
+  );
+});
+
+t.test('two instances claiming at once never take the same delivery, nor two of one subscription', async (t) => {
+  await clear();
+  const second = database.url ? await openDatabase({ url: database.url, dataDir: 'memory://', poolMax: 4 }) : undefined;
+  t.teardown(() => second?.close());
+  const ids = Array.from({ length: 12 }, (_, i) => `s${String(i).padStart(2, '0')}`);
+  for (const id of ids) await subscribe(id, ['*']);
+  for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'client.changed', { n });
+  const claim = (on: Db) => claimDueWebhookDeliveries(on, now, lease, 50);
+  const [x, y] = await Promise.all([claim(db), claim(second?.db ?? db)]);
+  const claimed = [...x, ...y];
+  t.same(claimed.map((d) => d.subscriptionId).sort(), ids, `each subscription's head once (${x.length} + ${y.length})`);
+  t.ok(
+    claimed.every((d) => (d.payload as { n: number }).n === 1),
+    'and never its second event',
+  );
+});
+
+t.test('delivered rows go after their retention; pending ones stay however old', async (t) => {
+  await clear();
+  await subscribe('p', ['*']);
+  const old = new Date(now.getTime() - (WEBHOOK_DELIVERED_RETENTION_SECONDS + 60) * 1000);
+  await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 1 });
+  await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 2 });
+  const [head] = await claimDueWebhookDeliveries(db, now, lease, 1);
+  await markWebhookDelivered(db, { id: head!.id, subscriptionId: 'p', status: 200, now: old });
+  const retention = {
+    accessTokenTtlSeconds: 3600,
+    signInAttemptRetentionSeconds: 3600,
+    oneTimeCodeTtlSeconds: 300,
+    passwordResetTtlSeconds: 3600,
+    signupTtlSeconds: 3600,
+    securityEventRetentionSeconds: 86_400 * 90,
+  };
+  const deleted = await purgeExpired(db, { now, ...retention });
+  t.equal(deleted.webhook_deliveries, 1);
+  const left = await db.selectFrom('webhook_deliveries').select('status').execute();
+  t.same(
+    left.map((r) => r.status),
+    ['pending'],
+  );
+});
+
+t.test('the seed file stores each subscription with its secret sealed, and a second run changes nothing', async (t) => {
+  await clear();
+  const secret = 'a-seeded-webhook-secret-of-32-characters-or-more';
+  const seed = parseSeed({
+    webhooks: [{ id: 'siem', url: 'https://siem.example/in', events: ['sign_in.failed', 'risk.blocked'], secret }],
+  });
+  const sealing = { keysEncryptionSecret: 'a-keys-encryption-secret-of-some-length-0123456789' };
+  const hasher = new PasswordHasher(config.argon2);
+  t.same((await applySeed(db, hasher, seed, now, sealing)).webhooks, { created: 1, updated: 0, unchanged: 0 });
+  t.same((await applySeed(db, hasher, seed, now, sealing)).webhooks, { created: 0, updated: 0, unchanged: 1 });
+  const row = await db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', 'siem').executeTakeFirstOrThrow();
+  t.notMatch(JSON.stringify(row.secret_sealed), secret, 'not in the clear');
+  const opened = await openSecret({ db, clock: () => now, config: sealing }, 'webhook-secret', 'siem', row.secret_sealed);
+  t.equal(opened.toString('utf8'), secret);
+  const changed = parseSeed({ webhooks: [{ id: 'siem', url: 'https://siem.example/in', events: ['*'], secret }] });
+  t.same((await applySeed(db, hasher, changed, now, sealing)).webhooks, { created: 0, updated: 1, unchanged: 0 });
+  const refused = (() => {
+    try {
+      parseSeed({ webhooks: [{ id: 'siem', url: 'https://10.1.2.3/in', events: ['*'] }] });
+      return [];
+    } catch (err) {
+      return (err as SeedError).problems;
+    }
+  })();
+  t.same(refused, [
+    'webhooks[0]: url must not point to this machine or a private network (its host is a private address)',
+    'webhooks[0]: secret must be 32 to 1024 characters',
+  ]);
+});
