@@ -28,7 +28,11 @@ export function listGroupRows(db: Db): Promise<GroupWithCount[]> {
 
 /** The group of this name, in any case. */
 export function findGroupByName(db: Db, name: string): Promise<GroupRow | undefined> {
-  return db.selectFrom('groups').selectAll().where(sql`lower(name)`, '=', name.toLowerCase()).executeTakeFirst();
+  return db
+    .selectFrom('groups')
+    .selectAll()
+    .where(sql`lower(name)`, '=', name.toLowerCase())
+    .executeTakeFirst();
 }
 
 export function findGroupById(db: Db, id: string): Promise<GroupRow | undefined> {
@@ -97,7 +101,12 @@ export async function deleteMember(db: Db, groupId: string, userId: string): Pro
 }
 
 /** Makes the members exactly these users; counts who was added and removed. */
-export async function replaceMembers(db: Db, groupId: string, userIds: readonly string[], now: Date): Promise<{ added: number; removed: number }> {
+export async function replaceMembers(
+  db: Db,
+  groupId: string,
+  userIds: readonly string[],
+  now: Date,
+): Promise<{ added: number; removed: number }> {
   const removed = await db
     .deleteFrom('group_members')
     .where('group_id', '=', groupId)
@@ -177,7 +186,11 @@ export function localGroupNames(scope: Expression<string>, userId: Expression<st
  * Whether the client admits the user: one of the groups it is limited to has the user as a member, or bears the
  * name (any case) of a group their upstream provider or directory mapped (users.claims.groups).
  */
-export function clientAdmitsUser(clientId: Expression<string>, userId: Expression<string>, claims: Expression<unknown>): RawBuilder<boolean> {
+export function clientAdmitsUser(
+  clientId: Expression<string>,
+  userId: Expression<string>,
+  claims: Expression<unknown>,
+): RawBuilder<boolean> {
   return sql<boolean>`EXISTS (
     SELECT 1 FROM client_allowed_groups a JOIN groups g ON g.id = a.group_id
      WHERE a.client_id = ${clientId}

@@ -5,10 +5,11 @@ import { clients } from './clients.js';
 import { connections } from './connections.js';
 import { devices } from './devices.js';
 import { directories } from './directories.js';
+import { groups } from './groups.js';
 import { keys } from './keys.js';
 import { resources } from './resources.js';
 import { rules } from './rules.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
 
-export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, connections, directories];
+export const NOUNS: readonly Noun[] = [clients, resources, users, groups, keys, sessions, devices, rules, connections, directories];

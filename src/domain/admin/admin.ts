@@ -44,7 +44,13 @@ export type AdminEvent =
   | 'admin.connection.created'
   | 'admin.connection.replaced'
   | 'admin.connection.removed'
-  | 'admin.connection.unlinked';
+  | 'admin.connection.unlinked'
+  | 'admin.group.created'
+  | 'admin.group.updated'
+  | 'admin.group.deleted'
+  | 'admin.group.member_added'
+  | 'admin.group.member_removed'
+  | 'admin.user.role_set';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {

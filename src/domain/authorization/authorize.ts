@@ -116,10 +116,10 @@ export async function authorize(
     if (usable && !(await clientAdmits(ctx, limit, session.userId)))
       return { kind: 'respond', response: errorResponse(ctx, request, notInAllowedGroup()), clientConfirmed: false };
     const err = usable
-        ? new ConsentRequired('the user has not consented to this request')
-        : new LoginRequired(
-            otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
-          );
+      ? new ConsentRequired('the user has not consented to this request')
+      : new LoginRequired(
+          otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
+        );
     return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
   }
   // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.

@@ -17,9 +17,7 @@ import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
  * link takes `response` (access_denied) back to the client.
  */
 export type NextStep =
-  | { kind: 'consent' }
-  | { kind: 'respond'; response: AuthorizationResponse }
-  | { kind: 'refused'; response: AuthorizationResponse };
+  { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse } | { kind: 'refused'; response: AuthorizationResponse };
 
 /** After sign-in (or on arrival with a session): straight back to the client, or on to consent. */
 export async function afterSignIn(ctx: ProviderContext, interaction: Interaction, session: ActiveSession): Promise<NextStep> {

@@ -412,6 +412,7 @@ export const de = {
   'connections.linkNotStarted': 'Nicht verknüpft',
   'groups.refusedTitle': 'Zugriff nicht erlaubt',
   'groups.refusedLead': 'Sie sind angemeldet, gehören aber zu keiner Gruppe, die {client} zulässt.',
-  'groups.refusedHelp': 'Wenn Sie Zugriff haben sollten, bitten Sie Ihre Administratorin oder Ihren Administrator, Sie einer ihrer Gruppen hinzuzufügen.',
+  'groups.refusedHelp':
+    'Wenn Sie Zugriff haben sollten, bitten Sie Ihre Administratorin oder Ihren Administrator, Sie einer ihrer Gruppen hinzuzufügen.',
   'groups.refusedReturn': 'Zurück zu {host}',
 } as const satisfies Catalog;
