@@ -12,4 +12,4 @@ import { rules } from './rules.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
 
-export const NOUNS: readonly Noun[] = [clients, resources, users, groups, keys, sessions, devices, rules, connections, directories];
+export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, connections, directories, groups];
