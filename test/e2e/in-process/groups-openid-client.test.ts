@@ -47,11 +47,13 @@ const setMappedGroups = async (username: string, groups: string[] | undefined) =
 };
 
 /** A browser that signs in and stops at the first page that is neither a redirect nor the sign-in or consent form. */
-async function browse(start: URL, user: { username: string; password: string }, jar: CookieJar) {
+type Stop = { kind: 'client'; callback: URL } | { kind: 'page'; status: number; headers: Headers; body: string };
+
+async function browse(start: URL, user: { username: string; password: string }, jar: CookieJar): Promise<Stop> {
   let url = start;
   let form: Record<string, string> | undefined;
   for (let step = 0; step < 10; step += 1) {
-    if (url.origin !== origin) return { callback: url };
+    if (url.origin !== origin) return { kind: 'client', callback: url };
     const cookie = jar.header(url);
     const response = await fetch(url, {
       method: form ? 'POST' : 'GET',
@@ -68,7 +70,7 @@ async function browse(start: URL, user: { username: string; password: string }, 
     const body = await response.text();
     const action = /<form method="post" action="([^"]+)"/.exec(body)?.[1];
     const csrf = /<input type="hidden" name="csrf" value="([^"]*)">/.exec(body)?.[1];
-    if (response.status !== 200 || !action || !csrf) return { status: response.status, headers: response.headers, body };
+    if (response.status !== 200 || !action || !csrf) return { kind: 'page', status: response.status, headers: response.headers, body };
     url = new URL(decodeEntities(action));
     form = body.includes('type="password"')
       ? { csrf: decodeEntities(csrf), login: user.username, password: user.password }
@@ -106,11 +108,11 @@ t.test('RFC 6749 4.1.2.1: a non-member is told why on a page whose link gives th
   const attempt = await prepareAttempt(config, HR.redirect_uris[0]!, 'openid');
   const jar = new CookieJar();
   const page = await browse(attempt.authorizationUrl, BOB, jar);
-  if (!('body' in page)) throw new Error(`expected the refusal page, went to ${page.callback.href}`);
+  if (page.kind !== 'page') throw new Error(`expected the refusal page, went to ${page.callback.href}`);
   t.equal(page.status, 403);
   t.match(page.body, 'You are signed in, but you are not in a group that HR Portal allows.');
   t.equal(page.headers.get('x-frame-options'), 'DENY', 'the headers of every page');
-  t.match(page.headers.get('content-security-policy'), "default-src 'none'");
+  t.match(page.headers.get('content-security-policy') ?? '', "default-src 'none'");
   const href = /<a href="([^"]+)">Return to hr\.example<\/a>/.exec(page.body)?.[1];
   t.ok(href, 'a link back to the application');
   const link = new URL(decodeEntities(href!));
@@ -125,7 +127,7 @@ t.test('RFC 6749 4.1.2.1: a non-member is told why on a page whose link gives th
   // OIDC Core 3.1.2.6: with prompt=none and Bob's session, the client hears access_denied at once, with no page.
   const silent = await prepareAttempt(config, HR.redirect_uris[0]!, 'openid', { prompt: 'none' });
   const answer = await browse(silent.authorizationUrl, BOB, jar);
-  if (!('callback' in answer)) throw new Error(`expected a redirect, got HTTP ${answer.status}`);
+  if (answer.kind !== 'client') throw new Error(`expected a redirect, got HTTP ${answer.status}`);
   t.equal(answer.callback.searchParams.get('error'), 'access_denied');
   t.equal(answer.callback.searchParams.get('state'), silent.state);
   t.equal(answer.callback.searchParams.get('iss'), server.issuer);
