@@ -121,6 +121,26 @@ t.test('a member removed from the group is refused at the next authorization, wi
   t.notOk('groups' in decodeJwt((refreshed.json() as { id_token: string }).id_token), 'no group left to name');
 });
 
+t.test('OAuth 2.0 Form Post Response Mode 2: with form_post, the refusal page posts access_denied when the person goes back', async (t) => {
+  const browser = new Browser();
+  const { challenge } = pkcePair();
+  let res = await browser.request(app, 'GET', `${hrAuthorize(challenge)}&response_mode=form_post`);
+  for (let step = 0; step < 6 && res.statusCode !== 403; step += 1) {
+    if (res.statusCode === 303) res = await browser.request(app, 'GET', localPath(String(res.headers.location)));
+    else
+      res = await browser.request(app, 'POST', formAction(res.body), {
+        csrf: hiddenField(res.body, 'csrf'),
+        login: BOB.username,
+        password: BOB.password,
+      });
+  }
+  t.equal(res.statusCode, 403);
+  t.match(res.body, `<form method="post" action="${HR.redirect_uris[0]}">`);
+  t.match(res.body, '<input type="hidden" name="error" value="access_denied">');
+  t.match(res.body, '<input type="hidden" name="state" value="st">');
+  t.match(res.body, 'Return to hr.example');
+});
+
 t.test(
   'RFC 8628 3.5: a non-member approving a device request of a client limited to groups denies it; the device hears access_denied',
   async (t) => {
