@@ -78,71 +78,73 @@ type ConsentedCodeValues = NewCode & {
 };
 
 /**
- * One compiled statement per `shape`: the conditions on minAuthTime and userId are in it only when they are set, and
- * the group check only for a client limited to groups (storage/groups.ts clientAdmitsUser).
+ * The shape of insertCodeForConsentedSession's statement: the conditions on minAuthTime and userId are in it only
+ * when they are set, and the group check only for a client limited to groups (storage/groups.ts clientAdmitsUser).
  */
-const consentedCodeQuery = reusableQuery(
-  (db: Db, v: ConsentedCodeValues, shape: { minAuthTime: boolean; userId: boolean; groups: boolean }) =>
-    db
-      .with('code', (qb) =>
-        qb
-          .insertInto('authorization_codes')
-          .columns([
-            'code_hash',
-            'client_id',
-            'user_id',
-            'redirect_uri',
-            'redirect_uri_in_request',
-            'scope',
-            'nonce',
-            'code_challenge',
-            'auth_time',
-            'issued_at',
-            'expires_at',
-            'sid',
-            'amr',
-            'resources',
-            'claims',
-          ])
-          .expression((eb) =>
-            eb
-              .selectFrom('sessions as s')
-              .innerJoin('users as u', 'u.id', 's.user_id')
-              .innerJoin('consents as c', (join) => join.onRef('c.user_id', '=', 's.user_id').on('c.client_id', '=', v.clientId))
-              // Parameters in a SELECT list have no column type to infer from: each is cast explicitly.
-              .select([
-                eb.cast(eb.val(v.codeHash), 'text').as('code_hash'),
-                eb.cast(eb.val(v.clientId), 'text').as('client_id'),
-                's.user_id',
-                eb.cast(eb.val(v.redirectUri), 'text').as('redirect_uri'),
-                eb.cast(eb.val(v.redirectUriInRequest), 'boolean').as('redirect_uri_in_request'),
-                eb.cast(eb.val(v.scope), 'text').as('scope'),
-                eb.cast(eb.val(v.nonce), 'text').as('nonce'),
-                eb.cast(eb.val(v.codeChallenge), 'text').as('code_challenge'),
-                's.auth_time',
-                eb.cast(eb.val(v.issuedAt), 'timestamptz').as('issued_at'),
-                eb.cast(eb.val(v.expiresAt), 'timestamptz').as('expires_at'),
-                's.sid',
-                's.amr',
-                eb.cast(eb.val(v.resources), sql.raw('text[]')).as('resources'),
-                eb.cast(eb.val(v.claims), 'text').as('claims'),
-              ])
-              .where('s.id_hash', '=', v.idHash)
-              .where('s.expires_at', '>', v.now)
-              .where('s.revoked_at', 'is', null)
-              .where('u.disabled_at', 'is', null)
-              .$if(shape.minAuthTime, (qb) => qb.where('s.auth_time', '>=', v.minAuthTime!))
-              // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
-              .$if(shape.userId, (qb) => qb.where(sql<string>`s.user_id::text`, '=', v.userId!))
-              .where(sql<boolean>`c.scopes @> ${sql.val(v.scopes)}::text[]`)
-              .$if(shape.groups, (qb) => qb.where(clientAdmitsUser(sql.val(v.clientId), sql.ref('u.id'), sql.ref('u.claims'))))
-              .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision)),
-          )
-          .returning(['code_hash', 'sid', 'client_id']),
-      )
-      .with('seen', (qb) => recordSessionClient(qb, v.issuedAt))
-      .selectFrom('code')
-      .select('code.code_hash'),
+type ConsentedCodeShape = { minAuthTime: boolean; userId: boolean; groups: boolean };
+
+/** One compiled statement per shape. */
+const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape: ConsentedCodeShape) =>
+  db
+    .with('code', (qb) =>
+      qb
+        .insertInto('authorization_codes')
+        .columns([
+          'code_hash',
+          'client_id',
+          'user_id',
+          'redirect_uri',
+          'redirect_uri_in_request',
+          'scope',
+          'nonce',
+          'code_challenge',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
+          'resources',
+          'claims',
+        ])
+        .expression((eb) =>
+          eb
+            .selectFrom('sessions as s')
+            .innerJoin('users as u', 'u.id', 's.user_id')
+            .innerJoin('consents as c', (join) => join.onRef('c.user_id', '=', 's.user_id').on('c.client_id', '=', v.clientId))
+            // Parameters in a SELECT list have no column type to infer from: each is cast explicitly.
+            .select([
+              eb.cast(eb.val(v.codeHash), 'text').as('code_hash'),
+              eb.cast(eb.val(v.clientId), 'text').as('client_id'),
+              's.user_id',
+              eb.cast(eb.val(v.redirectUri), 'text').as('redirect_uri'),
+              eb.cast(eb.val(v.redirectUriInRequest), 'boolean').as('redirect_uri_in_request'),
+              eb.cast(eb.val(v.scope), 'text').as('scope'),
+              eb.cast(eb.val(v.nonce), 'text').as('nonce'),
+              eb.cast(eb.val(v.codeChallenge), 'text').as('code_challenge'),
+              's.auth_time',
+              eb.cast(eb.val(v.issuedAt), 'timestamptz').as('issued_at'),
+              eb.cast(eb.val(v.expiresAt), 'timestamptz').as('expires_at'),
+              's.sid',
+              's.amr',
+              eb.cast(eb.val(v.resources), sql.raw('text[]')).as('resources'),
+              eb.cast(eb.val(v.claims), 'text').as('claims'),
+            ])
+            .where('s.id_hash', '=', v.idHash)
+            .where('s.expires_at', '>', v.now)
+            .where('s.revoked_at', 'is', null)
+            .where('u.disabled_at', 'is', null)
+            .$if(shape.minAuthTime, (qb) => qb.where('s.auth_time', '>=', v.minAuthTime!))
+            // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
+            .$if(shape.userId, (qb) => qb.where(sql<string>`s.user_id::text`, '=', v.userId!))
+            .where(sql<boolean>`c.scopes @> ${sql.val(v.scopes)}::text[]`)
+            .$if(shape.groups, (qb) => qb.where(clientAdmitsUser(sql.val(v.clientId), sql.ref('u.id'), sql.ref('u.claims'))))
+            .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision)),
+        )
+        .returning(['code_hash', 'sid', 'client_id']),
+    )
+    .with('seen', (qb) => recordSessionClient(qb, v.issuedAt))
+    .selectFrom('code')
+    .select('code.code_hash'),
 );
 
 /**
