@@ -58,6 +58,7 @@ function parseClaims(values: string[] | undefined): Record<string, unknown> {
     const name = item.slice(0, eq);
     const text = item.slice(eq + 1);
     if (name === 'username' || name === 'password') throw new UsageError(`${name} is not a claim`);
+    if (name === 'role') throw new UsageError('role is not a claim: give the console role with users set-role');
     if (BOOLEAN_CLAIMS.includes(name)) {
       if (text !== 'true' && text !== 'false') throw new UsageError(`--claim ${name} must be true or false`);
       claims[name] = text === 'true';
