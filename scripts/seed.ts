@@ -34,6 +34,7 @@ try {
   if (report.risk_rules) process.stdout.write(`${line('risk rules', report.risk_rules)}\n`);
   if (report.directories) process.stdout.write(`${line('directories', report.directories)}\n`);
   if (report.connections) process.stdout.write(`${line('connections', report.connections)}\n`);
+  if (report.groups) process.stdout.write(`${line('groups', report.groups)}\n`);
   if (report.webhooks) process.stdout.write(`${line('webhooks', report.webhooks)}\n`);
 } catch (err) {
   process.stderr.write(`seeding failed, nothing was written: ${(err as Error).message}\n`);

@@ -1,5 +1,6 @@
 // Repository for opaque bearer access tokens, looked up by the digest of their value.
-import { sql } from 'kysely';
+import { sql, type Expression } from 'kysely';
+import { localGroupNames } from './groups.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AccessTokenRow } from './schema.js';
@@ -25,6 +26,8 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
     .select(['u.id', 'u.username', 'u.email', 'u.email_verified', 'u.claims', 'u.updated_at', 'u.locale', 'u.disabled_at'])
+    // The user's groups ride along only when the token was granted the `groups` scope (storage/groups.ts).
+    .select(localGroupNames(sql.ref('t.scope') as Expression<string>, sql.ref('u.id') as Expression<string>).as('local_groups'))
     .select([
       't.client_id as token_client_id',
       't.scope as token_scope',

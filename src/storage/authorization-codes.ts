@@ -1,6 +1,7 @@
 // Repository for authorization codes: issued once, redeemed at most once, kept after use to detect replay.
 import { sql, type QueryCreator } from 'kysely';
 import { clientUnchanged } from './clients.js';
+import { clientAdmitsUser } from './groups.js';
 import { REFRESH_TOKEN_COLUMNS } from './refresh-tokens.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
@@ -14,7 +15,7 @@ import {
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
-import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
+import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewCode {
   codeHash: string;
@@ -79,8 +80,14 @@ type ConsentedCodeValues = NewCode & {
   clientRevision: number;
 };
 
-/** One compiled statement per `shape`: the conditions on minAuthTime and userId are in it only when they are set. */
-const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape: { minAuthTime: boolean; userId: boolean }) =>
+/**
+ * The shape of insertCodeForConsentedSession's statement: the conditions on minAuthTime and userId are in it only
+ * when they are set, and the group check only for a client limited to groups (storage/groups.ts clientAdmitsUser).
+ */
+type ConsentedCodeShape = { minAuthTime: boolean; userId: boolean; groups: boolean };
+
+/** One compiled statement per shape. */
+const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape: ConsentedCodeShape) =>
   db
     .with('code', (qb) =>
       qb
@@ -135,6 +142,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
             // Only this user's session will do (id_token_hint); compared as text, since a hint's sub need not be a uuid.
             .$if(shape.userId, (qb) => qb.where(sql<string>`s.user_id::text`, '=', v.userId!))
             .where(sql<boolean>`c.scopes @> ${sql.val(v.scopes)}::text[]`)
+            .$if(shape.groups, (qb) => qb.where(clientAdmitsUser(sql.val(v.clientId), sql.ref('u.id'), sql.ref('u.claims'))))
             .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision)),
         )
         .returning(['code_hash', 'sid', 'client_id']),
@@ -149,17 +157,26 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
  * enabled, the user has already granted every scope in `scopes` and the client still has `clientRevision`,
  * and records that the session signed in to this client. Returns false when any of that is missing (or the
  * sign-in is older than minAuthTime, or the session is not userId's), and the caller falls back to the
- * sign-in or consent pages.
+ * sign-in or consent pages. For a client limited to groups (`groupRestricted`), the user must also be admitted.
  */
 export async function insertCodeForConsentedSession(
   db: Db,
   code: NewCode,
-  session: { idHash: string; scopes: string[]; now: Date; minAuthTime: Date | null; userId?: string | undefined; clientRevision: number },
+  session: {
+    idHash: string;
+    scopes: string[];
+    now: Date;
+    minAuthTime: Date | null;
+    userId?: string | undefined;
+    clientRevision: number;
+    groupRestricted: boolean;
+  },
 ): Promise<boolean> {
+  const { groupRestricted, ...values } = session;
   const rows = await consentedCodeQuery.execute(
     db,
-    { ...code, ...session, userId: session.userId ?? null },
-    { minAuthTime: session.minAuthTime !== null, userId: session.userId !== undefined },
+    { ...code, ...values, userId: session.userId ?? null },
+    { minAuthTime: session.minAuthTime !== null, userId: session.userId !== undefined, groups: groupRestricted },
   );
   return rows.length > 0;
 }
@@ -235,7 +252,8 @@ const redeemQuery = reusableQuery(
           .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
           .where(targetIssuable(v, sql`authorization_codes.resources`, shape.resources))
           .returningAll('authorization_codes')
-          .returning(USER_CLAIM_COLUMNS),
+          .returning(USER_CLAIM_COLUMNS)
+          .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id')),
       )
       .with('issued_refresh', (qb) =>
         qb

@@ -13,7 +13,8 @@ import {
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { DeviceAuthorizationRow } from './schema.js';
-import { USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
+import { clientAdmitsUser } from './groups.js';
+import { USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewDeviceAuthorization {
   deviceCodeHash: string;
@@ -96,15 +97,23 @@ export interface Decision {
 /**
  * Records the user's decision on the pending, unexpired request bound to this browser, and unbinds it; an
  * approval also records that the session signed in to the client (for Back-Channel Logout), in the same
- * statement. Returns the client id, or undefined when there was no such request (expired, decided meanwhile).
+ * statement. An approval for a client limited to groups that does not admit the user (storage/groups.ts
+ * clientAdmitsUser) is recorded as a denial. Returns the client id and the status recorded, or undefined when there
+ * was no such request (expired, decided meanwhile).
  */
-export async function decideDeviceAuthorization(db: Db, d: Decision): Promise<string | undefined> {
+export async function decideDeviceAuthorization(
+  db: Db,
+  d: Decision,
+): Promise<{ clientId: string; status: 'approved' | 'denied' } | undefined> {
+  const userId = sql<string>`${d.session.userId}::uuid`;
+  const admitted = sql<boolean>`(NOT (SELECT c.group_restricted FROM clients c WHERE c.client_id = device_authorizations.client_id)
+    OR ${clientAdmitsUser(sql.ref('device_authorizations.client_id'), userId, sql`(SELECT u.claims FROM users u WHERE u.id = ${userId})`)})`;
   const rows = await db
     .with('decided', (qb) =>
       qb
         .updateTable('device_authorizations')
         .set({
-          status: d.approve ? 'approved' : 'denied',
+          status: d.approve ? sql<'approved' | 'denied'>`CASE WHEN ${admitted} THEN 'approved' ELSE 'denied' END` : 'denied',
           user_id: d.session.userId,
           sid: d.session.sid,
           auth_time: d.session.authTime,
@@ -132,9 +141,10 @@ export async function decideDeviceAuthorization(db: Db, d: Decision): Promise<st
         .returning('session_clients.sid'),
     )
     .selectFrom('decided')
-    .select('decided.client_id')
+    .select(['decided.client_id', 'decided.status'])
     .execute();
-  return rows[0]?.client_id;
+  const row = rows[0];
+  return row && { clientId: row.client_id, status: row.status === 'approved' ? 'approved' : 'denied' };
 }
 
 export interface Poll {
@@ -285,7 +295,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
       // Null while the request is pending: `issued` stored nothing.
       ...storedAccessTokenColumns(true, 'issued'),
     ])
-    .select(USER_CLAIM_COLUMNS);
+    .select(USER_CLAIM_COLUMNS)
+    .select(userLocalGroupsColumn('polled.scope', 'polled.user_id'));
 });
 
 /**

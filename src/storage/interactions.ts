@@ -5,6 +5,7 @@ import { PROMPT_VALUES, type ApiScope, type AuthorizationRequest } from '../doma
 import { RESPONSE_MODES } from '../domain/authorization/authorization-response.js';
 import { SUPPORTED_SCOPES } from '../domain/authorization/scope.js';
 import { LOCALES } from '../i18n/catalog.js';
+import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { arrayOf, boolean, nullable, number, object, oneOf, optional, readVersioned, string, type Shape } from './json-shape.js';
 import type { InteractionRow } from './schema.js';
@@ -73,12 +74,20 @@ export async function insertInteraction(db: Db, i: NewInteraction): Promise<void
     .execute();
 }
 
-export type FoundInteraction = Omit<InteractionRow, 'request'> &
-  ({ readable: true; stored: StoredInteraction } | { readable: false; reason: string });
+export type FoundInteraction = Omit<InteractionRow, 'request'> & {
+  /** Its client is limited to groups now (src/domain/groups/allowed-groups.ts): read with the row, not after it. */
+  client_group_restricted: boolean;
+} & ({ readable: true; stored: StoredInteraction } | { readable: false; reason: string });
 
 /** The row, with its stored request checked; `readable: false` (and why, never a value) when it does not fit. */
 export async function findInteraction(db: Db, id: string): Promise<FoundInteraction | undefined> {
-  const row = await db.selectFrom('interactions').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('interactions as i')
+    .leftJoin('clients as c', 'c.client_id', 'i.client_id')
+    .selectAll('i')
+    .select(sql<boolean>`coalesce(c.group_restricted, false)`.as('client_group_restricted'))
+    .where('i.id', '=', id)
+    .executeTakeFirst();
   if (!row) return undefined;
   const { request, ...rest } = row;
   const read = readVersioned(request, { 1: INTERACTION_V1 });

@@ -13,7 +13,7 @@ import {
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
-import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, type UserClaimColumns } from './user-claim-columns.js';
+import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface Rotation {
   tokenHash: string;
@@ -90,7 +90,8 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower:
         // RFC 9449 5: a bound refresh token is taken only with a proof by its key.
         .where(sql<boolean>`(refresh_tokens.jkt IS NULL OR refresh_tokens.jkt = ${v.atJkt}::text)`)
         .returningAll('refresh_tokens')
-        .returning(USER_CLAIM_COLUMNS),
+        .returning(USER_CLAIM_COLUMNS)
+        .returning(userLocalGroupsColumn('refresh_tokens.scope', 'users.id')),
     )
     .with('next_refresh', (qb) =>
       qb

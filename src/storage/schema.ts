@@ -645,3 +645,50 @@ export interface Database {
 
 export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+// Groups and console roles (issue 20, migrations/20261128000000_groups.sql).
+
+/** A group of users, named uniquely in any case. */
+export interface GroupsTable {
+  id: string;
+  name: string;
+  description: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface GroupMembersTable {
+  group_id: string;
+  user_id: string;
+  added_at: Timestamp;
+}
+
+/** A group whose members a group-restricted client admits. */
+export interface ClientAllowedGroupsTable {
+  client_id: string;
+  group_id: string;
+}
+
+/** The console roles a user may hold. */
+export type AdminRole = 'admin' | 'auditor';
+
+export interface ClientsTable {
+  /** The client admits only members of its client_allowed_groups (none left: nobody). */
+  group_restricted: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/** A user's console role: admin (everything), auditor (read only); no row: none. */
+export interface UserRolesTable {
+  user_id: string;
+  role: AdminRole;
+  granted_at: Timestamp;
+}
+
+export interface Database {
+  groups: GroupsTable;
+  group_members: GroupMembersTable;
+  client_allowed_groups: ClientAllowedGroupsTable;
+  user_roles: UserRolesTable;
+}
+
+export type GroupRow = Selectable<GroupsTable>;

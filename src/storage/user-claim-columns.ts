@@ -1,8 +1,15 @@
 // The user columns a token statement returns beside its own row: the ID token's claims need no second query.
+import { sql, type Expression } from 'kysely';
+import { localGroupNames } from './groups.js';
 import type { UserRow } from './schema.js';
 
-/** What the claims of a user are made of (src/domain/accounts/users.ts standardClaims). */
-export type ClaimsUser = Pick<UserRow, 'id' | 'username' | 'email' | 'email_verified' | 'claims' | 'updated_at' | 'locale'>;
+/**
+ * What the claims of a user are made of (src/domain/accounts/users.ts standardClaims). `local_groups`: the names of
+ * their groups here, read only when the `groups` scope was granted (null or absent otherwise).
+ */
+export type ClaimsUser = Pick<UserRow, 'id' | 'username' | 'email' | 'email_verified' | 'claims' | 'updated_at' | 'locale'> & {
+  local_groups?: unknown;
+};
 
 /** The users columns a token statement reads. */
 const USER_CLAIM_FIELDS = ['username', 'email', 'email_verified', 'claims', 'updated_at', 'locale'] as const;
@@ -10,8 +17,16 @@ const USER_CLAIM_FIELDS = ['username', 'email', 'email_verified', 'claims', 'upd
 /** The users columns of a token statement, prefixed so that they cannot collide with the token row's own. */
 export const USER_CLAIM_COLUMNS = USER_CLAIM_FIELDS.map((field) => `users.${field} as user_${field}` as const);
 
+/**
+ * The user's local group names beside those columns (`user_local_groups`), read in the same statement only when the
+ * token's `scope` column holds `groups` (storage/groups.ts localGroupNames): no round trip of its own.
+ */
+export function userLocalGroupsColumn(scope: string, userId: string) {
+  return localGroupNames(sql.ref(scope) as Expression<string>, sql.ref(userId) as Expression<string>).as('user_local_groups');
+}
+
 /** The names those columns have in the statement's answer. */
-export const USER_CLAIM_ALIASES = USER_CLAIM_FIELDS.map((field) => `user_${field}` as const);
+export const USER_CLAIM_ALIASES = [...USER_CLAIM_FIELDS.map((field) => `user_${field}` as const), 'user_local_groups' as const];
 
 export interface UserClaimColumns {
   user_username: string;
@@ -20,6 +35,8 @@ export interface UserClaimColumns {
   user_claims: Record<string, unknown>;
   user_updated_at: Date;
   user_locale: string | null;
+  /** Checked when read (src/domain/accounts/users.ts groupsOf). */
+  user_local_groups: unknown;
 }
 
 /** The user a token row's `user_id` and prefixed columns describe. */
@@ -32,5 +49,6 @@ export function claimsUserOf(userId: string, row: UserClaimColumns): ClaimsUser 
     claims: row.user_claims,
     updated_at: row.user_updated_at,
     locale: row.user_locale,
+    local_groups: row.user_local_groups,
   };
 }

@@ -8,6 +8,7 @@ import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed, type SeedFile } from '../../src/domain/admin/seed.js';
 import { testConfig } from './app.js';
 import { createTestDatabase } from './database.js';
+import type { Db } from '../../src/storage/database.js';
 
 /** Counts the statements the app sends to its database (each one result). */
 export function countingPlugin(): KyselyPlugin & { count: number } {
@@ -26,7 +27,7 @@ export function countingPlugin(): KyselyPlugin & { count: number } {
 export async function buildCountingApp(
   t: Test,
   seed: SeedFile,
-): Promise<{ app: FastifyInstance; counter: KyselyPlugin & { count: number }; advance(seconds: number): void }> {
+): Promise<{ app: FastifyInstance; counter: KyselyPlugin & { count: number }; db: Db; advance(seconds: number): void }> {
   const config = testConfig({ PURGE_INTERVAL_SECONDS: '0', BACKCHANNEL_LOGOUT_POLL_SECONDS: '3600' });
   const database = await createTestDatabase();
   t.teardown(() => database.drop());
@@ -44,6 +45,8 @@ export async function buildCountingApp(
   return {
     app,
     counter,
+    /** The database without the counter: what a test reads or changes beside the app. */
+    db: database.handle.db,
     advance(seconds: number) {
       offsetMs += seconds * 1000;
     },

@@ -267,10 +267,10 @@ t.test('parseSeed lists every problem of a file at once and accepts none of it',
   const problems = refusal(t, {
     clients: [WEB, { client_id: 'x', client_secret: 'x-secret-0123456789' }],
     users: [CAROL, { username: 'bob', password: 'short', shoe_size: 44 }],
-    groups: [],
+    teams: [],
   });
   t.same(problems, [
-    'unknown top-level field "groups"',
+    'unknown top-level field "teams"',
     'clients[1] (client_id "x"): redirect_uris must be a non-empty array of URIs',
     'users[1] (username "bob"): password must have at least 8 characters',
     'users[1] (username "bob"): unknown field "shoe_size" (user entries take username, password and OIDC Core 5.1 standard claims)',

@@ -81,23 +81,23 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
   const cases: Array<[string[], string]> = [
     [
       [],
-      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks (sso-admin --help)',
+      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks (sso-admin --help)',
     ],
     [
       ['--json'],
-      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks) (sso-admin --help)',
+      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks) (sso-admin --help)',
     ],
     [
       ['bogus'],
-      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks) (sso-admin --help)',
+      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks) (sso-admin --help)',
     ],
     [
       ['users'],
-      'sso-admin users: expected a verb: list, show, create, set-password, reset-link, invite, disable, enable, delete (sso-admin users --help)',
+      'sso-admin users: expected a verb: list, show, create, set-password, set-role, reset-link, invite, disable, enable, delete (sso-admin users --help)',
     ],
     [
       ['users', 'frob'],
-      'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, reset-link, invite, disable, enable, delete) (sso-admin users --help)',
+      'sso-admin users: unknown verb "frob" (verbs: list, show, create, set-password, set-role, reset-link, invite, disable, enable, delete) (sso-admin users --help)',
     ],
     [['clients', 'show'], 'sso-admin clients show: missing <client_id> (sso-admin clients show --help)'],
     [['clients', 'show', 'a', 'b'], 'sso-admin clients show: unexpected argument "b" (sso-admin clients show --help)'],
@@ -162,6 +162,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'connections remove',
       'connections unlink',
       'directories remove',
+      'groups remove',
       'webhooks remove',
     ],
   );
@@ -178,6 +179,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'connections remove': ['google'],
     'connections unlink': ['alice', 'google'],
     'directories remove': ['corp'],
+    'groups remove': ['staff'],
     'webhooks remove': ['siem'],
   };
   for (const [noun, verb] of destructive) {

@@ -95,6 +95,14 @@ const FIELD_OPTIONS: ReadonlyArray<{
     value: 'URI',
     description: 'the resource its tokens are for when it names none (one of --allowed-resource)',
   },
+  {
+    option: 'allowed-groups',
+    field: 'allowed_groups',
+    kind: 'list',
+    value: 'GROUP',
+    description:
+      'a group (sso-admin groups) whose members alone may sign in to it; repeat for more; --remove allowed_groups lifts the limit',
+  },
   { option: 'jwks', field: 'jwks', kind: 'json', value: 'JSON', description: "the client's public keys as a JWK Set (private_key_jwt)" },
   { option: 'scope', field: 'scope', kind: 'string', value: 'SCOPES', description: 'space-separated scopes client_credentials may grant' },
   { option: 'contact', field: 'contacts', kind: 'list', value: 'EMAIL', description: 'a contact for the client' },

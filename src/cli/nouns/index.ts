@@ -5,6 +5,7 @@ import { clients } from './clients.js';
 import { connections } from './connections.js';
 import { devices } from './devices.js';
 import { directories } from './directories.js';
+import { groups } from './groups.js';
 import { keys } from './keys.js';
 import { resources } from './resources.js';
 import { rules } from './rules.js';
@@ -12,4 +13,16 @@ import { sessions } from './sessions.js';
 import { users } from './users.js';
 import { webhooks } from './webhooks.js';
 
-export const NOUNS: readonly Noun[] = [clients, resources, users, keys, sessions, devices, rules, connections, directories, webhooks];
+export const NOUNS: readonly Noun[] = [
+  clients,
+  resources,
+  users,
+  keys,
+  sessions,
+  devices,
+  rules,
+  connections,
+  directories,
+  groups,
+  webhooks,
+];

@@ -1,4 +1,5 @@
-// sso-admin users list|show|create|set-password|reset-link|invite|disable|enable|delete, over src/domain/admin/user-admin.ts.
+// sso-admin users list|show|create|set-password|set-role|reset-link|invite|disable|enable|delete, over
+// src/domain/admin/user-admin.ts.
 import { AdminError } from '../../domain/admin/admin.js';
 import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/admin/seed.js';
 import {
@@ -10,8 +11,11 @@ import {
   enableUser,
   inviteUser,
   listUsers,
+  ADMIN_ROLES,
+  isAdminRoleChoice,
   resetLink,
   setPassword,
+  setRole,
   showUser,
   type UserSummary,
 } from '../../domain/admin/user-admin.js';
@@ -54,6 +58,7 @@ function parseClaims(values: string[] | undefined): Record<string, unknown> {
     const name = item.slice(0, eq);
     const text = item.slice(eq + 1);
     if (name === 'username' || name === 'password') throw new UsageError(`${name} is not a claim`);
+    if (name === 'role') throw new UsageError('role is not a claim: give the console role with users set-role');
     if (BOOLEAN_CLAIMS.includes(name)) {
       if (text !== 'true' && text !== 'false') throw new UsageError(`--claim ${name} must be true or false`);
       claims[name] = text === 'true';
@@ -115,6 +120,8 @@ export const users: Noun = {
             live_sessions: u.liveSessions,
             devices: u.devices,
             authenticator_app: u.authenticatorApp,
+            role: u.role,
+            groups: u.groups,
           });
         }
         session.out.fields([
@@ -126,6 +133,8 @@ export const users: Noun = {
           ['live sessions', u.liveSessions],
           ['devices', u.devices],
           ['authenticator app', u.authenticatorApp ? 'enrolled' : 'none'],
+          ['role', u.role],
+          ['groups', u.groups.length === 0 ? 'none' : u.groups.join(', ')],
           ['created', u.createdAt],
           ['updated', u.updatedAt],
         ]);
@@ -175,6 +184,28 @@ export const users: Noun = {
         const user = await setPassword(session.ctx, input.args.user!, password);
         if (input.json) return session.out.json({ ...userJson(user), password_set: true });
         session.out.line(`password of "${user.username}" set`);
+      },
+    }),
+    verb({
+      name: 'set-role',
+      summary: "Set a user's console role: admin, auditor or none.",
+      args: [USER, { name: 'role', description: `${ADMIN_ROLES.join(', ')}` }],
+      notes: `admin may do everything in the console, auditor may only read; none takes the role away. The role is the
+console's only: it changes nothing of what the user may sign in to.`,
+      prepare(input) {
+        const role = input.args.role!;
+        if (!isAdminRoleChoice(role)) throw new UsageError(`the role must be one of ${ADMIN_ROLES.join(', ')} (got "${role}")`);
+        return role;
+      },
+      async run(session, input, role: (typeof ADMIN_ROLES)[number]) {
+        const done = await setRole(session.ctx, input.args.user!, role);
+        if (input.json)
+          return session.out.json({ ...userJson(done.user), role: done.role, previous_role: done.previous, changed: done.changed });
+        session.out.line(
+          done.changed
+            ? `role of "${done.user.username}" set to ${done.role} (was ${done.previous})`
+            : `role of "${done.user.username}" was already ${done.role}: unchanged`,
+        );
       },
     }),
     verb({

@@ -59,22 +59,27 @@ export function standardClaims(user: ClaimsUser): Record<string, unknown> {
     // OIDC Core 5.1 locale: a claim an admin seeded wins; else the language the user last chose a page in, as
     // Keycloak's "locale" mapper releases its locale attribute in the profile scope.
     locale: (user.claims as { locale?: unknown }).locale ?? user.locale ?? undefined,
-    groups: groupsOf(user.claims),
+    groups: groupsOf(user.claims, user.local_groups),
   };
 }
 
 /** The most group names one user's `groups` claim carries: a directory with thousands would bloat every token. */
 export const MAX_GROUPS = 100;
 
+const isGroupName = (g: unknown): g is string => typeof g === 'string' && g.length > 0;
+
 /**
- * The user's groups (the `groups` scope): the names stored in their claims when those are a list of names, else none.
- * Claims are JSON read back from the database, so the shape is checked here, not trusted.
+ * The user's groups (the `groups` scope): the sorted union of their groups here (`local`, read with the token when
+ * the scope was granted) and the names an upstream provider or directory mapped into their claims, at most
+ * MAX_GROUPS. Both are read back from the database, so their shape is checked here, not trusted: upstream names are
+ * taken only when the stored claim is a list of names.
  */
-export function groupsOf(claims: Record<string, unknown>): string[] | undefined {
+export function groupsOf(claims: Record<string, unknown>, local?: unknown): string[] | undefined {
   const groups = claims.groups;
-  if (!Array.isArray(groups) || groups.length === 0) return undefined;
-  const names = groups.filter((g): g is string => typeof g === 'string' && g.length > 0);
-  return names.length === groups.length ? names.slice(0, MAX_GROUPS) : undefined;
+  const upstream = Array.isArray(groups) && groups.every(isGroupName) ? groups : [];
+  const here = Array.isArray(local) ? local.filter(isGroupName) : [];
+  const names = [...new Set([...upstream, ...here])].sort();
+  return names.length === 0 ? undefined : names.slice(0, MAX_GROUPS);
 }
 
 /** `sub` plus the claims the granted scopes release (OIDC Core 5.4), omitting those the user lacks. */

@@ -48,7 +48,13 @@ export type AdminEvent =
   | 'admin.connection.tokens_read'
   | 'admin.webhook.created'
   | 'admin.webhook.removed'
-  | 'admin.webhook.resumed';
+  | 'admin.webhook.resumed'
+  | 'admin.group.created'
+  | 'admin.group.updated'
+  | 'admin.group.deleted'
+  | 'admin.group.member_added'
+  | 'admin.group.member_removed'
+  | 'admin.user.role_set';
 
 /** One line per action done: ids and counts, never a secret or a password. */
 export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {

@@ -18,6 +18,9 @@ import type { DirectoryInput } from '../directories/directory-settings.js';
 import { checkDirectories, seedDirectories } from '../directories/seed-directories.js';
 
 import { checkConnections, seedConnections, type SeedConnection } from '../connections/seed-connections.js';
+import { allowedGroupsProblem } from '../groups/group-names.js';
+import { checkGroups, seedGroups, seedUserRole, type SeedGroup } from '../groups/seed-groups.js';
+import { writeAllowedGroups } from '../groups/allowed-groups.js';
 import { checkWebhooks, seedWebhooks } from '../webhooks/seed-webhooks.js';
 import type { WebhookEntry } from '../webhooks/webhook-entry.js';
 
@@ -34,6 +37,8 @@ export interface SeedClient {
   grant_types?: string[];
   response_types?: string[];
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
+  /** Issue 20: only members of these groups may sign in to it (absent: anybody; empty: nobody). Not metadata. */
+  allowed_groups?: string[];
   [metadata: string]: unknown;
 }
 
@@ -42,6 +47,8 @@ export interface SeedUser {
   password: string;
   email?: string;
   email_verified?: boolean;
+  /** Issue 20: the console role; absent leaves the stored role alone, `none` takes it away. Not a claim. */
+  role?: 'admin' | 'auditor' | 'none';
   [claim: string]: unknown;
 }
 
@@ -56,6 +63,8 @@ export interface SeedFile {
   directories?: DirectoryInput[];
   /** Upstream identity providers (src/domain/connections/seed-connections.ts); absent when the file has none. */
   connections?: SeedConnection[];
+  /** Groups of users (issue 20), before the clients limited to them; absent when the file has no such section. */
+  groups?: SeedGroup[];
   /** Webhook subscriptions (src/domain/webhooks/seed-webhooks.ts); absent when the file has none. */
   webhooks?: WebhookEntry[];
 }
@@ -67,7 +76,7 @@ export class SeedError extends Error {
   }
 }
 
-export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS]);
+export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS, 'allowed_groups']);
 // OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
 export const STRING_CLAIMS = [
   'name',
@@ -112,6 +121,10 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   if (method === 'client_secret_jwt' && isString(c.client_secret) && c.client_secret.length < 32)
     bad('a client_secret_jwt client_secret must be at least 32 characters (it is an HMAC key)');
   for (const problem of clientMetadataProblems(c, 'seed')) bad(problem.message);
+  if (c.allowed_groups !== undefined) {
+    const problem = allowedGroupsProblem(c.allowed_groups);
+    if (problem) bad(problem);
+  }
 }
 
 function checkUser(raw: unknown, where: string, problems: string[], policy: PasswordPolicy): void {
@@ -134,6 +147,10 @@ function checkUser(raw: unknown, where: string, problems: string[], policy: Pass
   }
   for (const [key, value] of Object.entries(u)) {
     if (key === 'username' || key === 'password') continue;
+    if (key === 'role') {
+      if (!['admin', 'auditor', 'none'].includes(value as string)) bad('role must be "admin", "auditor" or "none"');
+      continue;
+    }
     if (STRING_CLAIMS.includes(key)) {
       if (typeof value !== 'string') bad(`${key} must be a string`);
     } else if (BOOLEAN_CLAIMS.includes(key)) {
@@ -180,7 +197,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
   for (const key of Object.keys(file))
-    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'directories', 'connections', 'webhooks'].includes(key))
+    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'directories', 'connections', 'groups', 'webhooks'].includes(key))
       problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
@@ -192,6 +209,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const servers = checkResourceServers(file.resource_servers, problems);
   const directories = checkDirectories(file.directories, problems);
   const connections = checkConnections(file.connections, problems);
+  const groups = checkGroups(file.groups, problems);
   const webhooks = checkWebhooks(file.webhooks, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
@@ -213,6 +231,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
     ...(servers ? { resource_servers: servers } : {}),
     ...(directories ? { directories } : {}),
     ...(connections ? { connections } : {}),
+    ...(groups ? { groups } : {}),
     ...(webhooks ? { webhooks } : {}),
   };
 }
@@ -271,6 +290,8 @@ export interface SeedReport {
   directories?: SeedCounts;
   /** Present when the seed has a connections section. */
   connections?: SeedCounts;
+  /** Present when the seed has a groups section. */
+  groups?: SeedCounts;
   /** Present when the seed has a webhooks section. */
   webhooks?: SeedCounts;
 }
@@ -336,10 +357,13 @@ export function clientColumns(entry: SeedClient, secret: SecretColumns) {
     grant_types,
     response_types,
     token_endpoint_auth_method,
+    allowed_groups,
     ...metadata
   } = entry;
   return {
     ...secret,
+    // The groups themselves are rows of client_allowed_groups (src/domain/groups/allowed-groups.ts).
+    group_restricted: allowed_groups !== undefined,
     client_name: client_name ?? null,
     redirect_uris: redirect_uris ?? [],
     post_logout_redirect_uris: post_logout_redirect_uris ?? [],
@@ -402,9 +426,18 @@ async function seedClient(
   });
 }
 
+/**
+ * The groups a client is limited to (or none), once the file's groups are stored: they must be among those or exist
+ * already; otherwise the whole file is refused (the transaction is rolled back).
+ */
+async function seedAllowedGroups(db: Db, entry: SeedClient): Promise<void> {
+  const missing = await writeAllowedGroups(db, entry.client_id, entry.allowed_groups);
+  if (missing.length > 0) throw new SeedError([`client "${entry.client_id}": allowed_groups names no group "${missing.join('", "')}"`]);
+}
+
 /** The columns of a validated user entry; its password goes in already hashed. */
 export function userColumns(entry: SeedUser, passwordHash: string) {
-  const { username, password: _password, email, email_verified, ...claims } = entry;
+  const { username, password: _password, email, email_verified, role: _role, ...claims } = entry;
   return { username, password_hash: passwordHash, email: email ?? null, email_verified: email_verified ?? false, claims };
 }
 
@@ -413,10 +446,17 @@ async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now:
   const existing = await findUserByUsername(db, username);
   const desired = userColumns(entry, await keepOrHash(passwords, existing?.password_hash, password));
   const { claims } = desired;
+  const id = existing?.id ?? randomUUID();
+  const before = { ...counts };
   await insertOrUpdate(counts, existing, desired, {
-    insert: () => insertUser(db, { id: randomUUID(), ...desired, claims: JSON.stringify(claims), created_at: now, updated_at: now }),
-    update: () => updateUser(db, existing!.id, { ...desired, claims: JSON.stringify(claims), updated_at: now }),
+    insert: () => insertUser(db, { id, ...desired, claims: JSON.stringify(claims), created_at: now, updated_at: now }),
+    update: () => updateUser(db, id, { ...desired, claims: JSON.stringify(claims), updated_at: now }),
   });
+  // A changed role alone makes an unchanged user an updated one.
+  if (entry.role !== undefined && (await seedUserRole(db, id, entry.role, now)) && counts.unchanged > before.unchanged) {
+    counts.unchanged -= 1;
+    counts.updated += 1;
+  }
 }
 
 /**
@@ -443,6 +483,12 @@ export async function applySeed(
     const sealing: SealingContext = { db: trx, clock: () => now, config: { keysEncryptionSecret: options.keysEncryptionSecret } };
     for (const client of seed.clients) await seedClient(trx, passwords, sealing, client, now, report.clients);
     for (const user of seed.users) await seedUser(trx, passwords, user, now, report.users);
+    if (seed.groups) {
+      const groups = await seedGroups(trx, seed.groups, now);
+      if (groups.problems.length > 0) throw new SeedError(groups.problems);
+      report.groups = groups.counts;
+    }
+    for (const client of seed.clients) await seedAllowedGroups(trx, client);
     if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
     if (seed.directories) directoryCounts = await seedDirectories(sealing, seed.directories, now);
     if (seed.connections) report.connections = await seedConnections(trx, sealing, seed.connections, now);

@@ -24,6 +24,7 @@ import { issueResetLink } from '../accounts/password-reset.js';
 import { inviteByEmail, isEmailAddress } from '../accounts/signup.js';
 import { findLinkOfUser } from '../../storage/directories.js';
 import { emitSessionsEnded, emitUserEvent } from '../webhooks/emit.js';
+import { findUserRole, groupNamesOfUser, replaceUserRole } from '../../storage/groups.js';
 
 export interface UserSummary {
   id: string;
@@ -41,6 +42,10 @@ export interface UserDetails extends UserSummary {
   liveSessions: number;
   devices: number;
   authenticatorApp: boolean;
+  /** The console role (issue 20); `none` when they have none. */
+  role: AdminRoleChoice;
+  /** The names of their groups here (those an upstream provider maps are in `claims.groups`). */
+  groups: string[];
 }
 
 const summary = (row: UserRow): UserSummary => ({
@@ -66,6 +71,8 @@ export async function showUser(ctx: AdminContext, ref: string): Promise<UserDeta
     liveSessions: activity.sessions,
     devices: activity.devices,
     authenticatorApp: activity.authenticator,
+    role: (await findUserRole(ctx.db, row.id)) ?? 'none',
+    groups: await groupNamesOfUser(ctx.db, row.id),
   };
 }
 
@@ -89,7 +96,8 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
   const columns = userColumns(entry, await ctx.passwords.hash(entry.password));
   const now = ctx.clock();
   const id = randomUUID();
-  // The user and its user.created webhook event commit together, or neither does.
+  const role = entry.role === undefined || entry.role === 'none' ? null : entry.role;
+  // The user, their role (an API caller may give one) and its user.created webhook event commit together, or none does.
   const inserted = await ctx.db.transaction().execute(async (trx: Db) => {
     const done = await insertUserIfAbsent(trx, {
       id,
@@ -99,6 +107,7 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
       updated_at: now,
     });
     if (done) await emitUserEvent(ctx, trx, 'user.created', { id, username: columns.username, email: columns.email }, { via: 'admin' });
+    if (done && role !== null) await replaceUserRole(trx, id, role, now);
     return done;
   });
   if (!inserted) {
@@ -108,7 +117,7 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
         : `username "${entry.username}" or email "${entry.email}" is taken`;
     throw new AdminError(`${taken} (usernames and emails are unique, in any case)`);
   }
-  logAdminAction(ctx, 'admin.user.created', { userId: id });
+  logAdminAction(ctx, 'admin.user.created', { userId: id, ...(role === null ? {} : { role }) });
   return summary(await findUserByRef(ctx.db, id));
 }
 
@@ -282,4 +291,33 @@ export async function revokeUserDevices(
     });
   }
   return { user: summary(user), revoked };
+}
+
+/** The console roles (issue 20): admin may do everything, auditor may read only; `none` takes a role away. */
+export const ADMIN_ROLES = ['admin', 'auditor', 'none'] as const;
+export type AdminRoleChoice = (typeof ADMIN_ROLES)[number];
+
+export function isAdminRoleChoice(value: unknown): value is AdminRoleChoice {
+  return typeof value === 'string' && (ADMIN_ROLES as readonly string[]).includes(value);
+}
+
+/** The user's console role, `none` when they have none. */
+export async function roleOf(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; role: AdminRoleChoice }> {
+  const user = await findUserByRef(ctx.db, ref);
+  return { user: summary(user), role: (await findUserRole(ctx.db, user.id)) ?? 'none' };
+}
+
+/** Gives the user a console role, or takes theirs away (`none`); `changed` is false when they had it already. */
+export async function setRole(
+  ctx: AdminContext,
+  ref: string,
+  role: AdminRoleChoice,
+): Promise<{ user: UserSummary; role: AdminRoleChoice; previous: AdminRoleChoice; changed: boolean }> {
+  if (!isAdminRoleChoice(role)) throw new AdminError(`"${String(role)}" is not a role (${ADMIN_ROLES.join(', ')})`);
+  const user = await findUserByRef(ctx.db, ref);
+  const previous = (await findUserRole(ctx.db, user.id)) ?? 'none';
+  if (previous === role) return { user: summary(user), role, previous, changed: false };
+  await replaceUserRole(ctx.db, user.id, role === 'none' ? null : role, ctx.clock());
+  logAdminAction(ctx, 'admin.user.role_set', { userId: user.id, role, previous });
+  return { user: summary(user), role, previous, changed: true };
 }

@@ -17,6 +17,7 @@ import { verifyIdTokenHint, type IdTokenHint } from '../logout/id-token-hint.js'
 import { randomToken, safeEqual, sha256 } from '../secrets.js';
 import { requestedSubject } from '../tokens/claims-request.js';
 import { resolveSession } from '../accounts/sessions.js';
+import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
 
 /**
  * `clientConfirmed`: the outcome was committed in a statement that checked the client's revision (the hot path),
@@ -66,7 +67,7 @@ export async function authorize(
   ctx: ProviderContext,
   request: AuthorizationRequest,
   sessionCookie: string | undefined,
-  client: Pick<Client, 'revision' | 'pairwiseSector'>,
+  client: Pick<Client, 'revision' | 'pairwiseSector' | 'groupRestricted'>,
 ): Promise<AuthorizeOutcome> {
   const now = ctx.clock();
   const clientRevision = client.revision;
@@ -97,6 +98,7 @@ export async function authorize(
       minAuthTime,
       userId: hint?.userId,
       clientRevision,
+      groupRestricted: client.groupRestricted,
     });
     if (issued) return { kind: 'respond', response: successResponse(ctx, request, code), clientConfirmed: true };
   }
@@ -107,13 +109,17 @@ export async function authorize(
   // error, such as login_required."
   const otherUser = hint !== undefined && session !== undefined && session.userId !== hint.userId;
   if (promptNone) {
-    // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed.
-    const err =
-      session && !otherUser && sessionIsFreshEnough(session, minAuthTime)
-        ? new ConsentRequired('the user has not consented to this request')
-        : new LoginRequired(
-            otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
-          );
+    // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed, or, for a
+    // signed-in user a client limited to groups does not admit, access_denied (RFC 6749 4.1.2.1) at once.
+    const usable = session !== undefined && !otherUser && sessionIsFreshEnough(session, minAuthTime);
+    const limit = { clientId: request.clientId, groupRestricted: client.groupRestricted };
+    if (usable && !(await clientAdmits(ctx, limit, session.userId)))
+      return { kind: 'respond', response: errorResponse(ctx, request, notInAllowedGroup()), clientConfirmed: false };
+    const err = usable
+      ? new ConsentRequired('the user has not consented to this request')
+      : new LoginRequired(
+          otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
+        );
     return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
   }
   // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.
@@ -186,6 +192,8 @@ export class InteractionError extends Error {
 export interface Interaction extends StoredInteraction {
   id: string;
   createdAt: Date;
+  /** Its client admits only members of its groups (src/domain/groups/allowed-groups.ts), as the client is now. */
+  groupRestricted: boolean;
 }
 
 /**
@@ -204,7 +212,7 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
     ctx.log.warn({ interaction: row.id, reason: row.reason }, 'stored interaction unreadable; treated as expired');
     throw expired;
   }
-  return { ...row.stored, id: row.id, createdAt: row.created_at };
+  return { ...row.stored, id: row.id, createdAt: row.created_at, groupRestricted: row.client_group_restricted };
 }
 
 /**

@@ -10,11 +10,19 @@ import { requestedScopes } from './authorization-request.js';
 import type { ProviderContext } from '../context.js';
 import { loadClient } from '../clients/clients.js';
 import { requestedSubject } from '../tokens/claims-request.js';
+import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
 
-export type NextStep = { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse };
+/**
+ * `refused`: the client is limited to groups and the user is in none of them; the person is told on a page, whose
+ * link takes `response` (access_denied) back to the client.
+ */
+export type NextStep =
+  { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse } | { kind: 'refused'; response: AuthorizationResponse };
 
 /** After sign-in (or on arrival with a session): straight back to the client, or on to consent. */
 export async function afterSignIn(ctx: ProviderContext, interaction: Interaction, session: ActiveSession): Promise<NextStep> {
+  const refused = await refusedByGroups(ctx, interaction, session);
+  if (refused) return { kind: 'refused', response: refused };
   if (interaction.forceConsent || !(await hasConsent(ctx, session.userId, interaction.request))) return { kind: 'consent' };
   return { kind: 'respond', response: await finish(ctx, interaction, session, false) };
 }
@@ -30,6 +38,23 @@ export async function answerConsent(
   if (!(await completeInteraction(ctx.db, interaction.id, ctx.clock()))) throw alreadyDone();
   // The consent page named the host the answer goes to (RFC 9700 4.11.2): the person chose.
   return errorResponse(ctx, interaction.request, new AccessDenied('the user denied the request'), { personActed: true });
+}
+
+/**
+ * For a client limited to groups (issue 20) whose groups the user is in none of: the interaction ends and the client
+ * is to be told access_denied. Undefined when the client admits the user; no query for a client not so limited.
+ */
+async function refusedByGroups(
+  ctx: ProviderContext,
+  interaction: Interaction,
+  session: ActiveSession,
+): Promise<AuthorizationResponse | undefined> {
+  const limit = { clientId: interaction.request.clientId, groupRestricted: interaction.groupRestricted };
+  if (await clientAdmits(ctx, limit, session.userId)) return undefined;
+  if (!(await completeInteraction(ctx.db, interaction.id, ctx.clock()))) throw alreadyDone();
+  ctx.log.info({ event: 'authorization.group_refused', clientId: limit.clientId, userId: session.userId }, 'not in an allowed group');
+  // The page that says why names the host it returns to, and the person follows the link: they acted.
+  return errorResponse(ctx, interaction.request, notInAllowedGroup(), { personActed: true });
 }
 
 /** Completes the interaction, records consent and issues the code: all in one transaction or none of it. */
@@ -48,6 +73,10 @@ async function finish(
     const err = new LoginRequired('the signed-in user is not the user the claims parameter names');
     return errorResponse(ctx, request, err, { personActed: true });
   }
+  // Checked again where the code is issued after consent: the consent page may be answered by whoever is signed in
+  // by then (afterSignIn checked the user it was given).
+  const refused = recordConsent ? await refusedByGroups(ctx, interaction, session) : undefined;
+  if (refused) return refused;
   const { code, row } = newCode(ctx, request);
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();

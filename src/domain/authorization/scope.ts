@@ -24,7 +24,8 @@ export const SCOPE_CLAIMS = {
   address: ['address'],
   phone: ['phone_number', 'phone_number_verified'],
   // Not an OIDC Core scope: the groups a user belongs to, as Keycloak's and ZITADEL's `groups` claim (an array of
-  // names), filled from an upstream provider's or a directory's groups (src/domain/accounts/users.ts groupsOf).
+  // names): the user's groups here with those an upstream provider or a directory mapped (src/domain/accounts/users.ts
+  // groupsOf).
   groups: ['groups'],
   // OIDC Core 11: asks for a refresh token; releases no claim.
   offline_access: [],

@@ -29,6 +29,8 @@ import {
 } from '../admin/seed.js';
 import { holdsSecret } from './auth-methods.js';
 import { issueClientSecret } from './issued-secret.js';
+import { allowedGroupNames } from '../../storage/groups.js';
+import { writeAllowedGroups } from '../groups/allowed-groups.js';
 
 /** A client as the seed file writes it (RFC 7591 metadata names); its secret is never part of it here. */
 export type ClientEntry = SeedClient & { client_secret?: never };
@@ -49,7 +51,8 @@ export const REMOVABLE_CLIENT_FIELDS: readonly string[] = [...CLIENT_FIELDS].fil
 /** The entry's client holds a secret generated here (public and private_key_jwt clients hold none). */
 const withSecret = (entry: ClientEntry) => holdsSecret(entry.token_endpoint_auth_method ?? 'client_secret_basic');
 
-function entryFromRow(row: ClientRow): ClientEntry {
+/** `allowedGroups`: the names of the groups a group-restricted client is limited to (storage/groups.ts). */
+function entryFromRow(row: ClientRow, allowedGroups: string[]): ClientEntry {
   return {
     client_id: row.client_id,
     ...(row.client_name === null ? {} : { client_name: row.client_name }),
@@ -59,12 +62,18 @@ function entryFromRow(row: ClientRow): ClientEntry {
     grant_types: row.grant_types,
     response_types: row.response_types,
     ...row.metadata,
+    ...(row.group_restricted ? { allowed_groups: allowedGroups } : {}),
   };
 }
 
-function registered(row: ClientRow): RegisteredClient {
+/** The client as the seed file writes it, with the groups it is limited to (one query more, only when it is). */
+async function readEntry(db: Db, row: ClientRow): Promise<ClientEntry> {
+  return entryFromRow(row, row.group_restricted ? await allowedGroupNames(db, row.client_id) : []);
+}
+
+async function registered(db: Db, row: ClientRow): Promise<RegisteredClient> {
   return {
-    entry: entryFromRow(row),
+    entry: await readEntry(db, row),
     hasSecret: row.client_secret_hash !== null,
     secretStorage: row.client_secret_hash === null ? null : ClientSecretDigests.owns(row.client_secret_hash) ? 'hmac-sha256' : 'argon2id',
     revision: row.revision,
@@ -88,7 +97,7 @@ export function checkClientEntry(entry: ClientEntry): void {
 }
 
 export async function listClients(ctx: AdminContext): Promise<RegisteredClient[]> {
-  return (await listClientRows(ctx.db)).map(registered);
+  return Promise.all((await listClientRows(ctx.db)).map((row) => registered(ctx.db, row)));
 }
 
 async function existing(db: Db, clientId: string, read = findClient): Promise<ClientRow> {
@@ -98,7 +107,7 @@ async function existing(db: Db, clientId: string, read = findClient): Promise<Cl
 }
 
 export async function showClient(ctx: AdminContext, clientId: string): Promise<RegisteredClient> {
-  return registered(await existing(ctx.db, clientId));
+  return registered(ctx.db, await existing(ctx.db, clientId));
 }
 
 export interface CreatedClient {
@@ -115,18 +124,18 @@ export async function createClient(ctx: AdminContext, entry: ClientEntry): Promi
   const clientSecret = issued?.secret;
   const columns = clientColumns(entry, issued?.columns ?? NO_SECRET);
   const now = ctx.clock();
-  const inserted = await ctx.db.transaction().execute(async (trx: Db) => {
-    const done = await insertClientIfAbsent(trx, {
+  const client = await ctx.db.transaction().execute(async (trx: Db) => {
+    const inserted = await insertClientIfAbsent(trx, {
       client_id: entry.client_id,
       ...clientRowValues(columns),
       created_at: now,
       updated_at: now,
     });
-    if (done) await emitClientChanged(ctx, trx, entry.client_id, 'created', { via: 'admin' });
-    return done;
+    if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`);
+    await limitToGroups(trx, entry);
+    await emitClientChanged(ctx, trx, entry.client_id, 'created', { via: 'admin' });
+    return registered(trx, await existing(trx, entry.client_id));
   });
-  if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`);
-  const client = registered(await existing(ctx.db, entry.client_id));
   logAdminAction(ctx, 'admin.client.created', {
     clientId: entry.client_id,
     tokenEndpointAuthMethod: columns.token_endpoint_auth_method,
@@ -150,10 +159,23 @@ export interface UpdatedClient {
   clientSecret: string | undefined;
 }
 
-/** Defaults filled in, so that removing a field that held its default is no change. */
+/** Defaults filled in, so that removing a field that held its default is no change; group names compared in any case. */
 function withDefaults(entry: ClientEntry): Record<string, unknown> {
-  const { metadata, client_secret_hash: _hash, client_secret_sealed: _sealed, ...columns } = clientColumns(entry, NO_SECRET);
-  return { client_id: entry.client_id, ...columns, ...metadata };
+  const {
+    metadata,
+    client_secret_hash: _hash,
+    client_secret_sealed: _sealed,
+    group_restricted: _limited,
+    ...columns
+  } = clientColumns(entry, NO_SECRET);
+  const groups = entry.allowed_groups?.map((g) => g.toLowerCase()).sort();
+  return { client_id: entry.client_id, ...columns, ...metadata, ...(groups === undefined ? {} : { allowed_groups: groups }) };
+}
+
+/** Writes the groups the entry limits its client to (or lifts the limit); refuses a name no group has. */
+async function limitToGroups(db: Db, entry: ClientEntry): Promise<void> {
+  const missing = await writeAllowedGroups(db, entry.client_id, entry.allowed_groups);
+  if (missing.length > 0) throw new AdminError(`no group "${missing.join('", "')}" (sso-admin groups list shows them)`);
 }
 
 /**
@@ -168,7 +190,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
   if ('client_id' in changes.set && changes.set.client_id !== clientId) throw new AdminError('client_id cannot be changed');
   return ctx.db.transaction().execute(async (trx) => {
     const row = await existing(trx, clientId, findClientForUpdate);
-    const current = entryFromRow(row);
+    const current = await readEntry(trx, row);
     const next: Record<string, unknown> = { ...current, ...changes.set };
     for (const field of changes.remove) delete next[field];
     const entry = next as ClientEntry;
@@ -179,7 +201,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     const changed = [...new Set([...Object.keys(before), ...Object.keys(after)])]
       .filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]))
       .sort();
-    if (changed.length === 0) return { client: registered(row), changed, clientSecret: undefined };
+    if (changed.length === 0) return { client: await registered(trx, row), changed, clientSecret: undefined };
 
     // The secret is kept while the client holds one (sealed too for client_secret_jwt, where a secret held only as
     // a digest is replaced), dropped when it holds none any more (public, private_key_jwt), generated when it must.
@@ -201,8 +223,9 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     }
     const columns = clientColumns(entry, secret);
     await updateClientRow(trx, clientId, { ...clientRowValues(columns), updated_at: ctx.clock() });
+    await limitToGroups(trx, entry);
     await emitClientChanged(ctx, trx, clientId, 'updated', { fields: changed, via: 'admin' });
-    const client = registered(await existing(trx, clientId));
+    const client = await registered(trx, await existing(trx, clientId));
     logAdminAction(ctx, 'admin.client.updated', {
       clientId,
       fields: changed,

@@ -65,6 +65,8 @@ export interface Client {
   idTokenClaims: IdTokenClaimsMode | null;
   /** OIDC Core 8.1: the sector of a client registered with subject_type pairwise; null for a public client. */
   pairwiseSector: string | null;
+  /** Admits only members of the groups it is limited to (src/domain/groups/allowed-groups.ts); none left: nobody. */
+  groupRestricted: boolean;
 }
 
 export interface ClientLinks {
@@ -110,6 +112,7 @@ export function rowToClient(row: ClientRow): Client {
     requirePushedAuthorizationRequests: row.metadata.require_pushed_authorization_requests === true,
     idTokenClaims: isIdTokenClaimsMode(row.metadata.id_token_claims) ? row.metadata.id_token_claims : null,
     pairwiseSector: pairwiseSectorOf(row.metadata, row.redirect_uris),
+    groupRestricted: row.group_restricted === true,
   };
 }
 

@@ -230,7 +230,7 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
   ctx.log.info({ event: 'client_registered', clientId }, 'client registration');
   return clientInformation(
     ctx.config.issuer,
-    { ...row, metadata: m.metadata, client_secret_sealed: null, revision: 1 },
+    { ...row, metadata: m.metadata, client_secret_sealed: null, revision: 1, group_restricted: false },
     { clientSecret: secret?.secret, registrationAccessToken },
   );
 }

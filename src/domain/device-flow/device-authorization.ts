@@ -190,22 +190,30 @@ export async function boundDeviceAuthorization(
 
 /**
  * The signed-in user approves or denies the request bound to this browser. An approval carries the session's
- * user, sid, sign-in time and amr to the tokens the device will get. False when the request is no longer pending
- * (expired, or decided in the meantime).
+ * user, sid, sign-in time and amr to the tokens the device will get. A client limited to groups that does not admit
+ * the user (src/domain/groups/allowed-groups.ts) gets a denial instead (the device's poll: access_denied, RFC 8628
+ * 3.5), and the answer is `refused`, with the client's name for the page that says why. Undefined when the request
+ * is no longer pending (expired, or decided meanwhile).
  */
 export async function decideDeviceAuthorization(
   ctx: ProviderContext,
   bindingSecret: string,
   session: ActiveSession,
   approve: boolean,
-): Promise<boolean> {
-  const clientId = await storeDecision(ctx.db, {
+): Promise<{ kind: 'approved' | 'denied' } | { kind: 'refused'; clientName: string } | undefined> {
+  const decided = await storeDecision(ctx.db, {
     bindingHash: sha256(bindingSecret),
     now: ctx.clock(),
     approve,
     session: { userId: session.userId, sid: session.sid, authTime: session.authTime, amr: session.amr, acr: session.acr },
   });
-  return clientId !== undefined;
+  if (!decided) return undefined;
+  if (approve && decided.status === 'denied') {
+    ctx.log.info({ event: 'device.group_refused', clientId: decided.clientId, userId: session.userId }, 'not in an allowed group');
+    const client = await loadClient(ctx.db, decided.clientId);
+    return { kind: 'refused', clientName: client?.clientName ?? decided.clientId };
+  }
+  return { kind: decided.status };
 }
 
 /** How the confirmation screen names the signed-in user: their preferred_username, else their username. */

@@ -24,6 +24,7 @@ import { submitPasswordForm, typedLogin } from '../password-form.js';
 import { seeOther } from '../redirect.js';
 import { deviceConfirmPage, deviceDonePage, userCodePage } from '../views/device-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
+import { deviceNotInGroupPage } from '../views/group-pages.js';
 import { errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 import type { MessageKey } from '../../i18n/catalog.js';
 import { pageLanguage, type PageLanguage } from '../page-language.js';
@@ -246,9 +247,11 @@ export default async function deviceVerificationRoutes(
       const decision = single(request.body, 'decision');
       if (decision === undefined) throw new VerificationError('device.choose');
       const approve = decision === 'approve';
-      if (!(await decideDeviceAuthorization(ctx, secret, session, approve))) throw new VerificationError(START_AGAIN);
+      const decided = await decideDeviceAuthorization(ctx, secret, session, approve);
+      if (decided === undefined) throw new VerificationError(START_AGAIN);
       const cookie = deviceFlowCookie(ctx.config);
       reply.clearCookie(cookie.name, cookie.options);
+      if (decided.kind === 'refused') return page(reply, 403, deviceNotInGroupPage(language(request), decided.clientName));
       return page(reply, 200, deviceDonePage(language(request), approve));
     }),
   );

@@ -36,6 +36,7 @@ import { connectionButtonsFor, hintedUpstream } from '../upstream-redirect.js';
 import { pageLanguage } from '../page-language.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+import { notInGroupPage } from '../views/group-pages.js';
 
 interface Params {
   id: string;
@@ -137,6 +138,10 @@ export default async function interactionRoutes(
     if (next.kind === 'respond') {
       clearBinding(reply, interaction.id);
       return sendAuthorizationResponse(reply, t, next.response);
+    }
+    if (next.kind === 'refused') {
+      clearBinding(reply, interaction.id);
+      return page(reply, 403, notInGroupPage(t, { clientName: await clientName(interaction.request.clientId), response: next.response }));
     }
     if (afterPost) return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
     const account = await usernameOf(ctx, session.userId);

@@ -185,16 +185,22 @@ export function errorPage(t: PageText, message: string): string {
  * what went wrong and where the response would have gone, and may take it there: a plain link (query), or a form
  * they submit themselves (form_post). No script: nothing leaves this page unless the person chooses.
  */
+/**
+ * A link (a form, for form_post) that delivers an authorization response when the person follows it: for the pages
+ * that stop before the client and let the person choose to go back.
+ */
+export function responseLink(response: AuthorizationResponse, label: string): SafeHtml {
+  return response.mode === 'form_post'
+    ? html`<form method="post" action="${response.redirectUri}">
+${Object.entries(response.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+<button type="submit" class="secondary">${label}</button>
+</form>`
+    : html`<p><a href="${withResponseParams(response.redirectUri, response.params)}">${label}</a></p>`;
+}
+
 export function withheldErrorPage(t: PageText, input: { clientName: string; response: AuthorizationResponse }): string {
   const { error, error_description: description } = input.response.params;
   const host = redirectHost(input.response.redirectUri);
-  const onward =
-    input.response.mode === 'form_post'
-      ? html`<form method="post" action="${input.response.redirectUri}">
-${Object.entries(input.response.params).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
-<button type="submit" class="secondary">${t('withheld.returnAnyway', { host })}</button>
-</form>`
-      : html`<p><a href="${withResponseParams(input.response.redirectUri, input.response.params)}">${t('withheld.returnAnyway', { host })}</a></p>`;
   return layout(
     t,
     t('error.title'),
@@ -203,7 +209,7 @@ ${Object.entries(input.response.params).map(([name, value]) => html`<input type=
 <p>${richText(t, 'withheld.wouldReturn', { host: html`<strong>${host}</strong>` })}</p>
 ${unverifiedWarning(t, input.clientName)}
 <p>${t('withheld.trust')}</p>
-${onward}`,
+${responseLink(input.response, t('withheld.returnAnyway', { host }))}`,
   );
 }
 

@@ -412,4 +412,9 @@ export const de = {
     'Sie wurden abgemeldet, bevor das Konto verknüpft werden konnte. Melden Sie sich erneut an und verknüpfen Sie es dann auf Ihrer Kontoseite.',
   'connections.linkedElsewhere': 'Dieses Konto ist hier bereits mit einem anderen Konto verknüpft.',
   'connections.linkNotStarted': 'Nicht verknüpft',
+  'groups.refusedTitle': 'Zugriff nicht erlaubt',
+  'groups.refusedLead': 'Sie sind angemeldet, gehören aber zu keiner Gruppe, die {client} zulässt.',
+  'groups.refusedHelp':
+    'Wenn Sie Zugriff haben sollten, bitten Sie Ihre Administratorin oder Ihren Administrator, Sie einer ihrer Gruppen hinzuzufügen.',
+  'groups.refusedReturn': 'Zurück zu {host}',
 } as const satisfies Catalog;

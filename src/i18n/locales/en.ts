@@ -385,4 +385,8 @@ export const en = {
   'connections.signInAgain': 'You were signed out before the account could be linked. Sign in again, then link it from your account page.',
   'connections.linkedElsewhere': 'This account is already linked to another account here.',
   'connections.linkNotStarted': 'Not linked',
+  'groups.refusedTitle': 'Access not allowed',
+  'groups.refusedLead': 'You are signed in, but you are not in a group that {client} allows.',
+  'groups.refusedHelp': 'If you should have access, ask your administrator to add you to one of its groups.',
+  'groups.refusedReturn': 'Return to {host}',
 } as const;

@@ -406,4 +406,8 @@ export const fr = {
     'Vous avez été déconnecté avant que le compte puisse être lié. Connectez-vous à nouveau, puis liez-le depuis la page de votre compte.',
   'connections.linkedElsewhere': 'Ce compte est déjà lié à un autre compte ici.',
   'connections.linkNotStarted': 'Non lié',
+  'groups.refusedTitle': 'Accès non autorisé',
+  'groups.refusedLead': 'Vous êtes connecté, mais vous n’appartenez à aucun groupe que {client} autorise.',
+  'groups.refusedHelp': 'Si vous devriez y avoir accès, demandez à votre administrateur de vous ajouter à l’un de ses groupes.',
+  'groups.refusedReturn': 'Revenir à {host}',
 } as const satisfies Catalog;

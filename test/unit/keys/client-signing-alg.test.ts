@@ -23,6 +23,7 @@ function row(metadata: Record<string, unknown>): ClientRow {
     client_secret_expires_at: null,
     self_registered: false,
     client_secret_sealed: null,
+    group_restricted: false,
     created_at: new Date(),
     updated_at: new Date(),
   } as ClientRow;

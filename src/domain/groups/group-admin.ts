@@ -1,0 +1,172 @@
+// Managing groups of users by hand (issue 20): create, rename, describe, delete, and their members; for the command
+// line and the management API alike. The `groups` scope releases a user's group names (src/domain/accounts/users.ts
+// groupsOf); a client may be limited to the members of some groups (src/domain/groups/allowed-groups.ts).
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../../storage/database-errors.js';
+import {
+  deleteGroupRow,
+  deleteMember,
+  findGroupById,
+  findGroupByName,
+  groupNamesOfUser,
+  insertGroupIfAbsent,
+  insertMember,
+  listGroupRows,
+  listMemberRows,
+  updateGroupRow,
+  type GroupMemberRow,
+} from '../../storage/groups.js';
+import type { Db } from '../../storage/database.js';
+import type { GroupRow } from '../../storage/schema.js';
+import { AdminError, findUserByRef, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { groupDescriptionProblem, groupNameProblem } from './group-names.js';
+
+export interface GroupSummary {
+  id: string;
+  name: string;
+  description: string | null;
+  members: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface GroupMember {
+  id: string;
+  username: string;
+  email: string | null;
+  addedAt: Date;
+}
+
+export interface GroupInput {
+  name: string;
+  description?: string | null | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Refuses a group the seed file would refuse; for checking a command line before the database opens. */
+export function checkGroupInput(input: Partial<GroupInput>): void {
+  const problems = [...(input.name === undefined ? [] : [groupNameProblem(input.name)]), groupDescriptionProblem(input.description)].filter(
+    (p): p is string => p !== undefined,
+  );
+  if (problems.length > 0) throw new AdminError(`the group was refused: ${problems.join('; ')}`);
+}
+
+const summary = (row: GroupRow, members: number): GroupSummary => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  members,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** The group named by `ref`: its id, or else its name (any case). */
+export async function findGroupByRef(db: Db, ref: string): Promise<GroupRow> {
+  const group = (UUID.test(ref) ? await findGroupById(db, ref) : undefined) ?? (await findGroupByName(db, ref));
+  if (!group) throw new AdminError(`no group "${ref}" (give a group id or name)`);
+  return group;
+}
+
+const taken = (name: string) => new AdminError(`a group named "${name}" exists already (names are unique, in any case)`);
+
+/** Every group, by name, with its number of members. */
+export async function listGroups(ctx: AdminContext): Promise<GroupSummary[]> {
+  return (await listGroupRows(ctx.db)).map((row) => summary(row, row.members));
+}
+
+export async function showGroup(ctx: AdminContext, ref: string): Promise<GroupSummary> {
+  const row = await findGroupByRef(ctx.db, ref);
+  return summary(row, (await listMemberRows(ctx.db, row.id)).length);
+}
+
+export async function createGroup(ctx: AdminContext, input: GroupInput): Promise<GroupSummary> {
+  checkGroupInput(input);
+  const now = ctx.clock();
+  const row: GroupRow = { id: randomUUID(), name: input.name, description: input.description ?? null, created_at: now, updated_at: now };
+  if (!(await insertGroupIfAbsent(ctx.db, row))) throw taken(input.name);
+  logAdminAction(ctx, 'admin.group.created', { groupId: row.id, name: row.name });
+  return summary(row, 0);
+}
+
+/**
+ * Renames the group or changes its description (null removes it). A new name is what the `groups` claim says from
+ * the next token on; clients limited to the group stay limited to it (they name it by id).
+ */
+export async function updateGroup(
+  ctx: AdminContext,
+  ref: string,
+  changes: { name?: string | undefined; description?: string | null | undefined },
+): Promise<{ group: GroupSummary; changed: string[] }> {
+  checkGroupInput(changes);
+  const current = await findGroupByRef(ctx.db, ref);
+  const set: { name?: string; description?: string | null } = {};
+  if (changes.name !== undefined && changes.name !== current.name) set.name = changes.name;
+  if (changes.description !== undefined && changes.description !== current.description) set.description = changes.description;
+  const changed = Object.keys(set).sort();
+  if (changed.length === 0) return { group: await showGroup(ctx, current.id), changed };
+  let row: GroupRow | undefined;
+  try {
+    row = await updateGroupRow(ctx.db, current.id, { ...set, updated_at: ctx.clock() });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw taken(set.name ?? current.name);
+    throw err;
+  }
+  if (!row) throw new AdminError(`no group "${ref}"`);
+  logAdminAction(ctx, 'admin.group.updated', { groupId: row.id, fields: changed });
+  return { group: await showGroup(ctx, row.id), changed };
+}
+
+/**
+ * Deletes the group with its memberships. A client limited to it stays limited to its other groups, or, with none
+ * left, admits nobody until an admin changes its allowed groups (the limit fails closed).
+ */
+export async function deleteGroup(ctx: AdminContext, ref: string): Promise<GroupSummary> {
+  const group = await showGroup(ctx, ref);
+  if (!(await deleteGroupRow(ctx.db, group.id))) throw new AdminError(`no group "${ref}"`);
+  logAdminAction(ctx, 'admin.group.deleted', { groupId: group.id, members: group.members });
+  return group;
+}
+
+const member = (row: GroupMemberRow): GroupMember => ({ id: row.id, username: row.username, email: row.email, addedAt: row.added_at });
+
+export async function listMembers(ctx: AdminContext, ref: string): Promise<{ group: GroupSummary; members: GroupMember[] }> {
+  const row = await findGroupByRef(ctx.db, ref);
+  const members = (await listMemberRows(ctx.db, row.id)).map(member);
+  return { group: summary(row, members.length), members };
+}
+
+/** Adds the user to the group; `added` is false when they already were a member (nothing written). */
+export async function addMember(
+  ctx: AdminContext,
+  groupRef: string,
+  userRef: string,
+): Promise<{ group: string; username: string; added: boolean }> {
+  const group = await findGroupByRef(ctx.db, groupRef);
+  const user = await findUserByRef(ctx.db, userRef);
+  const added = await insertMember(ctx.db, group.id, user.id, ctx.clock());
+  if (added) logAdminAction(ctx, 'admin.group.member_added', { groupId: group.id, userId: user.id });
+  return { group: group.name, username: user.username, added };
+}
+
+/**
+ * Removes the user from the group; `removed` is false when they were not a member. What was issued to them stays
+ * valid: refresh tokens are not checked against groups again (docs/groups.md).
+ */
+export async function removeMember(
+  ctx: AdminContext,
+  groupRef: string,
+  userRef: string,
+): Promise<{ group: string; username: string; removed: boolean }> {
+  const group = await findGroupByRef(ctx.db, groupRef);
+  const user = await findUserByRef(ctx.db, userRef);
+  const removed = await deleteMember(ctx.db, group.id, user.id);
+  if (removed) logAdminAction(ctx, 'admin.group.member_removed', { groupId: group.id, userId: user.id });
+  return { group: group.name, username: user.username, removed };
+}
+
+/** The names of the user's groups here (not those an upstream provider maps: those are in their claims). */
+export async function groupsOfUser(ctx: AdminContext, userRef: string): Promise<string[]> {
+  const user = await findUserByRef(ctx.db, userRef);
+  return groupNamesOfUser(ctx.db, user.id);
+}
