@@ -16,7 +16,7 @@ import {
   updateUser,
   type DisabledUserRow,
 } from '../../storage/users.js';
-import { AdminError, findUserByRef, logAdminAction, type AdminContext } from './admin.js';
+import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from './admin.js';
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
 import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
@@ -88,22 +88,31 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
   const columns = userColumns(entry, await ctx.passwords.hash(entry.password));
   const now = ctx.clock();
   const id = randomUUID();
-  const inserted = await insertUserIfAbsent(ctx.db, {
-    id,
-    ...columns,
-    claims: JSON.stringify(columns.claims),
-    created_at: now,
-    updated_at: now,
+  return inAdminTransaction(ctx, async (trx) => {
+    const inserted = await insertUserIfAbsent(trx, {
+      id,
+      ...columns,
+      claims: JSON.stringify(columns.claims),
+      created_at: now,
+      updated_at: now,
+    });
+    if (!inserted) {
+      const taken =
+        entry.email === undefined
+          ? `username "${entry.username}" is taken`
+          : `username "${entry.username}" or email "${entry.email}" is taken`;
+      throw new AdminError(`${taken} (usernames and emails are unique, in any case)`, 'conflict');
+    }
+    const user = summary(await findUserByRef(trx, id));
+    const { password: _password, ...fields } = entry;
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.created',
+      target: { type: 'user', id },
+      changes: { ...fields, password: NOT_RECORDED },
+      log: { userId: id },
+    });
+    return user;
   });
-  if (!inserted) {
-    const taken =
-      entry.email === undefined
-        ? `username "${entry.username}" is taken`
-        : `username "${entry.username}" or email "${entry.email}" is taken`;
-    throw new AdminError(`${taken} (usernames and emails are unique, in any case)`);
-  }
-  logAdminAction(ctx, 'admin.user.created', { userId: id });
-  return summary(await findUserByRef(ctx.db, id));
 }
 
 /**
@@ -121,8 +130,15 @@ export async function setPassword(ctx: AdminContext, ref: string, password: stri
   await refuseDirectoryUser(ctx.db, user);
   checkPassword(password, ctx.passwordPolicy, user);
   const hash = await ctx.passwords.hash(password);
-  await updateUser(ctx.db, user.id, { password_hash: hash, updated_at: ctx.clock() });
-  logAdminAction(ctx, 'admin.user.password_set', { userId: user.id });
+  await inAdminTransaction(ctx, async (trx) => {
+    await updateUser(trx, user.id, { password_hash: hash, updated_at: ctx.clock() });
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.password_set',
+      target: { type: 'user', id: user.id },
+      changes: { password: NOT_RECORDED },
+      log: { userId: user.id },
+    });
+  });
   return summary(user);
 }
 
@@ -136,9 +152,17 @@ export async function resetLink(ctx: AdminContext, ref: string, send: boolean): 
   await refuseDirectoryUser(ctx.db, user);
   if (user.disabled_at !== null) throw new AdminError(`user "${user.username}" is disabled: enable them first`);
   if (send && !user.email) throw new AdminError(`user "${user.username}" has no email address: print the link instead`);
-  const issued = await issueResetLink(ctx, user.id, send);
-  if (!issued) throw new AdminError(`user "${user.username}" changed meanwhile: nothing was issued`);
-  logAdminAction(ctx, 'admin.user.reset_link', { userId: user.id, sent: send });
+  const issued = await inAdminTransaction(ctx, async (trx, tctx) => {
+    const link = await issueResetLink(tctx, user.id, send);
+    if (!link) throw new AdminError(`user "${user.username}" changed meanwhile: nothing was issued`, 'conflict');
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.reset_link',
+      target: { type: 'user', id: user.id },
+      changes: { reset_link: send ? 'sent' : 'handed over' },
+      log: { userId: user.id, sent: send },
+    });
+    return link;
+  });
   return send ? { user: summary(user) } : { user: summary(user), url: issued.url };
 }
 
@@ -149,9 +173,10 @@ export async function resetLink(ctx: AdminContext, ref: string, send: boolean): 
 export async function inviteUser(ctx: AdminContext, email: string): Promise<void> {
   if (ctx.config.signup.mode === 'off') throw new AdminError('sign-up is off (SIGNUP=off): set SIGNUP=invite for invitations to work');
   if (!isEmailAddress(email)) throw new AdminError(`"${email}" is not an email address`);
-  if (await findUserByEmail(ctx.db, email)) throw new AdminError(`an account with the address "${email}" exists already`);
+  if (await findUserByEmail(ctx.db, email)) throw new AdminError(`an account with the address "${email}" exists already`, 'conflict');
+  // The invitation is written in a transaction of its own (storage/signups.ts); its record follows it.
   await inviteByEmail(ctx, email);
-  logAdminAction(ctx, 'admin.user.invited', {});
+  await logAdminAction(ctx, ctx.db, { event: 'admin.user.invited', target: { type: 'invitation', id: email }, changes: { email } });
 }
 
 export interface DisabledUser extends DisabledUserRow {
@@ -165,18 +190,35 @@ export interface DisabledUser extends DisabledUserRow {
  */
 export async function disableUser(ctx: AdminContext, ref: string): Promise<DisabledUser> {
   const user = await findUserByRef(ctx.db, ref);
-  const done = await disableUserRow(ctx.db, user.id, ctx.clock());
-  if (!done) throw new AdminError(`no user "${ref}"`);
-  const { disabledAt: _at, ...counts } = done;
-  logAdminAction(ctx, 'admin.user.disabled', { userId: user.id, ...counts });
+  const done = await inAdminTransaction(ctx, async (trx) => {
+    const row = await disableUserRow(trx, user.id, ctx.clock());
+    if (!row) throw new AdminError(`no user "${ref}"`, 'not_found');
+    const { disabledAt: _at, ...counts } = row;
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.disabled',
+      target: { type: 'user', id: user.id },
+      changes: { disabled: true },
+      log: { userId: user.id, ...counts },
+    });
+    return row;
+  });
   return { ...done, user: { ...summary(user), disabledAt: done.disabledAt } };
 }
 
 /** Lets a disabled user sign in again; what was revoked when they were disabled stays revoked. */
 export async function enableUser(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; changed: boolean }> {
   const user = await findUserByRef(ctx.db, ref);
-  const changed = await enableUserRow(ctx.db, user.id);
-  if (changed) logAdminAction(ctx, 'admin.user.enabled', { userId: user.id });
+  const changed = await inAdminTransaction(ctx, async (trx) => {
+    const enabled = await enableUserRow(trx, user.id);
+    if (enabled)
+      await logAdminAction(ctx, trx, {
+        event: 'admin.user.enabled',
+        target: { type: 'user', id: user.id },
+        changes: { disabled: false },
+        log: { userId: user.id },
+      });
+    return enabled;
+  });
   return { user: { ...summary(user), disabledAt: null }, changed };
 }
 
@@ -193,12 +235,17 @@ export interface DeletedUser {
  */
 export async function deleteUser(ctx: AdminContext, ref: string): Promise<DeletedUser> {
   const user = await findUserByRef(ctx.db, ref);
-  const ended = await ctx.db.transaction().execute(async (trx: Db) => {
+  const ended = await inAdminTransaction(ctx, async (trx) => {
     const sessions = await endUserSessions(trx, user.id, ctx.clock());
-    if (!(await deleteUserRow(trx, user.id))) throw new AdminError(`no user "${ref}"`);
+    if (!(await deleteUserRow(trx, user.id))) throw new AdminError(`no user "${ref}"`, 'not_found');
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.deleted',
+      target: { type: 'user', id: user.id },
+      changes: { username: user.username },
+      log: { userId: user.id, sessionsEnded: sessions.endedSids.length, logoutsQueued: sessions.queued },
+    });
     return sessions;
   });
-  logAdminAction(ctx, 'admin.user.deleted', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
   return { user: summary(user), sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued };
 }
 
@@ -219,8 +266,16 @@ export interface RevokedSessions {
  */
 export async function revokeSessions(ctx: AdminContext, ref: string): Promise<RevokedSessions> {
   const user = await findUserByRef(ctx.db, ref);
-  const ended = await endUserSessions(ctx.db, user.id, ctx.clock());
-  logAdminAction(ctx, 'admin.sessions.revoked', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
+  const ended = await inAdminTransaction(ctx, async (trx) => {
+    const sessions = await endUserSessions(trx, user.id, ctx.clock());
+    await logAdminAction(ctx, trx, {
+      event: 'admin.sessions.revoked',
+      target: { type: 'user', id: user.id },
+      changes: { sessions_ended: sessions.endedSids.length },
+      log: { userId: user.id, sessionsEnded: sessions.endedSids.length, logoutsQueued: sessions.queued },
+    });
+    return sessions;
+  });
   return { user: summary(user), endedSids: ended.endedSids, logoutsQueued: ended.queued };
 }
 
@@ -239,23 +294,22 @@ export async function revokeUserDevices(
   deviceId?: string,
 ): Promise<{ user: UserSummary; revoked: RevokedDevice[] }> {
   const user = await findUserByRef(ctx.db, ref);
-  const revoked = await ctx.db.transaction().execute(async (trx: Db) => {
+  const revoked = await inAdminTransaction(ctx, async (trx) => {
     const ids = deviceId === undefined ? (await listLiveDevices(trx, user.id)).map((d) => d.id) : [deviceId];
     const done: RevokedDevice[] = [];
     for (const id of ids) {
       const one = await revokeDeviceIn(ctx, trx, user.id, id);
-      if (!one) throw new AdminError(`user "${user.username}" has no device "${id}" that is not revoked (devices list shows them)`);
+      if (!one)
+        throw new AdminError(`user "${user.username}" has no device "${id}" that is not revoked (devices list shows them)`, 'not_found');
       done.push(one);
+      await logAdminAction(ctx, trx, {
+        event: 'admin.device.revoked',
+        target: { type: 'device', id: one.id },
+        changes: { user_id: user.id, revoked: true },
+        log: { userId: user.id, deviceId: one.id, sessionsEnded: one.endedSids.length, logoutsQueued: one.logoutsQueued },
+      });
     }
     return done;
   });
-  for (const d of revoked) {
-    logAdminAction(ctx, 'admin.device.revoked', {
-      userId: user.id,
-      deviceId: d.id,
-      sessionsEnded: d.endedSids.length,
-      logoutsQueued: d.logoutsQueued,
-    });
-  }
   return { user: summary(user), revoked };
 }

@@ -13,7 +13,7 @@ import {
 } from '../../storage/clients.js';
 import type { Db } from '../../storage/database.js';
 import type { ClientRow } from '../../storage/schema.js';
-import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { ClientSecretDigests } from './client-secret-digest.js';
 import { randomToken } from '../secrets.js';
 import {
@@ -92,7 +92,7 @@ export async function listClients(ctx: AdminContext): Promise<RegisteredClient[]
 
 async function existing(db: Db, clientId: string, read = findClient): Promise<ClientRow> {
   const row = await read(db, clientId);
-  if (!row) throw new AdminError(`no client "${clientId}"`);
+  if (!row) throw new AdminError(`no client "${clientId}"`, 'not_found');
   return row;
 }
 
@@ -114,18 +114,22 @@ export async function createClient(ctx: AdminContext, entry: ClientEntry): Promi
   const clientSecret = issued?.secret;
   const columns = clientColumns(entry, issued?.columns ?? NO_SECRET);
   const now = ctx.clock();
-  const inserted = await insertClientIfAbsent(ctx.db, {
-    client_id: entry.client_id,
-    ...clientRowValues(columns),
-    created_at: now,
-    updated_at: now,
-  });
-  if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`);
-  const client = registered(await existing(ctx.db, entry.client_id));
-  logAdminAction(ctx, 'admin.client.created', {
-    clientId: entry.client_id,
-    tokenEndpointAuthMethod: columns.token_endpoint_auth_method,
-    revision: client.revision,
+  const client = await inAdminTransaction(ctx, async (trx) => {
+    const inserted = await insertClientIfAbsent(trx, {
+      client_id: entry.client_id,
+      ...clientRowValues(columns),
+      created_at: now,
+      updated_at: now,
+    });
+    if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`, 'conflict');
+    const created = registered(await existing(trx, entry.client_id));
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.created',
+      target: { type: 'client', id: entry.client_id },
+      changes: { ...withDefaults(created.entry), ...(clientSecret !== undefined ? { client_secret: NOT_RECORDED } : {}) },
+      log: { clientId: entry.client_id, tokenEndpointAuthMethod: columns.token_endpoint_auth_method, revision: created.revision },
+    });
+    return created;
   });
   return { client, clientSecret };
 }
@@ -197,11 +201,14 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     const columns = clientColumns(entry, secret);
     await updateClientRow(trx, clientId, { ...clientRowValues(columns), updated_at: ctx.clock() });
     const client = registered(await existing(trx, clientId));
-    logAdminAction(ctx, 'admin.client.updated', {
-      clientId,
-      fields: changed,
-      revision: client.revision,
-      secretGenerated: clientSecret !== undefined,
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.updated',
+      target: { type: 'client', id: clientId },
+      changes: {
+        ...Object.fromEntries(changed.map((k) => [k, after[k] ?? null])),
+        ...(clientSecret !== undefined ? { client_secret: NOT_RECORDED } : {}),
+      },
+      log: { clientId, fields: changed, revision: client.revision, secretGenerated: clientSecret !== undefined },
     });
     return { client, changed, clientSecret };
   });
@@ -218,15 +225,17 @@ export async function rotateClientSecret(ctx: AdminContext, clientId: string): P
     row.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'] & string,
   );
   const clientSecret = issued.secret;
-  const revision = await replaceClientSecretHash(
-    ctx.db,
-    clientId,
-    row.token_endpoint_auth_method,
-    secretRowValues(issued.columns),
-    ctx.clock(),
-  );
-  if (revision === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`);
-  logAdminAction(ctx, 'admin.client.secret_rotated', { clientId, revision });
+  const revision = await inAdminTransaction(ctx, async (trx) => {
+    const done = await replaceClientSecretHash(trx, clientId, row.token_endpoint_auth_method, secretRowValues(issued.columns), ctx.clock());
+    if (done === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`, 'conflict');
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.secret_rotated',
+      target: { type: 'client', id: clientId },
+      changes: { client_secret: NOT_RECORDED },
+      log: { clientId, revision: done },
+    });
+    return done;
+  });
   return { clientSecret, revision };
 }
 
@@ -239,8 +248,14 @@ export interface DeletedClient {
 
 /** Removes the client and, with it, every code and token it holds (counted: those still usable). */
 export async function deleteClient(ctx: AdminContext, clientId: string): Promise<DeletedClient> {
-  const deleted = await deleteClientRow(ctx.db, clientId, ctx.clock());
-  if (!deleted) throw new AdminError(`no client "${clientId}"`);
-  logAdminAction(ctx, 'admin.client.deleted', { clientId, ...deleted });
-  return { clientId, ...deleted };
+  return inAdminTransaction(ctx, async (trx) => {
+    const deleted = await deleteClientRow(trx, clientId, ctx.clock());
+    if (!deleted) throw new AdminError(`no client "${clientId}"`, 'not_found');
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.deleted',
+      target: { type: 'client', id: clientId },
+      log: { clientId, ...deleted },
+    });
+    return { clientId, ...deleted };
+  });
 }
