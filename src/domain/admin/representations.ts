@@ -1,0 +1,33 @@
+// The JSON of what the admin manages, as both the command line (--json) and the management API answer it: the
+// same fields, names and times (RFC 3339, whole seconds), never a secret.
+import type { RegisteredClient } from '../clients/client-admin.js';
+import type { StoredRiskRule } from '../risk/rule-admin.js';
+import type { UserSummary } from './user-admin.js';
+
+/** RFC 3339 in UTC to the second. */
+export const isoTime = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** The client: the seed file's fields (never the secret), whether it holds one, its revision and times. */
+export function clientJson(c: RegisteredClient) {
+  return { ...c.entry, has_secret: c.hasSecret, revision: c.revision, created_at: isoTime(c.createdAt), updated_at: isoTime(c.updatedAt) };
+}
+
+export const userJson = (u: UserSummary) => ({
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  email_verified: u.emailVerified,
+  disabled: u.disabledAt !== null,
+  disabled_at: u.disabledAt && isoTime(u.disabledAt),
+  created_at: isoTime(u.createdAt),
+  updated_at: isoTime(u.updatedAt),
+});
+
+export const ruleJson = (r: StoredRiskRule) => ({
+  id: r.id,
+  kind: r.kind,
+  value: r.value,
+  effect: r.effect,
+  note: r.note,
+  created_at: isoTime(r.createdAt),
+});
