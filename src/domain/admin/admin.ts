@@ -43,6 +43,8 @@ export type AdminEvent =
   | 'admin.client.secret_rotated'
   | 'admin.client.deleted'
   | 'admin.user.created'
+  | 'admin.user.updated'
+  | 'admin.user.second_factor_reset'
   | 'admin.user.password_set'
   | 'admin.user.reset_link'
   | 'admin.user.invited'

@@ -1,6 +1,8 @@
 // The JSON of what the admin manages, as both the command line (--json) and the management API answer it: the
 // same fields, names and times (RFC 3339, whole seconds), never a secret.
+import type { LiveSessionRow } from '../../storage/sessions.js';
 import type { RegisteredClient } from '../clients/client-admin.js';
+import type { AccountDevice } from '../risk/devices.js';
 import type { StoredRiskRule } from '../risk/rule-admin.js';
 import type { UserSummary } from './user-admin.js';
 
@@ -30,4 +32,24 @@ export const ruleJson = (r: StoredRiskRule) => ({
   effect: r.effect,
   note: r.note,
   created_at: isoTime(r.createdAt),
+});
+
+export const sessionJson = (s: LiveSessionRow) => ({
+  sid: s.sid,
+  created_at: isoTime(s.createdAt),
+  auth_time: isoTime(s.authTime),
+  expires_at: isoTime(s.expiresAt),
+  amr: s.amr,
+  device_id: s.deviceId,
+  device: s.deviceLabel,
+  clients: s.clientIds,
+});
+
+export const deviceJson = (d: AccountDevice) => ({
+  id: d.id,
+  label: d.label,
+  first_seen_at: isoTime(d.firstSeenAt),
+  last_seen_at: isoTime(d.lastSeenAt),
+  sign_ins: d.signInCount,
+  trusted: d.trusted,
 });

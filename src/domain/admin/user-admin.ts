@@ -23,6 +23,9 @@ import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.
 import { issueResetLink } from '../accounts/password-reset.js';
 import { inviteByEmail, isEmailAddress } from '../accounts/signup.js';
 import { findLinkOfUser } from '../../storage/directories.js';
+import { isUniqueViolation } from '../../storage/database-errors.js';
+import { deleteAuthenticator } from '../../storage/totp-authenticators.js';
+import { randomToken } from '../secrets.js';
 
 export interface UserSummary {
   id: string;
@@ -113,6 +116,83 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
     });
     return user;
   });
+}
+
+/** The user as the seed file writes them, without the password. */
+function entryOf(user: UserRow): Omit<SeedUser, 'password'> {
+  return {
+    username: user.username,
+    ...(user.email === null ? {} : { email: user.email }),
+    email_verified: user.email_verified,
+    ...user.claims,
+  };
+}
+
+/**
+ * Changes the user's username, email or claims (a JSON Merge Patch, RFC 7396: null removes a claim), checked as
+ * the seed file checks a user. The password is set apart (setPassword), never here.
+ */
+export async function updateUserProfile(ctx: AdminContext, ref: string, patch: Record<string, unknown>): Promise<UserDetails> {
+  for (const field of ['password', 'id'])
+    if (field in patch) throw new AdminError(`${field} cannot be changed here${field === 'password' ? ' (set the password apart)' : ''}`);
+  if (patch.username === null) throw new AdminError('username cannot be removed');
+  const user = await findUserByRef(ctx.db, ref);
+  const current = entryOf(user);
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  // A stand-in password the policy accepts: only the profile is checked here.
+  checkUserEntry({ ...(next as Omit<SeedUser, 'password'>), password: randomToken() } as SeedUser, ctx.passwordPolicy);
+  const changed = [...new Set([...Object.keys(current), ...Object.keys(next)])]
+    .filter((k) => JSON.stringify((current as Record<string, unknown>)[k]) !== JSON.stringify(next[k]))
+    .sort();
+  if (changed.length > 0) {
+    const columns = userColumns({ ...(next as Omit<SeedUser, 'password'>), password: '' } as SeedUser, user.password_hash);
+    try {
+      await inAdminTransaction(ctx, async (trx) => {
+        await updateUser(trx, user.id, {
+          username: columns.username,
+          email: columns.email,
+          email_verified: columns.email_verified,
+          claims: JSON.stringify(columns.claims),
+          updated_at: ctx.clock(),
+        });
+        await logAdminAction(ctx, trx, {
+          event: 'admin.user.updated',
+          target: { type: 'user', id: user.id },
+          changes: Object.fromEntries(changed.map((k) => [k, next[k] ?? null])),
+          log: { userId: user.id, fields: changed },
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new AdminError('that username or email is taken (usernames and emails are unique, in any case)', 'conflict');
+      throw err;
+    }
+  }
+  return showUser(ctx, user.id);
+}
+
+/**
+ * Removes the user's authenticator app (their second factor), for a person who lost it: their next sign-in asks no
+ * code until they enrol again. Passkeys are sign-in methods of their own and stay.
+ */
+export async function resetSecondFactor(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; removed: boolean }> {
+  const user = await findUserByRef(ctx.db, ref);
+  const removed = await inAdminTransaction(ctx, async (trx) => {
+    const done = await deleteAuthenticator(trx, user.id);
+    if (done)
+      await logAdminAction(ctx, trx, {
+        event: 'admin.user.second_factor_reset',
+        target: { type: 'user', id: user.id },
+        changes: { authenticator_app: null },
+        log: { userId: user.id },
+      });
+    return done;
+  });
+  return { user: summary(user), removed };
 }
 
 /**

@@ -13,14 +13,14 @@ import { AdminApi, type AdminResource } from './route.js';
 // import { ruleRoutes } from './rules.js';
 // import { securityEventRoutes } from './security-events.js';
 // import { signingKeyRoutes } from './signing-keys.js';
-// import { userRoutes } from './users.js';
+import { userRoutes } from './users.js';
 
 export const ADMIN_API_PREFIX = '/admin/api/v1';
 
 /** Every resource of the API, in the order of the OpenAPI document; a new one is added here. */
 export const RESOURCES: readonly AdminResource[] = [
   clientRoutes,
-  // userRoutes,
+  userRoutes,
   // ruleRoutes,
   // securityEventRoutes,
   // signingKeyRoutes,
