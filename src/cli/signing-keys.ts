@@ -34,13 +34,5 @@ export const keyTableRow = (k: DescribedKey) => [
   k.encrypted ? 'encrypted' : 'clear',
 ];
 
-export const keyJson = (k: DescribedKey) => ({
-  kid: k.kid,
-  alg: k.alg,
-  state: k.state,
-  created_at: iso(k.createdAt),
-  activates_at: iso(k.activatesAt),
-  retires_at: k.retiresAt && iso(k.retiresAt),
-  leaves_jwks_at: k.unpublishesAt && iso(k.unpublishesAt),
-  encrypted: k.encrypted,
-});
+/** The key as JSON, as the management API answers it too. */
+export { keyJson } from '../domain/admin/representations.js';

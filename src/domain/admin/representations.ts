@@ -3,6 +3,7 @@
 import type { LiveSessionRow } from '../../storage/sessions.js';
 import type { RegisteredClient } from '../clients/client-admin.js';
 import type { AccountDevice } from '../risk/devices.js';
+import type { DescribedKey } from '../keys/key-rotation.js';
 import type { StoredRiskRule } from '../risk/rule-admin.js';
 import type { UserSummary } from './user-admin.js';
 
@@ -52,4 +53,15 @@ export const deviceJson = (d: AccountDevice) => ({
   last_seen_at: isoTime(d.lastSeenAt),
   sign_ins: d.signInCount,
   trusted: d.trusted,
+});
+
+export const keyJson = (k: DescribedKey) => ({
+  kid: k.kid,
+  alg: k.alg,
+  state: k.state,
+  created_at: isoTime(k.createdAt),
+  activates_at: isoTime(k.activatesAt),
+  retires_at: k.retiresAt && isoTime(k.retiresAt),
+  leaves_jwks_at: k.unpublishesAt && isoTime(k.unpublishesAt),
+  encrypted: k.encrypted,
 });

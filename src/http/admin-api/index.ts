@@ -3,16 +3,16 @@
 // document made from the routes' own schemas. A resource is one module in RESOURCES.
 import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
-// import { auditRoutes } from './audit.js';
+import { auditRoutes } from './audit.js';
 import { authenticate, type PersonPrincipal } from './authenticate.js';
 import { clientRoutes } from './clients.js';
-// import { connectionRoutes } from './connections.js';
+import { connectionRoutes } from './connections.js';
 import { openApiRoute } from './openapi.js';
-// import { resourceServerRoutes } from './resource-servers.js';
+import { resourceServerRoutes } from './resource-servers.js';
 import { AdminApi, type AdminResource } from './route.js';
-// import { ruleRoutes } from './rules.js';
-// import { securityEventRoutes } from './security-events.js';
-// import { signingKeyRoutes } from './signing-keys.js';
+import { ruleRoutes } from './rules.js';
+import { securityEventRoutes } from './security-events.js';
+import { signingKeyRoutes } from './signing-keys.js';
 import { userRoutes } from './users.js';
 
 export const ADMIN_API_PREFIX = '/admin/api/v1';
@@ -21,12 +21,12 @@ export const ADMIN_API_PREFIX = '/admin/api/v1';
 export const RESOURCES: readonly AdminResource[] = [
   clientRoutes,
   userRoutes,
-  // ruleRoutes,
-  // securityEventRoutes,
-  // signingKeyRoutes,
-  // resourceServerRoutes,
-  // connectionRoutes,
-  // auditRoutes,
+  ruleRoutes,
+  securityEventRoutes,
+  signingKeyRoutes,
+  resourceServerRoutes,
+  connectionRoutes,
+  auditRoutes,
 ];
 
 /** JSON bodies only (RFC 8259), and JSON Merge Patch (RFC 7396) for PATCH. */

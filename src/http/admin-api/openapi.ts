@@ -40,7 +40,13 @@ function operation(route: AdminRoute): JsonSchema {
     parameters: parameters(route),
     ...(route.body ? { requestBody: { required: true, ...json(route.body) } } : {}),
     responses: {
-      ...Object.fromEntries(Object.entries(route.response).map(([status, schema]) => [status, { description: 'done', ...json(schema) }])),
+      ...Object.fromEntries(
+        Object.entries(route.response).map(([status, schema]) => [
+          status,
+          // An answer without a body (204) has no content.
+          schema.type === 'null' ? { description: String(schema.description ?? 'done') } : { description: 'done', ...json(schema) },
+        ]),
+      ),
       default: {
         description: 'a problem (RFC 9457)',
         content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
