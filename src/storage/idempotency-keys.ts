@@ -13,7 +13,9 @@ export async function claimIdempotencyKey(
   db: Db,
   k: { principal: string; key: string; requestHash: string; now: Date; expiresAt: Date },
 ): Promise<boolean> {
-  // An expired claim is taken over: its answer no longer replays.
+  // The principal's expired keys go first, so that what one caller stores stays bounded by a day's creates; an
+  // expired claim of the same key is taken over below: its answer no longer replays.
+  await db.deleteFrom('admin_idempotency_keys').where('principal', '=', k.principal).where('expires_at', '<=', k.now).execute();
   const row = await db
     .insertInto('admin_idempotency_keys')
     .values({ principal: k.principal, key: k.key, request_hash: k.requestHash, created_at: k.now, expires_at: k.expiresAt })

@@ -1,8 +1,10 @@
 // /admin/api/v1/clients (src/http/admin-api/clients.ts): list, read with an ETag, create with the secret shown once
 // (and an Idempotency-Key), JSON Merge Patch with If-Match, rotation, deletion; scopes enforced per route.
 import t from 'tap';
-import { adminApiApp } from '../../helpers/admin-api.js';
+import { adminApiApp, clientToken, OUTSIDER } from '../../helpers/admin-api.js';
+import { CONFIDENTIAL } from '../../helpers/app.js';
 import { basicAuth, tokenRequest } from '../../helpers/flow.js';
+import { CONFIDENTIAL_BASIC, codeTokens } from '../../helpers/grants.js';
 
 const api = await adminApiApp(t);
 const NEW = { client_id: 'made-by-api', client_name: 'Made by the API', redirect_uris: ['https://made.example/cb'] };
@@ -149,4 +151,34 @@ t.test('RFC 6750 3.1: no token is a 401 with a bare challenge, a bad one invalid
   const unknown = await api.call(t, 'GET', '/no-such-thing');
   t.equal(unknown.statusCode, 404);
   t.match(unknown.headers['content-type'], /^application\/problem\+json/);
+});
+
+t.test('RFC 6750 3.1: a token acting for a user, or a client token without an admin scope, is insufficient_scope', async (t) => {
+  const user = await codeTokens(api.app, CONFIDENTIAL, CONFIDENTIAL_BASIC, 'openid profile');
+  const asUser = await api.call(t, 'GET', '/users', { token: user.access_token });
+  t.equal(asUser.statusCode, 403, "a user's access token never reaches the management API");
+  t.equal(asUser.json().code, 'insufficient_scope');
+  const outsider = await api.call(t, 'GET', '/users', { token: await clientToken(api.app, OUTSIDER) });
+  t.equal(outsider.statusCode, 403);
+  const narrowed = await clientToken(api.app, { client_id: 'admin-writer', client_secret: 'admin-writer-secret-0123456789' }, 'admin:read');
+  t.equal((await api.call(t, 'POST', '/clients/app/secret', { token: narrowed })).statusCode, 403, 'a token asked for admin:read only');
+  const revoke = await api.app.inject({
+    method: 'POST',
+    url: '/sso/revoke',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basicAuth('admin-writer', 'admin-writer-secret-0123456789'),
+    },
+    payload: new URLSearchParams({ token: narrowed }).toString(),
+  });
+  t.equal(revoke.statusCode, 200);
+  t.equal((await api.call(t, 'GET', '/users', { token: narrowed })).statusCode, 401, 'RFC 7009: a revoked token is invalid_token');
+  const query = await api.call(t, 'GET', `/users?access_token=${api.writer}`, { token: null });
+  t.equal(query.statusCode, 400, 'RFC 6750 2.3 query tokens are refused: they end up in logs');
+});
+
+t.test('a body over 64 KiB is a 413 problem, before it is parsed', async (t) => {
+  const res = await api.call(t, 'POST', '/clients', { body: { client_id: 'big', client_name: 'x'.repeat(70_000) } });
+  t.equal(res.statusCode, 413);
+  t.equal(res.json().code, 'body_too_large');
 });
