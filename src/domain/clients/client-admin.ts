@@ -139,6 +139,8 @@ export interface ClientChanges {
   set: Partial<ClientEntry>;
   /** Fields to remove. */
   remove: readonly string[];
+  /** Checked on the client as locked for the change (an HTTP If-Match): throws to refuse it, nothing written. */
+  precondition?: (current: RegisteredClient) => void;
 }
 
 export interface UpdatedClient {
@@ -167,6 +169,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
   if ('client_id' in changes.set && changes.set.client_id !== clientId) throw new AdminError('client_id cannot be changed');
   return ctx.db.transaction().execute(async (trx) => {
     const row = await existing(trx, clientId, findClientForUpdate);
+    changes.precondition?.(registered(row));
     const current = entryFromRow(row);
     const next: Record<string, unknown> = { ...current, ...changes.set };
     for (const field of changes.remove) delete next[field];

@@ -11,6 +11,7 @@ import {
   showClient,
   updateClient,
   type ClientEntry,
+  type RegisteredClient,
 } from '../../domain/clients/client-admin.js';
 import { checkIfMatch, etagOf, IF_MATCH_HEADERS, sendWithEtag } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
@@ -147,11 +148,12 @@ export function clientRoutes(api: AdminApi): void {
     response: { 200: WITH_SECRET },
     async handler(request, reply, { ctx }) {
       const { client_id } = request.params as ClientParams;
-      checkIfMatch(request, clientJson(await showClient(ctx, client_id)));
       const patch = request.body as Record<string, unknown>;
       const remove = Object.keys(patch).filter((k) => patch[k] === null);
       const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null)) as Partial<ClientEntry>;
-      const { client, clientSecret } = await updateClient(ctx, client_id, { set, remove });
+      // If-Match is checked on the row locked for the change: a change in between cannot slip past it.
+      const precondition = (current: RegisteredClient) => checkIfMatch(request, clientJson(current));
+      const { client, clientSecret } = await updateClient(ctx, client_id, { set, remove, precondition });
       const json = clientJson(client);
       if (clientSecret === undefined) return sendWithEtag(reply, json);
       return reply.header('etag', etagOf(json)).send({ ...json, client_secret: clientSecret });

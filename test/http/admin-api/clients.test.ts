@@ -87,6 +87,14 @@ t.test('Idempotency-Key: the same create replays its answer without the secret; 
   const other = await api.call(t, 'POST', '/clients', { body: { ...body, client_name: 'changed' }, headers });
   t.equal(other.statusCode, 422);
   t.equal(other.json().code, 'idempotency_key_reused');
+  // A key is its caller's own: another admin client with the same key creates its own client.
+  const second = await api.call(t, 'POST', '/clients', {
+    body: { ...NEW, client_id: 'second-admin', grant_types: ['client_credentials'], scope: 'admin:read admin:write' },
+  });
+  const otherCaller = await clientToken(api.app, { client_id: 'second-admin', client_secret: second.json().client_secret as string });
+  const theirs = await api.call(t, 'POST', '/clients', { body: { ...body, client_id: 'theirs' }, headers, token: otherCaller });
+  t.equal(theirs.statusCode, 201);
+  t.type(theirs.json().client_secret, 'string', 'a first answer, not a replay of another caller');
   const asReader = await api.call(t, 'POST', '/clients', { body, headers, token: api.reader });
   t.equal(asReader.statusCode, 403, 'a read-only token is refused before the key is looked at');
 });
