@@ -249,9 +249,17 @@ export interface DeletedClient {
   codes: number;
 }
 
-/** Removes the client and, with it, every code and token it holds (counted: those still usable). */
-export async function deleteClient(ctx: AdminContext, clientId: string): Promise<DeletedClient> {
+/**
+ * Removes the client and, with it, every code and token it holds (counted: those still usable). A precondition (an
+ * HTTP If-Match) is checked on the client as locked for the deletion.
+ */
+export async function deleteClient(
+  ctx: AdminContext,
+  clientId: string,
+  precondition?: (current: RegisteredClient) => void,
+): Promise<DeletedClient> {
   return inAdminTransaction(ctx, async (trx) => {
+    if (precondition) precondition(registered(await existing(trx, clientId, findClientForUpdate)));
     const deleted = await deleteClientRow(trx, clientId, ctx.clock());
     if (!deleted) throw new AdminError(`no client "${clientId}"`, 'not_found');
     await logAdminAction(ctx, trx, {

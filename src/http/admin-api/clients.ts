@@ -205,8 +205,7 @@ export function clientRoutes(api: AdminApi): void {
     },
     async handler(request: FastifyRequest, _reply, { ctx }) {
       const { client_id } = request.params as ClientParams;
-      checkIfMatch(request, clientJson(await showClient(ctx, client_id)));
-      const deleted = await deleteClient(ctx, client_id);
+      const deleted = await deleteClient(ctx, client_id, (current) => checkIfMatch(request, clientJson(current)));
       return { client_id, access_tokens: deleted.accessTokens, refresh_tokens: deleted.refreshTokens, codes: deleted.codes };
     },
   });
