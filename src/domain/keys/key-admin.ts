@@ -1,6 +1,7 @@
 // Rotating the signing keys by hand (`sso-admin keys rotate`, POST /admin/api/v1/signing-keys/rotate): the rotation
 // of key-rotation.ts with its audit record in the same transaction, and what the operator should be warned of.
 import { logAdminAction, type AdminContext } from '../admin/admin.js';
+import { isoTime } from '../admin/representations.js';
 import { describeSigningKeys, rotateSigningKeys, type DescribedKey, type RotatedKey } from './key-rotation.js';
 import { JWKS_MAX_AGE_SECONDS, keyRetentionSeconds } from './keys.js';
 import type { SigningAlg } from './signing-algs.js';
@@ -29,8 +30,8 @@ export async function rotateKeys(
         await logAdminAction(ctx, trx, {
           event: 'admin.key.rotated',
           target: { type: 'signing_key', id: key.kid },
-          changes: { alg: key.alg, activates_at: key.activatesAt.toISOString() },
-          log: { kid: key.kid, alg: key.alg, activatesAt: key.activatesAt.toISOString() },
+          changes: { alg: key.alg, activates_at: isoTime(key.activatesAt) },
+          log: { kid: key.kid, alg: key.alg, activatesAt: isoTime(key.activatesAt) },
         });
     },
   });
