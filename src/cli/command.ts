@@ -247,6 +247,7 @@ export function adminContext(config: Config, logger: Logger, db: Db): AdminConte
     log: logger,
     passwords: new PasswordHasher(config.argon2, { serverSecret: config.keysEncryptionSecret }),
     passwordPolicy: new PasswordPolicy(config.passwordPolicy),
+    actor: { kind: 'cli', osUser: actor() },
   };
 }
 

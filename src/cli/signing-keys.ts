@@ -1,11 +1,6 @@
 // The signing keys as the command line shows and rotates them (`sso-admin keys`).
-import type { Config } from '../config.js';
-import { logAdminAction } from '../domain/admin/admin.js';
-import type { EventLog } from '../domain/context.js';
-import { describeSigningKeys, rotateSigningKeys, type DescribedKey, type RotatedKey } from '../domain/keys/key-rotation.js';
-import { JWKS_MAX_AGE_SECONDS, keyRetentionSeconds } from '../domain/keys/keys.js';
+import type { DescribedKey, RotatedKey } from '../domain/keys/key-rotation.js';
 import { SIGNING_ALGS, isSigningAlg, type SigningAlg } from '../domain/keys/signing-algs.js';
-import type { Db } from '../storage/database.js';
 import { UsageError } from './command.js';
 import { iso } from './output.js';
 
@@ -23,46 +18,8 @@ export function checkDelay(text: string | undefined): number | undefined {
   return Number(text);
 }
 
-export interface Rotation {
-  rotated: RotatedKey[];
-  delay: number;
-  /** What the operator should know: keys in the clear, a delay too short for the caches. */
-  warnings: string[];
-}
-
-/** Adds a key for each algorithm, activating after `delay` seconds (default KEY_ACTIVATION_DELAY_SECONDS). */
-export async function rotateKeys(
-  db: Db,
-  config: Config,
-  log: EventLog,
-  algs: readonly SigningAlg[],
-  delay = config.keyActivationDelaySeconds,
-): Promise<Rotation> {
-  const rotated = await rotateSigningKeys(db, {
-    secret: config.keysEncryptionSecret,
-    algs,
-    activationDelaySeconds: delay,
-    now: new Date(),
-  });
-  for (const key of rotated)
-    logAdminAction({ log }, 'admin.key.rotated', { kid: key.kid, alg: key.alg, activatesAt: iso(key.activatesAt) });
-  const warnings: string[] = [];
-  if (config.keysEncryptionSecret === undefined)
-    warnings.push('KEYS_ENCRYPTION_SECRET is not set: the private keys are stored in the clear');
-  if (delay < config.keysRefreshSeconds + JWKS_MAX_AGE_SECONDS) {
-    warnings.push(
-      `a delay under ${config.keysRefreshSeconds + JWKS_MAX_AGE_SECONDS} s (KEYS_REFRESH_SECONDS + the JWKS max-age) lets the new key sign before every instance and relying party has it`,
-    );
-  }
-  return { rotated, delay, warnings };
-}
-
 export const rotationLine = (key: RotatedKey, delay: number) =>
   `${key.alg} key ${key.kid} added: published now, signs from ${iso(key.activatesAt)} (in ${delay} s)`;
-
-export function listKeys(db: Db, config: Config): Promise<DescribedKey[]> {
-  return describeSigningKeys(db, keyRetentionSeconds(config), new Date());
-}
 
 export const KEY_TABLE_HEADER = ['kid', 'alg', 'state', 'created', 'activates', 'retires', 'leaves jwks', 'at rest'];
 
@@ -77,13 +34,5 @@ export const keyTableRow = (k: DescribedKey) => [
   k.encrypted ? 'encrypted' : 'clear',
 ];
 
-export const keyJson = (k: DescribedKey) => ({
-  kid: k.kid,
-  alg: k.alg,
-  state: k.state,
-  created_at: iso(k.createdAt),
-  activates_at: iso(k.activatesAt),
-  retires_at: k.retiresAt && iso(k.retiresAt),
-  leaves_jwks_at: k.unpublishesAt && iso(k.unpublishesAt),
-  encrypted: k.encrypted,
-});
+/** The key as JSON, as the management API answers it too. */
+export { keyJson } from '../domain/admin/representations.js';

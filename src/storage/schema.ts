@@ -1,5 +1,5 @@
 // The typed shape of every table, one interface per table, as Kysely sees them.
-import type { ColumnType, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date, Date>;
 type Json<T> = ColumnType<T, string, string>;
@@ -692,3 +692,34 @@ export interface Database {
 }
 
 export type GroupRow = Selectable<GroupsTable>;
+
+/** One admin change, by whom and from where (src/storage/audit-records.ts). */
+export interface AdminAuditRecordsTable {
+  id: Generated<string>;
+  occurred_at: Timestamp;
+  actor_kind: string;
+  actor_id: string;
+  origin: string | null;
+  event: string;
+  target_type: string;
+  target_id: string;
+  changes: Json<Record<string, unknown>>;
+}
+
+/** A create's Idempotency-Key and the answer it replays (src/storage/idempotency-keys.ts). */
+export interface AdminIdempotencyKeysTable {
+  principal: string;
+  key: string;
+  request_hash: string;
+  status: ColumnType<number | null, number | null | undefined, number | null>;
+  response: ColumnType<unknown, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  admin_audit_records: AdminAuditRecordsTable;
+  admin_idempotency_keys: AdminIdempotencyKeysTable;
+}
+
+export type AdminAuditRecordRow = Selectable<AdminAuditRecordsTable>;

@@ -11,8 +11,8 @@ import {
   type ClientEntry,
   type RegisteredClient,
 } from '../../domain/clients/client-admin.js';
+import { clientJson } from '../../domain/admin/representations.js';
 import { UsageError, verb, type Invocation, type Noun, type OptionSpec, type Session } from '../command.js';
-import { iso } from '../output.js';
 
 /** One option per client field, named after its RFC 7591 metadata name. */
 const FIELD_OPTIONS: ReadonlyArray<{
@@ -196,11 +196,6 @@ function fieldsFrom(input: Invocation): Partial<ClientEntry> {
     }
   }
   return set as Partial<ClientEntry>;
-}
-
-/** The client as JSON: the seed file's fields (never the secret), its revision and times. */
-function clientJson(c: RegisteredClient) {
-  return { ...c.entry, has_secret: c.hasSecret, revision: c.revision, created_at: iso(c.createdAt), updated_at: iso(c.updatedAt) };
 }
 
 const SECRET_STORAGE = { 'hmac-sha256': 'HMAC-SHA256 digest', argon2id: 'argon2id hash' } as const;

@@ -1,5 +1,6 @@
 // sso-admin devices list|revoke --user [--device]: the devices a user signs in from (src/domain/risk/devices.ts).
 import { listUserDevices, revokeUserDevices } from '../../domain/admin/user-admin.js';
+import { deviceJson } from '../../domain/admin/representations.js';
 import { verb, type Noun } from '../command.js';
 import { iso } from '../output.js';
 import { USER_OPTION } from './sessions.js';
@@ -15,16 +16,7 @@ export const devices: Noun = {
       async run(session, input) {
         const { devices: live } = await listUserDevices(session.ctx, input.options.user as string);
         if (input.json) {
-          return session.out.json(
-            live.map((d) => ({
-              id: d.id,
-              label: d.label,
-              first_seen_at: iso(d.firstSeenAt),
-              last_seen_at: iso(d.lastSeenAt),
-              sign_ins: d.signInCount,
-              trusted: d.trusted,
-            })),
-          );
+          return session.out.json(live.map(deviceJson));
         }
         session.out.table(
           ['id', 'device', 'first seen', 'last seen', 'sign-ins', 'trusted'],

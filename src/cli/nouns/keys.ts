@@ -2,7 +2,8 @@
 import { SIGNING_ALGS } from '../../domain/keys/signing-algs.js';
 import { verb, type Noun } from '../command.js';
 import { iso } from '../output.js';
-import { checkAlgs, checkDelay, KEY_TABLE_HEADER, keyJson, keyTableRow, listKeys, rotateKeys, rotationLine } from '../signing-keys.js';
+import { listKeys, rotateKeys } from '../../domain/keys/key-admin.js';
+import { checkAlgs, checkDelay, KEY_TABLE_HEADER, keyJson, keyTableRow, rotationLine } from '../signing-keys.js';
 
 export const keys: Noun = {
   name: 'keys',
@@ -12,7 +13,7 @@ export const keys: Noun = {
       name: 'list',
       summary: 'List every signing key with its state and times (pending, active, retired, expired).',
       async run(session, input) {
-        const all = await listKeys(session.ctx.db, session.config);
+        const all = await listKeys(session.ctx);
         if (input.json) session.out.json(all.map(keyJson));
         else session.out.table(KEY_TABLE_HEADER, all.map(keyTableRow), 'no signing keys yet (the first start makes them)');
       },
@@ -41,7 +42,7 @@ KEYS_REFRESH_SECONDS + 300 so that every instance and relying party has the new 
         await session.confirm(
           `Add a new signing key for ${algs.join(', ')}, signing in ${delay ?? session.config.keyActivationDelaySeconds} s?`,
         );
-        const rotation = await rotateKeys(session.ctx.db, session.config, session.ctx.log, algs, delay);
+        const rotation = await rotateKeys(session.ctx, algs, delay);
         for (const warning of rotation.warnings) session.warn(`warning: ${warning}`);
         if (input.json)
           return session.out.json(rotation.rotated.map((k) => ({ kid: k.kid, alg: k.alg, activates_at: iso(k.activatesAt) })));

@@ -2,17 +2,10 @@
 // (src/domain/risk/rules.ts checks them; src/domain/risk/rule-admin.ts writes and logs them).
 import { addRule, deleteRule, listRules, showRule, type StoredRiskRule } from '../../domain/risk/rule-admin.js';
 import { MAX_RULE_NOTE_LENGTH, parseRiskRule, RULE_EFFECTS, RULE_KINDS, type RiskRule } from '../../domain/risk/rules.js';
+import { ruleJson } from '../../domain/admin/representations.js';
 import { UsageError, verb, type Noun } from '../command.js';
 import { iso } from '../output.js';
 
-const ruleJson = (r: StoredRiskRule) => ({
-  id: r.id,
-  kind: r.kind,
-  value: r.value,
-  effect: r.effect,
-  note: r.note,
-  created_at: iso(r.createdAt),
-});
 const describe = (r: StoredRiskRule) => `${r.effect} ${r.kind} ${r.value}`;
 
 export const rules: Noun = {

@@ -1,5 +1,6 @@
 // sso-admin sessions list|revoke --user: a user's browser sessions, and signing them out everywhere.
 import { listSessions, revokeSessions } from '../../domain/admin/user-admin.js';
+import { sessionJson } from '../../domain/admin/representations.js';
 import { verb, type Noun, type OptionSpec } from '../command.js';
 import { iso } from '../output.js';
 
@@ -16,18 +17,7 @@ export const sessions: Noun = {
       async run(session, input) {
         const { sessions: live } = await listSessions(session.ctx, input.options.user as string);
         if (input.json) {
-          return session.out.json(
-            live.map((s) => ({
-              sid: s.sid,
-              created_at: iso(s.createdAt),
-              auth_time: iso(s.authTime),
-              expires_at: iso(s.expiresAt),
-              amr: s.amr,
-              device_id: s.deviceId,
-              device: s.deviceLabel,
-              clients: s.clientIds,
-            })),
-          );
+          return session.out.json(live.map(sessionJson));
         }
         session.out.table(
           ['sid', 'signed in', 'expires', 'amr', 'device', 'clients'],

@@ -19,6 +19,7 @@ import {
   showUser,
   type UserSummary,
 } from '../../domain/admin/user-admin.js';
+import { userJson } from '../../domain/admin/representations.js';
 import { UsageError, verb, type Invocation, type Noun, type OptionSpec } from '../command.js';
 import { iso } from '../output.js';
 import type { Terminal } from '../terminal.js';
@@ -74,17 +75,6 @@ function parseClaims(values: string[] | undefined): Record<string, unknown> {
   }
   return claims;
 }
-
-const userJson = (u: UserSummary) => ({
-  id: u.id,
-  username: u.username,
-  email: u.email,
-  email_verified: u.emailVerified,
-  disabled: u.disabledAt !== null,
-  disabled_at: u.disabledAt && iso(u.disabledAt),
-  created_at: iso(u.createdAt),
-  updated_at: iso(u.updatedAt),
-});
 
 const status = (u: UserSummary) => (u.disabledAt === null ? 'active' : `disabled ${iso(u.disabledAt)}`);
 

@@ -1,16 +1,36 @@
-// What every admin action shares, whoever runs it (the admin command line today): the little of the provider it
-// needs, the one error for a refusal, its log line with a stable `event` field, and how a user is named.
+// What every admin action shares, whoever runs it (the command line, the management API): the little of the
+// provider it needs, who acts, the one error for a refusal, its audit record and log line with a stable `event`
+// field, and how a user is named.
 import type { Db } from '../../storage/database.js';
+import { insertAuditRecord } from '../../storage/audit-records.js';
 import type { UserRow } from '../../storage/schema.js';
 import { findUserById, findUserByUsername } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
 
-/** No key store, no caches: an admin action reads and writes the database, hashes, and logs. */
-export type AdminContext = Pick<ProviderContext, 'config' | 'db' | 'clock' | 'log' | 'passwords' | 'passwordPolicy'>;
+/**
+ * Who acts: a client with an admin:* token (the API), a person with an admin role (the console), the operator at
+ * the command line (their OS user name), or code of the provider itself (tests, the server's start).
+ */
+export type AdminActor =
+  { kind: 'client'; clientId: string } | { kind: 'person'; userId: string } | { kind: 'cli'; osUser: string } | { kind: 'system' };
+
+/** No key store, no caches: an admin action reads and writes the database, hashes, and logs; who acts and from where. */
+export type AdminContext = Pick<ProviderContext, 'config' | 'db' | 'clock' | 'log' | 'passwords' | 'passwordPolicy'> & {
+  /** Recorded in the audit trail; `system` when unset. */
+  actor?: AdminActor;
+  /** The request's IP address, for an action over HTTP. */
+  origin?: string | null;
+};
+
+/** Why an action was refused: a bad value (400), nothing by that name (404), or a clash with what exists (409). */
+export type AdminErrorKind = 'invalid' | 'not_found' | 'conflict';
 
 /** An admin action refused on its merits (no such client, an invalid value, a name taken); nothing was written. */
 export class AdminError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly kind: AdminErrorKind = 'invalid',
+  ) {
     super(message);
     this.name = 'AdminError';
   }
@@ -23,6 +43,8 @@ export type AdminEvent =
   | 'admin.client.secret_rotated'
   | 'admin.client.deleted'
   | 'admin.user.created'
+  | 'admin.user.updated'
+  | 'admin.user.second_factor_reset'
   | 'admin.user.password_set'
   | 'admin.user.reset_link'
   | 'admin.user.invited'
@@ -56,9 +78,57 @@ export type AdminEvent =
   | 'admin.group.member_removed'
   | 'admin.user.role_set';
 
-/** One line per action done: ids and counts, never a secret or a password. */
-export function logAdminAction(ctx: Pick<AdminContext, 'log'>, event: AdminEvent, fields: Record<string, unknown>): void {
-  ctx.log.info({ event, ...fields }, 'admin action');
+/** The value the audit trail records for a secret or password that changed: its name, never its value. */
+export const NOT_RECORDED = '(not recorded)';
+
+export interface AdminAction {
+  event: AdminEvent;
+  target: { type: string; id: string };
+  /** The fields changed and their new values; a secret with the value NOT_RECORDED. */
+  changes?: Record<string, unknown>;
+  /** What only the log line says (counts, revisions). */
+  log?: Record<string, unknown>;
+}
+
+const actorColumns = (actor: AdminActor = { kind: 'system' }): { actorKind: string; actorId: string } => {
+  switch (actor.kind) {
+    case 'client':
+      return { actorKind: 'client', actorId: actor.clientId };
+    case 'person':
+      return { actorKind: 'person', actorId: actor.userId };
+    case 'cli':
+      return { actorKind: 'cli', actorId: actor.osUser };
+    default:
+      return { actorKind: 'system', actorId: 'system' };
+  }
+};
+
+/**
+ * The one place an action is recorded: its audit record, written on `db`, which must be the transaction of the
+ * change itself (a change without its record, or a record without its change, is never committed), and one log
+ * line: ids and counts, never a secret or a password.
+ */
+export async function logAdminAction(
+  ctx: Pick<AdminContext, 'log' | 'clock' | 'actor' | 'origin'>,
+  db: Db,
+  action: AdminAction,
+): Promise<void> {
+  const actor = actorColumns(ctx.actor);
+  await insertAuditRecord(db, {
+    occurredAt: ctx.clock(),
+    ...actor,
+    origin: ctx.origin ?? null,
+    event: action.event,
+    targetType: action.target.type,
+    targetId: action.target.id,
+    changes: action.changes ?? {},
+  });
+  ctx.log.info({ event: action.event, ...action.log }, 'admin action');
+}
+
+/** Runs a change and its audit record in one transaction; `ctx.db` inside is the transaction. */
+export function inAdminTransaction<C extends Pick<AdminContext, 'db'>, T>(ctx: C, fn: (trx: Db, tctx: C) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute((trx: Db) => fn(trx, { ...ctx, db: trx }));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -66,6 +136,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The user named by `ref`: their id, or else their username (any case). */
 export async function findUserByRef(db: Db, ref: string): Promise<UserRow> {
   const user = (UUID.test(ref) ? await findUserById(db, ref) : undefined) ?? (await findUserByUsername(db, ref));
-  if (!user) throw new AdminError(`no user "${ref}" (give a user id or a username)`);
+  if (!user) throw new AdminError(`no user "${ref}" (give a user id or a username)`, 'not_found');
   return user;
 }

@@ -16,7 +16,7 @@ import {
   updateUser,
   type DisabledUserRow,
 } from '../../storage/users.js';
-import { AdminError, findUserByRef, logAdminAction, type AdminContext } from './admin.js';
+import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from './admin.js';
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
 import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
@@ -25,6 +25,9 @@ import { inviteByEmail, isEmailAddress } from '../accounts/signup.js';
 import { findLinkOfUser } from '../../storage/directories.js';
 import { emitSessionsEnded, emitUserEvent } from '../webhooks/emit.js';
 import { findUserRole, groupNamesOfUser, replaceUserRole } from '../../storage/groups.js';
+import { isUniqueViolation } from '../../storage/database-errors.js';
+import { deleteAuthenticator } from '../../storage/totp-authenticators.js';
+import { randomToken } from '../secrets.js';
 
 export interface UserSummary {
   id: string;
@@ -97,28 +100,113 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
   const now = ctx.clock();
   const id = randomUUID();
   const role = entry.role === undefined || entry.role === 'none' ? null : entry.role;
-  // The user, their role (an API caller may give one) and its user.created webhook event commit together, or none does.
-  const inserted = await ctx.db.transaction().execute(async (trx: Db) => {
-    const done = await insertUserIfAbsent(trx, {
+  // The user, their role (an API caller may give one), its user.created webhook event and its audit record commit
+  // together, or none does.
+  return inAdminTransaction(ctx, async (trx) => {
+    const inserted = await insertUserIfAbsent(trx, {
       id,
       ...columns,
       claims: JSON.stringify(columns.claims),
       created_at: now,
       updated_at: now,
     });
-    if (done) await emitUserEvent(ctx, trx, 'user.created', { id, username: columns.username, email: columns.email }, { via: 'admin' });
-    if (done && role !== null) await replaceUserRole(trx, id, role, now);
+    if (!inserted) {
+      const taken =
+        entry.email === undefined
+          ? `username "${entry.username}" is taken`
+          : `username "${entry.username}" or email "${entry.email}" is taken`;
+      throw new AdminError(`${taken} (usernames and emails are unique, in any case)`, 'conflict');
+    }
+    if (role !== null) await replaceUserRole(trx, id, role, now);
+    await emitUserEvent(ctx, trx, 'user.created', { id, username: columns.username, email: columns.email }, { via: 'admin' });
+    const user = summary(await findUserByRef(trx, id));
+    const { password: _password, ...fields } = entry;
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.created',
+      target: { type: 'user', id },
+      changes: { ...fields, password: NOT_RECORDED },
+      log: { userId: id },
+    });
+    return user;
+  });
+}
+
+/** The user as the seed file writes them, without the password. */
+function entryOf(user: UserRow): Omit<SeedUser, 'password'> {
+  return {
+    username: user.username,
+    ...(user.email === null ? {} : { email: user.email }),
+    email_verified: user.email_verified,
+    ...user.claims,
+  };
+}
+
+/**
+ * Changes the user's username, email or claims (a JSON Merge Patch, RFC 7396: null removes a claim), checked as
+ * the seed file checks a user. The password is set apart (setPassword), never here.
+ */
+export async function updateUserProfile(ctx: AdminContext, ref: string, patch: Record<string, unknown>): Promise<UserDetails> {
+  for (const field of ['password', 'id'])
+    if (field in patch) throw new AdminError(`${field} cannot be changed here${field === 'password' ? ' (set the password apart)' : ''}`);
+  if (patch.username === null) throw new AdminError('username cannot be removed');
+  const user = await findUserByRef(ctx.db, ref);
+  const current = entryOf(user);
+  const next: Record<string, unknown> = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  // A stand-in password the policy accepts: only the profile is checked here.
+  checkUserEntry({ ...(next as Omit<SeedUser, 'password'>), password: randomToken() } as SeedUser, ctx.passwordPolicy);
+  const changed = [...new Set([...Object.keys(current), ...Object.keys(next)])]
+    .filter((k) => JSON.stringify((current as Record<string, unknown>)[k]) !== JSON.stringify(next[k]))
+    .sort();
+  if (changed.length > 0) {
+    const columns = userColumns({ ...(next as Omit<SeedUser, 'password'>), password: '' } as SeedUser, user.password_hash);
+    try {
+      await inAdminTransaction(ctx, async (trx) => {
+        await updateUser(trx, user.id, {
+          username: columns.username,
+          email: columns.email,
+          email_verified: columns.email_verified,
+          claims: JSON.stringify(columns.claims),
+          updated_at: ctx.clock(),
+        });
+        await emitUserEvent(ctx, trx, 'user.updated', user, { changes: changed, via: 'admin' });
+        await logAdminAction(ctx, trx, {
+          event: 'admin.user.updated',
+          target: { type: 'user', id: user.id },
+          changes: Object.fromEntries(changed.map((k) => [k, next[k] ?? null])),
+          log: { userId: user.id, fields: changed },
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new AdminError('that username or email is taken (usernames and emails are unique, in any case)', 'conflict');
+      throw err;
+    }
+  }
+  return showUser(ctx, user.id);
+}
+
+/**
+ * Removes the user's authenticator app (their second factor), for a person who lost it: their next sign-in asks no
+ * code until they enrol again. Passkeys are sign-in methods of their own and stay.
+ */
+export async function resetSecondFactor(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; removed: boolean }> {
+  const user = await findUserByRef(ctx.db, ref);
+  const removed = await inAdminTransaction(ctx, async (trx) => {
+    const done = await deleteAuthenticator(trx, user.id);
+    if (done)
+      await logAdminAction(ctx, trx, {
+        event: 'admin.user.second_factor_reset',
+        target: { type: 'user', id: user.id },
+        changes: { authenticator_app: null },
+        log: { userId: user.id },
+      });
     return done;
   });
-  if (!inserted) {
-    const taken =
-      entry.email === undefined
-        ? `username "${entry.username}" is taken`
-        : `username "${entry.username}" or email "${entry.email}" is taken`;
-    throw new AdminError(`${taken} (usernames and emails are unique, in any case)`);
-  }
-  logAdminAction(ctx, 'admin.user.created', { userId: id, ...(role === null ? {} : { role }) });
-  return summary(await findUserByRef(ctx.db, id));
+  return { user: summary(user), removed };
 }
 
 /**
@@ -136,11 +224,16 @@ export async function setPassword(ctx: AdminContext, ref: string, password: stri
   await refuseDirectoryUser(ctx.db, user);
   checkPassword(password, ctx.passwordPolicy, user);
   const hash = await ctx.passwords.hash(password);
-  await ctx.db.transaction().execute(async (trx: Db) => {
+  await inAdminTransaction(ctx, async (trx) => {
     await updateUser(trx, user.id, { password_hash: hash, updated_at: ctx.clock() });
     await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['password'], via: 'admin' });
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.password_set',
+      target: { type: 'user', id: user.id },
+      changes: { password: NOT_RECORDED },
+      log: { userId: user.id },
+    });
   });
-  logAdminAction(ctx, 'admin.user.password_set', { userId: user.id });
   return summary(user);
 }
 
@@ -154,9 +247,17 @@ export async function resetLink(ctx: AdminContext, ref: string, send: boolean): 
   await refuseDirectoryUser(ctx.db, user);
   if (user.disabled_at !== null) throw new AdminError(`user "${user.username}" is disabled: enable them first`);
   if (send && !user.email) throw new AdminError(`user "${user.username}" has no email address: print the link instead`);
-  const issued = await issueResetLink(ctx, user.id, send);
-  if (!issued) throw new AdminError(`user "${user.username}" changed meanwhile: nothing was issued`);
-  logAdminAction(ctx, 'admin.user.reset_link', { userId: user.id, sent: send });
+  const issued = await inAdminTransaction(ctx, async (trx, tctx) => {
+    const link = await issueResetLink(tctx, user.id, send);
+    if (!link) throw new AdminError(`user "${user.username}" changed meanwhile: nothing was issued`, 'conflict');
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.reset_link',
+      target: { type: 'user', id: user.id },
+      changes: { reset_link: send ? 'sent' : 'handed over' },
+      log: { userId: user.id, sent: send },
+    });
+    return link;
+  });
   return send ? { user: summary(user) } : { user: summary(user), url: issued.url };
 }
 
@@ -167,9 +268,10 @@ export async function resetLink(ctx: AdminContext, ref: string, send: boolean): 
 export async function inviteUser(ctx: AdminContext, email: string): Promise<void> {
   if (ctx.config.signup.mode === 'off') throw new AdminError('sign-up is off (SIGNUP=off): set SIGNUP=invite for invitations to work');
   if (!isEmailAddress(email)) throw new AdminError(`"${email}" is not an email address`);
-  if (await findUserByEmail(ctx.db, email)) throw new AdminError(`an account with the address "${email}" exists already`);
+  if (await findUserByEmail(ctx.db, email)) throw new AdminError(`an account with the address "${email}" exists already`, 'conflict');
+  // The invitation is written in a transaction of its own (storage/signups.ts); its record follows it.
   await inviteByEmail(ctx, email);
-  logAdminAction(ctx, 'admin.user.invited', {});
+  await logAdminAction(ctx, ctx.db, { event: 'admin.user.invited', target: { type: 'invitation', id: email }, changes: { email } });
 }
 
 export interface DisabledUser extends DisabledUserRow {
@@ -183,27 +285,38 @@ export interface DisabledUser extends DisabledUserRow {
  */
 export async function disableUser(ctx: AdminContext, ref: string): Promise<DisabledUser> {
   const user = await findUserByRef(ctx.db, ref);
-  const done = await ctx.db.transaction().execute(async (trx: Db) => {
+  const done = await inAdminTransaction(ctx, async (trx) => {
     const row = await disableUserRow(trx, user.id, ctx.clock());
-    if (!row) throw new AdminError(`no user "${ref}"`);
+    if (!row) throw new AdminError(`no user "${ref}"`, 'not_found');
     if (!row.alreadyDisabled) await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['disabled'], via: 'admin' });
     await emitSessionsEnded(ctx, trx, user.id, 'user_disabled', { count: row.sessionsEnded });
+    const { disabledAt: _at, ...counts } = row;
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.disabled',
+      target: { type: 'user', id: user.id },
+      changes: { disabled: true },
+      log: { userId: user.id, ...counts },
+    });
     return row;
   });
-  const { disabledAt: _at, ...counts } = done;
-  logAdminAction(ctx, 'admin.user.disabled', { userId: user.id, ...counts });
   return { ...done, user: { ...summary(user), disabledAt: done.disabledAt } };
 }
 
 /** Lets a disabled user sign in again; what was revoked when they were disabled stays revoked. */
 export async function enableUser(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; changed: boolean }> {
   const user = await findUserByRef(ctx.db, ref);
-  const changed = await ctx.db.transaction().execute(async (trx: Db) => {
+  const changed = await inAdminTransaction(ctx, async (trx) => {
     const enabled = await enableUserRow(trx, user.id);
     if (enabled) await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['enabled'], via: 'admin' });
+    if (enabled)
+      await logAdminAction(ctx, trx, {
+        event: 'admin.user.enabled',
+        target: { type: 'user', id: user.id },
+        changes: { disabled: false },
+        log: { userId: user.id },
+      });
     return enabled;
   });
-  if (changed) logAdminAction(ctx, 'admin.user.enabled', { userId: user.id });
   return { user: { ...summary(user), disabledAt: null }, changed };
 }
 
@@ -220,14 +333,19 @@ export interface DeletedUser {
  */
 export async function deleteUser(ctx: AdminContext, ref: string): Promise<DeletedUser> {
   const user = await findUserByRef(ctx.db, ref);
-  const ended = await ctx.db.transaction().execute(async (trx: Db) => {
+  const ended = await inAdminTransaction(ctx, async (trx) => {
     const sessions = await endUserSessions(trx, user.id, ctx.clock());
-    if (!(await deleteUserRow(trx, user.id))) throw new AdminError(`no user "${ref}"`);
+    if (!(await deleteUserRow(trx, user.id))) throw new AdminError(`no user "${ref}"`, 'not_found');
     await emitSessionsEnded(ctx, trx, user.id, 'user_deleted', { sids: sessions.endedSids });
     await emitUserEvent(ctx, trx, 'user.deleted', user, { via: 'admin' });
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.deleted',
+      target: { type: 'user', id: user.id },
+      changes: { username: user.username },
+      log: { userId: user.id, sessionsEnded: sessions.endedSids.length, logoutsQueued: sessions.queued },
+    });
     return sessions;
   });
-  logAdminAction(ctx, 'admin.user.deleted', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
   return { user: summary(user), sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued };
 }
 
@@ -248,12 +366,17 @@ export interface RevokedSessions {
  */
 export async function revokeSessions(ctx: AdminContext, ref: string): Promise<RevokedSessions> {
   const user = await findUserByRef(ctx.db, ref);
-  const ended = await ctx.db.transaction().execute(async (trx: Db) => {
-    const done = await endUserSessions(trx, user.id, ctx.clock());
-    await emitSessionsEnded(ctx, trx, user.id, 'revoked', { sids: done.endedSids });
-    return done;
+  const ended = await inAdminTransaction(ctx, async (trx) => {
+    const sessions = await endUserSessions(trx, user.id, ctx.clock());
+    await emitSessionsEnded(ctx, trx, user.id, 'revoked', { sids: sessions.endedSids });
+    await logAdminAction(ctx, trx, {
+      event: 'admin.sessions.revoked',
+      target: { type: 'user', id: user.id },
+      changes: { sessions_ended: sessions.endedSids.length },
+      log: { userId: user.id, sessionsEnded: sessions.endedSids.length, logoutsQueued: sessions.queued },
+    });
+    return sessions;
   });
-  logAdminAction(ctx, 'admin.sessions.revoked', { userId: user.id, sessionsEnded: ended.endedSids.length, logoutsQueued: ended.queued });
   return { user: summary(user), endedSids: ended.endedSids, logoutsQueued: ended.queued };
 }
 
@@ -272,24 +395,23 @@ export async function revokeUserDevices(
   deviceId?: string,
 ): Promise<{ user: UserSummary; revoked: RevokedDevice[] }> {
   const user = await findUserByRef(ctx.db, ref);
-  const revoked = await ctx.db.transaction().execute(async (trx: Db) => {
+  const revoked = await inAdminTransaction(ctx, async (trx) => {
     const ids = deviceId === undefined ? (await listLiveDevices(trx, user.id)).map((d) => d.id) : [deviceId];
     const done: RevokedDevice[] = [];
     for (const id of ids) {
       const one = await revokeDeviceIn(ctx, trx, user.id, id);
-      if (!one) throw new AdminError(`user "${user.username}" has no device "${id}" that is not revoked (devices list shows them)`);
+      if (!one)
+        throw new AdminError(`user "${user.username}" has no device "${id}" that is not revoked (devices list shows them)`, 'not_found');
       done.push(one);
+      await logAdminAction(ctx, trx, {
+        event: 'admin.device.revoked',
+        target: { type: 'device', id: one.id },
+        changes: { user_id: user.id, revoked: true },
+        log: { userId: user.id, deviceId: one.id, sessionsEnded: one.endedSids.length, logoutsQueued: one.logoutsQueued },
+      });
     }
     return done;
   });
-  for (const d of revoked) {
-    logAdminAction(ctx, 'admin.device.revoked', {
-      userId: user.id,
-      deviceId: d.id,
-      sessionsEnded: d.endedSids.length,
-      logoutsQueued: d.logoutsQueued,
-    });
-  }
   return { user: summary(user), revoked };
 }
 
@@ -317,7 +439,14 @@ export async function setRole(
   const user = await findUserByRef(ctx.db, ref);
   const previous = (await findUserRole(ctx.db, user.id)) ?? 'none';
   if (previous === role) return { user: summary(user), role, previous, changed: false };
-  await replaceUserRole(ctx.db, user.id, role === 'none' ? null : role, ctx.clock());
-  logAdminAction(ctx, 'admin.user.role_set', { userId: user.id, role, previous });
+  await inAdminTransaction(ctx, async (trx) => {
+    await replaceUserRole(trx, user.id, role === 'none' ? null : role, ctx.clock());
+    await logAdminAction(ctx, trx, {
+      event: 'admin.user.role_set',
+      target: { type: 'user', id: user.id },
+      changes: { role },
+      log: { userId: user.id, role, previous },
+    });
+  });
   return { user: summary(user), role, previous, changed: true };
 }

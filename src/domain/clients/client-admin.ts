@@ -13,8 +13,7 @@ import {
 } from '../../storage/clients.js';
 import type { Db } from '../../storage/database.js';
 import type { ClientRow } from '../../storage/schema.js';
-import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
-import { emitClientChanged } from '../webhooks/emit.js';
+import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { ClientSecretDigests } from './client-secret-digest.js';
 import { randomToken } from '../secrets.js';
 import {
@@ -29,6 +28,7 @@ import {
 } from '../admin/seed.js';
 import { holdsSecret } from './auth-methods.js';
 import { issueClientSecret } from './issued-secret.js';
+import { emitClientChanged } from '../webhooks/emit.js';
 import { allowedGroupNames } from '../../storage/groups.js';
 import { writeAllowedGroups } from '../groups/allowed-groups.js';
 
@@ -102,7 +102,7 @@ export async function listClients(ctx: AdminContext): Promise<RegisteredClient[]
 
 async function existing(db: Db, clientId: string, read = findClient): Promise<ClientRow> {
   const row = await read(db, clientId);
-  if (!row) throw new AdminError(`no client "${clientId}"`);
+  if (!row) throw new AdminError(`no client "${clientId}"`, 'not_found');
   return row;
 }
 
@@ -124,22 +124,24 @@ export async function createClient(ctx: AdminContext, entry: ClientEntry): Promi
   const clientSecret = issued?.secret;
   const columns = clientColumns(entry, issued?.columns ?? NO_SECRET);
   const now = ctx.clock();
-  const client = await ctx.db.transaction().execute(async (trx: Db) => {
+  const client = await inAdminTransaction(ctx, async (trx) => {
     const inserted = await insertClientIfAbsent(trx, {
       client_id: entry.client_id,
       ...clientRowValues(columns),
       created_at: now,
       updated_at: now,
     });
-    if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`);
+    if (!inserted) throw new AdminError(`client "${entry.client_id}" already exists (clients update changes it)`, 'conflict');
     await limitToGroups(trx, entry);
     await emitClientChanged(ctx, trx, entry.client_id, 'created', { via: 'admin' });
-    return registered(trx, await existing(trx, entry.client_id));
-  });
-  logAdminAction(ctx, 'admin.client.created', {
-    clientId: entry.client_id,
-    tokenEndpointAuthMethod: columns.token_endpoint_auth_method,
-    revision: client.revision,
+    const created = await registered(trx, await existing(trx, entry.client_id));
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.created',
+      target: { type: 'client', id: entry.client_id },
+      changes: { ...withDefaults(created.entry), ...(clientSecret !== undefined ? { client_secret: NOT_RECORDED } : {}) },
+      log: { clientId: entry.client_id, tokenEndpointAuthMethod: columns.token_endpoint_auth_method, revision: created.revision },
+    });
+    return created;
   });
   return { client, clientSecret };
 }
@@ -149,6 +151,8 @@ export interface ClientChanges {
   set: Partial<ClientEntry>;
   /** Fields to remove. */
   remove: readonly string[];
+  /** Checked on the client as locked for the change (an HTTP If-Match): throws to refuse it, nothing written. */
+  precondition?: (current: RegisteredClient) => void;
 }
 
 export interface UpdatedClient {
@@ -190,6 +194,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
   if ('client_id' in changes.set && changes.set.client_id !== clientId) throw new AdminError('client_id cannot be changed');
   return ctx.db.transaction().execute(async (trx) => {
     const row = await existing(trx, clientId, findClientForUpdate);
+    changes.precondition?.(await registered(trx, row));
     const current = await readEntry(trx, row);
     const next: Record<string, unknown> = { ...current, ...changes.set };
     for (const field of changes.remove) delete next[field];
@@ -226,11 +231,14 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     await limitToGroups(trx, entry);
     await emitClientChanged(ctx, trx, clientId, 'updated', { fields: changed, via: 'admin' });
     const client = await registered(trx, await existing(trx, clientId));
-    logAdminAction(ctx, 'admin.client.updated', {
-      clientId,
-      fields: changed,
-      revision: client.revision,
-      secretGenerated: clientSecret !== undefined,
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.updated',
+      target: { type: 'client', id: clientId },
+      changes: {
+        ...Object.fromEntries(changed.map((k) => [k, after[k] ?? null])),
+        ...(clientSecret !== undefined ? { client_secret: NOT_RECORDED } : {}),
+      },
+      log: { clientId, fields: changed, revision: client.revision, secretGenerated: clientSecret !== undefined },
     });
     return { client, changed, clientSecret };
   });
@@ -247,19 +255,18 @@ export async function rotateClientSecret(ctx: AdminContext, clientId: string): P
     row.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'] & string,
   );
   const clientSecret = issued.secret;
-  const revision = await ctx.db.transaction().execute(async (trx: Db) => {
-    const raised = await replaceClientSecretHash(
-      trx,
-      clientId,
-      row.token_endpoint_auth_method,
-      secretRowValues(issued.columns),
-      ctx.clock(),
-    );
-    if (raised !== undefined) await emitClientChanged(ctx, trx, clientId, 'secret_rotated', { via: 'admin' });
-    return raised;
+  const revision = await inAdminTransaction(ctx, async (trx) => {
+    const done = await replaceClientSecretHash(trx, clientId, row.token_endpoint_auth_method, secretRowValues(issued.columns), ctx.clock());
+    if (done === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`, 'conflict');
+    await emitClientChanged(ctx, trx, clientId, 'secret_rotated', { via: 'admin' });
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.secret_rotated',
+      target: { type: 'client', id: clientId },
+      changes: { client_secret: NOT_RECORDED },
+      log: { clientId, revision: done },
+    });
+    return done;
   });
-  if (revision === undefined) throw new AdminError(`client "${clientId}" changed meanwhile: nothing was written, try again`);
-  logAdminAction(ctx, 'admin.client.secret_rotated', { clientId, revision });
   return { clientSecret, revision };
 }
 
@@ -270,14 +277,25 @@ export interface DeletedClient {
   codes: number;
 }
 
-/** Removes the client and, with it, every code and token it holds (counted: those still usable). */
-export async function deleteClient(ctx: AdminContext, clientId: string): Promise<DeletedClient> {
-  const deleted = await ctx.db.transaction().execute(async (trx: Db) => {
-    const gone = await deleteClientRow(trx, clientId, ctx.clock());
-    if (gone) await emitClientChanged(ctx, trx, clientId, 'deleted', { via: 'admin' });
-    return gone;
+/**
+ * Removes the client and, with it, every code and token it holds (counted: those still usable). A precondition (an
+ * HTTP If-Match) is checked on the client as locked for the deletion.
+ */
+export async function deleteClient(
+  ctx: AdminContext,
+  clientId: string,
+  precondition?: (current: RegisteredClient) => void,
+): Promise<DeletedClient> {
+  return inAdminTransaction(ctx, async (trx) => {
+    if (precondition) precondition(await registered(trx, await existing(trx, clientId, findClientForUpdate)));
+    const deleted = await deleteClientRow(trx, clientId, ctx.clock());
+    if (!deleted) throw new AdminError(`no client "${clientId}"`, 'not_found');
+    await emitClientChanged(ctx, trx, clientId, 'deleted', { via: 'admin' });
+    await logAdminAction(ctx, trx, {
+      event: 'admin.client.deleted',
+      target: { type: 'client', id: clientId },
+      log: { clientId, ...deleted },
+    });
+    return { clientId, ...deleted };
   });
-  if (!deleted) throw new AdminError(`no client "${clientId}"`);
-  logAdminAction(ctx, 'admin.client.deleted', { clientId, ...deleted });
-  return { clientId, ...deleted };
 }

@@ -9,7 +9,7 @@ import {
   listLinksOfUser,
   upsertConnectionRow,
 } from '../../storage/connections.js';
-import { AdminError, findUserByRef, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { callbackUrl, rowToConnection, type Connection } from './connection.js';
 import { connectionColumns, connectionEntryProblems, type SeedConnection } from './seed-connections.js';
 import { openUpstreamTokens, type UpstreamTokens } from './upstream-tokens.js';
@@ -45,7 +45,7 @@ export function checkConnectionEntry(entry: SeedConnection): void {
 
 async function view(ctx: AdminContext, id: string): Promise<ConnectionView> {
   const row = await findConnectionRow(ctx.db, id);
-  if (!row) throw new AdminError(`no connection "${id}"`);
+  if (!row) throw new AdminError(`no connection "${id}"`, 'not_found');
   const mapped = rowToConnection(row);
   if ('problem' in mapped) throw new AdminError(`connection "${id}" is stored unreadably (${mapped.problem}): add it again`);
   const c = mapped.connection;
@@ -82,15 +82,25 @@ export const showConnection = view;
 /** Creates the connection, or replaces every field of the one with its id (its links stay). */
 export async function setConnection(ctx: AdminContext, entry: SeedConnection): Promise<{ connection: ConnectionView; created: boolean }> {
   checkConnectionEntry(entry);
-  const created = await upsertConnectionRow(ctx.db, await connectionColumns(ctx, entry), ctx.clock());
-  logAdminAction(ctx, created ? 'admin.connection.created' : 'admin.connection.replaced', { connection: entry.id });
-  return { connection: await view(ctx, entry.id), created };
+  return inAdminTransaction(ctx, async (trx, tctx) => {
+    const created = await upsertConnectionRow(trx, await connectionColumns(tctx, entry), ctx.clock());
+    const { client_secret: secret, ...fields } = entry;
+    await logAdminAction(ctx, trx, {
+      event: created ? 'admin.connection.created' : 'admin.connection.replaced',
+      target: { type: 'connection', id: entry.id },
+      changes: { ...fields, ...(secret !== undefined ? { client_secret: NOT_RECORDED } : {}) },
+      log: { connection: entry.id },
+    });
+    return { connection: await view(tctx, entry.id), created };
+  });
 }
 
 /** Removes the connection and every link to it; its people keep their accounts. */
 export async function removeConnection(ctx: AdminContext, id: string): Promise<void> {
-  if (!(await deleteConnectionRow(ctx.db, id))) throw new AdminError(`no connection "${id}"`);
-  logAdminAction(ctx, 'admin.connection.removed', { connection: id });
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await deleteConnectionRow(trx, id))) throw new AdminError(`no connection "${id}"`, 'not_found');
+    await logAdminAction(ctx, trx, { event: 'admin.connection.removed', target: { type: 'connection', id }, log: { connection: id } });
+  });
 }
 
 export interface LinkView {
@@ -137,7 +147,15 @@ export async function keptTokensOf(ctx: AdminContext, userRef: string, connectio
     const tokens = await openUpstreamTokens(ctx, l.connection_id, l.subject, l.tokens_sealed);
     if (tokens) kept.push({ connection: l.connection_id, subject: l.subject, stored_at: l.tokens_stored_at, tokens });
   }
-  logAdminAction(ctx, 'admin.connection.tokens_read', { connection: connectionId, user: user.id, links: kept.length });
+  // A read, recorded all the same: the tokens act for the person at the upstream.
+  await inAdminTransaction(ctx, (trx) =>
+    logAdminAction(ctx, trx, {
+      event: 'admin.connection.tokens_read',
+      target: { type: 'user', id: user.id },
+      changes: { connection: connectionId, links: kept.length },
+      log: { connection: connectionId, user: user.id, links: kept.length },
+    }),
+  );
   return kept;
 }
 
@@ -147,8 +165,15 @@ export async function unlinkUser(ctx: AdminContext, userRef: string, connectionI
   const links = (await listLinksOfUser(ctx.db, user.id)).filter(
     (l) => l.connection_id === connectionId && (subject === undefined || l.subject === subject),
   );
-  if (links.length === 0) throw new AdminError(`user "${userRef}" has no link to connection "${connectionId}"`);
-  for (const l of links) await deleteLink(ctx.db, user.id, l.connection_id, l.subject);
-  logAdminAction(ctx, 'admin.connection.unlinked', { connection: connectionId, user: user.id, links: links.length });
+  if (links.length === 0) throw new AdminError(`user "${userRef}" has no link to connection "${connectionId}"`, 'not_found');
+  await inAdminTransaction(ctx, async (trx) => {
+    for (const l of links) await deleteLink(trx, user.id, l.connection_id, l.subject);
+    await logAdminAction(ctx, trx, {
+      event: 'admin.connection.unlinked',
+      target: { type: 'user', id: user.id },
+      changes: { connection: connectionId, links_removed: links.length },
+      log: { connection: connectionId, user: user.id, links: links.length },
+    });
+  });
   return links.length;
 }

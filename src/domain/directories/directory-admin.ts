@@ -1,7 +1,7 @@
 // Adding, showing, testing and removing directories by hand (`sso-admin directories`): the seed file's entry and
 // rules (directory-settings.ts). A removed directory's users stay, unlinked, with no password they can sign in with.
 import { countLinks, deleteDirectory, findDirectory, listDirectories } from '../../storage/directories.js';
-import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { directoryById, entryFromRow, saveDirectory } from './directories.js';
 import { directoryProblems, type DirectoryEntry, type DirectoryInput } from './directory-settings.js';
 import { lookUpLogin } from './directory-sign-in.js';
@@ -25,21 +25,31 @@ export async function listDirectorySummaries(ctx: AdminContext): Promise<Directo
 
 export async function showDirectory(ctx: AdminContext, id: string): Promise<DirectorySummary> {
   const row = await findDirectory(ctx.db, id);
-  if (!row) throw new AdminError(`no directory "${id}"`);
+  if (!row) throw new AdminError(`no directory "${id}"`, 'not_found');
   return { ...entryFromRow(row), linked_users: (await countLinks(ctx.db)).get(id) ?? 0 };
 }
 
 /** Adds the directory, or replaces every field of the one of that id (its bind password sealed anew). */
 export async function addDirectory(ctx: AdminContext, input: DirectoryInput): Promise<{ entry: DirectorySummary; created: boolean }> {
   checkDirectoryInput(input);
-  const created = await saveDirectory(ctx, input, ctx.clock());
-  logAdminAction(ctx, created ? 'admin.directory.added' : 'admin.directory.replaced', { directory: input.id });
-  return { entry: await showDirectory(ctx, input.id), created };
+  return inAdminTransaction(ctx, async (trx, tctx) => {
+    const created = await saveDirectory(tctx, input, ctx.clock());
+    const { bind_password: _secret, ...fields } = input;
+    await logAdminAction(ctx, trx, {
+      event: created ? 'admin.directory.added' : 'admin.directory.replaced',
+      target: { type: 'directory', id: input.id },
+      changes: { ...fields, bind_password: NOT_RECORDED },
+      log: { directory: input.id },
+    });
+    return { entry: await showDirectory(tctx, input.id), created };
+  });
 }
 
 export async function removeDirectory(ctx: AdminContext, id: string): Promise<void> {
-  if (!(await deleteDirectory(ctx.db, id))) throw new AdminError(`no directory "${id}"`);
-  logAdminAction(ctx, 'admin.directory.removed', { directory: id });
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await deleteDirectory(trx, id))) throw new AdminError(`no directory "${id}"`, 'not_found');
+    await logAdminAction(ctx, trx, { event: 'admin.directory.removed', target: { type: 'directory', id }, log: { directory: id } });
+  });
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 } from '../../storage/groups.js';
 import type { Db } from '../../storage/database.js';
 import type { GroupRow } from '../../storage/schema.js';
-import { AdminError, findUserByRef, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { groupDescriptionProblem, groupNameProblem } from './group-names.js';
 
 export interface GroupSummary {
@@ -64,11 +64,11 @@ const summary = (row: GroupRow, members: number): GroupSummary => ({
 /** The group named by `ref`: its id, or else its name (any case). */
 export async function findGroupByRef(db: Db, ref: string): Promise<GroupRow> {
   const group = (UUID.test(ref) ? await findGroupById(db, ref) : undefined) ?? (await findGroupByName(db, ref));
-  if (!group) throw new AdminError(`no group "${ref}" (give a group id or name)`);
+  if (!group) throw new AdminError(`no group "${ref}" (give a group id or name)`, 'not_found');
   return group;
 }
 
-const taken = (name: string) => new AdminError(`a group named "${name}" exists already (names are unique, in any case)`);
+const taken = (name: string) => new AdminError(`a group named "${name}" exists already (names are unique, in any case)`, 'conflict');
 
 /** Every group, by name, with its number of members. */
 export async function listGroups(ctx: AdminContext): Promise<GroupSummary[]> {
@@ -84,8 +84,15 @@ export async function createGroup(ctx: AdminContext, input: GroupInput): Promise
   checkGroupInput(input);
   const now = ctx.clock();
   const row: GroupRow = { id: randomUUID(), name: input.name, description: input.description ?? null, created_at: now, updated_at: now };
-  if (!(await insertGroupIfAbsent(ctx.db, row))) throw taken(input.name);
-  logAdminAction(ctx, 'admin.group.created', { groupId: row.id, name: row.name });
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await insertGroupIfAbsent(trx, row))) throw taken(input.name);
+    await logAdminAction(ctx, trx, {
+      event: 'admin.group.created',
+      target: { type: 'group', id: row.id },
+      changes: { name: row.name, description: row.description },
+      log: { groupId: row.id, name: row.name },
+    });
+  });
   return summary(row, 0);
 }
 
@@ -107,13 +114,21 @@ export async function updateGroup(
   if (changed.length === 0) return { group: await showGroup(ctx, current.id), changed };
   let row: GroupRow | undefined;
   try {
-    row = await updateGroupRow(ctx.db, current.id, { ...set, updated_at: ctx.clock() });
+    row = await inAdminTransaction(ctx, async (trx) => {
+      const updated = await updateGroupRow(trx, current.id, { ...set, updated_at: ctx.clock() });
+      if (!updated) throw new AdminError(`no group "${ref}"`, 'not_found');
+      await logAdminAction(ctx, trx, {
+        event: 'admin.group.updated',
+        target: { type: 'group', id: updated.id },
+        changes: set,
+        log: { groupId: updated.id, fields: changed },
+      });
+      return updated;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw taken(set.name ?? current.name);
     throw err;
   }
-  if (!row) throw new AdminError(`no group "${ref}"`);
-  logAdminAction(ctx, 'admin.group.updated', { groupId: row.id, fields: changed });
   return { group: await showGroup(ctx, row.id), changed };
 }
 
@@ -123,8 +138,15 @@ export async function updateGroup(
  */
 export async function deleteGroup(ctx: AdminContext, ref: string): Promise<GroupSummary> {
   const group = await showGroup(ctx, ref);
-  if (!(await deleteGroupRow(ctx.db, group.id))) throw new AdminError(`no group "${ref}"`);
-  logAdminAction(ctx, 'admin.group.deleted', { groupId: group.id, members: group.members });
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await deleteGroupRow(trx, group.id))) throw new AdminError(`no group "${ref}"`, 'not_found');
+    await logAdminAction(ctx, trx, {
+      event: 'admin.group.deleted',
+      target: { type: 'group', id: group.id },
+      changes: { name: group.name },
+      log: { groupId: group.id, members: group.members },
+    });
+  });
   return group;
 }
 
@@ -144,8 +166,17 @@ export async function addMember(
 ): Promise<{ group: string; username: string; added: boolean }> {
   const group = await findGroupByRef(ctx.db, groupRef);
   const user = await findUserByRef(ctx.db, userRef);
-  const added = await insertMember(ctx.db, group.id, user.id, ctx.clock());
-  if (added) logAdminAction(ctx, 'admin.group.member_added', { groupId: group.id, userId: user.id });
+  const added = await inAdminTransaction(ctx, async (trx) => {
+    const done = await insertMember(trx, group.id, user.id, ctx.clock());
+    if (done)
+      await logAdminAction(ctx, trx, {
+        event: 'admin.group.member_added',
+        target: { type: 'group', id: group.id },
+        changes: { member: user.id },
+        log: { groupId: group.id, userId: user.id },
+      });
+    return done;
+  });
   return { group: group.name, username: user.username, added };
 }
 
@@ -160,8 +191,17 @@ export async function removeMember(
 ): Promise<{ group: string; username: string; removed: boolean }> {
   const group = await findGroupByRef(ctx.db, groupRef);
   const user = await findUserByRef(ctx.db, userRef);
-  const removed = await deleteMember(ctx.db, group.id, user.id);
-  if (removed) logAdminAction(ctx, 'admin.group.member_removed', { groupId: group.id, userId: user.id });
+  const removed = await inAdminTransaction(ctx, async (trx) => {
+    const done = await deleteMember(trx, group.id, user.id);
+    if (done)
+      await logAdminAction(ctx, trx, {
+        event: 'admin.group.member_removed',
+        target: { type: 'group', id: group.id },
+        changes: { member: user.id },
+        log: { groupId: group.id, userId: user.id },
+      });
+    return done;
+  });
   return { group: group.name, username: user.username, removed };
 }
 

@@ -53,6 +53,8 @@ export interface RotationOptions {
   /** Published at once, signing only after this delay (KEY_ACTIVATION_DELAY_SECONDS). */
   activationDelaySeconds: number;
   now: Date;
+  /** Records the rotation (its audit record) in the transaction that adds the keys. */
+  record?: (trx: Db, rotated: readonly RotatedKey[]) => Promise<void>;
 }
 
 export interface RotatedKey {
@@ -74,6 +76,7 @@ export async function rotateSigningKeys(db: Db, options: RotationOptions): Promi
       await insertSigningKey(trx, { ...key, privateJwk: cipher.seal(key.kid, key.privateJwk), createdAt: options.now, activatesAt });
       rotated.push({ kid: key.kid, alg: key.alg, activatesAt });
     }
+    await options.record?.(trx, rotated);
     return rotated;
   });
 }

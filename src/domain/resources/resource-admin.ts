@@ -1,7 +1,7 @@
 // Registering, replacing and removing resource servers by hand: the seed file's entry and rules
 // (src/domain/resources/resource-servers.ts). Tokens already issued for a removed one stay valid until they expire.
 import { deleteResourceServer, findResourceServers, listResourceServers, upsertResourceServer } from '../../storage/resource-servers.js';
-import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { entryFromRow, resourceServerColumns, resourceServerProblems, type ResourceServerEntry } from './resource-servers.js';
 
 /** Refuses an entry that the seed file would refuse; for checking a command line before the database opens. */
@@ -16,7 +16,7 @@ export async function listResources(ctx: AdminContext): Promise<ResourceServerEn
 
 export async function showResource(ctx: AdminContext, identifier: string): Promise<ResourceServerEntry> {
   const [row] = await findResourceServers(ctx.db, [identifier]);
-  if (!row) throw new AdminError(`no resource server "${identifier}"`);
+  if (!row) throw new AdminError(`no resource server "${identifier}"`, 'not_found');
   return entryFromRow(row);
 }
 
@@ -26,12 +26,25 @@ export async function setResource(
   entry: ResourceServerEntry,
 ): Promise<{ entry: ResourceServerEntry; created: boolean }> {
   checkResourceServerEntry(entry);
-  const created = await upsertResourceServer(ctx.db, entry.identifier, resourceServerColumns(entry), ctx.clock());
-  logAdminAction(ctx, created ? 'admin.resource.created' : 'admin.resource.replaced', { resource: entry.identifier });
-  return { entry: await showResource(ctx, entry.identifier), created };
+  return inAdminTransaction(ctx, async (trx, tctx) => {
+    const created = await upsertResourceServer(trx, entry.identifier, resourceServerColumns(entry), ctx.clock());
+    await logAdminAction(ctx, trx, {
+      event: created ? 'admin.resource.created' : 'admin.resource.replaced',
+      target: { type: 'resource', id: entry.identifier },
+      changes: { ...entry },
+      log: { resource: entry.identifier },
+    });
+    return { entry: await showResource(tctx, entry.identifier), created };
+  });
 }
 
 export async function deleteResource(ctx: AdminContext, identifier: string): Promise<void> {
-  if (!(await deleteResourceServer(ctx.db, identifier))) throw new AdminError(`no resource server "${identifier}"`);
-  logAdminAction(ctx, 'admin.resource.deleted', { resource: identifier });
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await deleteResourceServer(trx, identifier))) throw new AdminError(`no resource server "${identifier}"`, 'not_found');
+    await logAdminAction(ctx, trx, {
+      event: 'admin.resource.deleted',
+      target: { type: 'resource', id: identifier },
+      log: { resource: identifier },
+    });
+  });
 }

@@ -2,7 +2,6 @@
 // show, add (the secret generated and returned once, or given), remove, resume a paused one, and list deliveries.
 // Each change is refused with an AdminError on its merits and logged as an admin action; never a secret in either.
 import { randomBytes } from 'node:crypto';
-import type { Db } from '../../storage/database.js';
 import type { WebhookSubscriptionRow } from '../../storage/schema.js';
 import {
   countWebhookDeliveries,
@@ -13,7 +12,7 @@ import {
   listWebhookSubscriptions,
   resumeWebhookSubscription,
 } from '../../storage/webhooks.js';
-import { AdminError, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { sealSecret } from '../keys/sealed-secrets.js';
 import { webhookEntryProblems, type WebhookEntry } from './webhook-entry.js';
 import { webhookUrlProblem } from './webhook-url.js';
@@ -65,7 +64,7 @@ const rowToSubscription = (row: WebhookSubscriptionRow): WebhookSubscription => 
   updatedAt: row.updated_at,
 });
 
-const notFound = (id: string) => new AdminError(`no webhook "${id}" (webhooks list shows them)`);
+const notFound = (id: string) => new AdminError(`no webhook "${id}" (webhooks list shows them)`, 'not_found');
 
 export async function listWebhooks(ctx: AdminContext): Promise<WebhookSubscription[]> {
   return (await listWebhookSubscriptions(ctx.db)).map(rowToSubscription);
@@ -93,35 +92,55 @@ export async function addWebhook(ctx: AdminContext, entry: WebhookEntry): Promis
   if (problems.length > 0) throw new AdminError(`webhook "${String(entry.id)}" was refused: ${problems.join('; ')}`);
   const secret = entry.secret ?? generateWebhookSecret();
   const now = ctx.clock();
-  const inserted = await insertWebhookSubscription(ctx.db, {
-    id: entry.id,
-    url: entry.url,
-    eventTypes: entry.events,
-    secretSealed: { ...(await sealSecret(ctx, 'webhook-secret', entry.id, Buffer.from(secret, 'utf8'))) },
-    description: entry.description ?? null,
-    enabled: entry.enabled ?? true,
-    now,
+  const secretSealed = { ...(await sealSecret(ctx, 'webhook-secret', entry.id, Buffer.from(secret, 'utf8'))) };
+  await inAdminTransaction(ctx, async (trx) => {
+    const inserted = await insertWebhookSubscription(trx, {
+      id: entry.id,
+      url: entry.url,
+      eventTypes: entry.events,
+      secretSealed,
+      description: entry.description ?? null,
+      enabled: entry.enabled ?? true,
+      now,
+    });
+    if (!inserted) throw new AdminError(`webhook "${entry.id}" exists already (remove it first, or choose another id)`, 'conflict');
+    // The host only: a receiver's URL may carry a capability in its path or query (as chat webhooks do).
+    await logAdminAction(ctx, trx, {
+      event: 'admin.webhook.created',
+      target: { type: 'webhook', id: entry.id },
+      changes: { host: new URL(entry.url).host, events: entry.events, secret: NOT_RECORDED },
+      log: { webhookId: entry.id, host: new URL(entry.url).host, events: entry.events },
+    });
   });
-  if (!inserted) throw new AdminError(`webhook "${entry.id}" exists already (remove it first, or choose another id)`);
-  // The host only: a receiver's URL may carry a capability in its path or query (as chat webhooks do).
-  logAdminAction(ctx, 'admin.webhook.created', { webhookId: entry.id, host: new URL(entry.url).host, events: entry.events });
   return { subscription: rowToSubscription((await findWebhookSubscription(ctx.db, entry.id))!), secret };
 }
 
 /** Removes the subscription and every delivery still owed to it. */
 export async function removeWebhook(ctx: AdminContext, id: string): Promise<WebhookDetails> {
   const details = await showWebhook(ctx, id);
-  if (!(await deleteWebhookSubscription(ctx.db, id))) throw notFound(id);
-  logAdminAction(ctx, 'admin.webhook.removed', { webhookId: id, pendingDropped: details.pending });
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await deleteWebhookSubscription(trx, id))) throw notFound(id);
+    await logAdminAction(ctx, trx, {
+      event: 'admin.webhook.removed',
+      target: { type: 'webhook', id },
+      log: { webhookId: id, pendingDropped: details.pending },
+    });
+  });
   return details;
 }
 
 /** Unpauses the subscription: its oldest pending delivery is sent at the next round, then the others in order. */
 export async function resumeWebhook(ctx: AdminContext, id: string): Promise<WebhookDetails> {
   const before = await showWebhook(ctx, id);
-  const resumed = await ctx.db.transaction().execute((trx: Db) => resumeWebhookSubscription(trx, id, ctx.clock()));
-  if (!resumed) throw notFound(id);
-  logAdminAction(ctx, 'admin.webhook.resumed', { webhookId: id, wasPaused: before.pausedAt !== null, pending: before.pending });
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await resumeWebhookSubscription(trx, id, ctx.clock()))) throw notFound(id);
+    await logAdminAction(ctx, trx, {
+      event: 'admin.webhook.resumed',
+      target: { type: 'webhook', id },
+      changes: { paused: false },
+      log: { webhookId: id, wasPaused: before.pausedAt !== null, pending: before.pending },
+    });
+  });
   return showWebhook(ctx, id);
 }
 

@@ -1,4 +1,5 @@
-// The one error handler: renders any thrown value as an OAuth error, JSON for APIs, a page for pages.
+// The one error handler: renders any thrown value as an OAuth error, JSON for APIs, a page for pages, and RFC 9457
+// problem details for the management API (src/http/admin-api/problem.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { InvalidRequest, OAuthError } from '../../errors/oauth-error.js';
@@ -6,6 +7,11 @@ import { toOAuthError } from '../../errors/to-oauth-error.js';
 import { errorPage } from '../views/pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { pageLanguage, type PageConfig } from '../page-language.js';
+import { notFoundProblem, PROBLEM_CONTENT_TYPE, problemOf } from '../admin-api/problem.js';
+
+/** Where errors are problem details (RFC 9457) rather than RFC 6749 5.2 JSON: the management API. */
+export const PROBLEM_PREFIX = '/admin/api/';
+const wantsProblem = (request: FastifyRequest) => request.url.startsWith(PROBLEM_PREFIX);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -83,6 +89,17 @@ const NO_PAGES: PageConfig = { defaultLocale: 'en', issuer: '', brand: { name: '
 export default fp(async function errorHandler(app: FastifyInstance, opts: { page?: PageConfig }) {
   app.decorateRequest('refusal', null);
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (wantsProblem(request)) {
+      const problem = problemOf(err);
+      if (problem.unexpected) request.log.error({ err }, 'request failed');
+      else request.refusal = { error: problem.body.code };
+      return reply
+        .code(problem.body.status)
+        .headers(problem.headers)
+        .header('cache-control', 'no-store')
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(JSON.stringify(problem.body));
+    }
     const known = err instanceof OAuthError ? err : fromFastify(err);
     const { oauth, unexpected } = known ? { oauth: known, unexpected: false } : toOAuthError(err);
     if (unexpected) request.log.error({ err }, 'request failed');
@@ -90,6 +107,8 @@ export default fp(async function errorHandler(app: FastifyInstance, opts: { page
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (wantsProblem(request))
+      return reply.code(404).header('cache-control', 'no-store').type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(notFoundProblem()));
     reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' });
   });
 });

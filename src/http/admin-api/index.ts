@@ -1,0 +1,47 @@
+// The management API (issue 20) at {BASE_URL}/admin/api/v1: JSON in and out, every caller authenticated before
+// anything else (authenticate.ts), errors as RFC 9457 problem details (the app's error handler), and an OpenAPI 3.1
+// document made from the routes' own schemas. A resource is one module in RESOURCES.
+import type { FastifyInstance } from 'fastify';
+import type { ProviderContext } from '../../domain/context.js';
+import { auditRoutes } from './audit.js';
+import { authenticate, type PersonPrincipal } from './authenticate.js';
+import { clientRoutes } from './clients.js';
+import { connectionRoutes } from './connections.js';
+import { openApiRoute } from './openapi.js';
+import { resourceServerRoutes } from './resource-servers.js';
+import { AdminApi, type AdminResource } from './route.js';
+import { ruleRoutes } from './rules.js';
+import { securityEventRoutes } from './security-events.js';
+import { signingKeyRoutes } from './signing-keys.js';
+import { userRoutes } from './users.js';
+
+export const ADMIN_API_PREFIX = '/admin/api/v1';
+
+/** Every resource of the API, in the order of the OpenAPI document; a new one is added here. */
+export const RESOURCES: readonly AdminResource[] = [
+  clientRoutes,
+  userRoutes,
+  ruleRoutes,
+  securityEventRoutes,
+  signingKeyRoutes,
+  resourceServerRoutes,
+  connectionRoutes,
+  auditRoutes,
+];
+
+/** JSON bodies only (RFC 8259), and JSON Merge Patch (RFC 7396) for PATCH. */
+const JSON_TYPES = ['application/json', 'application/merge-patch+json'];
+
+export default async function adminApi(app: FastifyInstance, opts: { ctx: ProviderContext; person?: PersonPrincipal; bodyLimit: number }) {
+  const { ctx } = opts;
+  app.decorateRequest('adminPrincipal', null);
+  // The app parses forms only; this API takes JSON only.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_TYPES, { parseAs: 'string', bodyLimit: opts.bodyLimit }, app.getDefaultJsonParser('error', 'error'));
+  // Who asks before what: without a good token, nothing is said about the request's parameters or body.
+  app.addHook('onRequest', async (request) => authenticate(ctx, request, opts.person));
+
+  const api = new AdminApi(app, ctx, ADMIN_API_PREFIX);
+  for (const resource of RESOURCES) resource(api);
+  openApiRoute(api);
+}

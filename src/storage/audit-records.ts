@@ -1,0 +1,74 @@
+// Repository for the admin audit trail (migrations/20261128010000_admin_audit.sql): one row per change, written in
+// the change's own transaction, read newest first in pages that continue after a row's id.
+import { sql } from 'kysely';
+import type { Db } from './database.js';
+
+export interface NewAuditRecord {
+  occurredAt: Date;
+  actorKind: string;
+  actorId: string;
+  origin: string | null;
+  event: string;
+  targetType: string;
+  targetId: string;
+  changes: Record<string, unknown>;
+}
+
+export interface AuditRecordRow {
+  id: string;
+  occurred_at: Date;
+  actor_kind: string;
+  actor_id: string;
+  origin: string | null;
+  event: string;
+  target_type: string;
+  target_id: string;
+  changes: Record<string, unknown>;
+}
+
+export async function insertAuditRecord(db: Db, r: NewAuditRecord): Promise<void> {
+  await db
+    .insertInto('admin_audit_records')
+    .values({
+      occurred_at: r.occurredAt,
+      actor_kind: r.actorKind,
+      actor_id: r.actorId,
+      origin: r.origin,
+      event: r.event,
+      target_type: r.targetType,
+      target_id: r.targetId,
+      changes: JSON.stringify(r.changes),
+    })
+    .execute();
+}
+
+export interface AuditFilter {
+  actorKind?: string;
+  actorId?: string;
+  targetType?: string;
+  targetId?: string;
+  event?: string;
+  /** Inclusive. */
+  since?: Date;
+  /** Exclusive. */
+  until?: Date;
+  /** Only rows older than this id (the last row of the previous page). */
+  beforeId?: string;
+}
+
+/** Up to `limit` records matching the filter, newest first. */
+export async function listAuditRecords(db: Db, filter: AuditFilter, limit: number): Promise<AuditRecordRow[]> {
+  let query = db
+    .selectFrom('admin_audit_records')
+    .select(['occurred_at', 'actor_kind', 'actor_id', 'origin', 'event', 'target_type', 'target_id', 'changes'])
+    .select(sql<string>`id::text`.as('id'));
+  if (filter.actorKind !== undefined) query = query.where('actor_kind', '=', filter.actorKind);
+  if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId);
+  if (filter.targetType !== undefined) query = query.where('target_type', '=', filter.targetType);
+  if (filter.targetId !== undefined) query = query.where('target_id', '=', filter.targetId);
+  if (filter.event !== undefined) query = query.where('event', '=', filter.event);
+  if (filter.since !== undefined) query = query.where('occurred_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('occurred_at', '<', filter.until);
+  if (filter.beforeId !== undefined) query = query.where(sql<boolean>`id < ${filter.beforeId}::bigint`);
+  return query.orderBy('id', 'desc').limit(limit).execute();
+}
