@@ -158,26 +158,32 @@ export async function listMembers(ctx: AdminContext, ref: string): Promise<{ gro
   return { group: summary(row, members.length), members };
 }
 
+/** Adds the user to the group, or removes them; false when they already were (or were not) a member: nothing written. */
+async function changeMembership(ctx: AdminContext, groupRef: string, userRef: string, change: 'add' | 'remove') {
+  const group = await findGroupByRef(ctx.db, groupRef);
+  const user = await findUserByRef(ctx.db, userRef);
+  const done = await inAdminTransaction(ctx, async (trx) => {
+    const written = change === 'add' ? await insertMember(trx, group.id, user.id, ctx.clock()) : await deleteMember(trx, group.id, user.id);
+    if (written)
+      await logAdminAction(ctx, trx, {
+        event: change === 'add' ? 'admin.group.member_added' : 'admin.group.member_removed',
+        target: { type: 'group', id: group.id },
+        changes: { member: user.id },
+        log: { groupId: group.id, userId: user.id },
+      });
+    return written;
+  });
+  return { group: group.name, username: user.username, done };
+}
+
 /** Adds the user to the group; `added` is false when they already were a member (nothing written). */
 export async function addMember(
   ctx: AdminContext,
   groupRef: string,
   userRef: string,
 ): Promise<{ group: string; username: string; added: boolean }> {
-  const group = await findGroupByRef(ctx.db, groupRef);
-  const user = await findUserByRef(ctx.db, userRef);
-  const added = await inAdminTransaction(ctx, async (trx) => {
-    const done = await insertMember(trx, group.id, user.id, ctx.clock());
-    if (done)
-      await logAdminAction(ctx, trx, {
-        event: 'admin.group.member_added',
-        target: { type: 'group', id: group.id },
-        changes: { member: user.id },
-        log: { groupId: group.id, userId: user.id },
-      });
-    return done;
-  });
-  return { group: group.name, username: user.username, added };
+  const { done, ...names } = await changeMembership(ctx, groupRef, userRef, 'add');
+  return { ...names, added: done };
 }
 
 /**
@@ -189,20 +195,8 @@ export async function removeMember(
   groupRef: string,
   userRef: string,
 ): Promise<{ group: string; username: string; removed: boolean }> {
-  const group = await findGroupByRef(ctx.db, groupRef);
-  const user = await findUserByRef(ctx.db, userRef);
-  const removed = await inAdminTransaction(ctx, async (trx) => {
-    const done = await deleteMember(trx, group.id, user.id);
-    if (done)
-      await logAdminAction(ctx, trx, {
-        event: 'admin.group.member_removed',
-        target: { type: 'group', id: group.id },
-        changes: { member: user.id },
-        log: { groupId: group.id, userId: user.id },
-      });
-    return done;
-  });
-  return { group: group.name, username: user.username, removed };
+  const { done, ...names } = await changeMembership(ctx, groupRef, userRef, 'remove');
+  return { ...names, removed: done };
 }
 
 /** The names of the user's groups here (not those an upstream provider maps: those are in their claims). */
