@@ -2,6 +2,7 @@
 // through its own admin domain function (src/domain/admin/), each of which opens its own transaction. Kysely has no
 // nested transactions, so the functions are given a database whose transaction() runs inside the one already open:
 // all of the request commits, with every audit record and webhook event, or none of it does.
+// test/http/scim/protocol.test.ts ('a refused request changes nothing') fails if a Kysely upgrade breaks this.
 import type { Db } from '../../storage/database.js';
 
 /**
