@@ -2,7 +2,7 @@
 // is the group's name, members are users (by id). Every change goes through the admin domain functions, so each
 // rename, member added and member removed has its audit record; a request's changes commit together.
 import { findUserById } from '../../storage/users.js';
-import { findGroupById, listMemberRows } from '../../storage/groups.js';
+import { findGroupById, listMemberRows, updateGroupRow } from '../../storage/groups.js';
 import { membersOfGroups, searchScimGroups, type ScimGroupTerm } from '../../storage/scim-groups.js';
 import type { GroupRow } from '../../storage/schema.js';
 import { addMember, createGroup, deleteGroup, removeMember, updateGroup } from '../groups/group-admin.js';
@@ -127,8 +127,12 @@ async function storeState(ctx: ScimContext, row: GroupRow, current: Member[], st
         state.memberIds.filter((id) => !had.has(id)),
       );
       if (state.displayName !== row.name) await updateGroup(tctx, row.id, { name: state.displayName });
-      for (const id of state.memberIds) if (!had.has(id)) await addMember(tctx, row.id, id);
-      for (const id of had) if (!wanted.has(id)) await removeMember(tctx, row.id, id);
+      const added = state.memberIds.filter((id) => !had.has(id));
+      const removed = [...had].filter((id) => !wanted.has(id));
+      for (const id of added) await addMember(tctx, row.id, id);
+      for (const id of removed) await removeMember(tctx, row.id, id);
+      // RFC 7643 3.1 meta.lastModified: a change of members is a change of the group.
+      if (added.length + removed.length > 0) await updateGroupRow(tctx.db, row.id, { updated_at: tctx.clock() });
     }),
   );
 }

@@ -160,6 +160,7 @@ t.test('Okta pushes a group: create, rename, add and remove members, delete (RFC
   t.equal(renamed.statusCode, 200);
   t.equal(renamed.json().displayName, 'Test SCIMv2 renamed');
 
+  api.advance(2);
   const added = await api.call('PATCH', `/Groups/${group.id}`, {
     body: {
       schemas: [PATCH_OP],
@@ -168,6 +169,10 @@ t.test('Okta pushes a group: create, rename, add and remove members, delete (RFC
   });
   t.equal(added.statusCode, 200);
   t.same(added.json().members, [{ value: userId, display: 'test.user@okta.local', $ref: `${BASE}/Users/${userId}` }]);
+  t.ok(
+    Date.parse(added.json().meta.lastModified) > Date.parse(renamed.json().meta.lastModified),
+    'RFC 7643 3.1: a member added changes lastModified',
+  );
 
   const removed = await api.call('PATCH', `/Groups/${group.id}`, {
     body: { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${userId}"]` }] },
