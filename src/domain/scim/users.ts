@@ -166,9 +166,10 @@ export async function createScimUser(ctx: ScimContext, body: unknown): Promise<J
   const id = await scimErrorOfAdmin(() =>
     inOneTransaction(ctx, async (tctx) => {
       // Nobody knows this password: the person signs in through an upstream connection, a passkey, or after a reset.
+      // 48 random bytes are 64 characters, the longest PASSWORD_MIN_LENGTH may ask for.
       const user = await createUser(tctx, {
         username: state.userName,
-        password: randomToken(),
+        password: randomToken(48),
         ...(state.email !== null ? { email: state.email } : {}),
         ...claims,
       });
