@@ -723,3 +723,14 @@ export interface Database {
 }
 
 export type AdminAuditRecordRow = Selectable<AdminAuditRecordsTable>;
+
+/** What a SCIM client knows of a user beyond the users table (RFC 7643 3.1 externalId; src/storage/scim-users.ts). */
+export interface ScimUsersTable {
+  user_id: string;
+  external_id: string | null;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  scim_users: ScimUsersTable;
+}

@@ -1,5 +1,6 @@
-// The one error handler: renders any thrown value as an OAuth error, JSON for APIs, a page for pages, and RFC 9457
-// problem details for the management API (src/http/admin-api/problem.ts).
+// The one error handler: renders any thrown value as an OAuth error, JSON for APIs, a page for pages, RFC 9457
+// problem details for the management API (src/http/admin-api/problem.ts), and RFC 7644 3.12 errors for SCIM
+// (src/http/scim/scim-error-body.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { InvalidRequest, OAuthError } from '../../errors/oauth-error.js';
@@ -8,6 +9,7 @@ import { errorPage } from '../views/pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { pageLanguage, type PageConfig } from '../page-language.js';
 import { notFoundProblem, PROBLEM_CONTENT_TYPE, problemOf } from '../admin-api/problem.js';
+import { isScimUrl, SCIM_CONTENT_TYPE, scimErrorOf, scimNotFound } from '../scim/scim-error-body.js';
 
 /** Where errors are problem details (RFC 9457) rather than RFC 6749 5.2 JSON: the management API. */
 export const PROBLEM_PREFIX = '/admin/api/';
@@ -89,6 +91,17 @@ const NO_PAGES: PageConfig = { defaultLocale: 'en', issuer: '', brand: { name: '
 export default fp(async function errorHandler(app: FastifyInstance, opts: { page?: PageConfig }) {
   app.decorateRequest('refusal', null);
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (isScimUrl(request.url)) {
+      const scim = scimErrorOf(err);
+      if (scim.unexpected) request.log.error({ err }, 'request failed');
+      else request.refusal = { error: scim.body.scimType ?? scim.body.status };
+      return reply
+        .code(scim.status)
+        .headers(scim.headers)
+        .header('cache-control', 'no-store')
+        .type(SCIM_CONTENT_TYPE)
+        .send(JSON.stringify(scim.body));
+    }
     if (wantsProblem(request)) {
       const problem = problemOf(err);
       if (problem.unexpected) request.log.error({ err }, 'request failed');
@@ -107,6 +120,8 @@ export default fp(async function errorHandler(app: FastifyInstance, opts: { page
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (isScimUrl(request.url))
+      return reply.code(404).header('cache-control', 'no-store').type(SCIM_CONTENT_TYPE).send(JSON.stringify(scimNotFound()));
     if (wantsProblem(request))
       return reply.code(404).header('cache-control', 'no-store').type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(notFoundProblem()));
     reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' });

@@ -1,0 +1,164 @@
+// SCIM Groups (RFC 7643 4.2, RFC 7644 3) over the groups of issue 20 (src/domain/groups/group-admin.ts): displayName
+// is the group's name, members are users (by id). Every change goes through the admin domain functions, so each
+// rename, member added and member removed has its audit record; a request's changes commit together.
+import { findUserById } from '../../storage/users.js';
+import { findGroupById, listMemberRows, updateGroupRow } from '../../storage/groups.js';
+import { membersOfGroups, searchScimGroups, type ScimGroupTerm } from '../../storage/scim-groups.js';
+import type { GroupRow } from '../../storage/schema.js';
+import { addMember, createGroup, deleteGroup, removeMember, updateGroup } from '../groups/group-admin.js';
+import { isUuid, scimErrorOfAdmin } from './admin-errors.js';
+import { parseFilter } from './filter.js';
+import { inOneTransaction } from './one-transaction.js';
+import { applyPatch, lowerKeys, type PatchOperation } from './patch.js';
+import { checkVersion, listResponse, pageOf, withVersion, type Json } from './representation.js';
+import { notFound, ScimError } from './scim-error.js';
+import type { ScimContext } from './users.js';
+
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+
+type Member = { id: string; username: string };
+
+/** RFC 7643 4.2: the Group with its members (unless left out: `excludedAttributes=members`). */
+export function groupResource(row: GroupRow, members: Member[] | null, scimBase: string): Json {
+  return withVersion({
+    schemas: [GROUP_SCHEMA],
+    id: row.id,
+    displayName: row.name,
+    ...(members ? { members: members.map((m) => ({ value: m.id, display: m.username, $ref: `${scimBase}/Users/${m.id}` })) } : {}),
+    meta: {
+      resourceType: 'Group',
+      created: row.created_at.toISOString(),
+      lastModified: row.updated_at.toISOString(),
+      location: `${scimBase}/Groups/${row.id}`,
+    },
+  });
+}
+
+async function findOrThrow(ctx: ScimContext, id: string): Promise<GroupRow> {
+  const row = isUuid(id) ? await findGroupById(ctx.db, id) : undefined;
+  if (!row) throw notFound('Group');
+  return row;
+}
+
+const membersOf = async (ctx: ScimContext, id: string): Promise<Member[]> =>
+  (await listMemberRows(ctx.db, id)).map((m) => ({ id: m.id, username: m.username }));
+
+export async function getGroup(ctx: ScimContext, id: string, withMembers = true): Promise<Json> {
+  const row = await findOrThrow(ctx, id);
+  return groupResource(row, withMembers ? await membersOf(ctx, row.id) : null, ctx.scimBase);
+}
+
+function groupTerms(filter: string | undefined): ScimGroupTerm[] {
+  if (filter === undefined) return [];
+  return parseFilter(filter).map((t): ScimGroupTerm => {
+    const field = t.path === 'displayname' ? 'displayName' : t.path === 'id' ? 'id' : undefined;
+    if (!field) throw new ScimError(400, `the filter may not name "${t.path}" (displayName)`, 'invalidFilter');
+    if (typeof t.value !== 'string') throw new ScimError(400, `${t.path} compares with a string`, 'invalidFilter');
+    return { field, op: t.op, value: t.value };
+  });
+}
+
+/** RFC 7644 3.4.2: a page of the groups a filter selects; Entra asks with excludedAttributes=members. */
+export async function listGroups(
+  ctx: ScimContext,
+  query: { filter?: string; startIndex?: number; count?: number; withMembers: boolean },
+): Promise<Json> {
+  const terms = groupTerms(query.filter);
+  const page = pageOf(query.startIndex, query.count);
+  const { total, rows } = await searchScimGroups(ctx.db, terms, page.offset, page.limit);
+  const members = query.withMembers
+    ? await membersOfGroups(
+        ctx.db,
+        rows.map((r) => r.id),
+      )
+    : undefined;
+  return listResponse(
+    total,
+    page,
+    rows.map((r) => groupResource(r, members?.get(r.id) ?? null, ctx.scimBase)),
+  );
+}
+
+const invalidValue = (detail: string) => new ScimError(400, detail, 'invalidValue');
+
+/** What a Group representation asks for: its name and its members' user ids. */
+function stateOf(raw: unknown): { displayName: string; memberIds: string[] } {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidValue('the Group must be a JSON object');
+  const rep = lowerKeys(raw) as Json;
+  if (typeof rep.displayname !== 'string' || rep.displayname === '') throw invalidValue('displayName is required');
+  if (rep.members !== undefined && rep.members !== null && !Array.isArray(rep.members)) throw invalidValue('members must be an array');
+  const ids = ((rep.members as unknown[] | null | undefined) ?? []).map((m) => {
+    const member = (typeof m === 'object' && m !== null ? m : {}) as Json;
+    if (typeof member.type === 'string' && member.type.toLowerCase() === 'group')
+      throw invalidValue('groups cannot be members of groups here');
+    if (!isUuid(member.value)) throw invalidValue('each member needs the id of a User as its value');
+    return member.value.toLowerCase();
+  });
+  return { displayName: rep.displayname, memberIds: [...new Set(ids)] };
+}
+
+/** Every member must be a user here; nothing is written otherwise. */
+async function checkMembers(ctx: ScimContext, ids: readonly string[]): Promise<void> {
+  for (const id of ids) if (!(await findUserById(ctx.db, id))) throw invalidValue(`no User "${id}" to be a member`);
+}
+
+/** RFC 7644 3.3: creates the group with its members. */
+export async function createScimGroup(ctx: ScimContext, body: unknown): Promise<Json> {
+  const state = stateOf(body);
+  const id = await scimErrorOfAdmin(() =>
+    inOneTransaction(ctx, async (tctx) => {
+      await checkMembers(tctx, state.memberIds);
+      const group = await createGroup(tctx, { name: state.displayName });
+      for (const member of state.memberIds) await addMember(tctx, group.id, member);
+      return group.id;
+    }),
+  );
+  return getGroup(ctx, id);
+}
+
+/** The changes from the group as it is to `state`: a rename, members added and removed, in one transaction. */
+async function storeState(ctx: ScimContext, row: GroupRow, current: Member[], state: { displayName: string; memberIds: string[] }) {
+  const had = new Set(current.map((m) => m.id));
+  const wanted = new Set(state.memberIds);
+  await scimErrorOfAdmin(() =>
+    inOneTransaction(ctx, async (tctx) => {
+      await checkMembers(
+        tctx,
+        state.memberIds.filter((id) => !had.has(id)),
+      );
+      if (state.displayName !== row.name) await updateGroup(tctx, row.id, { name: state.displayName });
+      const added = state.memberIds.filter((id) => !had.has(id));
+      const removed = [...had].filter((id) => !wanted.has(id));
+      for (const id of added) await addMember(tctx, row.id, id);
+      for (const id of removed) await removeMember(tctx, row.id, id);
+      // RFC 7643 3.1 meta.lastModified: a change of members is a change of the group.
+      if (added.length + removed.length > 0) await updateGroupRow(tctx.db, row.id, { updated_at: tctx.clock() });
+    }),
+  );
+}
+
+/** RFC 7644 3.5.1 PUT: the name and the whole member list are replaced. */
+export async function replaceScimGroup(ctx: ScimContext, id: string, body: unknown, ifMatch?: string): Promise<Json> {
+  const row = await findOrThrow(ctx, id);
+  const members = await membersOf(ctx, row.id);
+  checkVersion(groupResource(row, members, ctx.scimBase), ifMatch);
+  await storeState(ctx, row, members, stateOf(body));
+  return getGroup(ctx, id);
+}
+
+/** RFC 7644 3.5.2 PATCH: members added and removed (Okta's and Entra's shapes), displayName replaced. */
+export async function patchScimGroup(ctx: ScimContext, id: string, operations: PatchOperation[], ifMatch?: string): Promise<Json> {
+  const row = await findOrThrow(ctx, id);
+  const members = await membersOf(ctx, row.id);
+  const current = groupResource(row, members, ctx.scimBase);
+  checkVersion(current, ifMatch);
+  await storeState(ctx, row, members, stateOf(applyPatch(current, operations)));
+  return getGroup(ctx, id);
+}
+
+/** RFC 7644 3.6: deletes the group and its memberships; its members stay. */
+export async function deleteScimGroup(ctx: ScimContext, id: string, ifMatch?: string): Promise<void> {
+  const row = await findOrThrow(ctx, id);
+  if (ifMatch !== undefined) checkVersion(groupResource(row, await membersOf(ctx, row.id), ctx.scimBase), ifMatch);
+  await scimErrorOfAdmin(() => deleteGroup(ctx, row.id));
+}
