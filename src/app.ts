@@ -12,6 +12,7 @@ import { webhookNotifier } from './domain/notifications/webhook-notifier.js';
 import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import adminApi, { ADMIN_API_PREFIX } from './http/admin-api/index.js';
+import consoleRoutes, { CONSOLE_PREFIX } from './http/console/index.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
 import cors from './http/plugins/cors.js';
@@ -207,6 +208,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   );
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
   await app.register(adminApi, { prefix: ADMIN_API_PREFIX, ctx, bodyLimit: BODY_LIMIT_BYTES });
+  // The web console (issue 20, docs/console.md): pages for admins and auditors, signed in through this provider.
+  await app.register(consoleRoutes, {
+    prefix: CONSOLE_PREFIX,
+    ctx,
+    onLogoutsQueued: () => backchannel?.kick(),
+    onMessagesQueued: () => outbox?.kick(),
+  });
   await app.register(healthRoutes, {
     readiness: readinessProbe({ db: deps.db, keys: ctx.keys, lifecycle, shipped: shippedMigrations(), timeoutMs: READINESS_DB_TIMEOUT_MS }),
   });
