@@ -2,7 +2,12 @@
 // alive for CONSOLE_IDLE_SECONDS between uses and CONSOLE_ABSOLUTE_SECONDS in all (OWASP Session Management: idle
 // and absolute timeouts), and the CSRF token its forms carry, derived from the cookie (so it needs no storage).
 import { createHash } from 'node:crypto';
-import { deleteConsoleSession, insertConsoleSession, touchConsoleSession } from '../../storage/console-sessions.js';
+import {
+  deleteConsoleSession,
+  deleteDeadConsoleSessions,
+  insertConsoleSession,
+  touchConsoleSession,
+} from '../../storage/console-sessions.js';
 import type { AdminPrincipal } from '../admin/principal.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
@@ -23,10 +28,14 @@ export interface ConsolePerson {
 
 type SessionContext = Pick<ProviderContext, 'db' | 'clock'>;
 
-/** Starts a session for the user; returns the cookie value (the database keeps its digest only). */
+/**
+ * Starts a session for the user; returns the cookie value (the database keeps its digest only). Sessions past their
+ * lifetimes are removed first: console sign-ins are rare, so the table stays small without a job of its own.
+ */
 export async function startConsoleSession(ctx: SessionContext, userId: string): Promise<string> {
   const value = randomToken();
   const now = ctx.clock();
+  await deleteDeadConsoleSessions(ctx.db, now, addSeconds(now, -CONSOLE_IDLE_SECONDS));
   await insertConsoleSession(ctx.db, { idHash: sha256(value), userId, now, expiresAt: addSeconds(now, CONSOLE_ABSOLUTE_SECONDS) });
   return value;
 }

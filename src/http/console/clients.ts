@@ -10,6 +10,7 @@ import {
   updateClient,
   type ClientEntry,
 } from '../../domain/clients/client-admin.js';
+import { CONSOLE_CLIENT_ID } from '../../domain/console/console-client.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
@@ -24,6 +25,7 @@ import {
 } from '../views/console-clients.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { attempt, field, list, notFound } from './console-forms.js';
+import { CONSOLE_PREFIX } from './console-http.js';
 
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 256 } }, required: ['id'] } as const;
 const searchQuery = {
@@ -58,6 +60,18 @@ function entryOf(v: ClientFormValues): Omit<ClientEntry, 'client_id'> {
 export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
   const csrf = (request: FastifyRequest) => consoleFormToken(personOf(request).cookie);
   const path = (id: string) => `${base}/clients/${encodeURIComponent(id)}`;
+
+  // The console's own client is shown but not changed here: a change could lock every admin out of the console.
+  app.addHook('preHandler', async (request, reply) => {
+    const { id } = (request.params ?? {}) as { id?: string };
+    if (
+      id !== CONSOLE_CLIENT_ID ||
+      !request.routeOptions.url?.startsWith(`${CONSOLE_PREFIX}/clients/`) ||
+      (request.method !== 'POST' && request.routeOptions.config?.consoleWrite !== true)
+    )
+      return;
+    return notFound(reply, base, personOf(request), "The console's own client cannot be changed from the console.", 403);
+  });
 
   app.get<{ Querystring: { q?: string } }>('/clients', { schema: { querystring: searchQuery } }, async (request, reply) => {
     const q = (request.query.q ?? '').trim();
@@ -133,7 +147,8 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       );
       if (!found.ok) return found.reply;
       const notice = DONE[request.query.done ?? ''];
-      const body = clientBody(base, found.value, { csrf: mayWrite(request) ? csrf(request) : null, notice });
+      const editable = mayWrite(request) && request.params.id !== CONSOLE_CLIENT_ID;
+      const body = clientBody(base, found.value, { csrf: editable ? csrf(request) : null, notice });
       return sendPage(reply, base, { title: `Client ${request.params.id}`, section: '/clients', body }, person);
     },
   );

@@ -22,6 +22,9 @@ declare module 'fastify' {
   }
 }
 
+/** Where the console is mounted (src/app.ts). */
+export const CONSOLE_PREFIX = '/admin';
+
 export interface CookieSpec {
   name: string;
   options: CookieSerializeOptions;
@@ -32,7 +35,7 @@ export interface CookieSpec {
  * "__Secure-" prefix (RFC 6265bis 4.1.3.1; "__Host-" would need Path=/).
  */
 function consoleCookie(config: Config, name: string, subPath: string, maxAge: number): CookieSpec {
-  const path = `${new URL(config.baseUrl).pathname.replace(/\/$/, '')}/admin${subPath}`;
+  const path = `${new URL(config.baseUrl).pathname.replace(/\/$/, '')}${CONSOLE_PREFIX}${subPath}`;
   const secure = config.secureCookies;
   return { name: secure ? `__Secure-${name}` : name, options: { httpOnly: true, sameSite: 'lax', path, secure, maxAge } };
 }

@@ -9,14 +9,14 @@ import { single, type RawParams } from '../../domain/params.js';
 import { CONSOLE_CSS } from '../views/console-layout.js';
 import { forbiddenBody } from '../views/console-pages.js';
 import { seeOther } from '../redirect.js';
-import { consoleSessionCookie, sendPage } from './console-http.js';
+import { CONSOLE_PREFIX, consoleSessionCookie, sendPage } from './console-http.js';
 import { clientPages } from './clients.js';
 import { dashboardPage } from './dashboard.js';
 import { securityPages } from './security.js';
 import { signInRoutes, startSignIn } from './sign-in.js';
 import { userPages } from './users.js';
 
-export const CONSOLE_PREFIX = '/admin';
+export { CONSOLE_PREFIX };
 
 export interface ConsoleOptions {
   ctx: ProviderContext;

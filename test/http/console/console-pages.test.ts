@@ -7,6 +7,7 @@ import { buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../../helper
 import { startConsoleSession } from '../../../src/domain/console/console-sessions.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 import { PAGE_HEADERS } from '../../../src/http/views/layout.js';
+import { sha256 } from '../../../src/domain/secrets.js';
 
 const ADMIN = { username: 'ada', password: 'ada-password-0123', role: 'admin' as const };
 const AUDITOR = { username: 'aud', password: 'aud-password-0123', role: 'auditor' as const };
@@ -250,4 +251,23 @@ t.test('risk rules, signing keys, security events and the audit log', async (t) 
   t.match(audit.body, /admin\.user\.disabled/);
   t.notMatch(audit.body, /admin\.client\.created/, 'the filter leaves other events out');
   t.equal((await get('/admin/audit?actor=nocolon', adminCookie)).statusCode, 400);
+});
+
+t.test("the console's own client is shown, but no admin can change or delete it from the console", async (t) => {
+  const page = await get('/admin/clients/sso-console', adminCookie);
+  t.equal(page.statusCode, 200);
+  t.match(page.body, /http:\/\/localhost:3000\/admin\/callback/);
+  t.notMatch(page.body, /action="[^"]*\/clients\/sso-console/, 'no form acts on it');
+  t.equal((await get('/admin/clients/sso-console/delete', adminCookie)).statusCode, 403);
+  t.equal((await adminPost('/admin/clients/sso-console/delete')).statusCode, 403);
+  t.equal((await adminPost('/admin/clients/sso-console/rotate')).statusCode, 403);
+  t.ok(await db.selectFrom('clients').select('client_id').where('client_id', '=', 'sso-console').executeTakeFirst(), 'it is still there');
+});
+
+t.test('starting a console session removes those past their lifetimes', async (t) => {
+  const stale = await startConsoleSession({ db, clock: () => new Date(Date.now() - 9 * 3600 * 1000) }, adminId);
+  t.equal((await get('/admin', stale)).statusCode, 303, 'past its absolute lifetime');
+  await startConsoleSession({ db, clock: () => new Date() }, adminId);
+  const rows = await db.selectFrom('console_sessions').select('id_hash').where('id_hash', '=', sha256(stale)).execute();
+  t.equal(rows.length, 0);
 });
