@@ -1,7 +1,8 @@
 // Signing in to the web console (issue 20): the console is a client of this provider (OIDC Core 3.1, RFC 7636 S256);
 // the sign-in needs a second factor (RFC 8176 amr `mfa`) and an admin role; its session cookie, lifetimes, sign-out.
 import t from 'tap';
-import { buildTestApp, type TestApp } from '../../helpers/app.js';
+import { buildTestApp, testConfig, type TestApp } from '../../helpers/app.js';
+import { consoleBindingCookie, consoleSessionCookie } from '../../../src/http/console/console-http.js';
 import { DeviceBrowser } from '../../helpers/device-browser.js';
 import { formAction, hiddenField, localPath } from '../../helpers/flow.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
@@ -165,3 +166,16 @@ t.test('a console session ends after the idle lifetime, and at sign-out (which n
   t.equal(idle.statusCode, 303, 'idle too long: sent to sign in again');
   t.match(String(idle.headers.location), /\/sso\/authorize\?/);
 });
+
+t.test(
+  'on an https issuer the console cookies are Secure with the __Secure- prefix, still under /admin (RFC 6265bis 4.1.3.1)',
+  async (t) => {
+    const config = testConfig({ BASE_URL: 'https://sso.example', ALLOW_UNENCRYPTED_KEYS: 'true' });
+    const session = consoleSessionCookie(config);
+    t.equal(session.name, '__Secure-sso_console');
+    t.match(session.options, { secure: true, httpOnly: true, sameSite: 'lax', path: '/admin' });
+    const binding = consoleBindingCookie(config);
+    t.equal(binding.name, '__Secure-sso_console_sign_in');
+    t.match(binding.options, { secure: true, httpOnly: true, path: '/admin/callback' });
+  },
+);
