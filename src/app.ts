@@ -13,6 +13,7 @@ import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import adminApi, { ADMIN_API_PREFIX } from './http/admin-api/index.js';
 import scimApi, { SCIM_PREFIX } from './http/scim/index.js';
+import consoleRoutes, { CONSOLE_PREFIX } from './http/console/index.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
 import cors from './http/plugins/cors.js';
@@ -210,6 +211,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(adminApi, { prefix: ADMIN_API_PREFIX, ctx, bodyLimit: BODY_LIMIT_BYTES });
   // SCIM 2.0 provisioning (issue 20): application/scim+json, RFC 7644 3.12 errors, client_credentials tokens with scim.
   await app.register(scimApi, { prefix: SCIM_PREFIX, ctx, bodyLimit: BODY_LIMIT_BYTES });
+  // The web console (issue 20, docs/console.md): pages for admins and auditors, signed in through this provider.
+  await app.register(consoleRoutes, {
+    prefix: CONSOLE_PREFIX,
+    ctx,
+    onLogoutsQueued: () => backchannel?.kick(),
+    onMessagesQueued: () => outbox?.kick(),
+  });
   await app.register(healthRoutes, {
     readiness: readinessProbe({ db: deps.db, keys: ctx.keys, lifecycle, shipped: shippedMigrations(), timeoutMs: READINESS_DB_TIMEOUT_MS }),
   });

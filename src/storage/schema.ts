@@ -734,3 +734,16 @@ export interface ScimUsersTable {
 export interface Database {
   scim_users: ScimUsersTable;
 }
+
+/** A web console session, by the digest of its cookie (src/storage/console-sessions.ts). */
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  user_id: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  console_sessions: ConsoleSessionsTable;
+}

@@ -1,0 +1,234 @@
+// The console's client pages (issue 20): list and search, create (the secret shown once), edit, rotate the secret,
+// delete after a confirmation. Each is a thin layer over src/domain/clients/client-admin.ts, as the API's are.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  createClient,
+  deleteClient,
+  listClients,
+  rotateClientSecret,
+  showClient,
+  updateClient,
+  type ClientEntry,
+} from '../../domain/clients/client-admin.js';
+import { CONSOLE_CLIENT_ID } from '../../domain/console/console-client.js';
+import { consoleFormToken } from '../../domain/console/console-sessions.js';
+import type { ProviderContext } from '../../domain/context.js';
+import type { RawParams } from '../../domain/params.js';
+import { seeOther } from '../redirect.js';
+import {
+  clientBody,
+  clientListBody,
+  deleteClientBody,
+  newClientBody,
+  secretBody,
+  type ClientFormValues,
+} from '../views/console-clients.js';
+import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { attempt, field, list, notFound } from './console-forms.js';
+import { CONSOLE_PREFIX } from './console-http.js';
+
+const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 256 } }, required: ['id'] } as const;
+const searchQuery = {
+  type: 'object',
+  properties: { q: { type: 'string', maxLength: 256 }, done: { type: 'string', maxLength: 16 } },
+} as const;
+
+const DONE: Record<string, string> = { saved: 'Changes saved.', unchanged: 'Nothing changed.' };
+
+function valuesOf(body: RawParams | undefined): ClientFormValues {
+  return {
+    client_id: field(body, 'client_id'),
+    client_name: field(body, 'client_name'),
+    redirect_uris: field(body, 'redirect_uris'),
+    post_logout_redirect_uris: field(body, 'post_logout_redirect_uris'),
+    grant_types: field(body, 'grant_types'),
+    token_endpoint_auth_method: field(body, 'token_endpoint_auth_method'),
+  };
+}
+
+/** The form's values as the seed file writes a client; an empty name means none. */
+function entryOf(v: ClientFormValues): Omit<ClientEntry, 'client_id'> {
+  return {
+    ...(v.client_name ? { client_name: v.client_name } : {}),
+    redirect_uris: list(v.redirect_uris),
+    post_logout_redirect_uris: list(v.post_logout_redirect_uris),
+    grant_types: list(v.grant_types),
+    token_endpoint_auth_method: v.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'],
+  };
+}
+
+export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
+  const csrf = (request: FastifyRequest) => consoleFormToken(personOf(request).cookie);
+  const path = (id: string) => `${base}/clients/${encodeURIComponent(id)}`;
+
+  // The console's own client is shown but not changed here: a change could lock every admin out of the console.
+  app.addHook('preHandler', async (request, reply) => {
+    const { id } = (request.params ?? {}) as { id?: string };
+    if (
+      id !== CONSOLE_CLIENT_ID ||
+      !request.routeOptions.url?.startsWith(`${CONSOLE_PREFIX}/clients/`) ||
+      (request.method !== 'POST' && request.routeOptions.config?.consoleWrite !== true)
+    )
+      return;
+    return notFound(reply, base, personOf(request), "The console's own client cannot be changed from the console.", 403);
+  });
+
+  app.get<{ Querystring: { q?: string } }>('/clients', { schema: { querystring: searchQuery } }, async (request, reply) => {
+    const q = (request.query.q ?? '').trim();
+    const needle = q.toLowerCase();
+    const clients = (await listClients(adminContextOf(ctx, request))).filter(
+      (c) => !needle || c.entry.client_id.toLowerCase().includes(needle) || (c.entry.client_name ?? '').toLowerCase().includes(needle),
+    );
+    return sendPage(
+      reply,
+      base,
+      { title: 'Clients', section: '/clients', body: clientListBody(base, clients, q, mayWrite(request)) },
+      personOf(request),
+    );
+  });
+
+  app.get('/clients/new', { config: { consoleWrite: true } }, async (request, reply) =>
+    sendPage(
+      reply,
+      base,
+      {
+        title: 'New client',
+        section: '/clients',
+        body: newClientBody(base, csrf(request), {
+          client_id: '',
+          client_name: '',
+          redirect_uris: '',
+          post_logout_redirect_uris: '',
+          grant_types: 'authorization_code refresh_token',
+          token_endpoint_auth_method: 'client_secret_basic',
+        }),
+      },
+      personOf(request),
+    ),
+  );
+
+  app.post<{ Body: RawParams }>('/clients', async (request, reply) => {
+    const values = valuesOf(request.body);
+    const person = personOf(request);
+    const done = await attempt(
+      () => createClient(adminContextOf(ctx, request), { client_id: values.client_id, ...entryOf(values) }),
+      (message, status) =>
+        sendPage(
+          reply,
+          base,
+          { status, title: 'New client', section: '/clients', body: newClientBody(base, csrf(request), values, message) },
+          person,
+        ),
+    );
+    if (!done.ok) return done.reply;
+    const { client, clientSecret } = done.value;
+    if (clientSecret === undefined) return seeOther(reply, `${path(client.entry.client_id)}?done=saved`);
+    return sendPage(
+      reply.header('cache-control', 'no-store'),
+      base,
+      {
+        status: 201,
+        title: 'Client created',
+        section: '/clients',
+        body: secretBody(base, client.entry.client_id, clientSecret, `Client ${client.entry.client_id} created.`),
+      },
+      person,
+    );
+  });
+
+  app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
+    '/clients/:id',
+    { schema: { params: idParams, querystring: searchQuery } },
+    async (request, reply) => {
+      const person = personOf(request);
+      const found = await attempt(
+        () => showClient(adminContextOf(ctx, request), request.params.id),
+        (message, status) => notFound(reply, base, person, message, status),
+      );
+      if (!found.ok) return found.reply;
+      const notice = DONE[request.query.done ?? ''];
+      const editable = mayWrite(request) && request.params.id !== CONSOLE_CLIENT_ID;
+      const body = clientBody(base, found.value, { csrf: editable ? csrf(request) : null, notice });
+      return sendPage(reply, base, { title: `Client ${request.params.id}`, section: '/clients', body }, person);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: RawParams }>('/clients/:id', { schema: { params: idParams } }, async (request, reply) => {
+    const { id } = request.params;
+    const person = personOf(request);
+    const admin = adminContextOf(ctx, request);
+    const values = { ...valuesOf(request.body), client_id: id };
+    const done = await attempt(
+      () => updateClient(admin, id, { set: entryOf(values), remove: values.client_name ? [] : ['client_name'] }),
+      async (message, status) => {
+        const current = await showClient(admin, id).catch(() => undefined);
+        if (!current) return notFound(reply, base, person, message, status);
+        const body = clientBody(base, current, { csrf: csrf(request), values, error: message });
+        return sendPage(reply, base, { status, title: `Client ${id}`, section: '/clients', body }, person);
+      },
+    );
+    if (!done.ok) return done.reply;
+    if (done.value.clientSecret !== undefined) {
+      return sendPage(
+        reply,
+        base,
+        {
+          title: 'Client changed',
+          section: '/clients',
+          body: secretBody(base, id, done.value.clientSecret, 'Changes saved; the client is now confidential.'),
+        },
+        person,
+      );
+    }
+    return seeOther(reply, `${path(id)}?done=${done.value.changed.length ? 'saved' : 'unchanged'}`);
+  });
+
+  app.post<{ Params: { id: string }; Body: RawParams }>('/clients/:id/rotate', { schema: { params: idParams } }, async (request, reply) => {
+    const { id } = request.params;
+    const person = personOf(request);
+    const done = await attempt(
+      () => rotateClientSecret(adminContextOf(ctx, request), id),
+      (message, status) => notFound(reply, base, person, message, status),
+    );
+    if (!done.ok) return done.reply;
+    return sendPage(
+      reply,
+      base,
+      {
+        title: 'Secret rotated',
+        section: '/clients',
+        body: secretBody(base, id, done.value.clientSecret, 'A new secret replaces the old one.'),
+      },
+      person,
+    );
+  });
+
+  app.get<{ Params: { id: string } }>(
+    '/clients/:id/delete',
+    { schema: { params: idParams }, config: { consoleWrite: true } },
+    async (request, reply) => {
+      const person = personOf(request);
+      const found = await attempt(
+        () => showClient(adminContextOf(ctx, request), request.params.id),
+        (message, status) => notFound(reply, base, person, message, status),
+      );
+      if (!found.ok) return found.reply;
+      return sendPage(
+        reply,
+        base,
+        { title: 'Delete client', section: '/clients', body: deleteClientBody(base, request.params.id, csrf(request)) },
+        person,
+      );
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: RawParams }>('/clients/:id/delete', { schema: { params: idParams } }, async (request, reply) => {
+    const person = personOf(request);
+    const done = await attempt(
+      () => deleteClient(adminContextOf(ctx, request), request.params.id),
+      (message, status) => notFound(reply, base, person, message, status),
+    );
+    if (!done.ok) return done.reply;
+    return seeOther(reply, `${base}/clients`);
+  });
+}

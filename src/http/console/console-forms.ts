@@ -1,0 +1,41 @@
+// Reading the console's forms, and the answer to an admin action refused on its merits (the domain's AdminError).
+import type { FastifyReply } from 'fastify';
+import { AdminError, type AdminErrorKind } from '../../domain/admin/admin.js';
+import { single, type RawParams } from '../../domain/params.js';
+import type { ConsolePerson } from '../../domain/console/console-sessions.js';
+import { forbiddenBody } from '../views/console-pages.js';
+import { sendPage } from './console-http.js';
+
+export const STATUS_OF: Record<AdminErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
+
+/** A field of a form, trimmed; '' when absent. */
+export const field = (body: RawParams | undefined, name: string): string => (single(body ?? {}, name) ?? '').trim();
+
+/** A textarea of one value per line, or a field of values separated by spaces: the values, blanks dropped. */
+export const list = (value: string): string[] => value.split(/\s+/).filter((v) => v !== '');
+
+/**
+ * Runs an admin action; an AdminError is rendered by `refused` (the form again, saying why) with its status. Anything
+ * else goes to the app's error handler.
+ */
+export async function attempt<T>(
+  action: () => Promise<T>,
+  refused: (message: string, status: number) => FastifyReply | Promise<FastifyReply>,
+): Promise<{ ok: true; value: T } | { ok: false; reply: FastifyReply }> {
+  try {
+    return { ok: true, value: await action() };
+  } catch (err) {
+    if (err instanceof AdminError) return { ok: false, reply: await refused(err.message, STATUS_OF[err.kind]) };
+    throw err;
+  }
+}
+
+/** A page of the console for a refusal with nothing else to show (nothing by that name, say). */
+export function notFound(reply: FastifyReply, base: string, person: ConsolePerson, message: string, status = 404): FastifyReply {
+  return sendPage(
+    reply,
+    base,
+    { status, title: status === 404 ? 'Not found' : 'Refused', section: '', body: forbiddenBody(message) },
+    person,
+  );
+}

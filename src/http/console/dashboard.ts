@@ -1,0 +1,12 @@
+// The console's dashboard (issue 20): server-drawn charts of the last day and week.
+import type { FastifyInstance } from 'fastify';
+import { dashboardCharts } from '../../domain/console/dashboard.js';
+import type { ProviderContext } from '../../domain/context.js';
+import { dashboardBody } from '../views/console-dashboard.js';
+import { personOf, sendPage } from './console-http.js';
+
+export function dashboardPage(app: FastifyInstance, ctx: ProviderContext, base: string): void {
+  app.get('/', async (request, reply) =>
+    sendPage(reply, base, { title: 'Dashboard', section: '', body: dashboardBody(await dashboardCharts(ctx)) }, personOf(request)),
+  );
+}

@@ -1,0 +1,112 @@
+// The console's client pages: the list with its search, a client with its edit form, the form of a new client, the
+// page that shows a secret once, and the confirmation before a deletion.
+import { html, type SafeHtml } from '../../html.js';
+import type { RegisteredClient } from '../../domain/clients/client-admin.js';
+import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
+
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', 'client_secret_jwt'] as const;
+
+/** What the form shows: a client's entry, or what was typed into a refused form. */
+export interface ClientFormValues {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string;
+  post_logout_redirect_uris: string;
+  grant_types: string;
+  token_endpoint_auth_method: string;
+}
+
+export function formValuesOf(client: RegisteredClient): ClientFormValues {
+  const e = client.entry;
+  return {
+    client_id: e.client_id,
+    client_name: e.client_name ?? '',
+    redirect_uris: (e.redirect_uris ?? []).join('\n'),
+    post_logout_redirect_uris: (e.post_logout_redirect_uris ?? []).join('\n'),
+    grant_types: (e.grant_types ?? ['authorization_code']).join(' '),
+    token_endpoint_auth_method: e.token_endpoint_auth_method ?? 'client_secret_basic',
+  };
+}
+
+export function clientListBody(base: string, clients: readonly RegisteredClient[], q: string, mayWrite: boolean): SafeHtml {
+  return html`<form class="filters" method="get" action="${base}/clients" role="search">
+<div><label for="q">Search by id or name</label><input type="search" id="q" name="q" value="${q}"></div>
+<div><button type="submit">Search</button></div></form>
+${mayWrite ? html`<p><a href="${base}/clients/new">New client</a></p>` : ''}
+${table(
+  'Clients',
+  ['Client id', 'Name', 'Authentication', 'Redirect URIs', 'Updated'],
+  clients.map((c) => [
+    html`<a href="${base}/clients/${encodeURIComponent(c.entry.client_id)}">${c.entry.client_id}</a>`,
+    c.entry.client_name ?? '',
+    c.entry.token_endpoint_auth_method ?? 'client_secret_basic',
+    (c.entry.redirect_uris ?? []).join(' '),
+    when(c.updatedAt),
+  ]),
+  'No client matches.',
+)}`;
+}
+
+function clientFields(v: ClientFormValues, isNew: boolean): SafeHtml {
+  return html`${
+    isNew
+      ? html`<label for="client_id">Client id</label><input type="text" id="client_id" name="client_id" required value="${v.client_id}">`
+      : ''
+  }
+<label for="client_name">Name</label><input type="text" id="client_name" name="client_name" value="${v.client_name}">
+<label for="redirect_uris">Redirect URIs (one per line)</label><textarea id="redirect_uris" name="redirect_uris">${v.redirect_uris}</textarea>
+<label for="post_logout_redirect_uris">Post-logout redirect URIs (one per line)</label><textarea id="post_logout_redirect_uris" name="post_logout_redirect_uris">${v.post_logout_redirect_uris}</textarea>
+<label for="grant_types">Grant types (separated by spaces)</label><input type="text" id="grant_types" name="grant_types" value="${v.grant_types}">
+<label for="token_endpoint_auth_method">Client authentication</label><select id="token_endpoint_auth_method" name="token_endpoint_auth_method">${AUTH_METHODS.map(
+    (m) => html`<option value="${m}"${m === v.token_endpoint_auth_method ? html` selected` : ''}>${m}</option>`,
+  )}</select>`;
+}
+
+export function newClientBody(base: string, csrf: string, v: ClientFormValues, error?: string): SafeHtml {
+  return html`${messages(undefined, error)}<form method="post" action="${base}/clients">${csrfField(csrf)}${clientFields(v, true)}
+<div><button type="submit">Create client</button></div></form>`;
+}
+
+export function clientBody(
+  base: string,
+  client: RegisteredClient,
+  view: { csrf: string | null; values?: ClientFormValues; notice?: string; error?: string },
+): SafeHtml {
+  const id = client.entry.client_id;
+  const path = `${base}/clients/${encodeURIComponent(id)}`;
+  const details = table(
+    'Client details',
+    ['Field', 'Value'],
+    [
+      ['Client id', id],
+      ['Secret', client.hasSecret ? `held (${client.secretStorage})` : 'none'],
+      ['Revision', client.revision],
+      ['Created', when(client.createdAt)],
+      ['Updated', when(client.updatedAt)],
+      ...Object.entries(client.entry)
+        .filter(([k]) => k !== 'client_id')
+        .map(([k, v]) => [k, Array.isArray(v) ? v.join(' ') : typeof v === 'object' ? JSON.stringify(v) : String(v)]),
+    ],
+  );
+  if (!view.csrf) return html`${messages(view.notice, view.error)}${details}`;
+  return html`${messages(view.notice, view.error)}${details}
+<h2>Edit</h2>
+<form method="post" action="${path}">${csrfField(view.csrf)}${clientFields(view.values ?? formValuesOf(client), false)}
+<div><button type="submit">Save changes</button></div></form>
+<h2>Secret and removal</h2>
+<p>${client.hasSecret ? buttonForm(`${path}/rotate`, view.csrf, 'Rotate secret') : ''}<a href="${path}/delete">Delete this client</a></p>`;
+}
+
+export function secretBody(base: string, clientId: string, secret: string, what: string): SafeHtml {
+  return html`<p class="notice" role="status">${what}</p>
+<p>The client's secret is shown this once; copy it now. Only its digest is kept.</p>
+<code class="secret">${secret}</code>
+<p><a href="${base}/clients/${encodeURIComponent(clientId)}">Back to ${clientId}</a></p>`;
+}
+
+export function deleteClientBody(base: string, clientId: string, csrf: string): SafeHtml {
+  const path = `${base}/clients/${encodeURIComponent(clientId)}`;
+  return html`<p>Delete the client <strong>${clientId}</strong>? Its codes and tokens stop working at once. This cannot be undone.</p>
+<form method="post" action="${path}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete ${clientId}</button></form>
+<p><a href="${path}">Keep it</a></p>`;
+}

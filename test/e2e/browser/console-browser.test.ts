@@ -1,0 +1,82 @@
+// The web console in Chromium (issue 20): an admin signs in through the provider's own pages with a password and a
+// second factor (the one-time code a challenged sign-in sends, read from the notifier as the user reads their
+// message), creates a client, disables a user; axe-core (WCAG 2.1 AA) finds no violation on any console page.
+import t from 'tap';
+import { checkPage } from '../../helpers/axe.js';
+import { withChromium } from '../../helpers/chromium.js';
+import { listenTestApp } from '../../helpers/listening.js';
+import { CapturingNotifier } from '../../helpers/notifier.js';
+import { riskEnv } from '../../helpers/risk.js';
+import { findUserByUsername } from '../../../src/storage/users.js';
+
+const ADMIN = { username: 'ada', password: 'ada-password-0123', email: 'ada@example.com', role: 'admin' as const };
+const TARGET = { username: 'tom', password: 'tom-password-0123', email: 'tom@example.com' };
+
+await withChromium(t, async (browser) => {
+  t.test('an admin signs in with a second factor, creates a client and disables a user; no page has an axe violation', async (t) => {
+    const notifier = new CapturingNotifier();
+    // Headless Chromium says it is automated: AUTOMATION (60) asks for a second factor (30) and does not block (80).
+    const server = await listenTestApp(t, { env: riskEnv(), notifier, seed: { clients: [], users: [ADMIN, TARGET] } });
+    const adminId = (await findUserByUsername(server.db, ADMIN.username))!.id;
+    const targetId = (await findUserByUsername(server.db, TARGET.username))!.id;
+    const context = await browser.newContext({ serviceWorkers: 'block' });
+    t.teardown(() => context.close());
+    const page = await context.newPage();
+    const console = `${server.baseUrl}/admin`;
+
+    await page.goto(console);
+    await page.getByLabel('Username or email').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await page.getByLabel('Code').fill(await notifier.code(adminId));
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('heading', { name: 'Allow access?' }).waitFor();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(console);
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    t.ok(await page.getByText('ada (admin)').isVisible(), 'signed in as the admin');
+    await checkPage(t, page, 'dashboard');
+
+    await page.getByRole('link', { name: 'Clients' }).click();
+    await page.waitForURL(`${console}/clients`);
+    await checkPage(t, page, 'clients');
+    await page.getByRole('link', { name: 'New client' }).click();
+    await checkPage(t, page, 'new client');
+    await page.getByLabel('Client id').fill('billing');
+    await page.getByLabel('Name', { exact: true }).fill('Billing');
+    await page.getByLabel('Redirect URIs (one per line)', { exact: true }).fill('https://billing.example/cb');
+    await page.getByRole('button', { name: 'Create client' }).click();
+    await page.getByRole('heading', { name: 'Client created' }).waitFor();
+    t.match(await page.locator('code.secret').textContent(), /^[A-Za-z0-9_-]{40,}$/, 'the secret is shown once');
+    await checkPage(t, page, 'client created');
+    await page.getByRole('link', { name: 'Back to billing' }).click();
+    await page.getByRole('heading', { name: 'Client billing' }).waitFor();
+    await checkPage(t, page, 'client');
+    await page.getByRole('link', { name: 'Delete this client' }).click();
+    await checkPage(t, page, 'delete client');
+
+    await page.getByRole('link', { name: 'Users' }).click();
+    await checkPage(t, page, 'users');
+    await page.getByRole('link', { name: TARGET.username }).click();
+    await page.waitForURL(`${console}/users/${targetId}`);
+    await checkPage(t, page, 'user');
+    await page.getByRole('button', { name: 'Disable user' }).click();
+    await page.waitForURL(`${console}/users/${targetId}?done=disabled`);
+    t.ok(await page.getByText('User disabled').isVisible());
+    t.ok((await findUserByUsername(server.db, TARGET.username))!.disabled_at, 'the user is disabled');
+    await page.goto(`${console}/users/new`);
+    await checkPage(t, page, 'new user');
+
+    for (const [name, path] of [
+      ['risk rules', '/risk-rules'],
+      ['security events', '/security-events'],
+      ['signing keys', '/signing-keys'],
+      ['audit log', '/audit'],
+    ] as const) {
+      await page.goto(`${console}${path}`);
+      await checkPage(t, page, name);
+    }
+    t.match(await page.locator('table').textContent(), /admin\.user\.disabled/, 'the audit log shows the change');
+  });
+});
