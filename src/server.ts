@@ -3,6 +3,8 @@
 // port; each worker is a whole, stateless instance on the shared PostgreSQL database.
 import cluster from 'node:cluster';
 import { buildApp } from './app.js';
+import { NOUNS } from './cli/nouns/index.js';
+import { startAdminSocket } from './cli/remote.js';
 import type { Config } from './config.js';
 import { superviseWorkers } from './cluster.js';
 import type { Lifecycle } from './domain/readiness.js';
@@ -28,6 +30,9 @@ async function serve(config: Config): Promise<void> {
     if (metricsPort && cluster.isWorker) shareMetricsWithPrimary(metrics.registry);
     const metricsServer = metricsPort && !cluster.isWorker ? await startMetricsServer(config, logger, metrics.registry) : undefined;
     await app.listen({ port: config.port, host: config.host });
+    // The embedded database is this process's alone: the admin command line reaches it through this socket.
+    const adminSocket =
+      database.kind === 'pglite' && config.dataDir !== 'memory://' ? await startAdminSocket(config, database.db, logger, NOUNS) : undefined;
     logger.info(
       {
         issuer: config.issuer,
@@ -43,7 +48,7 @@ async function serve(config: Config): Promise<void> {
       logger,
       drainSeconds: config.operations.shutdownDrainSeconds,
       timeoutSeconds: config.operations.shutdownTimeoutSeconds,
-      afterApp: [async () => metricsServer?.close(), () => database.close()],
+      afterApp: [async () => metricsServer?.close(), async () => adminSocket?.close(), () => database.close()],
     });
   } catch (err) {
     logger.fatal({ err }, 'could not start');

@@ -10,22 +10,13 @@ import {
   removeMember,
   showGroup,
   updateGroup,
-  type GroupSummary,
 } from '../../domain/groups/group-admin.js';
+import { groupJson, memberJson } from '../../domain/admin/representations.js';
 import { UsageError, verb, type Noun } from '../command.js';
 import { iso } from '../output.js';
 
 const GROUP = { name: 'group', description: "the group's id or name (any case)" } as const;
 const USER = { name: 'user', description: "the user's id or username" } as const;
-
-const groupJson = (g: GroupSummary) => ({
-  id: g.id,
-  name: g.name,
-  description: g.description,
-  members: g.members,
-  created_at: iso(g.createdAt),
-  updated_at: iso(g.updatedAt),
-});
 
 export const groups: Noun = {
   name: 'groups',
@@ -153,7 +144,7 @@ sessions and devices to end those too.`,
         if (input.json)
           return session.out.json({
             group: groupJson(group),
-            members: members.map((m) => ({ id: m.id, username: m.username, email: m.email, added_at: iso(m.addedAt) })),
+            members: members.map(memberJson),
           });
         session.out.table(
           ['id', 'username', 'email', 'added'],

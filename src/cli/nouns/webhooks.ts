@@ -8,43 +8,16 @@ import {
   removeWebhook,
   resumeWebhook,
   showWebhook,
-  type WebhookDelivery,
   type WebhookDetails,
   type WebhookSubscription,
 } from '../../domain/webhooks/webhook-admin.js';
 import { webhookEntryProblems, type WebhookEntry } from '../../domain/webhooks/webhook-entry.js';
 import { AdminError } from '../../domain/admin/admin.js';
+import { deliveryJson, webhookJson } from '../../domain/admin/representations.js';
 import { iso } from '../output.js';
 import { UsageError, verb, type Noun, type Session } from '../command.js';
 
 const ID = { name: 'id', description: 'the subscription id: lowercase letters, digits, "-" or "_"' } as const;
-
-const webhookJson = (w: WebhookSubscription) => ({
-  id: w.id,
-  url: w.url,
-  events: w.events,
-  description: w.description,
-  enabled: w.enabled,
-  paused_at: w.pausedAt && iso(w.pausedAt),
-  pause_reason: w.pauseReason,
-  consecutive_failures: w.consecutiveFailures,
-  last_success_at: w.lastSuccessAt && iso(w.lastSuccessAt),
-  created_at: iso(w.createdAt),
-  updated_at: iso(w.updatedAt),
-});
-
-const deliveryJson = (d: WebhookDelivery) => ({
-  id: d.id,
-  event_id: d.eventId,
-  type: d.eventType,
-  status: d.status,
-  attempts: d.attempts,
-  next_attempt_at: d.nextAttemptAt && iso(d.nextAttemptAt),
-  last_status: d.lastStatus,
-  last_error: d.lastError,
-  created_at: iso(d.createdAt),
-  delivered_at: d.deliveredAt && iso(d.deliveredAt),
-});
 
 const state = (w: WebhookSubscription) => (w.pausedAt ? 'paused' : w.enabled ? 'active' : 'disabled');
 

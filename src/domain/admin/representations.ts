@@ -6,6 +6,8 @@ import type { AccountDevice } from '../risk/devices.js';
 import type { DescribedKey } from '../keys/key-rotation.js';
 import type { StoredRiskRule } from '../risk/rule-admin.js';
 import type { UserSummary } from './user-admin.js';
+import type { GroupMember, GroupSummary } from '../groups/group-admin.js';
+import type { WebhookDelivery, WebhookSubscription } from '../webhooks/webhook-admin.js';
 
 /** RFC 3339 in UTC to the second. */
 export const isoTime = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -64,4 +66,43 @@ export const keyJson = (k: DescribedKey) => ({
   retires_at: k.retiresAt && isoTime(k.retiresAt),
   leaves_jwks_at: k.unpublishesAt && isoTime(k.unpublishesAt),
   encrypted: k.encrypted,
+});
+
+export const groupJson = (g: GroupSummary) => ({
+  id: g.id,
+  name: g.name,
+  description: g.description,
+  members: g.members,
+  created_at: isoTime(g.createdAt),
+  updated_at: isoTime(g.updatedAt),
+});
+
+export const memberJson = (m: GroupMember) => ({ id: m.id, username: m.username, email: m.email, added_at: isoTime(m.addedAt) });
+
+/** A webhook subscription, never its secret. */
+export const webhookJson = (w: WebhookSubscription) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  description: w.description,
+  enabled: w.enabled,
+  paused_at: w.pausedAt && isoTime(w.pausedAt),
+  pause_reason: w.pauseReason,
+  consecutive_failures: w.consecutiveFailures,
+  last_success_at: w.lastSuccessAt && isoTime(w.lastSuccessAt),
+  created_at: isoTime(w.createdAt),
+  updated_at: isoTime(w.updatedAt),
+});
+
+export const deliveryJson = (d: WebhookDelivery) => ({
+  id: d.id,
+  event_id: d.eventId,
+  type: d.eventType,
+  status: d.status,
+  attempts: d.attempts,
+  next_attempt_at: d.nextAttemptAt && isoTime(d.nextAttemptAt),
+  last_status: d.lastStatus,
+  last_error: d.lastError,
+  created_at: isoTime(d.createdAt),
+  delivered_at: d.deliveredAt && isoTime(d.deliveredAt),
 });

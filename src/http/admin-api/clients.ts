@@ -31,6 +31,11 @@ const CLIENT_METADATA: JsonSchema = {
   grant_types: { type: 'array', items: { type: 'string' } },
   response_types: { type: 'array', items: { type: 'string' } },
   scope: { type: 'string' },
+  allowed_groups: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'limits sign-in to the members of these groups (by name); absent: not limited; empty: nobody',
+  },
 };
 
 const CLIENT: JsonSchema = {

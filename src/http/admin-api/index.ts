@@ -7,6 +7,7 @@ import { auditRoutes } from './audit.js';
 import { authenticate, type PersonPrincipal } from './authenticate.js';
 import { clientRoutes } from './clients.js';
 import { connectionRoutes } from './connections.js';
+import { groupRoutes } from './groups.js';
 import { openApiRoute } from './openapi.js';
 import { resourceServerRoutes } from './resource-servers.js';
 import { AdminApi, type AdminResource } from './route.js';
@@ -14,6 +15,7 @@ import { ruleRoutes } from './rules.js';
 import { securityEventRoutes } from './security-events.js';
 import { signingKeyRoutes } from './signing-keys.js';
 import { userRoutes } from './users.js';
+import { webhookRoutes } from './webhooks.js';
 
 export const ADMIN_API_PREFIX = '/admin/api/v1';
 
@@ -21,11 +23,13 @@ export const ADMIN_API_PREFIX = '/admin/api/v1';
 export const RESOURCES: readonly AdminResource[] = [
   clientRoutes,
   userRoutes,
+  groupRoutes,
   ruleRoutes,
   securityEventRoutes,
   signingKeyRoutes,
   resourceServerRoutes,
   connectionRoutes,
+  webhookRoutes,
   auditRoutes,
 ];
 

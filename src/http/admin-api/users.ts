@@ -14,12 +14,16 @@ import {
   listUserDevices,
   listUsers,
   resetLink,
+  ADMIN_ROLES,
   resetSecondFactor,
   revokeSessions,
   revokeUserDevices,
+  roleOf,
   setPassword,
+  setRole,
   showUser,
   updateUserProfile,
+  type AdminRoleChoice,
   type UserDetails,
 } from '../../domain/admin/user-admin.js';
 import type { AdminContext } from '../../domain/admin/admin.js';
@@ -53,6 +57,8 @@ const USER_DETAILS: JsonSchema = {
     live_sessions: { type: 'integer' },
     devices: { type: 'integer' },
     authenticator_app: { type: 'boolean' },
+    role: { enum: ADMIN_ROLES, description: 'the console role (admin: everything; auditor: read only)' },
+    groups: { type: 'array', items: { type: 'string' }, description: 'the names of their groups here' },
   },
 };
 const SESSION: JsonSchema = {
@@ -84,6 +90,11 @@ const ENDED: JsonSchema = {
   required: ['user', 'sessions_ended', 'logouts_queued'],
   properties: { user: USER_SUMMARY, sessions_ended: { type: 'integer' }, logouts_queued: { type: 'integer' } },
 };
+const ROLE: JsonSchema = {
+  type: 'object',
+  required: ['user', 'role'],
+  properties: { user: USER_SUMMARY, role: { enum: ADMIN_ROLES }, previous: { enum: ADMIN_ROLES }, changed: { type: 'boolean' } },
+};
 const PASSWORD = { type: 'string', minLength: 1, maxLength: 256 } as const;
 
 const detailsJson = (u: UserDetails) => ({
@@ -92,6 +103,8 @@ const detailsJson = (u: UserDetails) => ({
   live_sessions: u.liveSessions,
   devices: u.devices,
   authenticator_app: u.authenticatorApp,
+  role: u.role,
+  groups: u.groups,
 });
 /** What an ETag covers: what an admin changes (profile, status), not the counts that move with every sign-in. */
 const editable = (u: UserDetails) => ({ ...userJson(u), claims: u.claims });
@@ -406,6 +419,37 @@ export function userRoutes(api: AdminApi): void {
     response: { 200: REVOKED },
     async handler(request, _reply, { ctx }) {
       return revokedJson(await revokeUserDevices(ctx, (request.params as UserParams).user));
+    },
+  });
+
+  api.route({
+    method: 'GET',
+    url: '/users/:user/role',
+    access: 'read',
+    operationId: 'getUserRole',
+    summary: "The user's console role: admin, auditor or none.",
+    tag: 'users',
+    params: PARAMS,
+    response: { 200: ROLE },
+    async handler(request, _reply, { ctx }) {
+      const { user, role } = await roleOf(ctx, (request.params as UserParams).user);
+      return { user: userJson(user), role };
+    },
+  });
+
+  api.route({
+    method: 'PUT',
+    url: '/users/:user/role',
+    access: 'write',
+    operationId: 'setUserRole',
+    summary: 'Give the user a console role (admin: everything; auditor: read only), or take theirs away (none).',
+    tag: 'users',
+    params: PARAMS,
+    body: { type: 'object', required: ['role'], properties: { role: { enum: ADMIN_ROLES } }, additionalProperties: false },
+    response: { 200: ROLE },
+    async handler(request, _reply, { ctx }) {
+      const done = await setRole(ctx, (request.params as UserParams).user, (request.body as { role: AdminRoleChoice }).role);
+      return { user: userJson(done.user), role: done.role, previous: done.previous, changed: done.changed };
     },
   });
 }
