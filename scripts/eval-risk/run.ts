@@ -99,6 +99,8 @@ export async function replay(db: Db, config: Config, options: RunOptions): Promi
 /** One attempt as the sign-in page makes it, and the sign-in completed when the verdict (or a second factor) lets it. */
 async function attempt(ctx: ProviderContext, step: Step): Promise<Omit<AttemptRecord, 'roundTripMs'> & { retryAfterSeconds?: number }> {
   const outcome = await signInWithPassword(ctx, step.login, step.password, step.signals());
+  // No client here requires a second factor, so that answer cannot come.
+  if (outcome.kind === 'no-second-factor') throw new Error('a sign-in for no client needed a second factor');
   const base = { scenario: step.scenario, at: step.at, valid: step.valid, kind: outcome.kind };
   if (outcome.kind === 'throttled') {
     return {

@@ -40,6 +40,9 @@ function refusal(outcome: Refusal): { status: number; message: Text; retryAfter?
     case 'directory-unavailable':
       // The password was not checked: neither a wrong password nor a failure of ours (RFC 9110 15.6.4).
       return { status: 503, message: text('signIn.directoryUnavailable'), retryAfter: 5 };
+    case 'no-second-factor':
+      // RFC 9110 15.5.4 403: understood, and refused until the account has a second factor.
+      return { status: 403, message: text('signIn.secondFactorRequired') };
   }
 }
 
@@ -58,6 +61,8 @@ export interface PasswordFormContext {
   clientId: string | null;
   /** The sign-in page's language: remembered as the user's, and spoken by the code page and the mails that follow. */
   locale: Locale | undefined;
+  /** The client requires a second factor (src/domain/accounts/second-factor-policy.ts). */
+  requireMfa?: boolean;
   onMessagesQueued?: (() => void) | undefined;
 }
 
@@ -72,7 +77,7 @@ export async function submitPasswordForm(
   reply: FastifyReply,
   form: PasswordFormContext,
 ): Promise<PasswordFormResult> {
-  const outcome = await attemptSignIn(ctx, typedLogin(request.body), single(request.body, 'password') ?? '', request, form.clientId);
+  const outcome = await attemptSignIn(ctx, typedLogin(request.body), single(request.body, 'password') ?? '', request, form);
   if (outcome.kind === 'challenge') {
     // A second factor first; the code page sends the browser back to returnTo, signed in.
     const challengeId = await beginSecondFactor(ctx, outcome, form.returnTo, form.clientId, form.locale);
@@ -107,10 +112,11 @@ async function attemptSignIn(
   login: string,
   password: string,
   request: FastifyRequest<{ Body: RawParams }>,
-  clientId: string | null | undefined,
+  form: Pick<PasswordFormContext, 'clientId' | 'requireMfa'>,
 ): Promise<PasswordSignIn | { kind: 'busy' } | { kind: 'directory-unavailable' }> {
+  const signals = deviceSignalsOf(request, ctx.config, request.body);
   try {
-    return await signInWithPassword(ctx, login, password, deviceSignalsOf(request, ctx.config, request.body), clientId ?? null);
+    return await signInWithPassword(ctx, login, password, signals, form.clientId, form.requireMfa ?? false);
   } catch (err) {
     if (err instanceof DirectoryUnavailable) return { kind: 'directory-unavailable' };
     if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };

@@ -18,9 +18,13 @@ import { errorPage } from './views/pages.js';
 export async function interactionFacts(
   ctx: ProviderContext,
   interactionId: string,
-): Promise<{ clientId: string | null; locale: Locale | undefined }> {
+): Promise<{ clientId: string | null; locale: Locale | undefined; requireMfa: boolean }> {
   const row = await findInteraction(ctx.db, interactionId);
-  return { clientId: row?.client_id ?? null, locale: row?.readable ? row.stored.request.uiLocale : undefined };
+  return {
+    clientId: row?.client_id ?? null,
+    locale: row?.readable ? row.stored.request.uiLocale : undefined,
+    requireMfa: row?.client_require_mfa ?? false,
+  };
 }
 
 export function refusalPage(

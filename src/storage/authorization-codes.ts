@@ -84,7 +84,7 @@ type ConsentedCodeValues = NewCode & {
  * The shape of insertCodeForConsentedSession's statement: the conditions on minAuthTime and userId are in it only
  * when they are set, and the group check only for a client limited to groups (storage/groups.ts clientAdmitsUser).
  */
-type ConsentedCodeShape = { minAuthTime: boolean; userId: boolean; groups: boolean };
+type ConsentedCodeShape = { minAuthTime: boolean; userId: boolean; groups: boolean; mfa: boolean };
 
 /** One compiled statement per shape. */
 const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape: ConsentedCodeShape) =>
@@ -143,6 +143,8 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
             .$if(shape.userId, (qb) => qb.where(sql<string>`s.user_id::text`, '=', v.userId!))
             .where(sql<boolean>`c.scopes @> ${sql.val(v.scopes)}::text[]`)
             .$if(shape.groups, (qb) => qb.where(clientAdmitsUser(sql.val(v.clientId), sql.ref('u.id'), sql.ref('u.claims'))))
+            // A client that requires a second factor: RFC 8176 `mfa` among the sign-in's methods.
+            .$if(shape.mfa, (qb) => qb.where(sql<boolean>`'mfa' = any(s.amr)`))
             .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision)),
         )
         .returning(['code_hash', 'sid', 'client_id']),
@@ -170,13 +172,15 @@ export async function insertCodeForConsentedSession(
     userId?: string | undefined;
     clientRevision: number;
     groupRestricted: boolean;
+    /** The client requires a second factor: only a session whose amr says `mfa` will do. */
+    requireMfa: boolean;
   },
 ): Promise<boolean> {
-  const { groupRestricted, ...values } = session;
+  const { groupRestricted, requireMfa, ...values } = session;
   const rows = await consentedCodeQuery.execute(
     db,
     { ...code, ...values, userId: session.userId ?? null },
-    { minAuthTime: session.minAuthTime !== null, userId: session.userId !== undefined, groups: groupRestricted },
+    { minAuthTime: session.minAuthTime !== null, userId: session.userId !== undefined, groups: groupRestricted, mfa: requireMfa },
   );
   return rows.length > 0;
 }

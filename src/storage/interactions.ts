@@ -77,6 +77,8 @@ export async function insertInteraction(db: Db, i: NewInteraction): Promise<void
 export type FoundInteraction = Omit<InteractionRow, 'request'> & {
   /** Its client is limited to groups now (src/domain/groups/allowed-groups.ts): read with the row, not after it. */
   client_group_restricted: boolean;
+  /** Its client requires a second factor now (`require_mfa` metadata, src/domain/accounts/second-factor-policy.ts). */
+  client_require_mfa: boolean;
 } & ({ readable: true; stored: StoredInteraction } | { readable: false; reason: string });
 
 /** The row, with its stored request checked; `readable: false` (and why, never a value) when it does not fit. */
@@ -86,6 +88,7 @@ export async function findInteraction(db: Db, id: string): Promise<FoundInteract
     .leftJoin('clients as c', 'c.client_id', 'i.client_id')
     .selectAll('i')
     .select(sql<boolean>`coalesce(c.group_restricted, false)`.as('client_group_restricted'))
+    .select(sql<boolean>`coalesce(c.metadata->'require_mfa' = 'true'::jsonb, false)`.as('client_require_mfa'))
     .where('i.id', '=', id)
     .executeTakeFirst();
   if (!row) return undefined;

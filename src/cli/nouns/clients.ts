@@ -139,6 +139,13 @@ const FIELD_OPTIONS: ReadonlyArray<{
     description: 'its authorization requests must come through the PAR endpoint (RFC 9126)',
   },
   {
+    option: 'require-mfa',
+    field: 'require_mfa',
+    kind: 'boolean',
+    value: 'true|false',
+    description: 'its users sign in with a second factor (amr mfa), whatever the risk verdict',
+  },
+  {
     option: 'request-object-signing-alg',
     field: 'request_object_signing_alg',
     kind: 'string',

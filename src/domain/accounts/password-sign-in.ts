@@ -17,6 +17,7 @@ import { logSecurityEvent, recordSecurityEvent } from '../risk/security-events.j
 import { emitWebhookEvent } from '../webhooks/emit.js';
 import { claimKnownDeviceAttempt, claimSignInAttempt, signInNotChecked, signInSucceeded, type AttemptClaim } from './sign-in-throttle.js';
 import { MAX_CREDENTIAL_LENGTH, checkPassword } from './users.js';
+import { hasSecondFactor } from './second-factor-policy.js';
 
 /** A correct password from a device the verdict lets in (`signed-in`) or asks a second factor of (`challenge`). */
 export interface AcceptedPassword {
@@ -58,7 +59,9 @@ export type PasswordSignIn =
   | ({ kind: 'challenge' } & AcceptedPassword)
   /** A wrong login or password, and every BLOCK: the person cannot tell them apart. */
   | { kind: 'wrong-credentials'; evaluation?: RefusedEvaluation }
-  | { kind: 'throttled'; retryAfterSeconds: number };
+  | { kind: 'throttled'; retryAfterSeconds: number }
+  /** A right password for a client that requires a second factor, from a user who has none to answer with. */
+  | { kind: 'no-second-factor' };
 
 /**
  * Checks a login and password typed by a person on the device the signals describe. A locked account or
@@ -66,13 +69,17 @@ export type PasswordSignIn =
  * an unknown login take the same path and cost the same work.
  * Throws TemporarilyUnavailable when this process has too many verifications waiting.
  */
-/** `clientId`: the relying party the sign-in is for (null on the account page), recorded in its security events. */
+/**
+ * `clientId`: the relying party the sign-in is for (null on the account page), recorded in its security events.
+ * `requireMfa`: that client requires a second factor (second-factor-policy.ts): a sign-in let in goes on to one.
+ */
 export async function signInWithPassword(
   ctx: ProviderContext,
   login: string,
   password: string,
   signals: DeviceSignals,
   clientId: string | null = null,
+  requireMfa = false,
 ): Promise<PasswordSignIn> {
   // Nothing to guess with: refused without counting and without hashing.
   if (!login.trim() || !password || login.length > MAX_CREDENTIAL_LENGTH || password.length > MAX_CREDENTIAL_LENGTH) {
@@ -147,6 +154,14 @@ export async function signInWithPassword(
       details: verdictDetails(verdict),
     });
     return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
+  }
+  if (requireMfa) {
+    // Not a risk event: the client's rule. As for a challenge, the throttle claim settles when the second factor passes.
+    if (await hasSecondFactor(ctx, user))
+      return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
+    // The password was right, so this says nothing a code page would not: the counters settle as for a sign-in.
+    await signInSucceeded(ctx, claim);
+    return { kind: 'no-second-factor' };
   }
   await signInSucceeded(ctx, claim);
   return { kind: 'signed-in', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };

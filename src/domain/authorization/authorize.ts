@@ -18,6 +18,7 @@ import { randomToken, safeEqual, sha256 } from '../secrets.js';
 import { requestedSubject } from '../tokens/claims-request.js';
 import { resolveSession } from '../accounts/sessions.js';
 import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
+import { meetsMfaRequirement } from '../accounts/second-factor-policy.js';
 
 /**
  * `clientConfirmed`: the outcome was committed in a statement that checked the client's revision (the hot path),
@@ -53,9 +54,9 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
   };
 }
 
-/** Can this session answer the request without a new sign-in? */
-export function sessionIsFreshEnough(session: ActiveSession, minAuthTime: Date | null): boolean {
-  return minAuthTime === null || session.authTime >= minAuthTime;
+/** Can this session answer the request without a new sign-in (recent enough, and with a second factor when required)? */
+export function sessionIsFreshEnough(session: ActiveSession, minAuthTime: Date | null, requireMfa: boolean): boolean {
+  return (minAuthTime === null || session.authTime >= minAuthTime) && meetsMfaRequirement(session.amr, requireMfa);
 }
 
 /**
@@ -67,7 +68,7 @@ export async function authorize(
   ctx: ProviderContext,
   request: AuthorizationRequest,
   sessionCookie: string | undefined,
-  client: Pick<Client, 'revision' | 'pairwiseSector' | 'groupRestricted'>,
+  client: Pick<Client, 'revision' | 'pairwiseSector' | 'groupRestricted' | 'requireMfa'>,
 ): Promise<AuthorizeOutcome> {
   const now = ctx.clock();
   const clientRevision = client.revision;
@@ -99,6 +100,7 @@ export async function authorize(
       userId: hint?.userId,
       clientRevision,
       groupRestricted: client.groupRestricted,
+      requireMfa: client.requireMfa,
     });
     if (issued) return { kind: 'respond', response: successResponse(ctx, request, code), clientConfirmed: true };
   }
@@ -111,7 +113,8 @@ export async function authorize(
   if (promptNone) {
     // OIDC Core 3.1.2.6: prompt=none never shows a page; say which interaction would have been needed, or, for a
     // signed-in user a client limited to groups does not admit, access_denied (RFC 6749 4.1.2.1) at once.
-    const usable = session !== undefined && !otherUser && sessionIsFreshEnough(session, minAuthTime);
+    // A session without the second factor the client requires: login_required (OIDC Core 3.1.2.6), as for an old one.
+    const usable = session !== undefined && !otherUser && sessionIsFreshEnough(session, minAuthTime, client.requireMfa);
     const limit = { clientId: request.clientId, groupRestricted: client.groupRestricted };
     if (usable && !(await clientAdmits(ctx, limit, session.userId)))
       return { kind: 'respond', response: errorResponse(ctx, request, notInAllowedGroup()), clientConfirmed: false };
@@ -194,6 +197,8 @@ export interface Interaction extends StoredInteraction {
   createdAt: Date;
   /** Its client admits only members of its groups (src/domain/groups/allowed-groups.ts), as the client is now. */
   groupRestricted: boolean;
+  /** Its client requires a second factor (src/domain/accounts/second-factor-policy.ts), as the client is now. */
+  requireMfa: boolean;
 }
 
 /**
@@ -212,7 +217,13 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
     ctx.log.warn({ interaction: row.id, reason: row.reason }, 'stored interaction unreadable; treated as expired');
     throw expired;
   }
-  return { ...row.stored, id: row.id, createdAt: row.created_at, groupRestricted: row.client_group_restricted };
+  return {
+    ...row.stored,
+    id: row.id,
+    createdAt: row.created_at,
+    groupRestricted: row.client_group_restricted,
+    requireMfa: row.client_require_mfa,
+  };
 }
 
 /**

@@ -48,6 +48,8 @@ export const METADATA_FIELDS = [
   // OIDC Registration 2, OIDC Core 8.1 (src/domain/clients/pairwise.ts).
   'subject_type',
   'sector_identifier_uri',
+  // Not a registered metadata name: its users sign in with a second factor (src/domain/accounts/second-factor-policy.ts).
+  'require_mfa',
 ] as const;
 
 /** `seed`: an operator's file, trusted further (private-use URI schemes, any scope). `registration`: RFC 7591. */
@@ -161,6 +163,7 @@ export function clientMetadataProblems(
   for (const problem of fapi2Problems(c)) bad(problem.field, problem.message);
   if (c.dpop_bound_access_tokens !== undefined && typeof c.dpop_bound_access_tokens !== 'boolean')
     bad('dpop_bound_access_tokens', 'dpop_bound_access_tokens must be true or false');
+  if (c.require_mfa !== undefined && typeof c.require_mfa !== 'boolean') bad('require_mfa', 'require_mfa must be true or false');
   if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
     bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
   }

@@ -67,6 +67,8 @@ export interface Client {
   pairwiseSector: string | null;
   /** Admits only members of the groups it is limited to (src/domain/groups/allowed-groups.ts); none left: nobody. */
   groupRestricted: boolean;
+  /** `require_mfa` metadata: its users sign in with a second factor (RFC 8176 `mfa` in the session's amr). */
+  requireMfa: boolean;
 }
 
 export interface ClientLinks {
@@ -113,6 +115,7 @@ export function rowToClient(row: ClientRow): Client {
     idTokenClaims: isIdTokenClaimsMode(row.metadata.id_token_claims) ? row.metadata.id_token_claims : null,
     pairwiseSector: pairwiseSectorOf(row.metadata, row.redirect_uris),
     groupRestricted: row.group_restricted === true,
+    requireMfa: row.metadata.require_mfa === true,
   };
 }
 

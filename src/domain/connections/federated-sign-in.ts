@@ -11,10 +11,9 @@ import { findUserByEmail, findUserById, insertUserIfAbsent, updateUser } from '.
 import { verdictDetails } from '../accounts/password-sign-in.js';
 import { completeSignIn, type CompletedSignIn } from '../accounts/sign-in-completion.js';
 import { evaluateIdentifiedUser } from '../accounts/identified-user-risk.js';
-import { canAnswerWithAuthenticator } from '../accounts/authenticator.js';
 import { beginSecondFactor } from '../accounts/second-factor.js';
+import { hasSecondFactor, meetsMfaRequirement } from '../accounts/second-factor-policy.js';
 import { claimSignInAttempt } from '../accounts/sign-in-throttle.js';
-import { countPasskeys } from '../../storage/passkeys.js';
 import type { ProviderContext } from '../context.js';
 import { logSecurityEvent, recordSecurityEvent } from '../risk/security-events.js';
 import { emitUserEvent } from '../webhooks/emit.js';
@@ -153,14 +152,11 @@ export type FederatedSignIn =
   | { kind: 'refused' }
   /** A CHALLENGE verdict: our second factor first; the browser takes the challenge id to the code page. */
   | { kind: 'challenge'; challengeId: string }
-  /** A CHALLENGE verdict for a user with no second factor to answer it with (no app, no passkey, no verified address). */
+  /**
+   * A CHALLENGE verdict, or a client that requires a second factor (second-factor-policy.ts), for a user with no second
+   * factor to answer with (no app, no passkey, no verified address).
+   */
   | { kind: 'no-second-factor' };
-
-/** Whether the user can answer a CHALLENGE: an authenticator app, a passkey, or a verified address to send a code to. */
-async function hasSecondFactor(ctx: ProviderContext, user: UserRow): Promise<boolean> {
-  if (user.email !== null && user.email_verified) return true;
-  return (await canAnswerWithAuthenticator(ctx, user.id)) || (await countPasskeys(ctx.db, user.id)) > 0;
-}
 
 /**
  * RFC 8176 2 `fed`: "Federated authentication"; the upstream's own amr values, and its acr, follow only for a
@@ -183,6 +179,8 @@ export async function signInFederated(
     returnTo: string;
     replacesSession?: string | undefined;
     locale?: Locale | undefined;
+    /** The client requires a second factor: one the upstream's trusted amr does not show is asked for here. */
+    requireMfa?: boolean;
   },
 ): Promise<FederatedSignIn> {
   const { user } = input;
@@ -199,9 +197,10 @@ export async function signInFederated(
     await blocked();
     return { kind: 'refused' };
   }
-  if (verdict.action === 'CHALLENGE') {
+  const challenged = verdict.action === 'CHALLENGE';
+  if (challenged || !meetsMfaRequirement(amr, input.requireMfa ?? false)) {
     if (!(await hasSecondFactor(ctx, user))) {
-      await blocked();
+      if (challenged) await blocked();
       return { kind: 'no-second-factor' };
     }
     // As for a password: the account's counter is settled only when the second factor passes, so that someone holding
@@ -211,13 +210,14 @@ export async function signInFederated(
       logSecurityEvent(ctx, 'sign_in_throttled', { retryAfterSeconds: claim.retryAfterSeconds, method: 'fed' });
       return { kind: 'refused' };
     }
-    await recordSecurityEvent(ctx, {
-      type: 'sign_in_challenged',
-      userId: user.id,
-      deviceId: verdict.device.id,
-      clientId: input.clientId,
-      details,
-    });
+    if (challenged)
+      await recordSecurityEvent(ctx, {
+        type: 'sign_in_challenged',
+        userId: user.id,
+        deviceId: verdict.device.id,
+        clientId: input.clientId,
+        details,
+      });
     const challengeId = await beginSecondFactor(
       ctx,
       { user, verdict, device, attemptId, throttleClaim: claim, evaluationMs, addedMs: evaluationMs },

@@ -22,6 +22,8 @@ export async function ensureConsoleClient(ctx: Pick<ProviderContext, 'db' | 'con
       grant_types: ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
+      // Issue 20: "an admin signs in through the authorization code flow, with a second factor required".
+      require_mfa: true,
     },
     { client_secret_hash: ctx.passwords.digestGeneratedSecret(randomToken()), client_secret_sealed: null },
   );

@@ -166,6 +166,8 @@ export interface PendingDeviceAuthorization {
   apiScopes: ApiScope[];
   deviceLabel: string;
   requestedAt: Date;
+  /** The client requires a second factor (src/domain/accounts/second-factor-policy.ts): a session without one must sign in again. */
+  requireMfa: boolean;
 }
 
 /** The pending, unexpired request bound to this browser, if any. */
@@ -185,6 +187,7 @@ export async function boundDeviceAuthorization(
     scopes: parseScope(row.scope),
     deviceLabel: row.device_label,
     requestedAt: row.requested_at,
+    requireMfa: client?.requireMfa ?? false,
   };
 }
 

@@ -31,6 +31,7 @@ const CLIENT_METADATA: JsonSchema = {
   grant_types: { type: 'array', items: { type: 'string' } },
   response_types: { type: 'array', items: { type: 'string' } },
   scope: { type: 'string' },
+  require_mfa: { type: 'boolean', description: 'its users sign in with a second factor (RFC 8176 amr mfa)' },
   allowed_groups: {
     type: 'array',
     items: { type: 'string' },

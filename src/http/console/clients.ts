@@ -43,6 +43,8 @@ function valuesOf(body: RawParams | undefined): ClientFormValues {
     post_logout_redirect_uris: field(body, 'post_logout_redirect_uris'),
     grant_types: field(body, 'grant_types'),
     token_endpoint_auth_method: field(body, 'token_endpoint_auth_method'),
+    // An unchecked box is not sent at all (HTML's form submission): absent means off.
+    require_mfa: field(body, 'require_mfa') === 'on' ? 'on' : '',
   };
 }
 
@@ -54,7 +56,13 @@ function entryOf(v: ClientFormValues): Omit<ClientEntry, 'client_id'> {
     post_logout_redirect_uris: list(v.post_logout_redirect_uris),
     grant_types: list(v.grant_types),
     token_endpoint_auth_method: v.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'],
+    ...(v.require_mfa === 'on' ? { require_mfa: true } : {}),
   };
+}
+
+/** The fields an edit removes: a name left empty, a second factor no longer required. */
+function removedBy(v: ClientFormValues): string[] {
+  return [...(v.client_name ? [] : ['client_name']), ...(v.require_mfa === 'on' ? [] : ['require_mfa'])];
 }
 
 export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
@@ -101,6 +109,7 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
           post_logout_redirect_uris: '',
           grant_types: 'authorization_code refresh_token',
           token_endpoint_auth_method: 'client_secret_basic',
+          require_mfa: '',
         }),
       },
       personOf(request),
@@ -159,7 +168,7 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
     const admin = adminContextOf(ctx, request);
     const values = { ...valuesOf(request.body), client_id: id };
     const done = await attempt(
-      () => updateClient(admin, id, { set: entryOf(values), remove: values.client_name ? [] : ['client_name'] }),
+      () => updateClient(admin, id, { set: entryOf(values), remove: removedBy(values) }),
       async (message, status) => {
         const current = await showClient(admin, id).catch(() => undefined);
         if (!current) return notFound(reply, base, person, message, status);

@@ -139,6 +139,7 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
           returnTo: `${ctx.config.issuer}/interaction/${interactionId}`,
           replacesSession: request.cookies[sessionCookie(ctx.config).name],
           locale: facts.locale,
+          requireMfa: facts.requireMfa,
         });
         if (result.kind === 'refused') throw new UpstreamRefusal('not-allowed', 'the risk evaluation blocked the sign-in');
         if (result.kind === 'no-second-factor')

@@ -212,6 +212,7 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
       returnTo: `${ctx.config.issuer}/interaction/${proof.interactionId}`,
       replacesSession: request.cookies[sessionCookie(ctx.config).name],
       locale: facts.locale,
+      requireMfa: facts.requireMfa,
     });
     if (result.kind === 'refused') throw new UpstreamRefusal('not-allowed', 'the risk evaluation blocked the sign-in');
     if (result.kind === 'no-second-factor') throw new UpstreamRefusal('challenged', 'a second factor was asked for and the user has none');

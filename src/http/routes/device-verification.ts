@@ -4,6 +4,7 @@
 // One cookie (http/cookies.ts deviceFlowCookie) carries the browser through: its value is the CSRF token of every
 // form, and a new one, bound to the request whose code was typed, is issued at each code entry. No script; every
 // step works as plain form posts.
+import { meetsMfaRequirement } from '../../domain/accounts/second-factor-policy.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import {
@@ -192,7 +193,8 @@ export default async function deviceVerificationRoutes(
       const pending = await pendingFor(secret);
       const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
       const t = language(request);
-      if (!session) {
+      // A client that requires a second factor takes only a session that had one; else a sign-in first, with one.
+      if (!session || !meetsMfaRequirement(session.amr, pending.requireMfa)) {
         ensureDeviceCookie(request, reply, ctx.config);
         return signInPage(reply, t, 200, secret, pending);
       }
@@ -226,6 +228,7 @@ export default async function deviceVerificationRoutes(
         returnTo: confirmAction,
         clientId: pending.clientId,
         locale: t.preferred,
+        requireMfa: pending.requireMfa,
         onMessagesQueued: opts.onMessagesQueued,
       });
       if (result.kind === 'answered') return reply;
@@ -242,8 +245,9 @@ export default async function deviceVerificationRoutes(
     withPageErrors(async (request, reply) => {
       const secret = postedSecret(request);
       const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
-      // Signed out in the meantime: the confirmation page asks for a sign-in again.
-      if (!session) return seeOther(reply, confirmAction);
+      // Signed out in the meantime (or, for a client that requires one, without a second factor): the confirmation
+      // page asks for a sign-in again.
+      if (!session || !meetsMfaRequirement(session.amr, (await pendingFor(secret)).requireMfa)) return seeOther(reply, confirmAction);
       const decision = single(request.body, 'decision');
       if (decision === undefined) throw new VerificationError('device.choose');
       const approve = decision === 'approve';

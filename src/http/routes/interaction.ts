@@ -111,7 +111,7 @@ export default async function interactionRoutes(
   async function usableSession(request: FastifyRequest, interaction: Interaction): Promise<ActiveSession | undefined> {
     const session = await resolveSession(ctx, request.cookies[sessionCookie(ctx.config).name]);
     const minAuthTime = interaction.minAuthTime === null ? null : new Date(interaction.minAuthTime);
-    return session && sessionIsFreshEnough(session, minAuthTime) ? session : undefined;
+    return session && sessionIsFreshEnough(session, minAuthTime, interaction.requireMfa) ? session : undefined;
   }
 
   /** The pages of an interaction speak the ui_locales of its authorization request, else the browser's language. */
@@ -216,6 +216,7 @@ export default async function interactionRoutes(
         returnTo: `${ctx.config.issuer}/interaction/${interaction.id}`,
         clientId,
         locale: t.preferred,
+        requireMfa: interaction.requireMfa,
         onMessagesQueued: opts.onMessagesQueued,
       });
       if (result.kind === 'answered') return reply;

@@ -14,6 +14,8 @@ export interface ClientFormValues {
   post_logout_redirect_uris: string;
   grant_types: string;
   token_endpoint_auth_method: string;
+  /** 'on' when the client requires a second factor (the checkbox's value), else ''. */
+  require_mfa: string;
 }
 
 export function formValuesOf(client: RegisteredClient): ClientFormValues {
@@ -25,6 +27,7 @@ export function formValuesOf(client: RegisteredClient): ClientFormValues {
     post_logout_redirect_uris: (e.post_logout_redirect_uris ?? []).join('\n'),
     grant_types: (e.grant_types ?? ['authorization_code']).join(' '),
     token_endpoint_auth_method: e.token_endpoint_auth_method ?? 'client_secret_basic',
+    require_mfa: e.require_mfa === true ? 'on' : '',
   };
 }
 
@@ -59,7 +62,8 @@ function clientFields(v: ClientFormValues, isNew: boolean): SafeHtml {
 <label for="grant_types">Grant types (separated by spaces)</label><input type="text" id="grant_types" name="grant_types" value="${v.grant_types}">
 <label for="token_endpoint_auth_method">Client authentication</label><select id="token_endpoint_auth_method" name="token_endpoint_auth_method">${AUTH_METHODS.map(
     (m) => html`<option value="${m}"${m === v.token_endpoint_auth_method ? html` selected` : ''}>${m}</option>`,
-  )}</select>`;
+  )}</select>
+<div class="check"><input type="checkbox" id="require_mfa" name="require_mfa"${v.require_mfa === 'on' ? html` checked` : ''}><label for="require_mfa">Users sign in with a second factor</label></div>`;
 }
 
 export function newClientBody(base: string, csrf: string, v: ClientFormValues, error?: string): SafeHtml {

@@ -373,6 +373,8 @@ export const de = {
   'mail.invitation.action': 'Konto erstellen',
   'mail.invitation.valid': 'Der Link funktioniert {minutes} Minuten lang, einmal.',
   'signIn.directoryUnavailable': 'Der Anmeldedienst ist vorübergehend nicht verfügbar. Versuchen Sie es in ein paar Minuten erneut.',
+  'signIn.secondFactorRequired':
+    'Diese Anwendung verlangt einen zweiten Faktor, und Ihr Konto hat noch keinen. Richten Sie auf Ihrer Kontoseite eine Authenticator-App oder einen Passkey ein und melden Sie sich dann erneut an.',
   'password.directoryManagedTitle': 'Ihr Passwort wird von Ihrem Verzeichnis verwaltet',
   'password.directoryManaged':
     'Ihr Passwort liegt im Verzeichnis Ihrer Organisation (LDAP oder Active Directory): Ändern Sie es dort. Hier kann es weder geändert noch zurückgesetzt werden.',

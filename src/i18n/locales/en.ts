@@ -350,6 +350,8 @@ export const en = {
   'mail.invitation.action': 'Create your account',
   'mail.invitation.valid': 'The link works for {minutes} minutes, once.',
   'signIn.directoryUnavailable': 'The sign-in service is temporarily unavailable. Try again in a few minutes.',
+  'signIn.secondFactorRequired':
+    'This application asks for a second factor, and your account has none yet. Add an authenticator app or a passkey on your account page, then sign in again.',
   'password.directoryManagedTitle': 'Your password is managed by your directory',
   'password.directoryManaged':
     "Your password is kept in your organisation's directory (LDAP or Active Directory): change it there. It cannot be changed or reset here.",

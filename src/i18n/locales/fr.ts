@@ -367,6 +367,8 @@ export const fr = {
   'mail.invitation.action': 'Créer votre compte',
   'mail.invitation.valid': 'Le lien fonctionne pendant {minutes} minutes, une seule fois.',
   'signIn.directoryUnavailable': 'Le service de connexion est temporairement indisponible. Réessayez dans quelques minutes.',
+  'signIn.secondFactorRequired':
+    'Cette application demande un second facteur, et votre compte n’en a pas encore. Ajoutez une application d’authentification ou une clé d’accès sur la page de votre compte, puis reconnectez-vous.',
   'password.directoryManagedTitle': 'Votre mot de passe est géré par votre annuaire',
   'password.directoryManaged':
     'Votre mot de passe est conservé dans l’annuaire de votre organisation (LDAP ou Active Directory) : modifiez-le là-bas. Il ne peut être ni modifié ni réinitialisé ici.',

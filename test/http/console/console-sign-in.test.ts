@@ -1,6 +1,7 @@
 // Signing in to the web console (issue 20): the console is a client of this provider (OIDC Core 3.1, RFC 7636 S256);
 // the sign-in needs a second factor (RFC 8176 amr `mfa`) and an admin role; its session cookie, lifetimes, sign-out.
 import t from 'tap';
+import { sql } from 'kysely';
 import { buildTestApp, testConfig, type TestApp } from '../../helpers/app.js';
 import { consoleBindingCookie, consoleSessionCookie } from '../../../src/http/console/console-http.js';
 import { DeviceBrowser } from '../../helpers/device-browser.js';
@@ -117,9 +118,34 @@ t.test(
   },
 );
 
+t.test('the provider asks for the second factor the console client requires: an admin with none is told so at sign-in', async (t) => {
+  const browser = newBrowser();
+  const start = await browser.request(app, 'GET', '/admin');
+  let res = await browser.request(app, 'GET', localPath(String(start.headers.location)));
+  res = await browser.request(app, 'GET', localPath(String(res.headers.location)));
+  // The allow rule lets Tess in on her password alone; the client's rule still wants a second factor, which she lacks.
+  res = await browser.request(app, 'POST', formAction(res.body), {
+    csrf: hiddenField(res.body, 'csrf'),
+    login: TRUSTED.username,
+    password: TRUSTED.password,
+  });
+  t.equal(res.statusCode, 403);
+  t.match(res.body, /asks for a second factor, and your account has none yet/);
+  t.notOk(browser.cookie('sso_session'), 'no session at the provider');
+  t.notOk(browser.cookie('sso_console'), 'no console session');
+});
+
 t.test(
-  'a sign-in without a second factor is refused with a page that explains, and offers prompt=login with max_age=0 (OIDC Core 3.1.2.1)',
+  'a console client an operator changed to take a password alone: the callback still refuses a sign-in without mfa, and offers prompt=login with max_age=0 (OIDC Core 3.1.2.1)',
   async (t) => {
+    const setRule = (on: boolean) =>
+      db
+        .updateTable('clients')
+        .set({ metadata: sql`case when ${on} then metadata || '{"require_mfa": true}'::jsonb else metadata - 'require_mfa' end` })
+        .where('client_id', '=', 'sso-console')
+        .execute();
+    await setRule(false);
+    t.teardown(() => setRule(true));
     const { browser, callback } = await signInToConsole(TRUSTED, false);
     t.equal(callback.statusCode, 403);
     t.match(callback.body, /second factor/);
