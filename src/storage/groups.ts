@@ -172,14 +172,13 @@ export async function replaceAllowedGroups(db: Db, clientId: string, groupIds: r
 
 /**
  * The names of a user's local groups as a text[] expression, in the statement that reads the user, evaluated only
- * when `scope` (a space-delimited scope column) holds `groups`: PostgreSQL evaluates a CASE branch's subquery only
- * when the branch is taken, so a token without the scope costs nothing more. NULL without the scope.
- * Ordered by code point (COLLATE "C"), as the claim is sorted (src/domain/accounts/users.ts groupsOf).
+ * when `scope` (a space-delimited scope column) holds `groups`: PostgreSQL evaluates a CASE branch only when it is
+ * taken, and the branch is one call of user_local_group_names (migrations/20261129030100_user_group_names_function.sql),
+ * not a subquery whose join every execution would set up. NULL without the scope.
  */
 export function localGroupNames(scope: Expression<string>, userId: Expression<string | null>): RawBuilder<string[] | null> {
-  return sql<string[] | null>`CASE WHEN 'groups' = ANY(string_to_array(${scope}, ' ')) THEN ARRAY(
-    SELECT g.name FROM group_members m JOIN groups g ON g.id = m.group_id
-     WHERE m.user_id = ${userId} ORDER BY g.name COLLATE "C" LIMIT ${sql.lit(MAX_LOCAL_GROUPS)}) END`;
+  return sql<string[] | null>`CASE WHEN 'groups' = ANY(string_to_array(${scope}, ' '))
+    THEN user_local_group_names(${userId}, ${sql.lit(MAX_LOCAL_GROUPS)}) END`;
 }
 
 /**
