@@ -2,6 +2,7 @@
 // github-stand-in.ts): the code flow with PKCE, the token request with the client secret, the user from GET /user
 // and the address from GET /user/emails, taken only when it is the primary one and verified.
 import pino from 'pino';
+import { sql } from 'kysely';
 import t from 'tap';
 import { loggerOptions } from '../../../src/logger.js';
 import type { Test } from 'tap';
@@ -261,6 +262,29 @@ t.test('a CHALLENGE after an upstream sign-in asks for our second factor; the co
   t.ok(
     events.some((e) => e.type === 'sign_in_challenged'),
     'the challenge is a security event',
+  );
+});
+
+t.test('a client that requires a second factor (require_mfa) gets one after an upstream sign-in whose amr is not trusted', async (t) => {
+  const notifier = new CapturingNotifier();
+  const { server, github } = await setUp(t, { notifier });
+  await server.db
+    .updateTable('clients')
+    .set({ metadata: sql`metadata || '{"require_mfa": true}'::jsonb` })
+    .where('client_id', '=', CONFIDENTIAL.client_id)
+    .execute();
+  // The risk engine lets the sign-in in (AUTOMATION weighs nothing here); the client's rule asks for the code.
+  const signedIn = await signInWithGithub(server, github, OCTOCAT, async () => {
+    const userId = (await server.db.selectFrom('connection_links').select('user_id').executeTakeFirstOrThrow()).user_id;
+    return notifier.code(userId);
+  });
+  t.equal(signedIn.callbackStatus, 303);
+  // RFC 8176 2: fed, then otp (the code sent to the address GitHub verified) and mfa.
+  t.same(signedIn.claims?.amr, ['fed', 'otp', 'mfa']);
+  const events = await server.db.selectFrom('security_events').select('type').execute();
+  t.notOk(
+    events.some((e) => e.type === 'sign_in_challenged'),
+    'the client rule is not a risk finding',
   );
 });
 
