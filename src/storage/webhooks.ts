@@ -110,13 +110,33 @@ export interface NewWebhookEvent {
  * subscriptions get theirs too (sent once resumed). Returns how many were queued.
  */
 export async function insertWebhookDeliveries(db: Db, e: NewWebhookEvent): Promise<number> {
-  const result = await sql`
-    INSERT INTO webhook_deliveries (subscription_id, event_id, event_type, payload, next_attempt_at, created_at)
-    SELECT s.id, ${e.eventId}::uuid, ${e.type}, ${JSON.stringify(e.payload)}::jsonb, ${e.now}, ${e.now}
-      FROM webhook_subscriptions s
-     WHERE s.enabled AND (${e.type} = ANY (s.event_types) OR '*' = ANY (s.event_types))
-     ORDER BY s.id`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+  const result = await webhookDeliveriesInsert(db, e).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n);
+}
+
+/**
+ * The statement of insertWebhookDeliveries, for a caller that runs it beside another write in one statement (a
+ * data-modifying WITH: src/storage/security-events.ts); `db` may be a query creator with that WITH.
+ */
+export function webhookDeliveriesInsert(db: Pick<Db, 'insertInto'>, e: NewWebhookEvent) {
+  return db
+    .insertInto('webhook_deliveries')
+    .columns(['subscription_id', 'event_id', 'event_type', 'payload', 'next_attempt_at', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('webhook_subscriptions as s')
+        .select([
+          's.id',
+          sql<string>`${e.eventId}::uuid`.as('event_id'),
+          sql<string>`${e.type}::text`.as('event_type'),
+          sql<string>`${JSON.stringify(e.payload)}::jsonb`.as('payload'),
+          sql<Date>`${e.now}::timestamptz`.as('next_attempt_at'),
+          sql<Date>`${e.now}::timestamptz`.as('created_at'),
+        ])
+        .where('s.enabled', '=', true)
+        .where(sql<boolean>`(${e.type} = ANY (s.event_types) OR '*' = ANY (s.event_types))`)
+        .orderBy('s.id'),
+    );
 }
 
 export interface ClaimedWebhookDelivery {

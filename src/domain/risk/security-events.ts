@@ -5,7 +5,7 @@ import type { Metrics, SignInOutcome } from '../../metrics.js';
 import type { Db } from '../../storage/database.js';
 import { insertSecurityEvent } from '../../storage/security-events.js';
 import type { ProviderContext } from '../context.js';
-import { emitWebhookEvent, webhookEventOfSecurityEvent } from '../webhooks/emit.js';
+import { webhookEventOf, webhookEventOfSecurityEvent } from '../webhooks/emit.js';
 
 export type SecurityEventType =
   | 'sign_in_allowed'
@@ -59,12 +59,17 @@ export async function recordSecurityEvent(ctx: SecurityEventContext, event: Secu
     createdAt: ctx.clock(),
     details: event.details ?? {},
   };
-  await insertSecurityEvent(db, row);
   const webhookEvent = webhookEventOfSecurityEvent(event.type);
-  if (webhookEvent) {
-    const data = { user_id: row.userId, device_id: row.deviceId, client_id: row.clientId, ...row.details };
-    await emitWebhookEvent(ctx, db, webhookEvent, data);
-  }
+  await insertSecurityEvent(
+    db,
+    row,
+    webhookEvent &&
+      webhookEventOf(
+        webhookEvent,
+        { user_id: row.userId, device_id: row.deviceId, client_id: row.clientId, ...row.details },
+        row.createdAt,
+      ),
+  );
   logSecurityEvent(ctx, event.type, { userId: row.userId, deviceId: row.deviceId, clientId: row.clientId, ...row.details });
 }
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../storage/database.js';
 import { findUserById } from '../../storage/users.js';
-import { insertWebhookDeliveries } from '../../storage/webhooks.js';
+import { insertWebhookDeliveries, type NewWebhookEvent } from '../../storage/webhooks.js';
 import type { Clock } from '../clock.js';
 import type { WebhookEventType } from './event-types.js';
 
@@ -18,7 +18,12 @@ export async function emitWebhookEvent(
   type: WebhookEventType,
   data: Record<string, unknown>,
 ): Promise<number> {
-  return insertWebhookDeliveries(db, { eventId: randomUUID(), type, payload: data, now: ctx.clock() });
+  return insertWebhookDeliveries(db, webhookEventOf(type, data, ctx.clock()));
+}
+
+/** The event as stored for its deliveries, with a new id: for a statement that queues it beside its own write. */
+export function webhookEventOf(type: WebhookEventType, data: Record<string, unknown>, now: Date): NewWebhookEvent {
+  return { eventId: randomUUID(), type, payload: data, now };
 }
 
 /** The stored security events that are webhook events too (src/domain/risk/security-events.ts records them). */
