@@ -14,6 +14,7 @@ import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { DeviceAuthorizationRow } from './schema.js';
 import { clientAdmitsUser } from './groups.js';
+import { REFRESH_TOKEN_COLUMNS } from './refresh-tokens.js';
 import { USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewDeviceAuthorization {
@@ -227,20 +228,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     .with('issued_refresh', (qb) =>
       qb
         .insertInto('refresh_tokens')
-        .columns([
-          'token_hash',
-          'family_id',
-          'client_id',
-          'user_id',
-          'scope',
-          'auth_time',
-          'issued_at',
-          'expires_at',
-          'sid',
-          'amr',
-          'acr',
-          'jkt',
-        ])
+        .columns(REFRESH_TOKEN_COLUMNS)
         .expression((eb) =>
           eb
             .selectFrom('polled')
@@ -256,6 +244,9 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
               'polled.sid',
               'polled.amr',
               'polled.acr',
+              // A device authorization keeps no resources (its tokens are for the client's default one) and no claims request.
+              sql<string[]>`'{}'::text[]`.as('resources'),
+              sql<string | null>`null::text`.as('claims'),
               eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
             ])
             .where(sql<boolean>`polled.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`)
