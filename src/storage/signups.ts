@@ -145,15 +145,15 @@ export async function findInvitation(db: Db, tokenDigest: string, now: Date): Pr
 }
 
 /**
- * Spends the invitation and creates its user, verified (the invitation reached the address): one statement.
+ * Spends the invitation and creates its user, verified (the invitation reached the address), in `db`: the caller's
+ * transaction, which the event of the new user shares (src/domain/accounts/signup.ts).
  * `taken`: the address or username is an account's already (nothing is spent); `unusable`: no such invitation.
  */
 export async function acceptInvitation(
   db: Db,
   a: { tokenDigest: string; username: string | null; passwordHash: string; claims: Record<string, unknown>; now: Date },
 ): Promise<{ kind: 'created'; userId: string } | { kind: 'taken' } | { kind: 'unusable' }> {
-  return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{ email: string; user_id: string | null }>`
+  const { rows } = await sql<{ email: string; user_id: string | null }>`
       WITH spent AS (
         UPDATE signup_invitations SET used_at = ${a.now}
          WHERE token_digest = ${a.tokenDigest} AND used_at IS NULL AND expires_at > ${a.now}
@@ -165,14 +165,13 @@ export async function acceptInvitation(
         ON CONFLICT DO NOTHING
         RETURNING id
       )
-      SELECT spent.email, (SELECT id FROM made) AS user_id FROM spent`.execute(trx);
-    const row = rows[0];
-    if (!row) return { kind: 'unusable' as const };
-    if (!row.user_id) {
-      // Nothing was created: give the invitation back, so that another username can be tried with it.
-      await sql`UPDATE signup_invitations SET used_at = NULL WHERE token_digest = ${a.tokenDigest}`.execute(trx);
-      return { kind: 'taken' as const };
-    }
-    return { kind: 'created' as const, userId: row.user_id };
-  });
+      SELECT spent.email, (SELECT id FROM made) AS user_id FROM spent`.execute(db);
+  const row = rows[0];
+  if (!row) return { kind: 'unusable' as const };
+  if (!row.user_id) {
+    // Nothing was created: give the invitation back, so that another username can be tried with it.
+    await sql`UPDATE signup_invitations SET used_at = NULL WHERE token_digest = ${a.tokenDigest}`.execute(db);
+    return { kind: 'taken' as const };
+  }
+  return { kind: 'created' as const, userId: row.user_id };
 }

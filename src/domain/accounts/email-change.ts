@@ -75,11 +75,13 @@ export async function openEmailChange(ctx: ProviderContext, token: string | unde
 
 export async function confirmEmailChange(ctx: ProviderContext, token: string | undefined): Promise<EmailChangeOutcome> {
   if (!token || !TOKEN_PATTERN.test(token)) return { kind: 'unusable' };
-  const outcome = await completeEmailChange(ctx.db, sha256(token), ctx.clock());
-  // The address is set in one statement that may fail on a taken address (the outcome then says so): the event
-  // follows it rather than share its transaction, which that failure would abort.
-  if (outcome.kind === 'changed')
-    await emitUserEventById(ctx, ctx.db, 'user.updated', outcome.userId, { changes: ['email'], via: 'account' });
+  // The new address and its user.updated event commit together. A taken address fails the one statement that would set
+  // it (the outcome says so): nothing was written, no event is queued, and the transaction ends with nothing to keep.
+  const outcome = await ctx.db.transaction().execute(async (trx) => {
+    const done = await completeEmailChange(trx, sha256(token), ctx.clock());
+    if (done.kind === 'changed') await emitUserEventById(ctx, trx, 'user.updated', done.userId, { changes: ['email'], via: 'account' });
+    return done;
+  });
   if (outcome.kind === 'changed') ctx.log.info({ event: 'email_changed', userId: outcome.userId }, 'email address changed');
   return outcome;
 }

@@ -140,18 +140,19 @@ export async function signUp(ctx: ProviderContext, form: SignupForm, ip: string,
   const passwordHash = await ctx.passwords.hash(form.password);
   const claims = { name: form.name.trim() };
   if (invited) {
-    const accepted = await acceptInvitation(ctx.db, {
-      tokenDigest: sha256(form.invite!),
-      username: typedUsername || null,
-      passwordHash,
-      claims,
-      now: ctx.clock(),
+    // The user and their user.created event commit together, or neither does.
+    const accepted = await ctx.db.transaction().execute(async (trx) => {
+      const result = await acceptInvitation(trx, {
+        tokenDigest: sha256(form.invite!),
+        username: typedUsername || null,
+        passwordHash,
+        claims,
+        now: ctx.clock(),
+      });
+      if (result.kind === 'created') await emitUserEventById(ctx, trx, 'user.created', result.userId, { via: 'invitation' });
+      return result;
     });
-    if (accepted.kind === 'created') {
-      ctx.log.info({ event: 'signup_invited', userId: accepted.userId }, 'invited sign-up');
-      // acceptInvitation is a transaction of its own: the event follows it (lost only if the process dies in between).
-      await emitUserEventById(ctx, ctx.db, 'user.created', accepted.userId, { via: 'invitation' });
-    }
+    if (accepted.kind === 'created') ctx.log.info({ event: 'signup_invited', userId: accepted.userId }, 'invited sign-up');
     return accepted.kind === 'unusable' ? { kind: 'invitation-unusable' } : accepted;
   }
   const signupId = randomUUID();

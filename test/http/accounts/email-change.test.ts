@@ -1,10 +1,12 @@
 // Changing the email address on the account page: the current password first, a link to the new address (a note
 // instead when it is another account's), a notice to the current one, and the change only once the link is
 // confirmed; links that no longer work.
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { ALICE, BOB, buildTestApp, type TestApp } from '../../helpers/app.js';
 import { accountSignIn } from '../../helpers/account.js';
 import { Browser, hiddenField, localPath } from '../../helpers/flow.js';
+import { insertWebhookSubscription } from '../../../src/storage/webhooks.js';
 
 const NEW = 'alice.liddell@example.net';
 
@@ -52,6 +54,17 @@ t.test('the account page shows the address and links to the change form, which n
 
 t.test('the change takes effect only once the link sent to the new address is confirmed; the old address is told', async (t) => {
   const test = await buildTestApp(t, { notifier: null });
+  // A subscription to user.updated (issue 20): the change queues its event in the change's own transaction.
+  await insertWebhookSubscription(test.db, {
+    id: randomUUID(),
+    url: 'https://hooks.example/users',
+    eventTypes: ['user.updated'],
+    secretSealed: {},
+    description: null,
+    enabled: true,
+    now: new Date(),
+  });
+  const events = () => test.db.selectFrom('webhook_deliveries').select(['event_type', 'payload']).execute();
   const browser = await accountSignIn(test.app);
   const asked = await ask(test, browser, { email: NEW, password: ALICE.password });
   t.equal(asked.statusCode, 303);
@@ -79,8 +92,12 @@ t.test('the change takes effect only once the link sent to the new address is co
   t.equal(confirmed.statusCode, 200);
   t.match(confirmed.body, `Your account uses ${NEW} from now on.`);
   t.same(await emailOf(test, 'alice'), { email: NEW, email_verified: true });
+  const queued = await events();
+  t.equal(queued.length, 1, 'one user.updated event');
+  t.match(queued[0], { event_type: 'user.updated', payload: { username: 'alice', email: NEW, changes: ['email'], via: 'account' } });
   const again = await new Browser().request(test.app, 'POST', '/sso/account/email/verify', { token: hiddenField(opened.body, 'token') });
   t.equal(again.statusCode, 400, 'a link works once');
+  t.equal((await events()).length, 1, 'and queues nothing more');
 });
 
 t.test('an address that is another account’s gets a note instead of a link; a newer link ends an older one; links expire', async (t) => {

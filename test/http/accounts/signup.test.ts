@@ -2,11 +2,13 @@
 // verified by code or by link; a registered address gets the same answer and an "account exists" mail instead;
 // expiry, reuse and wrong codes; the per-network counter and the risk verdict; invitations.
 import pino from 'pino';
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { adminContext } from '../../../src/cli/command.js';
 import { inviteUser } from '../../../src/domain/admin/user-admin.js';
 import { ALICE, CONFIDENTIAL, buildTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { authorizePath, Browser, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
+import { insertWebhookSubscription } from '../../../src/storage/webhooks.js';
 
 const OPEN = { SIGNUP: 'open' };
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
@@ -221,6 +223,16 @@ t.test('a sign-up started from an application goes back to its authorization req
 
 t.test('SIGNUP=invite: only an invitation opens the form, with its address fixed; it creates a verified account once', async (t) => {
   const test = await build(t, { env: { SIGNUP: 'invite' } });
+  // A subscription to user.created (issue 20): the account and its event commit together.
+  await insertWebhookSubscription(test.db, {
+    id: randomUUID(),
+    url: 'https://hooks.example/users',
+    eventTypes: ['user.created'],
+    secretSealed: {},
+    description: null,
+    enabled: true,
+    now: new Date(),
+  });
   t.equal((await test.app.inject({ method: 'GET', url: '/sso/account/signup' })).statusCode, 403);
   const signIn = await new Browser().request(test.app, 'GET', '/sso/account/sign-in');
   t.notMatch(signIn.body, 'Create an account', 'no link to a form nobody may use');
@@ -247,6 +259,9 @@ t.test('SIGNUP=invite: only an invitation opens the form, with its address fixed
   const user = await userOf(test, 'hatter@example.org');
   t.equal(user?.email_verified, true, 'the invitation reached the address: verified');
   t.notOk(await userOf(test, 'someone-else@example.org'), 'the address is the invitation’s, whatever the form says');
+  const queued = await test.db.selectFrom('webhook_deliveries').select(['event_type', 'payload']).execute();
+  t.match(queued, [{ event_type: 'user.created', payload: { email: 'hatter@example.org', via: 'invitation' } }], 'one user.created event');
+  t.equal(queued.length, 1);
   const reused = await post(test, new Browser(), '/sso/account/signup', {
     invite,
     email: 'x@example.org',
