@@ -124,6 +124,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
           passwordResetTtlSeconds: config.passwordResetTtlSeconds,
           signupTtlSeconds: config.signup.verificationTtlSeconds,
           securityEventRetentionSeconds: config.securityEventRetentionDays * 86_400,
+          auditRetentionSeconds: config.auditRetentionDays * 86_400,
         },
       });
     });

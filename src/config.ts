@@ -288,6 +288,8 @@ export interface Config {
   readonly dpop: DpopSettings;
   /** Stored security events older than this are purged. */
   readonly securityEventRetentionDays: number;
+  /** Admin audit records older than this are purged; 0 keeps them forever. */
+  readonly auditRetentionDays: number;
   /** The name authenticator apps show beside a user's codes (the otpauth URI's issuer). */
   readonly totpIssuer: string;
   /** DEFAULT_LOCALE: the language of pages and mails when neither ui_locales nor Accept-Language names one we speak. */
@@ -565,6 +567,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultLocale: isLocale(defaultLocale) ? defaultLocale : 'en',
     brand: { name: brandName, logoUrl, color: brandColor?.toLowerCase() ?? null },
     securityEventRetentionDays: integer('SECURITY_EVENT_RETENTION_DAYS'),
+    auditRetentionDays: integer('AUDIT_RETENTION_DAYS'),
     registration: registrationSettings(reader, lock),
     operations: operationsSettings(reader, { port, host }),
     outbound: Object.freeze({ allowNetworks: allowNetworks(reader) }),

@@ -65,6 +65,7 @@ export const SETTINGS = {
   // Housekeeping
   PURGE_INTERVAL_SECONDS: integer(600, 0, 86_400),
   SECURITY_EVENT_RETENTION_DAYS: integer(90, 1, 36_500),
+  AUDIT_RETENTION_DAYS: integer(365, 0, 36_500), // 0: kept forever
   // Keys
   KEYS_ENCRYPTION_SECRET: text(),
   ALLOW_UNENCRYPTED_KEYS: boolean(false),

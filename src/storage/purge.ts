@@ -19,6 +19,8 @@ export interface PurgeSettings {
   signupTtlSeconds: number;
   /** Stored security events are kept this long. */
   securityEventRetentionSeconds: number;
+  /** Admin audit records are kept this long (AUDIT_RETENTION_DAYS); unset or 0: forever. */
+  auditRetentionSeconds?: number;
 }
 
 /**
@@ -32,8 +34,8 @@ export const WEBHOOK_DELIVERED_RETENTION_SECONDS = 7 * 86_400;
 
 interface PurgeTarget {
   table: keyof Database & string;
-  /** Rows whose `column` (expires_at unless named) is before this moment go. */
-  cutoff(settings: PurgeSettings): Date;
+  /** Rows whose `column` (expires_at unless named) is before this moment go; null: none goes. */
+  cutoff(settings: PurgeSettings): Date | null;
   column?: string;
   /** A condition that keeps an expired row a while longer (SQL over the table's own columns). */
   keepWhile?: (settings: PurgeSettings) => RawBuilder<boolean>;
@@ -96,6 +98,17 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
     column: 'delivered_at',
     cutoff: (s) => new Date(s.now.getTime() - WEBHOOK_DELIVERED_RETENTION_SECONDS * 1000),
   },
+  // The admin audit trail, after AUDIT_RETENTION_DAYS; kept forever when that is 0.
+  {
+    table: 'admin_audit_records',
+    column: 'occurred_at',
+    cutoff: (s) => (s.auditRetentionSeconds ? new Date(s.now.getTime() - s.auditRetentionSeconds * 1000) : null),
+  },
+  // A management API Idempotency-Key replays for a day; its caller's next create sweeps its own expired keys, but a
+  // caller that never comes back would leave them.
+  { table: 'admin_idempotency_keys', cutoff: expired },
+  // A console session past its absolute lifetime; an idle one goes at the next console sign-in, or at its expiry.
+  { table: 'console_sessions', cutoff: expired },
 ];
 
 export const PURGE_BATCH_SIZE = 1000;
@@ -117,6 +130,10 @@ export async function purgeExpired(db: Db, settings: PurgeSettings, batchSize = 
   for (const target of PURGE_TARGETS) {
     const cutoff = target.cutoff(settings);
     let total = 0;
+    if (cutoff === null) {
+      deleted[target.table] = 0;
+      continue;
+    }
     let batch: number;
     do {
       batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize, target.keepWhile?.(settings));

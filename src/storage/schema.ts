@@ -747,3 +747,18 @@ export interface ConsoleSessionsTable {
 export interface Database {
   console_sessions: ConsoleSessionsTable;
 }
+
+/** A long-lived SCIM token, by name, found by the digest of its value (src/storage/scim-tokens.ts). */
+export interface ScimTokensTable {
+  name: string;
+  token_hash: string;
+  created_at: Timestamp;
+  expires_at: Timestamp | null;
+  last_used_at: Timestamp | null;
+}
+
+export interface Database {
+  scim_tokens: ScimTokensTable;
+}
+
+export type ScimTokenRow = Selectable<ScimTokensTable>;

@@ -248,9 +248,12 @@ t.test(
   async (t) => {
     t.same(PURGE_TARGETS.map((p) => p.table).sort(), [
       'access_tokens',
+      'admin_audit_records',
+      'admin_idempotency_keys',
       'authorization_codes',
       'client_assertion_jtis',
       'connection_link_proofs',
+      'console_sessions',
       'device_authorizations',
       'dpop_proof_jtis',
       'email_changes',
@@ -368,6 +371,9 @@ t.test(
         email_changes: 0,
         security_events: 0,
         webhook_deliveries: 0,
+        admin_audit_records: 0,
+        admin_idempotency_keys: 0,
+        console_sessions: 0,
       },
       'a second run finds nothing',
     );
@@ -425,6 +431,84 @@ t.test(
     t.notOk(outbox.has(ids.deadLink), 'one past PASSWORD_RESET_TTL_SECONDS goes even unsent');
     t.ok(events.has(ids.recentEvent), 'a security event within its retention stays');
     t.notOk(events.has(ids.oldEvent), 'an older one goes');
+  },
+);
+
+/** An admin audit record written at `occurredAt`; returns its id. */
+const auditRecord = async (occurredAt: Date) =>
+  (
+    await db
+      .insertInto('admin_audit_records')
+      .values({
+        occurred_at: occurredAt,
+        actor_kind: 'cli',
+        actor_id: 'ops',
+        origin: null,
+        event: 'admin.user.updated',
+        target_type: 'user',
+        target_id: userId,
+        changes: '{}',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
+
+t.test(
+  'audit records go after AUDIT_RETENTION_DAYS, batch by batch, and stay forever at 0; expired Idempotency-Keys and console sessions go',
+  async (t) => {
+    const now = new Date(Date.now() + 40 * 24 * HOUR * 1000);
+    const DAY = 24 * HOUR;
+    const old = await Promise.all(Array.from({ length: 5 }, (_, i) => auditRecord(at(now, -(30 * DAY + 60 + i)))));
+    const recent = await auditRecord(at(now, -(30 * DAY - 60)));
+    const audited = async () => new Set((await db.selectFrom('admin_audit_records').select('id').execute()).map((r) => r.id));
+
+    t.equal((await purgeExpired(db, { ...RETENTION, now })).admin_audit_records, 0, 'unset: nothing goes');
+    t.equal((await purgeExpired(db, { ...RETENTION, now, auditRetentionSeconds: 0 })).admin_audit_records, 0, '0: nothing goes');
+    const kept = await audited();
+    t.ok(old.every((id) => kept.has(id)) && kept.has(recent), 'every record is still there');
+
+    const deleted = await purgeExpired(db, { ...RETENTION, now, auditRetentionSeconds: 30 * DAY }, 2);
+    t.equal(deleted.admin_audit_records, 5, 'the five older than 30 days, in batches of 2');
+    const left = await audited();
+    t.ok(left.has(recent), 'a record within the retention stays');
+    t.notOk(
+      old.some((id) => left.has(id)),
+      'the older ones went',
+    );
+
+    const key = (k: string, expiresAt: Date) =>
+      db
+        .insertInto('admin_idempotency_keys')
+        .values({ principal: 'client:gone', key: k, request_hash: 'h', created_at: at(expiresAt, -DAY), expires_at: expiresAt })
+        .execute();
+    await key('dead', at(now, -1));
+    await key('live', at(now, 60));
+    const consoleSession = (idHash: string, expiresAt: Date) =>
+      db
+        .insertInto('console_sessions')
+        .values({
+          id_hash: idHash,
+          user_id: userId,
+          created_at: at(expiresAt, -HOUR),
+          last_seen_at: at(expiresAt, -HOUR),
+          expires_at: expiresAt,
+        })
+        .execute();
+    await consoleSession('console-dead', at(now, -1));
+    await consoleSession('console-live', at(now, 60));
+    const swept = await purgeExpired(db, { ...RETENTION, now });
+    t.equal(swept.admin_idempotency_keys, 1);
+    t.equal(swept.console_sessions, 1);
+    t.same(
+      (await db.selectFrom('admin_idempotency_keys').select('key').where('principal', '=', 'client:gone').execute()).map((r) => r.key),
+      ['live'],
+      'a key of a caller that never came back goes once it expired',
+    );
+    t.same(
+      (await db.selectFrom('console_sessions').select('id_hash').execute()).map((r) => r.id_hash),
+      ['console-live'],
+      'a console session goes at its absolute expiry, with no console sign-in to sweep it',
+    );
   },
 );
 
@@ -508,4 +592,33 @@ t.test('the app runs the job every PURGE_INTERVAL_SECONDS', async (t) => {
   let removed = false;
   for (let i = 0; i < 40 && !(removed = await gone()); i += 1) await new Promise((r) => setTimeout(r, 100));
   t.ok(removed, 'the expired session was purged within about a second');
+});
+
+t.test('the app purges audit records older than AUDIT_RETENTION_DAYS', async (t) => {
+  const testApp = await buildTestApp(t, { env: { PURGE_INTERVAL_SECONDS: '1', AUDIT_RETENTION_DAYS: '1' } });
+  const record = (ageSeconds: number) =>
+    testApp.db
+      .insertInto('admin_audit_records')
+      .values({
+        occurred_at: new Date(Date.now() - ageSeconds * 1000),
+        actor_kind: 'system',
+        actor_id: 'system',
+        origin: null,
+        event: 'admin.user.updated',
+        target_type: 'user',
+        target_id: 'someone',
+        changes: '{}',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+  const old = (await record(2 * 24 * HOUR)).id;
+  const recent = (await record(HOUR)).id;
+  const ids = async () => (await testApp.db.selectFrom('admin_audit_records').select('id').execute()).map((r) => r.id);
+  let left = await ids();
+  for (let i = 0; i < 40 && left.includes(old); i += 1) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = await ids();
+  }
+  t.notOk(left.includes(old), 'a record two days old went within about a second');
+  t.ok(left.includes(recent), 'one an hour old stays');
 });

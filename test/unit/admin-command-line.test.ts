@@ -81,15 +81,15 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
   const cases: Array<[string[], string]> = [
     [
       [],
-      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks (sso-admin --help)',
+      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens (sso-admin --help)',
     ],
     [
       ['--json'],
-      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks) (sso-admin --help)',
+      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens) (sso-admin --help)',
     ],
     [
       ['bogus'],
-      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks) (sso-admin --help)',
+      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens) (sso-admin --help)',
     ],
     [
       ['users'],
@@ -164,6 +164,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'directories remove',
       'groups remove',
       'webhooks remove',
+      'scim-tokens revoke',
     ],
   );
   const args: Record<string, string[]> = {
@@ -181,6 +182,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'directories remove': ['corp'],
     'groups remove': ['staff'],
     'webhooks remove': ['siem'],
+    'scim-tokens revoke': ['entra'],
   };
   for (const [noun, verb] of destructive) {
     const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);

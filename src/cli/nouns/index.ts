@@ -9,6 +9,7 @@ import { groups } from './groups.js';
 import { keys } from './keys.js';
 import { resources } from './resources.js';
 import { rules } from './rules.js';
+import { scimTokens } from './scim-tokens.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
 import { webhooks } from './webhooks.js';
@@ -25,4 +26,5 @@ export const NOUNS: readonly Noun[] = [
   directories,
   groups,
   webhooks,
+  scimTokens,
 ];

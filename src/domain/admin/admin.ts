@@ -76,7 +76,9 @@ export type AdminEvent =
   | 'admin.group.deleted'
   | 'admin.group.member_added'
   | 'admin.group.member_removed'
-  | 'admin.user.role_set';
+  | 'admin.user.role_set'
+  | 'admin.scim_token.created'
+  | 'admin.scim_token.revoked';
 
 /** The value the audit trail records for a secret or password that changed: its name, never its value. */
 export const NOT_RECORDED = '(not recorded)';

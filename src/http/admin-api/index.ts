@@ -12,6 +12,7 @@ import { openApiRoute } from './openapi.js';
 import { resourceServerRoutes } from './resource-servers.js';
 import { AdminApi, type AdminResource } from './route.js';
 import { ruleRoutes } from './rules.js';
+import { scimTokenRoutes } from './scim-tokens.js';
 import { securityEventRoutes } from './security-events.js';
 import { signingKeyRoutes } from './signing-keys.js';
 import { userRoutes } from './users.js';
@@ -30,6 +31,7 @@ export const RESOURCES: readonly AdminResource[] = [
   resourceServerRoutes,
   connectionRoutes,
   webhookRoutes,
+  scimTokenRoutes,
   auditRoutes,
 ];
 
