@@ -3,7 +3,7 @@
 // or a long-lived SCIM token an admin made (scim_..., src/domain/scim/scim-tokens.ts) for Entra's or Okta's fixed token.
 import type { ProviderContext } from '../context.js';
 import { clientTokenScopes } from '../tokens/client-token-scopes.js';
-import { SCIM_TOKEN_PREFIX, scimTokenName } from './scim-tokens.js';
+import { isScimTokenShape, scimTokenName } from './scim-tokens.js';
 
 export const SCIM_SCOPE = 'scim';
 
@@ -12,10 +12,10 @@ export const scimTokenActor = (name: string): string => `scim-token:${name}`;
 
 /**
  * Who a token stands for: the client of an access token, or `scim-token:NAME`. InvalidToken (401) or
- * InsufficientScope (403) otherwise. The prefix alone picks the one lookup made.
+ * InsufficientScope (403) otherwise. The token's shape alone picks the one lookup made (isScimTokenShape).
  */
 export async function scimClient(ctx: Pick<ProviderContext, 'db' | 'clock'>, token: string): Promise<string> {
-  if (token.startsWith(SCIM_TOKEN_PREFIX)) return scimTokenActor(await scimTokenName(ctx, token));
+  if (isScimTokenShape(token)) return scimTokenActor(await scimTokenName(ctx, token));
   const { clientId } = await clientTokenScopes(ctx, token, [SCIM_SCOPE], {
     description: `SCIM provisioning needs a client_credentials token with the ${SCIM_SCOPE} scope`,
     challenge: SCIM_SCOPE,

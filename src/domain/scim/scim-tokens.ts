@@ -18,6 +18,12 @@ import { randomToken, sha256 } from '../secrets.js';
 
 /** What tells a SCIM token from an access token at a glance, so that a request is checked one way only. */
 export const SCIM_TOKEN_PREFIX = 'scim_';
+
+/**
+ * The shape of a long-lived SCIM token: the prefix and 256 random bits in base64url (48 characters in all). An access
+ * token of ours is those 43 characters alone (or a JWT, with dots), so no access token can take this shape.
+ */
+export const isScimTokenShape = (token: string): boolean => /^scim_[A-Za-z0-9_-]{43}$/.test(token);
 export const SCIM_TOKEN_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const MAX_EXPIRES_IN_DAYS = 3650;
 /** last_used_at is written at most this often per token: a busy sync does not write on every request. */
