@@ -17,6 +17,7 @@ import {
   type GroupMemberRow,
 } from '../../storage/groups.js';
 import type { Db } from '../../storage/database.js';
+import { findUserByEmail, findUserByUsername } from '../../storage/users.js';
 import type { GroupRow } from '../../storage/schema.js';
 import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { groupDescriptionProblem, groupNameProblem } from './group-names.js';
@@ -174,6 +175,18 @@ async function changeMembership(ctx: AdminContext, groupRef: string, userRef: st
     return written;
   });
   return { group: group.name, username: user.username, done };
+}
+
+/**
+ * The user a person means by what they typed into the console's member form: a username (any case), else an
+ * email address. Returns their id, for addMember.
+ */
+export async function findMemberCandidate(ctx: Pick<AdminContext, 'db'>, usernameOrEmail: string): Promise<string> {
+  const typed = usernameOrEmail.trim();
+  if (typed === '') throw new AdminError('give the username or email address of the user to add');
+  const user = (await findUserByUsername(ctx.db, typed)) ?? (typed.includes('@') ? await findUserByEmail(ctx.db, typed) : undefined);
+  if (!user) throw new AdminError(`no user has the username or email "${typed}"`, 'not_found');
+  return user.id;
 }
 
 /** Adds the user to the group; `added` is false when they already were a member (nothing written). */

@@ -12,6 +12,7 @@ import { seeOther } from '../redirect.js';
 import { CONSOLE_PREFIX, consoleSessionCookie, sendPage } from './console-http.js';
 import { clientPages } from './clients.js';
 import { dashboardPage } from './dashboard.js';
+import { groupPages } from './groups.js';
 import { securityPages } from './security.js';
 import { signInRoutes, startSignIn } from './sign-in.js';
 import { userPages } from './users.js';
@@ -77,6 +78,7 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
     dashboardPage(area, ctx, base);
     clientPages(area, ctx, base);
     userPages(area, ctx, base, opts);
+    groupPages(area, ctx, base);
     securityPages(area, ctx, base);
   });
 }

@@ -48,6 +48,7 @@ const SECTIONS: ReadonlyArray<[string, string]> = [
   ['', 'Dashboard'],
   ['/clients', 'Clients'],
   ['/users', 'Users'],
+  ['/groups', 'Groups'],
   ['/risk-rules', 'Risk rules'],
   ['/security-events', 'Security events'],
   ['/signing-keys', 'Signing keys'],
