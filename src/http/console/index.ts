@@ -16,6 +16,7 @@ import { groupPages } from './groups.js';
 import { securityPages } from './security.js';
 import { signInRoutes, startSignIn } from './sign-in.js';
 import { userPages } from './users.js';
+import { webhookPages } from './webhooks.js';
 
 export { CONSOLE_PREFIX };
 
@@ -79,6 +80,7 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
     clientPages(area, ctx, base);
     userPages(area, ctx, base, opts);
     groupPages(area, ctx, base);
+    webhookPages(area, ctx, base);
     securityPages(area, ctx, base);
   });
 }
