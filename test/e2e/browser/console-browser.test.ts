@@ -1,6 +1,7 @@
 // The web console in Chromium (issue 20): an admin signs in through the provider's own pages with a password and a
 // second factor (the one-time code a challenged sign-in sends, read from the notifier as the user reads their
-// message), creates a client, disables a user; axe-core (WCAG 2.1 AA) finds no violation on any console page.
+// message), creates a client, disables a user; axe-core (WCAG 2.1 AA) finds no violation on any console page (the
+// groups and webhooks pages included, one load each: a seeded group with a member, a seeded subscription paused).
 import t from 'tap';
 import { checkPage } from '../../helpers/axe.js';
 import { withChromium } from '../../helpers/chromium.js';
@@ -8,6 +9,7 @@ import { listenTestApp } from '../../helpers/listening.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
 import { riskEnv } from '../../helpers/risk.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
+import { pauseWebhookSubscription } from '../../../src/storage/webhooks.js';
 
 const ADMIN = { username: 'ada', password: 'ada-password-0123', email: 'ada@example.com', role: 'admin' as const };
 const TARGET = { username: 'tom', password: 'tom-password-0123', email: 'tom@example.com' };
@@ -16,7 +18,16 @@ await withChromium(t, async (browser) => {
   t.test('an admin signs in with a second factor, creates a client and disables a user; no page has an axe violation', async (t) => {
     const notifier = new CapturingNotifier();
     // Headless Chromium says it is automated: AUTOMATION (60) asks for a second factor (30) and does not block (80).
-    const server = await listenTestApp(t, { env: riskEnv(), notifier, seed: { clients: [], users: [ADMIN, TARGET] } });
+    const server = await listenTestApp(t, {
+      env: riskEnv(),
+      notifier,
+      seed: {
+        clients: [],
+        users: [ADMIN, TARGET],
+        groups: [{ name: 'finance', description: 'The finance team', members: [TARGET.username] }],
+        webhooks: [{ id: 'siem', url: 'https://siem.example/in', events: ['sign_in.failed'], secret: 's'.repeat(32) }],
+      },
+    });
     const adminId = (await findUserByUsername(server.db, ADMIN.username))!.id;
     const targetId = (await findUserByUsername(server.db, TARGET.username))!.id;
     const context = await browser.newContext({ serviceWorkers: 'block' });
@@ -68,13 +79,20 @@ await withChromium(t, async (browser) => {
     await page.goto(`${console}/users/new`);
     await checkPage(t, page, 'new user');
 
+    await pauseWebhookSubscription(server.db, 'siem', 'failed 8 times in a row', new Date());
     for (const [name, path] of [
       ['risk rules', '/risk-rules'],
       ['security events', '/security-events'],
       ['signing keys', '/signing-keys'],
+      ['groups', '/groups'],
+      ['new group', '/groups/new'],
+      ['group', `/groups/${(await server.db.selectFrom('groups').select('id').executeTakeFirstOrThrow()).id}`],
+      ['webhooks', '/webhooks'],
+      ['new webhook', '/webhooks/new'],
+      ['webhook', '/webhooks/siem'],
       ['audit log', '/audit'],
     ] as const) {
-      await page.goto(`${console}${path}`);
+      t.equal((await page.goto(`${console}${path}`))?.status(), 200, `${name}: found`);
       await checkPage(t, page, name);
     }
     t.match(await page.locator('table').textContent(), /admin\.user\.disabled/, 'the audit log shows the change');
