@@ -11,6 +11,7 @@ import {
   groupNamesOfUser,
   insertGroupIfAbsent,
   insertMember,
+  clientsLimitedToGroup,
   listGroupRows,
   listMemberRows,
   updateGroupRow,
@@ -157,6 +158,11 @@ export async function listMembers(ctx: AdminContext, ref: string): Promise<{ gro
   const row = await findGroupByRef(ctx.db, ref);
   const members = (await listMemberRows(ctx.db, row.id)).map(member);
   return { group: summary(row, members.length), members };
+}
+
+/** The ids of the clients limited to the group (and perhaps to others): only members of those groups sign in to them. */
+export async function clientsLimitedTo(ctx: AdminContext, ref: string): Promise<string[]> {
+  return clientsLimitedToGroup(ctx.db, (await findGroupByRef(ctx.db, ref)).id);
 }
 
 /** Adds the user to the group, or removes them; false when they already were (or were not) a member: nothing written. */

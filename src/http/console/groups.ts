@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   addMember,
+  clientsLimitedTo,
   createGroup,
   deleteGroup,
   findMemberCandidate,
@@ -61,8 +62,9 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     extra: Pick<GroupView, 'values' | 'member' | 'notice' | 'error'> & { status?: number } = {},
   ) {
     const person = personOf(request);
+    const admin = adminContextOf(ctx, request);
     const found = await attempt(
-      () => listMembers(adminContextOf(ctx, request), id),
+      async () => ({ ...(await listMembers(admin, id)), clients: await clientsLimitedTo(admin, id) }),
       (message, status) => notFound(reply, base, person, message, status),
     );
     if (!found.ok) return found.reply;
@@ -157,17 +159,14 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     { schema: { params: idParams }, config: { consoleWrite: true } },
     async (request, reply) => {
       const person = personOf(request);
+      const admin = adminContextOf(ctx, request);
       const found = await attempt(
-        () => showGroup(adminContextOf(ctx, request), request.params.id),
+        async () => ({ group: await showGroup(admin, request.params.id), clients: await clientsLimitedTo(admin, request.params.id) }),
         (message, status) => notFound(reply, base, person, message, status),
       );
       if (!found.ok) return found.reply;
-      return sendPage(
-        reply,
-        base,
-        { title: 'Delete group', section: '/groups', body: deleteGroupBody(base, found.value, csrf(request)) },
-        person,
-      );
+      const body = deleteGroupBody(base, found.value.group, found.value.clients, csrf(request));
+      return sendPage(reply, base, { title: 'Delete group', section: '/groups', body }, person);
     },
   );
 

@@ -34,6 +34,8 @@ export function newGroupBody(base: string, csrf: string, v: GroupFormValues, err
 export interface GroupView {
   group: GroupSummary;
   members: readonly GroupMember[];
+  /** The ids of the clients limited to the group. */
+  clients: readonly string[];
   /** The form token, or null for a reader (an auditor): then no form at all. */
   csrf: string | null;
   values?: GroupFormValues;
@@ -73,13 +75,20 @@ export function groupBody(base: string, view: GroupView): SafeHtml {
     ]),
     'No member yet.',
   );
-  if (!csrf) return html`${messages(view.notice, view.error)}${details}<h2>Members</h2>${members}`;
+  const clients = html`<h2>Clients limited to this group</h2>${
+    view.clients.length === 0
+      ? html`<p>None: no client admits only this group's members.</p>`
+      : html`<ul>${view.clients.map((id) => html`<li><a href="${base}/clients/${encodeURIComponent(id)}">${id}</a></li>`)}</ul>
+<p class="meta">A client's groups are changed with the management API or the command line (sso-admin clients update --allowed-groups).</p>`
+  }`;
+  if (!csrf) return html`${messages(view.notice, view.error)}${details}<h2>Members</h2>${members}${clients}`;
   const v = view.values ?? { name: group.name, description: group.description ?? '' };
   return html`${messages(view.notice, view.error)}${details}
 <h2>Members</h2>${members}
 <form method="post" action="${path}/members">${csrfField(csrf)}
 <label for="member">Add a member by username or email</label><input type="text" id="member" name="member" required value="${view.member ?? ''}">
 <div><button type="submit">Add member</button></div></form>
+${clients}
 <h2>Edit</h2>
 <form method="post" action="${path}">${csrfField(csrf)}${groupFields(v)}
 <div><button type="submit">Save changes</button></div></form>
@@ -87,11 +96,16 @@ export function groupBody(base: string, view: GroupView): SafeHtml {
 <p><a href="${path}/delete">Delete this group</a></p>`;
 }
 
-export function deleteGroupBody(base: string, group: GroupSummary, csrf: string): SafeHtml {
+export function deleteGroupBody(base: string, group: GroupSummary, clients: readonly string[], csrf: string): SafeHtml {
   const path = `${base}/groups/${group.id}`;
   return html`<p>Delete the group <strong>${group.name}</strong> and its ${group.members} memberships? Its members lose it from
-their next token on; a client limited to it keeps its other groups, or admits nobody if it had no other. This cannot
-be undone.</p>
+their next token on. This cannot be undone.</p>
+${
+  clients.length > 0
+    ? html`<p>These clients are limited to it: ${clients.join(', ')}. Each keeps its other groups, or admits nobody if it
+had no other.</p>`
+    : ''
+}
 <form method="post" action="${path}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete ${group.name}</button></form>
 <p><a href="${path}">Keep it</a></p>`;
 }

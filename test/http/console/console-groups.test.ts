@@ -17,6 +17,15 @@ const SUE = { username: 'sue', password: 'sue-password-0123', email: 'sue@exampl
 const testApp: TestApp = await buildTestApp(t, {
   seed: {
     ...FIXTURES,
+    clients: [
+      ...FIXTURES.clients!,
+      {
+        client_id: 'payroll',
+        client_secret: 'payroll-secret-0123456789',
+        redirect_uris: ['https://payroll.example/cb'],
+        allowed_groups: ['finance'],
+      },
+    ],
     users: [...FIXTURES.users, ADMIN, AUDITOR, TOM, SUE],
     groups: [{ name: 'finance', description: 'The finance team', members: ['tom'] }],
   },
@@ -68,7 +77,13 @@ t.test('an auditor reads the list and a group but gets no form, and every change
     t.equal((res.body.match(/method="post"/g) ?? []).length, 1, `${page}: the sign-out form only`);
     t.notMatch(res.body, /New group|Delete this group/, page);
   }
-  t.match((await get(`/admin/groups/${financeId}`, auditorCookie)).body, />tom</, 'the members are listed');
+  const page = await get(`/admin/groups/${financeId}`, auditorCookie);
+  t.match(page.body, />tom</, 'the members are listed');
+  t.match(
+    page.body,
+    /<h2>Clients limited to this group<\/h2><ul><li><a href="[^"]*\/admin\/clients\/payroll">payroll<\/a>/,
+    'and the clients limited to it',
+  );
   for (const page of ['/admin/groups/new', `/admin/groups/${financeId}/delete`])
     t.equal((await get(page, auditorCookie)).statusCode, 403, page);
   const before = await auditCount();
@@ -183,6 +198,13 @@ t.test('delete after a confirmation, audited; an unknown or malformed group is r
   const confirm = await get(`/admin/groups/${id}/delete`, adminCookie);
   t.equal(confirm.statusCode, 200);
   t.match(confirm.body, /Delete the group <strong>temp<\/strong>/);
+  t.notMatch(confirm.body, /These clients are limited to it/, 'no client is limited to it');
+  t.match((await get(`/admin/groups/${id}`, adminCookie)).body, /None: no client admits only this group/);
+  t.match(
+    (await get(`/admin/groups/${financeId}/delete`, adminCookie)).body,
+    /These clients are limited to it: payroll\./,
+    'finance names its client',
+  );
   t.ok(await groupNamed('temp'), 'the confirmation page deletes nothing');
   const deleted = await adminPost(`/admin/groups/${id}/delete`);
   t.equal(deleted.statusCode, 303);
