@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   addWebhook,
+  currentWebhookFailures,
   listWebhookDeliveriesOf,
   listWebhooks,
   removeWebhook,
@@ -75,6 +76,7 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     const found = await attempt(
       async () => ({
         hook: await showWebhook(admin, id),
+        failure: (await currentWebhookFailures(admin, id)).get(id),
         deliveries: await listWebhookDeliveriesOf(admin, id, { limit: RECENT_DELIVERIES }),
       }),
       (message, status) => notFound(reply, base, person, message, status),
@@ -92,7 +94,12 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
       {
         title: 'Webhooks',
         section: '/webhooks',
-        body: webhookListBody(base, await listWebhooks(adminContextOf(ctx, request)), mayWrite(request)),
+        body: webhookListBody(
+          base,
+          await listWebhooks(adminContextOf(ctx, request)),
+          await currentWebhookFailures(adminContextOf(ctx, request)),
+          mayWrite(request),
+        ),
       },
       personOf(request),
     ),

@@ -3,7 +3,7 @@
 // deliveries, and the confirmation before a deletion.
 import { html, type SafeHtml } from '../../html.js';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/event-types.js';
-import type { WebhookDelivery, WebhookDetails, WebhookSubscription } from '../../domain/webhooks/webhook-admin.js';
+import type { WebhookDelivery, WebhookDetails, WebhookFailure, WebhookSubscription } from '../../domain/webhooks/webhook-admin.js';
 import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
 
 /** What the form shows: empty, or what was typed into a refused form. */
@@ -25,14 +25,33 @@ export function stateOf(w: WebhookSubscription): string {
 /** The name of an event type's checkbox: one name per box (a repeated name is refused by the form parser). */
 export const eventField = (type: string): string => `event:${type}`;
 
+/** The failure holding up a subscription: the receiver's answer (or none), how many attempts, since when. */
+export function failureOf(f: WebhookFailure | undefined): string {
+  if (!f) return '';
+  const answer = f.status === null ? 'no answer' : `HTTP ${f.status}`;
+  return `${answer}: ${f.error} (${f.attempts} attempts${f.since ? `, failing since ${when(f.since)}` : ''})`;
+}
+
 const eventsOf = (w: WebhookSubscription) => (w.events.includes(ALL_EVENTS) ? 'all events' : w.events.join(' '));
 
-export function webhookListBody(base: string, hooks: readonly WebhookSubscription[], mayWrite: boolean): SafeHtml {
+export function webhookListBody(
+  base: string,
+  hooks: readonly WebhookSubscription[],
+  failures: ReadonlyMap<string, WebhookFailure>,
+  mayWrite: boolean,
+): SafeHtml {
   return html`${mayWrite ? html`<p><a href="${base}/webhooks/new">New subscription</a></p>` : ''}
 ${table(
   'Webhook subscriptions',
-  ['Id', 'URL', 'Events', 'State', 'Last success'],
-  hooks.map((w) => [html`<a href="${base}/webhooks/${w.id}">${w.id}</a>`, w.url, eventsOf(w), stateOf(w), when(w.lastSuccessAt)]),
+  ['Id', 'URL', 'Events', 'State', 'Last failure', 'Last success'],
+  hooks.map((w) => [
+    html`<a href="${base}/webhooks/${w.id}">${w.id}</a>`,
+    w.url,
+    eventsOf(w),
+    stateOf(w),
+    failureOf(failures.get(w.id)),
+    when(w.lastSuccessAt),
+  ]),
   'No subscription yet.',
 )}`;
 }
@@ -61,6 +80,7 @@ Only a sealed copy is kept.</p>
 
 export interface WebhookView {
   hook: WebhookDetails;
+  failure: WebhookFailure | undefined;
   deliveries: readonly WebhookDelivery[];
   /** The form token, or null for a reader (an auditor): then no form at all. */
   csrf: string | null;
@@ -85,6 +105,7 @@ sent until it is resumed; its ${hook.pending} pending deliveries wait, in order.
       ['Description', hook.description ?? ''],
       ['State', stateOf(hook)],
       ['Failed attempts in a row', hook.consecutiveFailures],
+      ['Last failure', failureOf(view.failure) || 'none pending'],
       ['Last success', when(hook.lastSuccessAt)],
       ['Pending deliveries', hook.pending],
       ['Delivered', hook.delivered],

@@ -121,15 +121,23 @@ t.test('a paused subscription says why, in the list and on its page, with its de
     .set({ attempts: 8, last_status: 503, last_error: 'the receiver answered 503' })
     .where('subscription_id', '=', 'crm')
     .execute();
+  // A later delivery waits behind it; were it tried (it is not: a subscription's deliveries go in order), its error
+  // would not be the one holding the queue up.
+  const later = randomUUID();
+  await insertWebhookDeliveries(db, { eventId: later, type: 'user.deleted', payload: { id: 'y' }, now: new Date(now.getTime() + 1000) });
+  await db.updateTable('webhook_deliveries').set({ attempts: 1, last_error: 'a later error' }).where('event_id', '=', later).execute();
   await pauseWebhookSubscription(db, 'crm', 'failed 8 times in a row over 1 hour', now);
-  await db.updateTable('webhook_subscriptions').set({ consecutive_failures: 8 }).where('id', '=', 'crm').execute();
+  const since = new Date(now.getTime() - 3600_000);
+  await db.updateTable('webhook_subscriptions').set({ consecutive_failures: 8, failing_since: since }).where('id', '=', 'crm').execute();
+  const failure = `HTTP 503: the receiver answered 503 \\(8 attempts, failing since ${since.toISOString().slice(0, 19)}Z\\)`;
 
   const list = await get('/admin/webhooks', adminCookie);
   t.equal(list.statusCode, 200);
   for (const [name, value] of Object.entries(PAGE_HEADERS)) t.equal(list.headers[name], value, name);
   t.match(list.body, /<a href="[^"]*\/admin\/webhooks" aria-current="page">Webhooks<\/a>/, 'marked in the navigation');
   t.match(list.body, /paused since [0-9T:-]+Z: failed 8 times in a row over 1 hour/);
-  t.match(list.body, /<td>disabled \(gets no new events\)<\/td>/, 'siem is disabled');
+  t.match(list.body, new RegExp(`<td>${failure}</td>`), 'the last failure, of the oldest pending delivery');
+  t.match(list.body, /<td>disabled \(gets no new events\)<\/td><td><\/td>/, 'siem is disabled, with no failure');
 
   const page = await get('/admin/webhooks/crm', adminCookie);
   t.equal(page.statusCode, 200);
@@ -138,7 +146,9 @@ t.test('a paused subscription says why, in the list and on its page, with its de
     page.body,
     /<td>user\.created<\/td><td>pending<\/td><td>8<\/td><td>[0-9T:-]+Z<\/td><td>503<\/td><td>the receiver answered 503<\/td>/,
   );
+  t.match(page.body, new RegExp(`<td>Last failure</td><td>${failure}</td>`));
   t.match(page.body, /Resume subscription/);
+  t.match((await get('/admin/webhooks/siem', adminCookie)).body, /<td>Last failure<\/td><td>none pending<\/td>/);
 
   const resumed = await adminPost('/admin/webhooks/crm/resume');
   t.equal(resumed.statusCode, 303);
@@ -192,7 +202,7 @@ t.test("a form without the session's CSRF token is refused with 403 and changes 
 t.test('delete after a confirmation drops its pending deliveries, audited; unknown or malformed ids are refused', async (t) => {
   const confirm = await get('/admin/webhooks/crm/delete', adminCookie);
   t.equal(confirm.statusCode, 200);
-  t.match(confirm.body, /Delete the subscription <strong>crm<\/strong> \(https:\/\/crm\.example\/hooks\/sso\)\? Its 1 pending/);
+  t.match(confirm.body, /Delete the subscription <strong>crm<\/strong> \(https:\/\/crm\.example\/hooks\/sso\)\? Its 2 pending/);
   t.ok(await subscription('crm'), 'the confirmation page deletes nothing');
   const deleted = await adminPost('/admin/webhooks/crm/delete');
   t.equal(deleted.statusCode, 303);
