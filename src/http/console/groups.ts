@@ -133,7 +133,7 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     const member = field(request.body, 'member');
     const admin = adminContextOf(ctx, request);
     const done = await attempt(
-      async () => addMember(admin, (await showGroup(admin, id)).id, await findMemberCandidate(admin, member)),
+      async () => addMember(admin, id, await findMemberCandidate(admin, member)),
       (error, status) => renderGroup(request, reply, id, { status, member, error }),
     );
     if (!done.ok) return done.reply;
