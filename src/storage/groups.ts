@@ -152,6 +152,17 @@ export async function allowedGroupNames(db: Db, clientId: string): Promise<strin
   return rows.map((r) => r.name);
 }
 
+/** The ids of the clients limited to the group (among others, perhaps), by id. */
+export async function clientsLimitedToGroup(db: Db, groupId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('client_allowed_groups')
+    .select('client_id')
+    .where('group_id', '=', groupId)
+    .orderBy('client_id')
+    .execute();
+  return rows.map((r) => r.client_id);
+}
+
 /**
  * Limits the client to exactly these groups (none: no limit), marking it restricted or not in the same statement
  * as its other columns are written by the caller; here only the rows naming the groups change.

@@ -254,6 +254,28 @@ export async function pauseWebhookSubscription(db: Db, id: string, reason: strin
   return result.numUpdatedRows === 1n;
 }
 
+export type PendingWebhookFailure = Pick<WebhookDeliveryRow, 'subscription_id' | 'attempts' | 'last_status' | 'last_error'> &
+  Pick<WebhookSubscriptionRow, 'failing_since'>;
+
+/**
+ * For each subscription (or the one given) whose queue is held up by a failure: its oldest pending delivery that failed (the one being
+ * retried, since a subscription's deliveries go in order), with the answer of its last attempt. A success clears a
+ * delivery's error, so a subscription that is not failing has none.
+ */
+export function pendingWebhookFailures(db: Db, subscriptionId?: string): Promise<PendingWebhookFailure[]> {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'd.subscription_id')
+    .distinctOn('d.subscription_id')
+    .select(['d.subscription_id', 's.failing_since', 'd.attempts', 'd.last_status', 'd.last_error'])
+    .where('d.status', '=', 'pending')
+    .where('d.last_error', 'is not', null)
+    .$if(subscriptionId !== undefined, (qb) => qb.where('d.subscription_id', '=', subscriptionId!))
+    .orderBy('d.subscription_id')
+    .orderBy('d.seq')
+    .execute();
+}
+
 /** A subscription's deliveries, newest first; `status` narrows them. */
 export async function listWebhookDeliveries(
   db: Db,

@@ -11,12 +11,14 @@ import {
   groupNamesOfUser,
   insertGroupIfAbsent,
   insertMember,
+  clientsLimitedToGroup,
   listGroupRows,
   listMemberRows,
   updateGroupRow,
   type GroupMemberRow,
 } from '../../storage/groups.js';
 import type { Db } from '../../storage/database.js';
+import { findUserByEmail, findUserByUsername } from '../../storage/users.js';
 import type { GroupRow } from '../../storage/schema.js';
 import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { groupDescriptionProblem, groupNameProblem } from './group-names.js';
@@ -158,6 +160,11 @@ export async function listMembers(ctx: AdminContext, ref: string): Promise<{ gro
   return { group: summary(row, members.length), members };
 }
 
+/** The ids of the clients limited to the group (and perhaps to others): only members of those groups sign in to them. */
+export async function clientsLimitedTo(ctx: AdminContext, ref: string): Promise<string[]> {
+  return clientsLimitedToGroup(ctx.db, (await findGroupByRef(ctx.db, ref)).id);
+}
+
 /** Adds the user to the group, or removes them; false when they already were (or were not) a member: nothing written. */
 async function changeMembership(ctx: AdminContext, groupRef: string, userRef: string, change: 'add' | 'remove') {
   const group = await findGroupByRef(ctx.db, groupRef);
@@ -174,6 +181,18 @@ async function changeMembership(ctx: AdminContext, groupRef: string, userRef: st
     return written;
   });
   return { group: group.name, username: user.username, done };
+}
+
+/**
+ * The user a person means by what they typed into the console's member form: a username (any case), else an
+ * email address. Returns their id, for addMember.
+ */
+export async function findMemberCandidate(ctx: Pick<AdminContext, 'db'>, usernameOrEmail: string): Promise<string> {
+  const typed = usernameOrEmail.trim();
+  if (typed === '') throw new AdminError('give the username or email address of the user to add');
+  const user = (await findUserByUsername(ctx.db, typed)) ?? (typed.includes('@') ? await findUserByEmail(ctx.db, typed) : undefined);
+  if (!user) throw new AdminError(`no user has the username or email "${typed}"`, 'not_found');
+  return user.id;
 }
 
 /** Adds the user to the group; `added` is false when they already were a member (nothing written). */

@@ -10,6 +10,7 @@ import {
   insertWebhookSubscription,
   listWebhookDeliveries,
   listWebhookSubscriptions,
+  pendingWebhookFailures,
   resumeWebhookSubscription,
 } from '../../storage/webhooks.js';
 import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
@@ -74,6 +75,30 @@ export async function showWebhook(ctx: AdminContext, id: string): Promise<Webhoo
   const row = await findWebhookSubscription(ctx.db, id);
   if (!row) throw notFound(id);
   return { ...rowToSubscription(row), ...(await countWebhookDeliveries(ctx.db, id)) };
+}
+
+/** Why a subscription's deliveries are held up: the last failed attempt at its oldest pending delivery. */
+export interface WebhookFailure {
+  /** When the current run of failures began. */
+  since: Date | null;
+  attempts: number;
+  /** The receiver's HTTP status, or null when there was no answer (a timeout, a refused connection). */
+  status: number | null;
+  error: string;
+}
+
+/**
+ * The failure holding up each subscription that is failing now (or only the one of `id`), by subscription id; none
+ * for the others.
+ */
+export async function currentWebhookFailures(ctx: AdminContext, id?: string): Promise<Map<string, WebhookFailure>> {
+  const rows = await pendingWebhookFailures(ctx.db, id);
+  return new Map(
+    rows.map((d) => [
+      d.subscription_id,
+      { since: d.failing_since, attempts: d.attempts, status: d.last_status, error: d.last_error ?? '' },
+    ]),
+  );
 }
 
 /** A new random secret: 32 bytes, base64url (43 characters). */

@@ -12,9 +12,11 @@ import { seeOther } from '../redirect.js';
 import { CONSOLE_PREFIX, consoleSessionCookie, sendPage } from './console-http.js';
 import { clientPages } from './clients.js';
 import { dashboardPage } from './dashboard.js';
+import { groupPages } from './groups.js';
 import { securityPages } from './security.js';
 import { signInRoutes, startSignIn } from './sign-in.js';
 import { userPages } from './users.js';
+import { webhookPages } from './webhooks.js';
 
 export { CONSOLE_PREFIX };
 
@@ -77,6 +79,8 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
     dashboardPage(area, ctx, base);
     clientPages(area, ctx, base);
     userPages(area, ctx, base, opts);
+    groupPages(area, ctx, base);
+    webhookPages(area, ctx, base);
     securityPages(area, ctx, base);
   });
 }

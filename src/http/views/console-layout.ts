@@ -20,6 +20,7 @@ label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],select,textarea{box-sizing:border-box;width:100%;max-width:36rem;padding:.45rem .6rem;border:1px solid #6b7280;border-radius:6px;font:inherit}
 textarea{min-height:4rem}
 .check label{display:inline;font-weight:400}
+fieldset{border:1px solid #e5e7eb;border-radius:6px;margin:.75rem 0;max-width:36rem}legend{font-weight:600}
 button{font:inherit;padding:.45rem .9rem;border-radius:6px;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;cursor:pointer;margin-top:.75rem}
 button.danger{background:#b91c1c;border-color:#b91c1c}
 form.inline{display:inline}form.inline button{margin:0 .25rem 0 0}
@@ -48,9 +49,11 @@ const SECTIONS: ReadonlyArray<[string, string]> = [
   ['', 'Dashboard'],
   ['/clients', 'Clients'],
   ['/users', 'Users'],
+  ['/groups', 'Groups'],
   ['/risk-rules', 'Risk rules'],
   ['/security-events', 'Security events'],
   ['/signing-keys', 'Signing keys'],
+  ['/webhooks', 'Webhooks'],
   ['/audit', 'Audit log'],
 ];
 

@@ -1,7 +1,8 @@
 // The web console in Chromium (issue 20): an admin signs in through the provider's own pages with a password and a
 // second factor, which the console's client requires whatever the risk verdict (`require_mfa`): the one-time code
 // sent to her verified address, read from the notifier as she reads her message. She creates a client, disables a
-// user; axe-core (WCAG 2.1 AA) finds no violation on any console page.
+// user; axe-core (WCAG 2.1 AA) finds no violation on any console page (the groups and webhooks pages included, one
+// load each: a seeded group with a member, a seeded subscription paused).
 import t from 'tap';
 import { checkPage } from '../../helpers/axe.js';
 import { withChromium } from '../../helpers/chromium.js';
@@ -9,6 +10,7 @@ import { listenTestApp } from '../../helpers/listening.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
 import { riskEnv, weightsEnv } from '../../helpers/risk.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
+import { pauseWebhookSubscription } from '../../../src/storage/webhooks.js';
 
 const ADMIN = { username: 'ada', password: 'ada-password-0123', email: 'ada@example.com', email_verified: true, role: 'admin' as const };
 const TARGET = { username: 'tom', password: 'tom-password-0123', email: 'tom@example.com' };
@@ -18,8 +20,16 @@ await withChromium(t, async (browser) => {
     const notifier = new CapturingNotifier();
     // Headless Chromium says it is automated, on a new device and network: those weigh nothing here, so that the risk
     // engine lets the sign-in in and only the console client's rule asks for the second factor.
-    const env = riskEnv({ RISK_WEIGHTS: weightsEnv({ AUTOMATION: 0, NEW_DEVICE: 0, NEW_NETWORK: 0 }) });
-    const server = await listenTestApp(t, { env, notifier, seed: { clients: [], users: [ADMIN, TARGET] } });
+    const server = await listenTestApp(t, {
+      env: riskEnv({ RISK_WEIGHTS: weightsEnv({ AUTOMATION: 0, NEW_DEVICE: 0, NEW_NETWORK: 0 }) }),
+      notifier,
+      seed: {
+        clients: [],
+        users: [ADMIN, TARGET],
+        groups: [{ name: 'finance', description: 'The finance team', members: [TARGET.username] }],
+        webhooks: [{ id: 'siem', url: 'https://siem.example/in', events: ['sign_in.failed'], secret: 's'.repeat(32) }],
+      },
+    });
     const adminId = (await findUserByUsername(server.db, ADMIN.username))!.id;
     const targetId = (await findUserByUsername(server.db, TARGET.username))!.id;
     const context = await browser.newContext({ serviceWorkers: 'block' });
@@ -71,13 +81,20 @@ await withChromium(t, async (browser) => {
     await page.goto(`${console}/users/new`);
     await checkPage(t, page, 'new user');
 
+    await pauseWebhookSubscription(server.db, 'siem', 'failed 8 times in a row', new Date());
     for (const [name, path] of [
       ['risk rules', '/risk-rules'],
       ['security events', '/security-events'],
       ['signing keys', '/signing-keys'],
+      ['groups', '/groups'],
+      ['new group', '/groups/new'],
+      ['group', `/groups/${(await server.db.selectFrom('groups').select('id').executeTakeFirstOrThrow()).id}`],
+      ['webhooks', '/webhooks'],
+      ['new webhook', '/webhooks/new'],
+      ['webhook', '/webhooks/siem'],
       ['audit log', '/audit'],
     ] as const) {
-      await page.goto(`${console}${path}`);
+      t.equal((await page.goto(`${console}${path}`))?.status(), 200, `${name}: found`);
       await checkPage(t, page, name);
     }
     t.match(await page.locator('table').textContent(), /admin\.user\.disabled/, 'the audit log shows the change');
