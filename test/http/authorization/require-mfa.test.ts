@@ -65,6 +65,18 @@ function redeem(code: string, verifier: string) {
   );
 }
 
+/** Alice signs in with her password alone, for the client that asks nothing more; her browser then holds that session. */
+function passwordSignIn() {
+  return signIn(app, {
+    response_type: 'code',
+    client_id: CONFIDENTIAL.client_id,
+    redirect_uri: CONFIDENTIAL.redirect_uris[0],
+    scope: 'openid',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+  });
+}
+
 /** Follows the provider's own redirects; stops at a page (any status) or at a redirect elsewhere. */
 async function follow(browser: Browser, res: LightMyRequestResponse): Promise<LightMyRequestResponse> {
   while ((res.statusCode === 302 || res.statusCode === 303) && String(res.headers.location).startsWith('http://localhost:3000/sso/')) {
@@ -134,15 +146,7 @@ t.test('a password sign-in for a client that requires a second factor asks for o
 t.test(
   'a session without a second factor does not answer for it: the sign-in page again, and prompt=none gets login_required',
   async (t) => {
-    // Alice signs in with her password alone for a client that asks nothing more.
-    const { browser } = await signIn(app, {
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: 'S256',
-    });
+    const { browser } = await passwordSignIn();
     t.ok(browser.get('sso_session'), 'signed in with a password');
 
     // OIDC Core 3.1.2.6: login_required, "The Authorization Server requires End-User authentication".
@@ -162,14 +166,7 @@ t.test(
 );
 
 t.test('the device verification page (RFC 8628 3.3) asks a password-only session to sign in again before approving', async (t) => {
-  const { browser } = await signIn(app, {
-    response_type: 'code',
-    client_id: CONFIDENTIAL.client_id,
-    redirect_uri: CONFIDENTIAL.redirect_uris[0],
-    scope: 'openid',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-  });
+  const { browser } = await passwordSignIn();
   const device = await startDevice(app, { scope: 'openid' }, { auth: STRICT_TV_BASIC });
   const entered = await enterCode(app, browser, device.user_code);
   t.equal(entered.statusCode, 303);
@@ -213,14 +210,7 @@ t.test('a user with no second factor is told so, and gets no session', async (t)
 });
 
 t.test('the client that does not require one still signs in with a password alone', async (t) => {
-  const { location } = await signIn(app, {
-    response_type: 'code',
-    client_id: CONFIDENTIAL.client_id,
-    redirect_uri: CONFIDENTIAL.redirect_uris[0],
-    scope: 'openid',
-    code_challenge: pkcePair().challenge,
-    code_challenge_method: 'S256',
-  });
+  const { location } = await passwordSignIn();
   t.ok(location.searchParams.get('code'));
 });
 
