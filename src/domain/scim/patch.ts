@@ -1,7 +1,7 @@
 // PATCH (RFC 7644 3.5.2): add, replace and remove operations applied in order to a resource's JSON representation,
 // with or without a path, including value-filtered paths (emails[type eq "work"].value, members[value eq "..."]).
 // The result is then stored as a PUT would store it (users.ts, groups.ts), so that PATCH and PUT keep one set of rules.
-import { matches, parseFilter, type Comparison } from './filter.js';
+import { matches, parseValueFilter, type Comparison } from './filter.js';
 import { ScimError } from './scim-error.js';
 
 export const PATCH_OP_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -39,7 +39,7 @@ function parsePath(raw: string): Path {
   let filter: Comparison[] | undefined;
   if (m[2] !== undefined) {
     try {
-      filter = parseFilter(m[2]);
+      filter = parseValueFilter(m[2]);
     } catch {
       throw invalidPath(raw);
     }
@@ -71,7 +71,13 @@ function applyOne(resource: Json, operation: PatchOperation): void {
     if (op === 'remove') throw new ScimError(400, 'a remove operation needs a path', 'noTarget');
     // RFC 7644 3.5.2.1 and 3.5.2.3: without a path, "value" holds the attributes to add or replace.
     if (!isObject(value)) throw new ScimError(400, 'an operation without a path needs an object value', 'invalidValue');
-    for (const [key, v] of Object.entries(value)) resource[key] = op === 'add' ? addTo(resource[key], v) : replaceIn(resource[key], v);
+    for (const [key, v] of Object.entries(value)) {
+      // A key may itself be an attribute path: Microsoft Entra ID's path-less replace names sub-attributes and
+      // extension attributes so ("name.givenName", "urn:...:enterprise:2.0:User:employeeNumber"; "Known issues with
+      // SCIM 2.0 protocol compliance", requests to replace multiple attributes). Each is applied as its own path.
+      if (key.includes('.') || key.startsWith('urn:')) applyOne(resource, { op, path: key, value: v });
+      else resource[key] = op === 'add' ? addTo(resource[key], v) : replaceIn(resource[key], v);
+    }
     return;
   }
   const path = parsePath(operation.path);
