@@ -126,9 +126,23 @@ export async function logAdminAction(
   ctx.log.info({ event: action.event, ...action.log }, 'admin action');
 }
 
-/** Runs a change and its audit record in one transaction; `ctx.db` inside is the transaction. */
+/**
+ * Runs a change and its audit record in one transaction; `ctx.db` inside is the transaction. When `ctx.db` is a
+ * transaction already (an API or SCIM request made of several admin changes), the change joins it: Kysely has no
+ * nested transactions, and the request as a whole commits, or none of it does.
+ */
 export function inAdminTransaction<C extends Pick<AdminContext, 'db'>, T>(ctx: C, fn: (trx: Db, tctx: C) => Promise<T>): Promise<T> {
+  if (ctx.db.isTransaction) return fn(ctx.db, ctx);
   return ctx.db.transaction().execute((trx: Db) => fn(trx, { ...ctx, db: trx }));
+}
+
+/**
+ * Several admin changes made as one (a form that edits a profile and a role, a SCIM PUT, a change under If-Match):
+ * each function called with the context `fn` is given joins the one transaction, and each writes its own audit
+ * record in it; all commit, or nothing does.
+ */
+export function asOneChange<C extends Pick<AdminContext, 'db'>, T>(ctx: C, fn: (tctx: C) => Promise<T>): Promise<T> {
+  return inAdminTransaction(ctx, (_trx, tctx) => fn(tctx));
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,7 +8,7 @@ import type { GroupRow } from '../../storage/schema.js';
 import { addMember, createGroup, deleteGroup, removeMember, updateGroup } from '../groups/group-admin.js';
 import { isUuid, scimErrorOfAdmin } from './admin-errors.js';
 import { parseFilter } from './filter.js';
-import { inOneTransaction } from './one-transaction.js';
+import { asOneChange } from '../admin/admin.js';
 import { applyPatch, lowerKeys, type PatchOperation } from './patch.js';
 import { checkVersion, listResponse, pageOf, withVersion, type Json } from './representation.js';
 import { notFound, ScimError } from './scim-error.js';
@@ -106,7 +106,7 @@ async function checkMembers(ctx: ScimContext, ids: readonly string[]): Promise<v
 export async function createScimGroup(ctx: ScimContext, body: unknown): Promise<Json> {
   const state = stateOf(body);
   const id = await scimErrorOfAdmin(() =>
-    inOneTransaction(ctx, async (tctx) => {
+    asOneChange(ctx, async (tctx) => {
       await checkMembers(tctx, state.memberIds);
       const group = await createGroup(tctx, { name: state.displayName });
       for (const member of state.memberIds) await addMember(tctx, group.id, member);
@@ -121,7 +121,7 @@ async function storeState(ctx: ScimContext, row: GroupRow, current: Member[], st
   const had = new Set(current.map((m) => m.id));
   const wanted = new Set(state.memberIds);
   await scimErrorOfAdmin(() =>
-    inOneTransaction(ctx, async (tctx) => {
+    asOneChange(ctx, async (tctx) => {
       await checkMembers(
         tctx,
         state.memberIds.filter((id) => !had.has(id)),
