@@ -4,6 +4,7 @@
 import type { Db } from '../../storage/database.js';
 import { insertAuditRecord } from '../../storage/audit-records.js';
 import type { UserRow } from '../../storage/schema.js';
+import { lockRowForUpdate, type LockableTable } from '../../storage/row-locks.js';
 import { findUserById, findUserByUsername } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
 
@@ -143,6 +144,32 @@ export function inAdminTransaction<C extends Pick<AdminContext, 'db'>, T>(ctx: C
  */
 export function asOneChange<C extends Pick<AdminContext, 'db'>, T>(ctx: C, fn: (tctx: C) => Promise<T>): Promise<T> {
   return inAdminTransaction(ctx, (_trx, tctx) => fn(tctx));
+}
+
+/** The kinds of resource a change under If-Match locks, and their tables. */
+const LOCKED_TABLES = {
+  user: 'users',
+  group: 'groups',
+  risk_rule: 'risk_rules',
+  webhook: 'webhook_subscriptions',
+  resource_server: 'resource_servers',
+  connection: 'connections',
+} as const satisfies Record<string, LockableTable>;
+
+export interface LockTarget {
+  type: keyof typeof LOCKED_TABLES;
+  /** Its key as stored (an id, a resource server's identifier), not a name that leads to it. */
+  id: string;
+}
+
+/**
+ * Locks the resource's row for the rest of the change's transaction (`ctx.db` must be one: see asOneChange), so that
+ * a precondition read after it holds until commit. A resource gone meanwhile is a not_found refusal.
+ */
+export async function lockForChange(ctx: Pick<AdminContext, 'db'>, target: LockTarget): Promise<void> {
+  if (!ctx.db.isTransaction) throw new Error('lockForChange outside a transaction locks nothing');
+  if (!(await lockRowForUpdate(ctx.db, LOCKED_TABLES[target.type], target.id)))
+    throw new AdminError(`no ${target.type.replace('_', ' ')} "${target.id}"`, 'not_found');
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -7,7 +7,7 @@
 // externalId -> scim_users. Other attributes (phone numbers, addresses, the enterprise extension, a password) are
 // ignored, as RFC 7644 3.3 lets a service provider do with attributes it does not support.
 import { randomToken } from '../secrets.js';
-import { asOneChange, type AdminContext } from '../admin/admin.js';
+import { asOneChange, lockForChange, type AdminContext } from '../admin/admin.js';
 import { createUser, deleteUser, disableUser, enableUser, updateUserProfile } from '../admin/user-admin.js';
 import { findScimUser, searchScimUsers, upsertScimUser, type ScimUserRow, type ScimUserTerm } from '../../storage/scim-users.js';
 import { parseFilter } from './filter.js';
@@ -111,6 +111,15 @@ async function findOrThrow(ctx: ScimContext, id: string): Promise<ScimUserRow> {
   return row;
 }
 
+/**
+ * The user with their row locked until the request's transaction ends (`tctx.db` is it: asOneChange), so that
+ * If-Match (RFC 7644 3.14) is compared with the version the change is made to.
+ */
+async function lockedOrThrow(tctx: ScimContext, id: string): Promise<ScimUserRow> {
+  await lockForChange(tctx, { type: 'user', id: (await findOrThrow(tctx, id)).id });
+  return findOrThrow(tctx, id);
+}
+
 export async function getUser(ctx: ScimContext, id: string): Promise<Json> {
   return userResource(await findOrThrow(ctx, id), ctx.scimBase);
 }
@@ -207,24 +216,30 @@ async function storeState(ctx: ScimContext, row: ScimUserRow, state: UserState):
 
 /** RFC 7644 3.5.1 PUT: the representation replaces the user's attributes; `id` and `meta` are the server's. */
 export async function replaceScimUser(ctx: ScimContext, id: string, body: unknown, ifMatch?: string): Promise<Json> {
-  const row = await findOrThrow(ctx, id);
-  checkVersion(userResource(row, ctx.scimBase), ifMatch);
-  await storeState(ctx, row, stateOf(body));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    checkVersion(userResource(row, ctx.scimBase), ifMatch);
+    await storeState(tctx, row, stateOf(body));
+  });
   return getUser(ctx, id);
 }
 
 /** RFC 7644 3.5.2 PATCH: the operations applied to the representation, stored as a PUT of the result. */
 export async function patchScimUser(ctx: ScimContext, id: string, operations: PatchOperation[], ifMatch?: string): Promise<Json> {
-  const row = await findOrThrow(ctx, id);
-  const current = userResource(row, ctx.scimBase);
-  checkVersion(current, ifMatch);
-  await storeState(ctx, row, stateOf(applyPatch(current, operations)));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    const current = userResource(row, ctx.scimBase);
+    checkVersion(current, ifMatch);
+    await storeState(tctx, row, stateOf(applyPatch(current, operations)));
+  });
   return getUser(ctx, id);
 }
 
 /** RFC 7644 3.6: the user and everything of theirs is deleted; their sessions end first (deleteUser). */
 export async function deleteScimUser(ctx: ScimContext, id: string, ifMatch?: string): Promise<void> {
-  const row = await findOrThrow(ctx, id);
-  checkVersion(userResource(row, ctx.scimBase), ifMatch);
-  await scimErrorOfAdmin(() => deleteUser(ctx, row.id));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    checkVersion(userResource(row, ctx.scimBase), ifMatch);
+    await scimErrorOfAdmin(() => deleteUser(tctx, row.id));
+  });
 }

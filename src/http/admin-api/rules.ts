@@ -2,9 +2,9 @@
 // `sso-admin rules`). A rule is its kind and value; adding one that exists changes its effect and note.
 import { ruleJson } from '../../domain/admin/representations.js';
 import { AdminError } from '../../domain/admin/admin.js';
-import { addRule, deleteRule, listRules, showRule } from '../../domain/risk/rule-admin.js';
+import { addRule, deleteRule, listRules, showRule, type StoredRiskRule } from '../../domain/risk/rule-admin.js';
 import { MAX_RULE_NOTE_LENGTH, parseRiskRule, RULE_EFFECTS, RULE_KINDS } from '../../domain/risk/rules.js';
-import { checkIfMatch, IF_MATCH_HEADERS, sendWithEtag } from './etag.js';
+import { changeIfMatch, IF_MATCH_HEADERS, sendWithEtag, type IfMatchGuard } from './etag.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
 import { DATE_TIME } from './schemas.js';
@@ -107,8 +107,12 @@ export function ruleRoutes(api: AdminApi): void {
     response: { 200: RULE },
     async handler(request, _reply, { ctx }) {
       const { id } = request.params as RuleParams;
-      checkIfMatch(request, ruleJson(await showRule(ctx, id)));
-      return ruleJson(await deleteRule(ctx, id));
+      const guard: IfMatchGuard<StoredRiskRule> = {
+        read: (c) => showRule(c, id),
+        lock: (r) => ({ type: 'risk_rule', id: r.id }),
+        tagged: ruleJson,
+      };
+      return ruleJson(await changeIfMatch(request, ctx, guard, (tctx) => deleteRule(tctx, id)));
     },
   });
 }

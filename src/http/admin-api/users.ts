@@ -26,8 +26,7 @@ import {
   type AdminRoleChoice,
   type UserDetails,
 } from '../../domain/admin/user-admin.js';
-import type { AdminContext } from '../../domain/admin/admin.js';
-import { checkIfMatch, etagOf, IF_MATCH_HEADERS } from './etag.js';
+import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
@@ -112,11 +111,12 @@ const sendUser = (reply: FastifyReply, u: UserDetails, status = 200) =>
   reply.code(status).header('etag', etagOfUser(u)).send(detailsJson(u));
 const etagOfUser = (u: UserDetails) => etagOf(editable(u));
 
-async function checkUserIfMatch(ctx: AdminContext, request: FastifyRequest): Promise<UserDetails> {
-  const user = await showUser(ctx, (request.params as UserParams).user);
-  checkIfMatch(request, editable(user));
-  return user;
-}
+/** The user of the path, locked for a change under If-Match (etag.ts changeIfMatch). */
+const userGuard = (request: FastifyRequest): IfMatchGuard<UserDetails> => ({
+  read: (ctx) => showUser(ctx, (request.params as UserParams).user),
+  lock: (u) => ({ type: 'user', id: u.id }),
+  tagged: editable,
+});
 
 export function userRoutes(api: AdminApi): void {
   api.route({
@@ -199,8 +199,10 @@ export function userRoutes(api: AdminApi): void {
     },
     response: { 200: USER_DETAILS },
     async handler(request, reply, { ctx }) {
-      const user = await checkUserIfMatch(ctx, request);
-      return sendUser(reply, await updateUserProfile(ctx, user.id, request.body as Record<string, unknown>));
+      const changed = await changeIfMatch(request, ctx, userGuard(request), (tctx, user) =>
+        updateUserProfile(tctx, user.id, request.body as Record<string, unknown>),
+      );
+      return sendUser(reply, changed);
     },
   });
 
@@ -215,8 +217,7 @@ export function userRoutes(api: AdminApi): void {
     headers: IF_MATCH_HEADERS,
     response: { 200: ENDED },
     async handler(request, _reply, { ctx }) {
-      const user = await checkUserIfMatch(ctx, request);
-      const done = await deleteUser(ctx, user.id);
+      const done = await changeIfMatch(request, ctx, userGuard(request), (tctx, user) => deleteUser(tctx, user.id));
       return { user: userJson(done.user), sessions_ended: done.sessionsEnded, logouts_queued: done.logoutsQueued };
     },
   });
