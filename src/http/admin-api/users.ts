@@ -12,7 +12,7 @@ import {
   enableUser,
   listSessions,
   listUserDevices,
-  listUsers,
+  listUserPage,
   resetLink,
   ADMIN_ROLES,
   resetSecondFactor,
@@ -28,9 +28,9 @@ import {
 } from '../../domain/admin/user-admin.js';
 import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
-import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
+import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, readPage, UUID_KEY, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
-import { DATE_TIME, includesText, NULLABLE_DATE_TIME, SEARCH_QUERY } from './schemas.js';
+import { DATE_TIME, NULLABLE_DATE_TIME, SEARCH_QUERY } from './schemas.js';
 
 const USER_REF = { type: 'string', minLength: 1, maxLength: 255, description: "the user's id or username" } as const;
 const PARAMS = { type: 'object', required: ['user'], properties: { user: USER_REF } } as const;
@@ -130,10 +130,14 @@ export function userRoutes(api: AdminApi): void {
     response: { 200: pageSchema(USER_SUMMARY) },
     async handler(request, _reply, { ctx }) {
       const query = request.query as PageQuery & { q?: string; disabled?: boolean };
-      const all = (await listUsers(ctx)).filter(
-        (u) => includesText([u.username, u.email], query.q) && (query.disabled === undefined || (u.disabledAt !== null) === query.disabled),
+      const filter = { text: query.q, disabled: query.disabled };
+      const page = await readPage(
+        'users',
+        query,
+        (after, limit) => listUserPage(ctx, filter, after, limit),
+        (u) => u.id,
+        UUID_KEY,
       );
-      const page = pageOf('users', all, (u) => u.id, query);
       return { items: page.items.map(userJson), next_cursor: page.next_cursor };
     },
   });
