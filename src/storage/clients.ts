@@ -78,6 +78,34 @@ export function listClients(db: Db): Promise<ClientRow[]> {
   return db.selectFrom('clients').selectAll().orderBy('client_id').execute();
 }
 
+/** What the management API's client list filters by: a part of client_id or client_name (any case), the auth method. */
+export interface ClientListFilter {
+  text?: string | undefined;
+  tokenEndpointAuthMethod?: string | undefined;
+}
+
+/**
+ * A page of the clients matching the filter, by client_id compared byte by byte (COLLATE "C", whatever the
+ * database's collation): at most `limit` after the client_id `after` (keyset pagination).
+ */
+export function pageClientRows(db: Db, filter: ClientListFilter, after: string | undefined, limit: number): Promise<ClientRow[]> {
+  let query = db.selectFrom('clients').selectAll();
+  const { text, tokenEndpointAuthMethod } = filter;
+  if (text !== undefined)
+    query = query.where((eb) =>
+      eb.or([
+        sql<boolean>`strpos(lower(client_id), lower(${text})) > 0`,
+        sql<boolean>`strpos(lower(coalesce(client_name, '')), lower(${text})) > 0`,
+      ]),
+    );
+  if (tokenEndpointAuthMethod !== undefined) query = query.where('token_endpoint_auth_method', '=', tokenEndpointAuthMethod);
+  if (after !== undefined) query = query.where(sql<boolean>`client_id collate "C" > ${after}`);
+  return query
+    .orderBy(sql`client_id collate "C"`)
+    .limit(limit)
+    .execute();
+}
+
 /** Inserts the client unless its client_id is taken; false when it was. */
 export async function insertClientIfAbsent(db: Db, row: NewClientRow): Promise<boolean> {
   const inserted = await db

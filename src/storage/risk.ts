@@ -104,6 +104,20 @@ export async function listRiskRules(db: Db): Promise<RiskRuleRow[]> {
   return db.selectFrom('risk_rules').selectAll().orderBy('created_at').execute();
 }
 
+/** A page of the rules of this kind and effect (each when given), by id: at most `limit` after `after` (keyset). */
+export function pageRiskRuleRows(
+  db: Db,
+  filter: { kind?: string | undefined; effect?: string | undefined },
+  after: string | undefined,
+  limit: number,
+): Promise<RiskRuleRow[]> {
+  let query = db.selectFrom('risk_rules').selectAll();
+  if (filter.kind !== undefined) query = query.where(sql<boolean>`kind = ${filter.kind}`);
+  if (filter.effect !== undefined) query = query.where(sql<boolean>`effect = ${filter.effect}`);
+  if (after !== undefined) query = query.where('id', '>', after);
+  return query.orderBy('id').limit(limit).execute();
+}
+
 export async function findRiskRule(db: Db, id: string): Promise<RiskRuleRow | undefined> {
   return db.selectFrom('risk_rules').selectAll().where('id', '=', id).executeTakeFirst();
 }

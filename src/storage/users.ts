@@ -53,6 +53,31 @@ export function listUsers(db: Db): Promise<UserRow[]> {
     .execute();
 }
 
+/** What the management API's user list filters by: a part of the username or email (any case), disabled or not. */
+export interface UserListFilter {
+  text?: string | undefined;
+  disabled?: boolean | undefined;
+}
+
+/**
+ * A page of the users matching the filter, by id (keyset pagination): at most `limit` after the id `after`. Reads
+ * those rows only, however many users there are.
+ */
+export function pageUserRows(db: Db, filter: UserListFilter, after: string | undefined, limit: number): Promise<UserRow[]> {
+  let query = db.selectFrom('users').selectAll();
+  const { text, disabled } = filter;
+  if (text !== undefined)
+    query = query.where((eb) =>
+      eb.or([
+        sql<boolean>`strpos(lower(username), lower(${text})) > 0`,
+        sql<boolean>`strpos(lower(coalesce(email, '')), lower(${text})) > 0`,
+      ]),
+    );
+  if (disabled !== undefined) query = query.where('disabled_at', disabled ? 'is not' : 'is', null);
+  if (after !== undefined) query = query.where('id', '>', after);
+  return query.orderBy('id').limit(limit).execute();
+}
+
 /** Inserts the user unless the username or email is taken (case-insensitive); false when it was. */
 export async function insertUserIfAbsent(db: Db, row: NewUserRow): Promise<boolean> {
   const inserted = await db

@@ -4,6 +4,7 @@
 import type { Db } from '../../storage/database.js';
 import { insertAuditRecord } from '../../storage/audit-records.js';
 import type { UserRow } from '../../storage/schema.js';
+import { lockRowForUpdate, type LockableTable } from '../../storage/row-locks.js';
 import { findUserById, findUserByUsername } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
 
@@ -128,9 +129,49 @@ export async function logAdminAction(
   ctx.log.info({ event: action.event, ...action.log }, 'admin action');
 }
 
-/** Runs a change and its audit record in one transaction; `ctx.db` inside is the transaction. */
+/**
+ * Runs a change and its audit record in one transaction; `ctx.db` inside is the transaction. When `ctx.db` is a
+ * transaction already (an API or SCIM request made of several admin changes), the change joins it: Kysely has no
+ * nested transactions, and the request as a whole commits, or none of it does.
+ */
 export function inAdminTransaction<C extends Pick<AdminContext, 'db'>, T>(ctx: C, fn: (trx: Db, tctx: C) => Promise<T>): Promise<T> {
+  if (ctx.db.isTransaction) return fn(ctx.db, ctx);
   return ctx.db.transaction().execute((trx: Db) => fn(trx, { ...ctx, db: trx }));
+}
+
+/**
+ * Several admin changes made as one (a form that edits a profile and a role, a SCIM PUT, a change under If-Match):
+ * each function called with the context `fn` is given joins the one transaction, and each writes its own audit
+ * record in it; all commit, or nothing does.
+ */
+export function asOneChange<C extends Pick<AdminContext, 'db'>, T>(ctx: C, fn: (tctx: C) => Promise<T>): Promise<T> {
+  return inAdminTransaction(ctx, (_trx, tctx) => fn(tctx));
+}
+
+/** The kinds of resource a change under If-Match locks, and their tables. */
+const LOCKED_TABLES = {
+  user: 'users',
+  group: 'groups',
+  risk_rule: 'risk_rules',
+  webhook: 'webhook_subscriptions',
+  resource_server: 'resource_servers',
+  connection: 'connections',
+} as const satisfies Record<string, LockableTable>;
+
+export interface LockTarget {
+  type: keyof typeof LOCKED_TABLES;
+  /** Its key as stored (an id, a resource server's identifier), not a name that leads to it. */
+  id: string;
+}
+
+/**
+ * Locks the resource's row for the rest of the change's transaction (`ctx.db` must be one: see asOneChange), so that
+ * a precondition read after it holds until commit. A resource gone meanwhile is a not_found refusal.
+ */
+export async function lockForChange(ctx: Pick<AdminContext, 'db'>, target: LockTarget): Promise<void> {
+  if (!ctx.db.isTransaction) throw new Error('lockForChange outside a transaction locks nothing');
+  if (!(await lockRowForUpdate(ctx.db, LOCKED_TABLES[target.type], target.id)))
+    throw new AdminError(`no ${target.type.replace('_', ' ')} "${target.id}"`, 'not_found');
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

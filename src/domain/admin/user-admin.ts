@@ -13,8 +13,10 @@ import {
   findUserByEmail,
   insertUserIfAbsent,
   listUsers as listUserRows,
+  pageUserRows,
   updateUser,
   type DisabledUserRow,
+  type UserListFilter,
 } from '../../storage/users.js';
 import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from './admin.js';
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
@@ -63,6 +65,16 @@ const summary = (row: UserRow): UserSummary => ({
 
 export async function listUsers(ctx: AdminContext): Promise<UserSummary[]> {
   return (await listUserRows(ctx.db)).map(summary);
+}
+
+/** A page of the users the filter selects, by id, after the id `after` (the management API's list). */
+export async function listUserPage(
+  ctx: AdminContext,
+  filter: UserListFilter,
+  after: string | undefined,
+  limit: number,
+): Promise<UserSummary[]> {
+  return (await pageUserRows(ctx.db, filter, after, limit)).map(summary);
 }
 
 export async function showUser(ctx: AdminContext, ref: string): Promise<UserDetails> {

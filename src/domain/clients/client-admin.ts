@@ -8,6 +8,8 @@ import {
   findClientForUpdate,
   insertClientIfAbsent,
   listClients as listClientRows,
+  pageClientRows,
+  type ClientListFilter,
   replaceClientSecretHash,
   updateClient as updateClientRow,
 } from '../../storage/clients.js';
@@ -98,6 +100,16 @@ export function checkClientEntry(entry: ClientEntry): void {
 
 export async function listClients(ctx: AdminContext): Promise<RegisteredClient[]> {
   return Promise.all((await listClientRows(ctx.db)).map((row) => registered(ctx.db, row)));
+}
+
+/** A page of the clients the filter selects, by client_id, after `after` (the management API's list). */
+export async function listClientPage(
+  ctx: AdminContext,
+  filter: ClientListFilter,
+  after: string | undefined,
+  limit: number,
+): Promise<RegisteredClient[]> {
+  return Promise.all((await pageClientRows(ctx.db, filter, after, limit)).map((row) => registered(ctx.db, row)));
 }
 
 async function existing(db: Db, clientId: string, read = findClient): Promise<ClientRow> {

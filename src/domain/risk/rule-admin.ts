@@ -1,5 +1,6 @@
 // Listing, adding and deleting the admin risk rules by hand (sso-admin rules): rules.ts's checks and writes, with
 // the refusal and the log line every admin action has.
+import { pageRiskRuleRows } from '../../storage/risk.js';
 import type { RiskRuleRow } from '../../storage/schema.js';
 import { AdminError, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { addRiskRule, removeRiskRule, riskRule, riskRules, type RiskRule } from './rules.js';
@@ -21,6 +22,16 @@ const rowToRule = (row: RiskRuleRow): StoredRiskRule => ({
 /** Every rule, oldest first. */
 export async function listRules(ctx: AdminContext): Promise<StoredRiskRule[]> {
   return (await riskRules(ctx.db)).map(rowToRule);
+}
+
+/** A page of the rules of this kind and effect (each when given), by id, after `after` (the management API's list). */
+export async function listRulePage(
+  ctx: AdminContext,
+  filter: { kind?: string | undefined; effect?: string | undefined },
+  after: string | undefined,
+  limit: number,
+): Promise<StoredRiskRule[]> {
+  return (await pageRiskRuleRows(ctx.db, filter, after, limit)).map(rowToRule);
 }
 
 export async function showRule(ctx: AdminContext, id: string): Promise<StoredRiskRule> {

@@ -8,7 +8,7 @@ import type { GroupRow } from '../../storage/schema.js';
 import { addMember, createGroup, deleteGroup, removeMember, updateGroup } from '../groups/group-admin.js';
 import { isUuid, scimErrorOfAdmin } from './admin-errors.js';
 import { parseFilter } from './filter.js';
-import { inOneTransaction } from './one-transaction.js';
+import { asOneChange, lockForChange } from '../admin/admin.js';
 import { applyPatch, lowerKeys, type PatchOperation } from './patch.js';
 import { checkVersion, listResponse, pageOf, withVersion, type Json } from './representation.js';
 import { notFound, ScimError } from './scim-error.js';
@@ -38,6 +38,12 @@ async function findOrThrow(ctx: ScimContext, id: string): Promise<GroupRow> {
   const row = isUuid(id) ? await findGroupById(ctx.db, id) : undefined;
   if (!row) throw notFound('Group');
   return row;
+}
+
+/** The group with its row locked until the request's transaction ends, for If-Match (RFC 7644 3.14) to hold. */
+async function lockedOrThrow(tctx: ScimContext, id: string): Promise<GroupRow> {
+  await lockForChange(tctx, { type: 'group', id: (await findOrThrow(tctx, id)).id });
+  return findOrThrow(tctx, id);
 }
 
 const membersOf = async (ctx: ScimContext, id: string): Promise<Member[]> =>
@@ -106,7 +112,7 @@ async function checkMembers(ctx: ScimContext, ids: readonly string[]): Promise<v
 export async function createScimGroup(ctx: ScimContext, body: unknown): Promise<Json> {
   const state = stateOf(body);
   const id = await scimErrorOfAdmin(() =>
-    inOneTransaction(ctx, async (tctx) => {
+    asOneChange(ctx, async (tctx) => {
       await checkMembers(tctx, state.memberIds);
       const group = await createGroup(tctx, { name: state.displayName });
       for (const member of state.memberIds) await addMember(tctx, group.id, member);
@@ -121,7 +127,7 @@ async function storeState(ctx: ScimContext, row: GroupRow, current: Member[], st
   const had = new Set(current.map((m) => m.id));
   const wanted = new Set(state.memberIds);
   await scimErrorOfAdmin(() =>
-    inOneTransaction(ctx, async (tctx) => {
+    asOneChange(ctx, async (tctx) => {
       await checkMembers(
         tctx,
         state.memberIds.filter((id) => !had.has(id)),
@@ -139,26 +145,32 @@ async function storeState(ctx: ScimContext, row: GroupRow, current: Member[], st
 
 /** RFC 7644 3.5.1 PUT: the name and the whole member list are replaced. */
 export async function replaceScimGroup(ctx: ScimContext, id: string, body: unknown, ifMatch?: string): Promise<Json> {
-  const row = await findOrThrow(ctx, id);
-  const members = await membersOf(ctx, row.id);
-  checkVersion(groupResource(row, members, ctx.scimBase), ifMatch);
-  await storeState(ctx, row, members, stateOf(body));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    const members = await membersOf(tctx, row.id);
+    checkVersion(groupResource(row, members, ctx.scimBase), ifMatch);
+    await storeState(tctx, row, members, stateOf(body));
+  });
   return getGroup(ctx, id);
 }
 
 /** RFC 7644 3.5.2 PATCH: members added and removed (Okta's and Entra's shapes), displayName replaced. */
 export async function patchScimGroup(ctx: ScimContext, id: string, operations: PatchOperation[], ifMatch?: string): Promise<Json> {
-  const row = await findOrThrow(ctx, id);
-  const members = await membersOf(ctx, row.id);
-  const current = groupResource(row, members, ctx.scimBase);
-  checkVersion(current, ifMatch);
-  await storeState(ctx, row, members, stateOf(applyPatch(current, operations)));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    const members = await membersOf(tctx, row.id);
+    const current = groupResource(row, members, ctx.scimBase);
+    checkVersion(current, ifMatch);
+    await storeState(tctx, row, members, stateOf(applyPatch(current, operations)));
+  });
   return getGroup(ctx, id);
 }
 
 /** RFC 7644 3.6: deletes the group and its memberships; its members stay. */
 export async function deleteScimGroup(ctx: ScimContext, id: string, ifMatch?: string): Promise<void> {
-  const row = await findOrThrow(ctx, id);
-  if (ifMatch !== undefined) checkVersion(groupResource(row, await membersOf(ctx, row.id), ctx.scimBase), ifMatch);
-  await scimErrorOfAdmin(() => deleteGroup(ctx, row.id));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    if (ifMatch !== undefined) checkVersion(groupResource(row, await membersOf(tctx, row.id), ctx.scimBase), ifMatch);
+    await scimErrorOfAdmin(() => deleteGroup(tctx, row.id));
+  });
 }

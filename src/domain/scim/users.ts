@@ -1,17 +1,16 @@
 // SCIM Users (RFC 7643 4.1, RFC 7644 3): provisioned users are ordinary users. Each change goes through the admin
 // domain functions the command line uses (src/domain/admin/user-admin.ts), so the audit trail names the SCIM client
-// and webhooks follow; a request's changes commit together (one-transaction.ts).
+// and webhooks follow; a request's changes commit together (asOneChange in src/domain/admin/admin.ts).
 //
 // Mapping onto users: userName -> username; emails (the primary one, else the first) -> email; name.givenName and
 // name.familyName -> given_name and family_name; displayName (else name.formatted) -> name; active -> not disabled;
 // externalId -> scim_users. Other attributes (phone numbers, addresses, the enterprise extension, a password) are
 // ignored, as RFC 7644 3.3 lets a service provider do with attributes it does not support.
 import { randomToken } from '../secrets.js';
-import type { AdminContext } from '../admin/admin.js';
+import { asOneChange, lockForChange, type AdminContext } from '../admin/admin.js';
 import { createUser, deleteUser, disableUser, enableUser, updateUserProfile } from '../admin/user-admin.js';
 import { findScimUser, searchScimUsers, upsertScimUser, type ScimUserRow, type ScimUserTerm } from '../../storage/scim-users.js';
 import { parseFilter } from './filter.js';
-import { inOneTransaction } from './one-transaction.js';
 import { applyPatch, lowerKeys, type PatchOperation } from './patch.js';
 import { checkVersion, listResponse, pageOf, withVersion, type Json } from './representation.js';
 import { notFound, ScimError } from './scim-error.js';
@@ -112,6 +111,15 @@ async function findOrThrow(ctx: ScimContext, id: string): Promise<ScimUserRow> {
   return row;
 }
 
+/**
+ * The user with their row locked until the request's transaction ends (`tctx.db` is it: asOneChange), so that
+ * If-Match (RFC 7644 3.14) is compared with the version the change is made to.
+ */
+async function lockedOrThrow(tctx: ScimContext, id: string): Promise<ScimUserRow> {
+  await lockForChange(tctx, { type: 'user', id: (await findOrThrow(tctx, id)).id });
+  return findOrThrow(tctx, id);
+}
+
 export async function getUser(ctx: ScimContext, id: string): Promise<Json> {
   return userResource(await findOrThrow(ctx, id), ctx.scimBase);
 }
@@ -164,7 +172,7 @@ export async function createScimUser(ctx: ScimContext, body: unknown): Promise<J
   const state = stateOf(body);
   const claims = Object.fromEntries(Object.entries(claimsOf(state)).filter(([, v]) => v !== null));
   const id = await scimErrorOfAdmin(() =>
-    inOneTransaction(ctx, async (tctx) => {
+    asOneChange(ctx, async (tctx) => {
       // Nobody knows this password: the person signs in through an upstream connection, a passkey, or after a reset.
       // 48 random bytes are 64 characters, the longest PASSWORD_MIN_LENGTH may ask for.
       const user = await createUser(tctx, {
@@ -196,7 +204,7 @@ async function storeState(ctx: ScimContext, row: ScimUserRow, state: UserState):
   const beforeClaims = claimsOf(before);
   for (const [claim, value] of Object.entries(nextClaims)) if (value !== beforeClaims[claim]) patch[claim] = value;
   await scimErrorOfAdmin(() =>
-    inOneTransaction(ctx, async (tctx) => {
+    asOneChange(ctx, async (tctx) => {
       if (Object.keys(patch).length > 0) await updateUserProfile(tctx, row.id, patch);
       await upsertScimUser(tctx.db, row.id, state.externalId, tctx.clock());
       // Deprovisioning (issue 20): active false disables the user and ends their sessions, as `sso-admin users disable` does.
@@ -208,24 +216,30 @@ async function storeState(ctx: ScimContext, row: ScimUserRow, state: UserState):
 
 /** RFC 7644 3.5.1 PUT: the representation replaces the user's attributes; `id` and `meta` are the server's. */
 export async function replaceScimUser(ctx: ScimContext, id: string, body: unknown, ifMatch?: string): Promise<Json> {
-  const row = await findOrThrow(ctx, id);
-  checkVersion(userResource(row, ctx.scimBase), ifMatch);
-  await storeState(ctx, row, stateOf(body));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    checkVersion(userResource(row, ctx.scimBase), ifMatch);
+    await storeState(tctx, row, stateOf(body));
+  });
   return getUser(ctx, id);
 }
 
 /** RFC 7644 3.5.2 PATCH: the operations applied to the representation, stored as a PUT of the result. */
 export async function patchScimUser(ctx: ScimContext, id: string, operations: PatchOperation[], ifMatch?: string): Promise<Json> {
-  const row = await findOrThrow(ctx, id);
-  const current = userResource(row, ctx.scimBase);
-  checkVersion(current, ifMatch);
-  await storeState(ctx, row, stateOf(applyPatch(current, operations)));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    const current = userResource(row, ctx.scimBase);
+    checkVersion(current, ifMatch);
+    await storeState(tctx, row, stateOf(applyPatch(current, operations)));
+  });
   return getUser(ctx, id);
 }
 
 /** RFC 7644 3.6: the user and everything of theirs is deleted; their sessions end first (deleteUser). */
 export async function deleteScimUser(ctx: ScimContext, id: string, ifMatch?: string): Promise<void> {
-  const row = await findOrThrow(ctx, id);
-  checkVersion(userResource(row, ctx.scimBase), ifMatch);
-  await scimErrorOfAdmin(() => deleteUser(ctx, row.id));
+  await asOneChange(ctx, async (tctx) => {
+    const row = await lockedOrThrow(tctx, id);
+    checkVersion(userResource(row, ctx.scimBase), ifMatch);
+    await scimErrorOfAdmin(() => deleteUser(tctx, row.id));
+  });
 }

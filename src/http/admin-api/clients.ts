@@ -6,7 +6,7 @@ import { clientJson } from '../../domain/admin/representations.js';
 import {
   createClient,
   deleteClient,
-  listClients,
+  listClientPage,
   rotateClientSecret,
   showClient,
   updateClient,
@@ -15,9 +15,9 @@ import {
 } from '../../domain/clients/client-admin.js';
 import { checkIfMatch, etagOf, IF_MATCH_HEADERS, sendWithEtag } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
-import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
+import { PAGE_QUERY_PROPERTIES, pageSchema, readPage, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
-import { DATE_TIME, includesText, SEARCH_QUERY } from './schemas.js';
+import { DATE_TIME, SEARCH_QUERY } from './schemas.js';
 
 const CLIENT_ID = { type: 'string', minLength: 1, maxLength: 255 } as const;
 const PARAMS = { type: 'object', required: ['client_id'], properties: { client_id: CLIENT_ID } } as const;
@@ -97,12 +97,13 @@ export function clientRoutes(api: AdminApi): void {
     response: { 200: pageSchema(CLIENT) },
     async handler(request, _reply, { ctx }) {
       const query = request.query as PageQuery & { q?: string; token_endpoint_auth_method?: string };
-      const all = (await listClients(ctx)).filter(
-        (c) =>
-          includesText([c.entry.client_id, c.entry.client_name], query.q) &&
-          (query.token_endpoint_auth_method === undefined || c.entry.token_endpoint_auth_method === query.token_endpoint_auth_method),
+      const filter = { text: query.q, tokenEndpointAuthMethod: query.token_endpoint_auth_method };
+      const page = await readPage(
+        'clients',
+        query,
+        (after, limit) => listClientPage(ctx, filter, after, limit),
+        (c) => c.entry.client_id,
       );
-      const page = pageOf('clients', all, (c) => c.entry.client_id, query);
       return { items: page.items.map(clientJson), next_cursor: page.next_cursor };
     },
   });

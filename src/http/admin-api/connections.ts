@@ -71,6 +71,7 @@ export function connectionRoutes(api: AdminApi): void {
     body: BODY,
     list: listConnections,
     keyOf: (c) => c.id,
+    lock: 'connection',
     show: showConnection,
     set: async (ctx, entry) => {
       const done = await setConnection(ctx, entry as unknown as SeedConnection);

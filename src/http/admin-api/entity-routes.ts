@@ -1,9 +1,8 @@
 // The four routes of a resource that is set whole, as a seed file entry is (resource servers, upstream connections,
 // and whatever is added later the same way): list, get with an ETag, PUT to create (201) or replace (200, If-Match
 // required), DELETE (If-Match required). The id is the path's; a body that names another id is refused.
-import type { AdminContext } from '../../domain/admin/admin.js';
-import { AdminError } from '../../domain/admin/admin.js';
-import { checkIfMatch, IF_MATCH_HEADERS, sendWithEtag } from './etag.js';
+import { AdminError, asOneChange, type AdminContext, type LockTarget } from '../../domain/admin/admin.js';
+import { changeIfMatch, IF_MATCH_HEADERS, sendWithEtag, type IfMatchGuard } from './etag.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
 
@@ -20,6 +19,8 @@ export interface EntitySpec<T> {
   body: JsonSchema;
   list(ctx: AdminContext): Promise<T[]>;
   keyOf(item: T): string;
+  /** The row a change under If-Match locks (its key is keyOf's). */
+  lock: LockTarget['type'];
   show(ctx: AdminContext, id: string): Promise<T>;
   set(ctx: AdminContext, entry: Record<string, unknown>): Promise<{ item: T; created: boolean }>;
   remove(ctx: AdminContext, id: string): Promise<void>;
@@ -43,6 +44,11 @@ export function entityRoutes<T>(api: AdminApi, spec: EntitySpec<T>): void {
     properties: { [spec.param]: { type: 'string', minLength: 1, maxLength: 2048 } },
   };
   const idOf = (request: { params: unknown }) => (request.params as Record<string, string>)[spec.param]!;
+  const guard = (id: string): IfMatchGuard<T> => ({
+    read: (ctx) => spec.show(ctx, id),
+    lock: (item) => ({ type: spec.lock, id: spec.keyOf(item) }),
+    tagged: (item) => item,
+  });
 
   api.route({
     method: 'GET',
@@ -88,9 +94,13 @@ export function entityRoutes<T>(api: AdminApi, spec: EntitySpec<T>): void {
       const body = request.body as Record<string, unknown>;
       if (body[spec.param] !== undefined && body[spec.param] !== id)
         throw new AdminError(`the body's ${spec.param} is not the path's: ${spec.param} cannot be changed`);
-      const current = await existing(spec, ctx, id);
-      if (current !== undefined) checkIfMatch(request, current);
-      const { item, created } = await spec.set(ctx, { ...body, [spec.param]: id });
+      const entry = { ...body, [spec.param]: id };
+      // A replacement is checked against the row as locked in its transaction; a creation has no row to lock.
+      const { item, created } = await asOneChange(ctx, async (tctx) =>
+        (await existing(spec, tctx, id)) === undefined
+          ? spec.set(tctx, entry)
+          : changeIfMatch(request, tctx, guard(id), (lctx) => spec.set(lctx, entry)),
+      );
       if (created) reply.header('location', `${api.prefix}${spec.path}/${encodeURIComponent(id)}`);
       return sendWithEtag(reply, item, created ? 201 : 200);
     },
@@ -108,8 +118,7 @@ export function entityRoutes<T>(api: AdminApi, spec: EntitySpec<T>): void {
     response: { 204: { type: 'null', description: 'removed' } },
     async handler(request, reply, { ctx }) {
       const id = idOf(request);
-      checkIfMatch(request, await spec.show(ctx, id));
-      await spec.remove(ctx, id);
+      await changeIfMatch(request, ctx, guard(id), (tctx) => spec.remove(tctx, id));
       return reply.code(204).send();
     },
   });

@@ -2,6 +2,7 @@
 // is a digest of its representation; a change or deletion must send If-Match with the ETag it read, and is refused
 // with 412 when the resource changed meanwhile, 428 when it sent none.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { asOneChange, lockForChange, type AdminContext, type LockTarget } from '../../domain/admin/admin.js';
 import { sha256 } from '../../domain/secrets.js';
 import { ApiProblem } from './problem.js';
 
@@ -34,4 +35,32 @@ export function checkIfMatch(request: FastifyRequest, current: unknown): void {
   const wanted = etagOf(current);
   const tags = header.split(',').map((t) => t.trim());
   if (!tags.includes(wanted)) throw new ApiProblem(412, 'precondition_failed', 'the resource changed since you read it: read it again');
+}
+
+/** How a change under If-Match finds the resource, which row it locks, and what of it the ETag covers. */
+export interface IfMatchGuard<R> {
+  /** The resource as it is now (the domain's not_found refusal when there is none). */
+  read(ctx: AdminContext): Promise<R>;
+  lock(current: R): LockTarget;
+  tagged(current: R): unknown;
+}
+
+/**
+ * Runs `change` in one transaction, after If-Match has been compared with the resource as read with its row locked
+ * in that transaction (SELECT … FOR UPDATE): a change committed by anyone between the client's read and this one is
+ * a 412, and none can slip in between the comparison and the change. The resource is read once to know which row
+ * to lock (a user may be named by username), then again once locked; `change` gets the second reading.
+ */
+export function changeIfMatch<R, T>(
+  request: FastifyRequest,
+  ctx: AdminContext,
+  guard: IfMatchGuard<R>,
+  change: (tctx: AdminContext, current: R) => Promise<T>,
+): Promise<T> {
+  return asOneChange(ctx, async (tctx) => {
+    await lockForChange(tctx, guard.lock(await guard.read(tctx)));
+    const current = await guard.read(tctx);
+    checkIfMatch(request, guard.tagged(current));
+    return change(tctx, current);
+  });
 }

@@ -14,8 +14,7 @@ import {
   updateGroup,
   type GroupSummary,
 } from '../../domain/groups/group-admin.js';
-import type { AdminContext } from '../../domain/admin/admin.js';
-import { checkIfMatch, etagOf, IF_MATCH_HEADERS } from './etag.js';
+import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
@@ -55,11 +54,12 @@ const MEMBERSHIP: JsonSchema = {
 const editable = (g: GroupSummary) => ({ id: g.id, name: g.name, description: g.description });
 const etagOfGroup = (g: GroupSummary) => etagOf(editable(g));
 
-async function checkGroupIfMatch(ctx: AdminContext, request: FastifyRequest): Promise<GroupSummary> {
-  const group = await showGroup(ctx, (request.params as GroupParams).group);
-  checkIfMatch(request, editable(group));
-  return group;
-}
+/** The group of the path, locked for a change under If-Match (etag.ts changeIfMatch). */
+const groupGuard = (request: FastifyRequest): IfMatchGuard<GroupSummary> => ({
+  read: (ctx) => showGroup(ctx, (request.params as GroupParams).group),
+  lock: (g) => ({ type: 'group', id: g.id }),
+  tagged: editable,
+});
 
 export function groupRoutes(api: AdminApi): void {
   api.route({
@@ -128,8 +128,9 @@ export function groupRoutes(api: AdminApi): void {
     body: { type: 'object', minProperties: 1, properties: { name: NAME, description: DESCRIPTION }, additionalProperties: false },
     response: { 200: GROUP },
     async handler(request, reply, { ctx }) {
-      const current = await checkGroupIfMatch(ctx, request);
-      const { group } = await updateGroup(ctx, current.id, request.body as { name?: string; description?: string | null });
+      const { group } = await changeIfMatch(request, ctx, groupGuard(request), (tctx, current) =>
+        updateGroup(tctx, current.id, request.body as { name?: string; description?: string | null }),
+      );
       return reply.header('etag', etagOfGroup(group)).send(groupJson(group));
     },
   });
@@ -146,9 +147,10 @@ export function groupRoutes(api: AdminApi): void {
     body: { type: 'object', required: ['name'], properties: { name: NAME, description: DESCRIPTION }, additionalProperties: false },
     response: { 200: GROUP },
     async handler(request, reply, { ctx }) {
-      const current = await checkGroupIfMatch(ctx, request);
       const body = request.body as { name: string; description?: string | null };
-      const { group } = await updateGroup(ctx, current.id, { name: body.name, description: body.description ?? null });
+      const { group } = await changeIfMatch(request, ctx, groupGuard(request), (tctx, current) =>
+        updateGroup(tctx, current.id, { name: body.name, description: body.description ?? null }),
+      );
       return reply.header('etag', etagOfGroup(group)).send(groupJson(group));
     },
   });
@@ -164,8 +166,7 @@ export function groupRoutes(api: AdminApi): void {
     headers: IF_MATCH_HEADERS,
     response: { 200: GROUP },
     async handler(request, _reply, { ctx }) {
-      const current = await checkGroupIfMatch(ctx, request);
-      return groupJson(await deleteGroup(ctx, current.id));
+      return groupJson(await changeIfMatch(request, ctx, groupGuard(request), (tctx, current) => deleteGroup(tctx, current.id)));
     },
   });
 

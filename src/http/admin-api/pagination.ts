@@ -52,8 +52,32 @@ export function decodeCursor(list: string, cursor: string): string {
   return p.a;
 }
 
+/** The key of a list ordered by uuid: a cursor must carry one, or the database would refuse to compare it. */
+export const UUID_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 /**
- * A page of a list held whole (the domain lists clients, users, rules... in full), ordered by `keyOf`, which must be
+ * A page read in SQL by keyset (ORDER BY a unique key, WHERE key > the cursor's, LIMIT): `read` is given the key to
+ * start after and asked for one row more than the page holds, which only says that more follow. `key` checks the
+ * cursor's key before it reaches the database.
+ */
+export async function readPage<T>(
+  list: string,
+  query: PageQuery,
+  read: (after: string | undefined, limit: number) => Promise<T[]>,
+  keyOf: (item: T) => string,
+  key?: RegExp,
+): Promise<Page<T>> {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const after = query.cursor === undefined ? undefined : decodeCursor(list, query.cursor);
+  if (after !== undefined && key !== undefined && !key.test(after))
+    throw new ApiProblem(400, 'invalid_cursor', 'the cursor is not one this list gave');
+  const rows = await read(after, limit + 1);
+  const page = rows.slice(0, limit);
+  return { items: page, next_cursor: rows.length > limit ? encodeCursor(list, keyOf(page[page.length - 1]!)) : null };
+}
+
+/**
+ * A page of a short list held whole (a user's sessions, the groups, the signing keys...), ordered by `keyOf`, which must be
  * unique: the items after the cursor's key, and a cursor when more follow.
  */
 export function pageOf<T>(list: string, items: readonly T[], keyOf: (item: T) => string, query: PageQuery): Page<T> {

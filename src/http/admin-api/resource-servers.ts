@@ -26,6 +26,7 @@ export function resourceServerRoutes(api: AdminApi): void {
     body: { type: 'object', properties: PROPERTIES, additionalProperties: false },
     list: listResources,
     keyOf: (e) => e.identifier,
+    lock: 'resource_server',
     show: showResource,
     set: async (ctx, entry) => {
       const done = await setResource(ctx, entry as unknown as ResourceServerEntry);

@@ -2,10 +2,10 @@
 // `sso-admin rules`). A rule is its kind and value; adding one that exists changes its effect and note.
 import { ruleJson } from '../../domain/admin/representations.js';
 import { AdminError } from '../../domain/admin/admin.js';
-import { addRule, deleteRule, listRules, showRule } from '../../domain/risk/rule-admin.js';
+import { addRule, deleteRule, listRulePage, showRule, type StoredRiskRule } from '../../domain/risk/rule-admin.js';
 import { MAX_RULE_NOTE_LENGTH, parseRiskRule, RULE_EFFECTS, RULE_KINDS } from '../../domain/risk/rules.js';
-import { checkIfMatch, IF_MATCH_HEADERS, sendWithEtag } from './etag.js';
-import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
+import { changeIfMatch, IF_MATCH_HEADERS, sendWithEtag, type IfMatchGuard } from './etag.js';
+import { PAGE_QUERY_PROPERTIES, pageSchema, readPage, UUID_KEY, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
 import { DATE_TIME } from './schemas.js';
 
@@ -45,10 +45,14 @@ export function ruleRoutes(api: AdminApi): void {
     response: { 200: pageSchema(RULE) },
     async handler(request, _reply, { ctx }) {
       const query = request.query as PageQuery & { kind?: string; effect?: string };
-      const all = (await listRules(ctx)).filter(
-        (r) => (query.kind === undefined || r.kind === query.kind) && (query.effect === undefined || r.effect === query.effect),
+      const filter = { kind: query.kind, effect: query.effect };
+      const page = await readPage(
+        'risk-rules',
+        query,
+        (after, limit) => listRulePage(ctx, filter, after, limit),
+        (r) => r.id,
+        UUID_KEY,
       );
-      const page = pageOf('risk-rules', all, (r) => r.id, query);
       return { items: page.items.map(ruleJson), next_cursor: page.next_cursor };
     },
   });
@@ -107,8 +111,12 @@ export function ruleRoutes(api: AdminApi): void {
     response: { 200: RULE },
     async handler(request, _reply, { ctx }) {
       const { id } = request.params as RuleParams;
-      checkIfMatch(request, ruleJson(await showRule(ctx, id)));
-      return ruleJson(await deleteRule(ctx, id));
+      const guard: IfMatchGuard<StoredRiskRule> = {
+        read: (c) => showRule(c, id),
+        lock: (r) => ({ type: 'risk_rule', id: r.id }),
+        tagged: ruleJson,
+      };
+      return ruleJson(await changeIfMatch(request, ctx, guard, (tctx) => deleteRule(tctx, id)));
     },
   });
 }

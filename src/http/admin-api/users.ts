@@ -12,7 +12,7 @@ import {
   enableUser,
   listSessions,
   listUserDevices,
-  listUsers,
+  listUserPage,
   resetLink,
   ADMIN_ROLES,
   resetSecondFactor,
@@ -26,12 +26,11 @@ import {
   type AdminRoleChoice,
   type UserDetails,
 } from '../../domain/admin/user-admin.js';
-import type { AdminContext } from '../../domain/admin/admin.js';
-import { checkIfMatch, etagOf, IF_MATCH_HEADERS } from './etag.js';
+import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
-import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
+import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, readPage, UUID_KEY, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
-import { DATE_TIME, includesText, NULLABLE_DATE_TIME, SEARCH_QUERY } from './schemas.js';
+import { DATE_TIME, NULLABLE_DATE_TIME, SEARCH_QUERY } from './schemas.js';
 
 const USER_REF = { type: 'string', minLength: 1, maxLength: 255, description: "the user's id or username" } as const;
 const PARAMS = { type: 'object', required: ['user'], properties: { user: USER_REF } } as const;
@@ -112,11 +111,12 @@ const sendUser = (reply: FastifyReply, u: UserDetails, status = 200) =>
   reply.code(status).header('etag', etagOfUser(u)).send(detailsJson(u));
 const etagOfUser = (u: UserDetails) => etagOf(editable(u));
 
-async function checkUserIfMatch(ctx: AdminContext, request: FastifyRequest): Promise<UserDetails> {
-  const user = await showUser(ctx, (request.params as UserParams).user);
-  checkIfMatch(request, editable(user));
-  return user;
-}
+/** The user of the path, locked for a change under If-Match (etag.ts changeIfMatch). */
+const userGuard = (request: FastifyRequest): IfMatchGuard<UserDetails> => ({
+  read: (ctx) => showUser(ctx, (request.params as UserParams).user),
+  lock: (u) => ({ type: 'user', id: u.id }),
+  tagged: editable,
+});
 
 export function userRoutes(api: AdminApi): void {
   api.route({
@@ -130,10 +130,14 @@ export function userRoutes(api: AdminApi): void {
     response: { 200: pageSchema(USER_SUMMARY) },
     async handler(request, _reply, { ctx }) {
       const query = request.query as PageQuery & { q?: string; disabled?: boolean };
-      const all = (await listUsers(ctx)).filter(
-        (u) => includesText([u.username, u.email], query.q) && (query.disabled === undefined || (u.disabledAt !== null) === query.disabled),
+      const filter = { text: query.q, disabled: query.disabled };
+      const page = await readPage(
+        'users',
+        query,
+        (after, limit) => listUserPage(ctx, filter, after, limit),
+        (u) => u.id,
+        UUID_KEY,
       );
-      const page = pageOf('users', all, (u) => u.id, query);
       return { items: page.items.map(userJson), next_cursor: page.next_cursor };
     },
   });
@@ -199,8 +203,10 @@ export function userRoutes(api: AdminApi): void {
     },
     response: { 200: USER_DETAILS },
     async handler(request, reply, { ctx }) {
-      const user = await checkUserIfMatch(ctx, request);
-      return sendUser(reply, await updateUserProfile(ctx, user.id, request.body as Record<string, unknown>));
+      const changed = await changeIfMatch(request, ctx, userGuard(request), (tctx, user) =>
+        updateUserProfile(tctx, user.id, request.body as Record<string, unknown>),
+      );
+      return sendUser(reply, changed);
     },
   });
 
@@ -215,8 +221,7 @@ export function userRoutes(api: AdminApi): void {
     headers: IF_MATCH_HEADERS,
     response: { 200: ENDED },
     async handler(request, _reply, { ctx }) {
-      const user = await checkUserIfMatch(ctx, request);
-      const done = await deleteUser(ctx, user.id);
+      const done = await changeIfMatch(request, ctx, userGuard(request), (tctx, user) => deleteUser(tctx, user.id));
       return { user: userJson(done.user), sessions_ended: done.sessionsEnded, logouts_queued: done.logoutsQueued };
     },
   });

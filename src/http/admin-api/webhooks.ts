@@ -15,7 +15,7 @@ import {
   type WebhookDelivery,
   type WebhookDetails,
 } from '../../domain/webhooks/webhook-admin.js';
-import { checkIfMatch, etagOf, IF_MATCH_HEADERS } from './etag.js';
+import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { decodeCursor, DEFAULT_LIMIT, encodeCursor, PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
@@ -170,8 +170,12 @@ export function webhookRoutes(api: AdminApi): void {
     },
     async handler(request, _reply, { ctx }) {
       const { id } = request.params as WebhookParams;
-      checkIfMatch(request, editable(await showWebhook(ctx, id)));
-      const removed = await removeWebhook(ctx, id);
+      const guard: IfMatchGuard<WebhookDetails> = {
+        read: (c) => showWebhook(c, id),
+        lock: (w) => ({ type: 'webhook', id: w.id }),
+        tagged: editable,
+      };
+      const removed = await changeIfMatch(request, ctx, guard, (tctx) => removeWebhook(tctx, id));
       return { id, removed: true, pending_dropped: removed.pending };
     },
   });

@@ -18,7 +18,7 @@ import {
   showUser,
   updateUserProfile,
 } from '../../domain/admin/user-admin.js';
-import { findUserByRef } from '../../domain/admin/admin.js';
+import { asOneChange, findUserByRef } from '../../domain/admin/admin.js';
 import { accountLinks } from '../../domain/connections/account-links.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
@@ -165,8 +165,12 @@ export function userPages(
       const email = field(body, 'email');
       const name = field(body, 'name');
       const role = field(body, 'role');
-      await updateUserProfile(admin, request.params.id, { username: field(body, 'username'), email: email || null, name: name || null });
-      if (isAdminRoleChoice(role)) await setRole(admin, request.params.id, role);
+      // One form, one transaction: the profile and the role change together or not at all, each with its own audit
+      // record (admin.user.updated, admin.user.role_set), as the command line and the API record them.
+      await asOneChange(admin, async (tctx) => {
+        await updateUserProfile(tctx, request.params.id, { username: field(body, 'username'), email: email || null, name: name || null });
+        if (isAdminRoleChoice(role)) await setRole(tctx, request.params.id, role);
+      });
     },
     'saved',
   );
