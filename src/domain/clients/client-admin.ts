@@ -204,7 +204,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
       throw new AdminError(`"${field}" is not a field that can be removed (${REMOVABLE_CLIENT_FIELDS.join(', ')})`);
   }
   if ('client_id' in changes.set && changes.set.client_id !== clientId) throw new AdminError('client_id cannot be changed');
-  return ctx.db.transaction().execute(async (trx) => {
+  return inAdminTransaction(ctx, async (trx) => {
     const row = await existing(trx, clientId, findClientForUpdate);
     changes.precondition?.(await registered(trx, row));
     const current = await readEntry(trx, row);
