@@ -52,6 +52,36 @@ export async function replaceWebhookSubscription(db: Db, s: NewWebhookSubscripti
   return result.numUpdatedRows === 1n;
 }
 
+/** What an admin changes of a subscription: only the fields given are written. */
+export interface WebhookSubscriptionChanges {
+  url?: string;
+  eventTypes?: readonly string[];
+  description?: string | null;
+  enabled?: boolean;
+  secretSealed?: Record<string, unknown>;
+  now: Date;
+}
+
+/**
+ * Changes the subscription in place; false when there is none. Its deliveries are left alone: a pending one is sent,
+ * when it is claimed, to the URL and signed with the secret the subscription has then (claimDueWebhookDeliveries).
+ */
+export async function updateWebhookSubscription(db: Db, id: string, c: WebhookSubscriptionChanges): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({
+      ...(c.url === undefined ? {} : { url: c.url }),
+      ...(c.eventTypes === undefined ? {} : { event_types: [...c.eventTypes] }),
+      ...(c.description === undefined ? {} : { description: c.description }),
+      ...(c.enabled === undefined ? {} : { enabled: c.enabled }),
+      ...(c.secretSealed === undefined ? {} : { secret_sealed: JSON.stringify(c.secretSealed) }),
+      updated_at: c.now,
+    })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
 export async function findWebhookSubscription(db: Db, id: string): Promise<WebhookSubscriptionRow | undefined> {
   return db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
 }

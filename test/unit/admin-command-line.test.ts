@@ -135,6 +135,19 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
       'sso-admin rules add: missing --kind device|network|username (sso-admin rules add --help)',
     ],
     [['rules', 'delete', '--yes'], 'sso-admin rules delete: missing <id> (sso-admin rules delete --help)'],
+    [
+      ['webhooks', 'update', 'siem'],
+      'sso-admin webhooks update: nothing to change: give --url, --events, --description, --enabled or --rotate-secret (sso-admin webhooks update --help)',
+    ],
+    [
+      ['webhooks', 'update', 'siem', '--enabled', 'yes'],
+      'sso-admin webhooks update: --enabled must be true or false (sso-admin webhooks update --help)',
+    ],
+    [
+      ['webhooks', 'update', 'siem', '--events', 'user.created,'],
+      'sso-admin webhooks update: --events takes event types separated by commas, none empty (sso-admin webhooks update --help)',
+    ],
+    [['webhooks', 'pause', 'siem'], 'sso-admin webhooks pause: missing --reason TEXT (sso-admin webhooks pause --help)'],
   ];
   for (const [argv, line] of cases) {
     const result = await run(argv);

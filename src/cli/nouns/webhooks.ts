@@ -1,13 +1,16 @@
-// sso-admin webhooks list|show|add|remove|resume|deliveries, over src/domain/webhooks/webhook-admin.ts: the URLs
+// sso-admin webhooks list|show|add|update|remove|pause|resume|deliveries, over src/domain/webhooks/webhook-admin.ts: the URLs
 // that are told of users, sign-ins, risk verdicts, devices, sessions and clients as they change (docs/webhooks.md).
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/event-types.js';
 import {
   addWebhook,
   listWebhookDeliveriesOf,
   listWebhooks,
+  pauseWebhook,
   removeWebhook,
   resumeWebhook,
   showWebhook,
+  updateWebhook,
+  type WebhookChanges,
   type WebhookDetails,
   type WebhookSubscription,
 } from '../../domain/webhooks/webhook-admin.js';
@@ -120,6 +123,59 @@ it is kept sealed and never shown again.`,
       },
     }),
     verb({
+      name: 'update',
+      summary: 'Change a subscription in place, keeping its pending deliveries; --rotate-secret prints a new secret once.',
+      args: [ID],
+      options: {
+        url: { type: 'string', value: 'URL', description: 'where deliveries are POSTed from now on: https (http only on loopback)' },
+        events: {
+          type: 'string',
+          value: 'TYPES',
+          description: `the event types to send, separated by commas (they replace the current ones), or ${ALL_EVENTS} for all`,
+        },
+        description: { type: 'string', value: 'TEXT', description: 'what the receiver is, for the admins ("" removes it)' },
+        enabled: { type: 'string', value: 'true|false', description: 'false keeps it, but queues no event for it' },
+        'rotate-secret': { type: 'boolean', description: 'generate a new signing secret, printed once; the old one signs nothing more' },
+      },
+      notes: `The URL is checked as at creation. Pending deliveries stay with the subscription and go, from the next round,
+to its URL as it is then, signed with its secret as it is then: give the receiver a rotated secret first.`,
+      prepare(input) {
+        const changes: WebhookChanges = {};
+        if (typeof input.options.url === 'string') changes.url = input.options.url;
+        if (typeof input.options.events === 'string') {
+          const events = input.options.events.split(',').map((e) => e.trim());
+          if (events.some((e) => e === '')) throw new UsageError('--events takes event types separated by commas, none empty');
+          changes.events = events;
+        }
+        if (typeof input.options.description === 'string') changes.description = input.options.description;
+        const enabled = input.options.enabled;
+        if (enabled !== undefined) {
+          if (enabled !== 'true' && enabled !== 'false') throw new UsageError('--enabled must be true or false');
+          changes.enabled = enabled === 'true';
+        }
+        if (input.options['rotate-secret'] === true) changes.rotateSecret = true;
+        if (Object.keys(changes).length === 0)
+          throw new UsageError('nothing to change: give --url, --events, --description, --enabled or --rotate-secret');
+        return changes;
+      },
+      async run(session, input, changes: WebhookChanges) {
+        const { subscription: w, changed, secret } = await updateWebhook(session.ctx, input.args.id!, changes);
+        if (input.json)
+          return session.out.json({
+            ...webhookJson(w),
+            pending: w.pending,
+            delivered: w.delivered,
+            changed,
+            ...(secret === undefined ? {} : { secret }),
+          });
+        session.out.line(changed.length === 0 ? `webhook "${w.id}" unchanged` : `webhook "${w.id}" updated: ${changed.join(', ')}`);
+        if (secret !== undefined) {
+          session.out.line(`secret: ${secret}`);
+          session.out.line(`This is the only time the new secret of "${w.id}" is shown: it is kept sealed.`);
+        }
+      },
+    }),
+    verb({
       name: 'remove',
       summary: 'Remove a subscription and every delivery still owed to it.',
       args: [ID],
@@ -131,6 +187,19 @@ it is kept sealed and never shown again.`,
         const removed = await removeWebhook(session.ctx, id);
         if (input.json) return session.out.json({ id, removed: true, pending_dropped: removed.pending });
         session.out.line(`webhook "${id}" removed (${removed.pending} pending deliveries dropped)`);
+      },
+    }),
+    verb({
+      name: 'pause',
+      summary: 'Pause a subscription by hand: nothing is sent (events still queue) until it is resumed.',
+      args: [ID],
+      options: {
+        reason: { type: 'string', value: 'TEXT', required: true, description: 'why, shown with its state (at most 200 characters)' },
+      },
+      async run(session, input) {
+        const w = await pauseWebhook(session.ctx, input.args.id!, input.options.reason as string);
+        if (input.json) return session.out.json({ ...webhookJson(w), pending: w.pending, delivered: w.delivered });
+        session.out.line(`webhook "${w.id}" paused: ${w.pauseReason ?? ''}; its ${w.pending} pending deliveries wait until it is resumed`);
       },
     }),
     verb({

@@ -79,7 +79,9 @@ export type AdminEvent =
   | 'admin.group.member_removed'
   | 'admin.user.role_set'
   | 'admin.scim_token.created'
-  | 'admin.scim_token.revoked';
+  | 'admin.scim_token.revoked'
+  | 'admin.webhook.updated'
+  | 'admin.webhook.paused';
 
 /** The value the audit trail records for a secret or password that changed: its name, never its value. */
 export const NOT_RECORDED = '(not recorded)';

@@ -1,5 +1,6 @@
 // Managing webhook subscriptions by hand (sso-admin webhooks; the management API calls the same functions): list,
-// show, add (the secret generated and returned once, or given), remove, resume a paused one, and list deliveries.
+// show, add (the secret generated and returned once, or given), update (the secret rotated on request), remove,
+// pause by hand, resume a paused one, and list deliveries.
 // Each change is refused with an AdminError on its merits and logged as an admin action; never a secret in either.
 import { randomBytes } from 'node:crypto';
 import type { WebhookSubscriptionRow } from '../../storage/schema.js';
@@ -10,8 +11,10 @@ import {
   insertWebhookSubscription,
   listWebhookDeliveries,
   listWebhookSubscriptions,
+  pauseWebhookSubscription,
   pendingWebhookFailures,
   resumeWebhookSubscription,
+  updateWebhookSubscription,
 } from '../../storage/webhooks.js';
 import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { sealSecret } from '../keys/sealed-secrets.js';
@@ -164,6 +167,116 @@ export async function resumeWebhook(ctx: AdminContext, id: string): Promise<Webh
       target: { type: 'webhook', id },
       changes: { paused: false },
       log: { webhookId: id, wasPaused: before.pausedAt !== null, pending: before.pending },
+    });
+  });
+  return showWebhook(ctx, id);
+}
+
+/** What an update may change; a field left out stays as it is. */
+export interface WebhookChanges {
+  url?: string;
+  /** Event types (event-types.ts), or ["*"] for all. */
+  events?: string[];
+  /** null (or "") removes it. */
+  description?: string | null;
+  enabled?: boolean;
+  /** A new secret is generated, sealed as at creation, and returned this once; the old one signs nothing more. */
+  rotateSecret?: boolean;
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((v, i) => v === b[i]);
+
+/**
+ * Changes a subscription in place, keeping its pending deliveries (a removal would drop them). A new URL is checked
+ * exactly as at creation (webhookEntryProblems, then webhookUrlProblem against SSRF). A pending delivery goes to the
+ * subscription's URL, signed with its secret, as they are when the delivery is claimed: so the new ones from the next
+ * round on (one already claimed and being sent finishes with the old ones). `changed` names the fields that differ,
+ * "secret" when rotated; with none, nothing is written nor audited.
+ */
+export async function updateWebhook(
+  ctx: AdminContext,
+  id: string,
+  changes: WebhookChanges,
+): Promise<{ subscription: WebhookDetails; changed: string[]; secret?: string }> {
+  const given = (['url', 'events', 'description', 'enabled', 'rotateSecret'] as const).filter((k) => changes[k] !== undefined);
+  if (given.length === 0)
+    throw new AdminError(`nothing to change of webhook "${id}": give url, events, description, enabled or a secret rotation`);
+  const current = await showWebhook(ctx, id);
+  const description = changes.description === '' ? null : changes.description;
+  const kept = description === undefined ? current.description : description;
+  // The subscription as it would be, checked as a new one is (an id, a URL, events, a description, enabled).
+  const merged: WebhookEntry = {
+    id,
+    url: changes.url ?? current.url,
+    events: changes.events ?? current.events,
+    ...(kept === null ? {} : { description: kept }),
+    ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
+  };
+  const problems = webhookEntryProblems(merged, { secretRequired: false });
+  const urlProblem = problems.length === 0 && changes.url !== undefined ? webhookUrlProblem(ctx.config, changes.url) : undefined;
+  if (urlProblem) problems.push(urlProblem);
+  if (problems.length > 0) throw new AdminError(`webhook "${id}" was not changed: ${problems.join('; ')}`);
+
+  const set: { url?: string; eventTypes?: string[]; description?: string | null; enabled?: boolean } = {};
+  if (changes.url !== undefined && changes.url !== current.url) set.url = changes.url;
+  if (changes.events !== undefined && !sameList(changes.events, current.events)) set.eventTypes = changes.events;
+  if (description !== undefined && description !== current.description) set.description = description;
+  if (changes.enabled !== undefined && changes.enabled !== current.enabled) set.enabled = changes.enabled;
+  const secret = changes.rotateSecret === true ? generateWebhookSecret() : undefined;
+  const changed = [
+    ...(set.url === undefined ? [] : ['url']),
+    ...(set.eventTypes === undefined ? [] : ['events']),
+    ...(set.description === undefined ? [] : ['description']),
+    ...(set.enabled === undefined ? [] : ['enabled']),
+    ...(secret === undefined ? [] : ['secret']),
+  ];
+  if (changed.length === 0) return { subscription: current, changed };
+
+  const secretSealed = secret === undefined ? undefined : { ...(await sealSecret(ctx, 'webhook-secret', id, Buffer.from(secret, 'utf8'))) };
+  await inAdminTransaction(ctx, async (trx) => {
+    const updated = await updateWebhookSubscription(trx, id, { ...set, ...(secretSealed ? { secretSealed } : {}), now: ctx.clock() });
+    if (!updated) throw notFound(id);
+    // As at creation, the host only: the rest of a receiver's URL may be a capability.
+    await logAdminAction(ctx, trx, {
+      event: 'admin.webhook.updated',
+      target: { type: 'webhook', id },
+      changes: {
+        ...(set.url === undefined ? {} : { host: new URL(set.url).host }),
+        ...(set.eventTypes === undefined ? {} : { events: set.eventTypes }),
+        ...(set.description === undefined ? {} : { description: set.description }),
+        ...(set.enabled === undefined ? {} : { enabled: set.enabled }),
+        ...(secret === undefined ? {} : { secret: NOT_RECORDED }),
+      },
+      log: { webhookId: id, fields: changed },
+    });
+  });
+  return { subscription: await showWebhook(ctx, id), changed, ...(secret === undefined ? {} : { secret }) };
+}
+
+/** The longest reason a pause by hand may give (it is shown wherever the subscription's state is). */
+export const PAUSE_REASON_MAX_LENGTH = 200;
+
+/**
+ * Pauses the subscription by hand with the admin's reason: nothing is sent until it is resumed, while new events are
+ * still queued for it (as for a pause after failures). Refused when it is paused already (its reason is kept).
+ */
+export async function pauseWebhook(ctx: AdminContext, id: string, reason: string): Promise<WebhookDetails> {
+  const why = typeof reason === 'string' ? reason.trim() : '';
+  if (why === '' || why.length > PAUSE_REASON_MAX_LENGTH)
+    throw new AdminError(`the reason of a pause must be 1 to ${PAUSE_REASON_MAX_LENGTH} characters`);
+  const before = await showWebhook(ctx, id);
+  if (before.pausedAt)
+    throw new AdminError(`webhook "${id}" is paused already (${before.pauseReason ?? 'no reason recorded'})`, 'conflict');
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await pauseWebhookSubscription(trx, id, why, ctx.clock()))) {
+      if (await findWebhookSubscription(trx, id)) throw new AdminError(`webhook "${id}" is paused already`, 'conflict');
+      throw notFound(id);
+    }
+    await logAdminAction(ctx, trx, {
+      event: 'admin.webhook.paused',
+      target: { type: 'webhook', id },
+      changes: { paused: true, reason: why },
+      log: { webhookId: id, pending: before.pending },
     });
   });
   return showWebhook(ctx, id);

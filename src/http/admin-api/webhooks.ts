@@ -1,7 +1,8 @@
 // /webhooks: the subscriptions told of users, sign-ins, risk verdicts, devices, sessions and clients as they change
 // (src/domain/webhooks/webhook-admin.ts, as `sso-admin webhooks`): list, read, create with a generated secret shown
-// in that answer only (a replay under the same Idempotency-Key never shows it), delete, resume a paused one, and
-// its deliveries with their status. The URL is checked against SSRF as a jwks_uri is (webhook-url.ts).
+// in that answer only (a replay under the same Idempotency-Key never shows it), update under If-Match (the secret
+// rotated on request and shown in that answer only), delete, pause by hand, resume a paused one, and its deliveries
+// with their status. The URL is checked against SSRF as a jwks_uri is (webhook-url.ts), at creation and on update.
 import type { FastifyReply } from 'fastify';
 import { deliveryJson, webhookJson } from '../../domain/admin/representations.js';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/event-types.js';
@@ -9,9 +10,13 @@ import {
   addWebhook,
   listWebhookDeliveriesOf,
   listWebhooks,
+  pauseWebhook,
+  PAUSE_REASON_MAX_LENGTH,
   removeWebhook,
   resumeWebhook,
   showWebhook,
+  updateWebhook,
+  type WebhookChanges,
   type WebhookDelivery,
   type WebhookDetails,
 } from '../../domain/webhooks/webhook-admin.js';
@@ -191,6 +196,78 @@ export function webhookRoutes(api: AdminApi): void {
     response: { 200: DETAILS },
     async handler(request, reply, { ctx }) {
       return sendDetails(reply, await resumeWebhook(ctx, (request.params as WebhookParams).id));
+    },
+  });
+
+  api.route({
+    method: 'PATCH',
+    url: '/webhooks/:id',
+    access: 'write',
+    operationId: 'updateWebhook',
+    summary:
+      'Change a subscription in place, keeping its pending deliveries (sent to its URL as it is then); rotate_secret ' +
+      'generates a new secret, shown in this answer only. If-Match with its ETag is required.',
+    tag: 'webhooks',
+    params: PARAMS,
+    headers: IF_MATCH_HEADERS,
+    body: {
+      type: 'object',
+      minProperties: 1,
+      properties: {
+        url: { type: 'string', minLength: 1, maxLength: 2048, description: 'https (http only on loopback), checked as at creation' },
+        events: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string' },
+          description: `event types (${WEBHOOK_EVENT_TYPES.join(', ')}), or "${ALL_EVENTS}" for all`,
+        },
+        description: { type: ['string', 'null'], maxLength: 200, description: 'null removes it' },
+        enabled: { type: 'boolean', description: 'false keeps it but queues no event for it' },
+        rotate_secret: { type: 'boolean', description: 'true: a new signing secret, shown in this answer only' },
+      },
+      // The secret is rotated (generated here), never chosen by the caller.
+      not: { required: ['secret'] },
+      additionalProperties: false,
+    },
+    response: {
+      200: {
+        ...DETAILS,
+        properties: {
+          ...(DETAILS.properties as Record<string, unknown>),
+          secret: { type: 'string', description: 'the new signing secret when rotate_secret was true, shown this once' },
+        },
+      },
+    },
+    async handler(request, reply, { ctx }) {
+      const { id } = request.params as WebhookParams;
+      checkIfMatch(request, editable(await showWebhook(ctx, id)));
+      const body = request.body as Omit<WebhookChanges, 'rotateSecret'> & { rotate_secret?: boolean };
+      const { rotate_secret: rotateSecret, ...fields } = body;
+      const { subscription, secret } = await updateWebhook(ctx, id, { ...fields, ...(rotateSecret ? { rotateSecret } : {}) });
+      return reply
+        .header('etag', etagOf(editable(subscription)))
+        .send({ ...detailsJson(subscription), ...(secret === undefined ? {} : { secret }) });
+    },
+  });
+
+  api.route({
+    method: 'POST',
+    url: '/webhooks/:id/pause',
+    access: 'write',
+    operationId: 'pauseWebhook',
+    summary: 'Pause a subscription by hand with a reason: nothing is sent (events still queue) until it is resumed.',
+    tag: 'webhooks',
+    params: PARAMS,
+    body: {
+      type: 'object',
+      required: ['reason'],
+      properties: { reason: { type: 'string', minLength: 1, maxLength: PAUSE_REASON_MAX_LENGTH, description: 'shown with its state' } },
+      additionalProperties: false,
+    },
+    response: { 200: DETAILS },
+    async handler(request, reply, { ctx }) {
+      const { id } = request.params as WebhookParams;
+      return sendDetails(reply, await pauseWebhook(ctx, id, (request.body as { reason: string }).reason));
     },
   });
 

@@ -1,16 +1,19 @@
 // The console's webhook pages (issue 20): the subscriptions with their state (a paused one says why), create (event
-// types as checkboxes, the secret shown once), a subscription with its recent deliveries, resume a paused one, delete
-// after a confirmation. Each is a thin layer over src/domain/webhooks/webhook-admin.ts, as the management API's are
-// (src/http/admin-api/webhooks.ts), so each change is audited with the person as actor.
+// types as checkboxes, the secret shown once), a subscription with its recent deliveries, edit it (a rotated secret
+// shown once), pause it with a reason, resume a paused one, delete after a confirmation. Each is a thin layer over
+// src/domain/webhooks/webhook-admin.ts, as the management API's are (src/http/admin-api/webhooks.ts), so each change
+// is audited with the person as actor.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   addWebhook,
   currentWebhookFailures,
   listWebhookDeliveriesOf,
   listWebhooks,
+  pauseWebhook,
   removeWebhook,
   resumeWebhook,
   showWebhook,
+  updateWebhook,
 } from '../../domain/webhooks/webhook-admin.js';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/event-types.js';
 import { WEBHOOK_ID_PATTERN } from '../../domain/webhooks/webhook-entry.js';
@@ -43,6 +46,9 @@ const RECENT_DELIVERIES = 50;
 /** What the subscription page says after a change (`?done=`): a fixed list, so nothing from the URL is shown. */
 const DONE: Record<string, string> = {
   resumed: 'Subscription resumed: its oldest pending delivery is sent at the next round.',
+  updated: 'Subscription updated: its pending deliveries go to it as it is now, from the next round.',
+  unchanged: 'Nothing was changed.',
+  paused: 'Subscription paused: nothing is sent until it is resumed; new events still queue.',
 };
 
 /**
@@ -69,7 +75,7 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     request: FastifyRequest,
     reply: FastifyReply,
     id: string,
-    extra: { status?: number; notice?: string | undefined; error?: string } = {},
+    extra: { status?: number; notice?: string | undefined; error?: string; form?: WebhookFormValues } = {},
   ) {
     const person = personOf(request);
     const admin = adminContextOf(ctx, request);
@@ -171,6 +177,41 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
       return seeOther(reply, `${path(id)}?done=resumed`);
     },
   );
+
+  app.post<{ Params: { id: string }; Body: RawParams }>('/webhooks/:id/edit', { schema: { params: idParams } }, async (request, reply) => {
+    const { id } = request.params;
+    const values = { ...valuesOf(request.body), id };
+    const done = await attempt(
+      () =>
+        updateWebhook(adminContextOf(ctx, request), id, {
+          url: values.url,
+          events: [...values.events],
+          description: values.description,
+          enabled: values.enabled,
+          rotateSecret: field(request.body, 'rotate_secret') !== '',
+        }),
+      (error, status) => renderWebhook(request, reply, id, { status, error, form: values }),
+    );
+    if (!done.ok) return done.reply;
+    const { secret, changed } = done.value;
+    if (secret === undefined) return seeOther(reply, `${path(id)}?done=${changed.length === 0 ? 'unchanged' : 'updated'}`);
+    return sendPage(
+      reply.header('cache-control', 'no-store'),
+      base,
+      { title: 'Secret rotated', section: '/webhooks', body: webhookSecretBody(base, id, secret, 'updated, with a new secret') },
+      personOf(request),
+    );
+  });
+
+  app.post<{ Params: { id: string }; Body: RawParams }>('/webhooks/:id/pause', { schema: { params: idParams } }, async (request, reply) => {
+    const { id } = request.params;
+    const done = await attempt(
+      () => pauseWebhook(adminContextOf(ctx, request), id, field(request.body, 'reason')),
+      (error, status) => renderWebhook(request, reply, id, { status, error }),
+    );
+    if (!done.ok) return done.reply;
+    return seeOther(reply, `${path(id)}?done=paused`);
+  });
 
   app.get<{ Params: { id: string } }>(
     '/webhooks/:id/delete',

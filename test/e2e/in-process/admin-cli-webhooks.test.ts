@@ -84,3 +84,74 @@ t.test('webhooks add prints a generated secret once; a private address is refuse
   t.match(gone.message, 'no webhook "siem" (webhooks list shows them)');
   for (const run of [added, stdinRun, refused, taken, resumed, removed]) t.notOk(run.stderr.includes(own), 'no secret in stderr');
 });
+
+t.test('webhooks update changes a subscription in place and rotates its secret once; pause takes a reason', async (t) => {
+  const store = await adminStore(t);
+  const added = await runAdmin(['webhooks', 'add', 'crm', '--url', 'https://crm.example.com/in', '--event', 'user.created'], store.env);
+  const [, first] = /\nsecret: (\S+)\n/.exec(added.stdout) ?? [];
+  await store.withDb((db) => emitWebhookEvent({ clock: () => new Date() }, db, 'user.created', { id: 'u1' }));
+
+  const nothing = await runAdmin(['webhooks', 'update', 'crm'], store.env);
+  t.equal(nothing.code, 2, 'nothing to change is a usage error');
+  t.match(nothing.message, 'nothing to change');
+  const badEnabled = await runAdmin(['webhooks', 'update', 'crm', '--enabled', 'yes'], store.env);
+  t.equal(badEnabled.code, 2);
+  t.match(badEnabled.message, '--enabled must be true or false');
+  const privateUrl = await runAdmin(['webhooks', 'update', 'crm', '--url', 'https://192.168.1.10/in'], store.env);
+  t.equal(privateUrl.code, 1);
+  t.match(privateUrl.message, /webhook "crm" was not changed: url must not point to this machine or a private network/);
+  const unknown = await runAdmin(['webhooks', 'update', 'crm', '--events', 'user.created,user.exploded'], store.env);
+  t.equal(unknown.code, 1);
+  t.match(unknown.message, /"user\.exploded" is not an event type/);
+
+  const updated = await runAdmin(
+    [
+      'webhooks',
+      'update',
+      'crm',
+      '--url',
+      'https://crm2.example.com/in',
+      '--events',
+      'user.created,user.deleted',
+      '--description',
+      'the CRM',
+      '--enabled',
+      'false',
+    ],
+    store.env,
+  );
+  t.equal(updated.code, 0, updated.stderr);
+  t.equal(updated.stdout, 'webhook "crm" updated: url, events, description, enabled\n');
+  t.same(events(updated), ['admin.webhook.updated']);
+  t.match(json(await runAdmin(['webhooks', 'show', 'crm', '--json'], store.env)), {
+    url: 'https://crm2.example.com/in',
+    events: ['user.created', 'user.deleted'],
+    description: 'the CRM',
+    enabled: false,
+    pending: 1,
+  });
+  t.equal((await runAdmin(['webhooks', 'update', 'crm', '--enabled', 'false'], store.env)).stdout, 'webhook "crm" unchanged\n');
+
+  const rotated = await runAdmin(['webhooks', 'update', 'crm', '--rotate-secret'], store.env);
+  t.equal(rotated.code, 0, rotated.stderr);
+  const [, secret] = /\nsecret: (\S+)\n/.exec(rotated.stdout) ?? [];
+  t.match(secret, /^[\w-]{43}$/);
+  t.not(secret, first);
+  t.match(rotated.stdout, 'This is the only time the new secret of "crm" is shown');
+  t.notOk(rotated.stderr.includes(secret!), 'the secret is not logged');
+  const record = await store.withDb((db) =>
+    db.selectFrom('admin_audit_records').selectAll().where('event', '=', 'admin.webhook.updated').orderBy('id', 'desc').executeTakeFirst(),
+  );
+  t.same(record?.changes, { secret: '(not recorded)' });
+
+  t.equal((await runAdmin(['webhooks', 'pause', 'crm'], store.env)).code, 2, '--reason is required');
+  const paused = await runAdmin(['webhooks', 'pause', 'crm', '--reason', 'the CRM is being upgraded'], store.env);
+  t.equal(paused.code, 0, paused.stderr);
+  t.equal(paused.stdout, 'webhook "crm" paused: the CRM is being upgraded; its 1 pending deliveries wait until it is resumed\n');
+  t.same(events(paused), ['admin.webhook.paused']);
+  t.match((await runAdmin(['webhooks', 'show', 'crm'], store.env)).stdout, /pause_reason +the CRM is being upgraded\n/);
+  const twice = await runAdmin(['webhooks', 'pause', 'crm', '--reason', 'again'], store.env);
+  t.equal(twice.code, 1);
+  t.match(twice.message, 'webhook "crm" is paused already');
+  t.equal((await runAdmin(['webhooks', 'pause', 'nobody', '--reason', 'x'], store.env)).code, 1);
+});

@@ -219,3 +219,138 @@ t.test('delete after a confirmation drops its pending deliveries, audited; unkno
   t.equal(malformed.statusCode, 400, 'a malformed id is refused, never a 500');
   t.match(malformed.headers['content-type'], /text\/html/);
 });
+
+t.test('edit: the form shows the subscription as it is; a change is saved in place and audited with the person', async (t) => {
+  // siem is disabled (it was created with the box unchecked): a delivery is queued for it while it is enabled.
+  await db.updateTable('webhook_subscriptions').set({ enabled: true }).where('id', '=', 'siem').execute();
+  await insertWebhookDeliveries(db, { eventId: randomUUID(), type: 'user.created', payload: { id: 'z' }, now: new Date() });
+  await db.updateTable('webhook_subscriptions').set({ enabled: false }).where('id', '=', 'siem').execute();
+  const page = await get('/admin/webhooks/siem', adminCookie);
+  t.match(page.body, /<form method="post" action="[^"]*\/admin\/webhooks\/siem\/edit">/);
+  t.match(page.body, /name="url" required value="https:\/\/siem\.example\/in"/);
+  t.match(page.body, /name="event:\*" value="on" checked>/, 'its event types are checked');
+  t.match(page.body, /name="event:user.created" value="on">/);
+  t.match(page.body, /<input type="checkbox" id="rotate_secret" name="rotate_secret" value="on">/, 'rotation is never pre-checked');
+  t.match(page.body, /action="[^"]*\/admin\/webhooks\/siem\/pause"/);
+  const sealed = (await subscription('siem'))!.secret_sealed;
+
+  const saved = await adminPost('/admin/webhooks/siem/edit', {
+    url: 'https://siem2.example/in',
+    description: 'The SIEM',
+    events: ['sign_in.failed', 'risk.blocked'],
+    enabled: 'on',
+  });
+  t.equal(saved.statusCode, 303);
+  t.match(String(saved.headers.location), /\/admin\/webhooks\/siem\?done=updated$/);
+  const row = (await subscription('siem'))!;
+  t.equal(row.url, 'https://siem2.example/in');
+  t.same(row.event_types, ['sign_in.failed', 'risk.blocked']);
+  t.equal(row.description, 'The SIEM');
+  t.equal(row.enabled, true);
+  t.same(row.secret_sealed, sealed, 'the secret is kept unless rotation is checked');
+  t.equal(
+    (await db.selectFrom('webhook_deliveries').select('id').where('subscription_id', '=', 'siem').execute()).length,
+    1,
+    'its pending delivery is kept',
+  );
+  const record = await lastAudit('admin.webhook.updated');
+  t.equal(record?.actor_id, adminId);
+  t.same(record?.changes, {
+    host: 'siem2.example',
+    events: ['sign_in.failed', 'risk.blocked'],
+    description: 'The SIEM',
+    enabled: true,
+  });
+  t.match((await get('/admin/webhooks/siem?done=updated', adminCookie)).body, /Subscription updated/);
+
+  const same = await adminPost('/admin/webhooks/siem/edit', {
+    url: 'https://siem2.example/in',
+    description: 'The SIEM',
+    events: ['sign_in.failed', 'risk.blocked'],
+    enabled: 'on',
+  });
+  t.match(String(same.headers.location), /\?done=unchanged$/, 'the same values again change nothing');
+});
+
+t.test('edit with "rotate secret": the new secret is shown once, not cached, sealed, and audited by name only', async (t) => {
+  const sealed = (await subscription('siem'))!.secret_sealed;
+  const before = await auditCount();
+  const rotated = await adminPost('/admin/webhooks/siem/edit', {
+    url: 'https://siem2.example/in',
+    description: 'The SIEM',
+    events: ['sign_in.failed', 'risk.blocked'],
+    enabled: 'on',
+    rotate_secret: 'on',
+  });
+  t.equal(rotated.statusCode, 200);
+  t.equal(rotated.headers['cache-control'], 'no-store');
+  const secret = /<code class="secret">([^<]+)<\/code>/.exec(rotated.body)?.[1];
+  t.match(secret, /^[A-Za-z0-9_-]{43}$/);
+  t.notSame((await subscription('siem'))!.secret_sealed, sealed, 'a new sealed secret');
+  t.notMatch(JSON.stringify((await subscription('siem'))!.secret_sealed), secret!);
+  t.notMatch((await get('/admin/webhooks/siem', adminCookie)).body, secret!, 'never shown again');
+  t.equal(await auditCount(), before + 1);
+  t.same((await lastAudit('admin.webhook.updated'))?.changes, { secret: '(not recorded)' });
+});
+
+t.test('a refused edit shows the form again with what was typed and why, and writes nothing', async (t) => {
+  const row = await subscription('siem');
+  const before = await auditCount();
+  const cases: [Record<string, string | readonly string[]>, number, RegExp][] = [
+    [{ url: 'https://10.0.0.7/in', events: ['sign_in.failed'] }, 400, /private network/],
+    [{ url: 'http://siem.example/in', events: ['sign_in.failed'] }, 400, /https/],
+    [{ url: 'https://siem3.example/in', events: [] }, 400, /events must be a non-empty list/],
+  ];
+  for (const [form, status, why] of cases) {
+    const res = await adminPost('/admin/webhooks/siem/edit', { description: '', ...form });
+    t.equal(res.statusCode, status, JSON.stringify(form));
+    t.match(res.body, /class="error" role="alert"/);
+    t.match(res.body, why);
+    t.match(res.body, new RegExp(`name="url" required value="${String(form.url).replace(/[.?]/g, '\\$&')}"`), 'the URL typed is kept');
+  }
+  t.same(await subscription('siem'), row);
+  t.equal(await auditCount(), before, 'nothing audited');
+  t.equal((await adminPost('/admin/webhooks/nobody/edit', { url: 'https://x.example/', events: ['*'] })).statusCode, 404);
+});
+
+t.test('pause with a reason: audited, shown with its state; a blank reason is refused; no pause form once paused', async (t) => {
+  const blank = await adminPost('/admin/webhooks/siem/pause', { reason: '  ' });
+  t.equal(blank.statusCode, 400);
+  t.match(blank.body, /the reason of a pause must be 1 to 200 characters/);
+  t.equal((await subscription('siem'))!.paused_at, null);
+
+  const paused = await adminPost('/admin/webhooks/siem/pause', { reason: 'SIEM migration' });
+  t.equal(paused.statusCode, 303);
+  t.match(String(paused.headers.location), /\/admin\/webhooks\/siem\?done=paused$/);
+  t.equal((await subscription('siem'))!.pause_reason, 'SIEM migration');
+  const record = await lastAudit('admin.webhook.paused');
+  t.equal(record?.actor_id, adminId);
+  t.same(record?.changes, { paused: true, reason: 'SIEM migration' });
+  const page = await get('/admin/webhooks/siem?done=paused', adminCookie);
+  t.match(page.body, /Subscription paused/);
+  t.match(page.body, /Paused since [^<]*SIEM migration/);
+  t.notMatch(page.body, /action="[^"]*\/admin\/webhooks\/siem\/pause"/, 'no pause form on a paused subscription');
+  t.match(page.body, /Resume subscription/);
+  const twice = await adminPost('/admin/webhooks/siem/pause', { reason: 'again' });
+  t.equal(twice.statusCode, 409);
+  t.equal((await adminPost('/admin/webhooks/nobody/pause', { reason: 'x' })).statusCode, 404);
+});
+
+t.test('an auditor gets neither the edit nor the pause form, and both are refused', async (t) => {
+  await db.updateTable('webhook_subscriptions').set({ paused_at: null, pause_reason: null }).where('id', '=', 'siem').execute();
+  const page = await get('/admin/webhooks/siem', auditorCookie);
+  t.equal((page.body.match(/method="post"/g) ?? []).length, 1, 'the sign-out form only');
+  t.notMatch(page.body, /Save changes|Pause subscription|rotate_secret/);
+  const row = await subscription('siem');
+  const before = await auditCount();
+  for (const [url, form] of [
+    ['/admin/webhooks/siem/edit', { url: 'https://evil.example/', events: ['*'], rotate_secret: 'on' }],
+    ['/admin/webhooks/siem/pause', { reason: 'by the auditor' }],
+  ] as const) {
+    const res = await post(url, auditorCookie, { csrf: auditorCsrf, ...form });
+    t.equal(res.statusCode, 403, url);
+  }
+  t.equal((await post('/admin/webhooks/siem/pause', adminCookie, { reason: 'no token' })).statusCode, 403, 'nor without the CSRF token');
+  t.same(await subscription('siem'), row);
+  t.equal(await auditCount(), before);
+});
