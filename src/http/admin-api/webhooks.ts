@@ -81,6 +81,13 @@ const DELIVERIES_WINDOW = 500;
 const detailsJson = (w: WebhookDetails) => ({ ...webhookJson(w), pending: w.pending, delivered: w.delivered });
 /** What an ETag covers: the subscription as set, not its counters and delivery times, which move on their own. */
 const editable = (w: WebhookDetails) => ({ id: w.id, url: w.url, events: w.events, description: w.description, enabled: w.enabled });
+
+/** A subscription's If-Match guard: read, locked and tagged inside the change's transaction (etag.ts changeIfMatch). */
+const webhookGuard = (id: string): IfMatchGuard<WebhookDetails> => ({
+  read: (c) => showWebhook(c, id),
+  lock: (w) => ({ type: 'webhook', id: w.id }),
+  tagged: editable,
+});
 const sendDetails = (reply: FastifyReply, w: WebhookDetails) => reply.header('etag', etagOf(editable(w))).send(detailsJson(w));
 
 /** Newest first: a delivery's position is its creation time (to the millisecond), then its id; both fixed once it exists. */
@@ -175,12 +182,7 @@ export function webhookRoutes(api: AdminApi): void {
     },
     async handler(request, _reply, { ctx }) {
       const { id } = request.params as WebhookParams;
-      const guard: IfMatchGuard<WebhookDetails> = {
-        read: (c) => showWebhook(c, id),
-        lock: (w) => ({ type: 'webhook', id: w.id }),
-        tagged: editable,
-      };
-      const removed = await changeIfMatch(request, ctx, guard, (tctx) => removeWebhook(tctx, id));
+      const removed = await changeIfMatch(request, ctx, webhookGuard(id), (tctx) => removeWebhook(tctx, id));
       return { id, removed: true, pending_dropped: removed.pending };
     },
   });
@@ -240,10 +242,12 @@ export function webhookRoutes(api: AdminApi): void {
     },
     async handler(request, reply, { ctx }) {
       const { id } = request.params as WebhookParams;
-      checkIfMatch(request, editable(await showWebhook(ctx, id)));
       const body = request.body as Omit<WebhookChanges, 'rotateSecret'> & { rotate_secret?: boolean };
       const { rotate_secret: rotateSecret, ...fields } = body;
-      const { subscription, secret } = await updateWebhook(ctx, id, { ...fields, ...(rotateSecret ? { rotateSecret } : {}) });
+      // The ETag is compared on the row as locked in the update's own transaction (etag.ts changeIfMatch).
+      const { subscription, secret } = await changeIfMatch(request, ctx, webhookGuard(id), (tctx) =>
+        updateWebhook(tctx, id, { ...fields, ...(rotateSecret ? { rotateSecret } : {}) }),
+      );
       return reply
         .header('etag', etagOf(editable(subscription)))
         .send({ ...detailsJson(subscription), ...(secret === undefined ? {} : { secret }) });
