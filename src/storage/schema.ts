@@ -762,3 +762,13 @@ export interface Database {
 }
 
 export type ScimTokenRow = Selectable<ScimTokensTable>;
+
+/** SCIM's externalId of a group (RFC 7643 3.1), beside the groups table (migrations/20261129030200_scim_groups.sql). */
+export interface ScimGroupsTable {
+  group_id: string;
+  external_id: string | null;
+}
+
+export interface Database {
+  scim_groups: ScimGroupsTable;
+}

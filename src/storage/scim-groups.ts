@@ -4,11 +4,20 @@ import { sql, type SqlBool } from 'kysely';
 import type { Db } from './database.js';
 import type { GroupRow } from './schema.js';
 
-export type ScimGroupTerm = { field: 'displayName' | 'id'; op: 'eq' | 'co' | 'sw'; value: string };
+export type ScimGroupTerm = { field: 'displayName' | 'id' | 'externalId'; op: 'eq' | 'co' | 'sw'; value: string };
+
+/** A group as SCIM shows it: the row and the provisioning client's own identifier of it (RFC 7643 3.1 externalId). */
+export type ScimGroupRow = GroupRow & { external_id: string | null };
 
 const likeEscaped = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function termOf(term: ScimGroupTerm) {
+  // RFC 7643 3.1: externalId is caseExact; displayName and id are compared in any case.
+  if (term.field === 'externalId') {
+    const v = term.value;
+    if (term.op === 'eq') return sql<SqlBool>`sg.external_id = ${v}`;
+    return sql<SqlBool>`sg.external_id LIKE ${term.op === 'co' ? `%${likeEscaped(v)}%` : `${likeEscaped(v)}%`}`;
+  }
   const left = term.field === 'id' ? sql`g.id::text` : sql`lower(g.name)`;
   const v = term.value.toLowerCase();
   if (term.op === 'eq') return sql<SqlBool>`${left} = ${v}`;
@@ -21,10 +30,11 @@ export async function searchScimGroups(
   terms: readonly ScimGroupTerm[],
   offset: number,
   limit: number,
-): Promise<{ total: number; rows: GroupRow[] }> {
+): Promise<{ total: number; rows: ScimGroupRow[] }> {
   const where = sql.join(terms.map(termOf).concat(sql<SqlBool>`true`), sql` AND `);
   const counted = await db
     .selectFrom('groups as g')
+    .leftJoin('scim_groups as sg', 'sg.group_id', 'g.id')
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where(sql<SqlBool>`${where}`)
     .executeTakeFirstOrThrow();
@@ -32,7 +42,9 @@ export async function searchScimGroups(
   if (limit === 0 || offset >= total) return { total, rows: [] };
   const rows = await db
     .selectFrom('groups as g')
+    .leftJoin('scim_groups as sg', 'sg.group_id', 'g.id')
     .selectAll('g')
+    .select('sg.external_id')
     .where(sql<SqlBool>`${where}`)
     .orderBy('g.created_at')
     .orderBy('g.id')
@@ -55,4 +67,24 @@ export async function membersOfGroups(db: Db, groupIds: readonly string[]): Prom
     .execute();
   for (const row of rows) out.get(row.group_id)?.push({ id: row.id, username: row.username });
   return out;
+}
+
+/** The group with its externalId, if it exists. */
+export function findScimGroup(db: Db, id: string): Promise<ScimGroupRow | undefined> {
+  return db
+    .selectFrom('groups as g')
+    .leftJoin('scim_groups as sg', 'sg.group_id', 'g.id')
+    .selectAll('g')
+    .select('sg.external_id')
+    .where('g.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Sets (or with null, clears) the group's externalId. */
+export async function setScimGroupExternalId(db: Db, groupId: string, externalId: string | null): Promise<void> {
+  await db
+    .insertInto('scim_groups')
+    .values({ group_id: groupId, external_id: externalId })
+    .onConflict((oc) => oc.column('group_id').doUpdateSet({ external_id: externalId }))
+    .execute();
 }

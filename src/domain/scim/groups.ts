@@ -2,9 +2,15 @@
 // is the group's name, members are users (by id). Every change goes through the admin domain functions, so each
 // rename, member added and member removed has its audit record; a request's changes commit together.
 import { findUserById } from '../../storage/users.js';
-import { findGroupById, listMemberRows, updateGroupRow } from '../../storage/groups.js';
-import { membersOfGroups, searchScimGroups, type ScimGroupTerm } from '../../storage/scim-groups.js';
-import type { GroupRow } from '../../storage/schema.js';
+import { listMemberRows, updateGroupRow } from '../../storage/groups.js';
+import {
+  findScimGroup,
+  membersOfGroups,
+  searchScimGroups,
+  setScimGroupExternalId,
+  type ScimGroupRow,
+  type ScimGroupTerm,
+} from '../../storage/scim-groups.js';
 import { addMember, createGroup, deleteGroup, removeMember, updateGroup } from '../groups/group-admin.js';
 import { isUuid, scimErrorOfAdmin } from './admin-errors.js';
 import { parseFilter } from './filter.js';
@@ -18,11 +24,12 @@ export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 type Member = { id: string; username: string };
 
-/** RFC 7643 4.2: the Group with its members (unless left out: `excludedAttributes=members`). */
-export function groupResource(row: GroupRow, members: Member[] | null, scimBase: string): Json {
+/** RFC 7643 4.2: the Group with its members (unless left out: `excludedAttributes=members`), and its externalId (3.1). */
+export function groupResource(row: ScimGroupRow, members: Member[] | null, scimBase: string): Json {
   return withVersion({
     schemas: [GROUP_SCHEMA],
     id: row.id,
+    ...(row.external_id !== null ? { externalId: row.external_id } : {}),
     displayName: row.name,
     ...(members ? { members: members.map((m) => ({ value: m.id, display: m.username, $ref: `${scimBase}/Users/${m.id}` })) } : {}),
     meta: {
@@ -34,14 +41,14 @@ export function groupResource(row: GroupRow, members: Member[] | null, scimBase:
   });
 }
 
-async function findOrThrow(ctx: ScimContext, id: string): Promise<GroupRow> {
-  const row = isUuid(id) ? await findGroupById(ctx.db, id) : undefined;
+async function findOrThrow(ctx: ScimContext, id: string): Promise<ScimGroupRow> {
+  const row = isUuid(id) ? await findScimGroup(ctx.db, id) : undefined;
   if (!row) throw notFound('Group');
   return row;
 }
 
 /** The group with its row locked until the request's transaction ends, for If-Match (RFC 7644 3.14) to hold. */
-async function lockedOrThrow(tctx: ScimContext, id: string): Promise<GroupRow> {
+async function lockedOrThrow(tctx: ScimContext, id: string): Promise<ScimGroupRow> {
   await lockForChange(tctx, { type: 'group', id: (await findOrThrow(tctx, id)).id });
   return findOrThrow(tctx, id);
 }
@@ -54,11 +61,13 @@ export async function getGroup(ctx: ScimContext, id: string, withMembers = true)
   return groupResource(row, withMembers ? await membersOf(ctx, row.id) : null, ctx.scimBase);
 }
 
+const GROUP_FILTER_FIELDS: Record<string, ScimGroupTerm['field']> = { displayname: 'displayName', id: 'id', externalid: 'externalId' };
+
 function groupTerms(filter: string | undefined): ScimGroupTerm[] {
   if (filter === undefined) return [];
   return parseFilter(filter).map((t): ScimGroupTerm => {
-    const field = t.path === 'displayname' ? 'displayName' : t.path === 'id' ? 'id' : undefined;
-    if (!field) throw new ScimError(400, `the filter may not name "${t.path}" (displayName)`, 'invalidFilter');
+    const field = GROUP_FILTER_FIELDS[t.path];
+    if (!field) throw new ScimError(400, `the filter may not name "${t.path}" (displayName, externalId)`, 'invalidFilter');
     if (typeof t.value !== 'string') throw new ScimError(400, `${t.path} compares with a string`, 'invalidFilter');
     return { field, op: t.op, value: t.value };
   });
@@ -87,11 +96,16 @@ export async function listGroups(
 
 const invalidValue = (detail: string) => new ScimError(400, detail, 'invalidValue');
 
-/** What a Group representation asks for: its name and its members' user ids. */
-function stateOf(raw: unknown): { displayName: string; memberIds: string[] } {
+type GroupState = { displayName: string; externalId: string | null; memberIds: string[] };
+
+/** What a Group representation asks for: its name, its externalId (none when absent) and its members' user ids. */
+function stateOf(raw: unknown): GroupState {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidValue('the Group must be a JSON object');
   const rep = lowerKeys(raw) as Json;
   if (typeof rep.displayname !== 'string' || rep.displayname === '') throw invalidValue('displayName is required');
+  const externalId = rep.externalid ?? null;
+  if (externalId !== null && (typeof externalId !== 'string' || externalId.length < 1 || externalId.length > 1000))
+    throw invalidValue('externalId must be a string of 1 to 1000 characters');
   if (rep.members !== undefined && rep.members !== null && !Array.isArray(rep.members)) throw invalidValue('members must be an array');
   const ids = ((rep.members as unknown[] | null | undefined) ?? []).map((m) => {
     const member = (typeof m === 'object' && m !== null ? m : {}) as Json;
@@ -100,7 +114,7 @@ function stateOf(raw: unknown): { displayName: string; memberIds: string[] } {
     if (!isUuid(member.value)) throw invalidValue('each member needs the id of a User as its value');
     return member.value.toLowerCase();
   });
-  return { displayName: rep.displayname, memberIds: [...new Set(ids)] };
+  return { displayName: rep.displayname, externalId, memberIds: [...new Set(ids)] };
 }
 
 /** Every member must be a user here; nothing is written otherwise. */
@@ -115,6 +129,7 @@ export async function createScimGroup(ctx: ScimContext, body: unknown): Promise<
     asOneChange(ctx, async (tctx) => {
       await checkMembers(tctx, state.memberIds);
       const group = await createGroup(tctx, { name: state.displayName });
+      if (state.externalId !== null) await setScimGroupExternalId(tctx.db, group.id, state.externalId);
       for (const member of state.memberIds) await addMember(tctx, group.id, member);
       return group.id;
     }),
@@ -123,7 +138,7 @@ export async function createScimGroup(ctx: ScimContext, body: unknown): Promise<
 }
 
 /** The changes from the group as it is to `state`: a rename, members added and removed, in one transaction. */
-async function storeState(ctx: ScimContext, row: GroupRow, current: Member[], state: { displayName: string; memberIds: string[] }) {
+async function storeState(ctx: ScimContext, row: ScimGroupRow, current: Member[], state: GroupState) {
   const had = new Set(current.map((m) => m.id));
   const wanted = new Set(state.memberIds);
   await scimErrorOfAdmin(() =>
@@ -137,8 +152,10 @@ async function storeState(ctx: ScimContext, row: GroupRow, current: Member[], st
       const removed = [...had].filter((id) => !wanted.has(id));
       for (const id of added) await addMember(tctx, row.id, id);
       for (const id of removed) await removeMember(tctx, row.id, id);
-      // RFC 7643 3.1 meta.lastModified: a change of members is a change of the group.
-      if (added.length + removed.length > 0) await updateGroupRow(tctx.db, row.id, { updated_at: tctx.clock() });
+      const externalChanged = state.externalId !== row.external_id;
+      if (externalChanged) await setScimGroupExternalId(tctx.db, row.id, state.externalId);
+      // RFC 7643 3.1 meta.lastModified: a change of members (or of externalId) is a change of the group.
+      if (added.length + removed.length > 0 || externalChanged) await updateGroupRow(tctx.db, row.id, { updated_at: tctx.clock() });
     }),
   );
 }

@@ -23,6 +23,9 @@ export type ScimContext = AdminContext & { scimBase: string };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
+/** The type of the one address a user resource carries (userResource): the answer to a comparison on emails.type. */
+const EMAIL_TYPE = 'work';
+
 /** RFC 7643 4.1: the User as this server keeps it, with meta (RFC 7643 3.1). */
 export function userResource(row: ScimUserRow, scimBase: string): Json {
   const claims = row.claims;
@@ -40,7 +43,7 @@ export function userResource(row: ScimUserRow, scimBase: string): Json {
     userName: row.username,
     ...(Object.keys(name).length > 0 ? { name } : {}),
     ...(str(claims.name) ? { displayName: claims.name } : {}),
-    ...(row.email !== null ? { emails: [{ value: row.email, type: 'work', primary: true }] } : {}),
+    ...(row.email !== null ? { emails: [{ value: row.email, type: EMAIL_TYPE, primary: true }] } : {}),
     active: row.disabled_at === null,
     meta: {
       resourceType: 'User',
@@ -135,9 +138,21 @@ const USER_FILTER_FIELDS: Record<string, ScimUserTerm['field']> = {
   active: 'active',
 };
 
+/** Does `value` stand in `op` to `EMAIL_TYPE` (RFC 7643 2.4: type is not caseExact)? */
+function emailTypeHolds(op: ScimUserTerm['op'], value: string): boolean {
+  const v = value.toLowerCase();
+  return op === 'eq' ? EMAIL_TYPE === v : op === 'sw' ? EMAIL_TYPE.startsWith(v) : EMAIL_TYPE.includes(v);
+}
+
 function userTerms(filter: string | undefined): ScimUserTerm[] {
   if (filter === undefined) return [];
   return parseFilter(filter).map((t): ScimUserTerm => {
+    if (t.path === 'emails.type') {
+      // Entra's `emails[type eq "work"].value eq "..."`: every address kept here is a work address, so the comparison
+      // is decided here, as "has an address" (sw "" matches any) or as a term no user meets.
+      if (typeof t.value !== 'string') throw new ScimError(400, 'emails.type compares with a string', 'invalidFilter');
+      return emailTypeHolds(t.op, t.value) ? { field: 'email', op: 'sw', value: '' } : { field: 'id', op: 'eq', value: '' };
+    }
     const field = USER_FILTER_FIELDS[t.path];
     if (!field)
       throw new ScimError(
@@ -181,7 +196,8 @@ export async function createScimUser(ctx: ScimContext, body: unknown): Promise<J
         ...(state.email !== null ? { email: state.email } : {}),
         ...claims,
       });
-      await upsertScimUser(tctx.db, user.id, state.externalId, tctx.clock());
+      // The user's creation time: a new resource's meta.lastModified is its meta.created (RFC 7643 3.1), as Entra shows.
+      await upsertScimUser(tctx.db, user.id, state.externalId, user.createdAt);
       if (state.active === false) await disableUser(tctx, user.id);
       return user.id;
     }),
