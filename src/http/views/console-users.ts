@@ -14,7 +14,8 @@ export interface NewUserValues {
   role: string;
 }
 
-export function userListBody(base: string, users: readonly UserSummary[], q: string, mayWrite: boolean): SafeHtml {
+/** `next`: the last id of this page when there is another one after it (the "Next page" link). */
+export function userListBody(base: string, users: readonly UserSummary[], q: string, mayWrite: boolean, next?: string): SafeHtml {
   return html`<form class="filters" method="get" action="${base}/users" role="search">
 <div><label for="q">Search by username or email</label><input type="search" id="q" name="q" value="${q}"></div>
 <div><button type="submit">Search</button></div></form>
@@ -29,7 +30,8 @@ ${table(
     when(u.createdAt),
   ]),
   'No user matches.',
-)}`;
+)}
+${next ? html`<p><a href="${base}/users?${new URLSearchParams({ ...(q ? { q } : {}), after: next }).toString()}">Next page</a></p>` : ''}`;
 }
 
 const ROLE_CHOICES = [

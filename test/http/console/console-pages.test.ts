@@ -1,6 +1,7 @@
 // The web console's pages (issue 20): each needs a console session; auditors read only; every form carries the
 // session's CSRF token; each change takes effect through the admin domain functions and is audited with the person
 // as actor; the pages carry the same CSP and headers as every other page.
+import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../../helpers/app.js';
@@ -270,4 +271,38 @@ t.test('starting a console session removes those past their lifetimes', async (t
   await startConsoleSession({ db, clock: () => new Date() }, adminId);
   const rows = await db.selectFrom('console_sessions').select('id_hash').where('id_hash', '=', sha256(stale)).execute();
   t.equal(rows.length, 0);
+});
+
+t.test('the users list is read a page at a time from the database, searched there, with a link to the next page', async (t) => {
+  const now = new Date();
+  await db
+    .insertInto('users')
+    .values(
+      Array.from({ length: 60 }, (_, i) => ({
+        id: randomUUID(),
+        username: `paged-${String(i).padStart(2, '0')}`,
+        password_hash: 'not-a-hash',
+        email: `paged-${i}@example.com`,
+        email_verified: false,
+        claims: JSON.stringify({}),
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  const names = (body: string) => [...body.matchAll(/>(paged-\d\d)<\/a>/g)].map((m) => m[1]!);
+  const nextOf = (body: string) => /<a href="[^"?]*\/admin\/users\?([^"]+)">Next page<\/a>/.exec(body)?.[1]?.replace(/&amp;/g, '&');
+  const first = await get('/admin/users?q=paged-', adminCookie);
+  t.equal(first.statusCode, 200);
+  t.equal(names(first.body).length, 50, 'fifty on a page');
+  const next = nextOf(first.body);
+  t.match(next, /^q=paged-&after=[0-9a-f-]{36}$/, 'the next page keeps the search');
+  const second = await get(`/admin/users?${next}`, adminCookie);
+  t.equal(names(second.body).length, 10);
+  t.notOk(nextOf(second.body), 'no link after the last page');
+  t.same(
+    [...names(first.body), ...names(second.body)].sort(),
+    Array.from({ length: 60 }, (_, i) => `paged-${String(i).padStart(2, '0')}`),
+  );
+  t.equal((await get('/admin/users?after=not-a-user-id', adminCookie)).statusCode, 400, 'a forged position is refused, not sent to SQL');
 });
