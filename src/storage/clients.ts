@@ -1,5 +1,6 @@
 // Repository for registered clients.
 import type { Db } from './database.js';
+import { containsText } from './text-search.js';
 import type { ExpressionBuilder, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { ClientRow, ClientsTable, Database, NewClientRow } from './schema.js';
@@ -91,13 +92,7 @@ export interface ClientListFilter {
 export function pageClientRows(db: Db, filter: ClientListFilter, after: string | undefined, limit: number): Promise<ClientRow[]> {
   let query = db.selectFrom('clients').selectAll();
   const { text, tokenEndpointAuthMethod } = filter;
-  if (text !== undefined)
-    query = query.where((eb) =>
-      eb.or([
-        sql<boolean>`strpos(lower(client_id), lower(${text})) > 0`,
-        sql<boolean>`strpos(lower(coalesce(client_name, '')), lower(${text})) > 0`,
-      ]),
-    );
+  if (text !== undefined) query = query.where(containsText(text, ['client_id', 'client_name']));
   if (tokenEndpointAuthMethod !== undefined) query = query.where('token_endpoint_auth_method', '=', tokenEndpointAuthMethod);
   if (after !== undefined) query = query.where(sql<boolean>`client_id collate "C" > ${after}`);
   return query

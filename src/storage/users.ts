@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import { signOutEverywhere } from './password-replacement.js';
 import type { Db } from './database.js';
+import { containsText } from './text-search.js';
 import type { NewUserRow, UserRow, UserUpdate } from './schema.js';
 
 export function findUserByUsername(db: Db, username: string): Promise<UserRow | undefined> {
@@ -66,13 +67,7 @@ export interface UserListFilter {
 export function pageUserRows(db: Db, filter: UserListFilter, after: string | undefined, limit: number): Promise<UserRow[]> {
   let query = db.selectFrom('users').selectAll();
   const { text, disabled } = filter;
-  if (text !== undefined)
-    query = query.where((eb) =>
-      eb.or([
-        sql<boolean>`strpos(lower(username), lower(${text})) > 0`,
-        sql<boolean>`strpos(lower(coalesce(email, '')), lower(${text})) > 0`,
-      ]),
-    );
+  if (text !== undefined) query = query.where(containsText(text, ['username', 'email']));
   if (disabled !== undefined) query = query.where('disabled_at', disabled ? 'is not' : 'is', null);
   if (after !== undefined) query = query.where('id', '>', after);
   return query.orderBy('id').limit(limit).execute();

@@ -80,6 +80,14 @@ const DELIVERIES_WINDOW = 500;
 
 const detailsJson = (w: WebhookDetails) => ({ ...webhookJson(w), pending: w.pending, delivered: w.delivered });
 /** What an ETag covers: the subscription as set, not its counters and delivery times, which move on their own. */
+/** The event types of a subscription, as a create or an update names them. */
+const EVENTS = {
+  type: 'array',
+  minItems: 1,
+  items: { type: 'string' },
+  description: `event types (${WEBHOOK_EVENT_TYPES.join(', ')}), or "${ALL_EVENTS}" for all`,
+} as const;
+
 const editable = (w: WebhookDetails) => ({ id: w.id, url: w.url, events: w.events, description: w.description, enabled: w.enabled });
 
 /** A subscription's If-Match guard: read, locked and tagged inside the change's transaction (etag.ts changeIfMatch). */
@@ -139,12 +147,7 @@ export function webhookRoutes(api: AdminApi): void {
       properties: {
         id: ID,
         url: { type: 'string', minLength: 1, maxLength: 2048, description: 'https (http only on loopback)' },
-        events: {
-          type: 'array',
-          minItems: 1,
-          items: { type: 'string' },
-          description: `event types (${WEBHOOK_EVENT_TYPES.join(', ')}), or "${ALL_EVENTS}" for all`,
-        },
+        events: EVENTS,
         description: { type: 'string', maxLength: 200 },
         enabled: { type: 'boolean', description: 'false keeps it but queues no event for it' },
       },
@@ -217,12 +220,7 @@ export function webhookRoutes(api: AdminApi): void {
       minProperties: 1,
       properties: {
         url: { type: 'string', minLength: 1, maxLength: 2048, description: 'https (http only on loopback), checked as at creation' },
-        events: {
-          type: 'array',
-          minItems: 1,
-          items: { type: 'string' },
-          description: `event types (${WEBHOOK_EVENT_TYPES.join(', ')}), or "${ALL_EVENTS}" for all`,
-        },
+        events: EVENTS,
         description: { type: ['string', 'null'], maxLength: 200, description: 'null removes it' },
         enabled: { type: 'boolean', description: 'false keeps it but queues no event for it' },
         rotate_secret: { type: 'boolean', description: 'true: a new signing secret, shown in this answer only' },
