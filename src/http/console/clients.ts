@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   createClient,
   deleteClient,
-  listClients,
+  listClientPage,
   rotateClientSecret,
   showClient,
   updateClient,
@@ -30,8 +30,16 @@ import { CONSOLE_PREFIX } from './console-http.js';
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 256 } }, required: ['id'] } as const;
 const searchQuery = {
   type: 'object',
-  properties: { q: { type: 'string', maxLength: 256 }, done: { type: 'string', maxLength: 16 } },
+  properties: {
+    q: { type: 'string', maxLength: 256 },
+    done: { type: 'string', maxLength: 16 },
+    // The last client id of the page before (keyset pagination, src/storage/clients.ts pageClientRows).
+    after: { type: 'string', minLength: 1, maxLength: 255 },
+  },
 } as const;
+
+/** Clients per page of the list (the database reads one more, to know there is a next page). */
+const CLIENTS_PER_PAGE = 50;
 
 const DONE: Record<string, string> = { saved: 'Changes saved.', unchanged: 'Nothing changed.' };
 
@@ -81,16 +89,16 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
     return notFound(reply, base, personOf(request), "The console's own client cannot be changed from the console.", 403);
   });
 
-  app.get<{ Querystring: { q?: string } }>('/clients', { schema: { querystring: searchQuery } }, async (request, reply) => {
+  app.get<{ Querystring: { q?: string; after?: string } }>('/clients', { schema: { querystring: searchQuery } }, async (request, reply) => {
     const q = (request.query.q ?? '').trim();
-    const needle = q.toLowerCase();
-    const clients = (await listClients(adminContextOf(ctx, request))).filter(
-      (c) => !needle || c.entry.client_id.toLowerCase().includes(needle) || (c.entry.client_name ?? '').toLowerCase().includes(needle),
-    );
+    // A page read from the database and searched there, as the users list is.
+    const rows = await listClientPage(adminContextOf(ctx, request), { text: q || undefined }, request.query.after, CLIENTS_PER_PAGE + 1);
+    const clients = rows.slice(0, CLIENTS_PER_PAGE);
+    const next = rows.length > CLIENTS_PER_PAGE ? clients[clients.length - 1]!.entry.client_id : undefined;
     return sendPage(
       reply,
       base,
-      { title: 'Clients', section: '/clients', body: clientListBody(base, clients, q, mayWrite(request)) },
+      { title: 'Clients', section: '/clients', body: clientListBody(base, clients, q, mayWrite(request), next) },
       personOf(request),
     );
   });

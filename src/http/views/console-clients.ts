@@ -1,6 +1,7 @@
 // The console's client pages: the list with its search, a client with its edit form, the form of a new client, the
 // page that shows a secret once, and the confirmation before a deletion.
 import { html, type SafeHtml } from '../../html.js';
+import { nextPageLink } from './console-layout.js';
 import type { RegisteredClient } from '../../domain/clients/client-admin.js';
 import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
 
@@ -31,7 +32,8 @@ export function formValuesOf(client: RegisteredClient): ClientFormValues {
   };
 }
 
-export function clientListBody(base: string, clients: readonly RegisteredClient[], q: string, mayWrite: boolean): SafeHtml {
+/** `next`: the last client id of this page when there is another one after it (the "Next page" link). */
+export function clientListBody(base: string, clients: readonly RegisteredClient[], q: string, mayWrite: boolean, next?: string): SafeHtml {
   return html`<form class="filters" method="get" action="${base}/clients" role="search">
 <div><label for="q">Search by id or name</label><input type="search" id="q" name="q" value="${q}"></div>
 <div><button type="submit">Search</button></div></form>
@@ -47,7 +49,8 @@ ${table(
     when(c.updatedAt),
   ]),
   'No client matches.',
-)}`;
+)}
+${nextPageLink(`${base}/clients`, q, next)}`;
 }
 
 function clientFields(v: ClientFormValues, isNew: boolean): SafeHtml {

@@ -88,3 +88,9 @@ ${body}
 </html>
 `.value;
 }
+
+/** The "Next page" link of a list read a page at a time: the search kept, `after` the last key of this page. */
+export function nextPageLink(listUrl: string, q: string, after: string | undefined): SafeHtml | '' {
+  if (after === undefined) return '';
+  return html`<p><a href="${listUrl}?${new URLSearchParams({ ...(q ? { q } : {}), after }).toString()}">Next page</a></p>`;
+}

@@ -1,6 +1,7 @@
 // The console's user pages: the list with its search, the form of a new user, and a user with their profile, role,
 // sessions, devices and linked connections, and the actions an admin may take on them.
 import { html, type SafeHtml } from '../../html.js';
+import { nextPageLink } from './console-layout.js';
 import type { UserDetails, UserSummary } from '../../domain/admin/user-admin.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import type { AccountLink } from '../../domain/connections/account-links.js';
@@ -31,7 +32,7 @@ ${table(
   ]),
   'No user matches.',
 )}
-${next ? html`<p><a href="${base}/users?${new URLSearchParams({ ...(q ? { q } : {}), after: next }).toString()}">Next page</a></p>` : ''}`;
+${nextPageLink(`${base}/users`, q, next)}`;
 }
 
 const ROLE_CHOICES = [

@@ -306,3 +306,35 @@ t.test('the users list is read a page at a time from the database, searched ther
   );
   t.equal((await get('/admin/users?after=not-a-user-id', adminCookie)).statusCode, 400, 'a forged position is refused, not sent to SQL');
 });
+
+t.test('the clients list is read a page at a time from the database too, with the search kept', async (t) => {
+  const now = new Date();
+  await db
+    .insertInto('clients')
+    .values(
+      Array.from({ length: 55 }, (_, i) => ({
+        client_id: `listed-${String(i).padStart(2, '0')}`,
+        client_name: `Listed ${i}`,
+        redirect_uris: ['https://listed.example/cb'],
+        post_logout_redirect_uris: [],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        metadata: JSON.stringify({}),
+        created_at: now,
+        updated_at: now,
+      })),
+    )
+    .execute();
+  const ids = (body: string) => [...body.matchAll(/>(listed-\d\d)<\/a>/g)].map((m) => m[1]!);
+  const nextOf = (body: string) => /<a href="[^"?]*\/admin\/clients\?([^"]+)">Next page<\/a>/.exec(body)?.[1]?.replace(/&amp;/g, '&');
+  const first = await get('/admin/clients?q=LISTED-', adminCookie);
+  t.same(
+    ids(first.body),
+    Array.from({ length: 50 }, (_, i) => `listed-${String(i).padStart(2, '0')}`),
+    'the first fifty, by client id',
+  );
+  const second = await get(`/admin/clients?${nextOf(first.body)}`, adminCookie);
+  t.same(ids(second.body), ['listed-50', 'listed-51', 'listed-52', 'listed-53', 'listed-54']);
+  t.notOk(nextOf(second.body));
+});
