@@ -253,7 +253,7 @@ t.test('Okta pushes a group: create, read, rename, members, full push, delete (R
   t.same(
     [...pushed.json().members].sort(byValue),
     [member({ id: userId, userName: 'test.user@okta.local' }), member(alice)].sort(byValue),
-    'display is the server\'s (readOnly): the username, whatever Okta sent',
+    "display is the server's (readOnly): the username, whatever Okta sent",
   );
   t.ok(
     Date.parse(pushed.json().meta.lastModified) > Date.parse(renamed.json().meta.lastModified),
@@ -274,11 +274,7 @@ t.test('Okta pushes a group: create, read, rename, members, full push, delete (R
   t.equal(moved.json().displayName, 'Test SCIMv20', 'the rest of the group is left as it was');
   t.same([...moved.json().members].sort(byValue), [member({ id: userId, userName: 'test.user@okta.local' }), member(bob)].sort(byValue));
 
-  const events = await api.db
-    .selectFrom('admin_audit_records')
-    .select(['event', 'actor_id'])
-    .where('target_id', '=', group.id)
-    .execute();
+  const events = await api.db.selectFrom('admin_audit_records').select(['event', 'actor_id']).where('target_id', '=', group.id).execute();
   // Sorted: records written in one request share their time.
   t.same(
     events.map((e) => e.event).sort(),
