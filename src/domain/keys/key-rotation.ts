@@ -68,11 +68,14 @@ export async function rotateSigningKeys(db: Db, options: RotationOptions): Promi
   if (!Number.isInteger(options.activationDelaySeconds) || options.activationDelaySeconds < 0) {
     throw new RangeError('activationDelaySeconds must be a whole number of seconds, 0 or more');
   }
+  // Generated before the lock is taken: RSA key generation takes a noticeable time, and on the embedded database the
+  // lock's transaction holds the one connection every request needs.
+  const generated = await Promise.all(options.algs.map(generateSigningKey));
   return withSigningKeysLock(db, async (trx) => {
     const { cipher } = await prepareLocked(trx, options.secret, options.now);
     const activatesAt = addSeconds(options.now, options.activationDelaySeconds);
     const rotated: RotatedKey[] = [];
-    for (const key of await Promise.all(options.algs.map(generateSigningKey))) {
+    for (const key of generated) {
       await insertSigningKey(trx, { ...key, privateJwk: cipher.seal(key.kid, key.privateJwk), createdAt: options.now, activatesAt });
       rotated.push({ kid: key.kid, alg: key.alg, activatesAt });
     }
