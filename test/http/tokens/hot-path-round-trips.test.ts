@@ -4,9 +4,16 @@
 import t from 'tap';
 import { buildCountingApp } from '../../helpers/counting.js';
 import { GRANT_FIXTURES, OFFLINE_SCOPE, REFRESHING, REFRESHING_BASIC, refreshRequest } from '../../helpers/grants.js';
-import { authorizePath, obtainCode, pkcePair, tokenRequest } from '../../helpers/flow.js';
+import { authorizePath, obtainCode, pkcePair, signIn, tokenRequest } from '../../helpers/flow.js';
 
-const { app, counter } = await buildCountingApp(t, GRANT_FIXTURES);
+/** A client that requires a second factor (require_mfa): its code from a live session is one statement too. */
+const STRICT = {
+  client_id: 'strict',
+  client_secret: 'strict-secret-0123456789',
+  redirect_uris: ['https://strict.example/cb'],
+  require_mfa: true,
+};
+const { app, counter, db } = await buildCountingApp(t, { ...GRANT_FIXTURES, clients: [...GRANT_FIXTURES.clients!, STRICT] });
 
 t.test('a code from a live session, its exchange and a refresh each cost one statement', async (t) => {
   // Signs in, consents and redeems once: the client and its secret are now remembered.
@@ -48,4 +55,36 @@ t.test('a code from a live session, its exchange and a refresh each cost one sta
   const refreshed = await refreshRequest(app, (exchanged.json() as { refresh_token: string }).refresh_token);
   t.equal(refreshed.statusCode, 200);
   t.equal(counter.count, 1, 'refresh: one statement');
+});
+
+t.test('a code for a client that requires a second factor, from a session that had one, is one statement too', async (t) => {
+  const { browser } = await obtainCode(app, {
+    client_id: REFRESHING.client_id,
+    redirect_uri: REFRESHING.redirect_uris[0],
+    scope: 'openid',
+  });
+  // The session as a sign-in with a second factor leaves it (RFC 8176 amr; test/http/authorization/require-mfa.test.ts
+  // goes through the code page itself): what the authorize statement checks for this client.
+  await db
+    .updateTable('sessions')
+    .set({ amr: ['pwd', 'otp', 'mfa'] })
+    .execute();
+  const params = {
+    response_type: 'code',
+    client_id: STRICT.client_id,
+    redirect_uri: STRICT.redirect_uris[0],
+    scope: 'openid',
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+    state: 's',
+  };
+  // The first time, the consent page.
+  const consented = await signIn(app, params, { browser });
+  t.ok(consented.location.searchParams.get('code'));
+
+  counter.count = 0;
+  const authorized = await browser.request(app, 'GET', authorizePath(params));
+  t.equal(authorized.statusCode, 303);
+  t.ok(new URL(String(authorized.headers.location)).searchParams.get('code'), 'the live session with mfa answered with a code');
+  t.equal(counter.count, 1, 'authorize with a session, for a client that requires a second factor: one statement');
 });
