@@ -53,8 +53,17 @@ function valuesOf(body: RawParams | undefined): ClientFormValues {
     token_endpoint_auth_method: field(body, 'token_endpoint_auth_method'),
     // An unchecked box is not sent at all (HTML's form submission): absent means off.
     require_mfa: field(body, 'require_mfa') === 'on' ? 'on' : '',
+    limit_groups: field(body, 'limit_groups') === 'on' ? 'on' : '',
+    allowed_groups: field(body, 'allowed_groups'),
   };
 }
+
+/** One group name per line: a name may hold spaces, so the lines are not split further. */
+const lines = (value: string): string[] =>
+  value
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
 
 /** The form's values as the seed file writes a client; an empty name means none. */
 function entryOf(v: ClientFormValues): Omit<ClientEntry, 'client_id'> {
@@ -65,12 +74,17 @@ function entryOf(v: ClientFormValues): Omit<ClientEntry, 'client_id'> {
     grant_types: list(v.grant_types),
     token_endpoint_auth_method: v.token_endpoint_auth_method as ClientEntry['token_endpoint_auth_method'],
     ...(v.require_mfa === 'on' ? { require_mfa: true } : {}),
+    ...(v.limit_groups === 'on' ? { allowed_groups: lines(v.allowed_groups) } : {}),
   };
 }
 
-/** The fields an edit removes: a name left empty, a second factor no longer required. */
+/** The fields an edit removes: a name left empty, a second factor no longer required, a group limit lifted. */
 function removedBy(v: ClientFormValues): string[] {
-  return [...(v.client_name ? [] : ['client_name']), ...(v.require_mfa === 'on' ? [] : ['require_mfa'])];
+  return [
+    ...(v.client_name ? [] : ['client_name']),
+    ...(v.require_mfa === 'on' ? [] : ['require_mfa']),
+    ...(v.limit_groups === 'on' ? [] : ['allowed_groups']),
+  ];
 }
 
 export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
@@ -118,6 +132,8 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
           grant_types: 'authorization_code refresh_token',
           token_endpoint_auth_method: 'client_secret_basic',
           require_mfa: '',
+          limit_groups: '',
+          allowed_groups: '',
         }),
       },
       personOf(request),

@@ -17,6 +17,10 @@ export interface ClientFormValues {
   token_endpoint_auth_method: string;
   /** 'on' when the client requires a second factor (the checkbox's value), else ''. */
   require_mfa: string;
+  /** 'on' when the client admits only members of `allowed_groups` (src/domain/groups/allowed-groups.ts), else ''. */
+  limit_groups: string;
+  /** The names of those groups, one per line (a name may hold spaces). */
+  allowed_groups: string;
 }
 
 export function formValuesOf(client: RegisteredClient): ClientFormValues {
@@ -29,6 +33,8 @@ export function formValuesOf(client: RegisteredClient): ClientFormValues {
     grant_types: (e.grant_types ?? ['authorization_code']).join(' '),
     token_endpoint_auth_method: e.token_endpoint_auth_method ?? 'client_secret_basic',
     require_mfa: e.require_mfa === true ? 'on' : '',
+    limit_groups: e.allowed_groups === undefined ? '' : 'on',
+    allowed_groups: (e.allowed_groups ?? []).join('\n'),
   };
 }
 
@@ -66,7 +72,9 @@ function clientFields(v: ClientFormValues, isNew: boolean): SafeHtml {
 <label for="token_endpoint_auth_method">Client authentication</label><select id="token_endpoint_auth_method" name="token_endpoint_auth_method">${AUTH_METHODS.map(
     (m) => html`<option value="${m}"${m === v.token_endpoint_auth_method ? html` selected` : ''}>${m}</option>`,
   )}</select>
-<div class="check"><input type="checkbox" id="require_mfa" name="require_mfa"${v.require_mfa === 'on' ? html` checked` : ''}><label for="require_mfa">Users sign in with a second factor</label></div>`;
+<div class="check"><input type="checkbox" id="require_mfa" name="require_mfa"${v.require_mfa === 'on' ? html` checked` : ''}><label for="require_mfa">Users sign in with a second factor</label></div>
+<div class="check"><input type="checkbox" id="limit_groups" name="limit_groups"${v.limit_groups === 'on' ? html` checked` : ''}><label for="limit_groups">Only members of these groups may sign in</label></div>
+<label for="allowed_groups">Allowed groups (one name per line; none listed: nobody)</label><textarea id="allowed_groups" name="allowed_groups">${v.allowed_groups}</textarea>`;
 }
 
 export function newClientBody(base: string, csrf: string, v: ClientFormValues, error?: string): SafeHtml {

@@ -338,3 +338,45 @@ t.test('the clients list is read a page at a time from the database too, with th
   t.same(ids(second.body), ['listed-50', 'listed-51', 'listed-52', 'listed-53', 'listed-54']);
   t.notOk(nextOf(second.body));
 });
+
+t.test('a client is limited to groups from its form, and the limit lifted again; an unknown group changes nothing', async (t) => {
+  const now = new Date();
+  await db
+    .insertInto('groups')
+    .values({ id: randomUUID(), name: 'Night Shift', description: null, created_at: now, updated_at: now })
+    .execute();
+  const form = {
+    client_name: CONFIDENTIAL.client_name,
+    redirect_uris: CONFIDENTIAL.redirect_uris.join('\n'),
+    grant_types: 'authorization_code',
+    token_endpoint_auth_method: 'client_secret_basic',
+  };
+  const limitOf = () =>
+    db
+      .selectFrom('clients')
+      .leftJoin('client_allowed_groups as a', 'a.client_id', 'clients.client_id')
+      .leftJoin('groups as g', 'g.id', 'a.group_id')
+      .select(['clients.group_restricted', 'g.name'])
+      .where('clients.client_id', '=', CONFIDENTIAL.client_id)
+      .execute();
+
+  const unknown = await adminPost(`/admin/clients/${CONFIDENTIAL.client_id}`, { ...form, limit_groups: 'on', allowed_groups: 'Day Shift' });
+  t.equal(unknown.statusCode, 400);
+  t.match(unknown.body, /Day Shift/, 'the form says which name is no group');
+  t.same(await limitOf(), [{ group_restricted: false, name: null }], 'nothing written');
+
+  const limited = await adminPost(`/admin/clients/${CONFIDENTIAL.client_id}`, {
+    ...form,
+    limit_groups: 'on',
+    allowed_groups: 'night shift\n',
+  });
+  t.equal(limited.statusCode, 303);
+  t.same(await limitOf(), [{ group_restricted: true, name: 'Night Shift' }], 'a name with a space, in any case');
+  t.match((await lastAudit('admin.client.updated'))?.changes, { allowed_groups: ['night shift'] });
+  const page = await get(`/admin/clients/${CONFIDENTIAL.client_id}`, adminCookie);
+  t.match(page.body, /<input type="checkbox" id="limit_groups" name="limit_groups" checked>/);
+
+  const lifted = await adminPost(`/admin/clients/${CONFIDENTIAL.client_id}`, form);
+  t.equal(lifted.statusCode, 303);
+  t.same(await limitOf(), [{ group_restricted: false, name: null }], 'an unticked box lifts the limit');
+});
