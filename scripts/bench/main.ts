@@ -17,6 +17,7 @@ import { SCENARIO_IMPLEMENTATIONS } from './scenarios/index.js';
 import type { BenchContext } from './scenarios/scenario.js';
 import { buildServer, freePort, startServer } from './server-process.js';
 import { prepareDatabase } from './target-database.js';
+import { FLOORS_OF, floorMultiples, floorTable, startFloor, type Floor } from './floor/floor.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -150,6 +151,13 @@ async function main(): Promise<number> {
     settings: options,
   };
 
+  let floor: Floor | undefined;
+  if (options.floor) {
+    floor = await startFloor(ctx, serverEnv, serverLog);
+    cleanup.add('stop the floor server', () => floor!.stop());
+    log(`floor server started; the provider's answer sizes it copies: ${JSON.stringify(floor.sizes)}`);
+  }
+
   const runs = options.scenarios.length * options.concurrencies.length;
   log(`${runs} runs of ${options.warmupS} s warm-up + ${options.durationS} s measured each`);
   const records: RunRecord[] = [];
@@ -163,6 +171,13 @@ async function main(): Promise<number> {
         const record = toRecord(name, scenario.unit, concurrency, await scenario.run(ctx, concurrency));
         records.push(record);
         log(progressLine(record));
+        if (floor && FLOORS_OF[name]) {
+          for (const f of await floor.runAfter(name, concurrency)) {
+            const floorRecord = toRecord(f.name, f.unit, concurrency, f.run);
+            records.push(floorRecord);
+            log(progressLine(floorRecord));
+          }
+        }
       } catch (err) {
         failures.push({ scenario: name, concurrency, error: (err as Error).message });
         log(`${name.padEnd(18)} c=${String(concurrency).padStart(3)} FAILED: ${(err as Error).message}`);
@@ -171,12 +186,25 @@ async function main(): Promise<number> {
   }
 
   if (interrupted) throw new Error('interrupted');
+  const signatures = floor ? await floor.signatures() : undefined;
+  const multiples = floor ? floorMultiples(records) : undefined;
   const atEnd = { cpuS: cpuSeconds(server.pid), ...memory(server.pid) };
   await fs.writeFile(
     outFile,
-    `${JSON.stringify({ meta: { ...meta, server: { ...meta.server, atEnd } }, results: records, failures }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        meta: { ...meta, server: { ...meta.server, atEnd } },
+        results: records,
+        ...(floor ? { floor: { sizes: floor.sizes, signatureCpuMs: signatures, multiples } } : {}),
+        failures,
+      },
+      null,
+      2,
+    )}\n`,
   );
   process.stdout.write(`\n${table(records)}\n\n`);
+  if (multiples)
+    process.stdout.write(`CPU per operation (node + PostgreSQL) against the stack's floor:\n\n${floorTable(multiples, signatures)}\n\n`);
   // Each run resets VmHWM (see resetPeakRss), so the whole run's peak is the largest of the runs' peaks.
   const peaks = records.map((r) => r.server.peakRssMiB).filter((p): p is number => p !== null);
   const peak = peaks.length === 0 ? '?' : Math.max(...peaks).toFixed(1);

@@ -30,17 +30,22 @@ export interface BenchOptions {
   readonly tokenBatch: number;
   /** Write the server's V8 CPU profile (node --cpu-prof) next to the results. */
   readonly cpuProf: boolean;
+  /** Measure the stack's own floor beside the scenarios that have one (scripts/bench/floor/). */
+  readonly floor: boolean;
   /** The results file; default bench-results/bench-<timestamp>.json. */
   readonly out: string | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENARIOS.join(',')}]
          [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
-         [--cpu-prof] [--out=FILE.json]
+         [--cpu-prof] [--floor] [--out=FILE.json]
 
 Builds dist/ and starts dist/server.js (as npm start does) in production mode on a fresh PostgreSQL
 database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
 (kept), or, with --embedded, on PGlite in a temporary folder; seeds a client and a user, signs in once, then runs closed-loop load per scenario and concurrency.
+--floor (PostgreSQL only) also runs, right after authorize, token, userinfo and password, what the stack alone costs
+for the same request (HTTP, one database round trip, one signature or one argon2id verification; see
+docs/benchmarks.md) and reports each scenario's CPU per operation as a multiple of that floor.
 Everything goes to 127.0.0.1. Other settings of the server (ARGON2_*, DATABASE_POOL_MAX, ...) are taken
 from the environment.
 `;
@@ -75,6 +80,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         'sample-every': { type: 'string', default: '50' },
         'token-batch': { type: 'string', default: '500' },
         'cpu-prof': { type: 'boolean', default: false },
+        floor: { type: 'boolean', default: false },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -91,6 +97,9 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   for (const s of scenarios) if (!isScenario(s)) throw new UsageError(`unknown scenario "${s}" (known: ${SCENARIOS.join(', ')})`);
   if (scenarios.length === 0) throw new UsageError('--scenarios names no scenario');
   const concurrencies = values.concurrency.split(',').map((c) => wholeNumber('concurrency', c.trim(), 1, 1024));
+  if (values.floor && values.embedded)
+    throw new UsageError('--floor measures round trips to PostgreSQL: it does not combine with --embedded');
+  if (values.floor && concurrencies.some((c) => c > 256)) throw new UsageError('--floor measures up to concurrency 256');
 
   return Object.freeze({
     scenarios: Object.freeze([...new Set(scenarios as ScenarioName[])]),
@@ -101,6 +110,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     sampleEvery: wholeNumber('sample-every', values['sample-every'], 1, 1_000_000),
     tokenBatch: wholeNumber('token-batch', values['token-batch'], 10, 100_000),
     cpuProf: values['cpu-prof'],
+    floor: values.floor,
     out: values.out,
   });
 }

@@ -25,8 +25,8 @@ export function freePort(): Promise<number> {
 export interface ServerProcess {
   readonly pid: number;
   readonly baseUrl: string;
-  /** Resolves with the discovery document once it answers; rejects if the process exits first. */
-  ready(timeoutMs: number): Promise<Record<string, unknown>>;
+  /** Resolves with the discovery document (or what `readyPath` answers) once it answers; rejects if the process exits first. */
+  ready(timeoutMs: number, readyPath?: string): Promise<Record<string, unknown>>;
   /** SIGTERM (the server closes gracefully), SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -69,11 +69,23 @@ export function startCommand(
   return { env, args: words };
 }
 
-/** What `npm start` runs after building (see buildServer), with any extra node arguments (--cpu-prof) first. */
-export function startServer(options: { port: number; env: NodeJS.ProcessEnv; log: fs.FileHandle; nodeArgs?: string[] }): ServerProcess {
+/**
+ * What `npm start` runs after building (see buildServer), with any extra node arguments (--cpu-prof) first; `entry`
+ * runs another built file with the same flags and settings (the floor server, scripts/bench/floor/).
+ */
+export function startServer(options: {
+  port: number;
+  env: NodeJS.ProcessEnv;
+  log: fs.FileHandle;
+  nodeArgs?: string[];
+  entry?: string;
+}): ServerProcess {
   const baseUrl = `http://${HOST}:${options.port}`;
   const start = startCommand();
-  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...start.args], {
+  const args = options.entry === undefined ? start.args : start.args.map((arg) => (arg === 'dist/server.js' ? options.entry! : arg));
+  if (options.entry !== undefined && !args.includes(options.entry))
+    throw new Error("package.json's start script does not run dist/server.js");
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     cwd: PROJECT_DIR,
     env: { ...options.env, ...start.env, HOST, PORT: String(options.port), BASE_URL: baseUrl },
     stdio: ['ignore', options.log.fd, options.log.fd],
@@ -88,8 +100,8 @@ export function startServer(options: { port: number; env: NodeJS.ProcessEnv; log
     });
   });
 
-  async function ready(timeoutMs: number): Promise<Record<string, unknown>> {
-    const url = `${baseUrl}/sso/.well-known/openid-configuration`;
+  async function ready(timeoutMs: number, readyPath = '/sso/.well-known/openid-configuration'): Promise<Record<string, unknown>> {
+    const url = `${baseUrl}${readyPath}`;
     const deadline = Date.now() + timeoutMs;
     let last = '';
     while (Date.now() < deadline) {
