@@ -1,5 +1,5 @@
 // Proof Key for Code Exchange (RFC 7636), S256 only: "plain" offers no protection against a stolen code.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 // RFC 7636 4.1: code-verifier = 43*128unreserved.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -16,5 +16,6 @@ export function isValidVerifier(verifier: string): boolean {
 
 /** BASE64URL-ENCODE(SHA256(ASCII(code_verifier))) (RFC 7636 4.6). */
 export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+  // A valid verifier is ASCII, so its UTF-8 bytes (what crypto.hash digests) are its ASCII bytes.
+  return hash('sha256', verifier, 'base64url');
 }

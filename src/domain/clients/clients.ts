@@ -1,5 +1,5 @@
 // Registered clients as the domain sees them, and how a client proves who it is at the token endpoint.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
 import type { Db } from '../../storage/database.js';
 import { findClient } from '../../storage/clients.js';
@@ -159,7 +159,7 @@ export class SecretVerificationCache {
   ) {}
 
   private key(storedHash: string, presented: string): string {
-    return createHash('sha256').update(storedHash).update('\0').update(presented).digest('base64url');
+    return hash('sha256', `${storedHash}\0${presented}`, 'base64url');
   }
 
   has(storedHash: string, presented: string, nowMs: number): boolean {

@@ -1,7 +1,7 @@
 // DPoP proofs (RFC 9449 4): checked at the token endpoint, where they bind the tokens issued (5), and at userinfo,
 // where a bound token is only taken with a proof by its key (7). Server nonces (8) are stateless: an HMAC of the
 // current minute under a key derived from the provider's own secret, so that every instance accepts every other's.
-import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { createHmac, hash, hkdfSync } from 'node:crypto';
 import { calculateJwkThumbprint, EmbeddedJWK, errors, jwtVerify, type JWK } from 'jose';
 import { DpopError } from '../../errors/oauth-error.js';
 import { recordDpopJti } from '../../storage/dpop-proofs.js';
@@ -106,7 +106,7 @@ export async function verifyDpopProof(
   if (typeof payload.jti !== 'string' || payload.jti === '' || payload.jti.length > 512) throw refuse('the DPoP proof has no usable jti');
   if (target.accessToken !== undefined) {
     // RFC 9449 4.3 (12): ath is the hash of the access token it is sent with.
-    const ath = createHash('sha256').update(target.accessToken, 'ascii').digest('base64url');
+    const ath = hash('sha256', target.accessToken, 'base64url');
     if (typeof payload.ath !== 'string' || !safeEqual(payload.ath, ath)) throw refuse('the DPoP proof is for another access token (ath)');
   }
   // RFC 9449 8: a proof without the current nonce gets use_dpop_nonce and the nonce to use.

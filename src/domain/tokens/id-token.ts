@@ -1,5 +1,5 @@
 // Builds and signs ID tokens (OIDC Core 2 and 3.1.3.6).
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { CompactSign } from 'jose';
 import { epochSeconds } from '../clock.js';
 import type { KeyStore } from '../keys/keys.js';
@@ -35,7 +35,8 @@ export interface IdTokenInput {
  * alg Header Parameter of the ID Token's JOSE Header." SHA-256 for RS256, PS256, ES256; SHA-512 for EdDSA (Ed25519).
  */
 export function accessTokenHash(accessToken: string, alg: SigningAlg = DEFAULT_SIGNING_ALG): string {
-  const digest = createHash(tokenHashAlgorithm(alg)).update(accessToken, 'ascii').digest();
+  // Our access tokens are ASCII (base64url, or a JWS): their UTF-8 bytes are their ASCII bytes.
+  const digest = hash(tokenHashAlgorithm(alg), accessToken, 'buffer');
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
