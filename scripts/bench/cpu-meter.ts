@@ -19,7 +19,8 @@ interface Mark {
 
 export class CpuMeter {
   constructor(
-    private readonly serverPid: number,
+    /** The server process, or each of several instances (--instances). */
+    private readonly serverPid: number | readonly number[],
     private readonly watchPostgres: boolean,
   ) {}
 

@@ -26,17 +26,22 @@ export function pathOn(origin: URL, url: string): string {
 export class HttpClient {
   private readonly agent: http.Agent;
   private readonly host: string;
-  private readonly port: number;
+  private readonly ports: readonly number[];
+  private next = 0;
 
-  /** `origin` is the server's http://127.0.0.1:port; `sockets` the connections kept open (one per virtual user). */
+  /**
+   * `origin` is the server's http://127.0.0.1:port; `sockets` the connections kept open (one per virtual user);
+   * `ports`: several instances of one issuer on this host (--instances), sent requests in turn.
+   */
   constructor(
     readonly origin: URL,
     sockets: number,
+    ports: readonly number[] = [Number(origin.port)],
   ) {
     if (origin.protocol !== 'http:' || origin.hostname !== '127.0.0.1')
       throw new Error(`the bench only talks to http://127.0.0.1 (got ${origin.href})`);
     this.host = origin.hostname;
-    this.port = Number(origin.port);
+    this.ports = ports;
     this.agent = new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
   }
 
@@ -45,7 +50,7 @@ export class HttpClient {
       const req = http.request(
         {
           host: this.host,
-          port: this.port,
+          port: this.ports[this.next++ % this.ports.length],
           method,
           path,
           headers: { 'user-agent': USER_AGENT, ...headers },

@@ -32,13 +32,15 @@ export interface BenchOptions {
   readonly cpuProf: boolean;
   /** Measure the stack's own floor beside the scenarios that have one (scripts/bench/floor/). */
   readonly floor: boolean;
+  /** Separate server processes of one issuer on one PostgreSQL database, sent requests in turn. */
+  readonly instances: number;
   /** The results file; default bench-results/bench-<timestamp>.json. */
   readonly out: string | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENARIOS.join(',')}]
          [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
-         [--cpu-prof] [--floor] [--out=FILE.json]
+         [--cpu-prof] [--floor] [--instances=1] [--out=FILE.json]
 
 Builds dist/ and starts dist/server.js (as npm start does) in production mode on a fresh PostgreSQL
 database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
@@ -46,6 +48,8 @@ database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0
 --floor (PostgreSQL only) also runs, right after authorize, token, userinfo and password, what the stack alone costs
 for the same request (HTTP, one database round trip, one signature or one argon2id verification; see
 docs/benchmarks.md) and reports each scenario's CPU per operation as a multiple of that floor.
+--instances=N (PostgreSQL only) starts N separate servers of the same issuer on the same database and sends the
+requests to each in turn; CPU and memory are their sums. WORKERS=N in the environment runs node:cluster instead.
 Everything goes to 127.0.0.1. Other settings of the server (ARGON2_*, DATABASE_POOL_MAX, ...) are taken
 from the environment.
 `;
@@ -81,6 +85,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         'token-batch': { type: 'string', default: '500' },
         'cpu-prof': { type: 'boolean', default: false },
         floor: { type: 'boolean', default: false },
+        instances: { type: 'string', default: '1' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -100,6 +105,9 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   if (values.floor && values.embedded)
     throw new UsageError('--floor measures round trips to PostgreSQL: it does not combine with --embedded');
   if (values.floor && concurrencies.some((c) => c > 256)) throw new UsageError('--floor measures up to concurrency 256');
+  const instances = wholeNumber('instances', values.instances, 1, 8);
+  if (instances > 1 && values.embedded)
+    throw new UsageError('--instances above 1 needs PostgreSQL: the embedded database opens in one process');
 
   return Object.freeze({
     scenarios: Object.freeze([...new Set(scenarios as ScenarioName[])]),
@@ -111,6 +119,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     tokenBatch: wholeNumber('token-batch', values['token-batch'], 10, 100_000),
     cpuProf: values['cpu-prof'],
     floor: values.floor,
+    instances,
     out: values.out,
   });
 }

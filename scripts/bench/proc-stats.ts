@@ -37,7 +37,18 @@ export function childPids(pid: number): number[] {
 }
 
 /** User + system CPU seconds of `pid` and its children (the workers, if any), or null when it is gone. */
-export function cpuSeconds(pid: number): number | null {
+export function cpuSeconds(pids: number | readonly number[]): number | null {
+  if (typeof pids !== 'number') {
+    // Several instances (--instances): their sum, or null when any is gone.
+    let sum = 0;
+    for (const pid of pids) {
+      const one = cpuSeconds(pid);
+      if (one === null) return null;
+      sum += one;
+    }
+    return sum;
+  }
+  const pid = pids;
   try {
     let total = parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuS;
     for (const child of childPids(pid)) {
@@ -81,10 +92,11 @@ export interface Memory {
   peakKiB: number | null;
 }
 
-/** The memory of `pid` plus that of its children (the workers, if any). */
-export function memory(pid: number): Memory {
-  const own = processMemory(pid);
-  for (const child of childPids(pid)) {
+/** The memory of `pid` (or of each of several instances) plus that of its children (the workers, if any). */
+export function memory(pids: number | readonly number[]): Memory {
+  const list = typeof pids === 'number' ? [pids] : pids;
+  const own = processMemory(list[0]!);
+  for (const child of [...list.slice(1), ...list.flatMap((pid) => childPids(pid))]) {
     const m = processMemory(child);
     if (own.rssKiB !== null && m.rssKiB !== null) own.rssKiB += m.rssKiB;
     if (own.peakKiB !== null && m.peakKiB !== null) own.peakKiB += m.peakKiB;
@@ -106,9 +118,10 @@ function processMemory(pid: number): Memory {
 }
 
 /** proc(5) clear_refs: writing 5 resets VmHWM to the current RSS. False when not allowed (older kernels). */
-export function resetPeakRss(pid: number): boolean {
+export function resetPeakRss(pids: number | readonly number[]): boolean {
+  const list = typeof pids === 'number' ? [pids] : pids;
   try {
-    for (const p of [pid, ...childPids(pid)]) fs.writeFileSync(`/proc/${p}/clear_refs`, '5');
+    for (const p of [...list, ...list.flatMap((pid) => childPids(pid))]) fs.writeFileSync(`/proc/${p}/clear_refs`, '5');
     return true;
   } catch {
     return false;

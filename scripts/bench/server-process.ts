@@ -79,6 +79,8 @@ export function startServer(options: {
   log: fs.FileHandle;
   nodeArgs?: string[];
   entry?: string;
+  /** The issuer's base URL when it is not this process's own address (a second instance of one issuer). */
+  issuerBaseUrl?: string;
 }): ServerProcess {
   const baseUrl = `http://${HOST}:${options.port}`;
   const start = startCommand();
@@ -87,7 +89,7 @@ export function startServer(options: {
     throw new Error("package.json's start script does not run dist/server.js");
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
     cwd: PROJECT_DIR,
-    env: { ...options.env, ...start.env, HOST, PORT: String(options.port), BASE_URL: baseUrl },
+    env: { ...options.env, ...start.env, HOST, PORT: String(options.port), BASE_URL: options.issuerBaseUrl ?? baseUrl },
     stdio: ['ignore', options.log.fd, options.log.fd],
   });
   if (child.pid === undefined) throw new Error('could not start dist/server.js');

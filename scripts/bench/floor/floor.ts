@@ -102,7 +102,13 @@ export async function startFloor(ctx: BenchContext, env: NodeJS.ProcessEnv, log:
   });
   await server.ready(60_000, '/floor/ready');
   const origin = new URL(server.baseUrl);
-  const floorCtx: BenchContext = { ...ctx, origin, meter: new CpuMeter(server.pid, true), serverPid: server.pid };
+  const floorCtx: BenchContext = {
+    ...ctx,
+    origin,
+    ports: [Number(origin.port)],
+    meter: new CpuMeter(server.pid, true),
+    serverPid: server.pid,
+  };
 
   const form = { authorization: 'Basic ' + Buffer.from('floor-client:floor-secret-floor-secret-floor-secret').toString('base64') };
   const exchangeBody = () =>

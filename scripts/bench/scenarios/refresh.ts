@@ -17,7 +17,7 @@ export const refresh: Scenario = {
   unit: 'refreshes/s',
   async run(ctx, c) {
     const chains: Array<string | undefined> = [];
-    const setup = new HttpClient(ctx.origin, 1);
+    const setup = new HttpClient(ctx.origin, 1, ctx.ports);
     try {
       for (let vu = 0; vu < c; vu += 1) chains.push(await startChain(ctx, setup));
     } finally {

@@ -20,7 +20,10 @@ export interface BenchContext {
   readonly sub: string;
   readonly jwks: JSONWebKeySet;
   readonly meter: CpuMeter;
-  readonly serverPid: number;
+  /** The server process, or each of several instances (--instances), whose CPU and memory are summed. */
+  readonly serverPid: number | readonly number[];
+  /** Every instance's port: requests go to each in turn (one entry without --instances). */
+  readonly ports: readonly number[];
   readonly options: BenchOptions;
 }
 
@@ -78,7 +81,7 @@ export function peakRss(ctx: BenchContext): number | null {
 
 /** Warm-up, then the measured window, over one keep-alive connection per virtual user. */
 export async function steadyRun(ctx: BenchContext, concurrency: number, op: BenchOperation): Promise<ScenarioRun> {
-  const http = new HttpClient(ctx.origin, concurrency);
+  const http = new HttpClient(ctx.origin, concurrency, ctx.ports);
   try {
     const { peakRssSinceStart } = beginRun(ctx);
     const otherErrors = new ErrorTally();

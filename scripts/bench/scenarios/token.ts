@@ -35,8 +35,8 @@ function tokenScenario(name: 'token' | 'token-jwt', jwt: boolean): Scenario {
     name,
     unit: 'exchanges/s',
     async run(ctx, c) {
-      const http = new HttpClient(ctx.origin, c);
-      const minter = new HttpClient(ctx.origin, MINT_CONCURRENCY);
+      const http = new HttpClient(ctx.origin, c, ctx.ports);
+      const minter = new HttpClient(ctx.origin, MINT_CONCURRENCY, ctx.ports);
       const samples = new IdTokenSamples(ctx.options.sampleEvery);
       const otherErrors = new ErrorTally();
       const errors = new ErrorTally();

@@ -7,7 +7,7 @@ export const userinfo: Scenario = {
   name: 'userinfo',
   unit: 'req/s',
   async run(ctx, c) {
-    const setup = new HttpClient(ctx.origin, 1);
+    const setup = new HttpClient(ctx.origin, 1, ctx.ports);
     const tokens: string[] = [];
     try {
       for (let vu = 0; vu < c; vu += 1)

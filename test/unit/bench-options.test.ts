@@ -1,5 +1,5 @@
-// npm run bench -- --floor (issue 21): the option's rules, the sizes the floor server copies, and the multiple of
-// each scenario over the floor run right after it.
+// npm run bench's options of issue 21 (--floor, --instances): their rules, the sizes the floor server copies, and the
+// multiple of each scenario over the floor run right after it.
 import t from 'tap';
 import { floorMultiples } from '../../scripts/bench/floor/floor.js';
 import { parseFloorSizes } from '../../scripts/bench/floor/floor-shared.js';
@@ -52,4 +52,11 @@ t.test('each scenario is divided by its floor at the same concurrency, run after
 
 t.test('a floor run before its scenario is not its floor', async (t) => {
   t.same(floorMultiples([record('floor-read', 8, 0.1, 0.04), record('userinfo', 8, 0.12, 0.05)]), []);
+});
+
+t.test('--instances takes 1 to 8 separate servers, on PostgreSQL only', async (t) => {
+  t.equal(parseOptions([])!.instances, 1);
+  t.equal(parseOptions(['--instances=2'])!.instances, 2);
+  t.throws(() => parseOptions(['--instances=0']), /--instances must be a whole number from 1 to 8/);
+  t.throws(() => parseOptions(['--instances=2', '--embedded']), /needs PostgreSQL/);
 });
