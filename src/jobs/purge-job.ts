@@ -4,13 +4,18 @@ import type { Clock } from '../domain/clock.js';
 import type { Db } from '../storage/database.js';
 import { purgeExpired, type PurgeSettings } from '../storage/purge.js';
 
+/** Issue 21: a batch should never hold its locks longer than this; one that does is logged as a warning. */
+export const SLOW_BATCH_MS = 100;
+
 export interface PurgeJobOptions {
   db: Db;
   clock: Clock;
-  logger: Pick<FastifyBaseLogger, 'info' | 'error'>;
+  logger: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
   intervalSeconds: number;
   /** How long each kind of row is kept (src/storage/purge.ts). */
   retention: Omit<PurgeSettings, 'now'>;
+  /** A batch longer than this is logged as a warning; SLOW_BATCH_MS unless given (tests). */
+  slowBatchMs?: number;
 }
 
 export interface PurgeJob {
@@ -24,16 +29,23 @@ export interface PurgeJob {
  * logged and tried again at the next interval, never thrown.
  */
 export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
-  const { db, clock, logger, intervalSeconds, retention } = options;
+  const { db, clock, logger, intervalSeconds, retention, slowBatchMs = SLOW_BATCH_MS } = options;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
 
   const run = async () => {
     try {
-      const deleted = await purgeExpired(db, { ...retention, now: clock() });
+      // Each batch is one DELETE in a transaction of its own: its duration bounds how long it held its rows' locks.
+      let longest = { table: '', ms: 0 };
+      const deleted = await purgeExpired(db, { ...retention, now: clock() }, undefined, (table, _rows, ms) => {
+        if (ms > longest.ms) longest = { table, ms };
+      });
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
-      if (total > 0) logger.info({ deleted }, `purged ${total} expired rows`);
+      const longestBatchMs = Math.round(longest.ms);
+      if (total > 0) logger.info({ deleted, longestBatchMs }, `purged ${total} expired rows`);
+      if (longest.ms > slowBatchMs)
+        logger.warn({ table: longest.table, longestBatchMs }, `a purge batch took ${longestBatchMs} ms (more than ${slowBatchMs})`);
     } catch (err) {
       logger.error({ err }, 'purge of expired rows failed');
     }

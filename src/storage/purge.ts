@@ -124,8 +124,16 @@ async function purgeBatch(db: Db, table: string, column: string, cutoff: Date, l
   return Number(result.numAffectedRows ?? 0n);
 }
 
+/** Told after each batch: the table, the rows it deleted, and how long its DELETE took (the longest its locks were held). */
+export type PurgeBatchObserver = (table: string, rows: number, ms: number) => void;
+
 /** Deletes every expired row, batch by batch; returns the count per table. */
-export async function purgeExpired(db: Db, settings: PurgeSettings, batchSize = PURGE_BATCH_SIZE): Promise<Record<string, number>> {
+export async function purgeExpired(
+  db: Db,
+  settings: PurgeSettings,
+  batchSize = PURGE_BATCH_SIZE,
+  onBatch?: PurgeBatchObserver,
+): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
   for (const target of PURGE_TARGETS) {
     const cutoff = target.cutoff(settings);
@@ -136,7 +144,9 @@ export async function purgeExpired(db: Db, settings: PurgeSettings, batchSize = 
     }
     let batch: number;
     do {
+      const started = performance.now();
       batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize, target.keepWhile?.(settings));
+      onBatch?.(target.table, batch, performance.now() - started);
       total += batch;
     } while (batch === batchSize);
     deleted[target.table] = total;

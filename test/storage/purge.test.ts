@@ -528,9 +528,21 @@ t.test('more expired rows than one batch are all removed, batch by batch', async
   await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
   await insertExpiredSessions(25, at(now, -1));
   const before = await count(db, 'sessions');
-  const deleted = await purgeExpired(db, { now, ...RETENTION }, 4);
+  const batches: Array<{ table: string; rows: number; ms: number }> = [];
+  const deleted = await purgeExpired(db, { now, ...RETENTION }, 4, (table, rows, ms) => batches.push({ table, rows, ms }));
   t.equal(deleted.sessions, 25);
   t.equal(await count(db, 'sessions'), before - 25);
+  // Issue 21: each batch is timed, so that the job can say how long a batch held its locks.
+  const sessionBatches = batches.filter((b) => b.table === 'sessions');
+  t.same(
+    sessionBatches.map((b) => b.rows),
+    [4, 4, 4, 4, 4, 4, 1],
+    'seven batches of at most 4 rows, the last one short',
+  );
+  t.ok(
+    batches.every((b) => b.ms >= 0 && b.ms < 60_000),
+    'every batch has a duration',
+  );
 });
 
 t.test('two purges at once both succeed and remove each row exactly once (safe on every instance)', async (t) => {
@@ -557,9 +569,21 @@ t.test('the job purges periodically, logs what it removed, and stops', async (t)
   const logged = lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('purged'));
   t.ok(logged, 'a line says what was purged');
   t.match(logged?.deleted, { sessions: 3 });
+  t.type(logged?.longestBatchMs, 'number', 'with the longest batch, in milliseconds');
   const after = lines.length;
   await new Promise((r) => setTimeout(r, 150));
   t.equal(lines.length, after, 'nothing runs after stop()');
+});
+
+t.test('a batch slower than the threshold is logged as a warning naming its table (issue 21: locks held under 100 ms)', async (t) => {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  await insertExpiredSessions(2, new Date(Date.now() - 1000));
+  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 0.05, retention: RETENTION, slowBatchMs: -1 });
+  for (let i = 0; i < 100 && lines.length === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+  await job.stop();
+  t.match(lines[0], { level: 40, msg: /^a purge batch took \d+ ms \(more than -1\)$/, longestBatchMs: Number });
+  t.type(lines[0]?.table, 'string');
 });
 
 t.test('a failing run is logged, not thrown, and the job tries again at the next interval', async (t) => {
