@@ -45,12 +45,14 @@ export interface LoopOptions {
   op: Operation;
   hist: RecordableHistogram;
   errors: ErrorTally;
+  /** Told of each successful operation's latency in nanoseconds, as it ends (the soak's per-interval figures). */
+  onOp?: ((ns: number) => void) | undefined;
 }
 
 /** A run in which errors outnumber successes tenfold (after 100 of them) stops: a broken server must not spin. */
 const ABORT_AFTER_ERRORS = 100;
 
-export async function closedLoop({ concurrency, durationMs, op, hist, errors }: LoopOptions): Promise<LoopResult> {
+export async function closedLoop({ concurrency, durationMs, op, hist, errors, onOp }: LoopOptions): Promise<LoopResult> {
   const start = process.hrtime.bigint();
   const deadline = start + BigInt(Math.round(durationMs * 1e6));
   const errorsBefore = errors.total;
@@ -62,7 +64,9 @@ export async function closedLoop({ concurrency, durationMs, op, hist, errors }: 
       if (t0 >= deadline || aborted) return;
       try {
         if ((await op(vu)) === false) return;
-        hist.record(Number(process.hrtime.bigint() - t0) || 1);
+        const ns = Number(process.hrtime.bigint() - t0) || 1;
+        hist.record(ns);
+        onOp?.(ns);
         ops += 1;
       } catch (err) {
         errors.add(err);

@@ -18,6 +18,8 @@ import type { BenchContext } from './scenarios/scenario.js';
 import { buildServer, freePort, startServer } from './server-process.js';
 import { prepareDatabase } from './target-database.js';
 import { FLOORS_OF, floorMultiples, floorTable, startFloor, type Floor } from './floor/floor.js';
+import { soak, soakSummary, soakTable, type SoakSample } from './soak.js';
+import { soakChartSvg } from './soak-chart.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -176,6 +178,8 @@ async function main(): Promise<number> {
     log(`floor server started; the provider's answer sizes it copies: ${JSON.stringify(floor.sizes)}`);
   }
 
+  if (options.soakS > 0) return runSoak(ctx, database.env.DATABASE_URL!, meta);
+
   const runs = options.scenarios.length * options.concurrencies.length;
   log(`${runs} runs of ${options.warmupS} s warm-up + ${options.durationS} s measured each`);
   const records: RunRecord[] = [];
@@ -229,6 +233,27 @@ async function main(): Promise<number> {
   log(`server peak RSS over the whole run ${peak} MiB; database ${database.kind}; results in ${path.relative(process.cwd(), outFile)}`);
   if (options.cpuProf) log(`the server writes its CPU profile to ${path.relative(process.cwd(), profileDir)} as it stops`);
   return failures.length === 0 && records.every((r) => r.valid) ? 0 : 3;
+}
+
+/** --soak: the one scenario at the one concurrency for options.soakS seconds, sampled; JSON and an SVG of charts. */
+async function runSoak(ctx: BenchContext, databaseUrl: string, meta: Record<string, unknown>): Promise<number> {
+  const name = options.scenarios[0]!;
+  const concurrency = options.concurrencies[0]!;
+  log(`soak: ${name} at concurrency ${concurrency} for ${options.soakS} s, a sample every ${options.sampleS} s`);
+  const { run, samples } = await soak(ctx, SCENARIO_IMPLEMENTATIONS[name], concurrency, {
+    seconds: options.soakS,
+    sampleS: options.sampleS,
+    databaseUrl,
+  });
+  const record = toRecord(name, SCENARIO_IMPLEMENTATIONS[name].unit, concurrency, run);
+  const summary = soakSummary(samples);
+  await fs.writeFile(outFile, `${JSON.stringify({ meta, results: [record], soak: { summary, samples } }, null, 2)}\n`);
+  const svgFile = outFile.replace(/\.json$/, '.svg');
+  const title = `${name}, concurrency ${concurrency}, ${options.soakS} s (${String(meta.git ?? '')})`;
+  await fs.writeFile(svgFile, soakChartSvg(title, samples as SoakSample[]));
+  process.stdout.write(`\n${table([record])}\n\n${soakTable(summary)}\n\n`);
+  log(`results in ${path.relative(process.cwd(), outFile)}, charts in ${path.relative(process.cwd(), svgFile)}`);
+  return record.valid ? 0 : 3;
 }
 
 let exitCode = 1;

@@ -34,13 +34,17 @@ export interface BenchOptions {
   readonly floor: boolean;
   /** Separate server processes of one issuer on one PostgreSQL database, sent requests in turn. */
   readonly instances: number;
+  /** Seconds of one long run of one scenario at one concurrency, sampled as it goes; 0: no soak. */
+  readonly soakS: number;
+  /** Seconds between the soak's samples. */
+  readonly sampleS: number;
   /** The results file; default bench-results/bench-<timestamp>.json. */
   readonly out: string | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENARIOS.join(',')}]
          [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
-         [--cpu-prof] [--floor] [--instances=1] [--out=FILE.json]
+         [--cpu-prof] [--floor] [--instances=1] [--soak=SECONDS [--sample=10]] [--out=FILE.json]
 
 Builds dist/ and starts dist/server.js (as npm start does) in production mode on a fresh PostgreSQL
 database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
@@ -50,6 +54,9 @@ for the same request (HTTP, one database round trip, one signature or one argon2
 docs/benchmarks.md) and reports each scenario's CPU per operation as a multiple of that floor.
 --instances=N (PostgreSQL only) starts N separate servers of the same issuer on the same database and sends the
 requests to each in turn; CPU and memory are their sums. WORKERS=N in the environment runs node:cluster instead.
+--soak=SECONDS (PostgreSQL only) runs the one scenario named at the one concurrency given for that long, and every
+--sample seconds records throughput, p50/p99, server RSS and CPU, and the rows and MiB of the tables that grow; the
+samples go in the JSON and as charts in an SVG beside it.
 Everything goes to 127.0.0.1. Other settings of the server (ARGON2_*, DATABASE_POOL_MAX, ...) are taken
 from the environment.
 `;
@@ -86,6 +93,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         'cpu-prof': { type: 'boolean', default: false },
         floor: { type: 'boolean', default: false },
         instances: { type: 'string', default: '1' },
+        soak: { type: 'string', default: '0' },
+        sample: { type: 'string', default: '10' },
         out: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -108,6 +117,11 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   const instances = wholeNumber('instances', values.instances, 1, 8);
   if (instances > 1 && values.embedded)
     throw new UsageError('--instances above 1 needs PostgreSQL: the embedded database opens in one process');
+  const soakS = values.soak === '0' ? 0 : wholeNumber('soak', values.soak, 30, 86_400);
+  const sampleS = wholeNumber('sample', values.sample, 1, 600);
+  if (soakS > 0 && (scenarios.length !== 1 || concurrencies.length !== 1))
+    throw new UsageError('--soak runs one scenario at one concurrency: name one of each (--scenarios=full-flow --concurrency=32)');
+  if (soakS > 0 && values.embedded) throw new UsageError('--soak samples table sizes on PostgreSQL: it does not combine with --embedded');
 
   return Object.freeze({
     scenarios: Object.freeze([...new Set(scenarios as ScenarioName[])]),
@@ -120,6 +134,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     cpuProf: values['cpu-prof'],
     floor: values.floor,
     instances,
+    soakS,
+    sampleS,
     out: values.out,
   });
 }

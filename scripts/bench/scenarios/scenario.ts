@@ -24,6 +24,8 @@ export interface BenchContext {
   readonly serverPid: number | readonly number[];
   /** Every instance's port: requests go to each in turn (one entry without --instances). */
   readonly ports: readonly number[];
+  /** Told of each measured operation's latency (--soak). */
+  readonly onOp?: (ns: number) => void;
   readonly options: BenchOptions;
 }
 
@@ -98,7 +100,14 @@ export async function steadyRun(ctx: BenchContext, concurrency: number, op: Benc
     const errors = new ErrorTally();
     const cpu = ctx.meter.emptyWindow();
     const mark = ctx.meter.begin();
-    const loop = await closedLoop({ concurrency, durationMs: ctx.options.durationS * 1000, op: (vu) => op(http, vu, true), hist, errors });
+    const loop = await closedLoop({
+      concurrency,
+      durationMs: ctx.options.durationS * 1000,
+      op: (vu) => op(http, vu, true),
+      hist,
+      errors,
+      onOp: ctx.onOp,
+    });
     ctx.meter.end(mark, cpu);
     return { ...loop, hist, errors, otherErrors, cpu, peakRssKiB: peakRss(ctx), peakRssSinceStart };
   } finally {
