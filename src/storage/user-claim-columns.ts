@@ -4,7 +4,7 @@ import { localGroupNames } from './groups.js';
 import type { UserRow } from './schema.js';
 
 /**
- * What the claims of a user are made of (src/domain/accounts/users.ts standardClaims). `local_groups`: the names of
+ * What the claims of a user are made of (src/domain/accounts/users.ts claimValue). `local_groups`: the names of
  * their groups here, read only when the `groups` scope was granted (null or absent otherwise).
  */
 export type ClaimsUser = Pick<UserRow, 'id' | 'username' | 'email' | 'email_verified' | 'claims' | 'updated_at' | 'locale'> & {

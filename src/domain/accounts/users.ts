@@ -48,19 +48,30 @@ export async function rememberUserLocale(ctx: ProviderContext, userId: string, l
   if (locale) await rememberLocale(ctx.db, userId, locale);
 }
 
-/** OIDC Core 5.1 claims of a user, before any scope filtering. */
-export function standardClaims(user: ClaimsUser): Record<string, unknown> {
-  return {
-    ...user.claims,
-    preferred_username: (user.claims as { preferred_username?: unknown }).preferred_username ?? user.username,
-    email: user.email ?? undefined,
-    email_verified: user.email === null ? undefined : user.email_verified,
-    updated_at: epochSeconds(user.updated_at),
-    // OIDC Core 5.1 locale: a claim an admin seeded wins; else the language the user last chose a page in, as
-    // Keycloak's "locale" mapper releases its locale attribute in the profile scope.
-    locale: (user.claims as { locale?: unknown }).locale ?? user.locale ?? undefined,
-    groups: groupsOf(user.claims, user.local_groups),
-  };
+/**
+ * One OIDC Core 5.1 claim of a user, or undefined when they have none. The stored claims (seeded, or mapped from an
+ * upstream provider or directory) give most; these few come from the user's own columns.
+ */
+function claimValue(user: ClaimsUser, name: string): unknown {
+  const stored = user.claims as Record<string, unknown>;
+  switch (name) {
+    case 'preferred_username':
+      return stored.preferred_username ?? user.username;
+    case 'email':
+      return user.email ?? undefined;
+    case 'email_verified':
+      return user.email === null ? undefined : user.email_verified;
+    case 'updated_at':
+      return epochSeconds(user.updated_at);
+    case 'locale':
+      // OIDC Core 5.1 locale: a claim an admin seeded wins; else the language the user last chose a page in, as
+      // Keycloak's "locale" mapper releases its locale attribute in the profile scope.
+      return stored.locale ?? user.locale ?? undefined;
+    case 'groups':
+      return groupsOf(stored, user.local_groups);
+    default:
+      return Object.hasOwn(stored, name) ? stored[name] : undefined;
+  }
 }
 
 /** The most group names one user's `groups` claim carries: a directory with thousands would bloat every token. */
@@ -89,11 +100,13 @@ export function claimsForScopes(user: ClaimsUser, scopes: readonly string[]): Re
 
 /** The claims the granted scopes release (OIDC Core 5.4), without `sub`, omitting those the user lacks. */
 export function scopeClaims(user: ClaimsUser, scopes: readonly string[]): Record<string, unknown> {
-  const allowed = claimNamesFor(scopes);
   const out: Record<string, unknown> = {};
-  if (allowed.size === 0) return out;
-  for (const [name, value] of Object.entries(standardClaims(user))) {
-    if (allowed.has(name) && name !== 'sub' && value !== undefined && value !== null) out[name] = value;
+  // Only the released claims are worked out (the groups list is sorted only when the scope asks for it): this runs
+  // for every ID token and every userinfo request.
+  for (const name of claimNamesFor(scopes)) {
+    if (name === 'sub') continue;
+    const value = claimValue(user, name);
+    if (value !== undefined && value !== null) out[name] = value;
   }
   return out;
 }
