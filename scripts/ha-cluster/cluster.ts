@@ -111,7 +111,8 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
 
 async function httpStatus(url: string): Promise<number> {
   const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-  await res.body?.cancel();
+  // Read to the end: a connection cut short makes Patroni log a traceback.
+  await res.arrayBuffer();
   return res.status;
 }
 
@@ -259,11 +260,10 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
   try {
     await until('etcd', 20_000, async () => ((await httpStatus(`${etcdUrl}/health`)) === 200 ? true : undefined));
     if (etcd.exitCode !== null) throw new Error(`etcd exited: see ${dir}/etcd.log`);
+    // Both at once: the node that wins etcd's initialize key bootstraps the cluster (initdb), the other copies it.
     for (const node of nodePorts) {
       writeFile(`${node.name}.yml`, patroniConfig({ scope: SCOPE, node, ports, dir, pgBinDir }));
-      // The first node bootstraps the cluster; the second starts once it leads, and copies it (pg_basebackup).
       nodes.push({ ...node, patroni: start(`patroni-${node.name}`, PROGRAMS.patroni, [path.join(dir, `${node.name}.yml`)]) });
-      if (nodes.length === 1) await until('the first node to lead', 60_000, () => cluster.primary());
     }
     writeFile('haproxy.cfg', haproxyConfig(ports, nodePorts));
     start('haproxy', PROGRAMS.haproxy, ['-db', '-f', path.join(dir, 'haproxy.cfg')]);
