@@ -71,6 +71,13 @@ export interface HaClusterOptions {
   log?: (line: string) => void;
 }
 
+/** Ports the kernel says are free now, all different. */
+async function freePorts(n: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
+}
+
 /** A port the kernel says is free now. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -90,12 +97,12 @@ function runAs(): { uid: number; gid: number } | undefined {
   return { uid: id('-u'), gid: id('-g') };
 }
 
-function isAlive(pid: number): boolean {
+/** Whether `pid` is still a PostgreSQL of `dataDir` (not a stale postmaster.pid whose PID now names another process). */
+function isPostmasterOf(pid: number, dataDir: string): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dataDir);
+  } catch {
+    return false;
   }
 }
 
@@ -139,16 +146,14 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
   const owner = runAs();
   if (owner) fs.chownSync(dir, owner.uid, owner.gid);
 
-  const ports: Ports = {
-    etcdClient: await freePort(),
-    etcdPeer: await freePort(),
-    haproxy: await freePort(),
-    haproxyStats: await freePort(),
-  };
-  const nodePorts: NodePorts[] = [];
-  for (const name of ['node1', 'node2']) {
-    nodePorts.push({ name, postgres: await freePort(), rest: await freePort(), dataDir: path.join(dir, name) });
-  }
+  const [etcdClient, etcdPeer, haproxy, haproxyStats, ...nodeNumbers] = await freePorts(8);
+  const ports: Ports = { etcdClient: etcdClient!, etcdPeer: etcdPeer!, haproxy: haproxy!, haproxyStats: haproxyStats! };
+  const nodePorts: NodePorts[] = ['node1', 'node2'].map((name, i) => ({
+    name,
+    postgres: nodeNumbers[2 * i]!,
+    rest: nodeNumbers[2 * i + 1]!,
+    dataDir: path.join(dir, name),
+  }));
 
   const started: Array<{ name: string; child: ChildProcess }> = [];
   // A last resort when the process exits without stop(): nothing it started outlives it.
@@ -156,7 +161,7 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
     for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     for (const node of nodePorts) {
       const pid = postmasterPid(node);
-      if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGQUIT');
+      if (pid !== undefined && isPostmasterOf(pid, node.dataDir)) process.kill(pid, 'SIGQUIT');
     }
   };
   process.once('exit', killAll);
@@ -250,7 +255,7 @@ export async function startHaCluster(options: HaClusterOptions = {}): Promise<Ha
       await Promise.all(nodes.map((n) => terminate(n.patroni, 20_000)));
       for (const node of nodes) {
         const pid = postmasterPid(node);
-        if (pid !== undefined && isAlive(pid)) process.kill(pid, 'SIGQUIT');
+        if (pid !== undefined && isPostmasterOf(pid, node.dataDir)) process.kill(pid, 'SIGQUIT');
       }
       await terminate(etcd, 5000);
       if (!stopOptions.keepDir) fs.rmSync(dir, { recursive: true, force: true });
