@@ -40,12 +40,13 @@ export function failoverReport(outcomes: readonly Outcome[], killAt: number): Fa
     tally.set(key, (tally.get(key) ?? 0) + 1);
   }
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const since = (ms: number) => `${ms < 0 ? '-' : '+'}${s(Math.abs(ms))}`;
   const firstFailure = Math.min(...failures.map((o) => o.start));
   const summary = [
     `time without service: ${s(outageMs)} after the kill`,
     failures.length === 0
       ? 'no request failed'
-      : `${failures.length} requests failed, sent from +${s(firstFailure - killAt)} to +${s(Math.max(...failures.map((o) => o.start)) - killAt)}: ` +
+      : `${failures.length} requests failed, sent from ${since(firstFailure - killAt)} to ${since(Math.max(...failures.map((o) => o.start)) - killAt)}: ` +
         [...tally].map(([key, n]) => `${key} x${n}`).join(', '),
     `${outcomes.filter((o) => o.end < killAt).length} requests answered before the kill, ${after.length} sent after the last failure`,
   ].join('; ');
