@@ -100,7 +100,10 @@ t.test(
     const running: { cluster?: HaCluster; server?: ChildProcess; serverExit?: Promise<Finished> } = {};
     t.teardown(async () => {
       if (running.server?.exitCode === null) running.server.kill('SIGTERM');
-      await running.serverExit?.catch(() => undefined);
+      const exit = await running.serverExit?.catch(() => undefined);
+      // What the provider logged at error level (each failed request's cause), to tell a failure's cause.
+      const errors = (exit?.stdout ?? '').split('\n').filter((line) => line.includes('"level":50'));
+      if (!t.passing()) for (const line of errors.slice(0, 20)) t.comment(`provider: ${line.slice(0, 600)}`);
       await running.cluster?.stop({ keepDir: !t.passing() });
       if (running.cluster && !t.passing()) t.comment(`the cluster's logs are kept in ${running.cluster.dir}`);
     });
