@@ -1,8 +1,11 @@
 // Tells a lost or refused database connection, and text PostgreSQL cannot store, apart from every other database error.
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
-// PostgreSQL SQLSTATE: class 08 connection exceptions, 57P01-57P03 shutdown / cannot connect now, 53300 too many connections.
-const SQLSTATE_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+// PostgreSQL SQLSTATE: class 08 connection exceptions, 57P01-57P03 shutdown / cannot connect now, 53300 too many connections,
+// 25006 read_only_sql_transaction: a write reached a server still in recovery. During a failover Patroni's /primary answers
+// 200 as soon as its node holds the leader lock, a moment before PostgreSQL ends recovery, so HAProxy routes writes there
+// for that moment (seen by test/ha/failover.test.ts).
+const SQLSTATE_UNAVAILABLE = /^(08...|57P0[123]|53300|25006)$/;
 const PG_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',

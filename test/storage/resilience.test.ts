@@ -20,6 +20,10 @@ t.test('isDatabaseUnavailable recognises a refused or lost connection', async (t
   t.ok(isDatabaseUnavailable(withCode('the database system is starting up', '57P03')), 'SQLSTATE 57P03');
   t.ok(isDatabaseUnavailable(withCode('connection failure', '08006')), 'SQLSTATE 08006');
   t.ok(isDatabaseUnavailable(withCode('sorry, too many clients already', '53300')), 'SQLSTATE 53300');
+  t.ok(
+    isDatabaseUnavailable(withCode('cannot execute INSERT in a read-only transaction', '25006')),
+    'SQLSTATE 25006: a write that reached a server still in recovery, as during a failover',
+  );
   t.ok(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), "pg's 'Connection terminated unexpectedly'");
   t.ok(isDatabaseUnavailable(new Error('timeout exceeded when trying to connect')), "pg-pool's connection timeout");
 });
@@ -237,5 +241,55 @@ t.test(
     const fresh = await obtainCode(app);
     const res = await exchange(fresh);
     t.equal(res.statusCode, 200, `a whole new sign-in and exchange work after the outage: ${res.body.slice(0, 200)}`);
+  },
+);
+
+t.test(
+  'a write that reaches a server in read-only mode (a standby mid-promotion) is a 503 temporarily_unavailable that stores nothing',
+  { skip: NEEDS_SERVER },
+  async (t) => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const { app, database } = await buildTestApp(t, { logger: pino({ level: 'error' }, sink) });
+    const dbName = new URL(database.url!).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    t.teardown(() => admin.end());
+    const code = await obtainCode(app);
+    const exchange = () =>
+      tokenRequest(app, {
+        grant_type: 'authorization_code',
+        code: code.code,
+        redirect_uri: code.redirectUri,
+        code_verifier: code.verifier,
+      });
+
+    // New sessions on this database start read-only, as on a standby; the pool's sessions are cut so that it opens new ones.
+    await admin.query(`ALTER DATABASE "${dbName}" SET default_transaction_read_only = on`);
+    await terminateBackends(admin, dbName);
+    const refused = [await exchange(), await exchange()];
+    for (const res of refused) {
+      t.equal(res.statusCode, 503, res.body);
+      t.equal(res.json().error, 'temporarily_unavailable');
+      t.equal(res.headers['retry-after'], '1');
+    }
+    t.ok(
+      lines.some((l) => (JSON.parse(l) as { err?: { code?: string } }).err?.code === '25006'),
+      'the read-only refusal (SQLSTATE 25006) was among the causes',
+    );
+
+    await admin.query(`ALTER DATABASE "${dbName}" RESET default_transaction_read_only`);
+    await terminateBackends(admin, dbName);
+    // The first tries may meet pooled connections cut above, before the pool has seen them go.
+    let res = await exchange();
+    for (const deadline = Date.now() + 5000; res.statusCode === 503 && Date.now() < deadline; res = await exchange()) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    t.equal(res.statusCode, 200, `the code refused while read-only redeems once writes are taken again: ${res.body.slice(0, 200)}`);
   },
 );
