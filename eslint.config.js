@@ -5,7 +5,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'dist-test-*/', 'coverage/', '.tap/', 'data/', 'bench-results/', 'eval-results/'] },
+  { ignores: ['node_modules/', 'dist/', 'dist-bench/', 'dist-test-*/', 'coverage/', '.tap/', 'data/', 'bench-results/', 'eval-results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
