@@ -65,18 +65,20 @@ export interface FillStatement {
 
 /**
  * Temporary tables the fill reads (gone with the connection): each device's keys (its cookie's digest, its
- * fingerprint, one of 49,999 networks, and its key without a cookie) and each user's login key, so that a sign-in
+ * fingerprint, one of the networks, and its key without a cookie) and each user's login key, so that a sign-in
  * attempt takes them from its device and user instead of hashing them again.
  */
 export function keyStatements(v: FillValues): RawBuilder<unknown>[] {
   const { users: U, devices: D } = v.counts;
+  // 49,999 networks at scale 1 (some 40 devices each), fewer in a small fill.
+  const W = Math.min(49_999, Math.max(7, Math.round(D / 40)));
   return [
     sql`CREATE TEMP TABLE populate_fingerprints AS
         SELECT i, pg_temp.k('coarse:' || i % 40) || '.' || pg_temp.k('fine:' || i) AS fingerprint FROM generate_series(0, 399) i`,
-    sql`CREATE TEMP TABLE populate_networks AS SELECT i, pg_temp.k('network:' || i) AS network_key FROM generate_series(0, 49998) i`,
+    sql`CREATE TEMP TABLE populate_networks AS SELECT i, pg_temp.k('network:' || i) AS network_key FROM generate_series(0, ${W - 1}) i`,
     sql`CREATE TEMP TABLE populate_devices AS
         SELECT n AS i, pg_temp.d('cookie:' || n) AS cookie_hash, f.fingerprint, w.network_key, 'f:' || pg_temp.k('device:' || n) AS device_key
-        FROM generate_series(1, ${D}) n JOIN populate_fingerprints f ON f.i = n % 400 JOIN populate_networks w ON w.i = n % 49999`,
+        FROM generate_series(1, ${D}) n JOIN populate_fingerprints f ON f.i = n % 400 JOIN populate_networks w ON w.i = n % ${W}`,
     sql`ALTER TABLE populate_devices ADD PRIMARY KEY (i)`,
     sql`CREATE TEMP TABLE populate_logins AS SELECT n AS i, pg_temp.d('login:user-' || n) AS login_key FROM generate_series(1, ${U}) n`,
     sql`ALTER TABLE populate_logins ADD PRIMARY KEY (i)`,
