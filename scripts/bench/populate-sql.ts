@@ -87,6 +87,12 @@ export function keyStatements(v: FillValues): RawBuilder<unknown>[] {
   ];
 }
 
+/** Drops what HELPERS and keyStatements made: a kept connection (a test's reused PGlite) is left as it was. */
+export const CLEANUP: readonly RawBuilder<unknown>[] = [
+  sql`DROP TABLE IF EXISTS pg_temp.populate_fingerprints, pg_temp.populate_networks, pg_temp.populate_devices, pg_temp.populate_logins`,
+  sql`DROP FUNCTION IF EXISTS pg_temp.k(text), pg_temp.d(text), pg_temp.u(bigint, bigint)`,
+];
+
 /** The fill, in foreign-key order. */
 export function fillStatements(v: FillValues): FillStatement[] {
   const { users: U, clients: C, devices: D, sessions: S, authorization_codes: K, access_tokens: A, refresh_tokens: R } = v.counts;

@@ -3,7 +3,7 @@
 // that the hot statements use indexes (test/storage/hot-statements-use-indexes.test.ts).
 import { sql } from 'kysely';
 import type { Db } from '../../src/storage/database.js';
-import { countsAt, fillStatements, HELPERS, keyStatements } from './populate-sql.js';
+import { CLEANUP, countsAt, fillStatements, HELPERS, keyStatements } from './populate-sql.js';
 
 /** Every populated user's password (and every populated confidential client's secret): a bench database only. */
 export const POPULATED_PASSWORD = 'populated-user-password';
@@ -62,6 +62,8 @@ export async function populate(db: Db, options: PopulateOptions): Promise<Popula
       options.progress?.(`${table}: ${report.rows} rows, ${report.mib.toFixed(1)} MiB, ${report.seconds.toFixed(1)} s`);
     }
     if (options.bulk) await sql`RESET session_replication_role`.execute(conn);
+    await sql`RESET maintenance_work_mem`.execute(conn);
+    for (const statement of CLEANUP) await statement.execute(conn);
   });
   return { tables, seconds: seconds(started) };
 }
