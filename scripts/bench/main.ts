@@ -16,6 +16,7 @@ import { progressLine, table, toRecord, type RunRecord } from './report.js';
 import { SCENARIO_IMPLEMENTATIONS } from './scenarios/index.js';
 import type { BenchContext } from './scenarios/scenario.js';
 import { buildServer, freePort, startServer } from './server-process.js';
+import { populatedDatabase } from './populate-database.js';
 import { prepareDatabase } from './target-database.js';
 import { FLOORS_OF, floorMultiples, floorTable, startFloor, type Floor } from './floor/floor.js';
 import { soak, soakSummary, soakTable, type SoakSample } from './soak.js';
@@ -95,7 +96,9 @@ async function main(): Promise<number> {
     if (size === 0) await fs.rm(serverLogFile, { force: true });
   });
 
-  const database = await prepareDatabase({ embedded: options.embedded, env: process.env });
+  const database = options.populate
+    ? await populatedDatabase(options.populate, process.env, log)
+    : await prepareDatabase({ embedded: options.embedded, env: process.env });
   cleanup.add('dispose of the database', () => database.dispose());
   log(`database: ${database.description}`);
 

@@ -1,5 +1,6 @@
 // The command line of npm run bench, parsed and checked once into a frozen BenchOptions.
 import { parseArgs } from 'node:util';
+import { POPULATE_USAGE, populateOption, type PopulateOption } from './populate-options.js';
 
 export const SCENARIOS = [
   'discovery',
@@ -40,11 +41,14 @@ export interface BenchOptions {
   readonly sampleS: number;
   /** The results file; default bench-results/bench-<timestamp>.json. */
   readonly out: string | undefined;
+  /** --populate=large: a kept database filled with a deployment's rows (populate-options.ts). */
+  readonly populate: PopulateOption | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENARIOS.join(',')}]
          [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
          [--cpu-prof] [--floor] [--instances=1] [--soak=SECONDS [--sample=10]] [--out=FILE.json]
+         [--populate=large [--scale=1]]
 
 Builds dist/ and starts dist/server.js (as npm start does) in production mode on a fresh PostgreSQL
 database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
@@ -59,6 +63,7 @@ requests to each in turn; CPU and memory are their sums. WORKERS=N in the enviro
 samples go in the JSON and as charts in an SVG beside it.
 Everything goes to 127.0.0.1. Other settings of the server (ARGON2_*, DATABASE_POOL_MAX, ...) are taken
 from the environment.
+${POPULATE_USAGE}
 `;
 
 export class UsageError extends Error {
@@ -96,6 +101,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         soak: { type: 'string', default: '0' },
         sample: { type: 'string', default: '10' },
         out: { type: 'string' },
+        populate: { type: 'string' },
+        scale: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -110,6 +117,12 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     .filter(Boolean);
   for (const s of scenarios) if (!isScenario(s)) throw new UsageError(`unknown scenario "${s}" (known: ${SCENARIOS.join(', ')})`);
   if (scenarios.length === 0) throw new UsageError('--scenarios names no scenario');
+  let populate;
+  try {
+    populate = populateOption({ populate: values.populate, scale: values.scale, embedded: values.embedded });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   const concurrencies = values.concurrency.split(',').map((c) => wholeNumber('concurrency', c.trim(), 1, 1024));
   if (values.floor && values.embedded)
     throw new UsageError('--floor measures round trips to PostgreSQL: it does not combine with --embedded');
@@ -137,5 +150,6 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     soakS,
     sampleS,
     out: values.out,
+    populate,
   });
 }

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
-const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+export const DEFAULT_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 export interface TargetDatabase {
@@ -21,14 +21,14 @@ export interface TargetDatabase {
 }
 
 /** The benchmark sends nothing beyond this machine. */
-function assertLoopback(url: string, name: string): URL {
+export function assertLoopback(url: string, name: string): URL {
   const parsed = new URL(url);
   if (!/^postgres(ql)?:$/.test(parsed.protocol)) throw new Error(`${name} must be a postgres:// URL`);
   if (!LOOPBACK.has(parsed.hostname)) throw new Error(`${name} must point at 127.0.0.1 (got host "${parsed.hostname}")`);
   return parsed;
 }
 
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+export async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
@@ -38,11 +38,11 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
   }
 }
 
-async function serverVersion(url: string): Promise<string> {
+export async function serverVersion(url: string): Promise<string> {
   return withClient(url, async (c) => (await c.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version);
 }
 
-function redacted(url: URL): string {
+export function redacted(url: URL): string {
   return `postgres://${url.host}${url.pathname}`;
 }
 

@@ -27,6 +27,8 @@ export interface TestDatabase {
   handle: DatabaseHandle;
   /** The postgres:// URL of the test database, when running on a server. */
   url: string | undefined;
+  /** The embedded database itself, when not: for a test that opens a Kysely of its own on it. */
+  pglite: PGlite | undefined;
   /** Closes the handle and drops the database. */
   drop(): Promise<void>;
 }
@@ -155,6 +157,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   return {
     handle,
     url,
+    pglite,
     async drop() {
       if (dropped) return;
       dropped = true;
