@@ -87,10 +87,12 @@ export async function populatedDatabase(
     marker = await fill(url, name, option.scale, env, log);
   }
   log(populateTable(marker.report));
+  // The purge is off unless asked for (a soak measures it), so that the fill's expired rows stay for the next run.
+  const purge = env.PURGE_INTERVAL_SECONDS ?? '0';
   return {
     kind: 'postgres',
-    env: { DATABASE_URL: url.href, PURGE_INTERVAL_SECONDS: '0' },
-    description: `PostgreSQL ${redacted(url)} (populated at scale ${option.scale}, kept; the purge off)`,
+    env: { DATABASE_URL: url.href, PURGE_INTERVAL_SECONDS: purge },
+    description: `PostgreSQL ${redacted(url)} (populated at scale ${option.scale}, kept; ${purge === '0' ? 'the purge off' : `a purge every ${purge} s`})`,
     serverVersion: await serverVersion(url.href),
     dispose: async () => {},
   };
