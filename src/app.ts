@@ -51,7 +51,7 @@ import tokenRoutes from './http/routes/token.js';
 import userinfoRoutes from './http/routes/userinfo.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
-import { startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
+import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
 import type { Metrics } from './metrics.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
@@ -117,15 +117,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
         clock,
         logger: deps.logger,
         intervalSeconds: config.purgeIntervalSeconds,
-        retention: {
-          accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-          signInAttemptRetentionSeconds: Math.max(config.risk.velocityWindowSeconds, config.risk.stuffingWindowSeconds),
-          oneTimeCodeTtlSeconds: config.secondFactorTtlSeconds,
-          passwordResetTtlSeconds: config.passwordResetTtlSeconds,
-          signupTtlSeconds: config.signup.verificationTtlSeconds,
-          securityEventRetentionSeconds: config.securityEventRetentionDays * 86_400,
-          auditRetentionSeconds: config.auditRetentionDays * 86_400,
-        },
+        retention: purgeRetention(config),
       });
     });
     app.addHook('onClose', async () => purge?.stop());

@@ -1,8 +1,23 @@
 // Runs the purge of expired rows periodically in this instance; every instance may run it (see storage/purge.ts).
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Db } from '../storage/database.js';
 import { purgeExpired, type PurgeSettings } from '../storage/purge.js';
+
+/** How long each kind of row is kept, from the settings that give each its lifetime. */
+export function purgeRetention(config: Config): Omit<PurgeSettings, 'now'> {
+  return {
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    // The longest window a risk counter reads attempts over.
+    signInAttemptRetentionSeconds: Math.max(config.risk.velocityWindowSeconds, config.risk.stuffingWindowSeconds),
+    oneTimeCodeTtlSeconds: config.secondFactorTtlSeconds,
+    passwordResetTtlSeconds: config.passwordResetTtlSeconds,
+    signupTtlSeconds: config.signup.verificationTtlSeconds,
+    securityEventRetentionSeconds: config.securityEventRetentionDays * 86_400,
+    auditRetentionSeconds: config.auditRetentionDays * 86_400,
+  };
+}
 
 /** Issue 21: a batch should never hold its locks longer than this; one that does is logged as a warning. */
 export const SLOW_BATCH_MS = 100;

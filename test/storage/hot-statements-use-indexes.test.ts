@@ -13,6 +13,7 @@ import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../src/domain/admin/seed.js';
 import type { Db } from '../../src/storage/database.js';
 import { PGliteDialect } from '../../src/storage/pglite-dialect.js';
+import { purgeRetention } from '../../src/jobs/purge-job.js';
 import { purgeExpired } from '../../src/storage/purge.js';
 import type { Database } from '../../src/storage/schema.js';
 import { ALICE, testConfig } from '../helpers/app.js';
@@ -170,16 +171,7 @@ t.test('the hot flows run against the populated copy', async (t) => {
   await verify(app, device.user_code);
   t.equal((await poll(app, device.device_code)).statusCode, 200, 'device flow');
 
-  const deleted = await purgeExpired(capturing, {
-    now: new Date(),
-    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
-    signInAttemptRetentionSeconds: Math.max(config.risk.velocityWindowSeconds, config.risk.stuffingWindowSeconds),
-    oneTimeCodeTtlSeconds: config.secondFactorTtlSeconds,
-    passwordResetTtlSeconds: config.passwordResetTtlSeconds,
-    signupTtlSeconds: config.signup.verificationTtlSeconds,
-    securityEventRetentionSeconds: config.securityEventRetentionDays * 86_400,
-    auditRetentionSeconds: config.auditRetentionDays * 86_400,
-  });
+  const deleted = await purgeExpired(capturing, { now: new Date(), ...purgeRetention(config) });
   t.ok(deleted.access_tokens! > 0, 'the purge found expired access tokens to delete');
 });
 
