@@ -166,6 +166,24 @@ t.test('the attempt statement reads the user the login names, with their facts: 
     { deviceCount: 1, device: null, networkKnown: false, ruleEffects: [] },
     'one device, not this cookie, not this network',
   );
+  // Issue 21: only whether the user has a device is read, so its cost does not grow with their devices.
+  const ownerId = (await test.db.selectFrom('users').select('id').where('username', '=', owner.username).executeTakeFirstOrThrow()).id;
+  const seen = new Date();
+  await test.db
+    .insertInto('devices')
+    .values(
+      [1, 2, 3].map((i) => ({
+        user_id: ownerId,
+        cookie_hash: `more-${suffix}-${i}`,
+        fingerprint: `fp-${i}`,
+        network_key: `net-${i}`,
+        label: 'another browser',
+        first_seen_at: seen,
+        last_seen_at: seen,
+      })),
+    )
+    .execute();
+  t.equal((await attempt(owner.username, null)).account?.facts.deviceCount, 1, 'four devices still count as one: the count stops at one');
   t.equal(
     (await attempt(owner.email.toLowerCase(), null)).account?.user.username,
     squatter.username,

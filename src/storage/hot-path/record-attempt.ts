@@ -142,7 +142,7 @@ export async function recordAttempt(db: Db, k: AttemptKeys, w: CounterWindows): 
           WHEN 'device' THEN lower(value) IN (SELECT id::text FROM devices WHERE cookie_hash = ${k.cookieHash})
         END) AS rule_effects,
       (SELECT json_build_object(
-        'deviceCount', (SELECT count(*) FROM devices WHERE user_id = a.id),
+        'deviceCount', (SELECT count(*) FROM (SELECT 1 FROM devices WHERE user_id = a.id LIMIT 1) any_device),
         'device', (SELECT json_build_object('id', id, 'trusted', trusted, 'fingerprint', fingerprint) FROM devices
           WHERE user_id = a.id AND cookie_hash = ${k.cookieHash} AND revoked_at IS NULL),
         'networkKnown', EXISTS (SELECT 1 FROM user_networks WHERE user_id = a.id AND network_key = ${k.networkKey}),
@@ -176,7 +176,11 @@ function userRowOf(r: UserRow): UserRow {
 
 /** What the user's own history says, once the password is known to be theirs. */
 export interface UserFacts {
-  /** Devices the user has ever signed in from, revoked ones included: their history, which a revocation does not undo. */
+  /**
+   * Devices the user has ever signed in from, revoked ones included (their history, which a revocation does not undo),
+   * counted up to 1: only whether there is any is used, and a full count grew with every device of a user who signs
+   * in from many (issue 21: cost that stays flat as the data grows).
+   */
   deviceCount: number;
   /** The user's live device with this cookie, if any. */
   device: { id: string; trusted: boolean; fingerprint: string } | null;
