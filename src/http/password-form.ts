@@ -93,13 +93,15 @@ export async function submitPasswordForm(
     return { kind: 'refused', status, message };
   }
   const cookie = sessionCookie(ctx.config);
-  const created = await completeSignIn(ctx, {
-    ...outcome,
-    amr: ['pwd'],
-    clientId: form.clientId,
-    replacesSession: request.cookies[cookie.name],
-    locale: form.locale,
-  });
+  const created = await completeSignIn(
+    ctx,
+    Object.assign({}, outcome, {
+      amr: ['pwd'],
+      clientId: form.clientId,
+      replacesSession: request.cookies[cookie.name],
+      locale: form.locale,
+    }),
+  );
   form.onMessagesQueued?.();
   reply.setCookie(cookie.name, created.cookie, cookie.options);
   if (created.newDeviceCookie) setDeviceCookie(reply, ctx.config, created.newDeviceCookie);

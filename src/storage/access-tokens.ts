@@ -142,5 +142,5 @@ export async function findAccessTokenWithClientScope(db: Db, tokenHash: string):
     .executeTakeFirst();
   if (!row) return undefined;
   const { current_client_id, ...token } = row;
-  return { ...token, client_exists: current_client_id !== null };
+  return Object.assign(token, { client_exists: current_client_id !== null });
 }

@@ -42,7 +42,7 @@ export async function insertCode(
     .with('code', (qb) =>
       qb
         .insertInto('authorization_codes')
-        .values({ ...codeValues(code, code.userId, code.authTime, code.sid), amr: code.amr, acr: code.acr })
+        .values(Object.assign(codeValues(code, code.userId, code.authTime, code.sid), { amr: code.amr, acr: code.acr }))
         .returning(['sid', 'client_id']),
     )
     .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
@@ -177,11 +177,12 @@ export async function insertCodeForConsentedSession(
   },
 ): Promise<boolean> {
   const { groupRestricted, requireMfa, ...values } = session;
-  const rows = await consentedCodeQuery.execute(
-    db,
-    { ...code, ...values, userId: session.userId ?? null },
-    { minAuthTime: session.minAuthTime !== null, userId: session.userId !== undefined, groups: groupRestricted, mfa: requireMfa },
-  );
+  const rows = await consentedCodeQuery.execute(db, Object.assign({}, code, values, { userId: session.userId ?? null }), {
+    minAuthTime: session.minAuthTime !== null,
+    userId: session.userId !== undefined,
+    groups: groupRestricted,
+    mfa: requireMfa,
+  });
   return rows.length > 0;
 }
 
@@ -368,7 +369,7 @@ export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | 
   const row = rows[0] as (Omit<RedeemedCode, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
   if (!row) return undefined;
   // The access token is stored whenever the code is redeemed (same statement), so its columns are never null then.
-  return r.resources ? (row as RedeemedCode) : { ...row, ...plainStoredAccessToken(r.accessToken, row.scope) };
+  return r.resources ? (row as RedeemedCode) : Object.assign(row, plainStoredAccessToken(r.accessToken, row.scope));
 }
 
 export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow | undefined> {

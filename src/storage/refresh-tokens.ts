@@ -195,7 +195,9 @@ export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RotatedRe
   const row = rows[0] as (Omit<RotatedRefreshToken, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
   if (!row) return undefined;
   // The access token is stored whenever the token is rotated (same statement), so its columns are never null then.
-  return r.resources ? (row as RotatedRefreshToken) : { ...row, ...plainStoredAccessToken(r.accessToken, r.scope?.join(' ') ?? row.scope) };
+  return r.resources
+    ? (row as RotatedRefreshToken)
+    : Object.assign(row, plainStoredAccessToken(r.accessToken, r.scope?.join(' ') ?? row.scope));
 }
 
 /** The refresh token and whether its user is disabled (null when the user is enabled). */

@@ -217,13 +217,12 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
     ctx.log.warn({ interaction: row.id, reason: row.reason }, 'stored interaction unreadable; treated as expired');
     throw expired;
   }
-  return {
-    ...row.stored,
+  return Object.assign({}, row.stored, {
     id: row.id,
     createdAt: row.created_at,
     groupRestricted: row.client_group_restricted,
     requireMfa: row.client_require_mfa,
-  };
+  });
 }
 
 /**

@@ -81,14 +81,10 @@ async function finish(
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();
     if (recordConsent) await grantScopes(trx, session.userId, request.clientId, requestedScopes(request), row.issuedAt);
-    await insertCode(trx, {
-      ...row,
-      userId: session.userId,
-      authTime: session.authTime,
-      sid: session.sid,
-      amr: session.amr,
-      acr: session.acr,
-    });
+    await insertCode(
+      trx,
+      Object.assign({}, row, { userId: session.userId, authTime: session.authTime, sid: session.sid, amr: session.amr, acr: session.acr }),
+    );
   });
   return successResponse(ctx, request, code);
 }

@@ -98,15 +98,17 @@ export async function finishAccessToken(
   if (stored.at_hash !== prepared.target.atJwtHash || stored.at_audience === null) {
     return { value: prepared.opaque, tokenType, expiresIn, scope: stored.at_scope };
   }
-  const value = await signJwtAccessToken(ctx, {
-    ...who,
-    audience: stored.at_audience,
-    scope: stored.at_scope,
-    jti: prepared.jti,
-    expiresAt: stored.at_expires_at,
-    alg: stored.at_signing_alg,
-    jkt: prepared.target.atJkt,
-  });
+  const value = await signJwtAccessToken(
+    ctx,
+    Object.assign({}, who, {
+      audience: stored.at_audience,
+      scope: stored.at_scope,
+      jti: prepared.jti,
+      expiresAt: stored.at_expires_at,
+      alg: stored.at_signing_alg,
+      jkt: prepared.target.atJkt,
+    }),
+  );
   return { value, tokenType, expiresIn, scope: stored.at_scope };
 }
 

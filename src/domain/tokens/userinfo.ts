@@ -40,5 +40,5 @@ export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: s
   const released = claimsForScopes(token.user, scopes);
   // OIDC Core 5.5: the claims the authorization asked for userinfo (value and values honoured).
   const claims = applyClaimsRequest(token.claims, 'userinfo', released, () => released, scopes);
-  return { ...claims, sub: ctx.subjects.subjectFor(sector, token.user.id) };
+  return Object.assign({}, claims, { sub: ctx.subjects.subjectFor(sector, token.user.id) });
 }

@@ -8,7 +8,7 @@ import type { ProviderContext } from '../../context.js';
 import { required, single, type RawParams } from '../../params.js';
 import { isValidVerifier, s256 } from '../../authorization/pkce.js';
 import { sha256 } from '../../secrets.js';
-import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
+import { grantRefreshRow, newRefreshToken } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import { targetRefusal } from '../token-target.js';
@@ -44,8 +44,7 @@ export async function exchangeAuthorizationCode(
     now,
     accessToken: accessToken.target,
     resources: accessToken.resources,
-    // RFC 9449 5: a public client's refresh token is bound to its DPoP key; a confidential client's to its credentials.
-    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS, jkt: client.isPublic ? (dpop?.jkt ?? null) : null },
+    refreshToken: refreshToken && grantRefreshRow(refreshToken, client, dpop?.jkt ?? null),
   };
   // Without a resource named (or a default one) the plain statement runs, which redeems only a code of no resources;
   // one whose authorization named some is redeemed by the statement with the resource rules (src/storage/access-token-target.ts).

@@ -14,7 +14,7 @@ import type { ProviderContext } from '../../context.js';
 import type { ClientAttempt } from '../../clients/current-client.js';
 import { required, type RawParams } from '../../params.js';
 import { sha256 } from '../../secrets.js';
-import { newRefreshToken, OFFLINE_ACCESS } from './refresh-token.js';
+import { grantRefreshRow, newRefreshToken } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import type { DpopProof } from '../dpop.js';
@@ -40,8 +40,7 @@ export async function deviceCodeGrant(
     clientRevision: client.revision,
     now,
     accessToken: accessToken.target,
-    // RFC 9449 5: a public client's refresh token is bound to its DPoP key.
-    refreshToken: refreshToken && { ...refreshToken.row, onlyWithScope: OFFLINE_ACCESS, jkt: client.isPublic ? (dpop?.jkt ?? null) : null },
+    refreshToken: refreshToken && grantRefreshRow(refreshToken, client, dpop?.jkt ?? null),
   });
   if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash);
   // The polling statement checked the client's revision: what it answers needs no second look at the client.

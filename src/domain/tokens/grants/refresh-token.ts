@@ -32,6 +32,15 @@ export function newRefreshToken(ctx: ProviderContext, now: Date, familyId: strin
   return { value, row: { tokenHash: sha256(value), familyId, expiresAt: addSeconds(now, ctx.config.refreshTokenTtlSeconds) } };
 }
 
+/**
+ * What a code or device grant's statement stores of `token`: issued only when the user granted offline_access.
+ * RFC 9449 5: a public client's refresh token is bound to its DPoP key (`jkt`); a confidential client's to its credentials.
+ */
+export function grantRefreshRow(token: NewRefreshToken, client: Client, jkt: string | null) {
+  const { tokenHash, familyId, expiresAt } = token.row;
+  return { tokenHash, familyId, expiresAt, onlyWithScope: OFFLINE_ACCESS, jkt: client.isPublic ? jkt : null };
+}
+
 export async function refreshTokenGrant(
   ctx: ProviderContext,
   client: Client,
