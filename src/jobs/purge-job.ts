@@ -19,6 +19,9 @@ export function purgeRetention(config: Config): Omit<PurgeSettings, 'now'> {
   };
 }
 
+/** How often the purge reads a table with a keep condition from its oldest expired row again. */
+const RESCAN_MS = 3_600_000;
+
 /** Issue 21: a batch should never hold its locks longer than this; one that does is logged as a warning. */
 export const SLOW_BATCH_MS = 100;
 
@@ -48,14 +51,24 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  // Where each table with a keep condition (sessions, outbox) was left: the next run goes on from there instead of
+  // reading again every expired row it keeps. Once an hour a run starts from the oldest, for rows kept before.
+  let cursors = new Map<string, Date>();
+  let rescanAt = 0;
 
   const run = async () => {
     try {
+      const now = clock();
+      if (now.getTime() >= rescanAt) {
+        cursors = new Map();
+        rescanAt = now.getTime() + RESCAN_MS;
+      }
       // Each batch is one DELETE in a transaction of its own: its duration bounds how long it held its rows' locks.
       let longest = { table: '', ms: 0 };
-      const deleted = await purgeExpired(db, { ...retention, now: clock() }, undefined, (table, _rows, ms) => {
+      const observe = (table: string, _rows: number, ms: number) => {
         if (ms > longest.ms) longest = { table, ms };
-      });
+      };
+      const deleted = await purgeExpired(db, { ...retention, now }, undefined, observe, cursors);
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
       const longestBatchMs = Math.round(longest.ms);
       if (total > 0) logger.info({ deleted, longestBatchMs }, `purged ${total} expired rows`);

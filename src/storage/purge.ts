@@ -113,43 +113,73 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
 
 export const PURGE_BATCH_SIZE = 1000;
 
-/** Deletes up to `limit` expired rows of one table; returns how many went. */
-async function purgeBatch(db: Db, table: string, column: string, cutoff: Date, limit: number, keep?: RawBuilder<boolean>): Promise<number> {
+/**
+ * Deletes up to `limit` expired rows of one table, past `after` when given; returns how many went and, for a table
+ * with a keep condition, the latest `column` value among them. Such a table's batches walk its index on `column`
+ * in order from that value on: the expired rows that are kept are read once per purge, not again by every batch
+ * (a million sessions kept for their refresh tokens made each batch read them all, 5 s a batch; issue 21's soak).
+ */
+async function purgeBatch(
+  db: Db,
+  table: string,
+  column: string,
+  cutoff: Date,
+  limit: number,
+  keep: RawBuilder<boolean> | undefined,
+  after: Date | undefined,
+): Promise<{ rows: number; last: Date | undefined }> {
   const kept = keep ? sql` AND NOT (${keep})` : sql``;
+  const from = after ? sql` AND ${sql.ref(column)} >= ${after}` : sql``;
+  const order = keep ? sql` ORDER BY ${sql.ref(column)}` : sql``;
   // ctid = ANY(ARRAY(...)) is a TID scan over exactly the picked rows.
-  const result = await sql`
-    DELETE FROM ${sql.table(table)} WHERE ctid = ANY(ARRAY(
-      SELECT ctid FROM ${sql.table(table)} WHERE ${sql.ref(column)} < ${cutoff}${kept} LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    ))`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+  const result = await sql<{ last: Date | null }>`
+    WITH gone AS (
+      DELETE FROM ${sql.table(table)} WHERE ctid = ANY(ARRAY(
+        SELECT ctid FROM ${sql.table(table)} WHERE ${sql.ref(column)} < ${cutoff}${from}${kept}${order} LIMIT ${limit} FOR UPDATE SKIP LOCKED
+      )) RETURNING ${sql.ref(column)} AS at
+    )
+    SELECT count(*)::int AS rows, max(at) AS last FROM gone`.execute(db);
+  const row = result.rows[0] as { rows: number; last: Date | null } | undefined;
+  return { rows: row?.rows ?? 0, last: row?.last ?? undefined };
 }
 
 /** Told after each batch: the table, the rows it deleted, and how long its DELETE took (the longest its locks were held). */
 export type PurgeBatchObserver = (table: string, rows: number, ms: number) => void;
 
-/** Deletes every expired row, batch by batch; returns the count per table. */
+/**
+ * Deletes every expired row, a batch of each table in turn until none has more: a table with a long backlog
+ * does not hold up the others (a soak on a large database saw access tokens pile up behind the sessions' backlog).
+ * Returns the count per table.
+ */
 export async function purgeExpired(
   db: Db,
   settings: PurgeSettings,
   batchSize = PURGE_BATCH_SIZE,
   onBatch?: PurgeBatchObserver,
+  /**
+   * Where the walk of each table with a keep condition goes on from, read and updated: the purge job keeps it from
+   * run to run (and starts afresh now and then, for rows kept before that have since become free to go).
+   */
+  cursors: Map<string, Date> = new Map(),
 ): Promise<Record<string, number>> {
   const deleted: Record<string, number> = {};
-  for (const target of PURGE_TARGETS) {
+  let pending = PURGE_TARGETS.flatMap((target) => {
     const cutoff = target.cutoff(settings);
-    let total = 0;
-    if (cutoff === null) {
-      deleted[target.table] = 0;
-      continue;
-    }
-    let batch: number;
-    do {
+    deleted[target.table] = 0;
+    return cutoff === null ? [] : [{ target, cutoff, keep: target.keepWhile?.(settings), after: cursors.get(target.table) }];
+  });
+  while (pending.length > 0) {
+    const next: typeof pending = [];
+    for (const work of pending) {
       const started = performance.now();
-      batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize, target.keepWhile?.(settings));
-      onBatch?.(target.table, batch, performance.now() - started);
-      total += batch;
-    } while (batch === batchSize);
-    deleted[target.table] = total;
+      const { target, cutoff, keep, after } = work;
+      const batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize, keep, after);
+      onBatch?.(target.table, batch.rows, performance.now() - started);
+      deleted[target.table]! += batch.rows;
+      if (keep && batch.last) cursors.set(target.table, batch.last);
+      if (batch.rows === batchSize) next.push({ ...work, after: keep ? batch.last : undefined });
+    }
+    pending = next;
   }
   return deleted;
 }

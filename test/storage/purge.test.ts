@@ -545,6 +545,106 @@ t.test('more expired rows than one batch are all removed, batch by batch', async
   );
 });
 
+t.test('a table with a backlog does not hold up the others, and expired rows kept do not stop the batches (issue 21 soak)', async (t) => {
+  const now = new Date(Date.now() + 40 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  // Six expired sessions kept for their live refresh tokens, older than the seven that may go.
+  const kept = Array.from({ length: 6 }, () => ({
+    id_hash: id('kept'),
+    user_id: userId,
+    auth_time: at(now, -7200),
+    created_at: at(now, -7200),
+    expires_at: at(now, -3600),
+  }));
+  await db.insertInto('sessions').values(kept).execute();
+  const keptHashes = kept.map((k) => k.id_hash);
+  const sids = await db.selectFrom('sessions').select('sid').where('id_hash', 'in', keptHashes).execute();
+  await db
+    .insertInto('refresh_tokens')
+    .values(
+      sids.map(({ sid }) => ({
+        token_hash: id('rt-kept'),
+        family_id: randomUUID(),
+        client_id: CLIENT,
+        user_id: userId,
+        scope: 'openid offline_access',
+        auth_time: at(now, -7200),
+        issued_at: at(now, -7200),
+        expires_at: at(now, 3600),
+        rotated_at: null,
+        revoked_at: null,
+        sid,
+      })),
+    )
+    .execute();
+  await insertExpiredSessions(7, at(now, -1));
+  const expiredToken = () => ({
+    token_hash: id('at-backlog'),
+    code_hash: null,
+    client_id: CLIENT,
+    user_id: userId,
+    scope: 'openid',
+    issued_at: at(now, -120),
+    expires_at: at(now, -60),
+    revoked_at: null,
+    refresh_family_id: null,
+  });
+  await db
+    .insertInto('access_tokens')
+    .values(Array.from({ length: 7 }, expiredToken))
+    .execute();
+
+  const batches: string[] = [];
+  const deleted = await purgeExpired(db, { now, ...RETENTION }, 3, (table, rows) => {
+    if (rows > 0 && (table === 'sessions' || table === 'access_tokens')) batches.push(`${table}:${rows}`);
+  });
+  t.equal(deleted.sessions, 7, 'every session that may go went');
+  t.equal(deleted.access_tokens, 7);
+  t.equal((await db.selectFrom('sessions').select('id_hash').where('id_hash', 'in', keptHashes).execute()).length, 6, 'the kept ones stay');
+  t.same(
+    batches,
+    ['access_tokens:3', 'sessions:3', 'access_tokens:3', 'sessions:3', 'access_tokens:1', 'sessions:1'],
+    'a batch of each table in turn, not one table to the end before the next',
+  );
+});
+
+t.test('the walk of a table with a keep condition goes on from where the last run left it, until started afresh', async (t) => {
+  const now = new Date(Date.now() + 50 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  const keptHash = id('kept-once');
+  await db
+    .insertInto('sessions')
+    .values({ id_hash: keptHash, user_id: userId, auth_time: at(now, -7200), created_at: at(now, -7200), expires_at: at(now, -3600) })
+    .execute();
+  const { sid } = await db.selectFrom('sessions').select('sid').where('id_hash', '=', keptHash).executeTakeFirstOrThrow();
+  const refreshHash = id('rt-kept-once');
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      token_hash: refreshHash,
+      family_id: randomUUID(),
+      client_id: CLIENT,
+      user_id: userId,
+      scope: 'openid offline_access',
+      auth_time: at(now, -7200),
+      issued_at: at(now, -7200),
+      expires_at: at(now, 3600),
+      rotated_at: null,
+      revoked_at: null,
+      sid,
+    })
+    .execute();
+  await insertExpiredSessions(2, at(now, -1));
+  const cursors = new Map<string, Date>();
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, cursors)).sessions, 2, 'the free ones go; the kept one stays');
+  t.same(cursors.get('sessions'), at(now, -1), 'the walk stopped at the last session that went');
+  // Its refresh token revoked, the kept session may go too: a walk that goes on from the cursor does not see it...
+  await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('token_hash', '=', refreshHash).execute();
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, cursors)).sessions, 0);
+  // ...and one started afresh (the job's hourly rescan) does.
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, new Map())).sessions, 1);
+});
+
 t.test('two purges at once both succeed and remove each row exactly once (safe on every instance)', async (t) => {
   const now = new Date(Date.now() + 30 * 24 * HOUR * 1000);
   await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
