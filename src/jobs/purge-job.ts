@@ -19,7 +19,7 @@ export function purgeRetention(config: Config): Omit<PurgeSettings, 'now'> {
   };
 }
 
-/** How often the purge reads a table with a keep condition from its oldest expired row again. */
+/** How often the purge reads each table from its oldest expired row again. */
 const RESCAN_MS = 3_600_000;
 
 /** Issue 21: a batch should never hold its locks longer than this; one that does is logged as a warning. */
@@ -51,8 +51,8 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
-  // Where each table with a keep condition (sessions, outbox) was left: the next run goes on from there instead of
-  // reading again every expired row it keeps. Once an hour a run starts from the oldest, for rows kept before.
+  // Where each table's walk was left (src/storage/purge.ts): the next run goes on from there instead of reading again
+  // the expired rows a table keeps and the index entries of rows deleted. Once an hour a run starts from the oldest.
   let cursors = new Map<string, Date>();
   let rescanAt = 0;
 
