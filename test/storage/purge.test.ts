@@ -512,6 +512,38 @@ t.test(
   },
 );
 
+/**
+ * `n` sessions that expired an hour before `now`, each kept by the purge for a refresh token of it that lives an hour
+ * after `now`; returns the sessions' id hashes and the refresh tokens' hashes.
+ */
+async function insertKeptSessions(n: number, now: Date) {
+  const sessions = Array.from({ length: n }, () => ({
+    id_hash: id('kept'),
+    user_id: userId,
+    auth_time: at(now, -7200),
+    created_at: at(now, -7200),
+    expires_at: at(now, -3600),
+  }));
+  await db.insertInto('sessions').values(sessions).execute();
+  const sessionHashes = sessions.map((k) => k.id_hash);
+  const sids = await db.selectFrom('sessions').select('sid').where('id_hash', 'in', sessionHashes).execute();
+  const refresh = sids.map(({ sid }) => ({
+    token_hash: id('rt-kept'),
+    family_id: randomUUID(),
+    client_id: CLIENT,
+    user_id: userId,
+    scope: 'openid offline_access',
+    auth_time: at(now, -7200),
+    issued_at: at(now, -7200),
+    expires_at: at(now, 3600),
+    rotated_at: null,
+    revoked_at: null,
+    sid,
+  }));
+  await db.insertInto('refresh_tokens').values(refresh).execute();
+  return { sessionHashes, refreshHashes: refresh.map((r) => r.token_hash) };
+}
+
 async function insertExpiredSessions(n: number, expiresAt: Date) {
   const rows = Array.from({ length: n }, () => ({
     id_hash: id('bulk'),
@@ -549,34 +581,7 @@ t.test('a table with a backlog does not hold up the others, and expired rows kep
   const now = new Date(Date.now() + 40 * 24 * HOUR * 1000);
   await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
   // Six expired sessions kept for their live refresh tokens, older than the seven that may go.
-  const kept = Array.from({ length: 6 }, () => ({
-    id_hash: id('kept'),
-    user_id: userId,
-    auth_time: at(now, -7200),
-    created_at: at(now, -7200),
-    expires_at: at(now, -3600),
-  }));
-  await db.insertInto('sessions').values(kept).execute();
-  const keptHashes = kept.map((k) => k.id_hash);
-  const sids = await db.selectFrom('sessions').select('sid').where('id_hash', 'in', keptHashes).execute();
-  await db
-    .insertInto('refresh_tokens')
-    .values(
-      sids.map(({ sid }) => ({
-        token_hash: id('rt-kept'),
-        family_id: randomUUID(),
-        client_id: CLIENT,
-        user_id: userId,
-        scope: 'openid offline_access',
-        auth_time: at(now, -7200),
-        issued_at: at(now, -7200),
-        expires_at: at(now, 3600),
-        rotated_at: null,
-        revoked_at: null,
-        sid,
-      })),
-    )
-    .execute();
+  const { sessionHashes: keptHashes } = await insertKeptSessions(6, now);
   await insertExpiredSessions(7, at(now, -1));
   const expiredToken = () => ({
     token_hash: id('at-backlog'),
@@ -611,35 +616,13 @@ t.test('a table with a backlog does not hold up the others, and expired rows kep
 t.test('the walk of a table with a keep condition goes on from where the last run left it, until started afresh', async (t) => {
   const now = new Date(Date.now() + 50 * 24 * HOUR * 1000);
   await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
-  const keptHash = id('kept-once');
-  await db
-    .insertInto('sessions')
-    .values({ id_hash: keptHash, user_id: userId, auth_time: at(now, -7200), created_at: at(now, -7200), expires_at: at(now, -3600) })
-    .execute();
-  const { sid } = await db.selectFrom('sessions').select('sid').where('id_hash', '=', keptHash).executeTakeFirstOrThrow();
-  const refreshHash = id('rt-kept-once');
-  await db
-    .insertInto('refresh_tokens')
-    .values({
-      token_hash: refreshHash,
-      family_id: randomUUID(),
-      client_id: CLIENT,
-      user_id: userId,
-      scope: 'openid offline_access',
-      auth_time: at(now, -7200),
-      issued_at: at(now, -7200),
-      expires_at: at(now, 3600),
-      rotated_at: null,
-      revoked_at: null,
-      sid,
-    })
-    .execute();
+  const { refreshHashes } = await insertKeptSessions(1, now);
   await insertExpiredSessions(2, at(now, -1));
   const cursors = new Map<string, Date>();
   t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, cursors)).sessions, 2, 'the free ones go; the kept one stays');
   t.same(cursors.get('sessions'), at(now, -1), 'the walk stopped at the last session that went');
   // Its refresh token revoked, the kept session may go too: a walk that goes on from the cursor does not see it...
-  await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('token_hash', '=', refreshHash).execute();
+  await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('token_hash', 'in', refreshHashes).execute();
   t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, cursors)).sessions, 0);
   // ...and one started afresh (the job's hourly rescan) does.
   t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, new Map())).sessions, 1);
