@@ -168,18 +168,19 @@ export async function purgeExpired(
   let pending = PURGE_TARGETS.flatMap((target) => {
     const cutoff = target.cutoff(settings);
     deleted[target.table] = 0;
-    return cutoff === null ? [] : [{ target, cutoff, keep: target.keepWhile?.(settings), after: cursors.get(target.table) }];
+    return cutoff === null ? [] : [{ target, cutoff, keep: target.keepWhile?.(settings) }];
   });
   while (pending.length > 0) {
     const next: typeof pending = [];
     for (const work of pending) {
       const started = performance.now();
-      const { target, cutoff, keep, after } = work;
+      const { target, cutoff, keep } = work;
+      const after = cursors.get(target.table);
       const batch = await purgeBatch(db, target.table, target.column ?? 'expires_at', cutoff, batchSize, keep, after);
       onBatch?.(target.table, batch.rows, performance.now() - started);
       deleted[target.table]! += batch.rows;
       if (batch.last) cursors.set(target.table, batch.last);
-      if (batch.rows === batchSize) next.push({ ...work, after: batch.last });
+      if (batch.rows === batchSize) next.push(work);
     }
     pending = next;
   }
