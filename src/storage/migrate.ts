@@ -2,13 +2,13 @@
 // (a transaction and an advisory lock, so that several instances starting at once apply each file once).
 import { promises as fs, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { DEFAULT_MIGRATION_TABLE, Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
+import { PROJECT_ROOT } from '../project-root.js';
 import type { Db } from './database.js';
 import { splitSqlStatements } from './sql-statements.js';
 
-export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+export const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');
 
 class SqlFileMigrationProvider implements MigrationProvider {
   constructor(private readonly dir: string) {}

@@ -4,8 +4,10 @@
 // string plus a Uint32Array of where each line starts: about 1.3 MB for 112,000 entries, where a Set of strings
 // takes several times that. A lookup is a binary search over the lines, without slicing more than one entry per step.
 import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../project-root.js';
 
-const LIST_FILE = new URL('../../../assets/common-passwords.txt', import.meta.url);
+const LIST_FILE = path.join(PROJECT_ROOT, 'assets', 'common-passwords.txt');
 
 /** How a password is compared with the list: NFKC (NIST SP 800-63B 5.1.1.2), then lower case. */
 export function normalisedPassword(password: string): string {

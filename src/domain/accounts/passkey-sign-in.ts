@@ -3,11 +3,8 @@
 // asks of a password sign-in. A passkey sign-in goes through the same risk evaluation and completion as a password
 // sign-in: a BLOCK refuses it, a CHALLENGE is already answered by the passkey.
 import type { Locale } from '../../i18n/catalog.js';
-import {
-  generateAuthenticationOptions,
-  verifyAuthenticationResponse,
-  type PublicKeyCredentialRequestOptionsJSON,
-} from '@simplewebauthn/server';
+// Loaded on first use, not at start (src/domain/accounts/passkeys.ts says why).
+import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { findPasskeyByCredentialId, listPasskeys, recordPasskeyUse } from '../../storage/passkeys.js';
 import type { PasskeyPurpose } from '../../storage/passkey-challenges.js';
 import type { PasskeyRow } from '../../storage/schema.js';
@@ -43,6 +40,7 @@ export async function passkeyRequestOptions(
   userId: string | null = null,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const allow = userId === null ? [] : await listPasskeys(ctx.db, userId);
+  const { generateAuthenticationOptions } = await import('@simplewebauthn/server');
   return generateAuthenticationOptions({
     rpID: relyingParty(ctx).id,
     challenge: await issuePasskeyChallenge(ctx, binding, purpose, null),
@@ -99,6 +97,7 @@ export async function verifyPasskeyAssertion(
   }
   const rp = relyingParty(ctx);
   const storedCount = Number(passkey.sign_count);
+  const { verifyAuthenticationResponse } = await import('@simplewebauthn/server');
   let info;
   try {
     const verified = await verifyAuthenticationResponse({

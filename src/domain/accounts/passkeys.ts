@@ -1,10 +1,8 @@
 // A user's passkeys on the account page: registering one (WebAuthn L3 §7.1, through @simplewebauthn/server), listing,
 // renaming and deleting them. Deleting the last way to sign in is refused.
-import {
-  generateRegistrationOptions,
-  verifyRegistrationResponse,
-  type PublicKeyCredentialCreationOptionsJSON,
-} from '@simplewebauthn/server';
+// Loaded on first use, not at start: @simplewebauthn/server and the X.509 and ASN.1 packages it brings are a sixth of
+// the server bundle and about 0.1 s of every start (docs/benchmarks.md, "Start to ready"); scripts/build.ts keeps it out.
+import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import {
   countPasskeys,
   deletePasskey as deletePasskeyRow,
@@ -68,6 +66,7 @@ export async function passkeyRegistrationOptions(ctx: ProviderContext, user: Use
   if (existing.length >= MAX_PASSKEYS_PER_USER) return { kind: 'too-many' };
   const rp = relyingParty(ctx);
   const claims = user.claims as { name?: unknown };
+  const { generateRegistrationOptions } = await import('@simplewebauthn/server');
   const options = await generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -106,6 +105,7 @@ export async function registerPasskey(
   const response = registrationResponseOf(credential);
   if (!response) return { kind: 'refused' };
   const rp = relyingParty(ctx);
+  const { verifyRegistrationResponse } = await import('@simplewebauthn/server');
   let verified;
   try {
     verified = await verifyRegistrationResponse({

@@ -5,7 +5,6 @@
 // instead of issuing a code. Every form posts a CSRF token derived from the session cookie (or, for the sign-in
 // form, equal to a binding cookie); only the passkey forms run script (src/http/views/passkey-script.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { accountFormToken, isAccountFormToken } from '../../domain/accounts/account-forms.js';
 import {
   authenticatorState,
@@ -171,7 +170,9 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   async function renderEnrolment(request: FastifyRequest, reply: FastifyReply, who: SignedIn, status: number, error?: string) {
     const pending = await pendingEnrolment(ctx, who.user);
     if (!pending) return seeOther(reply, base);
-    // qrcode draws the otpauth URI as an SVG image; the page's policy allows images from data: URLs only.
+    // qrcode draws the otpauth URI as an SVG image; the page's policy allows images from data: URLs only. It is loaded
+    // here, on the first enrolment, not at start (scripts/build.ts keeps it out of the server bundle).
+    const { default: QRCode } = await import('qrcode');
     const svg = await QRCode.toString(pending.uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     return page(
       reply,
