@@ -49,6 +49,7 @@ import secondFactorRoutes from './http/routes/second-factor.js';
 import securityEventsRoutes from './http/routes/security-events.js';
 import tokenRoutes from './http/routes/token.js';
 import userinfoRoutes from './http/routes/userinfo.js';
+import { lazySchemaCompilers, type LazySchemaCompilers } from './http/lazy-schema-compilers.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
@@ -72,6 +73,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** How requests to clients and relays resolve names and which extra CAs they trust; the system's unless told. */
   outbound?: OutboundDeps;
+  /** Compiles the routes' schemas on first use (http/lazy-schema-compilers.ts); a test passes its own to compile them all. */
+  schemaCompilers?: LazySchemaCompilers;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -98,6 +101,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     return503OnClosing: false,
     // A URL or headers too large for Node's parser get an OAuth error body too.
     clientErrorHandler,
+    schemaController: { compilersFactory: (deps.schemaCompilers ?? lazySchemaCompilers()).compilersFactory },
   });
   const lifecycle = deps.lifecycle ?? { shuttingDown: false };
   app.addHook('preClose', async () => {

@@ -14,6 +14,7 @@ import { SIGNING_ALGS } from '../../src/domain/keys/signing-algs.js';
 import { insertSigningKey } from '../../src/storage/signing-keys.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import type { OutboundDeps } from '../../src/outbound/guarded-fetch.js';
+import type { LazySchemaCompilers } from '../../src/http/lazy-schema-compilers.js';
 import { openDatabase, type Db } from '../../src/storage/database.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -81,6 +82,8 @@ export interface TestAppOptions {
   notifier?: Notifier | null;
   /** The resolver and extra trusted CAs of requests to clients (a test CA, say); the system's unless told. */
   outbound?: OutboundDeps;
+  /** How the routes' schemas are compiled (src/http/lazy-schema-compilers.ts); the app makes its own unless told. */
+  schemaCompilers?: LazySchemaCompilers;
 }
 
 // Each test app starts with a key per algorithm and the fixtures' hashed passwords. Making them anew for every app
@@ -145,6 +148,7 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
     notifier: options.notifier,
     metrics,
     outbound: options.outbound,
+    schemaCompilers: options.schemaCompilers,
   });
   await app.ready();
   t.teardown(async () => {
