@@ -22,6 +22,12 @@ export function purgeRetention(config: Config): Omit<PurgeSettings, 'now'> {
 /** How often the purge reads each table from its oldest expired row again. */
 const RESCAN_MS = 3_600_000;
 
+/**
+ * How long one run may go on starting rounds. A run that uses it all is followed at once by the next, which takes a
+ * new `now`, and with it the rows that expired meanwhile, in every table, the finished ones too.
+ */
+export const RUN_BUDGET_MS = 10_000;
+
 /** Issue 21: a batch should never hold its locks longer than this; one that does is logged as a warning. */
 export const SLOW_BATCH_MS = 100;
 
@@ -34,6 +40,8 @@ export interface PurgeJobOptions {
   retention: Omit<PurgeSettings, 'now'>;
   /** A batch longer than this is logged as a warning; SLOW_BATCH_MS unless given (tests). */
   slowBatchMs?: number;
+  /** RUN_BUDGET_MS unless given (tests). */
+  runBudgetMs?: number;
 }
 
 export interface PurgeJob {
@@ -42,12 +50,12 @@ export interface PurgeJob {
 }
 
 /**
- * Purges every `intervalSeconds` (give or take a tenth, so that instances started together spread out),
- * never two runs at once in one process. The timer does not keep the process alive, and a failed run is
+ * Purges every `intervalSeconds` (give or take a tenth, so that instances started together spread out), and at once
+ * again after a run that stopped for its budget (RUN_BUDGET_MS), never two runs at once in one process. The timer does not keep the process alive, and a failed run is
  * logged and tried again at the next interval, never thrown.
  */
 export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
-  const { db, clock, logger, intervalSeconds, retention, slowBatchMs = SLOW_BATCH_MS } = options;
+  const { db, clock, logger, intervalSeconds, retention, slowBatchMs = SLOW_BATCH_MS, runBudgetMs = RUN_BUDGET_MS } = options;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -56,7 +64,9 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
   let cursors = new Map<string, Date>();
   let rescanAt = 0;
 
-  const run = async () => {
+  /** Runs once; says whether the run stopped for its budget (more may be waiting). */
+  const run = async (): Promise<boolean> => {
+    const started = performance.now();
     try {
       const now = clock();
       if (now.getTime() >= rescanAt) {
@@ -68,29 +78,31 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
       const observe = (table: string, _rows: number, ms: number) => {
         if (ms > longest.ms) longest = { table, ms };
       };
-      const deleted = await purgeExpired(db, { ...retention, now }, undefined, observe, cursors);
+      const deleted = await purgeExpired(db, { ...retention, now }, undefined, observe, cursors, started + runBudgetMs);
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
       const longestBatchMs = Math.round(longest.ms);
       if (total > 0) logger.info({ deleted, longestBatchMs }, `purged ${total} expired rows`);
       if (longest.ms > slowBatchMs)
         logger.warn({ table: longest.table, longestBatchMs }, `a purge batch took ${longestBatchMs} ms (more than ${slowBatchMs})`);
+      return performance.now() - started >= runBudgetMs;
     } catch (err) {
       logger.error({ err }, 'purge of expired rows failed');
+      return false;
     }
   };
 
-  const schedule = () => {
+  const schedule = (backlog: boolean) => {
     if (stopped) return;
-    const delayMs = intervalSeconds * 1000 * (0.9 + Math.random() * 0.2);
+    const delayMs = backlog ? 0 : intervalSeconds * 1000 * (0.9 + Math.random() * 0.2);
     timer = setTimeout(() => {
-      running = run().finally(() => {
+      running = run().then((more) => {
         running = undefined;
-        schedule();
+        schedule(more);
       });
     }, delayMs);
     timer.unref();
   };
-  schedule();
+  schedule(false);
 
   return {
     async stop() {

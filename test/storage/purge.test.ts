@@ -658,6 +658,37 @@ t.test('the job purges periodically, logs what it removed, and stops', async (t)
   t.equal(lines.length, after, 'nothing runs after stop()');
 });
 
+t.test('a run starts no round after its deadline, and the next run goes on from where it stopped (issue 21 soak)', async (t) => {
+  const now = new Date(Date.now() + 22 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  await insertExpiredSessions(10, at(now, -1));
+  const cursors = new Map<string, Date>();
+  // A deadline already past: the first round still runs (one batch of each table), no second one.
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, 4, undefined, cursors, 0)).sessions, 4);
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, 4, undefined, cursors, 0)).sessions, 4);
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, 4, undefined, cursors)).sessions, 2, 'no deadline: the rest');
+});
+
+t.test('a run that used its budget is followed at once by the next, not an interval later (issue 21 soak)', async (t) => {
+  const lines: Array<{ msg?: string; deleted?: Record<string, number>; at: number }> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => lines.push({ ...JSON.parse(line), at: performance.now() }) });
+  await purgeExpired(db, { now: new Date(), ...RETENTION }); // what earlier tests left behind
+  await insertExpiredSessions(2500, new Date(Date.now() - 1000));
+  // Every run stops after its first round (a budget of 0): 1,000 sessions a run, so three runs for the 2,500.
+  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 1, retention: RETENTION, runBudgetMs: 0 });
+  const sessionRuns = () => lines.filter((l) => (l.deleted?.sessions ?? 0) > 0);
+  for (let i = 0; i < 250 && sessionRuns().length < 3; i += 1) await new Promise((r) => setTimeout(r, 20));
+  await job.stop();
+  const runs = sessionRuns();
+  t.same(
+    runs.map((l) => l.deleted?.sessions),
+    [1000, 1000, 500],
+    'three runs of one batch each',
+  );
+  // Runs an interval apart would be at least 0.9 s apart (a tenth less than the interval at most).
+  t.ok(runs[2]!.at - runs[0]!.at < 850, `the third run came ${Math.round(runs[2]!.at - runs[0]!.at)} ms after the first`);
+});
+
 t.test('a batch slower than the threshold is logged as a warning naming its table (issue 21: locks held under 100 ms)', async (t) => {
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
