@@ -51,11 +51,12 @@ export interface PurgeJob {
 
 /**
  * Purges every `intervalSeconds` (give or take a tenth, so that instances started together spread out), and at once
- * again after a run that stopped for its budget (RUN_BUDGET_MS), never two runs at once in one process. The timer does not keep the process alive, and a failed run is
- * logged and tried again at the next interval, never thrown.
+ * again after a run that stopped for its budget (RUN_BUDGET_MS), never two runs at once in one process. The timer
+ * does not keep the process alive, and a failed run is logged and tried again at the next interval, never thrown.
  */
 export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
-  const { db, clock, logger, intervalSeconds, retention, slowBatchMs = SLOW_BATCH_MS, runBudgetMs = RUN_BUDGET_MS } = options;
+  const { db, clock, logger, intervalSeconds, retention } = options;
+  const { slowBatchMs = SLOW_BATCH_MS, runBudgetMs = RUN_BUDGET_MS } = options;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
