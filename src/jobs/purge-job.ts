@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import type { Db } from '../storage/database.js';
-import { purgeExpired, type PurgeSettings } from '../storage/purge.js';
+import { purgeExpired, readPurgeCursors, savePurgeCursors, type PurgeSettings } from '../storage/purge.js';
 
 /** How long each kind of row is kept, from the settings that give each its lifetime. */
 export function purgeRetention(config: Config): Omit<PurgeSettings, 'now'> {
@@ -20,7 +20,7 @@ export function purgeRetention(config: Config): Omit<PurgeSettings, 'now'> {
 }
 
 /** How often the purge reads each table from its oldest expired row again. */
-const RESCAN_MS = 3_600_000;
+export const RESCAN_MS = 3_600_000;
 
 /**
  * How long one run may go on starting rounds. A run that uses it all is followed at once by the next, which takes a
@@ -60,26 +60,23 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
-  // Where each table's walk was left (src/storage/purge.ts): the next run goes on from there instead of reading again
-  // the expired rows a table keeps and the index entries of rows deleted. Once an hour a run starts from the oldest.
-  let cursors = new Map<string, Date>();
-  let rescanAt = 0;
 
   /** Runs once; says whether the run stopped for its budget (more may be waiting). */
   const run = async (): Promise<boolean> => {
     const started = performance.now();
     try {
       const now = clock();
-      if (now.getTime() >= rescanAt) {
-        cursors = new Map();
-        rescanAt = now.getTime() + RESCAN_MS;
-      }
+      // Where each table's walk was left, by this instance or another (src/storage/purge.ts): a run goes on from there
+      // instead of reading again the expired rows a table keeps and the index entries of rows deleted. A walk begun
+      // over RESCAN_MS ago starts from the oldest again.
+      const cursors = await readPurgeCursors(db, new Date(now.getTime() - RESCAN_MS));
       // Each batch is one DELETE in a transaction of its own: its duration bounds how long it held its rows' locks.
       let longest = { table: '', ms: 0 };
       const observe = (table: string, _rows: number, ms: number) => {
         if (ms > longest.ms) longest = { table, ms };
       };
       const deleted = await purgeExpired(db, { ...retention, now }, undefined, observe, cursors, started + runBudgetMs);
+      await savePurgeCursors(db, cursors, now);
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
       const longestBatchMs = Math.round(longest.ms);
       if (total > 0) logger.info({ deleted, longestBatchMs }, `purged ${total} expired rows`);

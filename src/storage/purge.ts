@@ -194,3 +194,30 @@ export async function purgeExpired(
   }
   return deleted;
 }
+
+/**
+ * Where each table's walk stands, as every instance left it (purge_cursors): a restarted instance goes on from
+ * there instead of reading again, from the oldest, the index entries of every row deleted since the last VACUUM (the
+ * first batch of sign-in attempts after a restart took 43.8 s so in issue 21's soak). A walk that began at or before
+ * `walkStartedBefore` is forgotten, so that its table is read from the oldest row again: rows kept then may go now.
+ */
+export async function readPurgeCursors(db: Db, walkStartedBefore: Date): Promise<Map<string, Date>> {
+  const result = await sql<{ table_name: string; position: Date }>`
+    WITH forgotten AS (DELETE FROM purge_cursors WHERE walk_started_at <= ${walkStartedBefore})
+    SELECT table_name, position FROM purge_cursors WHERE walk_started_at > ${walkStartedBefore}`.execute(db);
+  return new Map(result.rows.map((row) => [row.table_name, row.position]));
+}
+
+/**
+ * Keeps the positions a run reached. Another instance's walk may be ahead: the later position wins, since both are
+ * behind every row that may go (see `cursors` above). A table's first position starts its walk's clock at `now`.
+ */
+export async function savePurgeCursors(db: Db, cursors: ReadonlyMap<string, Date>, now: Date): Promise<void> {
+  if (cursors.size === 0) return;
+  const tables = [...cursors.keys()];
+  const positions = tables.map((table) => cursors.get(table)!.toISOString());
+  await sql`
+    INSERT INTO purge_cursors (table_name, position, walk_started_at)
+    SELECT table_name, position, ${now}::timestamptz FROM unnest(${tables}::text[], ${positions}::timestamptz[]) AS c (table_name, position)
+    ON CONFLICT (table_name) DO UPDATE SET position = GREATEST(purge_cursors.position, excluded.position)`.execute(db);
+}

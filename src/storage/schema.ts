@@ -772,3 +772,14 @@ export interface ScimGroupsTable {
 export interface Database {
   scim_groups: ScimGroupsTable;
 }
+
+/** Where the purge's walk of each table stands, shared by every instance (src/storage/purge.ts). */
+export interface PurgeCursorsTable {
+  table_name: string;
+  position: Timestamp;
+  walk_started_at: Timestamp;
+}
+
+export interface Database {
+  purge_cursors: PurgeCursorsTable;
+}

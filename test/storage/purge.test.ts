@@ -4,12 +4,12 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
 import t from 'tap';
-import { startPurgeJob } from '../../src/jobs/purge-job.js';
+import { RESCAN_MS, startPurgeJob } from '../../src/jobs/purge-job.js';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../src/domain/admin/seed.js';
 import { openDatabase, type Db } from '../../src/storage/database.js';
 import type { Database } from '../../src/storage/schema.js';
-import { OUTBOX_RETENTION_SECONDS, PURGE_TARGETS, purgeExpired } from '../../src/storage/purge.js';
+import { OUTBOX_RETENTION_SECONDS, PURGE_TARGETS, purgeExpired, readPurgeCursors, savePurgeCursors } from '../../src/storage/purge.js';
 import { buildTestApp, FIXTURES, testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -626,6 +626,78 @@ t.test('the walk of a table with a keep condition goes on from where the last ru
   t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, cursors)).sessions, 0);
   // ...and one started afresh (the job's hourly rescan) does.
   t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, new Map())).sessions, 1);
+});
+
+t.test('a code purged leaves the access tokens issued from it as they were (no foreign key rewrites them, issue 21 soak)', async (t) => {
+  const now = new Date(Date.now() + 55 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  // The token outlives its code here only to be seen: the purge keeps a code until its tokens have expired.
+  const keys = await insertRows(db, at(now, -(HOUR + 10)), 'code-link');
+  await db
+    .updateTable('access_tokens')
+    .set({ expires_at: at(now, 60) })
+    .where('token_hash', '=', keys.token)
+    .execute();
+  t.equal((await purgeExpired(db, { now, ...RETENTION })).authorization_codes, 1);
+  const token = await db.selectFrom('access_tokens').select('code_hash').where('token_hash', '=', keys.token).executeTakeFirst();
+  t.equal(token?.code_hash, keys.code, 'the token row was not written');
+});
+
+t.test("the walks' positions are kept in the database: the later one wins, and a walk is forgotten an hour after it began", async (t) => {
+  const now = new Date(Date.now() + 60 * 24 * HOUR * 1000);
+  t.teardown(() => db.deleteFrom('purge_cursors').execute());
+  await savePurgeCursors(
+    db,
+    new Map([
+      ['sessions', at(now, -100)],
+      ['access_tokens', at(now, -50)],
+    ]),
+    now,
+  );
+  // Another instance, behind on one table and ahead on the other, an hour later.
+  await savePurgeCursors(
+    db,
+    new Map([
+      ['sessions', at(now, -200)],
+      ['access_tokens', at(now, -10)],
+    ]),
+    at(now, HOUR),
+  );
+  t.same(
+    await readPurgeCursors(db, at(now, -1)),
+    new Map([
+      ['sessions', at(now, -100)],
+      ['access_tokens', at(now, -10)],
+    ]),
+    'each table at the later position; the walks still dated from their first save',
+  );
+  t.same(await readPurgeCursors(db, now), new Map(), 'walks begun at or before the limit are forgotten...');
+  t.equal((await db.selectFrom('purge_cursors').select('table_name').execute()).length, 0, '...and deleted');
+});
+
+t.test('a restarted job goes on from where the last one left its walk, until the walk is an hour old', async (t) => {
+  const now = new Date(Date.now() + 65 * 24 * HOUR * 1000);
+  t.teardown(() => db.deleteFrom('purge_cursors').execute());
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  const logger = (lines: Array<Record<string, unknown>>) =>
+    pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  /** Runs a job of its own until it has logged a purge of `sessions` sessions, then stops it. */
+  const runJob = async (clock: Date, sessions: number) => {
+    const lines: Array<Record<string, unknown>> = [];
+    const job = startPurgeJob({ db, clock: () => clock, logger: logger(lines), intervalSeconds: 0.02, retention: RETENTION });
+    const done = () => lines.some((l) => (l.deleted as Record<string, number> | undefined)?.sessions === sessions);
+    for (let i = 0; i < 200 && !done(); i += 1) await new Promise((r) => setTimeout(r, 20));
+    await job.stop();
+    return done();
+  };
+  const { refreshHashes } = await insertKeptSessions(1, now);
+  await insertExpiredSessions(2, at(now, -1));
+  t.ok(await runJob(now, 2), 'the first job purges the two free sessions; the kept one stays');
+  // Its refresh token revoked, the kept session may go, but it is behind the walk; one more expires after it.
+  await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('token_hash', 'in', refreshHashes).execute();
+  await insertExpiredSessions(1, at(now, -0.5));
+  t.ok(await runJob(now, 1), 'a new job (a restart, or another instance) goes on from the walk kept: only the later session');
+  t.ok(await runJob(at(now, RESCAN_MS / 1000 + 1), 1), 'an hour on, the walk starts from the oldest again and finds the kept one');
 });
 
 t.test('two purges at once both succeed and remove each row exactly once (safe on every instance)', async (t) => {
