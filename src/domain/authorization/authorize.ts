@@ -14,7 +14,7 @@ import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import type { Client } from '../clients/clients.js';
 import { verifyIdTokenHint, type IdTokenHint } from '../logout/id-token-hint.js';
-import { randomToken, safeEqual, sha256 } from '../secrets.js';
+import { randomToken, safeEqual, sha256, storedKey, timedToken } from '../secrets.js';
 import { requestedSubject } from '../tokens/claims-request.js';
 import { resolveSession } from '../accounts/sessions.js';
 import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
@@ -30,12 +30,12 @@ export type AuthorizeOutcome =
   | { kind: 'interaction'; interactionId: string; bindingSecret: string; clientConfirmed: false };
 
 export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { code: string; row: NewCode } {
-  const code = randomToken();
   const now = ctx.clock();
+  const code = timedToken(now);
   return {
     code,
     row: {
-      codeHash: sha256(code),
+      codeHash: storedKey(code),
       clientId: request.clientId,
       redirectUri: request.redirectUri,
       redirectUriInRequest: request.redirectUriInRequest,

@@ -8,14 +8,14 @@ import type { Client } from '../clients/clients.js';
 import { addSeconds, epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { isSigningAlg } from '../keys/signing-algs.js';
-import { randomToken, sha256 } from '../secrets.js';
+import { storedKey, timedToken } from '../secrets.js';
 
 /** RFC 9068 2.1: "Resource servers MUST verify that the "typ" header value is "at+jwt"". */
 export const JWT_ACCESS_TOKEN_TYP = 'at+jwt';
 
 /** The digest a JWT access token's row is kept under: never the digest of an opaque value (see opaqueTokenHash). */
 export function jwtAccessTokenKey(jti: string): string {
-  return sha256(`jwt:${jti}`);
+  return storedKey(jti, `jwt:${jti}`);
 }
 
 /**
@@ -23,7 +23,7 @@ export function jwtAccessTokenKey(jti: string): string {
  * base64url): so that "jwt:" and a JWT's jti, presented as an opaque token, never finds that JWT's row.
  */
 export function opaqueTokenHash(token: string): string | undefined {
-  return /^[A-Za-z0-9_-]{16,128}$/.test(token) ? sha256(token) : undefined;
+  return /^[A-Za-z0-9_-]{16,128}$/.test(token) ? storedKey(token) : undefined;
 }
 
 export interface PreparedAccessToken {
@@ -47,8 +47,8 @@ export function prepareAccessToken(
   /** RFC 9449 6: the thumbprint of the DPoP key of the request's proof; null: a bearer token. */
   jkt: string | null = null,
 ): PreparedAccessToken {
-  const opaque = randomToken();
-  const jti = randomToken(16);
+  const opaque = timedToken(now);
+  const jti = timedToken(now, 16);
   return {
     opaque,
     jti,
@@ -56,7 +56,7 @@ export function prepareAccessToken(
     target: {
       atResource: resource,
       atDefaultResource: client.defaultResource,
-      atOpaqueHash: sha256(opaque),
+      atOpaqueHash: storedKey(opaque),
       atJwtHash: jwtAccessTokenKey(jti),
       atDefaultExpiresAt: addSeconds(now, ctx.config.accessTokenTtlSeconds),
       atJkt: jkt,

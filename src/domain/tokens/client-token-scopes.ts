@@ -4,7 +4,7 @@ import { InsufficientScope, InvalidToken } from '../../errors/oauth-error.js';
 import { findAccessTokenWithClientScope } from '../../storage/access-tokens.js';
 import { splitScope } from '../authorization/scope.js';
 import type { ProviderContext } from '../context.js';
-import { sha256 } from '../secrets.js';
+import { storedKey } from '../secrets.js';
 
 export interface ClientTokenHolder {
   clientId: string;
@@ -23,7 +23,7 @@ export async function clientTokenScopes(
   known: readonly string[],
   refusal: { description: string; challenge: string },
 ): Promise<ClientTokenHolder> {
-  const found = await findAccessTokenWithClientScope(ctx.db, sha256(token));
+  const found = await findAccessTokenWithClientScope(ctx.db, storedKey(token));
   // RFC 6750 3.1 invalid_token: "The access token provided is expired, revoked, malformed, or invalid for other reasons."
   if (!found || found.revoked_at !== null || found.expires_at <= ctx.clock() || !found.client_exists) {
     throw new InvalidToken('the access token is invalid, expired or revoked');

@@ -97,7 +97,7 @@ async function assertPostedResponse(t: Test, started: Started, captured: Capture
   t.equal(captured.body.get('state'), started.state);
   t.equal(captured.body.get('iss'), started.server.issuer);
   const code = captured.body.get('code');
-  t.match(code, /^[A-Za-z0-9_-]{43}$/);
+  t.match(code, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/, 'the moment it was made, then 256 random bits');
 
   const tokens = await fetch(`${started.server.issuer}/token`, {
     method: 'POST',

@@ -94,7 +94,7 @@ t.test(
       'exactly code, state and iss, in that order',
     );
     const fields = new Map(form.params);
-    t.match(fields.get('code'), /^[A-Za-z0-9_-]{43}$/);
+    t.match(fields.get('code'), /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
     t.equal(fields.get('state'), 'st-form-post');
     t.equal(fields.get('iss'), ISSUER);
 

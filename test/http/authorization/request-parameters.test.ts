@@ -31,7 +31,7 @@ t.test('OIDC Core 3.1.2.1: display, ui_locales, claims_locales and acr_values ar
   const { location } = await signIn(app, request(IGNORED));
   t.equal(`${location.origin}${location.pathname}`, CONFIDENTIAL.redirect_uris[0]);
   t.equal(location.searchParams.get('error'), null, `no error: ${location.searchParams.get('error_description')}`);
-  t.match(location.searchParams.get('code'), /^[A-Za-z0-9_-]{43}$/);
+  t.match(location.searchParams.get('code'), /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/, 'the moment it was made, then 256 random bits');
   t.equal(location.searchParams.get('state'), 'st-params');
 });
 

@@ -1,5 +1,6 @@
 // id_token_hint (OIDC Core 3.1.2.1): an ID token we issued to this client names the user the client expects.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { storedKey } from '../../../src/domain/secrets.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { CompactSign, decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import pino from 'pino';
@@ -139,7 +140,7 @@ t.test('OIDC Core 3.1.2.1: without prompt=none, a hint for another user than the
   const row = await db
     .selectFrom('authorization_codes')
     .select('user_id')
-    .where('code_hash', '=', createHash('sha256').update(code!).digest('base64url'))
+    .where('code_hash', '=', storedKey(code!))
     .executeTakeFirstOrThrow();
   t.equal(row.user_id, bobSub, 'the code is for the user who signed in');
 });

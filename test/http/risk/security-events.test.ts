@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import t, { type Test } from 'tap';
-import { sha256 } from '../../../src/domain/secrets.js';
+import { storedKey } from '../../../src/domain/secrets.js';
 import { insertSecurityEvent } from '../../../src/storage/security-events.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
 import { basicAuth, Browser, obtainCode, tokenRequest } from '../../helpers/flow.js';
@@ -164,13 +164,13 @@ t.test('a client that no longer registers the scope loses access with the tokens
 
 t.test('an expired or revoked client token gets 401 invalid_token', async (t) => {
   const revoked = await clientToken();
-  await db.updateTable('access_tokens').set({ revoked_at: new Date() }).where('token_hash', '=', sha256(revoked)).execute();
+  await db.updateTable('access_tokens').set({ revoked_at: new Date() }).where('token_hash', '=', storedKey(revoked)).execute();
   assertBearerError(t, await events({}, revoked), 401, 'invalid_token');
   const expired = await clientToken();
   await db
     .updateTable('access_tokens')
     .set({ expires_at: new Date(Date.now() - 1000) })
-    .where('token_hash', '=', sha256(expired))
+    .where('token_hash', '=', storedKey(expired))
     .execute();
   assertBearerError(t, await events({}, expired), 401, 'invalid_token');
 });

@@ -1,6 +1,6 @@
 // The client_credentials grant over HTTP (RFC 6749 4.4, 3.3, 5.2; RFC 6750 3.1 at the UserInfo endpoint).
 import t from 'tap';
-import { sha256 } from '../../../src/domain/secrets.js';
+import { storedKey } from '../../../src/domain/secrets.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { basicAuth, tokenRequest } from '../../helpers/flow.js';
 import {
@@ -30,12 +30,12 @@ t.test('RFC 6749 4.4.3: a confidential client gets an access token with its regi
   t.equal(body.token_type, 'Bearer');
   t.equal(body.expires_in, config.accessTokenTtlSeconds);
   t.equal(body.scope, MACHINE.scope, 'RFC 6749 3.3: the registered scope is the default');
-  t.match(body.access_token, /^[A-Za-z0-9_-]{43}$/);
+  t.match(body.access_token, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
 
   const row = await db
     .selectFrom('access_tokens')
     .selectAll()
-    .where('token_hash', '=', sha256(body.access_token))
+    .where('token_hash', '=', storedKey(body.access_token))
     .executeTakeFirstOrThrow();
   t.equal(row.client_id, MACHINE.client_id);
   t.equal(row.user_id, null, 'the token acts for the client, not for a user');

@@ -1,7 +1,8 @@
 // The refresh_token grant over HTTP (RFC 6749 6, 10.4; OIDC Core 11, 12; RFC 9700 4.14.2).
+import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import t from 'tap';
-import { sha256 } from '../../../src/domain/secrets.js';
+import { sha256, storedKey } from '../../../src/domain/secrets.js';
 import { BOB, buildTestApp, CONFIDENTIAL } from '../../helpers/app.js';
 import { authorizePath, Browser, formAction, hiddenField, localPath, obtainCode, tokenRequest } from '../../helpers/flow.js';
 import {
@@ -28,7 +29,7 @@ const { app, db, config, advance } = await buildTestApp(t, {
 });
 
 function refreshRow(value: string) {
-  return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', sha256(value)).executeTakeFirst();
+  return db.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', storedKey(value)).executeTakeFirst();
 }
 
 // ---- issuing (OIDC Core 11) ----
@@ -37,11 +38,14 @@ t.test('OIDC Core 11: a code granted offline_access to a client allowed refresh_
   const tokens = await offlineTokens(app);
   t.same(Object.keys(tokens).sort(), ['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'token_type']);
   t.equal(tokens.scope, OFFLINE_SCOPE);
-  t.match(tokens.refresh_token, /^[A-Za-z0-9_-]{43}$/, '256 random bits, base64url');
+  t.match(tokens.refresh_token, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/, 'the moment it was made, then 256 random bits, base64url');
   t.not(tokens.refresh_token, tokens.access_token);
 
   const row = await refreshRow(tokens.refresh_token);
   t.ok(row, 'the refresh token is stored by its SHA-256 digest');
+  // Issue 21: the key starts with the moment of issue, so that new rows land at the right edge of the index.
+  t.equal(parseInt(row!.token_hash.slice(0, 12), 16), row!.issued_at.getTime(), 'after the moment it was issued');
+  t.match(row!.family_id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'its family id a UUID version 7');
   t.equal(row!.client_id, REFRESHING.client_id);
   t.equal(row!.scope, OFFLINE_SCOPE);
   t.equal(row!.rotated_at, null);
@@ -56,9 +60,31 @@ t.test('OIDC Core 11: a code granted offline_access to a client allowed refresh_
   const access = await db
     .selectFrom('access_tokens')
     .selectAll()
-    .where('token_hash', '=', sha256(tokens.access_token))
+    .where('token_hash', '=', storedKey(tokens.access_token))
     .executeTakeFirstOrThrow();
   t.equal(access.refresh_family_id, row!.family_id, 'the access token is linked to the refresh token family');
+});
+
+t.test('tokens issued before timed keys, stored under the plain digest of their value, still work after the upgrade', async (t) => {
+  const tokens = await offlineTokens(app);
+  // What an earlier version handed out: 256 random bits, the row under their SHA-256 digest alone.
+  const olderRefresh = randomBytes(32).toString('base64url');
+  const olderAccess = randomBytes(32).toString('base64url');
+  await db
+    .updateTable('refresh_tokens')
+    .set({ token_hash: sha256(olderRefresh) })
+    .where('token_hash', '=', storedKey(tokens.refresh_token))
+    .execute();
+  await db
+    .updateTable('access_tokens')
+    .set({ token_hash: sha256(olderAccess) })
+    .where('token_hash', '=', storedKey(tokens.access_token))
+    .execute();
+  t.equal((await userinfo(app, olderAccess)).statusCode, 200, 'the access token reads userinfo');
+  const refreshed = await refreshRequest(app, olderRefresh);
+  t.equal(refreshed.statusCode, 200, 'the refresh token rotates');
+  t.match(refreshed.json().refresh_token, /^[0-9a-f]{12}/, 'into a timed one');
+  t.equal((await refreshRequest(app, tokens.refresh_token)).statusCode, 400, 'the timed value never had that row');
 });
 
 t.test('OIDC Core 11: without offline_access in the granted scope no refresh token is issued', async (t) => {
@@ -68,7 +94,7 @@ t.test('OIDC Core 11: without offline_access in the granted scope no refresh tok
   const access = await db
     .selectFrom('access_tokens')
     .selectAll()
-    .where('token_hash', '=', sha256(tokens.access_token))
+    .where('token_hash', '=', storedKey(tokens.access_token))
     .executeTakeFirstOrThrow();
   t.equal(access.refresh_family_id, null);
 });

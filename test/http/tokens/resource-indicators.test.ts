@@ -148,7 +148,7 @@ t.test('RFC 8707 2.1 / 2.2: several resources at authorize, one per token reques
   const billing = await redeem(app, code, BILLING);
   t.equal(billing.statusCode, 200, billing.body);
   const tokens = billing.json() as { access_token: string; refresh_token: string; scope: string; expires_in: number };
-  t.match(tokens.access_token, /^[A-Za-z0-9_-]{43}$/, 'billing wants opaque tokens');
+  t.match(tokens.access_token, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/, 'billing wants opaque tokens');
   t.equal(tokens.scope, 'billing:read');
   t.equal(tokens.expires_in, 300);
   const introspected = await post(app, '/sso/introspect', { token: tokens.access_token }, DASHBOARD);
@@ -244,7 +244,7 @@ t.test('without any resource nothing changes: an opaque token for userinfo', asy
   const { app } = await buildTestApp(t, { seed: SEED as never });
   const code = await dashboardCode(app, undefined, 'openid profile');
   const res = await redeem(app, code);
-  t.match(res.json().access_token, /^[A-Za-z0-9_-]{43}$/);
+  t.match(res.json().access_token, /^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
   t.equal(res.json().scope, 'openid profile');
   const info = await app.inject({ method: 'GET', url: '/sso/userinfo', headers: { authorization: `Bearer ${res.json().access_token}` } });
   t.equal(info.statusCode, 200);

@@ -1,6 +1,6 @@
 // The revocation endpoint over HTTP (RFC 7009 2.1, 2.2, 5; RFC 6749 2.3, 3.1).
 import t from 'tap';
-import { sha256 } from '../../../src/domain/secrets.js';
+import { storedKey } from '../../../src/domain/secrets.js';
 import { buildTestApp } from '../../helpers/app.js';
 import { basicAuth } from '../../helpers/flow.js';
 import {
@@ -141,7 +141,11 @@ t.test('RFC 7009 5: a public client revokes its own refresh token with its clien
 t.test('RFC 7009 2.1: a client_credentials access token is revoked by its client', async (t) => {
   const token = await machineToken(app);
   t.equal((await revoke({ token }, MACHINE_BASIC)).statusCode, 200);
-  const row = await db.selectFrom('access_tokens').select('revoked_at').where('token_hash', '=', sha256(token)).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('access_tokens')
+    .select('revoked_at')
+    .where('token_hash', '=', storedKey(token))
+    .executeTakeFirstOrThrow();
   t.not(row.revoked_at, null);
 });
 

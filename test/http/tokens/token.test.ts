@@ -1,5 +1,6 @@
 // The token endpoint over HTTP (RFC 6749 3.2, 4.1.3, 5.1, 5.2; RFC 7636 4.6; RFC 9700 2.1.1; OIDC Core 3.1.3).
 import { createHash } from 'node:crypto';
+import { storedKey } from '../../../src/domain/secrets.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import t, { type Test } from 'tap';
@@ -554,7 +555,7 @@ t.test('RFC 6749 4.1.2: of 20 concurrent redemptions of one code exactly one suc
   const statuses = results.map((r) => r.statusCode);
   t.equal(statuses.filter((s) => s === 200).length, 1, `statuses: ${statuses.join(',')}`);
   for (const r of results.filter((r) => r.statusCode !== 200)) assertInvalidGrant(t, r, grant.code, /already used/);
-  const codeHash = createHash('sha256').update(grant.code).digest('base64url');
+  const codeHash = storedKey(grant.code);
   const tokens = await db.selectFrom('access_tokens').select('token_hash').where('code_hash', '=', codeHash).execute();
   t.equal(tokens.length, 1, 'one access token was stored for the code');
 });

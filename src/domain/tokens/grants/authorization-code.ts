@@ -7,7 +7,7 @@ import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
 import { required, single, type RawParams } from '../../params.js';
 import { isValidVerifier, s256 } from '../../authorization/pkce.js';
-import { sha256 } from '../../secrets.js';
+import { storedKey } from '../../secrets.js';
 import { grantRefreshRow, newRefreshToken } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
@@ -30,7 +30,7 @@ export async function exchangeAuthorizationCode(
   }
 
   const resource = tokenRequestResource(params, client);
-  const codeHash = sha256(code);
+  const codeHash = storedKey(code);
   const now = ctx.clock();
   const accessToken = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
   // OIDC Core 11: a refresh token only for a client allowed the grant, and only when the user consented to offline_access.

@@ -1,6 +1,5 @@
 // The refresh_token grant (RFC 6749 6, OIDC Core 12), rotated on every use (RFC 9700 4.14.2), and the
 // refresh tokens the authorization_code grant issues (OIDC Core 11).
-import { randomUUID } from 'node:crypto';
 import { InvalidGrant, InvalidScope, type OAuthError } from '../../../errors/oauth-error.js';
 import { findRefreshToken, revokeRefreshFamily, rotateRefreshToken } from '../../../storage/refresh-tokens.js';
 import { claimsUserOf } from '../../../storage/user-claim-columns.js';
@@ -9,7 +8,7 @@ import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
 import { required, single, type RawParams } from '../../params.js';
 import { splitScope } from '../../authorization/scope.js';
-import { randomToken, sha256 } from '../../secrets.js';
+import { storedKey, timedToken, timeOrderedUuid } from '../../secrets.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import type { DpopProof } from '../dpop.js';
@@ -27,9 +26,9 @@ export interface NewRefreshToken {
 }
 
 /** A refresh token starting a new family (a new grant), or continuing `familyId` on rotation. */
-export function newRefreshToken(ctx: ProviderContext, now: Date, familyId: string = randomUUID()): NewRefreshToken {
-  const value = randomToken();
-  return { value, row: { tokenHash: sha256(value), familyId, expiresAt: addSeconds(now, ctx.config.refreshTokenTtlSeconds) } };
+export function newRefreshToken(ctx: ProviderContext, now: Date, familyId: string = timeOrderedUuid(now)): NewRefreshToken {
+  const value = timedToken(now);
+  return { value, row: { tokenHash: storedKey(value), familyId, expiresAt: addSeconds(now, ctx.config.refreshTokenTtlSeconds) } };
 }
 
 /**
@@ -55,7 +54,7 @@ export async function refreshTokenGrant(
   const scope = asked.length === 0 ? null : asked;
 
   const resource = tokenRequestResource(params, client);
-  const tokenHash = sha256(presented);
+  const tokenHash = storedKey(presented);
   const now = ctx.clock();
   const next = newRefreshToken(ctx, now);
   const accessToken = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
