@@ -577,6 +577,27 @@ t.test('more expired rows than one batch are all removed, batch by batch', async
   );
 });
 
+t.test('a batch is timed from when it has its connection: the wait for one is not counted as locks held (issue 21 soak)', async (t) => {
+  const now = new Date(Date.now() + 45 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  await insertExpiredSessions(3, at(now, -1));
+  // A pool of one connection (PGlite's one session is one), held for 400 ms by someone else when the purge starts.
+  const single = database.url ? await openDatabase({ url: database.url, dataDir: 'memory://', poolMax: 1 }) : undefined;
+  t.teardown(() => single?.close());
+  const pool = single?.db ?? db;
+  let release!: () => void;
+  const held = pool.connection().execute(() => new Promise<void>((resolve) => (release = resolve)));
+  setTimeout(() => release(), 400);
+  const started = performance.now();
+  const batches: number[] = [];
+  const deleted = await purgeExpired(pool, { now, ...RETENTION }, 10, (_table, _rows, ms) => batches.push(ms));
+  const elapsed = performance.now() - started;
+  await held;
+  t.equal(deleted.sessions, 3);
+  t.ok(elapsed >= 390, `the purge waited for the connection (${Math.round(elapsed)} ms)`);
+  t.ok(batches[0]! < 390, `its first batch counts only its own time (${Math.round(batches[0]!)} ms)`);
+});
+
 t.test('a table with a backlog does not hold up the others, and expired rows kept do not stop the batches (issue 21 soak)', async (t) => {
   const now = new Date(Date.now() + 40 * 24 * HOUR * 1000);
   await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
