@@ -60,6 +60,8 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
+  // Each table's batch size as the last batches taught it (src/storage/purge.ts); a restart learns it again in a few.
+  const batchSizes = new Map<string, number>();
 
   /** Runs once; says whether the run stopped for its budget (more may be waiting). */
   const run = async (): Promise<boolean> => {
@@ -75,7 +77,11 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
       const observe = (table: string, _rows: number, ms: number) => {
         if (ms > longest.ms) longest = { table, ms };
       };
-      const deleted = await purgeExpired(db, { ...retention, now }, undefined, observe, cursors, started + runBudgetMs);
+      const deleted = await purgeExpired(
+        db,
+        { ...retention, now },
+        { onBatch: observe, cursors, deadline: started + runBudgetMs, batchSizes },
+      );
       await savePurgeCursors(db, cursors, now);
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);
       const longestBatchMs = Math.round(longest.ms);

@@ -467,7 +467,7 @@ t.test(
     const kept = await audited();
     t.ok(old.every((id) => kept.has(id)) && kept.has(recent), 'every record is still there');
 
-    const deleted = await purgeExpired(db, { ...RETENTION, now, auditRetentionSeconds: 30 * DAY }, 2);
+    const deleted = await purgeExpired(db, { ...RETENTION, now, auditRetentionSeconds: 30 * DAY }, { batchSize: 2 });
     t.equal(deleted.admin_audit_records, 5, 'the five older than 30 days, in batches of 2');
     const left = await audited();
     t.ok(left.has(recent), 'a record within the retention stays');
@@ -561,7 +561,15 @@ t.test('more expired rows than one batch are all removed, batch by batch', async
   await insertExpiredSessions(25, at(now, -1));
   const before = await count(db, 'sessions');
   const batches: Array<{ table: string; rows: number; ms: number }> = [];
-  const deleted = await purgeExpired(db, { now, ...RETENTION }, 4, (table, rows, ms) => batches.push({ table, rows, ms }));
+  const deleted = await purgeExpired(
+    db,
+    { now, ...RETENTION },
+    {
+      batchSize: 4,
+      batchTargetMs: Infinity,
+      onBatch: (table, rows, ms) => batches.push({ table, rows, ms }),
+    },
+  );
   t.equal(deleted.sessions, 25);
   t.equal(await count(db, 'sessions'), before - 25);
   // Issue 21: each batch is timed, so that the job can say how long a batch held its locks.
@@ -590,12 +598,59 @@ t.test('a batch is timed from when it has its connection: the wait for one is no
   setTimeout(() => release(), 400);
   const started = performance.now();
   const batches: number[] = [];
-  const deleted = await purgeExpired(pool, { now, ...RETENTION }, 10, (_table, _rows, ms) => batches.push(ms));
+  const deleted = await purgeExpired(pool, { now, ...RETENTION }, { batchSize: 10, onBatch: (_table, _rows, ms) => batches.push(ms) });
   const elapsed = performance.now() - started;
   await held;
   t.equal(deleted.sessions, 3);
   t.ok(elapsed >= 390, `the purge waited for the connection (${Math.round(elapsed)} ms)`);
   t.ok(batches[0]! < 390, `its first batch counts only its own time (${Math.round(batches[0]!)} ms)`);
+});
+
+t.test('a batch slower than its target makes the next of its table smaller, down to 10 rows (issue 21: under 100 ms)', async (t) => {
+  const now = new Date(Date.now() + 46 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  await insertExpiredSessions(100, at(now, -1));
+  const rows: number[] = [];
+  const times: number[] = [];
+  const batchSizes = new Map<string, number>();
+  // Every batch takes longer than a target below 0 ms: the next is as small as it gets.
+  const deleted = await purgeExpired(
+    db,
+    { now, ...RETENTION },
+    {
+      batchSize: 40,
+      batchTargetMs: -1,
+      batchSizes,
+      onBatch: (table, n, ms) => table === 'sessions' && (rows.push(n), times.push(ms)),
+    },
+  );
+  t.equal(deleted.sessions, 100);
+  t.same(rows, [40, 10, 10, 10, 10, 10, 10, 0], 'the first at the most, then 10 at a time');
+  t.equal(batchSizes.get('sessions'), 10, 'the size learnt is kept for the next run');
+  t.ok(
+    times.every((ms) => ms >= 0 && ms < 60_000),
+    `each batch timed by the database (${times.join(', ')})`,
+  );
+});
+
+t.test('a full batch well under its target doubles the next, up to the most a batch takes', async (t) => {
+  const now = new Date(Date.now() + 47 * 24 * HOUR * 1000);
+  await purgeExpired(db, { now, ...RETENTION }); // what earlier tests left behind
+  await insertExpiredSessions(100, at(now, -1));
+  const rows: number[] = [];
+  const batchSizes = new Map([['sessions', 10]]);
+  await purgeExpired(
+    db,
+    { now, ...RETENTION },
+    {
+      batchSize: 40,
+      batchTargetMs: Infinity,
+      batchSizes,
+      onBatch: (table, n) => table === 'sessions' && rows.push(n),
+    },
+  );
+  t.same(rows, [10, 20, 40, 30], 'from the size learnt before, doubled while fast, never above 40');
+  t.equal(batchSizes.get('sessions'), 40);
 });
 
 t.test('a table with a backlog does not hold up the others, and expired rows kept do not stop the batches (issue 21 soak)', async (t) => {
@@ -621,9 +676,17 @@ t.test('a table with a backlog does not hold up the others, and expired rows kep
     .execute();
 
   const batches: string[] = [];
-  const deleted = await purgeExpired(db, { now, ...RETENTION }, 3, (table, rows) => {
-    if (rows > 0 && (table === 'sessions' || table === 'access_tokens')) batches.push(`${table}:${rows}`);
-  });
+  const deleted = await purgeExpired(
+    db,
+    { now, ...RETENTION },
+    {
+      batchSize: 3,
+      batchTargetMs: Infinity,
+      onBatch: (table, rows) => {
+        if (rows > 0 && (table === 'sessions' || table === 'access_tokens')) batches.push(`${table}:${rows}`);
+      },
+    },
+  );
   t.equal(deleted.sessions, 7, 'every session that may go went');
   t.equal(deleted.access_tokens, 7);
   t.equal((await db.selectFrom('sessions').select('id_hash').where('id_hash', 'in', keptHashes).execute()).length, 6, 'the kept ones stay');
@@ -640,13 +703,13 @@ t.test('the walk of a table with a keep condition goes on from where the last ru
   const { refreshHashes } = await insertKeptSessions(1, now);
   await insertExpiredSessions(2, at(now, -1));
   const cursors = new Map<string, Date>();
-  t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, cursors)).sessions, 2, 'the free ones go; the kept one stays');
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, { batchSize: 10, cursors })).sessions, 2, 'the free ones go; the kept one stays');
   t.same(cursors.get('sessions'), at(now, -1), 'the walk stopped at the last session that went');
   // Its refresh token revoked, the kept session may go too: a walk that goes on from the cursor does not see it...
   await db.updateTable('refresh_tokens').set({ revoked_at: now }).where('token_hash', 'in', refreshHashes).execute();
-  t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, cursors)).sessions, 0);
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, { batchSize: 10, cursors })).sessions, 0);
   // ...and one started afresh (the job's hourly rescan) does.
-  t.equal((await purgeExpired(db, { now, ...RETENTION }, 10, undefined, new Map())).sessions, 1);
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, { batchSize: 10 })).sessions, 1);
 });
 
 t.test('a code purged leaves the access tokens issued from it as they were (no foreign key rewrites them, issue 21 soak)', async (t) => {
@@ -730,7 +793,10 @@ t.test('two purges at once both succeed and remove each row exactly once (safe o
   const second = database.url ? await openDatabase({ url: database.url, dataDir: 'memory://' }) : undefined;
   t.teardown(() => second?.close());
   const other = second?.db ?? db;
-  const [a, b] = await Promise.all([purgeExpired(db, { now, ...RETENTION }, 7), purgeExpired(other, { now, ...RETENTION }, 7)]);
+  const [a, b] = await Promise.all([
+    purgeExpired(db, { now, ...RETENTION }, { batchSize: 7 }),
+    purgeExpired(other, { now, ...RETENTION }, { batchSize: 7 }),
+  ]);
   t.equal(a.sessions! + b.sessions!, 300, `together they removed all 300 (${a.sessions} + ${b.sessions})`);
   t.equal(await count(db, 'sessions'), before - 300);
 });
@@ -757,9 +823,13 @@ t.test('a run starts no round after its deadline, and the next run goes on from 
   await insertExpiredSessions(10, at(now, -1));
   const cursors = new Map<string, Date>();
   // A deadline already past: the first round still runs (one batch of each table), no second one.
-  t.equal((await purgeExpired(db, { now, ...RETENTION }, 4, undefined, cursors, 0)).sessions, 4);
-  t.equal((await purgeExpired(db, { now, ...RETENTION }, 4, undefined, cursors, 0)).sessions, 4);
-  t.equal((await purgeExpired(db, { now, ...RETENTION }, 4, undefined, cursors)).sessions, 2, 'no deadline: the rest');
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, { batchSize: 4, batchTargetMs: Infinity, cursors, deadline: 0 })).sessions, 4);
+  t.equal((await purgeExpired(db, { now, ...RETENTION }, { batchSize: 4, batchTargetMs: Infinity, cursors, deadline: 0 })).sessions, 4);
+  t.equal(
+    (await purgeExpired(db, { now, ...RETENTION }, { batchSize: 4, batchTargetMs: Infinity, cursors })).sessions,
+    2,
+    'no deadline: the rest',
+  );
 });
 
 t.test('a run that used its budget is followed at once by the next, not an interval later (issue 21 soak)', async (t) => {
