@@ -1,5 +1,5 @@
-// A database of the test's own: PGlite in memory, or (with TEST_DATABASE_URL) a fresh database on
-// that PostgreSQL server, created for this test file and dropped at its end.
+// A database of the test's own: PGlite in memory, or (with TEST_DATABASE_URL) a database on that PostgreSQL
+// server, as fresh as a new copy of the migrated template, and emptied for the process's next test at its end.
 //
 // Migrating a new database costs about a second of CPU on PGlite and half a second on PostgreSQL, and the suite
 // makes hundreds. So the migrations run once per set of migration files: on PGlite into a dump of the data folder
