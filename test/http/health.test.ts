@@ -181,27 +181,34 @@ t.test('closing the app marks it as shutting down, for readiness', async (t) => 
   t.equal(lifecycle.shuttingDown, true);
 });
 
-/** A TCP server that accepts connections and never answers: a database that hangs. */
-async function silentServer(t: Test): Promise<number> {
+/**
+ * A TCP server that accepts connections and never answers: a database that hangs. Its teardown hangs up before the
+ * pool is closed: a pool still connecting to it would wait out its 3 s connection timeout first.
+ */
+async function silentServer(t: Test): Promise<{ port: number; hangUp: () => void }> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
+  const hangUp = () => {
     for (const s of sockets) s.destroy();
     server.close();
-  });
-  return (server.address() as net.AddressInfo).port;
+  };
+  t.teardown(hangUp);
+  return { port: (server.address() as net.AddressInfo).port, hangUp };
 }
 
 const KEYS_LOADED = { signer: () => ({ kid: 'k', alg: 'RS256' as const, privateKey: new Uint8Array() }) };
 
 t.test('a database that does not answer fails readiness after the timeout, not after the pool gives up', async (t) => {
-  const port = await silentServer(t);
+  const { port, hangUp } = await silentServer(t);
   const handle = await openDatabase({ url: `postgres://nobody@127.0.0.1:${port}/nothing`, dataDir: 'memory://', poolMax: 2 });
-  t.teardown(() => handle.close().catch(() => {}));
+  t.teardown(async () => {
+    hangUp();
+    await handle.close().catch(() => {});
+  });
   const probe = readinessProbe({ db: handle.db, keys: KEYS_LOADED, lifecycle: { shuttingDown: false }, shipped: ['a'], timeoutMs: 300 });
   const started = Date.now();
   const result = await probe.check();
@@ -211,9 +218,12 @@ t.test('a database that does not answer fails readiness after the timeout, not a
 });
 
 t.test('probes arriving together share one database check', async (t) => {
-  const port = await silentServer(t);
+  const { port, hangUp } = await silentServer(t);
   const handle = await openDatabase({ url: `postgres://nobody@127.0.0.1:${port}/nothing`, dataDir: 'memory://', poolMax: 1 });
-  t.teardown(() => handle.close().catch(() => {}));
+  t.teardown(async () => {
+    hangUp();
+    await handle.close().catch(() => {});
+  });
   const probe = readinessProbe({ db: handle.db, keys: KEYS_LOADED, lifecycle: { shuttingDown: false }, shipped: ['a'], timeoutMs: 300 });
   const results = await Promise.all(Array.from({ length: 5 }, () => probe.check()));
   t.same(

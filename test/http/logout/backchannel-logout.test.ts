@@ -104,6 +104,14 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
   return ctx;
 }
 
+/**
+ * Until the queue of deliveries is empty (or 5 s have passed). A delivery leaves the queue only after its POST, once
+ * delivered or given up: with the queue empty, no delivery is pending or under way, and none can come later.
+ */
+async function queueDrained(test: TestApp): Promise<void> {
+  for (let i = 0; i < 250 && (await countQueuedLogouts(test.db)) > 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+}
+
 async function jwks(test: TestApp) {
   return createLocalJWKSet((await test.app.inject({ method: 'GET', url: '/sso/jwks' })).json() as JSONWebKeySet);
 }
@@ -119,7 +127,7 @@ t.test('Back-Channel Logout 2.5: each client the session signed in to with a bac
   const res = await logOut(test, first.browser, first.idToken);
   t.equal(res.statusCode, 200);
   const got = await receiver.waitFor(2);
-  await new Promise((r) => setTimeout(r, 300));
+  await queueDrained(test);
   t.equal(receiver.received.length, 2, 'no token for a client without the URI, nor for one this session never signed in to');
   const keys = await jwks(test);
   for (const r of got) {
@@ -153,7 +161,7 @@ t.test('the user does not wait for a client that does not answer; the delivery t
   const got = await receiver.waitFor(2);
   t.ok(got[1]!.at - got[0]!.at >= 1900, 'the retry came after the timeout (1 s) and the retry delay (1 s)');
   t.not(decodeJwt(got[0]!.logoutToken!).jti, decodeJwt(got[1]!.logoutToken!).jti, 'each attempt signs a new token');
-  await new Promise((r) => setTimeout(r, 200));
+  await queueDrained(test);
   t.equal(await countQueuedLogouts(test.db), 0);
 });
 
@@ -167,7 +175,7 @@ t.test('bounded retries: failures are retried with a growing delay, then given u
   const gaps = [got[1]!.at - got[0]!.at, got[2]!.at - got[1]!.at];
   t.ok(gaps[0]! >= 900, `first retry after about 1 s (${gaps[0]} ms)`);
   t.ok(gaps[1]! >= 1900, `second retry after about 2 s (${gaps[1]} ms)`);
-  await new Promise((r) => setTimeout(r, 2500));
+  await queueDrained(test);
   t.equal(receiver.received.length, 3, 'BACKCHANNEL_LOGOUT_MAX_ATTEMPTS=3 attempts, no more (a redirect counts as a failure)');
   t.equal(await countQueuedLogouts(test.db), 0, 'a given-up delivery leaves the queue');
 });
