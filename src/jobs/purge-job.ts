@@ -42,6 +42,8 @@ export interface PurgeJobOptions {
   slowBatchMs?: number;
   /** RUN_BUDGET_MS unless given (tests). */
   runBudgetMs?: number;
+  /** What a batch should take at most (PURGE_BATCH_TARGET_MS unless given; tests pass Infinity for fixed sizes). */
+  batchTargetMs?: number;
 }
 
 export interface PurgeJob {
@@ -56,7 +58,7 @@ export interface PurgeJob {
  */
 export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
   const { db, clock, logger, intervalSeconds, retention } = options;
-  const { slowBatchMs = SLOW_BATCH_MS, runBudgetMs = RUN_BUDGET_MS } = options;
+  const { slowBatchMs = SLOW_BATCH_MS, runBudgetMs = RUN_BUDGET_MS, batchTargetMs } = options;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
@@ -80,7 +82,7 @@ export function startPurgeJob(options: PurgeJobOptions): PurgeJob {
       const deleted = await purgeExpired(
         db,
         { ...retention, now },
-        { onBatch: observe, cursors, deadline: started + runBudgetMs, batchSizes },
+        { onBatch: observe, cursors, deadline: started + runBudgetMs, batchSizes, batchTargetMs },
       );
       await savePurgeCursors(db, cursors, now);
       const total = Object.values(deleted).reduce((a, b) => a + b, 0);

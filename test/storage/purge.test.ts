@@ -837,8 +837,17 @@ t.test('a run that used its budget is followed at once by the next, not an inter
   const logger = pino({ level: 'info' }, { write: (line: string) => lines.push({ ...JSON.parse(line), at: performance.now() }) });
   await purgeExpired(db, { now: new Date(), ...RETENTION }); // what earlier tests left behind
   await insertExpiredSessions(2500, new Date(Date.now() - 1000));
-  // Every run stops after its first round (a budget of 0): 1,000 sessions a run, so three runs for the 2,500.
-  const job = startPurgeJob({ db, clock: () => new Date(), logger, intervalSeconds: 1, retention: RETENTION, runBudgetMs: 0 });
+  // Every run stops after its first round (a budget of 0): 1,000 sessions a run (batches of a fixed size, however long
+  // they take), so three runs for the 2,500.
+  const job = startPurgeJob({
+    db,
+    clock: () => new Date(),
+    logger,
+    intervalSeconds: 1,
+    retention: RETENTION,
+    runBudgetMs: 0,
+    batchTargetMs: Infinity,
+  });
   const sessionRuns = () => lines.filter((l) => (l.deleted?.sessions ?? 0) > 0);
   for (let i = 0; i < 250 && sessionRuns().length < 3; i += 1) await new Promise((r) => setTimeout(r, 20));
   await job.stop();
