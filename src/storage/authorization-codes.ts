@@ -51,6 +51,90 @@ export async function insertCode(
     .execute();
 }
 
+/** What completeConsentedInteraction found: whether the user had consented, and whether this request completed it. */
+export interface ConsentedCompletion {
+  consented: boolean;
+  completed: boolean;
+}
+
+/**
+ * After a sign-in, in one statement: when the user has already granted the client every scope of `scopes`, completes
+ * the interaction (only if no other request did) and issues its code in the signed-in session (recording the session's
+ * client as insertCode does). Nothing is written without that consent, nor when the interaction was already complete;
+ * the caller learns which. The statement the two-step path ran as a read, then a transaction of three.
+ */
+export async function completeConsentedInteraction(
+  db: Db,
+  interactionId: string,
+  code: NewCode & { userId: string; authTime: Date; sid: string; amr: string[]; acr: string | null },
+  scopes: string[],
+): Promise<ConsentedCompletion> {
+  const v = Object.assign(codeValues(code, code.userId, code.authTime, code.sid), { amr: code.amr, acr: code.acr });
+  const row = await db
+    // Every requested scope granted before (none requested: nothing to grant), as hasConsent decides it.
+    .with('consented', (qb) =>
+      qb.selectNoFrom(sql<boolean>`true`.as('ok')).where((eb) =>
+        eb.or([
+          sql<boolean>`cardinality(${scopes}::text[]) = 0`,
+          eb.exists(
+            eb
+              .selectFrom('consents')
+              .select('consents.user_id')
+              .where('consents.user_id', '=', code.userId)
+              .where('consents.client_id', '=', code.clientId)
+              .where(sql<boolean>`consents.scopes @> ${scopes}::text[]`),
+          ),
+        ]),
+      ),
+    )
+    .with('done', (qb) =>
+      qb
+        .updateTable('interactions')
+        .set({ completed_at: code.issuedAt })
+        .where('interactions.id', '=', interactionId)
+        .where('interactions.completed_at', 'is', null)
+        .where((eb) => eb.exists(eb.selectFrom('consented').select('consented.ok')))
+        .returning('interactions.id'),
+    )
+    .with('code', (qb) =>
+      qb
+        .insertInto('authorization_codes')
+        .columns([
+          'code_hash',
+          'client_id',
+          'user_id',
+          'redirect_uri',
+          'redirect_uri_in_request',
+          'scope',
+          'nonce',
+          'code_challenge',
+          'auth_time',
+          'issued_at',
+          'expires_at',
+          'sid',
+          'amr',
+          'acr',
+          'resources',
+          'claims',
+        ])
+        .expression(
+          sql`SELECT ${v.code_hash}::text, ${v.client_id}::text, ${v.user_id}::uuid, ${v.redirect_uri}::text,
+                     ${v.redirect_uri_in_request}::boolean, ${v.scope}::text, ${v.nonce}::text, ${v.code_challenge}::text,
+                     ${v.auth_time}::timestamptz, ${v.issued_at}::timestamptz, ${v.expires_at}::timestamptz, ${v.sid}::text,
+                     ${v.amr}::text[], ${v.acr}::text, ${v.resources}::text[], ${v.claims}::text
+                FROM done`,
+        )
+        .returning(['sid', 'client_id']),
+    )
+    .with('seen', (qb) => recordSessionClient(qb, code.issuedAt))
+    .selectNoFrom((eb) => [
+      eb.exists(eb.selectFrom('consented').select('consented.ok')).as('consented'),
+      eb.exists(eb.selectFrom('code').select('code.client_id')).as('completed'),
+    ])
+    .executeTakeFirstOrThrow();
+  return { consented: row.consented === true, completed: row.completed === true };
+}
+
 /**
  * The session behind a code has signed in to the code's client: a row for Back-Channel Logout, written in
  * the statement that issues the code (the `code` CTE), and only once per session and client.

@@ -210,12 +210,12 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
   if (!row || !bindingSecret || !safeEqual(row.binding_hash, sha256(bindingSecret))) {
     throw new InteractionError('interaction.foreign');
   }
-  const expired = new InteractionError('interaction.expired');
-  if (row.completed_at !== null || row.expires_at <= ctx.clock()) throw expired;
+  // Made only when thrown: an error captures its stack, and every page of every sign-in loads its interaction.
+  if (row.completed_at !== null || row.expires_at <= ctx.clock()) throw new InteractionError('interaction.expired');
   if (!row.readable) {
     // Written by a version of this code that stored another shape: the person starts again, as after an expiry.
     ctx.log.warn({ interaction: row.id, reason: row.reason }, 'stored interaction unreadable; treated as expired');
-    throw expired;
+    throw new InteractionError('interaction.expired');
   }
   return Object.assign({}, row.stored, {
     id: row.id,

@@ -1,6 +1,6 @@
 // What the sign-in and consent pages do with the user's answers.
 import { AccessDenied, LoginRequired } from '../../errors/oauth-error.js';
-import { insertCode } from '../../storage/authorization-codes.js';
+import { completeConsentedInteraction, insertCode, type NewCode } from '../../storage/authorization-codes.js';
 import { grantScopes } from '../../storage/consents.js';
 import { completeInteraction } from '../../storage/interactions.js';
 import type { ActiveSession } from '../../storage/sessions.js';
@@ -23,8 +23,28 @@ export type NextStep =
 export async function afterSignIn(ctx: ProviderContext, interaction: Interaction, session: ActiveSession): Promise<NextStep> {
   const refused = await refusedByGroups(ctx, interaction, session);
   if (refused) return { kind: 'refused', response: refused };
-  if (interaction.forceConsent || !(await hasConsent(ctx, session.userId, interaction.request))) return { kind: 'consent' };
-  return { kind: 'respond', response: await finish(ctx, interaction, session, false) };
+  if (interaction.forceConsent) return { kind: 'consent' };
+  // A claims parameter that names a subject is checked first (finish); every other request goes on in one statement.
+  if (requestedSubject(interaction.request.claims ?? null) !== undefined) {
+    if (!(await hasConsent(ctx, session.userId, interaction.request))) return { kind: 'consent' };
+    return { kind: 'respond', response: await finish(ctx, interaction, session, false) };
+  }
+  const { request } = interaction;
+  const { code, row } = newCode(ctx, request);
+  const done = await completeConsentedInteraction(ctx.db, interaction.id, codeInSession(row, session), requestedScopes(request));
+  if (!done.consented) return { kind: 'consent' };
+  if (!done.completed) throw alreadyDone();
+  return { kind: 'respond', response: successResponse(ctx, request, code) };
+}
+
+function codeInSession(row: NewCode, session: ActiveSession) {
+  return Object.assign({}, row, {
+    userId: session.userId,
+    authTime: session.authTime,
+    sid: session.sid,
+    amr: session.amr,
+    acr: session.acr,
+  });
 }
 
 /** The consent page's answer: Allow records the grant and issues the code; Deny tells the client access_denied. */
@@ -81,10 +101,7 @@ async function finish(
   await ctx.db.transaction().execute(async (trx) => {
     if (!(await completeInteraction(trx, interaction.id, row.issuedAt))) throw alreadyDone();
     if (recordConsent) await grantScopes(trx, session.userId, request.clientId, requestedScopes(request), row.issuedAt);
-    await insertCode(
-      trx,
-      Object.assign({}, row, { userId: session.userId, authTime: session.authTime, sid: session.sid, amr: session.amr, acr: session.acr }),
-    );
+    await insertCode(trx, codeInSession(row, session));
   });
   return successResponse(ctx, request, code);
 }

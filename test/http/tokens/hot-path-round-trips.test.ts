@@ -4,7 +4,8 @@
 import t from 'tap';
 import { buildCountingApp } from '../../helpers/counting.js';
 import { GRANT_FIXTURES, OFFLINE_SCOPE, REFRESHING, REFRESHING_BASIC, refreshRequest } from '../../helpers/grants.js';
-import { authorizePath, obtainCode, pkcePair, signIn, tokenRequest } from '../../helpers/flow.js';
+import { authorizePath, formAction, hiddenField, localPath, obtainCode, pkcePair, signIn, tokenRequest } from '../../helpers/flow.js';
+import { ALICE } from '../../helpers/app.js';
 
 /** A client that requires a second factor (require_mfa): its code from a live session is one statement too. */
 const STRICT = {
@@ -87,4 +88,43 @@ t.test('a code for a client that requires a second factor, from a session that h
   t.equal(authorized.statusCode, 303);
   t.ok(new URL(String(authorized.headers.location)).searchParams.get('code'), 'the live session with mfa answered with a code');
   t.equal(counter.count, 1, 'authorize with a session, for a client that requires a second factor: one statement');
+});
+
+t.test('a sign-in by a user who consented before completes the interaction and issues its code in one statement', async (t) => {
+  const { browser } = await obtainCode(app, {
+    client_id: REFRESHING.client_id,
+    redirect_uri: REFRESHING.redirect_uris[0],
+    scope: 'openid',
+  });
+  // OIDC Core 3.1.2.1 prompt=login: the live session is not enough, the sign-in page is shown again.
+  const page = await browser.request(
+    app,
+    'GET',
+    authorizePath({
+      response_type: 'code',
+      client_id: REFRESHING.client_id,
+      redirect_uri: REFRESHING.redirect_uris[0],
+      scope: 'openid',
+      prompt: 'login',
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    }),
+  );
+  const form = page.statusCode === 303 ? await browser.request(app, 'GET', localPath(String(page.headers.location))) : page;
+  t.equal(form.statusCode, 200);
+  t.match(form.body, 'type="password"');
+  counter.count = 0;
+  const signedIn = await browser.request(app, 'POST', formAction(form.body), {
+    csrf: hiddenField(form.body, 'csrf'),
+    login: ALICE.username,
+    password: ALICE.password,
+  });
+  t.equal(signedIn.statusCode, 303);
+  t.ok(new URL(String(signedIn.headers.location)).searchParams.get('code'), 'back to the client with a code, no consent page');
+  // Before the password: the interaction, the risk statement, the throttle's counter; after it: the device, the
+  // attempt, the throttle, the session the new sign-in replaces ended, the new session, their security events; then
+  // the one statement that finds the consent, completes the interaction and issues the code. That last step was a
+  // read of the consent and a transaction of two writes (15 counted here, plus a begin and a commit).
+  t.equal(counter.count, 13, 'statements of the sign-in form');
 });
