@@ -19,19 +19,6 @@ export async function excuseAttempt(db: Db, attemptId: string): Promise<void> {
   await db.updateTable('sign_in_attempts').set({ excused: true }).where('id', '=', attemptId).execute();
 }
 
-/**
- * The attempt signed in; the failures of the same login before it were typos, and are excused. One statement,
- * reading the few rows of one login.
- */
-export async function markAttemptSucceeded(db: Db, attemptId: string): Promise<void> {
-  await sql`
-    UPDATE sign_in_attempts a SET succeeded = (a.id = t.id), excused = (a.id <> t.id)
-    FROM sign_in_attempts t
-    WHERE t.id = ${attemptId} AND a.login_key = t.login_key AND a.at <= t.at AND NOT a.succeeded AND (a.id = t.id OR NOT a.excused)`.execute(
-    db,
-  );
-}
-
 export interface DeviceSighting {
   userId: string;
   cookieHash: string;
@@ -41,12 +28,15 @@ export interface DeviceSighting {
   /** The user passed a second factor on this sign-in: the device becomes trusted (and stays so until revoked). */
   trusted: boolean;
   now: Date;
+  /** The attempt (sign_in_attempts) that signed in from it. */
+  attemptId: string;
 }
 
 /**
  * Records a sign-in from a device: a new row for a new cookie, else last seen, count, fingerprint and label
- * updated; a revoked device signing in again starts afresh. Also remembers the network. Returns the device id
- * and whether it is new to the user.
+ * updated; a revoked device signing in again starts afresh. Also remembers the network, and marks the attempt as
+ * succeeded: the failures of the same login before it were typos, and are excused (reading the few rows of one
+ * login). One statement. Returns the device id and whether it is new to the user.
  */
 export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{ id: string; isNew: boolean }> {
   const { rows } = await sql<{ id: string; is_new: boolean }>`
@@ -67,6 +57,10 @@ export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{
       INSERT INTO user_networks (user_id, network_key, first_seen_at, last_seen_at)
       VALUES (${s.userId}, ${s.networkKey}, ${s.now}, ${s.now})
       ON CONFLICT (user_id, network_key) DO UPDATE SET last_seen_at = EXCLUDED.last_seen_at
+    ), attempt AS (
+      UPDATE sign_in_attempts a SET succeeded = (a.id = t.id), excused = (a.id <> t.id)
+        FROM sign_in_attempts t
+       WHERE t.id = ${s.attemptId} AND a.login_key = t.login_key AND a.at <= t.at AND NOT a.succeeded AND (a.id = t.id OR NOT a.excused)
     )
     SELECT id, is_new FROM device`.execute(db);
   return { id: rows[0]!.id, isNew: rows[0]!.is_new };

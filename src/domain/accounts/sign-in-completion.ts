@@ -1,7 +1,7 @@
 // The end of every successful sign-in (a password let in, or a password plus a second factor): the device
 // recorded, the attempt marked as succeeded, the session made, the events stored; all in one transaction.
 import { insertOutboxMessage } from '../../storage/outbox.js';
-import { markAttemptSucceeded, recordDeviceSighting } from '../../storage/risk.js';
+import { recordDeviceSighting } from '../../storage/risk.js';
 import type { UserRow } from '../../storage/schema.js';
 import { endSession as endSessionRow, type ActiveSession } from '../../storage/sessions.js';
 import type { ProviderContext } from '../context.js';
@@ -61,8 +61,8 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
       // A device is trusted once a second factor was passed on it (amr "mfa"): the user, not the password, vouched.
       trusted: s.amr.includes('mfa'),
       now,
+      attemptId: s.attemptId,
     });
-    await markAttemptSucceeded(trx, s.attemptId);
     if (s.locale) await rememberLocale(trx, s.user.id, s.locale);
     const replaced = s.replacesSession ? await endSessionRow(trx, sha256(s.replacesSession), now) : undefined;
     if (replaced) await emitSessionsEnded(ctx, trx, replaced.userId, 'replaced', { sids: [replaced.sid] });

@@ -122,9 +122,10 @@ t.test('a sign-in by a user who consented before completes the interaction and i
   });
   t.equal(signedIn.statusCode, 303);
   t.ok(new URL(String(signedIn.headers.location)).searchParams.get('code'), 'back to the client with a code, no consent page');
-  // Before the password: the interaction, the risk statement, the throttle's counter; after it: the device, the
-  // attempt, the throttle, the session the new sign-in replaces ended, the new session, their security events; then
-  // the one statement that finds the consent, completes the interaction and issues the code. That last step was a
-  // read of the consent and a transaction of two writes (15 counted here, plus a begin and a commit).
-  t.equal(counter.count, 13, 'statements of the sign-in form');
+  // Before the password: the interaction, the risk statement, the throttle's counter; after it: the device (with the
+  // attempt marked), the throttle, the session the new sign-in replaces ended, the new session, their security
+  // events; then the one statement that finds the consent, completes the interaction and issues the code. The last
+  // step was a read of the consent and a transaction of two writes, the attempt a statement of its own (15 counted
+  // here before, and a begin and a commit).
+  t.equal(counter.count, 12, 'statements of the sign-in form');
 });
