@@ -176,7 +176,7 @@ async function main(): Promise<number> {
 
   let floor: Floor | undefined;
   if (options.floor) {
-    floor = await startFloor(ctx, serverEnv, serverLog);
+    floor = await startFloor(ctx, serverEnv, serverLog, nodeArgs);
     cleanup.add('stop the floor server', () => floor!.stop());
     log(`floor server started; the provider's answer sizes it copies: ${JSON.stringify(floor.sizes)}`);
   }

@@ -80,7 +80,8 @@ export interface Floor {
   stop(): Promise<void>;
 }
 
-export async function startFloor(ctx: BenchContext, env: NodeJS.ProcessEnv, log: FileHandle): Promise<Floor> {
+/** `nodeArgs`: the provider's own extra node arguments (--cpu-prof), so that a profile of the floor sits beside its one. */
+export async function startFloor(ctx: BenchContext, env: NodeJS.ProcessEnv, log: FileHandle, nodeArgs: string[] = []): Promise<Floor> {
   const sizes = await measureSizes(ctx);
   // Bundled (its imports from src/ included, packages left to node_modules) and run as built JavaScript, as the
   // provider is by npm start.
@@ -99,6 +100,7 @@ export async function startFloor(ctx: BenchContext, env: NodeJS.ProcessEnv, log:
     env: { ...env, FLOOR_SIZES: JSON.stringify(sizes) },
     log,
     entry: 'dist-bench/floor-server.js',
+    nodeArgs,
   });
   await server.ready(60_000, '/floor/ready');
   const origin = new URL(server.baseUrl);
