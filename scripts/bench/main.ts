@@ -18,7 +18,7 @@ import type { BenchContext } from './scenarios/scenario.js';
 import { buildServer, freePort, startServer } from './server-process.js';
 import { populatedDatabase } from './populate-database.js';
 import { prepareDatabase } from './target-database.js';
-import { FLOORS_OF, floorMultiples, floorTable, startFloor, type Floor } from './floor/floor.js';
+import { FLOORS_OF, floorMedians, floorMedianTable, floorMultiples, floorTable, startFloor, type Floor } from './floor/floor.js';
 import { soak, soakSummary, soakTable, type SoakSample } from './soak.js';
 import { soakChartSvg } from './soak-chart.js';
 
@@ -183,36 +183,39 @@ async function main(): Promise<number> {
 
   if (options.soakS > 0) return runSoak(ctx, database.env.DATABASE_URL!, meta);
 
-  const runs = options.scenarios.length * options.concurrencies.length;
+  const runs = options.scenarios.length * options.concurrencies.length * options.rounds;
   log(`${runs} runs of ${options.warmupS} s warm-up + ${options.durationS} s measured each`);
   const records: RunRecord[] = [];
   const failures: Array<{ scenario: string; concurrency: number; error: string }> = [];
-  for (const name of options.scenarios) {
-    const scenario = SCENARIO_IMPLEMENTATIONS[name];
-    for (const concurrency of options.concurrencies) {
-      if (interrupted) throw new Error('interrupted');
-      if (cpuSeconds(server.pid) === null) throw new Error(`the server (pid ${server.pid}) is gone; see ${serverLogFile}`);
-      try {
-        const record = toRecord(name, scenario.unit, concurrency, await scenario.run(ctx, concurrency));
-        records.push(record);
-        log(progressLine(record));
-        if (floor && FLOORS_OF[name]) {
-          for (const f of await floor.runAfter(name, concurrency)) {
-            const floorRecord = toRecord(f.name, f.unit, concurrency, f.run);
-            records.push(floorRecord);
-            log(progressLine(floorRecord));
+  for (let round = 1; round <= options.rounds; round += 1) {
+    if (options.rounds > 1) log(`round ${round} of ${options.rounds}`);
+    for (const name of options.scenarios) {
+      const scenario = SCENARIO_IMPLEMENTATIONS[name];
+      for (const concurrency of options.concurrencies) {
+        if (interrupted) throw new Error('interrupted');
+        if (cpuSeconds(server.pid) === null) throw new Error(`the server (pid ${server.pid}) is gone; see ${serverLogFile}`);
+        try {
+          const record = toRecord(name, scenario.unit, concurrency, await scenario.run(ctx, concurrency));
+          records.push(record);
+          log(progressLine(record));
+          if (floor && FLOORS_OF[name]) {
+            for (const f of await floor.runAfter(name, concurrency)) {
+              const floorRecord = toRecord(f.name, f.unit, concurrency, f.run);
+              records.push(floorRecord);
+              log(progressLine(floorRecord));
+            }
           }
+        } catch (err) {
+          failures.push({ scenario: name, concurrency, error: (err as Error).message });
+          log(`${name.padEnd(18)} c=${String(concurrency).padStart(3)} FAILED: ${(err as Error).message}`);
         }
-      } catch (err) {
-        failures.push({ scenario: name, concurrency, error: (err as Error).message });
-        log(`${name.padEnd(18)} c=${String(concurrency).padStart(3)} FAILED: ${(err as Error).message}`);
       }
     }
   }
-
   if (interrupted) throw new Error('interrupted');
   const signatures = floor ? await floor.signatures() : undefined;
   const multiples = floor ? floorMultiples(records) : undefined;
+  const medians = multiples && options.rounds > 1 ? floorMedians(multiples) : undefined;
   const atEnd = { cpuS: cpuSeconds(serverPids), ...memory(serverPids) };
   await fs.writeFile(
     outFile,
@@ -220,7 +223,7 @@ async function main(): Promise<number> {
       {
         meta: { ...meta, server: { ...meta.server, atEnd } },
         results: records,
-        ...(floor ? { floor: { sizes: floor.sizes, signatureCpuMs: signatures, multiples } } : {}),
+        ...(floor ? { floor: { sizes: floor.sizes, signatureCpuMs: signatures, multiples, ...(medians ? { medians } : {}) } } : {}),
         failures,
       },
       null,
@@ -230,6 +233,7 @@ async function main(): Promise<number> {
   process.stdout.write(`\n${table(records)}\n\n`);
   if (multiples)
     process.stdout.write(`CPU per operation (node + PostgreSQL) against the stack's floor:\n\n${floorTable(multiples, signatures)}\n\n`);
+  if (medians) process.stdout.write(`Over ${options.rounds} rounds:\n\n${floorMedianTable(medians)}\n\n`);
   // Each run resets VmHWM (see resetPeakRss), so the whole run's peak is the largest of the runs' peaks.
   const peaks = records.map((r) => r.server.peakRssMiB).filter((p): p is number => p !== null);
   const peak = peaks.length === 0 ? '?' : Math.max(...peaks).toFixed(1);

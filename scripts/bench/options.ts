@@ -33,6 +33,8 @@ export interface BenchOptions {
   readonly cpuProf: boolean;
   /** Measure the stack's own floor beside the scenarios that have one (scripts/bench/floor/). */
   readonly floor: boolean;
+  /** Times the whole list of runs is repeated, each scenario's floor right after it every time; medians reported. */
+  readonly rounds: number;
   /** Separate server processes of one issuer on one PostgreSQL database, sent requests in turn. */
   readonly instances: number;
   /** Seconds of one long run of one scenario at one concurrency, sampled as it goes; 0: no soak. */
@@ -47,7 +49,7 @@ export interface BenchOptions {
 
 export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENARIOS.join(',')}]
          [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
-         [--cpu-prof] [--floor] [--instances=1] [--soak=SECONDS [--sample=10]] [--out=FILE.json]
+         [--cpu-prof] [--floor [--rounds=1]] [--instances=1] [--soak=SECONDS [--sample=10]] [--out=FILE.json]
          [--populate=large [--scale=1]]
 
 Builds dist/ and starts dist/server.js (as npm start does) in production mode on a fresh PostgreSQL
@@ -56,6 +58,8 @@ database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0
 --floor (PostgreSQL only) also runs, right after authorize, token, userinfo and password, what the stack alone costs
 for the same request (HTTP, one database round trip, one signature or one argon2id verification; see
 docs/benchmarks.md) and reports each scenario's CPU per operation as a multiple of that floor.
+--rounds=N repeats the whole list of runs N times (each floor still right after its scenario) and reports, beside
+every run, the median of each scenario's multiples and their range: one run's multiple moves by a tenth or more.
 --instances=N (PostgreSQL only) starts N separate servers of the same issuer on the same database and sends the
 requests to each in turn; CPU and memory are their sums. WORKERS=N in the environment runs node:cluster instead.
 --soak=SECONDS (PostgreSQL only) runs the one scenario named at the one concurrency given for that long, and every
@@ -97,6 +101,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         'token-batch': { type: 'string', default: '500' },
         'cpu-prof': { type: 'boolean', default: false },
         floor: { type: 'boolean', default: false },
+        rounds: { type: 'string', default: '1' },
         instances: { type: 'string', default: '1' },
         soak: { type: 'string', default: '0' },
         sample: { type: 'string', default: '10' },
@@ -127,6 +132,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   if (values.floor && values.embedded)
     throw new UsageError('--floor measures round trips to PostgreSQL: it does not combine with --embedded');
   if (values.floor && concurrencies.some((c) => c > 256)) throw new UsageError('--floor measures up to concurrency 256');
+  const rounds = wholeNumber('rounds', values.rounds, 1, 50);
   const instances = wholeNumber('instances', values.instances, 1, 8);
   if (instances > 1 && values.embedded)
     throw new UsageError('--instances above 1 needs PostgreSQL: the embedded database opens in one process');
@@ -134,6 +140,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   const sampleS = wholeNumber('sample', values.sample, 1, 600);
   if (soakS > 0 && (scenarios.length !== 1 || concurrencies.length !== 1))
     throw new UsageError('--soak runs one scenario at one concurrency: name one of each (--scenarios=full-flow --concurrency=32)');
+  if (soakS > 0 && rounds > 1) throw new UsageError('--soak is one long run: it does not combine with --rounds');
   if (soakS > 0 && values.embedded) throw new UsageError('--soak samples table sizes on PostgreSQL: it does not combine with --embedded');
 
   return Object.freeze({
@@ -146,6 +153,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     tokenBatch: wholeNumber('token-batch', values['token-batch'], 10, 100_000),
     cpuProf: values['cpu-prof'],
     floor: values.floor,
+    rounds,
     instances,
     soakS,
     sampleS,

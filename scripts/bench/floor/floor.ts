@@ -218,6 +218,64 @@ export function floorMultiples(records: readonly RunRecord[]): FloorMultiple[] {
   return out;
 }
 
+/** A scenario's multiples over several rounds (--rounds): their median, range and count. */
+export interface FloorMedian {
+  scenario: string;
+  concurrency: number;
+  floor: FloorName;
+  rounds: number;
+  multiple: number;
+  min: number;
+  max: number;
+  serverMultiple: number;
+  target: number;
+  met: boolean;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round(((sorted[mid - 1]! + sorted[mid]!) / 2) * 100) / 100;
+}
+
+/** The multiples of each scenario and concurrency, one per round, as one figure: the median (met when it is). */
+export function floorMedians(multiples: readonly FloorMultiple[]): FloorMedian[] {
+  const groups = new Map<string, FloorMultiple[]>();
+  for (const m of multiples) {
+    const key = `${m.scenario}@${m.concurrency}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  return [...groups.values()].map((group) => {
+    const first = group[0]!;
+    const values = group.map((m) => m.multiple);
+    const multiple = median(values);
+    return {
+      scenario: first.scenario,
+      concurrency: first.concurrency,
+      floor: first.floor,
+      rounds: group.length,
+      multiple,
+      min: Math.min(...values),
+      max: Math.max(...values),
+      serverMultiple: median(group.map((m) => m.serverMultiple)),
+      target: first.target,
+      met: multiple <= first.target,
+    };
+  });
+}
+
+export function floorMedianTable(medians: readonly FloorMedian[]): string {
+  return [
+    '| scenario | conc | floor | rounds | median multiple | range | node-only median | target | met |',
+    '|---|---:|---|---:|---:|---|---:|---:|---|',
+    ...medians.map(
+      (m) =>
+        `| ${m.scenario} | ${m.concurrency} | ${m.floor} | ${m.rounds} | ${m.multiple.toFixed(2)} | ${m.min.toFixed(2)}–${m.max.toFixed(2)} | ` +
+        `${m.serverMultiple.toFixed(2)} | ${m.target.toFixed(1)} | ${m.met ? 'yes' : '**no**'} |`,
+    ),
+  ].join('\n');
+}
+
 export function floorTable(multiples: readonly FloorMultiple[], signatures: Record<string, number> | undefined): string {
   const lines = [
     '| scenario | conc | floor | scenario CPU ms/op | floor CPU ms/op | multiple | node-only multiple | target | met |',
