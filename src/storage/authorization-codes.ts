@@ -33,6 +33,26 @@ export interface NewCode {
   claims: string | null;
 }
 
+/** The columns a code is written with (the statements that issue one list their values in this order). */
+const CODE_COLUMNS = [
+  'code_hash',
+  'client_id',
+  'user_id',
+  'redirect_uri',
+  'redirect_uri_in_request',
+  'scope',
+  'nonce',
+  'code_challenge',
+  'auth_time',
+  'issued_at',
+  'expires_at',
+  'sid',
+  'amr',
+  'acr',
+  'resources',
+  'claims',
+] as const;
+
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
 export async function insertCode(
   db: Db,
@@ -99,24 +119,7 @@ export async function completeConsentedInteraction(
     .with('code', (qb) =>
       qb
         .insertInto('authorization_codes')
-        .columns([
-          'code_hash',
-          'client_id',
-          'user_id',
-          'redirect_uri',
-          'redirect_uri_in_request',
-          'scope',
-          'nonce',
-          'code_challenge',
-          'auth_time',
-          'issued_at',
-          'expires_at',
-          'sid',
-          'amr',
-          'acr',
-          'resources',
-          'claims',
-        ])
+        .columns(CODE_COLUMNS)
         .expression(
           sql`SELECT ${v.code_hash}::text, ${v.client_id}::text, ${v.user_id}::uuid, ${v.redirect_uri}::text,
                      ${v.redirect_uri_in_request}::boolean, ${v.scope}::text, ${v.nonce}::text, ${v.code_challenge}::text,
@@ -176,24 +179,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
     .with('code', (qb) =>
       qb
         .insertInto('authorization_codes')
-        .columns([
-          'code_hash',
-          'client_id',
-          'user_id',
-          'redirect_uri',
-          'redirect_uri_in_request',
-          'scope',
-          'nonce',
-          'code_challenge',
-          'auth_time',
-          'issued_at',
-          'expires_at',
-          'sid',
-          'amr',
-          'acr',
-          'resources',
-          'claims',
-        ])
+        .columns(CODE_COLUMNS)
         .expression((eb) =>
           eb
             .selectFrom('sessions as s')

@@ -2,22 +2,14 @@
 // granted the client every requested scope (src/storage/authorization-codes.ts, completeConsentedInteraction).
 // RFC 6749 4.1.2: a code is issued once per authorization; OIDC Core 3.1.2.4: consent is obtained before it is.
 import t from 'tap';
-import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
-import { applySeed } from '../../src/domain/admin/seed.js';
 import { randomToken, sha256 } from '../../src/domain/secrets.js';
 import { completeConsentedInteraction, findCode } from '../../src/storage/authorization-codes.js';
 import { grantScopes } from '../../src/storage/consents.js';
 import { insertSession } from '../../src/storage/sessions.js';
-import { findUserByUsername } from '../../src/storage/users.js';
-import { ALICE, CONFIDENTIAL, FIXTURES, testConfig } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { CONFIDENTIAL } from '../helpers/app.js';
+import { seededTestDatabase } from '../helpers/seeded-database.js';
 
-const config = testConfig();
-const database = await createTestDatabase();
-t.teardown(() => database.drop());
-const db = database.handle.db;
-await applySeed(db, new PasswordHasher(config.argon2), FIXTURES);
-const userId = (await findUserByUsername(db, ALICE.username))!.id;
+const { db, aliceId: userId } = await seededTestDatabase(t);
 const now = new Date();
 const sid = randomToken(16);
 await insertSession(db, {

@@ -5,20 +5,13 @@ import pg from 'pg';
 import pino from 'pino';
 import t from 'tap';
 import { RESCAN_MS, startPurgeJob } from '../../src/jobs/purge-job.js';
-import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
-import { applySeed } from '../../src/domain/admin/seed.js';
 import { openDatabase, type Db } from '../../src/storage/database.js';
 import type { Database } from '../../src/storage/schema.js';
 import { OUTBOX_RETENTION_SECONDS, PURGE_TARGETS, purgeExpired, readPurgeCursors, savePurgeCursors } from '../../src/storage/purge.js';
-import { buildTestApp, FIXTURES, testConfig } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { buildTestApp, FIXTURES } from '../helpers/app.js';
+import { seededTestDatabase } from '../helpers/seeded-database.js';
 
-const config = testConfig();
-const database = await createTestDatabase();
-t.teardown(() => database.drop());
-const db = database.handle.db;
-await applySeed(db, new PasswordHasher(config.argon2), FIXTURES);
-const userId = (await db.selectFrom('users').select('id').where('username', '=', 'alice').executeTakeFirstOrThrow()).id;
+const { database, db, aliceId: userId } = await seededTestDatabase(t);
 const CLIENT = FIXTURES.clients[0]!.client_id;
 const CONNECTION = 'upstream';
 await db

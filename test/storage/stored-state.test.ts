@@ -5,22 +5,14 @@
 import t from 'tap';
 import type { ProviderContext } from '../../src/domain/context.js';
 import { InteractionError, loadInteraction } from '../../src/domain/authorization/authorize.js';
-import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { answerSecondFactor } from '../../src/domain/accounts/second-factor.js';
-import { applySeed } from '../../src/domain/admin/seed.js';
 import { randomToken, sha256 } from '../../src/domain/secrets.js';
 import { findInteraction } from '../../src/storage/interactions.js';
 import { checkChallengeCode, lockLiveTotpChallenge } from '../../src/storage/second-factor-challenges.js';
-import { findUserByUsername } from '../../src/storage/users.js';
-import { ALICE, CONFIDENTIAL, FIXTURES, testConfig } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { CONFIDENTIAL } from '../helpers/app.js';
+import { seededTestDatabase } from '../helpers/seeded-database.js';
 
-const config = testConfig();
-const database = await createTestDatabase();
-t.teardown(() => database.drop());
-const db = database.handle.db;
-await applySeed(db, new PasswordHasher(config.argon2), FIXTURES);
-const userId = (await findUserByUsername(db, ALICE.username))!.id;
+const { config, db, aliceId: userId } = await seededTestDatabase(t);
 
 const warnings: { obj: object; msg: string }[] = [];
 const log = { info: () => undefined, warn: (obj: object, msg: string) => void warnings.push({ obj, msg }) };

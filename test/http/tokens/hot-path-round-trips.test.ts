@@ -14,6 +14,16 @@ const STRICT = {
   redirect_uris: ['https://strict.example/cb'],
   require_mfa: true,
 };
+/** An authorization request of the refreshing client, with PKCE (RFC 7636 4.3). */
+const codeRequest = (scope: string, challenge: string) => ({
+  response_type: 'code',
+  client_id: REFRESHING.client_id,
+  redirect_uri: REFRESHING.redirect_uris[0],
+  scope,
+  code_challenge: challenge,
+  code_challenge_method: 'S256',
+  state: 's',
+});
 const { app, counter, db } = await buildCountingApp(t, { ...GRANT_FIXTURES, clients: [...GRANT_FIXTURES.clients!, STRICT] });
 
 t.test('a code from a live session, its exchange and a refresh each cost one statement', async (t) => {
@@ -29,19 +39,7 @@ t.test('a code from a live session, its exchange and a refresh each cost one sta
 
   const { verifier, challenge } = pkcePair();
   counter.count = 0;
-  const authorized = await first.browser.request(
-    app,
-    'GET',
-    authorizePath({
-      response_type: 'code',
-      client_id: REFRESHING.client_id,
-      redirect_uri: REFRESHING.redirect_uris[0],
-      scope: OFFLINE_SCOPE,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      state: 's',
-    }),
-  );
+  const authorized = await first.browser.request(app, 'GET', authorizePath(codeRequest(OFFLINE_SCOPE, challenge)));
   t.equal(authorized.statusCode, 303);
   const code = new URL(String(authorized.headers.location)).searchParams.get('code');
   t.ok(code, 'the live session answered with a code');
@@ -97,20 +95,7 @@ t.test('a sign-in by a user who consented before completes the interaction and i
     scope: 'openid',
   });
   // OIDC Core 3.1.2.1 prompt=login: the live session is not enough, the sign-in page is shown again.
-  const page = await browser.request(
-    app,
-    'GET',
-    authorizePath({
-      response_type: 'code',
-      client_id: REFRESHING.client_id,
-      redirect_uri: REFRESHING.redirect_uris[0],
-      scope: 'openid',
-      prompt: 'login',
-      code_challenge: pkcePair().challenge,
-      code_challenge_method: 'S256',
-      state: 's',
-    }),
-  );
+  const page = await browser.request(app, 'GET', authorizePath({ ...codeRequest('openid', pkcePair().challenge), prompt: 'login' }));
   const form = page.statusCode === 303 ? await browser.request(app, 'GET', localPath(String(page.headers.location))) : page;
   t.equal(form.statusCode, 200);
   t.match(form.body, 'type="password"');
