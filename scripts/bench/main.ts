@@ -8,7 +8,7 @@ import { Cleanup } from './cleanup.js';
 import { CpuMeter } from './cpu-meter.js';
 import { newFixtures, seedFixtures } from './fixtures.js';
 import { OidcClient } from './oidc-client.js';
-import { USAGE, UsageError, parseOptions, type BenchOptions } from './options.js';
+import { USAGE, UsageError, parseOptions, type BenchOptions, type ScenarioName } from './options.js';
 import { signInAndCheck } from './preflight.js';
 import { cpuSeconds, memory } from './proc-stats.js';
 import { PROJECT_DIR } from './project.js';
@@ -187,28 +187,27 @@ async function main(): Promise<number> {
   log(`${runs} runs of ${options.warmupS} s warm-up + ${options.durationS} s measured each`);
   const records: RunRecord[] = [];
   const failures: Array<{ scenario: string; concurrency: number; error: string }> = [];
+  /** One scenario at one concurrency, then its floors (--floor): each a record, kept and logged as it ends. */
+  const keep = (record: RunRecord) => {
+    records.push(record);
+    log(progressLine(record));
+  };
+  const measure = async (name: ScenarioName, concurrency: number): Promise<void> => {
+    const scenario = SCENARIO_IMPLEMENTATIONS[name];
+    keep(toRecord(name, scenario.unit, concurrency, await scenario.run(ctx, concurrency)));
+    for (const f of floor && FLOORS_OF[name] ? await floor.runAfter(name, concurrency) : [])
+      keep(toRecord(f.name, f.unit, concurrency, f.run));
+  };
   for (let round = 1; round <= options.rounds; round += 1) {
     if (options.rounds > 1) log(`round ${round} of ${options.rounds}`);
     for (const name of options.scenarios) {
-      const scenario = SCENARIO_IMPLEMENTATIONS[name];
       for (const concurrency of options.concurrencies) {
         if (interrupted) throw new Error('interrupted');
         if (cpuSeconds(server.pid) === null) throw new Error(`the server (pid ${server.pid}) is gone; see ${serverLogFile}`);
-        try {
-          const record = toRecord(name, scenario.unit, concurrency, await scenario.run(ctx, concurrency));
-          records.push(record);
-          log(progressLine(record));
-          if (floor && FLOORS_OF[name]) {
-            for (const f of await floor.runAfter(name, concurrency)) {
-              const floorRecord = toRecord(f.name, f.unit, concurrency, f.run);
-              records.push(floorRecord);
-              log(progressLine(floorRecord));
-            }
-          }
-        } catch (err) {
+        await measure(name, concurrency).catch((err: unknown) => {
           failures.push({ scenario: name, concurrency, error: (err as Error).message });
           log(`${name.padEnd(18)} c=${String(concurrency).padStart(3)} FAILED: ${(err as Error).message}`);
-        }
+        });
       }
     }
   }
