@@ -5,6 +5,7 @@
 // cost more to plan than to run. Kysely sends them as text with parameters; this client gives each distinct
 // text a name, and pg sends Parse only the first time a connection sees it.
 import pg from 'pg';
+import { DescribedQuery, type Descriptions } from './described-query.js';
 
 /** Distinct statements named per process; any further one runs unnamed (a statement with a varying IN list, say). */
 const MAX_NAMED_STATEMENTS = 500;
@@ -36,16 +37,24 @@ interface ConnectionInternals {
 }
 
 export class PreparingClient extends pg.Client {
+  /** What each named statement returns, as PostgreSQL described it on this connection (described-query.ts). */
+  private readonly descriptions: Descriptions = new Map();
+
   // pg's query() has many overloads; Kysely calls query(text, values) and expects a promise.
   override query(...args: unknown[]): never {
     const [text, values] = args;
     const name = typeof text === 'string' && Array.isArray(values) && args.length === 2 ? statementName(text) : undefined;
     if (name === undefined) return (super.query as (...a: unknown[]) => never)(...args);
-    const run = () => super.query({ text: text as string, values: values as unknown[], name });
+    const run = () =>
+      new Promise<pg.QueryResult>((resolve, reject) => {
+        const config = { text: text as string, values: values as unknown[], name };
+        super.query(new DescribedQuery(config, this.descriptions, (err, result) => (err ? reject(err) : resolve(result))));
+      });
     return run().catch(async (err: unknown) => {
       if (!isStalePlan(err)) throw err;
       await super.query(`DEALLOCATE ${name}`);
       delete (this as unknown as { connection: ConnectionInternals }).connection.parsedStatements[name];
+      this.descriptions.delete(name);
       return run();
     }) as never;
   }
