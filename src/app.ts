@@ -14,6 +14,7 @@ import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import adminApi, { ADMIN_API_PREFIX } from './http/admin-api/index.js';
 import scimApi, { SCIM_PREFIX } from './http/scim/index.js';
 import consoleRoutes, { CONSOLE_PREFIX } from './http/console/index.js';
+import { requestLogger } from './http/request-logger.js';
 import { clientErrorHandler } from './http/client-error.js';
 import { parseForm } from './http/form-parser.js';
 import cors from './http/plugins/cors.js';
@@ -91,6 +92,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     loggerInstance: deps.logger,
     // Fastify's two lines per request are replaced by the one line of http/plugins/request-log.ts.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is made when a request first writes to it (http/request-logger.ts).
+    childLoggerFactory: requestLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     // The issuer and every URL come from configuration, never from the Host header (nor X-Forwarded-Host).
     // TRUST_PROXY only decides which X-Forwarded-For address counts as the client's (request.ip).
