@@ -35,8 +35,9 @@ export interface DeviceSighting {
 /**
  * Records a sign-in from a device: a new row for a new cookie, else last seen, count, fingerprint and label
  * updated; a revoked device signing in again starts afresh. Also remembers the network, and marks the attempt as
- * succeeded: the failures of the same login before it were typos, and are excused (reading the few rows of one
- * login). One statement. Returns the device id and whether it is new to the user.
+ * succeeded: the failures of the same login before it were typos, and are excused. The attempt is found by its key
+ * and those failures through the login's index of failures, never through all the login's attempts (an account that
+ * signs in often has thousands). One statement. Returns the device id and whether it is new to the user.
  */
 export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{ id: string; isNew: boolean }> {
   const { rows } = await sql<{ id: string; is_new: boolean }>`
@@ -60,7 +61,9 @@ export async function recordDeviceSighting(db: Db, s: DeviceSighting): Promise<{
     ), attempt AS (
       UPDATE sign_in_attempts a SET succeeded = (a.id = t.id), excused = (a.id <> t.id)
         FROM sign_in_attempts t
-       WHERE t.id = ${s.attemptId} AND a.login_key = t.login_key AND a.at <= t.at AND NOT a.succeeded AND (a.id = t.id OR NOT a.excused)
+       WHERE t.id = ${s.attemptId}
+         AND ((a.id = t.id AND NOT a.succeeded)
+           OR (a.login_key = t.login_key AND a.at <= t.at AND NOT a.succeeded AND NOT a.excused))
     )
     SELECT id, is_new FROM device`.execute(db);
   return { id: rows[0]!.id, isNew: rows[0]!.is_new };

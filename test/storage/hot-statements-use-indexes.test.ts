@@ -200,6 +200,28 @@ t.test('no statement the app sent reads a large table sequentially', async (t) =
     t.ok(reached.has(table), `a statement reached ${table}`);
 });
 
+t.test("the sign-in statements read a login's failures, not all its attempts", async (t) => {
+  // A login that signs in often has many attempts in the stuffing window and, since it signs in, few failures: the
+  // count of failures since its last sign-in reads the partial index of failures, as the network's, machine's and
+  // fingerprint's do (migrations/20261202000000_login_failing_index.sql).
+  const risk = [...captured].find(([text]) => /WITH known AS/.test(text) && /INSERT INTO sign_in_attempts/.test(text));
+  t.ok(risk, 'the risk statement was captured');
+  const { outline } = await plan(db, { sql: risk![0], parameters: risk![1] });
+  for (const index of [
+    'sign_in_attempts_login_failing_idx',
+    'sign_in_attempts_network_failing_idx',
+    'sign_in_attempts_machine_failing_idx',
+    'sign_in_attempts_fingerprint_failing_idx',
+  ])
+    t.match(outline, index, `failures read through ${index}`);
+  // The sign-in that excuses the login's earlier failures finds them the same way (src/storage/risk.ts).
+  const sighting = [...captured].find(([text]) => /WITH device AS/.test(text) && /UPDATE sign_in_attempts/.test(text));
+  t.ok(sighting, 'the device sighting statement was captured');
+  const marked = await plan(db, { sql: sighting![0], parameters: sighting![1] });
+  t.match(marked.outline, 'sign_in_attempts_login_failing_idx', "a login's earlier failures read through its failures' index");
+  t.notMatch(marked.outline, 'sign_in_attempts_login_idx', "never through all the login's attempts");
+});
+
 t.test('a statement no index serves is caught', async (t) => {
   const { seqScanned } = await plan(db, { sql: 'SELECT token_hash FROM access_tokens WHERE scope = $1', parameters: ['api.read'] });
   t.same(seqScanned, ['access_tokens']);
