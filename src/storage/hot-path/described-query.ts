@@ -11,9 +11,28 @@ import pg from 'pg';
 /** The result description each named statement got on one connection (RowDescription's fields). */
 export type Descriptions = Map<string, readonly unknown[]>;
 
+/** What answers the connection's next Describe instead of PostgreSQL, while a query that knows its result prepares. */
+const ANSWER = Symbol('described-query answer');
+
 interface PgConnection {
   describe(msg: { type: 'P' | 'S'; name: string }): void;
   parsedStatements: Record<string, string | undefined>;
+  [ANSWER]?: (() => void) | undefined;
+}
+
+/**
+ * Gives the connection, once, a describe that a query may answer from memory. Installed once and never removed:
+ * a property added and deleted on every run would turn the connection into a slow dictionary object for V8.
+ */
+function answerable(connection: PgConnection): void {
+  if (Object.hasOwn(connection, ANSWER)) return;
+  const describe = connection.describe;
+  connection[ANSWER] = undefined;
+  connection.describe = function (this: PgConnection, msg) {
+    const answer = this[ANSWER];
+    if (answer) answer();
+    else describe.call(this, msg);
+  };
 }
 
 interface QueryInternals {
@@ -38,13 +57,12 @@ export class DescribedQuery extends pg.Query {
     const name = (this as unknown as QueryInternals).name;
     const fields = name === undefined || connection.parsedStatements[name] === undefined ? undefined : this.descriptions.get(name);
     if (fields === undefined) return base.prepare.call(this, connection);
-    const own = Object.getOwnPropertyDescriptor(connection, 'describe');
-    connection.describe = () => base.handleRowDescription.call(this, { fields });
+    answerable(connection);
+    connection[ANSWER] = () => base.handleRowDescription.call(this, { fields });
     try {
       base.prepare.call(this, connection);
     } finally {
-      if (own) Object.defineProperty(connection, 'describe', own);
-      else delete (connection as Partial<PgConnection>).describe;
+      connection[ANSWER] = undefined;
     }
   }
 
