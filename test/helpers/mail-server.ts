@@ -1,6 +1,6 @@
 // A real SMTP server on 127.0.0.1 for the tests of NOTIFIER=smtp (smtp-server, in the test's process): it records
 // each login and each message, parsed with mailparser as a mail client would read it.
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { Test } from 'tap';
@@ -20,12 +20,18 @@ export interface MailServer {
   url(user?: string, password?: string): string;
   /** Waits (up to `timeoutMs`) for the `nth` (1-based) message to `address`. */
   next(address: string, nth?: number, timeoutMs?: number): Promise<ParsedMail>;
+  /** A server started `down` answers from now on. */
+  up(): void;
   stop(): Promise<void>;
 }
 
 export interface MailServerOptions {
-  /** A port of its own (to come back on after a stop); any free one otherwise. */
-  port?: number;
+  /**
+   * Down until up(): every connection is reset as soon as it is made, as by a host with no server on the port, while
+   * the port stays held. A server stopped and started again on its old port could find it taken meanwhile by any
+   * process's listen on port 0 (the port came from the same ephemeral range), and fail with EADDRINUSE.
+   */
+  down?: boolean;
   /** With both, AUTH is required and only this login is accepted. */
   user?: string;
   password?: string;
@@ -66,9 +72,15 @@ export async function startMailServer(t: Test, options: MailServerOptions = {}):
       );
     },
   });
+  const serve = server.server.listeners('connection') as Array<(socket: Socket) => void>;
+  const reset = (socket: Socket) => socket.resetAndDestroy();
+  if (options.down) {
+    server.server.removeAllListeners('connection');
+    server.server.on('connection', reset);
+  }
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(0, '127.0.0.1', () => resolve());
   });
   const port = (server.server.address() as AddressInfo).port;
   let stopped: Promise<void> | undefined;
@@ -90,6 +102,11 @@ export async function startMailServer(t: Test, options: MailServerOptions = {}):
         if (Date.now() > deadline) throw new Error(`no message #${nth} to ${address} within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+    },
+    up() {
+      if (!server.server.listeners('connection').includes(reset)) return;
+      server.server.removeListener('connection', reset);
+      for (const listener of serve) server.server.on('connection', listener);
     },
     stop,
   };

@@ -101,13 +101,12 @@ t.test('a new-device notice names the device, escaped in HTML, and links to the 
 });
 
 t.test('a stopped mail server never loses the message: it waits in the outbox and goes once the server is back', async (t) => {
-  const probe = await startMailServer(t);
-  const port = probe.port;
-  await probe.stop();
+  // Down, its port held (test/helpers/mail-server.ts): the mail server comes back on the address the notifier was given.
+  const mail = await startMailServer(t, { down: true, user: 'relay', password: SMTP_PASSWORD });
   const user = await newUser();
   await insertOutboxMessage(db, { userId: user.id, kind: 'one-time-code', payload: { code: '771204' }, createdAt: ctx.clock() });
   const notifier = smtpNotifier(ctx, {
-    url: `smtp://relay:${SMTP_PASSWORD}@127.0.0.1:${port}`,
+    url: mail.url('relay', SMTP_PASSWORD),
     from: 'sso@example.com',
     requireTls: false,
   });
@@ -120,7 +119,7 @@ t.test('a stopped mail server never loses the message: it waits in the outbox an
   t.match(logged.join(''), /could not reach the mail server \(ESOCKET\)/, 'the log says why');
   t.notMatch(logged.join(''), new RegExp(`${SMTP_PASSWORD}|771204`), 'and names neither the password nor the code');
 
-  const mail = await startMailServer(t, { port, user: 'relay', password: SMTP_PASSWORD });
+  mail.up();
   await deliverDueMessages(ctx, notifier);
   t.equal(mail.received.length, 0, 'not before its backoff is over');
   offsetMs += 2_000;

@@ -34,13 +34,13 @@ async function interceptCallback(page: Page): Promise<() => Promise<URL>> {
 
 await withChromium(t, async (browser) => {
   t.test('forgot, mailed link (the mail server down at first), new password, notice, and back to the application', async (t) => {
-    const probe = await startMailServer(t);
-    await probe.stop();
+    // Down, its port held (test/helpers/mail-server.ts): the mail server comes back on the address the app was given.
+    const mail = await startMailServer(t, { down: true });
     const server = await listenTestApp(t, {
       env: {
         ...HEADLESS_IS_FINE,
         NOTIFIER: 'smtp',
-        SMTP_URL: probe.url(),
+        SMTP_URL: mail.url(),
         MAIL_FROM: 'Example SSO <sso@example.com>',
         OUTBOX_POLL_SECONDS: '1',
       },
@@ -61,7 +61,7 @@ await withChromium(t, async (browser) => {
     const waiting = await server.db.selectFrom('outbox').select(['kind', 'sent_at']).where('user_id', '=', aliceId).execute();
     t.same(waiting, [{ kind: 'password-reset', sent_at: null }], 'the link waits in the outbox while the mail server is down');
 
-    const mail = await startMailServer(t, { port: probe.port });
+    mail.up();
     const message = await mail.next(ALICE.email, 1, 20_000);
     t.match(message.subject, /^Passwort für .* zurücksetzen$/, 'the mail speaks German, as the page that asked for it');
     const link = /(http:\/\/\S+\/sso\/account\/reset\?token=[A-Za-z0-9_-]{43})/.exec(message.text ?? '')?.[1];
