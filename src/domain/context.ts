@@ -10,6 +10,7 @@ import type { Clock } from './clock.js';
 import type { KeyStore } from './keys/keys.js';
 import type { OutboundDeps } from '../outbound/guarded-fetch.js';
 import type { PasswordHasher } from './accounts/passwords.js';
+import type { RandomSource } from './secrets.js';
 import type { PasswordPolicy } from './accounts/password-policy.js';
 
 /** The little of a pino logger the domain writes to (security events, notifications). */
@@ -24,6 +25,8 @@ export interface ProviderContext {
   readonly clock: Clock;
   readonly keys: KeyStore;
   readonly passwords: PasswordHasher;
+  /** Random values for codes, tokens and session ids, drawn a pool at a time (domain/secrets.ts). */
+  readonly random: RandomSource;
   /** What a new password must be; loads the breached-password list on its first check. */
   readonly passwordPolicy: PasswordPolicy;
   readonly clientSecrets: SecretVerificationCache;

@@ -14,6 +14,7 @@ import { loadKeyStore, type KeyLogger } from './keys/keys.js';
 import { PasswordHasher } from './accounts/passwords.js';
 import { PasswordPolicy } from './accounts/password-policy.js';
 import { loadDeviceSecret } from './risk/device-secret.js';
+import { RandomSource } from './secrets.js';
 
 export interface ContextParts {
   config: Config;
@@ -38,6 +39,7 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     keys: await loadKeyStore(p.db, p.config, p.clock, p.log),
     passwords: new PasswordHasher(p.config.argon2, { limits: p.config.passwordWork, serverSecret: p.config.keysEncryptionSecret }),
     passwordPolicy: new PasswordPolicy(p.config.passwordPolicy),
+    random: new RandomSource(),
     clientSecrets: new SecretVerificationCache(p.clientAuthCacheMs ?? p.config.clientAuthCacheSeconds * 1000),
     clients: new ClientCache(),
     clientKeySets: new ClientKeySets((uri) => fetchClientJwks(p.config, outbound, uri)),

@@ -14,7 +14,7 @@ import { signInWithPassword, type PasswordSignIn } from '../../src/domain/accoun
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import type { DeviceSignals } from '../../src/domain/risk/signals.js';
 import type { Verdict } from '../../src/domain/risk/verdict.js';
-import { randomToken } from '../../src/domain/secrets.js';
+import { RandomSource, randomToken } from '../../src/domain/secrets.js';
 import { applySeed } from '../../src/domain/admin/seed.js';
 import { completeSignIn } from '../../src/domain/accounts/sign-in-completion.js';
 import { insertRiskRule } from '../../src/storage/risk.js';
@@ -55,6 +55,7 @@ const ctx = {
   db,
   clock: () => new Date(Date.now() + offsetMs),
   passwords,
+  random: new RandomSource(),
   deviceSecret: Buffer.from('a-device-secret-of-at-least-32-characters'),
   log: pino({ level: 'silent' }),
   metrics: createMetrics(),

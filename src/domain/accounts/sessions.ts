@@ -3,7 +3,7 @@ import { insertSession, findActiveSession, type ActiveSession } from '../../stor
 import type { Db } from '../../storage/database.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { randomToken, sha256 } from '../secrets.js';
+import { sha256 } from '../secrets.js';
 
 export interface SessionOrigin {
   /** The device record the user signed in from (src/domain/risk/), when known. */
@@ -25,9 +25,9 @@ export async function createSession(
   const deviceId = origin.deviceId ?? null;
   const amr = origin.amr ?? ['pwd'];
   const acr = origin.acr ?? null;
-  const id = randomToken();
+  const id = ctx.random.token();
   // The sid goes to every client in ID and logout tokens: random, unrelated to the cookie.
-  const sid = randomToken(16);
+  const sid = ctx.random.token(16);
   const now = ctx.clock();
   await insertSession(db, {
     idHash: sha256(id),

@@ -14,7 +14,7 @@ import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import type { Client } from '../clients/clients.js';
 import { verifyIdTokenHint, type IdTokenHint } from '../logout/id-token-hint.js';
-import { randomToken, safeEqual, sha256, storedKey, timedToken } from '../secrets.js';
+import { safeEqual, sha256, storedKey } from '../secrets.js';
 import { requestedSubject } from '../tokens/claims-request.js';
 import { resolveSession } from '../accounts/sessions.js';
 import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
@@ -31,7 +31,7 @@ export type AuthorizeOutcome =
 
 export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { code: string; row: NewCode } {
   const now = ctx.clock();
-  const code = timedToken(now);
+  const code = ctx.random.timedToken(now);
   return {
     code,
     row: {
@@ -169,8 +169,8 @@ async function startInteraction(
   request: AuthorizationRequest,
   flags: { minAuthTime: number | null; forceConsent: boolean },
 ): Promise<{ interactionId: string; bindingSecret: string }> {
-  const interactionId = randomToken(16);
-  const bindingSecret = randomToken();
+  const interactionId = ctx.random.token(16);
+  const bindingSecret = ctx.random.token();
   const now = ctx.clock();
   await insertInteraction(ctx.db, {
     id: interactionId,

@@ -8,7 +8,7 @@ import type { Client } from '../clients/clients.js';
 import { addSeconds, epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { isSigningAlg } from '../keys/signing-algs.js';
-import { storedKey, timedToken } from '../secrets.js';
+import { storedKey } from '../secrets.js';
 
 /** RFC 9068 2.1: "Resource servers MUST verify that the "typ" header value is "at+jwt"". */
 export const JWT_ACCESS_TOKEN_TYP = 'at+jwt';
@@ -47,8 +47,8 @@ export function prepareAccessToken(
   /** RFC 9449 6: the thumbprint of the DPoP key of the request's proof; null: a bearer token. */
   jkt: string | null = null,
 ): PreparedAccessToken {
-  const opaque = timedToken(now);
-  const jti = timedToken(now, 16);
+  const opaque = ctx.random.timedToken(now);
+  const jti = ctx.random.timedToken(now, 16);
   return {
     opaque,
     jti,

@@ -14,7 +14,7 @@ import { loadKeyStore } from '../../../src/domain/keys/keys.js';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../../src/domain/logout/logout-token.js';
 import { PasswordPolicy } from '../../../src/domain/accounts/password-policy.js';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
-import { sha256 } from '../../../src/domain/secrets.js';
+import { RandomSource, sha256 } from '../../../src/domain/secrets.js';
 import { systemOutbound } from '../../../src/outbound/guarded-fetch.js';
 import { countQueuedLogouts } from '../../../src/storage/backchannel-logouts.js';
 import { endSession } from '../../../src/storage/sessions.js';
@@ -91,6 +91,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     keys: await loadKeyStore(db, config, clock, pino({ level: 'silent' })),
     passwords: new PasswordHasher(config.argon2),
     passwordPolicy: new PasswordPolicy(config.passwordPolicy),
+    random: new RandomSource(),
     clientSecrets: new SecretVerificationCache(0),
     clients: new ClientCache(),
     clientKeySets: new ClientKeySets((uri) => fetchClientJwks(config, systemOutbound, uri)),

@@ -8,7 +8,7 @@ import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
 import { required, single, type RawParams } from '../../params.js';
 import { splitScope } from '../../authorization/scope.js';
-import { storedKey, timedToken, timeOrderedUuid } from '../../secrets.js';
+import { storedKey } from '../../secrets.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import type { DpopProof } from '../dpop.js';
@@ -26,8 +26,8 @@ export interface NewRefreshToken {
 }
 
 /** A refresh token starting a new family (a new grant), or continuing `familyId` on rotation. */
-export function newRefreshToken(ctx: ProviderContext, now: Date, familyId: string = timeOrderedUuid(now)): NewRefreshToken {
-  const value = timedToken(now);
+export function newRefreshToken(ctx: ProviderContext, now: Date, familyId: string = ctx.random.timeOrderedUuid(now)): NewRefreshToken {
+  const value = ctx.random.timedToken(now);
   return { value, row: { tokenHash: storedKey(value), familyId, expiresAt: addSeconds(now, ctx.config.refreshTokenTtlSeconds) } };
 }
 
