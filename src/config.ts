@@ -220,6 +220,8 @@ export interface Config {
   readonly baseUrl: string;
   /** `${baseUrl}/sso`, the exact string used as `iss` everywhere. */
   readonly issuer: string;
+  /** The issuer's path (BASE_URL's path, then /sso): where an http issuer's cookies travel (src/http/cookies.ts). */
+  readonly issuerPath: string;
   readonly secureCookies: boolean;
   readonly databaseUrl: string | undefined;
   readonly dataDir: string;
@@ -513,6 +515,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     baseUrl,
     issuer: `${baseUrl}${ROUTES_PREFIX}`,
+    issuerPath: `${issuerUrl?.pathname.replace(/\/$/, '') ?? ''}${ROUTES_PREFIX}`,
     secureCookies,
     databaseUrl,
     dataDir: path.resolve(text('DATA_DIR')),

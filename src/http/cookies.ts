@@ -22,7 +22,7 @@ const HOST_PREFIX = '__Host-';
 function providerCookie(config: Config, name: string, subPath: string, maxAge: number): CookieSpec {
   const options: CookieSerializeOptions = { httpOnly: true, sameSite: 'lax', maxAge };
   if (config.secureCookies) return { name: `${HOST_PREFIX}${name}`, options: { ...options, path: '/', secure: true } };
-  return { name, options: { ...options, path: `${new URL(config.issuer).pathname}${subPath}`, secure: false } };
+  return { name, options: { ...options, path: `${config.issuerPath}${subPath}`, secure: false } };
 }
 
 /** The browser's sign-in session. */

@@ -42,6 +42,12 @@ t.test('a BASE_URL with a path moves every cookie path under it, as the issuer i
     all(config).map((c) => c.options.path),
     ['/auth/sso', '/auth/sso/interaction/abc', '/auth/sso', '/auth/sso/sign-in', '/auth/sso/device', '/auth/sso/account'],
   );
+  // The path as the issuer's URL has it: percent-encoded, one slash before /sso (BASE_URL's trailing ones dropped).
+  for (const base of ['http://localhost:3000/a%20b/', 'http://localhost:3000/a b//']) {
+    const encoded = testConfig({ BASE_URL: base });
+    t.equal(sessionCookie(encoded).options.path, new URL(encoded.issuer).pathname, base);
+    t.equal(sessionCookie(encoded).options.path, '/a%20b/sso', base);
+  }
 });
 
 t.test('on an https issuer every cookie is __Host- prefixed, Secure, with Path=/ (RFC 6265bis 4.1.3.2)', async (t) => {
