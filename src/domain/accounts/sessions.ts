@@ -1,9 +1,9 @@
-// Browser sign-in sessions: a random id in a cookie, its digest in the sessions table.
+// Browser sign-in sessions: a random id in a cookie, its stored key (the moment, then its digest) in the sessions table.
 import { insertSession, findActiveSession, type ActiveSession } from '../../storage/sessions.js';
 import type { Db } from '../../storage/database.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { sha256 } from '../secrets.js';
+import { storedKey } from '../secrets.js';
 
 export interface SessionOrigin {
   /** The device record the user signed in from (src/domain/risk/), when known. */
@@ -25,12 +25,14 @@ export async function createSession(
   const deviceId = origin.deviceId ?? null;
   const amr = origin.amr ?? ['pwd'];
   const acr = origin.acr ?? null;
-  const id = ctx.random.token();
-  // The sid goes to every client in ID and logout tokens: random, unrelated to the cookie.
-  const sid = ctx.random.token(16);
   const now = ctx.clock();
+  // Both lead with the moment, so that each new session lands at the right edge of the sessions' indexes (and its
+  // sid at that of session_clients' and refresh_tokens'), as codes and tokens do (RandomSource.timedToken).
+  const id = ctx.random.timedToken(now);
+  // The sid goes to every client in ID and logout tokens: random bits unrelated to the cookie's.
+  const sid = ctx.random.timedToken(now, 16);
   await insertSession(db, {
-    idHash: sha256(id),
+    idHash: sessionKey(id),
     sid,
     userId,
     authTime,
@@ -45,5 +47,13 @@ export async function createSession(
 
 export async function resolveSession(ctx: ProviderContext, cookieValue: string | undefined): Promise<ActiveSession | undefined> {
   if (!cookieValue) return undefined;
-  return findActiveSession(ctx.db, sha256(cookieValue), ctx.clock());
+  return findActiveSession(ctx.db, sessionKey(cookieValue), ctx.clock());
+}
+
+/**
+ * The key a session's row is stored and found under, from the cookie's value: the moment and the digest for a timed
+ * value, the plain digest for a cookie made before sessions were timed (it still finds its session).
+ */
+export function sessionKey(cookieValue: string): string {
+  return storedKey(cookieValue);
 }

@@ -13,7 +13,7 @@ import type { Verdict } from '../risk/verdict.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { recordSecurityEvent } from '../risk/security-events.js';
 import { emitSessionsEnded } from '../webhooks/emit.js';
-import { createSession } from './sessions.js';
+import { createSession, sessionKey } from './sessions.js';
 
 export interface CompletedSignIn {
   /** The session cookie's value. */
@@ -64,7 +64,7 @@ export async function completeSignIn(ctx: ProviderContext, s: SignInToComplete):
       attemptId: s.attemptId,
     });
     if (s.locale) await rememberLocale(trx, s.user.id, s.locale);
-    const replaced = s.replacesSession ? await endSessionRow(trx, sha256(s.replacesSession), now) : undefined;
+    const replaced = s.replacesSession ? await endSessionRow(trx, sessionKey(s.replacesSession), now) : undefined;
     if (replaced) await emitSessionsEnded(ctx, trx, replaced.userId, 'replaced', { sids: [replaced.sid] });
     const created = await createSession(ctx, s.user.id, now, { deviceId: device.id, amr: s.amr, acr: s.acr ?? null }, trx);
     const details = verdictDetails(s.verdict);

@@ -16,7 +16,7 @@ import type { Client } from '../clients/clients.js';
 import { verifyIdTokenHint, type IdTokenHint } from '../logout/id-token-hint.js';
 import { safeEqual, sha256, storedKey } from '../secrets.js';
 import { requestedSubject } from '../tokens/claims-request.js';
-import { resolveSession } from '../accounts/sessions.js';
+import { resolveSession, sessionKey } from '../accounts/sessions.js';
 import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
 import { meetsMfaRequirement } from '../accounts/second-factor-policy.js';
 
@@ -93,7 +93,7 @@ export async function authorize(
   if (sessionCookie && !forceLogin && !forceConsent) {
     const { code, row } = newCode(ctx, request);
     const issued = await insertCodeForConsentedSession(ctx.db, row, {
-      idHash: sha256(sessionCookie),
+      idHash: sessionKey(sessionCookie),
       scopes: requestedScopes(request),
       now,
       minAuthTime,

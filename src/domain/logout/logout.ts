@@ -8,7 +8,8 @@ import type { ProviderContext } from '../context.js';
 import { verifyOwnIdToken, type VerifiedIdToken } from './id-token-hint.js';
 import { single, type RawParams } from '../params.js';
 import { withResponseParams } from '../authorization/redirect-uri.js';
-import { safeEqual, sha256 } from '../secrets.js';
+import { safeEqual } from '../secrets.js';
+import { sessionKey } from '../accounts/sessions.js';
 import type { Db } from '../../storage/database.js';
 import { emitSessionsEnded } from '../webhooks/emit.js';
 
@@ -101,7 +102,7 @@ export function isConfirmationToken(sessionCookie: string, presented: string | u
  */
 export async function endSession(ctx: ProviderContext, sessionCookie: string): Promise<EndedSession | undefined> {
   return ctx.db.transaction().execute(async (trx: Db) => {
-    const ended = await endSessionRow(trx, sha256(sessionCookie), ctx.clock());
+    const ended = await endSessionRow(trx, sessionKey(sessionCookie), ctx.clock());
     if (ended) await emitSessionsEnded(ctx, trx, ended.userId, 'logout', { sids: [ended.sid] });
     return ended;
   });

@@ -14,7 +14,8 @@ import { loadKeyStore } from '../../../src/domain/keys/keys.js';
 import { BACKCHANNEL_LOGOUT_EVENT } from '../../../src/domain/logout/logout-token.js';
 import { PasswordPolicy } from '../../../src/domain/accounts/password-policy.js';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
-import { RandomSource, sha256 } from '../../../src/domain/secrets.js';
+import { RandomSource } from '../../../src/domain/secrets.js';
+import { sessionKey } from '../../../src/domain/accounts/sessions.js';
 import { systemOutbound } from '../../../src/outbound/guarded-fetch.js';
 import { countQueuedLogouts } from '../../../src/storage/backchannel-logouts.js';
 import { endSession } from '../../../src/storage/sessions.js';
@@ -188,10 +189,10 @@ t.test('durable and exactly once: the queue is written with the session end, and
   const first = await signInTo(test, c.withSid);
   await signInTo(test, c.plain, first.browser);
   const cookie = first.browser.get('sso_session')!;
-  const ended = await endSession(test.db, sha256(cookie), new Date());
+  const ended = await endSession(test.db, sessionKey(cookie), new Date());
   t.equal(ended?.queued, 2, 'the statement that ends the session queues both deliveries');
   t.equal(await countQueuedLogouts(test.db), 2);
-  t.equal(await endSession(test.db, sha256(cookie), new Date()), undefined, 'an ended session cannot end twice');
+  t.equal(await endSession(test.db, sessionKey(cookie), new Date()), undefined, 'an ended session cannot end twice');
   t.equal(await countQueuedLogouts(test.db), 2, 'nor queue twice');
 
   const ctx = await providerContext(t, test, () => new Date());
@@ -211,7 +212,7 @@ t.test('Back-Channel Logout 2.4: a failed delivery waits for its retry time befo
   const test = await setUp(t, { ...FAST_RETRIES, BACKCHANNEL_LOGOUT_POLL_SECONDS: '3600', BACKCHANNEL_LOGOUT_RETRY_SECONDS: '60' });
   const { c } = test;
   const { browser } = await signInTo(test, c.withSid);
-  await endSession(test.db, sha256(browser.get('sso_session')!), new Date());
+  await endSession(test.db, sessionKey(browser.get('sso_session')!), new Date());
   let offset = 0;
   const ctx = await providerContext(t, test, () => new Date(Date.now() + offset));
   const failing: LogoutSender = async () => {
