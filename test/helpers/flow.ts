@@ -72,6 +72,32 @@ export function authorizePath(params: Record<string, string | string[] | undefin
   return `/sso/authorize?${query}`;
 }
 
+/** CONFIDENTIAL's authorization request for `openid` (RFC 6749 4.1.1), before any other parameter. */
+export const CONFIDENTIAL_REQUEST = {
+  response_type: 'code',
+  client_id: CONFIDENTIAL.client_id,
+  redirect_uri: CONFIDENTIAL.redirect_uris[0],
+  scope: 'openid',
+};
+
+/**
+ * OIDC Core 3.1.2.1: prompt=none for CONFIDENTIAL with `sessionCookie` as the browser's session; where the answer sends
+ * the browser (a code for a live session, error=login_required otherwise).
+ */
+export async function silentAuthorize(app: FastifyInstance, sessionCookie: string): Promise<URL> {
+  const res = await app.inject({
+    method: 'GET',
+    url: authorizePath({
+      ...CONFIDENTIAL_REQUEST,
+      prompt: 'none',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }),
+    headers: { cookie: `sso_session=${sessionCookie}` },
+  });
+  return new URL(String(res.headers.location));
+}
+
 /** Path of an absolute URL on the test issuer, for app.inject. */
 export function localPath(location: string): string {
   const url = new URL(location, 'http://localhost:3000');

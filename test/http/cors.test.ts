@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { buildTestApp, CONFIDENTIAL, PUBLIC } from '../helpers/app.js';
-import { authorizePath, basicAuth, pkcePair, signIn } from '../helpers/flow.js';
+import { authorizePath, basicAuth, CONFIDENTIAL_REQUEST, pkcePair, signIn } from '../helpers/flow.js';
 
 const ORIGIN = 'https://spa.example';
 const CORS_PATHS = ['/sso/.well-known/openid-configuration', '/sso/jwks', '/sso/token', '/sso/userinfo', '/sso/revoke', '/sso/introspect'];
@@ -50,10 +50,7 @@ t.test(
     const started = await app.inject({
       method: 'GET',
       url: authorizePath({
-        response_type: 'code',
-        client_id: CONFIDENTIAL.client_id,
-        redirect_uri: CONFIDENTIAL.redirect_uris[0],
-        scope: 'openid',
+        ...CONFIDENTIAL_REQUEST,
       }),
     });
     const interaction = new URL(String(started.headers.location)).pathname;
@@ -151,10 +148,7 @@ t.test(
     const started = await app.inject({
       method: 'GET',
       url: authorizePath({
-        response_type: 'code',
-        client_id: CONFIDENTIAL.client_id,
-        redirect_uri: CONFIDENTIAL.redirect_uris[0],
-        scope: 'openid',
+        ...CONFIDENTIAL_REQUEST,
         code_challenge: pkcePair().challenge,
         code_challenge_method: 'S256',
       }),

@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import { MAX_PARAM_LENGTH } from '../../src/domain/params.js';
 import { MAX_SCOPE_VALUES } from '../../src/domain/authorization/scope.js';
 import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
-import { authorizePath, basicAuth, pkcePair } from '../helpers/flow.js';
+import { authorizePath, basicAuth, CONFIDENTIAL_REQUEST, pkcePair } from '../helpers/flow.js';
 import { listenTestApp } from '../helpers/listening.js';
 
 const { app } = await buildTestApp(t);
@@ -34,10 +34,7 @@ function authorize(overrides: Record<string, string> = {}) {
   return app.inject({
     method: 'GET',
     url: authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
+      ...CONFIDENTIAL_REQUEST,
       state: 'st',
       code_challenge: pkcePair().challenge,
       code_challenge_method: 'S256',

@@ -16,6 +16,7 @@ import {
   authorizePath,
   basicAuth,
   Browser,
+  CONFIDENTIAL_REQUEST,
   formAction,
   hiddenField,
   localPath,
@@ -111,10 +112,7 @@ async function passwordAttempt(login: string, password: string, userAgent = FIRE
   const started = await send(
     'GET',
     authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
+      ...CONFIDENTIAL_REQUEST,
       code_challenge: pkcePair().challenge,
       code_challenge_method: 'S256',
     }),
@@ -197,10 +195,7 @@ t.test('a route with a parameter is labelled by its pattern, and the value in th
   const started = await app.inject({
     method: 'GET',
     url: authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
+      ...CONFIDENTIAL_REQUEST,
       code_challenge: pkcePair().challenge,
       code_challenge_method: 'S256',
     }),

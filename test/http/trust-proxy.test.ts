@@ -5,9 +5,9 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import t, { type Test } from 'tap';
-import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
+import { buildTestApp } from '../helpers/app.js';
 import { DEVICE_FIXTURES, TV_BASIC } from '../helpers/device.js';
-import { authorizePath, Browser, formAction, hiddenField, localPath, pkcePair } from '../helpers/flow.js';
+import { authorizePath, Browser, CONFIDENTIAL_REQUEST, formAction, hiddenField, localPath, pkcePair } from '../helpers/flow.js';
 
 interface LoggedApp {
   app: FastifyInstance;
@@ -48,10 +48,7 @@ async function wrongPassword(
     app,
     'GET',
     authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
+      ...CONFIDENTIAL_REQUEST,
       code_challenge: pkcePair().challenge,
       code_challenge_method: 'S256',
     }),
@@ -137,10 +134,7 @@ async function answersWithUrls(app: FastifyInstance): Promise<LightMyRequestResp
   const started = await send({
     method: 'GET',
     url: authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
+      ...CONFIDENTIAL_REQUEST,
       code_challenge: pkcePair().challenge,
       code_challenge_method: 'S256',
     }),

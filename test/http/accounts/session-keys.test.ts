@@ -6,28 +6,13 @@ import t from 'tap';
 import { sha256 } from '../../../src/domain/secrets.js';
 import { sessionKey } from '../../../src/domain/accounts/sessions.js';
 import { endSession, insertSession } from '../../../src/storage/sessions.js';
-import { ALICE, buildTestApp, CONFIDENTIAL } from '../../helpers/app.js';
-import { authorizePath, obtainCode } from '../../helpers/flow.js';
+import { ALICE, buildTestApp } from '../../helpers/app.js';
+import { obtainCode, silentAuthorize } from '../../helpers/flow.js';
 
 const { app, db } = await buildTestApp(t);
 
-/** prompt=none with `cookie` as the session: a code when the session is live (OIDC Core 3.1.2.1). */
-async function codeFor(cookie: string): Promise<string | null> {
-  const res = await app.inject({
-    method: 'GET',
-    url: authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
-      prompt: 'none',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }),
-    headers: { cookie: `sso_session=${cookie}` },
-  });
-  return new URL(String(res.headers.location)).searchParams.get('code');
-}
+/** A code for `cookie` when its session is live (prompt=none). */
+const codeFor = async (cookie: string) => (await silentAuthorize(app, cookie)).searchParams.get('code');
 
 t.test('a new session: the moment in its cookie and its sid, its row under the moment and the digest', async (t) => {
   const before = Date.now();

@@ -20,7 +20,7 @@ import { systemOutbound } from '../../../src/outbound/guarded-fetch.js';
 import { countQueuedLogouts } from '../../../src/storage/backchannel-logouts.js';
 import { endSession } from '../../../src/storage/sessions.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../../helpers/app.js';
-import { authorizePath, Browser, obtainCode, tokenRequest, basicAuth } from '../../helpers/flow.js';
+import { Browser, obtainCode, silentAuthorize, tokenRequest, basicAuth } from '../../helpers/flow.js';
 import { startLogoutReceiver, type LogoutReceiver } from '../../helpers/logout-receiver.js';
 
 const FAST_RETRIES = {
@@ -252,19 +252,6 @@ t.test('issue 16 finding 7: a sign-in in a browser ends the session that browser
   t.equal(claims.sub, decodeJwt(first.idToken).sub);
 
   // OIDC Core 3.1.2.1 prompt=none: the old cookie, kept by an attacker or a second tab, no longer yields codes.
-  const res = await test.app.inject({
-    method: 'GET',
-    url: authorizePath({
-      response_type: 'code',
-      client_id: CONFIDENTIAL.client_id,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0],
-      scope: 'openid',
-      prompt: 'none',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }),
-    headers: { cookie: `sso_session=${firstCookie}` },
-  });
-  const location = new URL(String(res.headers.location));
+  const location = await silentAuthorize(test.app, firstCookie);
   t.equal(location.searchParams.get('error'), 'login_required');
 });
