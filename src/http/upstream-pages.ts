@@ -6,26 +6,12 @@ import type { CompletedSignIn } from '../domain/accounts/sign-in-completion.js';
 import type { UpstreamRefusal } from '../domain/connections/upstream-errors.js';
 import type { ProviderContext } from '../domain/context.js';
 import type { Locale } from '../i18n/catalog.js';
-import { findInteraction } from '../storage/interactions.js';
 import { challengeCookie } from './cookies.js';
 import { pageLanguage } from './page-language.js';
 import { setSignInCookies } from './passkey-form.js';
 import { seeOther } from './redirect.js';
 import { PAGE_HEADERS, type PageText } from './views/layout.js';
 import { errorPage } from './views/pages.js';
-
-/** The client and language of the interaction an upstream sign-in resumes (for events and pages). */
-export async function interactionFacts(
-  ctx: ProviderContext,
-  interactionId: string,
-): Promise<{ clientId: string | null; locale: Locale | undefined; requireMfa: boolean }> {
-  const row = await findInteraction(ctx.db, interactionId);
-  return {
-    clientId: row?.client_id ?? null,
-    locale: row?.readable ? row.stored.request.uiLocale : undefined,
-    requireMfa: row?.client_require_mfa ?? false,
-  };
-}
 
 export function refusalPage(
   request: FastifyRequest,

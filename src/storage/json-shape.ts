@@ -84,10 +84,23 @@ function fromColumn(stored: unknown, path: string): unknown {
 export type Versioned<T> = { ok: true; value: T } | { ok: false; reason: string };
 
 /**
+ * The shapes a JSON column has had, by version. The module that owns the value defines them (an interaction's
+ * request is the authorization's, a challenge's context the second factor's) and hands them to the repository,
+ * which reads every row through them and writes new rows at the newest version.
+ */
+export type VersionedShapes<T> = Readonly<Record<number, Shape<T>>>;
+
+/** The value as a column holds it: its fields with the newest version of `shapes` in `v`. */
+export function writeVersioned<T extends object>(value: T, shapes: VersionedShapes<T>): string {
+  const v = Math.max(...Object.keys(shapes).map(Number));
+  return JSON.stringify({ v, ...value });
+}
+
+/**
  * Reads a stored value that carries its shape's version in `v`. A value without `v` was written before versions
  * were kept and is read as version 1; a version this code does not know (written by a newer instance) is refused.
  */
-export function readVersioned<T>(stored: unknown, versions: Record<number, Shape<T>>, path = '$'): Versioned<T> {
+export function readVersioned<T>(stored: unknown, versions: VersionedShapes<T>, path = '$'): Versioned<T> {
   try {
     const value = fromColumn(stored, path);
     if (!isRecord(value)) throw new ShapeError(path);

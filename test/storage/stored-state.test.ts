@@ -8,7 +8,9 @@ import { InteractionError, loadInteraction } from '../../src/domain/authorizatio
 import { answerSecondFactor } from '../../src/domain/accounts/second-factor.js';
 import { randomToken, sha256 } from '../../src/domain/secrets.js';
 import { findInteraction } from '../../src/storage/interactions.js';
+import { STORED_INTERACTION } from '../../src/domain/authorization/stored-interaction.js';
 import { checkChallengeCode, lockLiveTotpChallenge } from '../../src/storage/second-factor-challenges.js';
+import { CHALLENGE_CONTEXT } from '../../src/domain/accounts/challenge-context.js';
 import { CONFIDENTIAL } from '../helpers/app.js';
 import { seededTestDatabase } from '../helpers/seeded-database.js';
 
@@ -59,7 +61,7 @@ async function storeInteraction(request: unknown): Promise<{ id: string; binding
 
 t.test('an interaction stored without a version is read as version 1', async (t) => {
   const { id, binding } = await storeInteraction(unversionedInteraction());
-  const found = await findInteraction(db, id);
+  const found = await findInteraction(db, STORED_INTERACTION, id);
   t.ok(found?.readable);
   const interaction = await loadInteraction(ctx, id, binding);
   t.same(interaction.request.scopes, ['openid', 'email']);
@@ -71,7 +73,7 @@ t.test('an interaction stored without a version is read as version 1', async (t)
 t.test('an interaction with a field of the wrong type is refused as expired and logged once', async (t) => {
   const stored = unversionedInteraction();
   const { id, binding } = await storeInteraction({ ...stored, request: { ...stored.request, scopes: 'openid email' } });
-  const found = await findInteraction(db, id);
+  const found = await findInteraction(db, STORED_INTERACTION, id);
   t.equal(found?.readable, false);
   warnings.length = 0;
   await t.rejects(loadInteraction(ctx, id, binding), InteractionError);
@@ -88,7 +90,7 @@ t.test('an interaction written by a newer version of the code is refused as expi
 t.test('an unknown enumerated value (a scope this version does not know) is refused', async (t) => {
   const stored = unversionedInteraction();
   const { id } = await storeInteraction({ v: 1, ...stored, request: { ...stored.request, scopes: ['openid', 'payments'] } });
-  t.equal((await findInteraction(db, id))?.readable, false);
+  t.equal((await findInteraction(db, STORED_INTERACTION, id))?.readable, false);
 });
 
 /** The sign-in context as the code before versions wrote it: the same fields, no `v`. */
@@ -134,20 +136,20 @@ async function storeChallenge(context: unknown, method: 'otp' | 'totp'): Promise
 
 t.test('a challenge stored without a version is read as version 1', async (t) => {
   const { idHash } = await storeChallenge(unversionedContext(), 'otp');
-  const check = await checkChallengeCode(db, idHash, 'right-digest', new Date(), 5);
+  const check = await checkChallengeCode(db, CHALLENGE_CONTEXT, idHash, 'right-digest', new Date(), 5);
   t.equal(check.kind, 'verified');
   if (check.kind === 'verified') t.same(check.context, unversionedContext());
   const totp = await storeChallenge(unversionedContext(), 'totp');
-  const locked = await db.transaction().execute((trx) => lockLiveTotpChallenge(trx, totp.idHash, new Date(), 5));
+  const locked = await db.transaction().execute((trx) => lockLiveTotpChallenge(trx, CHALLENGE_CONTEXT, totp.idHash, new Date(), 5));
   t.same(locked?.context, unversionedContext());
 });
 
 t.test('a challenge with a field of the wrong type is refused', async (t) => {
   const context = unversionedContext();
   const { idHash } = await storeChallenge({ ...context, verdict: { ...context.verdict, score: '60' } }, 'otp');
-  const check = await checkChallengeCode(db, idHash, 'right-digest', new Date(), 5);
+  const check = await checkChallengeCode(db, CHALLENGE_CONTEXT, idHash, 'right-digest', new Date(), 5);
   t.match(check, { kind: 'unreadable', reason: /\.verdict\.score/ });
-  t.equal((await checkChallengeCode(db, idHash, 'right-digest', new Date(), 5)).kind, 'dead', 'and it is used up');
+  t.equal((await checkChallengeCode(db, CHALLENGE_CONTEXT, idHash, 'right-digest', new Date(), 5)).kind, 'dead', 'and it is used up');
 });
 
 t.test('a challenge written by a newer version ends the sign-in as expired, logged once, never a 500', async (t) => {
@@ -158,6 +160,6 @@ t.test('a challenge written by a newer version ends the sign-in as expired, logg
   t.equal(warnings.length, 1);
   t.match(warnings[0], { obj: { reason: /unknown version 2/ }, msg: /unreadable/ });
   t.notMatch(JSON.stringify(warnings), challengeId, 'the challenge id (a secret) is not logged');
-  const locked = await db.transaction().execute((trx) => lockLiveTotpChallenge(trx, idHash, new Date(), 5));
+  const locked = await db.transaction().execute((trx) => lockLiveTotpChallenge(trx, CHALLENGE_CONTEXT, idHash, new Date(), 5));
   t.equal(locked, undefined, 'the challenge is used up: the person signs in again');
 });

@@ -9,7 +9,6 @@ import { countPasskeys } from '../../storage/passkeys.js';
 import type { Db } from '../../storage/database.js';
 import {
   checkChallengeCode,
-  type ChallengeContext,
   consumeChallenge,
   consumeLiveChallenge,
   liveChallenge,
@@ -19,6 +18,7 @@ import {
   lockLiveTotpChallenge,
 } from '../../storage/second-factor-challenges.js';
 import { findUserById } from '../../storage/users.js';
+import { CHALLENGE_CONTEXT, type ChallengeContext } from './challenge-context.js';
 import { canAnswerWithAuthenticator, checkAuthenticatorCode } from './authenticator.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
@@ -75,7 +75,7 @@ export async function beginSecondFactor(
     ...(acr ? { acr } : {}),
   };
   if (await canAnswerWithAuthenticator(ctx, accepted.user.id)) {
-    await insertChallenge(ctx.db, {
+    await insertChallenge(ctx.db, CHALLENGE_CONTEXT, {
       idHash: sha256(challengeId),
       userId: accepted.user.id,
       method: 'totp',
@@ -88,7 +88,7 @@ export async function beginSecondFactor(
   }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
   await ctx.db.transaction().execute(async (trx) => {
-    await insertChallenge(trx, {
+    await insertChallenge(trx, CHALLENGE_CONTEXT, {
       idHash: sha256(challengeId),
       userId: accepted.user.id,
       codeHash: codeHash(challengeId, code),
@@ -171,7 +171,7 @@ export async function answerSecondFactorWithPasskey(
     return check.kind === 'malformed' ? check : { kind: 'refused' };
   }
   await passkeyAttemptSucceeded(ctx, claim);
-  const consumed = await consumeLiveChallenge(ctx.db, idHash, ctx.clock(), ctx.config.secondFactorMaxAttempts);
+  const consumed = await consumeLiveChallenge(ctx.db, CHALLENGE_CONTEXT, idHash, ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (!consumed) return { kind: 'dead' };
   if (!consumed.context.ok) {
     unreadable(ctx, consumed.userId, consumed.context.reason);
@@ -208,8 +208,15 @@ export async function answerSecondFactor(
   if (method === 'totp') return answerWithAuthenticator(ctx, challengeId, code, db, replacesSession);
   const typed = code.replace(/\s+/g, '');
   const check = /^\d{6}$/.test(typed)
-    ? await checkChallengeCode(db, sha256(challengeId), codeHash(challengeId, typed), ctx.clock(), ctx.config.secondFactorMaxAttempts)
-    : await checkChallengeCode(db, sha256(challengeId), 'not-a-code', ctx.clock(), ctx.config.secondFactorMaxAttempts);
+    ? await checkChallengeCode(
+        db,
+        CHALLENGE_CONTEXT,
+        sha256(challengeId),
+        codeHash(challengeId, typed),
+        ctx.clock(),
+        ctx.config.secondFactorMaxAttempts,
+      )
+    : await checkChallengeCode(db, CHALLENGE_CONTEXT, sha256(challengeId), 'not-a-code', ctx.clock(), ctx.config.secondFactorMaxAttempts);
   if (check.kind === 'dead') return check;
   if (check.kind === 'unreadable') return unreadable(ctx, check.userId, check.reason);
   if (check.kind === 'wrong-code') {
@@ -238,7 +245,7 @@ async function answerWithAuthenticator(
   const idHash = sha256(challengeId);
   const max = ctx.config.secondFactorMaxAttempts;
   const outcome = await db.transaction().execute(async (trx) => {
-    const challenge = await lockLiveTotpChallenge(trx, idHash, ctx.clock(), max);
+    const challenge = await lockLiveTotpChallenge(trx, CHALLENGE_CONTEXT, idHash, ctx.clock(), max);
     if (!challenge) return { kind: 'dead' as const };
     if (challenge.context === undefined) {
       await consumeChallenge(trx, idHash, ctx.clock());

@@ -6,7 +6,8 @@ import { translate } from '../../i18n/translate.js';
 import { ConsentRequired, LoginRequired } from '../../errors/oauth-error.js';
 import { insertCodeForConsentedSession, type NewCode } from '../../storage/authorization-codes.js';
 import { findConsentedScopes } from '../../storage/consents.js';
-import { findInteraction, insertInteraction, type StoredInteraction } from '../../storage/interactions.js';
+import { findInteraction, insertInteraction } from '../../storage/interactions.js';
+import { STORED_INTERACTION, type StoredInteraction } from './stored-interaction.js';
 import type { ActiveSession } from '../../storage/sessions.js';
 import { requestedScopes, type AuthorizationRequest } from './authorization-request.js';
 import { errorResponse, successResponse, type AuthorizationResponse } from './authorization-response.js';
@@ -172,7 +173,7 @@ async function startInteraction(
   const interactionId = ctx.random.token(16);
   const bindingSecret = ctx.random.token();
   const now = ctx.clock();
-  await insertInteraction(ctx.db, {
+  await insertInteraction(ctx.db, STORED_INTERACTION, {
     id: interactionId,
     bindingHash: sha256(bindingSecret),
     clientId: request.clientId,
@@ -206,7 +207,7 @@ export interface Interaction extends StoredInteraction {
  * cookie, echoed in every form as the CSRF token) must hash to what the interaction stored.
  */
 export async function loadInteraction(ctx: ProviderContext, id: string, bindingSecret: string | undefined): Promise<Interaction> {
-  const row = await findInteraction(ctx.db, id);
+  const row = await findInteraction(ctx.db, STORED_INTERACTION, id);
   if (!row || !bindingSecret || !safeEqual(row.binding_hash, sha256(bindingSecret))) {
     throw new InteractionError('interaction.foreign');
   }
@@ -231,8 +232,21 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
  */
 export async function interactionLocale(ctx: ProviderContext, id: string | undefined): Promise<Locale | undefined> {
   if (!id || !/^[A-Za-z0-9_-]{16,64}$/.test(id)) return undefined;
-  const row = await findInteraction(ctx.db, id);
+  const row = await findInteraction(ctx.db, STORED_INTERACTION, id);
   return row?.readable ? row.stored.request.uiLocale : undefined;
+}
+
+/** The client and language of the interaction an upstream sign-in resumes (for events and pages). */
+export async function interactionFacts(
+  ctx: ProviderContext,
+  interactionId: string,
+): Promise<{ clientId: string | null; locale: Locale | undefined; requireMfa: boolean }> {
+  const row = await findInteraction(ctx.db, STORED_INTERACTION, interactionId);
+  return {
+    clientId: row?.client_id ?? null,
+    locale: row?.readable ? row.stored.request.uiLocale : undefined,
+    requireMfa: row?.client_require_mfa ?? false,
+  };
 }
 
 /** Has the user already granted every scope this request asks for? */

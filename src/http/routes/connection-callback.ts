@@ -17,18 +17,14 @@ import { accountSession } from '../account-session.js';
 import { claimUpstreamCallback, upstreamCallbackSucceeded } from '../../domain/connections/upstream-throttle.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
-import { addSeconds } from '../../domain/clock.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { randomToken, sha256 } from '../../domain/secrets.js';
-import { insertLinkProof } from '../../storage/upstream-logins.js';
+import { issueLinkProof } from '../../domain/connections/link-proofs.js';
 import { sessionCookie, upstreamCookie } from '../cookies.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import { seeOther } from '../redirect.js';
-import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
+import { backToInteraction, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
+import { interactionFacts } from '../../domain/authorization/authorize.js';
 import { connectionIdParams } from '../connection-params.js';
-
-/** A proof waits this long for the password. */
-const LINK_PROOF_SECONDS = 600;
 
 // RFC 6749 4.1.2 and 4.1.2.1, RFC 9207 2: the members of the response; a repeated one is not a string and is refused.
 const querySchema = {
@@ -115,16 +111,11 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
         // The upstream vouched for this person: the callback was no guess.
         await upstreamCallbackSucceeded(ctx, claim);
         if (account.kind === 'prove') {
-          const proof = randomToken();
-          const now = ctx.clock();
-          await insertLinkProof(ctx.db, {
-            idHash: sha256(proof),
-            browserHash: sha256(browserSecret!),
+          const proof = await issueLinkProof(ctx, browserSecret!, {
             connectionId: connection.id,
             subject: identity.subject,
             userId: account.user.id,
             interactionId,
-            expiresAt: addSeconds(now, LINK_PROOF_SECONDS),
             tokensSealed: await sealedForProof(connection.id, identity.subject, tokens),
           });
           return seeOther(reply, `${ctx.config.issuer}/connections/link?proof=${proof}`);

@@ -10,20 +10,21 @@ import { enabledConnection } from '../../domain/connections/connections.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
-import { safeEqual, sha256 } from '../../domain/secrets.js';
-import { findUserById } from '../../storage/users.js';
-import { consumeLinkProof, findLiveLinkProof, type LiveLinkProof } from '../../storage/upstream-logins.js';
+import { safeEqual } from '../../domain/secrets.js';
+import { findUser, type User } from '../../domain/accounts/users.js';
+import { liveLinkProof, useLinkProof, type LiveLinkProof } from '../../domain/connections/link-proofs.js';
 import { sessionCookie, upstreamCookie } from '../cookies.js';
 import { deviceSignalsOf } from '../device-signals.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { PASSKEY_PAGE_HEADERS } from '../views/pages.js';
 import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
 import { linkProofPasskeyOptions, proveWithPasskey } from '../../domain/connections/link-proof-passkey.js';
-import { countPasskeys } from '../../storage/passkeys.js';
+import { hasPasskeys } from '../../domain/accounts/passkeys.js';
 import { PASSKEY_REFUSED, postedCredential, sendPasskeyError, sendPasskeyOptions, UNREADABLE_PASSKEY } from '../passkey-form.js';
 import { linkProofPage } from '../views/connection-pages.js';
 import { keepUpstreamTokens } from '../../domain/connections/upstream-tokens.js';
-import { backToInteraction, interactionFacts, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
+import { backToInteraction, languageOf, refusalPage, toSecondFactor } from '../upstream-pages.js';
+import { interactionFacts } from '../../domain/authorization/authorize.js';
 
 const querySchema = {
   type: 'object',
@@ -49,12 +50,10 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
 
   /** The live proof of this browser, with its connection and user; an UpstreamRefusal (bad-state) otherwise. */
   async function proofOf(request: LinkRequest) {
-    const proof = await findLiveLinkProof(ctx.db, sha256(request.query.proof), ctx.clock());
-    const browser = request.cookies[upstreamCookie(ctx.config).name];
-    if (!proof || !browser || !safeEqual(proof.browserHash, sha256(browser)))
-      throw new UpstreamRefusal('bad-state', "the link proof is unknown, used, expired or another browser's");
+    const proof = await liveLinkProof(ctx, request.query.proof, request.cookies[upstreamCookie(ctx.config).name]);
+    if (!proof) throw new UpstreamRefusal('bad-state', "the link proof is unknown, used, expired or another browser's");
     const connection = await enabledConnection(ctx, proof.connectionId);
-    const user = await findUserById(ctx.db, proof.userId);
+    const user = await findUser(ctx, proof.userId);
     if (!connection || !user || user.disabled_at !== null) throw new UpstreamRefusal('not-allowed', 'the connection or the user is gone');
     return { proof, connection, user };
   }
@@ -104,7 +103,7 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
     provider: c.displayName,
     email: u.email ?? '',
     username: u.username,
-    passkey: passkeysOffered(ctx) && (await countPasskeys(ctx.db, u.id)) > 0,
+    passkey: passkeysOffered(ctx) && (await hasPasskeys(ctx, u.id)),
   });
 
   app.get<{ Querystring: { proof: string } }>(
@@ -192,13 +191,12 @@ export default async function connectionLinkRoutes(app: FastifyInstance, opts: {
     reply: FastifyReply,
     proof: LiveLinkProof,
     connection: NonNullable<Awaited<ReturnType<typeof enabledConnection>>>,
-    user: NonNullable<Awaited<ReturnType<typeof findUserById>>>,
+    user: User,
     facts: Awaited<ReturnType<typeof interactionFacts>>,
     /** RFC 8176 values of how the local account was proved: pwd, or the passkey's. */
     proved: string[],
   ) {
-    if (!(await consumeLinkProof(ctx.db, sha256(request.query.proof), ctx.clock())))
-      throw new UpstreamRefusal('bad-state', 'the link proof was used');
+    if (!(await useLinkProof(ctx, request.query.proof))) throw new UpstreamRefusal('bad-state', 'the link proof was used');
     if (!(await linkProven(ctx, proof.connectionId, proof.subject, proof.userId)))
       throw new UpstreamRefusal('not-allowed', 'the upstream account was linked meanwhile');
     await keepUpstreamTokens(ctx, connection, proof.subject, proof.tokensSealed && { sealed: proof.tokensSealed });
