@@ -24,6 +24,55 @@ export default tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },
   },
+  // The layers run one way (STYLE.md): http -> domain -> storage. Storage never imports the domain or http; http
+  // reaches storage only through the domain; the domain imports neither Fastify nor Kysely. A type counts as an import.
+  {
+    files: ['src/storage/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./)+(domain|http|cli|jobs)/',
+              message: 'storage never imports the domain, http, cli or jobs: move the shared piece down, or let the caller pass it in',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+(http|cli|jobs)/', message: 'the domain never imports http, cli or jobs' },
+            {
+              regex: '^(fastify|@fastify/.*|kysely)$',
+              message: 'the domain knows nothing of Fastify or SQL: queries live in src/storage/',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(\\.\\./)+storage/', message: 'http reaches storage only through the domain (src/domain/)' },
+            { regex: '^kysely$', message: 'http reaches storage only through the domain (src/domain/)' },
+          ],
+        },
+      ],
+    },
+  },
   prettier,
   // No line over 140 characters. Prettier wraps code; comments are checked here. A string or template literal may run
   // past it: a message split over lines can no longer be found with grep.

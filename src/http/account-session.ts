@@ -2,12 +2,10 @@
 // (src/http/routes/account.ts, account-password.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAccountFormToken } from '../domain/accounts/account-forms.js';
-import { resolveSession } from '../domain/accounts/sessions.js';
+import { resolveSession, type ActiveSession } from '../domain/accounts/sessions.js';
+import { findUser, type User } from '../domain/accounts/users.js';
 import type { ProviderContext } from '../domain/context.js';
 import { single, type RawParams } from '../domain/params.js';
-import type { UserRow } from '../storage/schema.js';
-import type { ActiveSession } from '../storage/sessions.js';
-import { findUserById } from '../storage/users.js';
 import { sessionCookie } from './cookies.js';
 import { seeOther } from './redirect.js';
 import { pageLanguage } from './page-language.js';
@@ -18,7 +16,7 @@ export interface SignedIn {
   session: ActiveSession;
   /** The session cookie's value, from which the forms' CSRF token is derived. */
   cookie: string;
-  user: UserRow;
+  user: User;
 }
 
 /** Said when a form did not come from this site's page (its token is not this browser's). */
@@ -37,7 +35,7 @@ export function accountSession(ctx: ProviderContext): AccountSession {
     const cookie = request.cookies[sessionCookie(ctx.config).name];
     const session = await resolveSession(ctx, cookie);
     if (!session || !cookie) return undefined;
-    const user = await findUserById(ctx.db, session.userId);
+    const user = await findUser(ctx, session.userId);
     return user && { session, cookie, user };
   }
   return {

@@ -9,7 +9,7 @@ import { beginSecondFactor } from '../domain/accounts/second-factor.js';
 import { completeSignIn } from '../domain/accounts/sign-in-completion.js';
 import { TemporarilyUnavailable } from '../errors/oauth-error.js';
 import { DirectoryUnavailable } from '../domain/directories/directory-unavailable.js';
-import type { ActiveSession } from '../storage/sessions.js';
+import type { ActiveSession } from '../domain/accounts/sessions.js';
 import { challengeCookie, sessionCookie } from './cookies.js';
 import { deviceSignalsOf, setDeviceCookie } from './device-signals.js';
 import { seeOther } from './redirect.js';

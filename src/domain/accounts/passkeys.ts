@@ -172,3 +172,8 @@ export async function deletePasskey(ctx: ProviderContext, userId: string, id: st
 export function canDeletePasskey(methods: { hasPassword: boolean; passkeys: number }): boolean {
   return methods.hasPassword || methods.passkeys > 1;
 }
+
+/** Whether the user has registered a passkey (a page offers it as a way to prove who they are). */
+export async function hasPasskeys(ctx: Pick<ProviderContext, 'db'>, userId: string): Promise<boolean> {
+  return (await countPasskeys(ctx.db, userId)) > 0;
+}

@@ -2,6 +2,8 @@
 import { insertSession, findActiveSession, type ActiveSession } from '../../storage/sessions.js';
 import type { Db } from '../../storage/database.js';
 import { addSeconds } from '../clock.js';
+
+export type { ActiveSession };
 import type { ProviderContext } from '../context.js';
 import { storedKey } from '../secrets.js';
 

@@ -32,6 +32,8 @@ import { randomToken, sha256 } from '../secrets.js';
 import type { Db } from '../../storage/database.js';
 import { emitUserEventById } from '../webhooks/emit.js';
 
+export type { SignupVerification };
+
 /** Sign-ups from one network (IPv6: a /64): 10 free, then a minute, doubling up to an hour between them. */
 export const SIGNUP_NETWORK_POLICY: ThrottlePolicy = Object.freeze({ freeAttempts: 10, lockBaseSeconds: 60, lockMaxSeconds: 3600 });
 /** Wrong codes before a sign-up can only be verified by its link. */

@@ -38,6 +38,14 @@ function directoryPassword(ctx: ProviderContext, user: UserRow | undefined, pass
   return login === undefined ? undefined : checkDirectoryLogin(ctx, login.trim(), password);
 }
 
+/** A user as stored (the vocabulary the pages and the admin's actions share). */
+export type User = UserRow;
+
+/** The user with this id; undefined once deleted. */
+export function findUser(ctx: Pick<ProviderContext, 'db'>, userId: string): Promise<User | undefined> {
+  return findUserById(ctx.db, userId);
+}
+
 /** The username of a signed-in user, for pages that say who is acting (the consent page); undefined once deleted. */
 export async function usernameOf(ctx: ProviderContext, userId: string): Promise<string | undefined> {
   return (await findUserById(ctx.db, userId))?.username;

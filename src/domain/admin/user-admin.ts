@@ -31,6 +31,9 @@ import { isUniqueViolation } from '../../storage/database-errors.js';
 import { deleteAuthenticator } from '../../storage/totp-authenticators.js';
 import { randomToken } from '../secrets.js';
 
+/** A live session as the admin's lists show it. */
+export type LiveSession = LiveSessionRow;
+
 export interface UserSummary {
   id: string;
   username: string;

@@ -1,6 +1,6 @@
 // /audit: the audit trail of admin changes (src/domain/admin/admin.ts logAdminAction writes it, from the command line
 // and the API alike), newest first, filtered by actor, target, event and time, continued with an opaque cursor.
-import { listAuditRecords, type AuditFilter } from '../../storage/audit-records.js';
+import { auditTrail, type AuditFilter } from '../../domain/admin/audit-trail.js';
 import { isoTime } from '../../domain/admin/representations.js';
 import { ApiProblem } from './problem.js';
 import { decodeCursor, encodeCursor, DEFAULT_LIMIT, PAGE_QUERY_PROPERTIES, pageSchema, type PageQuery } from './pagination.js';
@@ -77,7 +77,7 @@ export function auditRoutes(api: AdminApi): void {
       }
       const limit = query.limit ?? DEFAULT_LIMIT;
       // One row more than shown tells whether a next page exists.
-      const rows = await listAuditRecords(ctx.db, filter, limit + 1);
+      const rows = await auditTrail(ctx, filter, limit + 1);
       const page = rows.slice(0, limit);
       return {
         items: page.map((r) => ({

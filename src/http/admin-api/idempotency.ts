@@ -5,14 +5,11 @@
 // Secrets are shown once: a replayed answer to a create that returned a secret (a client's) comes without it, with
 // `client_secret_replayed_without_secret: true`; whoever lost the first answer rotates the secret.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { addSeconds } from '../../domain/clock.js';
 import { principalKey, type AdminPrincipal } from '../../domain/admin/principal.js';
 import type { AdminContext } from '../../domain/admin/admin.js';
+import { createOnce, type CreateAnswer } from '../../domain/admin/idempotency.js';
 import { sha256 } from '../../domain/secrets.js';
-import { claimIdempotencyKey, completeIdempotencyKey, findIdempotencyKey, releaseIdempotencyKey } from '../../storage/idempotency-keys.js';
 import { ApiProblem } from './problem.js';
-
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 /** The Idempotency-Key header of the route schemas that take it: 1 to 255 visible ASCII characters. */
 export const IDEMPOTENCY_HEADERS = {
@@ -25,13 +22,6 @@ export const IDEMPOTENCY_HEADERS = {
     },
   },
 } as const;
-
-export interface CreateAnswer {
-  status: number;
-  body: Record<string, unknown>;
-  /** The fields of `body` never stored for a replay (a secret shown once). */
-  secretFields?: readonly string[];
-}
 
 /** Runs the create once per key; answers a replay from what was stored. */
 export async function idempotentCreate(
@@ -50,34 +40,22 @@ export async function idempotentCreate(
   const requestHash = sha256(
     `${request.method} ${request.routeOptions.url}\n${JSON.stringify(request.params)}\n${JSON.stringify(request.body)}`,
   );
-  const now = ctx.clock();
-  if (await claimIdempotencyKey(ctx.db, { principal: owner, key, requestHash, now, expiresAt: addSeconds(now, IDEMPOTENCY_TTL_SECONDS) })) {
-    let answer: CreateAnswer;
-    try {
-      answer = await create();
-    } catch (err) {
-      // A refused create wrote nothing: the key is free for a corrected request.
-      await releaseIdempotencyKey(ctx.db, owner, key);
-      throw err;
-    }
-    const stored = { ...answer.body };
-    for (const field of answer.secretFields ?? []) {
-      if (field in stored) {
-        delete stored[field];
-        stored[`${field}_replayed_without_secret`] = true;
-      }
-    }
-    await completeIdempotencyKey(ctx.db, owner, key, answer.status, stored);
-    return reply.code(answer.status).send(answer.body);
+  const outcome = await createOnce(ctx, owner, key, requestHash, create);
+  switch (outcome.kind) {
+    case 'ran':
+      return reply.code(outcome.answer.status).send(outcome.answer.body);
+    case 'replayed':
+      return reply.code(outcome.status).header('idempotent-replayed', 'true').send(outcome.body);
+    case 'reused':
+      throw new ApiProblem(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request: use a new key');
+    case 'in-use':
+      throw new ApiProblem(
+        409,
+        'idempotency_key_in_use',
+        outcome.claimed
+          ? 'the first request with this Idempotency-Key is still running: retry shortly'
+          : 'this Idempotency-Key is being used: retry shortly',
+        { 'retry-after': '1' },
+      );
   }
-  const found = await findIdempotencyKey(ctx.db, owner, key);
-  if (!found)
-    throw new ApiProblem(409, 'idempotency_key_in_use', 'this Idempotency-Key is being used: retry shortly', { 'retry-after': '1' });
-  if (found.request_hash !== requestHash)
-    throw new ApiProblem(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request: use a new key');
-  if (found.status === null)
-    throw new ApiProblem(409, 'idempotency_key_in_use', 'the first request with this Idempotency-Key is still running: retry shortly', {
-      'retry-after': '1',
-    });
-  return reply.code(found.status).header('idempotent-replayed', 'true').send(found.response);
 }

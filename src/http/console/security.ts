@@ -10,7 +10,7 @@ import { addRule, deleteRule, listRules } from '../../domain/risk/rule-admin.js'
 import { parseRiskRule } from '../../domain/risk/rules.js';
 import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
-import { listAuditRecords, type AuditFilter } from '../../storage/audit-records.js';
+import { auditTrail, type AuditFilter } from '../../domain/admin/audit-trail.js';
 import { seeOther } from '../redirect.js';
 import { auditBody, eventsBody, keysBody, rulesBody, type AuditFilters, type EventFilters } from '../views/console-security.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
@@ -173,7 +173,7 @@ export function securityPages(app: FastifyInstance, ctx: ProviderContext, base: 
           personOf(request),
         );
       }
-      const rows = await listAuditRecords(ctx.db, filter, AUDIT_PAGE + 1);
+      const rows = await auditTrail(ctx, filter, AUDIT_PAGE + 1);
       const page = rows.slice(0, AUDIT_PAGE);
       const next = rows.length > AUDIT_PAGE ? (page.at(-1)?.id ?? null) : null;
       return sendPage(reply, base, { title: 'Audit log', section: '/audit', body: auditBody(base, f, page, next) }, personOf(request));

@@ -14,7 +14,7 @@ import { usernameOf } from '../../domain/accounts/users.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { safeEqual } from '../../domain/secrets.js';
 import { resolveSession } from '../../domain/accounts/sessions.js';
-import type { ActiveSession } from '../../storage/sessions.js';
+import type { ActiveSession } from '../../domain/accounts/sessions.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
 import { interactionCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from '../device-signals.js';

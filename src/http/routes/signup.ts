@@ -7,7 +7,7 @@ import { invitationAddress, signUp, verifySignupCode, verifySignupLink, type Sig
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { deviceIdentity } from '../../domain/risk/device-identity.js';
-import type { SignupVerification } from '../../storage/signups.js';
+import type { SignupVerification } from '../../domain/accounts/signup.js';
 import { sessionCookie, signupCookie } from '../cookies.js';
 import { deviceSignalsOf, ensureDeviceCookie } from '../device-signals.js';
 import { seeOther } from '../redirect.js';

@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../html.js';
 import type { StoredRiskRule } from '../../domain/risk/rule-admin.js';
 import type { SecurityEventView } from '../../domain/risk/security-event-query.js';
 import type { DescribedKey } from '../../domain/keys/key-rotation.js';
-import type { AuditRecordRow } from '../../storage/audit-records.js';
+import type { AuditRecord } from '../../domain/admin/audit-trail.js';
 import { RULE_EFFECTS, RULE_KINDS } from '../../domain/risk/rules.js';
 import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
 
@@ -126,7 +126,7 @@ export interface AuditFilters {
 export function auditBody(
   base: string,
   f: AuditFilters,
-  records: readonly AuditRecordRow[],
+  records: readonly AuditRecord[],
   next: string | null,
   error?: string,
 ): SafeHtml {

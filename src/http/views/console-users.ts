@@ -5,7 +5,7 @@ import { nextPageLink } from './console-layout.js';
 import type { UserDetails, UserSummary } from '../../domain/admin/user-admin.js';
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import type { AccountLink } from '../../domain/connections/account-links.js';
-import type { LiveSessionRow } from '../../storage/sessions.js';
+import type { LiveSession } from '../../domain/admin/user-admin.js';
 import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
 
 export interface NewUserValues {
@@ -59,7 +59,7 @@ ${roleSelect(v.role)}
 
 export interface UserView {
   user: UserDetails;
-  sessions: readonly LiveSessionRow[];
+  sessions: readonly LiveSession[];
   devices: readonly AccountDevice[];
   links: readonly AccountLink[];
   csrf: string | null;
