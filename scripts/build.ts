@@ -6,7 +6,7 @@
 //
 // The server's entry, dist/server.js, is then written again as one bundle of the server and the packages it imports:
 // Node loading some 1,300 files one by one (read, resolve, compile) took 1.1 s of a 2 s start on a slow machine, the
-// bundle loads in about a quarter of that (docs/benchmarks.md, "Start to ready"). The other entries (the admin CLI)
+// bundle loads in about a quarter of that (docs/benchmarks-history.md, "Start to ready"). The other entries (the admin CLI)
 // stay file by file. What cannot be bundled stays a package import: argon2 (a native addon found beside its own
 // files), PGlite (its WebAssembly and data files likewise) and pg-native (pg's optional native driver, not installed).
 // So do the packages the server imports only when first needed (`await import`), so that a start does not parse them:

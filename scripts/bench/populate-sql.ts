@@ -1,5 +1,5 @@
 // The statements that fill a database the size of a real deployment (issue 21), each one INSERT … SELECT over
-// generate_series inside PostgreSQL, and the distributions they draw (stated in docs/benchmarks.md, "A database
+// generate_series inside PostgreSQL, and the distributions they draw (stated in docs/benchmarks-history.md, "A database
 // the size of a real deployment"). Every value derives from the row's number through md5, so that a fill is the
 // same every time, and every foreign key points at a row an earlier statement made.
 import { sql, type RawBuilder } from 'kysely';

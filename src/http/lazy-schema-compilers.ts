@@ -1,5 +1,5 @@
 // Fastify compiles every route's JSON schemas, ajv validators and fast-json-stringify serializers, when the app
-// becomes ready: 0.4 s of a 1 s start on a slow machine (docs/benchmarks.md, "Start to ready"), for routes most of
+// becomes ready: 0.4 s of a 1 s start on a slow machine (docs/benchmarks-history.md, "Start to ready"), for routes most of
 // which a process may never serve, and the same again for every app a test builds. These factories wrap Fastify's
 // own (the same packages, the same options) and compile a route's schema on its first use instead.
 //

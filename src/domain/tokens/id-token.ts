@@ -63,7 +63,7 @@ export async function signIdToken(keys: Pick<KeyStore, 'signer'>, input: IdToken
   if (input.amr && input.amr.length > 0) claims.amr = input.amr;
   if (input.acr) claims.acr = input.acr;
   // The user's claims after, and never over, those set here. Not `{ ...userClaims, iss, ... }`: V8 (Node 20) builds
-  // an object literal that starts with a spread and goes on with more keys tens of times slower (docs/benchmarks.md).
+  // an object literal that starts with a spread and goes on with more keys tens of times slower (docs/benchmarks-history.md).
   for (const name in input.userClaims) if (!Object.hasOwn(claims, name)) claims[name] = input.userClaims[name];
   return new CompactSign(utf8.encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ID_TOKEN_TYP })

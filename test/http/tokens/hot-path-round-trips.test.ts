@@ -1,4 +1,4 @@
-// The hot paths cost one database statement once the client is remembered (docs/benchmarks.md, "Clients in memory,
+// The hot paths cost one database statement once the client is remembered (docs/benchmarks-history.md, "Clients in memory,
 // confirmed by revision"): a code from a live session, its exchange, a refresh. The one retry of a stale client
 // (withCurrentClient) must not add a look at the client to any of them.
 import t from 'tap';
