@@ -1,6 +1,6 @@
 // Which addresses a server-side request may not reach on behalf of a client that registered itself: this machine,
 // private networks and the other special-use blocks of the IANA registries (RFC 6890), IPv4 and IPv6 alike, with
-// every IPv6 form that carries an IPv4 address judged as that address or refused outright. docs/logout.md lists it (the refused address ranges).
+// every IPv6 form that carries an IPv4 address judged as that address or refused outright. docs/logout.md lists them.
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { ipv4Text, ipv4Value, ipv6Value } from '../net/ip-value.js';
 
