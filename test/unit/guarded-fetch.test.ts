@@ -140,7 +140,7 @@ t.test('the strict policy refuses a name when any of its addresses is loopback, 
 });
 
 t.test("the strict policy refuses the provider's own address, even a public one", async (t) => {
-  const resolve = resolver({ 'sso.example.test': [['198.51.100.7']], [NAME]: [['198.51.100.7']] });
+  const resolve = resolver({ 'sso.example.test': [['8.8.4.4']], [NAME]: [['8.8.4.4']] });
   const err = await refusal(t, guardedFetch(post(`https://${NAME}/bc`), { ...STRICT, ownHost: 'sso.example.test' }, deps(resolve)));
   t.equal(err.code, 'refused-address');
   t.match(err.message, "the address is the provider's own");

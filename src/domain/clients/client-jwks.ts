@@ -10,6 +10,7 @@ import { isLoopbackUrl } from '../../net/loopback.js';
 import { AllowedNetworks } from '../../outbound/address-ranges.js';
 import type { OutboundDeps, OutboundPolicy } from '../../outbound/guarded-fetch.js';
 import { fetchJsonDocument } from '../../outbound/fetch-json.js';
+import { storedUrlProblem } from '../../outbound/stored-url.js';
 
 /** A fetched key set is used this long before it is fetched again. */
 export const JWKS_CACHE_MS = 300_000;
@@ -63,6 +64,18 @@ export function jwksUriPolicy(config: Pick<Config, 'issuer' | 'outbound'>, uri: 
     allowed: new AllowedNetworks(config.outbound.allowNetworks),
     ownHost: issuer.hostname,
   };
+}
+
+/**
+ * Why `raw` must not be stored as a URL that is fetched under jwksUriPolicy (a webhook, an upstream's issuer and
+ * endpoints), or undefined: that policy's rule, with address literals judged even on a loopback issuer (whose
+ * requests may go anywhere), where only loopback hosts pass. The reason follows the field's name.
+ */
+export function jwksUriRuleProblem(config: Pick<Config, 'issuer' | 'outbound'>, raw: string): string | undefined {
+  if (!URL.canParse(raw)) return 'must be an absolute URL';
+  const policy = jwksUriPolicy(config, new URL(raw));
+  if (typeof policy === 'string') return policy;
+  return storedUrlProblem(raw, { ...policy, publicAddressesOnly: true }, { loopbackHosts: isLoopbackUrl(new URL(config.issuer)) });
 }
 
 /** The jwks_uri did not answer with a key set: a temporary condition of the client's, never its credentials' fault. */

@@ -2,7 +2,9 @@
 // seed file and dynamic registration. Registration applies a stricter profile: a client that registers itself
 // gets https (or loopback http) URIs only, the scopes this provider knows, and consistent grant and response types.
 import { isLoopbackUrl } from '../../net/loopback.js';
-import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-ranges.js';
+import { AllowedNetworks } from '../../outbound/address-ranges.js';
+import type { OutboundPolicy } from '../../outbound/guarded-fetch.js';
+import { storedUrlProblem } from '../../outbound/stored-url.js';
 import { DEVICE_CODE_GRANT } from '../device-flow/device-authorization.js';
 import { SUPPORTED_SCOPES } from '../authorization/scope.js';
 import { REQUEST_OBJECT_ALGS } from '../authorization/request-object.js';
@@ -93,16 +95,23 @@ export function strictRedirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
-const NO_NETWORKS = new AllowedNetworks([]);
+/** policyFor(config, 'self-registered') with no network allowed: for a check without the configuration. */
+const SELF_REGISTERED_WITHOUT_NETWORKS: OutboundPolicy = Object.freeze({
+  httpsOnly: true,
+  publicAddressesOnly: true,
+  allowed: new AllowedNetworks([]),
+  ownHost: '',
+});
 
 /**
  * Every problem of a client entry's metadata fields, in a stable order; fields it does not know are left alone.
- * `allowed`: the networks (OUTBOUND_ALLOW_NETWORKS) a self-registered client's back-channel logout URI may be in.
+ * `selfRegistered`: the policy (policyFor(config, 'self-registered')) that the URLs a self-registered client gives
+ * for the provider to request (jwks_uri, backchannel_logout_uri, sector_identifier_uri) are held to.
  */
 export function clientMetadataProblems(
   c: Record<string, unknown>,
   profile: MetadataProfile,
-  allowed: AllowedNetworks = NO_NETWORKS,
+  selfRegistered: OutboundPolicy = SELF_REGISTERED_WITHOUT_NETWORKS,
 ): MetadataProblem[] {
   const problems: MetadataProblem[] = [];
   const bad = (field: string, message: string) => problems.push({ field, message });
@@ -156,7 +165,9 @@ export function clientMetadataProblems(
     if (p || !/^https?:/.test(c.backchannel_logout_uri as string))
       bad('backchannel_logout_uri', `backchannel_logout_uri ${p ?? 'must be an http(s) URL'}`);
     else if (profile === 'registration') {
-      const q = selfRegisteredDestinationProblem(new URL(c.backchannel_logout_uri as string), allowed);
+      // The provider POSTs there itself: a self-registered RP gets https only, and no address of this machine or a
+      // private network (src/outbound/stored-url.ts; the delivery checks the resolved addresses again).
+      const q = storedUrlProblem(c.backchannel_logout_uri, selfRegistered);
       if (q) bad('backchannel_logout_uri', `backchannel_logout_uri ${q}`);
     }
   }
@@ -167,7 +178,7 @@ export function clientMetadataProblems(
   if (c.backchannel_logout_session_required !== undefined && typeof c.backchannel_logout_session_required !== 'boolean') {
     bad('backchannel_logout_session_required', 'backchannel_logout_session_required must be true or false');
   }
-  clientKeyProblems(c, method, profile, allowed, bad);
+  clientKeyProblems(c, method, profile, selfRegistered, bad);
   if (profile === 'seed') resourceProblems(c, bad);
   authorizationRequestProblems(c, bad);
   if (c.id_token_signed_response_alg !== undefined && !isSigningAlg(c.id_token_signed_response_alg)) {
@@ -176,7 +187,7 @@ export function clientMetadataProblems(
   if (c.id_token_claims !== undefined && !isIdTokenClaimsMode(c.id_token_claims)) {
     bad('id_token_claims', `id_token_claims must be one of ${ID_TOKEN_CLAIMS_MODES.join(', ')}`);
   }
-  subjectTypeProblems(c, profile, allowed, bad);
+  subjectTypeProblems(c, profile, selfRegistered, bad);
   return problems;
 }
 
@@ -209,7 +220,7 @@ function clientKeyProblems(
   c: Record<string, unknown>,
   method: unknown,
   profile: MetadataProfile,
-  allowed: AllowedNetworks,
+  selfRegistered: OutboundPolicy,
   bad: (field: string, message: string) => void,
 ): void {
   if (c.jwks !== undefined && c.jwks_uri !== undefined) bad('jwks', 'jwks and jwks_uri must not both be present (RFC 7591 2)');
@@ -222,7 +233,7 @@ function clientKeyProblems(
     if (!url || !/^https?:$/.test(url.protocol) || url.hash !== '' || (url.protocol === 'http:' && !isLoopbackUrl(url)))
       bad('jwks_uri', 'jwks_uri must be an https URL (http only on localhost, 127.0.0.1 and [::1])');
     else if (profile === 'registration') {
-      const q = selfRegisteredDestinationProblem(url, allowed);
+      const q = storedUrlProblem(c.jwks_uri, selfRegistered);
       if (q) bad('jwks_uri', `jwks_uri ${q}`);
     }
   }
@@ -253,7 +264,7 @@ function authorizationRequestProblems(c: Record<string, unknown>, bad: (field: s
 function subjectTypeProblems(
   c: Record<string, unknown>,
   profile: MetadataProfile,
-  allowed: AllowedNetworks,
+  selfRegistered: OutboundPolicy,
   bad: (field: string, message: string) => void,
 ): void {
   if (c.subject_type !== undefined && !(SUBJECT_TYPES as readonly unknown[]).includes(c.subject_type))
@@ -264,7 +275,7 @@ function subjectTypeProblems(
     if (!url || url.protocol !== 'https:' || url.hash !== '' || url.username || url.password)
       bad('sector_identifier_uri', 'sector_identifier_uri must be an https URL without fragment or credentials');
     else if (profile === 'registration') {
-      const q = selfRegisteredDestinationProblem(url, allowed);
+      const q = storedUrlProblem(c.sector_identifier_uri, selfRegistered);
       if (q) bad('sector_identifier_uri', `sector_identifier_uri ${q}`);
     }
   } else if (c.subject_type === 'pairwise' && isStringArray(c.redirect_uris)) {
@@ -276,17 +287,6 @@ function subjectTypeProblems(
   } else if (c.subject_type === 'pairwise') {
     bad('sector_identifier_uri', 'a pairwise client without redirect_uris must register a sector_identifier_uri');
   }
-}
-
-/**
- * The provider POSTs to a back-channel logout URI itself: one that a client registers for itself must not make it
- * reach its own machine or a private network (the delivery checks the resolved addresses again, src/outbound/).
- * Back-Channel Logout 1.0 2.2 wants https unless the RP is on loopback; here, a self-registered RP gets https only.
- */
-function selfRegisteredDestinationProblem(url: URL, allowed: AllowedNetworks): string | undefined {
-  if (url.protocol !== 'https:') return 'must use https';
-  const why = refusedHostLiteral(url.hostname, allowed);
-  return why && `must not point to this machine or a private network (its host ${why})`;
 }
 
 /** response_types as registration defaults them: ["code"] for a client of the code flow, else none (RFC 7591 2.1). */

@@ -17,7 +17,8 @@ import {
   revokeRegistrationToken,
   updateRegisteredClient,
 } from '../../storage/clients.js';
-import { AllowedNetworks } from '../../outbound/address-ranges.js';
+import type { OutboundPolicy } from '../../outbound/guarded-fetch.js';
+import { policyFor } from '../../outbound/policy.js';
 import type { ClientRow } from '../../storage/schema.js';
 import { CLIENT_URL_FIELDS, clientMetadataProblems, defaultResponseTypes } from './client-metadata.js';
 import { addSeconds, epochSeconds } from '../clock.js';
@@ -88,8 +89,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Validates a registration (or update) request's metadata; throws the RFC 7591 3.2.2 error that fits. */
-export function parseRegistrationMetadata(body: unknown, allowed: AllowedNetworks): RegisteredMetadata {
+/**
+ * Validates a registration (or update) request's metadata; throws the RFC 7591 3.2.2 error that fits. `destinations`:
+ * the policy the URLs it gives for the provider to request go out under, policyFor(config, 'self-registered').
+ */
+export function parseRegistrationMetadata(body: unknown, destinations: OutboundPolicy): RegisteredMetadata {
   if (!isPlainObject(body)) throw new InvalidClientMetadata('the request body must be a JSON object of client metadata');
   // RFC 7592 2.2: "The authorization server MAY ignore any null or empty value in the request just as any other
   // value." A null field is read as an omitted one.
@@ -104,7 +108,7 @@ export function parseRegistrationMetadata(body: unknown, allowed: AllowedNetwork
   }
   // RFC 7591 2: "The authorization server MUST ignore any client metadata sent by the client that it does not
   // understand": the rules below look only at the fields they know, and only those are stored.
-  const problems = clientMetadataProblems(c, 'registration', allowed);
+  const problems = clientMetadataProblems(c, 'registration', destinations);
   for (const field of ['software_id', 'software_version']) {
     if (c[field] !== undefined && (typeof c[field] !== 'string' || c[field] === ''))
       problems.push({ field, message: `${field} must be a non-empty string` });
@@ -204,7 +208,7 @@ async function newSecret(ctx: ProviderContext, now: Date, clientId: string, meth
 
 /** RFC 7591 3.1 / 3.2.1: registers the client and answers with its information, credentials included (once). */
 export async function registerClient(ctx: ProviderContext, body: unknown): Promise<Record<string, unknown>> {
-  const m = parseRegistrationMetadata(body, new AllowedNetworks(ctx.config.outbound.allowNetworks));
+  const m = parseRegistrationMetadata(body, policyFor(ctx.config, 'self-registered'));
   await checkSectorIdentifier(ctx, m);
   const now = ctx.clock();
   // RFC 7591 3.2.1 client_id: "It SHOULD NOT be currently valid for any other registered client": 128 random bits.
@@ -315,7 +319,7 @@ export async function updateRegistration(
       (await ctx.passwords.verifyClientSecret(row.client_secret_hash, body.client_secret));
     if (!matches) throw new InvalidRequest('client_secret does not match the current client secret (RFC 7592 2.2)');
   }
-  const m = parseRegistrationMetadata(body, new AllowedNetworks(ctx.config.outbound.allowNetworks));
+  const m = parseRegistrationMetadata(body, policyFor(ctx.config, 'self-registered'));
   await checkSectorIdentifier(ctx, m);
   const now = ctx.clock();
   // A client that comes to hold a secret (or whose secret expired, or that moves to client_secret_jwt, whose secret

@@ -37,9 +37,12 @@ export interface ConnectionView {
   links: number;
 }
 
-/** Refuses an entry the seed file would refuse; for checking a command line before the database opens. */
-export function checkConnectionEntry(entry: SeedConnection): void {
-  const problems = connectionEntryProblems(entry);
+/**
+ * Refuses an entry the seed file would refuse; without `config`, for checking a command line before the database
+ * opens; with it, its URLs are held to the rule they are fetched under.
+ */
+export function checkConnectionEntry(entry: SeedConnection, config?: AdminContext['config']): void {
+  const problems = connectionEntryProblems(entry, config);
   if (problems.length > 0) throw new AdminError(`connection "${String(entry.id)}" was refused: ${problems.join('; ')}`);
 }
 
@@ -81,7 +84,7 @@ export const showConnection = view;
 
 /** Creates the connection, or replaces every field of the one with its id (its links stay). */
 export async function setConnection(ctx: AdminContext, entry: SeedConnection): Promise<{ connection: ConnectionView; created: boolean }> {
-  checkConnectionEntry(entry);
+  checkConnectionEntry(entry, ctx.config);
   return inAdminTransaction(ctx, async (trx, tctx) => {
     const created = await upsertConnectionRow(trx, await connectionColumns(tctx, entry), ctx.clock());
     const { client_secret: secret, ...fields } = entry;

@@ -6,6 +6,9 @@ import type { Db } from '../../storage/database.js';
 import { AdminError } from '../admin/admin.js';
 import { sealSecret, type SealingContext } from '../keys/sealed-secrets.js';
 import { isLoopbackUrl } from '../../net/loopback.js';
+import type { Config } from '../../config.js';
+import { storedUrlProblem, WITHOUT_CONFIGURATION } from '../../outbound/stored-url.js';
+import { jwksUriRuleProblem } from '../clients/client-jwks.js';
 import {
   CONNECTION_ID_PATTERN,
   CONNECTION_KINDS,
@@ -63,12 +66,17 @@ const FIELDS = new Set([
   'store_tokens',
   'enabled',
 ]);
-const URL_FIELDS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
+/** The URLs an entry may give (a preset's own stay the preset's): the provider requests each of them. */
+export const CONNECTION_URL_FIELDS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
 const TENANT = /^(common|organizations|consumers|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
-/** https, or http on a loopback host (a development upstream; the guarded fetch decides again when it is used). */
-function urlProblem(value: unknown): string | undefined {
+/**
+ * https, or http on a loopback host (a development upstream). Its address: without the configuration (the seed file),
+ * no literal address of this machine or a private network but loopback; with it (the management API, sso-admin), the
+ * rule it is fetched under (upstream-directory.ts), OUTBOUND_ALLOW_NETWORKS included. The guarded fetch checks again.
+ */
+function urlProblem(value: unknown, config: Pick<Config, 'issuer' | 'outbound'> | undefined): string | undefined {
   if (typeof value !== 'string') return 'must be a URL';
   let url: URL;
   try {
@@ -78,11 +86,11 @@ function urlProblem(value: unknown): string | undefined {
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(url))) return 'must use https (http only on loopback)';
   if (url.hash || url.username || url.password) return 'must have no fragment and no credentials';
-  return undefined;
+  return config ? jwksUriRuleProblem(config, value) : storedUrlProblem(value, WITHOUT_CONFIGURATION.policy, WITHOUT_CONFIGURATION.options);
 }
 
-/** Every problem of one entry, each naming its field. */
-export function connectionEntryProblems(raw: unknown): string[] {
+/** Every problem of one entry, each naming its field; `config` where the configuration is known. */
+export function connectionEntryProblems(raw: unknown, config?: Pick<Config, 'issuer' | 'outbound'>): string[] {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return ['must be an object'];
   const e = raw as Record<string, unknown>;
   const problems: string[] = [];
@@ -97,9 +105,9 @@ export function connectionEntryProblems(raw: unknown): string[] {
   if (e.tenant !== undefined && (e.preset !== 'microsoft' || typeof e.tenant !== 'string' || !TENANT.test(e.tenant))) {
     problems.push('tenant is for the microsoft preset: a tenant id, common, organizations or consumers');
   }
-  for (const field of URL_FIELDS) {
+  for (const field of CONNECTION_URL_FIELDS) {
     if (e[field] === undefined) continue;
-    const problem = urlProblem(e[field]);
+    const problem = urlProblem(e[field], config);
     if (problem) problems.push(`${field} ${problem}`);
   }
   if (kind === 'oidc' && e.issuer === undefined && !preset?.issuer) problems.push('issuer is required for an oidc connection');

@@ -114,7 +114,7 @@ export function generateWebhookSecret(): string {
  * secret, the one time the secret is shown (generated when the entry has none).
  */
 export async function addWebhook(ctx: AdminContext, entry: WebhookEntry): Promise<{ subscription: WebhookSubscription; secret: string }> {
-  const problems = webhookEntryProblems(entry, { secretRequired: false });
+  const problems = webhookEntryProblems(entry, { secretRequired: false, config: ctx.config });
   const urlProblem = problems.length === 0 ? webhookUrlProblem(ctx.config, entry.url) : undefined;
   if (urlProblem) problems.push(urlProblem);
   if (problems.length > 0) throw new AdminError(`webhook "${String(entry.id)}" was refused: ${problems.join('; ')}`);
@@ -212,7 +212,7 @@ export async function updateWebhook(
     ...(kept === null ? {} : { description: kept }),
     ...(changes.enabled === undefined ? {} : { enabled: changes.enabled }),
   };
-  const problems = webhookEntryProblems(merged, { secretRequired: false });
+  const problems = webhookEntryProblems(merged, { secretRequired: false, config: ctx.config });
   const urlProblem = problems.length === 0 && changes.url !== undefined ? webhookUrlProblem(ctx.config, changes.url) : undefined;
   if (urlProblem) problems.push(urlProblem);
   if (problems.length > 0) throw new AdminError(`webhook "${id}" was not changed: ${problems.join('; ')}`);

@@ -1,7 +1,9 @@
 // A webhook subscription as the seed file's `webhooks` section and `npm run admin -- webhooks add` give it: each
 // entry checked field by field, every problem named, no value echoed back that could be a secret.
+import type { Config } from '../../config.js';
 import { isLoopbackUrl } from '../../net/loopback.js';
-import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-ranges.js';
+import { storedUrlProblem, WITHOUT_CONFIGURATION } from '../../outbound/stored-url.js';
+import { jwksUriRuleProblem } from '../clients/client-jwks.js';
 import { ALL_EVENTS, isWebhookEventType, WEBHOOK_EVENT_TYPES } from './event-types.js';
 
 export interface WebhookEntry {
@@ -22,28 +24,34 @@ export const WEBHOOK_SECRET_MIN_LENGTH = 32;
 const FIELDS = new Set(['id', 'url', 'events', 'secret', 'description', 'enabled']);
 
 /**
- * The URL's form, before any configuration is known (the seed file): https, or http on loopback; no credentials, no
- * fragment, and no literal address of this machine's or a private network but loopback. webhookUrlProblem
- * (webhook-url.ts) holds it to the issuer's rule at creation, and the delivery checks the resolved addresses again.
+ * The URL's form: https, or http on loopback; no credentials, no fragment. Its address: without the configuration
+ * (the seed file), no literal address of this machine's or a private network but loopback; with it (the management
+ * API, sso-admin), the rule of the delivery (webhook-url.ts), OUTBOUND_ALLOW_NETWORKS included. The delivery checks
+ * the resolved addresses again.
  */
-export function webhookUrlFormProblem(raw: unknown): string | undefined {
+export function webhookUrlFormProblem(raw: unknown, config?: Pick<Config, 'issuer' | 'outbound'>): string | undefined {
   if (typeof raw !== 'string' || !URL.canParse(raw)) return 'url must be an absolute URL';
   const url = new URL(raw);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(url))) return 'url must use https (http only on loopback)';
   if (url.username || url.password || url.hash) return 'url must have no credentials and no fragment';
-  if (isLoopbackUrl(url)) return undefined;
-  const why = refusedHostLiteral(url.hostname, new AllowedNetworks([]));
-  return why && `url must not point to this machine or a private network (its host ${why})`;
+  const why = config ? jwksUriRuleProblem(config, raw) : storedUrlProblem(raw, WITHOUT_CONFIGURATION.policy, WITHOUT_CONFIGURATION.options);
+  return why && `url ${why}`;
 }
 
-/** Every problem of one entry; `secretRequired` for the seed file, whose secret the receiver must know already. */
-export function webhookEntryProblems(raw: unknown, options: { secretRequired: boolean }): string[] {
+/**
+ * Every problem of one entry; `secretRequired` for the seed file, whose secret the receiver must know already;
+ * `config` where the configuration is known (its URL is then held to the delivery's rule).
+ */
+export function webhookEntryProblems(
+  raw: unknown,
+  options: { secretRequired: boolean; config?: Pick<Config, 'issuer' | 'outbound'> },
+): string[] {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return ['must be an object'];
   const e = raw as Record<string, unknown>;
   const problems: string[] = [];
   for (const key of Object.keys(e)) if (!FIELDS.has(key)) problems.push(`unknown field "${key}"`);
   if (typeof e.id !== 'string' || !WEBHOOK_ID_PATTERN.test(e.id)) problems.push('id must be 1 to 63 lowercase letters, digits, "-" or "_"');
-  const urlProblem = webhookUrlFormProblem(e.url);
+  const urlProblem = webhookUrlFormProblem(e.url, options.config);
   if (urlProblem) problems.push(urlProblem);
   if (!Array.isArray(e.events) || e.events.length === 0 || !e.events.every((v) => typeof v === 'string')) {
     problems.push(`events must be a non-empty list of event types (${WEBHOOK_EVENT_TYPES.join(', ')}) or "${ALL_EVENTS}"`);

@@ -4,22 +4,14 @@
 // creation an address literal of a private, link-local or other special range is refused at once (RFC 6890), unless
 // it is loopback on a loopback issuer: a subscription must not make the provider POST into its own network.
 import type { Config } from '../../config.js';
-import { isLoopbackUrl } from '../../net/loopback.js';
-import { AllowedNetworks, refusedHostLiteral } from '../../outbound/address-ranges.js';
 import type { OutboundPolicy } from '../../outbound/guarded-fetch.js';
-import { jwksUriPolicy } from '../clients/client-jwks.js';
+import { jwksUriPolicy, jwksUriRuleProblem } from '../clients/client-jwks.js';
 
 /** Why `raw` cannot be a webhook URL, or undefined. */
 export function webhookUrlProblem(config: Pick<Config, 'issuer' | 'outbound'>, raw: string): string | undefined {
   if (!URL.canParse(raw)) return 'the URL is not absolute';
-  const url = new URL(raw);
-  if (url.username || url.password) return 'the URL must not carry credentials';
-  if (url.hash) return 'the URL must not have a fragment';
-  const policy = jwksUriPolicy(config, url);
-  if (typeof policy === 'string') return `the URL ${policy}`;
-  if (isLoopbackUrl(url) && isLoopbackUrl(new URL(config.issuer))) return undefined;
-  const why = refusedHostLiteral(url.hostname, new AllowedNetworks(config.outbound.allowNetworks));
-  return why && `the URL must not point to this machine or a private network (its host ${why})`;
+  const why = jwksUriRuleProblem(config, raw);
+  return why && `the URL ${why}`;
 }
 
 /** The policy a delivery to `url` goes out under (guardedFetch checks every resolved address against it). */
