@@ -15,6 +15,7 @@ import {
   type CodeCheck,
 } from '../../domain/accounts/authenticator.js';
 import type { ProviderContext } from '../../domain/context.js';
+import { endOwnConsoleSession, liveConsoleSessionsOf } from '../../domain/console/console-sessions.js';
 import { listDevices, revokeDevice } from '../../domain/risk/devices.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { randomToken, safeEqual } from '../../domain/secrets.js';
@@ -70,6 +71,7 @@ const NOTICES: Record<string, MessageKey> = {
   'passkey-added': 'account.done.passkeyAdded',
   'passkey-renamed': 'account.done.passkeyRenamed',
   'passkey-deleted': 'account.done.passkeyDeleted',
+  'console-session-ended': 'account.done.consoleSessionEnded',
 };
 const SIGN_IN_NOTICES: Record<string, MessageKey> = {
   'device-revoked': 'account.signIn.deviceRevoked',
@@ -114,8 +116,8 @@ const deviceParamsSchema = {
   required: ['id'],
 } as const;
 
-/** A passkey's id: a UUID (anything else finds no passkey, and is refused before the database sees it). */
-const passkeyParamsSchema = {
+/** A passkey's or a console session's id: a UUID (anything else finds nothing, and is refused before the database sees it). */
+const uuidParamsSchema = {
   type: 'object',
   properties: { id: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' } },
   required: ['id'],
@@ -138,11 +140,12 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     status: number,
     extra: { notice?: string; error?: string } = {},
   ) {
-    const [devices, authenticator, passkeys, connections] = await Promise.all([
+    const [devices, authenticator, passkeys, connections, consoleSessions] = await Promise.all([
       listDevices(ctx, who.user.id, { deviceId: who.session.deviceId, deviceCookie: request.cookies[deviceCookie(ctx.config).name] }),
       authenticatorState(ctx, who.user.id),
       passkeysOf(ctx, who.user.id),
       accountLinks(ctx, who.user),
+      liveConsoleSessionsOf(ctx, who.user.id),
     ]);
     const linkable = await linkableConnections(ctx, connections);
     const claims = who.user.claims as Record<string, unknown>;
@@ -162,6 +165,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         signOutUrl: `${ctx.config.issuer}/session/end`,
         connections,
         linkable,
+        consoleSessions,
         ...extra,
       }),
     );
@@ -351,6 +355,20 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     },
   );
 
+  // --- Console sessions (issue 38): listed here, so that one the person did not start can be seen and ended ---
+
+  app.post<{ Params: { id: string }; Body: RawParams }>(
+    '/account/console-sessions/:id/end',
+    { schema: { params: uuidParamsSchema, body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who) return reply;
+      // Another user's console session is answered like one that does not exist: the page again, unchanged.
+      if (!(await endOwnConsoleSession(ctx, who.user.id, request.params.id))) return seeOther(reply, base);
+      return seeOther(reply, `${base}?done=console-session-ended`);
+    },
+  );
+
   // --- Authenticator app ---
 
   app.post<{ Body: RawParams }>('/account/totp', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
@@ -464,7 +482,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/account/passkeys/:id/rename',
-    { schema: { params: passkeyParamsSchema, body: formSchema }, config: { html: true } },
+    { schema: { params: uuidParamsSchema, body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const who = await formPost(request, reply);
       if (!who) return reply;
@@ -477,7 +495,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/account/passkeys/:id/delete',
-    { schema: { params: passkeyParamsSchema, body: formSchema }, config: { html: true } },
+    { schema: { params: uuidParamsSchema, body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const who = await formPost(request, reply);
       if (!who) return reply;

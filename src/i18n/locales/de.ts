@@ -419,4 +419,12 @@ export const de = {
   'groups.refusedHelp':
     'Wenn Sie Zugriff haben sollten, bitten Sie Ihre Administratorin oder Ihren Administrator, Sie einer ihrer Gruppen hinzuzufügen.',
   'groups.refusedReturn': 'Zurück zu {host}',
+  // Console sessions on the account page (issue 38).
+  'account.consoleSessions': 'Admin-Konsole',
+  'account.consoleSessionsHelp':
+    'Sie sind in der Admin-Konsole angemeldet. Wenn Sie das nicht waren, melden Sie sich dort ab und ändern Sie Ihr Passwort.',
+  'account.consoleSessionStarted': 'Angemeldet am',
+  'account.consoleSessionLastUsed': 'zuletzt genutzt am',
+  'account.consoleSessionEnd': 'Von der Konsole abmelden',
+  'account.done.consoleSessionEnded': 'Sie wurden von der Admin-Konsole abgemeldet.',
 } as const satisfies Catalog;
