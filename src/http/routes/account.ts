@@ -73,10 +73,13 @@ const NOTICES: Record<string, MessageKey> = {
   'passkey-deleted': 'account.done.passkeyDeleted',
   'console-session-ended': 'account.done.consoleSessionEnded',
 };
+/** The notices of a step that asks a signed-in person to sign in again (a sign-in too old for it). */
+const ASKS_SIGN_IN_AGAIN = new Set(['reauth', 'passkey-reauth', 'passkey-remove-reauth']);
 const SIGN_IN_NOTICES: Record<string, MessageKey> = {
   'device-revoked': 'account.signIn.deviceRevoked',
   reauth: 'account.signIn.reauth',
   'passkey-reauth': 'account.signIn.passkeyReauth',
+  'passkey-remove-reauth': 'account.signIn.passkeyRemoveReauth',
 };
 
 /**
@@ -250,7 +253,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const notice = request.query.notice;
       // Signed in already: the account page, unless a step asked for the password again.
       const who = await signedIn(request);
-      if (who && notice !== 'reauth') return seeOther(reply, base);
+      if (who && !(notice !== undefined && ASKS_SIGN_IN_AGAIN.has(notice))) return seeOther(reply, base);
       ensureDeviceCookie(request, reply, ctx.config);
       const spec = accountSignInCookie(ctx.config);
       const current = request.cookies[spec.name];
@@ -417,7 +420,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   );
 
   // --- Passkeys ---
-  // Adding one asks for a recent sign-in, as setting up an authenticator app does (the same ages).
+  // Adding one asks for a recent sign-in, as setting up an authenticator app does (the same ages); removing one too.
 
   const passkeyPage = (reply: FastifyReply, t: PageText, status: number, who: SignedIn, extra: { name?: string; error?: string } = {}) =>
     reply
@@ -498,7 +501,9 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     { schema: { params: uuidParamsSchema, body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const who = await formPost(request, reply);
-      if (!who) return reply;
+      // Removing the authenticator app asks for one of its codes; removing a passkey, a sign-in of the last minutes
+      // (issue 38): a session left open on a shared computer cannot take a way of signing in away from its owner.
+      if (!who || !recentSignIn(reply, who, ENROLMENT_START_MAX_AUTH_AGE_SECONDS, 'passkey-remove-reauth')) return reply;
       const deleted = await deletePasskey(ctx, who.user.id, request.params.id);
       if (deleted === 'not-found') return noSuchPasskey(reply, language(request));
       if (deleted === 'last-sign-in-method') {
