@@ -3,15 +3,17 @@
 // change on the account page (changeUserPassword below), which keeps the browser's own session.
 import { sql, type RawBuilder } from 'kysely';
 import { queueLogoutsOfEnded } from './backchannel-logouts.js';
+import { endConsoleSessionsOf } from './console-sessions.js';
 import type { Db } from './database.js';
 
 /**
  * CTEs that follow a CTE `changed` (the id of the user whose password was just replaced, or who was just disabled):
- * every live session but `keepSid` ends, with its back-channel logouts queued; refresh tokens and unredeemed codes not
+ * every live session but `keepSid` ends, with its back-channel logouts queued, and every console session of the user
+ * (a console session is no browser's own: it is never the one kept); refresh tokens and unredeemed codes not
  * issued through `keepSid` are revoked, and, when no session is kept, every access token and every approved device
  * request not yet redeemed; open second-factor challenges end; the "password changed" `notice` is queued unless it is
  * null. Ends with the CTE `notice`; counts are read from `ended`, `queued`, `codes`, `refresh`, `access`,
- * `device_requests` and `challenges`.
+ * `device_requests`, `challenges` and `console_ended`.
  */
 export function signOutEverywhere(now: Date, keepSid: string | null, notice: Record<string, unknown> | null): RawBuilder<unknown> {
   const otherSid = (column: string) => (keepSid === null ? sql`true` : sql`${sql.ref(column)} IS DISTINCT FROM ${keepSid}`);
@@ -21,6 +23,8 @@ export function signOutEverywhere(now: Date, keepSid: string | null, notice: Rec
       RETURNING sid, user_id
     ), queued AS (
       ${queueLogoutsOfEnded(now)}
+    ), console_ended AS (
+      ${endConsoleSessionsOf(sql`SELECT id FROM changed`)}
     ), codes AS (
       UPDATE authorization_codes SET consumed_at = ${now}
        WHERE user_id IN (SELECT id FROM changed) AND consumed_at IS NULL AND ${otherSid('sid')}

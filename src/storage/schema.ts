@@ -738,6 +738,8 @@ export interface Database {
 /** A web console session, by the digest of its cookie (src/storage/console-sessions.ts). */
 export interface ConsoleSessionsTable {
   id_hash: string;
+  /** Its public id in the session lists (migrations/20261203020000_console_session_sid.sql), made by the database. */
+  sid: Generated<string>;
   user_id: string;
   created_at: Timestamp;
   last_seen_at: Timestamp;

@@ -1,6 +1,7 @@
 // Repository for browser sign-in sessions (the cookie carries the id; the table keeps its digest).
 import { sql } from 'kysely';
 import { queueLogoutsOfEnded } from './backchannel-logouts.js';
+import { endConsoleSessionsOf, listLiveConsoleSessions } from './console-sessions.js';
 import type { Db } from './database.js';
 
 export interface NewSession {
@@ -121,31 +122,43 @@ export interface EndedUserSessions {
   endedSids: string[];
   /** Logout tokens queued for delivery, one per client of each session with a backchannel_logout_uri. */
   queued: number;
+  /** The console sessions ended with them (they have no sid a client knows, and no logout to queue). */
+  consoleSessionsEnded: number;
 }
 
 /**
- * Ends every live session of the user in one statement, queuing their back-channel logouts as endSession does for
- * one session. Tokens already issued are left alone, as at a logout (OIDC Core 11: offline access outlives it).
+ * Ends every live session of the user in one statement, their console sessions with them, queuing the back-channel
+ * logouts as endSession does for one session. Tokens already issued are left alone, as at a logout (OIDC Core 11:
+ * offline access outlives it).
  */
 export async function endUserSessions(db: Db, userId: string, now: Date): Promise<EndedUserSessions> {
-  const { rows } = await sql<{ ended_sids: string[] | null; queued: string }>`
+  const { rows } = await sql<{ ended_sids: string[] | null; queued: string; console_ended: string }>`
     WITH ended AS (
       UPDATE sessions SET revoked_at = ${now}
        WHERE user_id = ${userId}::uuid AND revoked_at IS NULL AND expires_at > ${now}
       RETURNING sid, user_id
     ), queued AS (
       ${queueLogoutsOfEnded(now)}
+    ), console_ended AS (
+      ${endConsoleSessionsOf(sql`${userId}::uuid`)}
     )
-    SELECT (SELECT array_agg(sid ORDER BY sid) FROM ended) AS ended_sids, (SELECT count(*) FROM queued) AS queued`.execute(db);
+    SELECT (SELECT array_agg(sid ORDER BY sid) FROM ended) AS ended_sids, (SELECT count(*) FROM queued) AS queued,
+           (SELECT count(*) FROM console_ended) AS console_ended`.execute(db);
   const row = rows[0]!;
-  return { endedSids: row.ended_sids ?? [], queued: Number(row.queued) };
+  return { endedSids: row.ended_sids ?? [], queued: Number(row.queued), consoleSessionsEnded: Number(row.console_ended) };
 }
 
 export interface LiveSessionRow {
+  /** A browser session (signed in at the provider), or a console session (signed in to the web console). */
+  kind: 'browser' | 'console';
+  /** The public session id: the `sid` claim of a browser session; a console session's own public id. */
   sid: string;
   createdAt: Date;
+  /** When the user signed in; for a console session, when it began (right after its sign-in). */
   authTime: Date;
   expiresAt: Date;
+  /** When a console session was last used (it ends once idle); null for a browser session. */
+  lastSeenAt: Date | null;
   amr: string[];
   deviceId: string | null;
   /** The label of the device it was signed in from ("Firefox on Linux"), when known. */
@@ -154,8 +167,11 @@ export interface LiveSessionRow {
   clientIds: string[];
 }
 
-/** The user's live sessions, newest first. */
-export async function listLiveUserSessions(db: Db, userId: string, now: Date): Promise<LiveSessionRow[]> {
+/**
+ * The user's live sessions, newest first: the browser sessions, and the console sessions still alive (before their
+ * expiry and used after `consoleIdleSince`).
+ */
+export async function listLiveUserSessions(db: Db, userId: string, now: Date, consoleIdleSince: Date): Promise<LiveSessionRow[]> {
   const { rows } = await sql<{
     sid: string;
     created_at: Date;
@@ -174,14 +190,29 @@ export async function listLiveUserSessions(db: Db, userId: string, now: Date): P
      WHERE s.user_id = ${userId}::uuid AND s.revoked_at IS NULL AND s.expires_at > ${now}
      GROUP BY s.sid, s.created_at, s.auth_time, s.expires_at, s.amr, s.device_id, d.label
      ORDER BY s.created_at DESC, s.sid`.execute(db);
-  return rows.map((r) => ({
+  const browser: LiveSessionRow[] = rows.map((r) => ({
+    kind: 'browser',
     sid: r.sid,
     createdAt: r.created_at,
     authTime: r.auth_time,
     expiresAt: r.expires_at,
+    lastSeenAt: null,
     amr: r.amr,
     deviceId: r.device_id,
     deviceLabel: r.device_label,
     clientIds: r.client_ids,
   }));
+  const consoleSessions: LiveSessionRow[] = (await listLiveConsoleSessions(db, userId, now, consoleIdleSince)).map((c) => ({
+    kind: 'console',
+    sid: c.sid,
+    createdAt: c.createdAt,
+    authTime: c.createdAt,
+    expiresAt: c.expiresAt,
+    lastSeenAt: c.lastSeenAt,
+    amr: [],
+    deviceId: null,
+    deviceLabel: null,
+    clientIds: [],
+  }));
+  return [...browser, ...consoleSessions].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.sid < b.sid ? -1 : 1));
 }

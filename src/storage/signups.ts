@@ -48,38 +48,34 @@ export async function createSignup(db: Db, s: NewSignup): Promise<{ created: boo
   return { created: Number(rows[0]?.created ?? 0) > 0 };
 }
 
-/** A pending sign-up, for checking a code typed in the browser that made it. */
+/** A pending sign-up whose code may be tried once more, for checking the code typed in the browser that made it. */
 export interface PendingSignup {
   id: string;
   tokenDigest: string;
   codeDigest: string;
-  codeFailures: number;
+  /** The tries counted so far, this one included. */
+  codeTries: number;
   email: string;
 }
 
-/** The sign-up of this id if it can still be verified (unused, unexpired). */
-export async function findPendingSignup(db: Db, id: string, now: Date): Promise<PendingSignup | undefined> {
-  const row = await db
-    .selectFrom('signups')
-    .select(['id', 'token_digest', 'code_digest', 'code_failures', 'email'])
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
-  return (
-    row && { id: row.id, tokenDigest: row.token_digest, codeDigest: row.code_digest, codeFailures: row.code_failures, email: row.email }
-  );
-}
-
-/** Counts a wrong code; at `max` failures the sign-up can no longer be verified by code (the link still works). */
-export async function recordSignupCodeFailure(db: Db, id: string): Promise<number> {
+/**
+ * Counts a try of the sign-up's code and returns the sign-up, in one conditional statement: only while it can still
+ * be verified (unused, unexpired) and fewer than `max` tries were counted. Concurrent tries queue on the row, and
+ * each sees the count the one before it left, so no more than `max` are ever let through (the link still works).
+ * Undefined: no such sign-up, or no try left. The column keeps its name, code_failures: a right code spends the
+ * sign-up, so every try counted but the last was a failure.
+ */
+export async function claimSignupCodeTry(db: Db, id: string, now: Date, max: number): Promise<PendingSignup | undefined> {
   const row = await db
     .updateTable('signups')
     .set((eb) => ({ code_failures: eb('code_failures', '+', 1) }))
     .where('id', '=', id)
-    .returning('code_failures')
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('code_failures', '<', max)
+    .returning(['id', 'token_digest', 'code_digest', 'code_failures', 'email'])
     .executeTakeFirst();
-  return row?.code_failures ?? 0;
+  return row && { id: row.id, tokenDigest: row.token_digest, codeDigest: row.code_digest, codeTries: row.code_failures, email: row.email };
 }
 
 export type SignupVerification =

@@ -168,7 +168,7 @@ export const users: Noun = {
       summary: "Set a user's password.",
       args: [USER],
       options: { 'password-stdin': PASSWORD_STDIN },
-      notes: `${PASSWORD_NOTES}\nSessions and tokens are left alone: sso-admin sessions revoke signs the user out everywhere.`,
+      notes: `${PASSWORD_NOTES}\nEvery session of the user ends, console sessions too; tokens already issued stay (disable the user to revoke them).`,
       prepare: (input, terminal) => readPassword(input, terminal),
       async run(session, input, password: string) {
         const user = await setPassword(session.ctx, input.args.user!, password);

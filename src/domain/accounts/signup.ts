@@ -16,8 +16,7 @@ import {
   createInvitation,
   createSignup,
   findInvitation,
-  findPendingSignup,
-  recordSignupCodeFailure,
+  claimSignupCodeTry,
   verifySignup,
   type SignupVerification,
 } from '../../storage/signups.js';
@@ -36,7 +35,7 @@ export type { SignupVerification };
 
 /** Sign-ups from one network (IPv6: a /64): 10 free, then a minute, doubling up to an hour between them. */
 export const SIGNUP_NETWORK_POLICY: ThrottlePolicy = Object.freeze({ freeAttempts: 10, lockBaseSeconds: 60, lockMaxSeconds: 3600 });
-/** Wrong codes before a sign-up can only be verified by its link. */
+/** Tries of the code (wrong ones, in effect: a right one spends the sign-up) before only its link verifies it. */
 export const MAX_SIGNUP_CODE_FAILURES = 5;
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -195,14 +194,14 @@ export type CodeVerification = SignupVerification | { kind: 'wrong-code'; left: 
 
 /** The code typed in the browser that signed up (`signupId` from its cookie). */
 export async function verifySignupCode(ctx: ProviderContext, signupId: string | undefined, code: string): Promise<CodeVerification> {
-  const pending = signupId ? await findPendingSignup(ctx.db, signupId, ctx.clock()) : undefined;
-  if (!pending || pending.codeFailures >= MAX_SIGNUP_CODE_FAILURES) return { kind: 'unusable' };
+  // The try is counted by the statement that checks the cap (issue 38): 40 at once get five tries, not seven.
+  const pending = signupId ? await claimSignupCodeTry(ctx.db, signupId, ctx.clock(), MAX_SIGNUP_CODE_FAILURES) : undefined;
+  if (!pending) return { kind: 'unusable' };
   const typed = code.replace(/\s/g, '');
   const expected = Buffer.from(pending.codeDigest);
   const actual = Buffer.from(codeDigest(ctx, pending.id, typed));
   if (!/^\d{6}$/.test(typed) || actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
-    const failures = await recordSignupCodeFailure(ctx.db, pending.id);
-    return { kind: 'wrong-code', left: Math.max(0, MAX_SIGNUP_CODE_FAILURES - failures) };
+    return { kind: 'wrong-code', left: Math.max(0, MAX_SIGNUP_CODE_FAILURES - pending.codeTries) };
   }
   return logged(ctx, await verifyAndEmit(ctx, pending.tokenDigest));
 }

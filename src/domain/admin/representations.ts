@@ -38,10 +38,12 @@ export const ruleJson = (r: StoredRiskRule) => ({
 });
 
 export const sessionJson = (s: LiveSessionRow) => ({
+  kind: s.kind,
   sid: s.sid,
   created_at: isoTime(s.createdAt),
   auth_time: isoTime(s.authTime),
   expires_at: isoTime(s.expiresAt),
+  last_seen_at: s.lastSeenAt && isoTime(s.lastSeenAt),
   amr: s.amr,
   device_id: s.deviceId,
   device: s.deviceLabel,

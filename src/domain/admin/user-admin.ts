@@ -5,6 +5,7 @@ import type { Db } from '../../storage/database.js';
 import { listLiveDevices } from '../../storage/devices.js';
 import type { UserRow } from '../../storage/schema.js';
 import { endUserSessions, listLiveUserSessions, type LiveSessionRow } from '../../storage/sessions.js';
+import { consoleIdleSince } from '../console/console-sessions.js';
 import {
   deleteUserRow,
   disableUserRow,
@@ -206,12 +207,14 @@ export async function updateUserProfile(ctx: AdminContext, ref: string, patch: R
 
 /**
  * Removes the user's authenticator app (their second factor), for a person who lost it: their next sign-in asks no
- * code until they enrol again. Passkeys are sign-in methods of their own and stay.
+ * code until they enrol again. Passkeys are sign-in methods of their own and stay. Every session of the user ends,
+ * the console's too: whoever holds the lost app keeps no session made with it.
  */
 export async function resetSecondFactor(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; removed: boolean }> {
   const user = await findUserByRef(ctx.db, ref);
   const removed = await inAdminTransaction(ctx, async (trx) => {
     const done = await deleteAuthenticator(trx, user.id);
+    if (done) await endSessionsIn(ctx, trx, user.id);
     if (done)
       await logAdminAction(ctx, trx, {
         event: 'admin.user.second_factor_reset',
@@ -233,7 +236,7 @@ async function refuseDirectoryUser(db: Db, user: UserRow): Promise<void> {
     throw new AdminError(`the password of "${user.username}" is kept by their directory: change it there (sso-admin directories)`);
 }
 
-/** Replaces the user's password. Their sessions and tokens are left alone (sessions revoke ends the sessions). */
+/** Replaces the user's password and ends every session of the user, the console's too; tokens already issued stay. */
 export async function setPassword(ctx: AdminContext, ref: string, password: string): Promise<UserSummary> {
   const user = await findUserByRef(ctx.db, ref);
   await refuseDirectoryUser(ctx.db, user);
@@ -241,6 +244,7 @@ export async function setPassword(ctx: AdminContext, ref: string, password: stri
   const hash = await ctx.passwords.hash(password);
   await inAdminTransaction(ctx, async (trx) => {
     await updateUser(trx, user.id, { password_hash: hash, updated_at: ctx.clock() });
+    await endSessionsIn(ctx, trx, user.id);
     await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['password'], via: 'admin' });
     await logAdminAction(ctx, trx, {
       event: 'admin.user.password_set',
@@ -366,13 +370,21 @@ export async function deleteUser(ctx: AdminContext, ref: string): Promise<Delete
 
 export async function listSessions(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; sessions: LiveSessionRow[] }> {
   const user = await findUserByRef(ctx.db, ref);
-  return { user: summary(user), sessions: await listLiveUserSessions(ctx.db, user.id, ctx.clock()) };
+  return { user: summary(user), sessions: await listLiveUserSessions(ctx.db, user.id, ctx.clock(), consoleIdleSince(ctx.clock())) };
 }
 
 export interface RevokedSessions {
   user: UserSummary;
   endedSids: string[];
   logoutsQueued: number;
+  consoleSessionsEnded: number;
+}
+
+/** Ends every session of the user (browser and console) in `trx`, with its session.ended event. */
+async function endSessionsIn(ctx: AdminContext, trx: Db, userId: string) {
+  const sessions = await endUserSessions(trx, userId, ctx.clock());
+  await emitSessionsEnded(ctx, trx, userId, 'revoked', { sids: sessions.endedSids });
+  return sessions;
 }
 
 /**
@@ -382,17 +394,21 @@ export interface RevokedSessions {
 export async function revokeSessions(ctx: AdminContext, ref: string): Promise<RevokedSessions> {
   const user = await findUserByRef(ctx.db, ref);
   const ended = await inAdminTransaction(ctx, async (trx) => {
-    const sessions = await endUserSessions(trx, user.id, ctx.clock());
-    await emitSessionsEnded(ctx, trx, user.id, 'revoked', { sids: sessions.endedSids });
+    const sessions = await endSessionsIn(ctx, trx, user.id);
     await logAdminAction(ctx, trx, {
       event: 'admin.sessions.revoked',
       target: { type: 'user', id: user.id },
-      changes: { sessions_ended: sessions.endedSids.length },
-      log: { userId: user.id, sessionsEnded: sessions.endedSids.length, logoutsQueued: sessions.queued },
+      changes: { sessions_ended: sessions.endedSids.length, console_sessions_ended: sessions.consoleSessionsEnded },
+      log: {
+        userId: user.id,
+        sessionsEnded: sessions.endedSids.length,
+        logoutsQueued: sessions.queued,
+        consoleSessionsEnded: sessions.consoleSessionsEnded,
+      },
     });
     return sessions;
   });
-  return { user: summary(user), endedSids: ended.endedSids, logoutsQueued: ended.queued };
+  return { user: summary(user), endedSids: ended.endedSids, logoutsQueued: ended.queued, consoleSessionsEnded: ended.consoleSessionsEnded };
 }
 
 export async function listUserDevices(ctx: AdminContext, ref: string): Promise<{ user: UserSummary; devices: AccountDevice[] }> {

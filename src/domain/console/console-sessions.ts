@@ -5,8 +5,11 @@ import { createHash } from 'node:crypto';
 import {
   deleteConsoleSession,
   deleteDeadConsoleSessions,
+  deleteUserConsoleSession,
   insertConsoleSession,
+  listLiveConsoleSessions,
   touchConsoleSession,
+  type LiveConsoleSessionRow,
 } from '../../storage/console-sessions.js';
 import type { AdminPrincipal } from '../admin/principal.js';
 import { addSeconds } from '../clock.js';
@@ -28,6 +31,15 @@ export interface ConsolePerson {
 
 type SessionContext = Pick<ProviderContext, 'db' | 'clock'>;
 
+/** Console sessions last used before this moment are idle, so ended (for the session lists' filter). */
+export const consoleIdleSince = (now: Date): Date => addSeconds(now, -CONSOLE_IDLE_SECONDS);
+
+/** The user's live console sessions, for the account page's list (the admin lists take them with the others). */
+export async function liveConsoleSessionsOf(ctx: SessionContext, userId: string): Promise<LiveConsoleSessionRow[]> {
+  const now = ctx.clock();
+  return listLiveConsoleSessions(ctx.db, userId, now, consoleIdleSince(now));
+}
+
 /**
  * Starts a session for the user; returns the cookie value (the database keeps its digest only). Sessions past their
  * lifetimes are removed first: console sign-ins are rare, so the table stays small without a job of its own.
@@ -35,7 +47,7 @@ type SessionContext = Pick<ProviderContext, 'db' | 'clock'>;
 export async function startConsoleSession(ctx: SessionContext, userId: string): Promise<string> {
   const value = randomToken();
   const now = ctx.clock();
-  await deleteDeadConsoleSessions(ctx.db, now, addSeconds(now, -CONSOLE_IDLE_SECONDS));
+  await deleteDeadConsoleSessions(ctx.db, now, consoleIdleSince(now));
   await insertConsoleSession(ctx.db, { idHash: sha256(value), userId, now, expiresAt: addSeconds(now, CONSOLE_ABSOLUTE_SECONDS) });
   return value;
 }
@@ -47,9 +59,14 @@ export async function startConsoleSession(ctx: SessionContext, userId: string): 
 export async function resolveConsoleSession(ctx: SessionContext, cookie: string | undefined): Promise<ConsolePerson | undefined> {
   if (!cookie) return undefined;
   const now = ctx.clock();
-  const holder = await touchConsoleSession(ctx.db, sha256(cookie), now, addSeconds(now, -CONSOLE_IDLE_SECONDS));
+  const holder = await touchConsoleSession(ctx.db, sha256(cookie), now, consoleIdleSince(now));
   if (!holder || holder.disabled_at !== null || (holder.role !== 'admin' && holder.role !== 'auditor')) return undefined;
   return { principal: { kind: 'person', userId: holder.user_id, role: holder.role }, username: holder.username, cookie };
+}
+
+/** The person ends one of their console sessions from the account page, by its public id; false: no such session. */
+export async function endOwnConsoleSession(ctx: SessionContext, userId: string, sid: string): Promise<boolean> {
+  return deleteUserConsoleSession(ctx.db, userId, sid);
 }
 
 export async function endConsoleSession(ctx: SessionContext, cookie: string | undefined): Promise<void> {

@@ -63,10 +63,15 @@ const USER_DETAILS: JsonSchema = {
 const SESSION: JsonSchema = {
   type: 'object',
   properties: {
+    kind: {
+      enum: ['browser', 'console'],
+      description: 'browser: signed in at the provider (sid is its sid claim); console: signed in to the web console.',
+    },
     sid: { type: 'string' },
     created_at: DATE_TIME,
     auth_time: DATE_TIME,
     expires_at: DATE_TIME,
+    last_seen_at: { ...NULLABLE_DATE_TIME, description: 'When a console session was last used; null for a browser session.' },
     amr: { type: 'array', items: { type: 'string' } },
     device_id: { type: ['string', 'null'] },
     device: { type: ['string', 'null'] },
@@ -348,13 +353,14 @@ export function userRoutes(api: AdminApi): void {
     url: '/users/:user/sessions',
     access: 'write',
     operationId: 'revokeUserSessions',
-    summary: 'Sign the user out everywhere (back-channel logouts queued); tokens already issued stay.',
+    summary: 'Sign the user out everywhere, console sessions too (back-channel logouts queued); tokens already issued stay.',
     tag: 'sessions',
     params: PARAMS,
     response: { 200: ENDED },
     async handler(request, _reply, { ctx }) {
       const done = await revokeSessions(ctx, (request.params as UserParams).user);
-      return { user: userJson(done.user), sessions_ended: done.endedSids.length, logouts_queued: done.logoutsQueued };
+      const ended = done.endedSids.length + done.consoleSessionsEnded;
+      return { user: userJson(done.user), sessions_ended: ended, logouts_queued: done.logoutsQueued };
     },
   });
 

@@ -56,7 +56,7 @@ const DONE: Record<string, string> = {
   disabled: 'User disabled: their sessions ended and their tokens were revoked.',
   enabled: 'User enabled.',
   'link-sent': 'A password reset link was emailed to the user.',
-  'factor-reset': 'Second factor reset: the authenticator app was removed.',
+  'factor-reset': 'Second factor reset: the authenticator app was removed and every session of the user ended.',
   'sessions-revoked': 'Every session of the user ended.',
   'device-revoked': 'Device revoked: its sessions ended and its tokens were revoked.',
 };
@@ -188,7 +188,12 @@ export function userPages(
   action('/users/:id/disable', (r) => disableUser(adminContextOf(ctx, r), r.params.id), 'disabled', opts.onLogoutsQueued);
   action('/users/:id/enable', (r) => enableUser(adminContextOf(ctx, r), r.params.id), 'enabled');
   action('/users/:id/reset-link', (r) => resetLink(adminContextOf(ctx, r), r.params.id, true), 'link-sent', opts.onMessagesQueued);
-  action('/users/:id/second-factor/reset', (r) => resetSecondFactor(adminContextOf(ctx, r), r.params.id), 'factor-reset');
+  action(
+    '/users/:id/second-factor/reset',
+    (r) => resetSecondFactor(adminContextOf(ctx, r), r.params.id),
+    'factor-reset',
+    opts.onLogoutsQueued,
+  );
   action(
     '/users/:id/sessions/revoke',
     (r) => revokeSessions(adminContextOf(ctx, r), r.params.id),

@@ -15,6 +15,7 @@ import {
   type CodeCheck,
 } from '../../domain/accounts/authenticator.js';
 import type { ProviderContext } from '../../domain/context.js';
+import { endOwnConsoleSession, liveConsoleSessionsOf } from '../../domain/console/console-sessions.js';
 import { listDevices, revokeDevice } from '../../domain/risk/devices.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { randomToken, safeEqual } from '../../domain/secrets.js';
@@ -70,11 +71,15 @@ const NOTICES: Record<string, MessageKey> = {
   'passkey-added': 'account.done.passkeyAdded',
   'passkey-renamed': 'account.done.passkeyRenamed',
   'passkey-deleted': 'account.done.passkeyDeleted',
+  'console-session-ended': 'account.done.consoleSessionEnded',
 };
+/** The notices of a step that asks a signed-in person to sign in again (a sign-in too old for it). */
+const ASKS_SIGN_IN_AGAIN = new Set(['reauth', 'passkey-reauth', 'passkey-remove-reauth']);
 const SIGN_IN_NOTICES: Record<string, MessageKey> = {
   'device-revoked': 'account.signIn.deviceRevoked',
   reauth: 'account.signIn.reauth',
   'passkey-reauth': 'account.signIn.passkeyReauth',
+  'passkey-remove-reauth': 'account.signIn.passkeyRemoveReauth',
 };
 
 /**
@@ -114,8 +119,8 @@ const deviceParamsSchema = {
   required: ['id'],
 } as const;
 
-/** A passkey's id: a UUID (anything else finds no passkey, and is refused before the database sees it). */
-const passkeyParamsSchema = {
+/** A passkey's or a console session's id: a UUID (anything else finds nothing, and is refused before the database sees it). */
+const uuidParamsSchema = {
   type: 'object',
   properties: { id: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' } },
   required: ['id'],
@@ -138,11 +143,12 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     status: number,
     extra: { notice?: string; error?: string } = {},
   ) {
-    const [devices, authenticator, passkeys, connections] = await Promise.all([
+    const [devices, authenticator, passkeys, connections, consoleSessions] = await Promise.all([
       listDevices(ctx, who.user.id, { deviceId: who.session.deviceId, deviceCookie: request.cookies[deviceCookie(ctx.config).name] }),
       authenticatorState(ctx, who.user.id),
       passkeysOf(ctx, who.user.id),
       accountLinks(ctx, who.user),
+      liveConsoleSessionsOf(ctx, who.user.id),
     ]);
     const linkable = await linkableConnections(ctx, connections);
     const claims = who.user.claims as Record<string, unknown>;
@@ -162,6 +168,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
         signOutUrl: `${ctx.config.issuer}/session/end`,
         connections,
         linkable,
+        consoleSessions,
         ...extra,
       }),
     );
@@ -246,7 +253,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
       const notice = request.query.notice;
       // Signed in already: the account page, unless a step asked for the password again.
       const who = await signedIn(request);
-      if (who && notice !== 'reauth') return seeOther(reply, base);
+      if (who && !(notice !== undefined && ASKS_SIGN_IN_AGAIN.has(notice))) return seeOther(reply, base);
       ensureDeviceCookie(request, reply, ctx.config);
       const spec = accountSignInCookie(ctx.config);
       const current = request.cookies[spec.name];
@@ -351,6 +358,20 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
     },
   );
 
+  // --- Console sessions (issue 38): listed here, so that one the person did not start can be seen and ended ---
+
+  app.post<{ Params: { id: string }; Body: RawParams }>(
+    '/account/console-sessions/:id/end',
+    { schema: { params: uuidParamsSchema, body: formSchema }, config: { html: true } },
+    async (request, reply) => {
+      const who = await formPost(request, reply);
+      if (!who) return reply;
+      // Another user's console session is answered like one that does not exist: the page again, unchanged.
+      if (!(await endOwnConsoleSession(ctx, who.user.id, request.params.id))) return seeOther(reply, base);
+      return seeOther(reply, `${base}?done=console-session-ended`);
+    },
+  );
+
   // --- Authenticator app ---
 
   app.post<{ Body: RawParams }>('/account/totp', { schema: { body: formSchema }, config: { html: true } }, async (request, reply) => {
@@ -399,7 +420,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
   );
 
   // --- Passkeys ---
-  // Adding one asks for a recent sign-in, as setting up an authenticator app does (the same ages).
+  // Adding one asks for a recent sign-in, as setting up an authenticator app does (the same ages); removing one too.
 
   const passkeyPage = (reply: FastifyReply, t: PageText, status: number, who: SignedIn, extra: { name?: string; error?: string } = {}) =>
     reply
@@ -464,7 +485,7 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/account/passkeys/:id/rename',
-    { schema: { params: passkeyParamsSchema, body: formSchema }, config: { html: true } },
+    { schema: { params: uuidParamsSchema, body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const who = await formPost(request, reply);
       if (!who) return reply;
@@ -477,10 +498,12 @@ export default async function accountRoutes(app: FastifyInstance, opts: AccountR
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
     '/account/passkeys/:id/delete',
-    { schema: { params: passkeyParamsSchema, body: formSchema }, config: { html: true } },
+    { schema: { params: uuidParamsSchema, body: formSchema }, config: { html: true } },
     async (request, reply) => {
       const who = await formPost(request, reply);
-      if (!who) return reply;
+      // Removing the authenticator app asks for one of its codes; removing a passkey, a sign-in of the last minutes
+      // (issue 38): a session left open on a shared computer cannot take a way of signing in away from its owner.
+      if (!who || !recentSignIn(reply, who, ENROLMENT_START_MAX_AUTH_AGE_SECONDS, 'passkey-remove-reauth')) return reply;
       const deleted = await deletePasskey(ctx, who.user.id, request.params.id);
       if (deleted === 'not-found') return noSuchPasskey(reply, language(request));
       if (deleted === 'last-sign-in-method') {

@@ -35,8 +35,17 @@ export interface AccountPageInput {
   connections?: readonly AccountLink[] | undefined;
   /** Enabled connections with no link yet, each offered as "Link {provider}". */
   linkable?: readonly LinkableConnection[] | undefined;
+  /** The person's live sessions in the admin console (issue 38); none: the section is not shown. */
+  consoleSessions?: readonly ConsoleSessionItem[] | undefined;
   notice?: string;
   error?: string;
+}
+
+/** A live console session as the account page lists it. */
+export interface ConsoleSessionItem {
+  sid: string;
+  createdAt: Date;
+  lastSeenAt: Date;
 }
 
 export function accountPage(t: PageText, input: AccountPageInput): string {
@@ -67,6 +76,7 @@ ${
 ${input.devices.map(device)}
 </ul>`
 }
+${consoleSessionSection(t, input, csrf)}
 <h2>${t('signup.email')}</h2>
 <p>${input.email ? html`${input.email} ${input.emailVerified ? t('account.confirmed') : t('account.notConfirmed')}` : t('account.noEmail')}
 <a href="${input.base}/email">${input.email ? t('email.title') : t('account.addEmail')}</a></p>
@@ -78,6 +88,26 @@ ${passkeySection(t, input, csrf)}
 ${authenticatorSection(t, input, csrf)}
 ${linkedAccounts(t, input.base, input.connections ?? [], input.linkable ?? [], csrf)}`,
   );
+}
+
+/** The person's console sessions, each with its sign-out; nothing for a person with none (most people). */
+function consoleSessionSection(t: PageText, input: AccountPageInput, csrf: SafeHtml): SafeHtml | '' {
+  const sessions = input.consoleSessions ?? [];
+  if (sessions.length === 0) return '';
+  return html`<h2>${t('account.consoleSessions')}</h2>
+<p class="meta">${t('account.consoleSessionsHelp')}</p>
+<ul class="devices">
+${sessions.map(
+  (c) => html`<li data-console-session="${c.sid}">
+<p class="meta">${t('account.consoleSessionStarted')} <time datetime="${c.createdAt.toISOString()}">${when(c.createdAt)}</time>,
+${t('account.consoleSessionLastUsed')} <time datetime="${c.lastSeenAt.toISOString()}">${when(c.lastSeenAt)}</time></p>
+<form method="post" action="${input.base}/console-sessions/${c.sid}/end">
+${csrf}
+<button type="submit" class="secondary">${t('account.consoleSessionEnd')}</button>
+</form>
+</li>`,
+)}
+</ul>`;
 }
 
 /**

@@ -88,8 +88,16 @@ export function userBody(base: string, v: UserView): SafeHtml {
   );
   const sessions = table(
     'Live sessions',
-    ['Signed in', 'Methods', 'Device', 'Clients', 'Expires'],
-    v.sessions.map((s) => [when(s.authTime), s.amr.join(' '), s.deviceLabel ?? '', s.clientIds.join(' '), when(s.expiresAt)]),
+    ['Kind', 'Signed in', 'Methods', 'Device', 'Clients', 'Last used', 'Expires'],
+    v.sessions.map((s) => [
+      s.kind === 'console' ? 'Console' : 'Browser',
+      when(s.authTime),
+      s.amr.join(' '),
+      s.deviceLabel ?? '',
+      s.clientIds.join(' '),
+      s.lastSeenAt ? when(s.lastSeenAt) : '',
+      when(s.expiresAt),
+    ]),
     'No live session.',
   );
   const devices = table(

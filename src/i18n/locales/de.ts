@@ -419,4 +419,13 @@ export const de = {
   'groups.refusedHelp':
     'Wenn Sie Zugriff haben sollten, bitten Sie Ihre Administratorin oder Ihren Administrator, Sie einer ihrer Gruppen hinzuzufügen.',
   'groups.refusedReturn': 'Zurück zu {host}',
+  // Issue 38: console sessions on the account page, and a fresh sign-in to remove a passkey.
+  'account.consoleSessions': 'Admin-Konsole',
+  'account.consoleSessionsHelp':
+    'Sie sind in der Admin-Konsole angemeldet. Wenn Sie das nicht waren, melden Sie sich dort ab und ändern Sie Ihr Passwort.',
+  'account.consoleSessionStarted': 'Angemeldet am',
+  'account.consoleSessionLastUsed': 'zuletzt genutzt am',
+  'account.consoleSessionEnd': 'Von der Konsole abmelden',
+  'account.done.consoleSessionEnded': 'Sie wurden von der Admin-Konsole abgemeldet.',
+  'account.signIn.passkeyRemoveReauth': 'Um einen Passkey zu entfernen, bestätigen Sie, dass Sie es sind: Melden Sie sich erneut an.',
 } as const satisfies Catalog;

@@ -391,4 +391,12 @@ export const en = {
   'groups.refusedLead': 'You are signed in, but you are not in a group that {client} allows.',
   'groups.refusedHelp': 'If you should have access, ask your administrator to add you to one of its groups.',
   'groups.refusedReturn': 'Return to {host}',
+  // Issue 38: console sessions on the account page, and a fresh sign-in to remove a passkey.
+  'account.consoleSessions': 'Admin console',
+  'account.consoleSessionsHelp': 'You are signed in to the admin console. If that was not you, sign out of it and change your password.',
+  'account.consoleSessionStarted': 'Signed in',
+  'account.consoleSessionLastUsed': 'last used',
+  'account.consoleSessionEnd': 'Sign out of the console',
+  'account.done.consoleSessionEnded': 'You were signed out of the admin console.',
+  'account.signIn.passkeyRemoveReauth': 'To remove a passkey, confirm that it is you: sign in again.',
 } as const;

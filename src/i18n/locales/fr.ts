@@ -412,4 +412,13 @@ export const fr = {
   'groups.refusedLead': 'Vous êtes connecté, mais vous n’appartenez à aucun groupe que {client} autorise.',
   'groups.refusedHelp': 'Si vous devriez y avoir accès, demandez à votre administrateur de vous ajouter à l’un de ses groupes.',
   'groups.refusedReturn': 'Revenir à {host}',
+  // Issue 38: console sessions on the account page, and a fresh sign-in to remove a passkey.
+  'account.consoleSessions': 'Console d’administration',
+  'account.consoleSessionsHelp':
+    'Vous êtes connecté à la console d’administration. Si ce n’était pas vous, déconnectez-vous de la console et changez votre mot de passe.',
+  'account.consoleSessionStarted': 'Connecté le',
+  'account.consoleSessionLastUsed': 'utilisée pour la dernière fois le',
+  'account.consoleSessionEnd': 'Se déconnecter de la console',
+  'account.done.consoleSessionEnded': 'Vous avez été déconnecté de la console d’administration.',
+  'account.signIn.passkeyRemoveReauth': 'Pour supprimer une clé d’accès, confirmez qu’il s’agit bien de vous : connectez-vous à nouveau.',
 } as const satisfies Catalog;

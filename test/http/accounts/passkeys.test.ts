@@ -131,6 +131,28 @@ t.test('adding a passkey asks for a recent sign-in, as the authenticator app doe
   t.equal((await passkeysOf(user.id)).length, 0);
 });
 
+t.test('removing a passkey asks for a recent sign-in, as removing the authenticator app asks for one of its codes', async (t) => {
+  const { user, browser, csrf } = await withPasskey(t, 'remover');
+  const [row] = await passkeysOf(user.id);
+  testApp.advance(301);
+  const stale = await browser.request(app, 'POST', `/sso/account/passkeys/${row!.id}/delete`, { csrf });
+  t.equal(stale.statusCode, 303);
+  t.equal(stale.headers.location, `${issuer}/account/sign-in?notice=passkey-remove-reauth`, 'sent to sign in again');
+  t.equal((await passkeysOf(user.id)).length, 1, 'the passkey stays');
+  const notice = await browser.request(app, 'GET', '/sso/account/sign-in?notice=passkey-remove-reauth');
+  t.match(notice.body, 'To remove a passkey, confirm that it is you');
+  const again = await browser.request(app, 'POST', '/sso/account/sign-in', {
+    csrf: hiddenField(notice.body, 'csrf'),
+    login: user.username,
+    password: user.password,
+  });
+  t.equal(again.statusCode, 303, 'the person signs in again from that page');
+  const fresh = hiddenField((await browser.request(app, 'GET', '/sso/account')).body, 'csrf');
+  const deleted = await browser.request(app, 'POST', `/sso/account/passkeys/${row!.id}/delete`, { csrf: fresh });
+  t.equal(deleted.headers.location, `${issuer}/account?done=passkey-deleted`, 'a fresh sign-in removes it');
+  t.equal((await passkeysOf(user.id)).length, 0);
+});
+
 t.test('RFC 6749 10.12 (CSRF): the passkey forms and options refuse a post without the page token', async (t) => {
   const { browser, authenticator } = await withPasskey(t, 'csrf');
   const opts = await browser.request(app, 'POST', '/sso/account/passkeys/options', { csrf: 'forged' });

@@ -6,6 +6,9 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import { adminContext } from '../../../src/cli/command.js';
 import { inviteUser } from '../../../src/domain/admin/user-admin.js';
+import { MAX_SIGNUP_CODE_FAILURES, verifySignupCode } from '../../../src/domain/accounts/signup.js';
+import { signupCookie } from '../../../src/http/cookies.js';
+import { signInContext } from '../../helpers/sign-in-context.js';
 import { ALICE, CONFIDENTIAL, buildTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { authorizePath, Browser, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
 import { insertWebhookSubscription } from '../../../src/storage/webhooks.js';
@@ -108,6 +111,47 @@ t.test('an open sign-up makes no user until the code typed in its browser verifi
   t.same(user?.claims, { name: 'The Dodo' });
   const again = await post(test, browser, '/sso/account/signup/code', { code: mail!.code });
   t.equal(again.statusCode, 400, 'a code works once');
+});
+
+t.test('40 wrong codes at once are checked and counted against the cap together: exactly five are tried', async (t) => {
+  const test = await build(t, { env: OPEN });
+  const browser = new Browser();
+  t.equal((await post(test, browser, '/sso/account/signup', FORM)).statusCode, 303);
+  const mail = await mailTo(test, FORM.email);
+  const wrong = mail!.code === '000000' ? '111111' : '000000';
+  const answers = await Promise.all(Array.from({ length: 40 }, () => post(test, browser, '/sso/account/signup/code', { code: wrong })));
+  const tried = answers.filter((a) => /That code is not right/.test(a.body));
+  t.equal(tried.length, MAX_SIGNUP_CODE_FAILURES, 'as many wrong codes were tried as the cap allows, no more');
+  t.equal(answers.filter((a) => a.statusCode === 400).length, 40, 'every answer is a refusal');
+  const row = await test.db.selectFrom('signups').select('code_failures').executeTakeFirstOrThrow();
+  t.equal(row.code_failures, MAX_SIGNUP_CODE_FAILURES, 'the count stops at the cap');
+  const right = await post(test, browser, '/sso/account/signup/code', { code: mail!.code });
+  t.equal(right.statusCode, 400, 'the right code comes too late: the link is the way left');
+  t.notOk(await userOf(test, FORM.email));
+  const link = new URL(mail!.url);
+  const verified = await post(test, new Browser(), '/sso/account/signup/verify', { token: link.searchParams.get('token')! });
+  t.equal(verified.statusCode, 303, 'the link still verifies the address');
+});
+
+t.test('40 wrong codes checked at once by the domain count exactly the cap, however their reads interleave', async (t) => {
+  const test = await build(t, { env: OPEN });
+  const browser = new Browser();
+  t.equal((await post(test, browser, '/sso/account/signup', FORM)).statusCode, 303);
+  const mail = await mailTo(test, FORM.email);
+  const wrong = mail!.code === '000000' ? '111111' : '000000';
+  const ctx = await signInContext(t, test);
+  const signupId = browser.get(signupCookie(test.config).name);
+  // All 40 start before any has written: a check that reads the count first would let each of them through.
+  const results = await Promise.all(Array.from({ length: 40 }, () => verifySignupCode(ctx, signupId, wrong)));
+  t.equal(results.filter((r) => r.kind === 'wrong-code').length, MAX_SIGNUP_CODE_FAILURES, 'as many tries as the cap');
+  t.equal(results.filter((r) => r.kind === 'unusable').length, 40 - MAX_SIGNUP_CODE_FAILURES, 'the rest find the code spent');
+  t.same(
+    results.flatMap((r) => (r.kind === 'wrong-code' ? [r.left] : [])).sort(),
+    [0, 1, 2, 3, 4],
+    'each try is told how many are left, down to none',
+  );
+  const row = await test.db.selectFrom('signups').select('code_failures').executeTakeFirstOrThrow();
+  t.equal(row.code_failures, MAX_SIGNUP_CODE_FAILURES);
 });
 
 t.test('the mailed link asks for a click (a mail scanner confirms nothing), works once, and expires', async (t) => {
