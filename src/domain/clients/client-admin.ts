@@ -29,6 +29,7 @@ import {
   type SecretColumns,
 } from '../admin/seed.js';
 import { holdsSecret } from './auth-methods.js';
+import { jwksUriRuleProblem } from './client-jwks.js';
 import { issueClientSecret } from './issued-secret.js';
 import { emitClientChanged } from '../webhooks/emit.js';
 import { allowedGroupNames } from '../../storage/groups.js';
@@ -98,6 +99,15 @@ export function checkClientEntry(entry: ClientEntry): void {
   if (found.length > 0) throw new AdminError(`client "${entry.client_id}" was refused: ${found.join('; ')}`);
 }
 
+/**
+ * The jwks_uri held to the rule it is fetched under (client-jwks.ts), now that the configuration is known: an address
+ * literal of this machine or a private network is refused unless OUTBOUND_ALLOW_NETWORKS allows it (src/outbound/).
+ */
+function checkJwksUri(ctx: AdminContext, entry: ClientEntry): void {
+  const why = typeof entry.jwks_uri === 'string' ? jwksUriRuleProblem(ctx.config, entry.jwks_uri) : undefined;
+  if (why) throw new AdminError(`client "${entry.client_id}" was refused: jwks_uri ${why}`);
+}
+
 export async function listClients(ctx: AdminContext): Promise<RegisteredClient[]> {
   return Promise.all((await listClientRows(ctx.db)).map((row) => registered(ctx.db, row)));
 }
@@ -130,6 +140,7 @@ export interface CreatedClient {
 
 export async function createClient(ctx: AdminContext, entry: ClientEntry): Promise<CreatedClient> {
   checkClientEntry(entry);
+  checkJwksUri(ctx, entry);
   const issued = withSecret(entry)
     ? await issueClientSecret(ctx, entry.client_id, entry.token_endpoint_auth_method ?? 'client_secret_basic')
     : undefined;
@@ -212,6 +223,7 @@ export async function updateClient(ctx: AdminContext, clientId: string, changes:
     for (const field of changes.remove) delete next[field];
     const entry = next as ClientEntry;
     checkClientEntry(entry);
+    if (changes.set.jwks_uri !== undefined) checkJwksUri(ctx, entry);
 
     const before = withDefaults(current);
     const after = withDefaults(entry);

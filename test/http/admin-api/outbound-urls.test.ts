@@ -1,5 +1,6 @@
 // Issue 38 finding 2 for the management API (the console and sso-admin call the same domain functions): a webhook URL
-// (POST and PATCH /webhooks) and a connection's issuer and endpoints (PUT /connections/{id}) are held to the one
+// (POST and PATCH /webhooks), a connection's issuer and endpoints (PUT /connections/{id}) and a client's jwks_uri
+// (POST and PATCH /clients) are held to the one
 // stored-URL check (src/outbound/stored-url.ts), so every spelling of a refused address is refused; and the networks
 // OUTBOUND_ALLOW_NETWORKS allows are let in, as the delivery and the upstream fetch let them in.
 import t from 'tap';
@@ -44,6 +45,27 @@ t.test("PUT /connections/{id} refuses every spelling as an oidc connection's iss
     }
   }
   t.equal((await api.call(t, 'GET', '/connections/corp')).statusCode, 404, 'nothing was stored');
+});
+
+t.test("POST and PATCH /clients refuse every spelling as a client's jwks_uri, and keep the client as it was", async (t) => {
+  const client = {
+    client_id: 'keys',
+    client_name: 'Keys',
+    redirect_uris: ['https://keys.example/cb'],
+    token_endpoint_auth_method: 'private_key_jwt',
+  };
+  for (const url of REFUSED_LITERALS) {
+    const res = await api.call(t, 'POST', '/clients', { body: { ...client, jwks_uri: url } });
+    t.equal(res.statusCode, 400, url);
+  }
+  t.equal((await api.call(t, 'GET', '/clients/keys')).statusCode, 404, 'nothing was stored');
+  t.equal((await api.call(t, 'POST', '/clients', { body: { ...client, jwks_uri: 'https://keys.example/jwks' } })).statusCode, 201);
+  for (const url of REFUSED_LITERALS) {
+    const etag = (await api.call(t, 'GET', '/clients/keys')).headers.etag as string;
+    const res = await api.call(t, 'PATCH', '/clients/keys', { body: { jwks_uri: url }, headers: { 'if-match': etag } });
+    t.equal(res.statusCode, 400, url);
+  }
+  t.equal((await api.call(t, 'GET', '/clients/keys')).json().jwks_uri, 'https://keys.example/jwks');
 });
 
 t.test('OUTBOUND_ALLOW_NETWORKS lets a webhook and a connection into an allowed network, and no further', async (t) => {
