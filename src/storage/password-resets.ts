@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { signOutEverywhere } from './password-replacement.js';
+import { endPendingEmailChangesOf } from './email-changes.js';
 
 /** The SHA-256 of the user's password hash, as SQL: changes whenever the password is set again, by anyone. */
 const FINGERPRINT = (alias: string) => sql.raw(`sha256(convert_to(${alias}.password_hash, 'UTF8'))`);
@@ -19,7 +20,8 @@ export interface NewReset {
 }
 
 /**
- * Issues a link for an enabled user (with an email address, when it is to be mailed), and queues its message, in one statement; undefined
+ * Issues a link for an enabled user (with a verified email address, when it is to be mailed: issue 38, an address
+ * someone else set gets no link), and queues its message to that address, in one statement; undefined
  * (nothing written) when there is no such user. The work is the same whether or not the user exists, so that the
  * time of the answer does not tell.
  */
@@ -32,15 +34,18 @@ export async function issuePasswordReset(db: Db, r: NewReset): Promise<{ userId:
   const payload = JSON.stringify(r.message?.payload ?? {});
   const { rows } = await sql<{ user_id: string }>`
     WITH target AS (
-      SELECT u.id, ${FINGERPRINT('u')} AS fingerprint FROM users u
-       WHERE u.disabled_at IS NULL AND (u.email IS NOT NULL OR ${r.message === undefined}) AND ${match} LIMIT 1
+      SELECT u.id, u.email, ${FINGERPRINT('u')} AS fingerprint FROM users u
+       WHERE u.disabled_at IS NULL AND ((u.email IS NOT NULL AND u.email_verified) OR ${r.message === undefined}) AND ${match} LIMIT 1
     ), issued AS (
       INSERT INTO password_resets (token_digest, user_id, password_fingerprint, interaction_id, created_at, expires_at)
       SELECT ${r.tokenDigest}, id, fingerprint, ${r.interactionId}, ${r.now}, ${r.expiresAt} FROM target
       RETURNING user_id
     ), queued AS (
-      INSERT INTO outbox (user_id, kind, payload, created_at, next_attempt_at)
-      SELECT user_id, ${r.message?.kind ?? ''}, ${payload}::jsonb, ${r.now}, ${r.now} FROM issued WHERE ${r.message !== undefined}
+      -- Sent to the verified address the user has now (outbox.address), not to whatever address they have when the
+      -- notifier gets to it: an address changed in between is not verified, and gets no link.
+      INSERT INTO outbox (user_id, address, kind, payload, created_at, next_attempt_at)
+      SELECT issued.user_id, target.email, ${r.message?.kind ?? ''}, ${payload}::jsonb, ${r.now}, ${r.now}
+        FROM issued JOIN target ON target.id = issued.user_id WHERE ${r.message !== undefined}
       RETURNING id
     )
     SELECT user_id FROM issued, (SELECT count(*) FROM queued) q`.execute(db);
@@ -103,7 +108,8 @@ export interface CompletedReset {
 
 /**
  * Uses the link and sets the password, in one statement: the link is marked used (if it is still usable), the
- * password replaced and the email marked verified (following the link proved the address), every live session
+ * password replaced (the address stays as verified as it was: a mailed link went to a verified one, and a link an
+ * admin handed over proves no address), every pending email change ended (a recovery), every live session
  * ended with its back-channel logouts queued, every refresh and access token and unredeemed code revoked, open
  * second-factor challenges ended, and the "password changed" notice queued. Undefined: the link was not usable
  * (used meanwhile, expired, superseded), and nothing was written.
@@ -128,10 +134,10 @@ export async function completePasswordReset(
          AND NOT EXISTS (SELECT 1 FROM directory_links l WHERE l.user_id = u.id)
       RETURNING r.user_id, r.interaction_id
     ), changed AS (
-      UPDATE users SET password_hash = ${c.passwordHash}, email_verified = true, updated_at = ${now}
+      UPDATE users SET password_hash = ${c.passwordHash}, updated_at = ${now}
        WHERE id IN (SELECT user_id FROM used)
       RETURNING id
-    ), ${signOutEverywhere(now, null, c.notice)}
+    ), ${endPendingEmailChangesOf(now)}, ${signOutEverywhere(now, null, c.notice)}
     SELECT used.user_id, used.interaction_id,
            (SELECT count(*) FROM ended) AS sessions_ended,
            (SELECT count(*) FROM queued) AS logouts_queued,

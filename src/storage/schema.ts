@@ -391,6 +391,9 @@ export interface EmailChangesTable {
   created_at: Timestamp;
   expires_at: Timestamp;
   used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Ended by a recovery or the notice's cancel link (migration 20261203010000). */
+  ended_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  cancel_digest: string | null;
 }
 
 /** A user's passkey (src/domain/accounts/passkeys.ts): a WebAuthn credential's public key and what its assertions said last. */

@@ -1,6 +1,7 @@
 // Repository for users (the people who sign in).
 import { sql } from 'kysely';
 import { signOutEverywhere } from './password-replacement.js';
+import { endPendingEmailChangesOf } from './email-changes.js';
 import type { Db } from './database.js';
 import { containsText } from './text-search.js';
 import type { NewUserRow, UserRow, UserUpdate } from './schema.js';
@@ -117,9 +118,9 @@ export interface DisabledUserRow {
  * Disables the user in one statement, so that nothing is left half done: the user is marked disabled (sign-in,
  * codes, refresh, userinfo and introspection already refuse a disabled user); their live sessions end, with a
  * back-channel logout queued for each client they signed in to (as storage/sessions.ts endSession does); and what
- * was issued to them is revoked for good, so that enabling them again revives none of it: unredeemed codes,
- * refresh tokens, access tokens, device requests approved but not yet collected, second-factor challenges under
- * way. Undefined when there is no such user.
+ * was issued to them is revoked for good, so that enabling them again revives none of it: pending email changes,
+ * unredeemed codes, refresh tokens, access tokens, device requests approved but not yet collected, second-factor
+ * challenges under way. Undefined when there is no such user.
  */
 export async function disableUserRow(db: Db, userId: string, now: Date): Promise<DisabledUserRow | undefined> {
   const { rows } = await sql<{
@@ -138,7 +139,7 @@ export async function disableUserRow(db: Db, userId: string, now: Date): Promise
     ), changed AS (
       UPDATE users SET disabled_at = COALESCE(disabled_at, ${now}) WHERE id IN (SELECT id FROM before)
       RETURNING id, disabled_at
-    ), ${signOutEverywhere(now, null, null)}
+    ), ${endPendingEmailChangesOf(now)}, ${signOutEverywhere(now, null, null)}
     SELECT changed.disabled_at,
            (SELECT disabled_at IS NOT NULL FROM before) AS already,
            (SELECT count(*) FROM ended) AS sessions_ended,

@@ -5,6 +5,7 @@
 // "sign out from other devices" does. A "password changed" mail follows. Open reset links end with the old password.
 import type { Locale } from '../../i18n/catalog.js';
 import { changeUserPassword } from '../../storage/password-replacement.js';
+import { endPendingEmailChanges } from './email-change.js';
 import type { UserRow } from '../../storage/schema.js';
 import type { ProviderContext } from '../context.js';
 import type { PasswordProblem } from './password-policy.js';
@@ -58,6 +59,7 @@ export async function changePassword(
       notice: { at: now.toISOString(), ...(input.locale ? { locale: input.locale } : {}) },
     });
     if (done) {
+      await endPendingEmailChanges(ctx, trx, user.id);
       await emitUserEvent(ctx, trx, 'user.updated', user, { changes: ['password'], via: 'account' });
       await emitSessionsEnded(ctx, trx, user.id, 'revoked', { count: done.sessionsEnded });
     }

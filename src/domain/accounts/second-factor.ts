@@ -87,6 +87,10 @@ export async function beginSecondFactor(
     return challengeId;
   }
   const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+  // Issue 38: a code is mailed only to a verified address: the one the user has now (outbox.address), not one set
+  // meanwhile by someone else. Without one the message names the user alone, and the mail notifier refuses it
+  // (notifier.ts recipientOf); a deployment's own notifier (a webhook to an SMS relay) is told email_verified.
+  const to = accepted.user.email_verified ? accepted.user.email : null;
   await ctx.db.transaction().execute(async (trx) => {
     await insertChallenge(trx, CHALLENGE_CONTEXT, {
       idHash: sha256(challengeId),
@@ -98,6 +102,7 @@ export async function beginSecondFactor(
     });
     await insertOutboxMessage(trx, {
       userId: accepted.user.id,
+      ...(to !== null ? { address: to } : {}),
       kind: 'one-time-code',
       payload: { code, ...(locale ? { locale } : {}) },
       createdAt: now,

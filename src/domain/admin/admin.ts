@@ -21,6 +21,8 @@ export type AdminContext = Pick<ProviderContext, 'config' | 'db' | 'clock' | 'lo
   actor?: AdminActor;
   /** The request's IP address, for an action over HTTP. */
   origin?: string | null;
+  /** The surface acting, as user.email_changed names it: `scim` for a provisioning client; `admin` when unset. */
+  via?: 'admin' | 'scim';
 };
 
 /** Why an action was refused: a bad value (400), nothing by that name (404), or a clash with what exists (409). */

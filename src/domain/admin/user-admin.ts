@@ -24,6 +24,7 @@ import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } f
 import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
 import { issueResetLink } from '../accounts/password-reset.js';
+import { emitEmailChanged, endPendingEmailChanges } from '../accounts/email-change.js';
 import { inviteByEmail, isEmailAddress } from '../accounts/signup.js';
 import { findLinkOfUser } from '../../storage/directories.js';
 import { emitSessionsEnded, emitUserEvent } from '../webhooks/emit.js';
@@ -157,9 +158,18 @@ function entryOf(user: UserRow): Omit<SeedUser, 'password'> {
   };
 }
 
+/** The same mailbox, whatever the case of its letters (addresses are unique in any case). */
+const sameAddress = (a: unknown, b: unknown) =>
+  typeof a === 'string' && typeof b === 'string' ? a.toLowerCase() === b.toLowerCase() : a === b;
+
 /**
  * Changes the user's username, email or claims (a JSON Merge Patch, RFC 7396: null removes a claim), checked as
  * the seed file checks a user. The password is set apart (setPassword), never here.
+ *
+ * Issue 38, docs/accounts.md "Who may change an address": an address set here is not its owner's doing, so it is
+ * unverified until its owner verifies it (signed in, on the account page), and no reset link or one-time code goes
+ * to it until then; `email_verified: true` is refused for the same reason. The change ends the user's pending email
+ * changes (a recovery), and is audited and sent as user.email_changed.
  */
 export async function updateUserProfile(ctx: AdminContext, ref: string, patch: Record<string, unknown>): Promise<UserDetails> {
   for (const field of ['password', 'id'])
@@ -172,6 +182,10 @@ export async function updateUserProfile(ctx: AdminContext, ref: string, patch: R
     if (value === null) delete next[key];
     else next[key] = value;
   }
+  const addressChanged = !sameAddress(next.email ?? null, user.email);
+  if (patch.email_verified === true && (addressChanged || !user.email_verified))
+    throw new AdminError('email_verified cannot be set to true by an admin: the owner verifies their address on their account page');
+  if (addressChanged) next.email_verified = false;
   // A stand-in password the policy accepts: only the profile is checked here.
   checkUserEntry({ ...(next as Omit<SeedUser, 'password'>), password: randomToken() } as SeedUser, ctx.passwordPolicy);
   const changed = [...new Set([...Object.keys(current), ...Object.keys(next)])]
@@ -189,6 +203,10 @@ export async function updateUserProfile(ctx: AdminContext, ref: string, patch: R
           updated_at: ctx.clock(),
         });
         await emitUserEvent(ctx, trx, 'user.updated', user, { changes: changed, via: 'admin' });
+        if (addressChanged) {
+          await endPendingEmailChanges(ctx, trx, user.id);
+          await emitEmailChanged(ctx, trx, user, { email: columns.email, previous: user.email, verified: false, via: ctx.via ?? 'admin' });
+        }
         await logAdminAction(ctx, trx, {
           event: 'admin.user.updated',
           target: { type: 'user', id: user.id },
@@ -236,7 +254,10 @@ async function refuseDirectoryUser(db: Db, user: UserRow): Promise<void> {
     throw new AdminError(`the password of "${user.username}" is kept by their directory: change it there (sso-admin directories)`);
 }
 
-/** Replaces the user's password and ends every session of the user, the console's too; tokens already issued stay. */
+/**
+ * Replaces the user's password, a recovery: every session of the user ends, the console's too, and so does every
+ * pending email change; tokens already issued stay.
+ */
 export async function setPassword(ctx: AdminContext, ref: string, password: string): Promise<UserSummary> {
   const user = await findUserByRef(ctx.db, ref);
   await refuseDirectoryUser(ctx.db, user);
@@ -259,13 +280,16 @@ export async function setPassword(ctx: AdminContext, ref: string, password: stri
 /**
  * A password reset link for the user, valid PASSWORD_RESET_TTL_SECONDS like one they ask for: mailed to their address
  * (through the outbox) when `send`, else returned for the admin to hand over. Refused for a disabled user, and, to
- * send, for a user without an email address.
+ * send, for a user without a verified email address.
  */
 export async function resetLink(ctx: AdminContext, ref: string, send: boolean): Promise<{ user: UserSummary; url?: string }> {
   const user = await findUserByRef(ctx.db, ref);
   await refuseDirectoryUser(ctx.db, user);
   if (user.disabled_at !== null) throw new AdminError(`user "${user.username}" is disabled: enable them first`);
   if (send && !user.email) throw new AdminError(`user "${user.username}" has no email address: print the link instead`);
+  // Issue 38: a reset link goes only to a verified address; one someone else set is verified by its owner first.
+  if (send && !user.email_verified)
+    throw new AdminError(`the address of "${user.username}" is not verified: no link is mailed to it (print the link instead)`);
   const issued = await inAdminTransaction(ctx, async (trx, tctx) => {
     const link = await issueResetLink(tctx, user.id, send);
     if (!link) throw new AdminError(`user "${user.username}" changed meanwhile: nothing was issued`, 'conflict');
@@ -380,16 +404,21 @@ export interface RevokedSessions {
   consoleSessionsEnded: number;
 }
 
-/** Ends every session of the user (browser and console) in `trx`, with its session.ended event. */
+/**
+ * Ends every session of the user (browser and console) and every pending email change in `trx` (a recovery), with
+ * its session.ended event.
+ */
 async function endSessionsIn(ctx: AdminContext, trx: Db, userId: string) {
   const sessions = await endUserSessions(trx, userId, ctx.clock());
+  await endPendingEmailChanges(ctx, trx, userId);
   await emitSessionsEnded(ctx, trx, userId, 'revoked', { sids: sessions.endedSids });
   return sessions;
 }
 
 /**
  * Signs the user out everywhere: every live session ends and its clients are told by back-channel logout, as at a
- * logout. Tokens already issued are left alone (disable the user, or revoke devices, to revoke them too).
+ * logout, and every pending email change ends (a recovery: its link stops working). Tokens already issued are
+ * left alone (disable the user, or revoke devices, to revoke them too).
  */
 export async function revokeSessions(ctx: AdminContext, ref: string): Promise<RevokedSessions> {
   const user = await findUserByRef(ctx.db, ref);

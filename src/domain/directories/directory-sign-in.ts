@@ -2,6 +2,7 @@
 // directory is checked by a bind as their entry (found again by its stable identifier, so a moved entry still
 // signs in); a login no local user has is searched in the directories in order, and a found entry whose bind
 // succeeds becomes a local user, linked. Each sign-in refreshes the mapped attributes.
+import { emitEmailChanged, endPendingEmailChanges } from '../accounts/email-change.js';
 import { randomUUID } from 'node:crypto';
 import type { Entry } from 'ldapts';
 import { findLink, findLinkOfUser, insertLink, touchLink, findDirectory } from '../../storage/directories.js';
@@ -101,6 +102,13 @@ async function refresh(ctx: ProviderContext, user: UserRow, directoryId: string,
   if (email === user.email && emailVerified === user.email_verified && sameClaims(claims, user.claims)) return user;
   await ctx.db.transaction().execute(async (trx: Db) => {
     await updateUser(trx, user.id, { email, email_verified: emailVerified, claims: JSON.stringify(claims), updated_at: now });
+    // Issue 38: an address the directory changed ends the pending changes (as an admin's does) and is announced. It
+    // counts as verified only when the admin said the directory's addresses are (attributes.email_verified): the
+    // directory holds this user's password already, so trusting its address gives it nothing more.
+    if (email !== user.email) {
+      await endPendingEmailChanges(ctx, trx, user.id);
+      await emitEmailChanged(ctx, trx, user, { email, previous: user.email, verified: emailVerified, via: 'directory' });
+    }
     await emitUserEvent(
       ctx,
       trx,

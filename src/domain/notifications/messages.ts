@@ -109,11 +109,15 @@ const TEMPLATES: Readonly<Record<OutboxKind, Template>> = {
     intro: [t('mail.emailTaken.intro', { service: s.serviceName })],
     outro: [t('mail.emailTaken.outro')],
   }),
+  // The cancel link ends the change; a notice queued before it had one sends to a password reset (which ends it too).
   'email-change-notice': (payload, s, t) => ({
     subject: t('mail.emailNotice.subject', { service: s.serviceName }),
     intro: [t('mail.emailNotice.intro', { service: s.serviceName, to: field(payload, 'to') })],
-    action: { label: t('mail.emailNotice.action'), url: s.forgotUrl },
-    outro: [t('mail.ifYou')],
+    action:
+      typeof payload.cancel === 'string' && payload.cancel !== ''
+        ? { label: t('mail.emailNotice.cancel'), url: payload.cancel }
+        : { label: t('mail.emailNotice.action'), url: s.forgotUrl },
+    outro: [t('mail.emailNotice.recovery'), t('mail.ifYou')],
   }),
   invitation: (payload, s, t) => ({
     subject: t('mail.invitation.subject', { service: s.serviceName }),

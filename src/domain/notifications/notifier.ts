@@ -16,16 +16,25 @@ export interface Notifier {
 export class UndeliverableMessage extends Error {}
 
 /**
- * Whom a message goes to: its own address (a sign-up, an invitation), else its user's email. Undefined when the
- * user was deleted since. A user without an email address has `address: null`.
+ * What opens the account, and so goes only to a verified address (issue 38): an address someone else set is not
+ * verified until its owner verifies it. Queued with that address (outbox.address) when the user had one.
+ */
+const VERIFIED_ONLY: ReadonlySet<string> = new Set(['one-time-code', 'password-reset']);
+
+/**
+ * Whom a message goes to: its own address (a sign-up, an invitation, a code or a reset link as queued), else its
+ * user's email, if verified for a code or a reset link. Undefined when the user was deleted since. A user without
+ * such an address has `address: null`.
  */
 export async function recipientOf(
   ctx: Pick<ProviderContext, 'db'>,
-  message: Pick<ClaimedMessage, 'userId' | 'address'>,
+  message: Pick<ClaimedMessage, 'userId' | 'address' | 'kind'>,
 ): Promise<{ address: string | null; user: UserRow | null } | undefined> {
   if (message.userId === null) return { address: message.address, user: null };
   const user = await findUserById(ctx.db, message.userId);
-  return user && { address: message.address ?? user.email, user };
+  if (!user) return undefined;
+  const own = VERIFIED_ONLY.has(message.kind) && !user.email_verified ? null : user.email;
+  return { address: message.address ?? own, user };
 }
 
 const LEASE_SECONDS = 30;

@@ -6,10 +6,14 @@
 // name.familyName -> given_name and family_name; displayName (else name.formatted) -> name; active -> not disabled;
 // externalId -> scim_users. Other attributes (phone numbers, addresses, the enterprise extension, a password) are
 // ignored, as RFC 7644 3.3 lets a service provider do with attributes it does not support.
+//
+// What a client may change (issue 38, docs/scim.md): only users it provisioned (POST /Users, a scim_users row), and
+// never a user with a console role; any other user it may read, not change (403). An address it sets is unverified.
 import { randomToken } from '../secrets.js';
 import { asOneChange, lockForChange, type AdminContext } from '../admin/admin.js';
 import { createUser, deleteUser, disableUser, enableUser, updateUserProfile } from '../admin/user-admin.js';
 import { findScimUser, searchScimUsers, upsertScimUser, type ScimUserRow, type ScimUserTerm } from '../../storage/scim-users.js';
+import { findUserRole } from '../../storage/groups.js';
 import { parseFilter } from './filter.js';
 import { applyPatch, lowerKeys, type PatchOperation } from './patch.js';
 import { checkVersion, listResponse, pageOf, withVersion, type Json } from './representation.js';
@@ -123,6 +127,19 @@ async function lockedOrThrow(tctx: ScimContext, id: string): Promise<ScimUserRow
   return findOrThrow(tctx, id);
 }
 
+/**
+ * A provisioning token must never be worth more than an admin (issue 38): it changes (PUT, PATCH, DELETE) only the
+ * users provisioned over SCIM, and none who holds a console role, whose address would otherwise take the console
+ * through a password reset. RFC 7644 3.12: "403 Forbidden: Operation is not permitted based on the supplied
+ * authorization." (Table 9 has no scimType for it: scimType is for 400.)
+ */
+async function refuseUnlessProvisioned(tctx: ScimContext, row: ScimUserRow): Promise<void> {
+  if (row.scim_updated_at === null)
+    throw new ScimError(403, 'this user was not provisioned over SCIM: a provisioning client may read them, not change them');
+  if ((await findUserRole(tctx.db, row.id)) !== undefined)
+    throw new ScimError(403, 'this user holds a console role: only an admin may change them');
+}
+
 export async function getUser(ctx: ScimContext, id: string): Promise<Json> {
   return userResource(await findOrThrow(ctx, id), ctx.scimBase);
 }
@@ -234,6 +251,7 @@ async function storeState(ctx: ScimContext, row: ScimUserRow, state: UserState):
 export async function replaceScimUser(ctx: ScimContext, id: string, body: unknown, ifMatch?: string): Promise<Json> {
   await asOneChange(ctx, async (tctx) => {
     const row = await lockedOrThrow(tctx, id);
+    await refuseUnlessProvisioned(tctx, row);
     checkVersion(userResource(row, ctx.scimBase), ifMatch);
     await storeState(tctx, row, stateOf(body));
   });
@@ -244,6 +262,7 @@ export async function replaceScimUser(ctx: ScimContext, id: string, body: unknow
 export async function patchScimUser(ctx: ScimContext, id: string, operations: PatchOperation[], ifMatch?: string): Promise<Json> {
   await asOneChange(ctx, async (tctx) => {
     const row = await lockedOrThrow(tctx, id);
+    await refuseUnlessProvisioned(tctx, row);
     const current = userResource(row, ctx.scimBase);
     checkVersion(current, ifMatch);
     await storeState(tctx, row, stateOf(applyPatch(current, operations)));
@@ -255,6 +274,7 @@ export async function patchScimUser(ctx: ScimContext, id: string, operations: Pa
 export async function deleteScimUser(ctx: ScimContext, id: string, ifMatch?: string): Promise<void> {
   await asOneChange(ctx, async (tctx) => {
     const row = await lockedOrThrow(tctx, id);
+    await refuseUnlessProvisioned(tctx, row);
     checkVersion(userResource(row, ctx.scimBase), ifMatch);
     await scimErrorOfAdmin(() => deleteUser(tctx, row.id));
   });

@@ -4,6 +4,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'user.created',
   'user.updated',
   'user.deleted',
+  // An address set or removed, by its owner or anyone else, and whether it is verified (issue 38).
+  'user.email_changed',
   'sign_in.succeeded',
   'sign_in.failed',
   'risk.challenged',

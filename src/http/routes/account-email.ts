@@ -1,13 +1,26 @@
 // GET/POST /account/email: the signed-in user asks to change their email address; GET/POST /account/email/verify:
-// the link mailed to the new address, confirmed with a button (src/domain/accounts/email-change.ts).
+// the link mailed to the new address, confirmed with a button; GET/POST /account/email/cancel: the cancel link of the
+// notice to the current address, confirmed with a button too (src/domain/accounts/email-change.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { accountFormToken } from '../../domain/accounts/account-forms.js';
-import { confirmEmailChange, openEmailChange, requestEmailChange } from '../../domain/accounts/email-change.js';
+import {
+  cancelEmailChange,
+  confirmEmailChange,
+  openEmailCancel,
+  openEmailChange,
+  requestEmailChange,
+} from '../../domain/accounts/email-change.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { accountSession, type SignedIn } from '../account-session.js';
 import { seeOther } from '../redirect.js';
-import { accountMessagePage, emailChangePage, emailConfirmPage, type EmailChangePageInput } from '../views/account-pages.js';
+import {
+  accountMessagePage,
+  emailCancelPage,
+  emailChangePage,
+  emailConfirmPage,
+  type EmailChangePageInput,
+} from '../views/account-pages.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { waitTime } from '../views/wait-time.js';
 import { pageLanguage } from '../page-language.js';
@@ -35,7 +48,14 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
     page(
       reply,
       status,
-      emailChangePage(t, { base, csrfToken: accountFormToken(who.cookie), username: who.user.username, current: who.user.email, ...extra }),
+      emailChangePage(t, {
+        base,
+        csrfToken: accountFormToken(who.cookie),
+        username: who.user.username,
+        current: who.user.email,
+        currentUnverified: !who.user.email_verified,
+        ...extra,
+      }),
     );
   const unusable = (reply: FastifyReply, t: PageText) =>
     page(
@@ -124,6 +144,47 @@ export default async function accountEmailRoutes(app: FastifyInstance, opts: Acc
           title: t('email.changedTitle'),
           message: t('email.changed', { email: outcome.newEmail }),
           link: { url: base, label: t('email.goToAccount') },
+        }),
+      );
+    },
+  );
+
+  const nothingToCancel = (reply: FastifyReply, t: PageText) =>
+    page(
+      reply,
+      400,
+      accountMessagePage(t, {
+        title: t('reset.invalidTitle'),
+        message: t('email.cancelInvalid'),
+        link: { url: base, label: t('email.goToAccount') },
+        alert: true,
+      }),
+    );
+
+  app.get<{ Querystring: { token?: string } }>(
+    '/account/email/cancel',
+    { schema: { querystring: tokenQuerySchema }, config: { html: true } },
+    async (request, reply) => {
+      const token = request.query.token;
+      const t = language(request);
+      if (!token || !(await openEmailCancel(ctx, token))) return nothingToCancel(reply, t);
+      return page(reply, 200, emailCancelPage(t, { action: `${base}/email/cancel`, token }));
+    },
+  );
+
+  app.post<{ Body: RawParams }>(
+    '/account/email/cancel',
+    { schema: { body: tokenFormSchema }, config: { html: true } },
+    async (request, reply) => {
+      const t = language(request);
+      if (!(await cancelEmailChange(ctx, single(request.body, 'token')))) return nothingToCancel(reply, t);
+      return page(
+        reply,
+        200,
+        accountMessagePage(t, {
+          title: t('email.cancelledTitle'),
+          message: t('email.cancelled'),
+          link: { url: `${ctx.config.issuer}/account/forgot`, label: t('mail.passwordChanged.action') },
         }),
       );
     },

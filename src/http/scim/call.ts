@@ -32,6 +32,7 @@ export function scimContext(ctx: ProviderContext, request: FastifyRequest): Scim
     passwordPolicy: ctx.passwordPolicy,
     actor: { kind: 'client', clientId: request.scimClientId! },
     origin: request.ip,
+    via: 'scim',
     scimBase: `${ctx.config.baseUrl}${SCIM_PREFIX}`,
   };
 }

@@ -320,6 +320,8 @@ export interface EmailChangePageInput {
   csrfToken: string;
   username: string;
   current: string | null;
+  /** The current address is not verified: the page says how its owner verifies it (the same form, that address). */
+  currentUnverified?: boolean | undefined;
   newEmail?: string | undefined;
   error?: { field: 'email' | 'password' | 'form'; message: string } | undefined;
 }
@@ -334,6 +336,7 @@ export function emailChangePage(t: PageText, input: EmailChangePageInput): strin
     t('email.title'),
     html`<h1>${t('email.title')}</h1>
 <p class="lead">${input.current ? `${t('email.current', { email: input.current })} ` : ''}${t('email.lead')}</p>
+${input.current && input.currentUnverified ? html`<p>${t('email.verifyHint')}</p>` : ''}
 ${err ? html`<div class="error" role="alert">${err.message}</div>` : ''}
 <form method="post" action="${input.base}/email">
 <input type="hidden" name="csrf" value="${input.csrfToken}">
@@ -370,6 +373,20 @@ export function accountMessagePage(
 }
 
 /** The mailed link, opened: a button, so that a mail scanner fetching links confirms nothing. */
+/** The notice's cancel link, confirmed with a button (a GET changes nothing: mail scanners open links). */
+export function emailCancelPage(t: PageText, input: { action: string; token: string }): string {
+  return layout(
+    t,
+    t('email.cancelTitle'),
+    html`<h1>${t('email.cancelTitle')}</h1>
+<p class="lead">${t('email.cancelLead')}</p>
+<form method="post" action="${input.action}">
+<input type="hidden" name="token" value="${input.token}">
+<button type="submit">${t('email.cancelSubmit')}</button>
+</form>`,
+  );
+}
+
 export function emailConfirmPage(t: PageText, input: { action: string; token: string; newEmail: string }): string {
   return layout(
     t,

@@ -301,6 +301,15 @@ export const de = {
   'email.changedTitle': 'E-Mail-Adresse geändert',
   'email.changed': 'Ihr Konto verwendet ab jetzt {email}.',
   'email.goToAccount': 'Zu Ihrem Konto',
+  'email.cancelTitle': 'Änderung Ihrer E-Mail-Adresse abbrechen',
+  'email.cancelLead': 'Ihre jetzige E-Mail-Adresse behalten und jede angeforderte, noch nicht bestätigte Änderung beenden?',
+  'email.cancelSubmit': 'Änderung abbrechen',
+  'email.cancelledTitle': 'Änderung abgebrochen',
+  'email.cancelled':
+    'Ihre E-Mail-Adresse bleibt, wie sie ist. Wenn Sie die Änderung nicht angefordert haben, wählen Sie auch ein neues Passwort.',
+  'email.cancelInvalid':
+    'Es gibt keine Änderung abzubrechen: Sie wurde bestätigt, abgebrochen, ist abgelaufen, oder ein Zurücksetzen des Passworts hat sie beendet.',
+  'email.verifyHint': 'Ihre Adresse ist noch nicht bestätigt: Geben Sie sie hier ein, und wir senden einen Link an sie.',
 
   'authorize.invalid': 'Die Anfrage ist ungültig: {detail}',
   'authorize.noClientId': 'Der Anfrage fehlt die client_id.',
@@ -368,6 +377,9 @@ export const de = {
   'mail.emailNotice.intro':
     'Jemand, der bei Ihrem {service}-Konto angemeldet ist, möchte dessen E-Mail-Adresse in {to} ändern. Sie ändert sich, sobald diese Adresse bestätigt ist.',
   'mail.emailNotice.action': 'Das war ich nicht: neues Passwort wählen',
+  'mail.emailNotice.cancel': 'Das war ich nicht: Änderung abbrechen',
+  'mail.emailNotice.recovery':
+    'Wenn Sie das nicht waren, brechen Sie die Änderung mit der Schaltfläche ab und wählen Sie dann ein neues Passwort: Auch ein Zurücksetzen des Passworts oder das Abmelden überall bricht sie ab.',
   'mail.invitation.subject': 'Sie sind zu {service} eingeladen',
   'mail.invitation.intro': 'Sie sind eingeladen, mit dieser E-Mail-Adresse ein {service}-Konto zu erstellen.',
   'mail.invitation.action': 'Konto erstellen',

@@ -282,6 +282,13 @@ export const en = {
   'email.changedTitle': 'Email address changed',
   'email.changed': 'Your account uses {email} from now on.',
   'email.goToAccount': 'Go to your account',
+  'email.cancelTitle': 'Cancel the change of your email address',
+  'email.cancelLead': 'Keep your current email address and end every change of it asked for and not yet confirmed?',
+  'email.cancelSubmit': 'Cancel the change',
+  'email.cancelledTitle': 'Change cancelled',
+  'email.cancelled': 'Your email address stays as it is. If you did not ask for the change, choose a new password too.',
+  'email.cancelInvalid': 'There is no change to cancel: it was confirmed, cancelled or has expired, or a password reset ended it.',
+  'email.verifyHint': 'Your address is not confirmed yet: type it here and we send a link to it.',
 
   'authorize.invalid': 'The request is not valid: {detail}',
   'authorize.noClientId': 'The request has no client_id.',
@@ -345,6 +352,9 @@ export const en = {
   'mail.emailNotice.intro':
     'Someone signed in to your {service} account asked to change its email address to {to}. It changes once that address is confirmed.',
   'mail.emailNotice.action': 'It was not me: choose a new password',
+  'mail.emailNotice.cancel': 'It was not me: cancel the change',
+  'mail.emailNotice.recovery':
+    'If it was not you, cancel it with the button, then choose a new password: a password reset, or signing out everywhere, cancels it as well.',
   'mail.invitation.subject': 'You are invited to {service}',
   'mail.invitation.intro': 'You are invited to create a {service} account with this email address.',
   'mail.invitation.action': 'Create your account',

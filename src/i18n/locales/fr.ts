@@ -295,6 +295,15 @@ export const fr = {
   'email.changedTitle': 'Adresse e-mail modifiée',
   'email.changed': 'Votre compte utilise désormais {email}.',
   'email.goToAccount': 'Aller à votre compte',
+  'email.cancelTitle': 'Annuler le changement de votre adresse e-mail',
+  'email.cancelLead': 'Garder votre adresse e-mail actuelle et mettre fin à tout changement demandé et pas encore confirmé ?',
+  'email.cancelSubmit': 'Annuler le changement',
+  'email.cancelledTitle': 'Changement annulé',
+  'email.cancelled':
+    'Votre adresse e-mail reste la même. Si vous n’avez pas demandé ce changement, choisissez aussi un nouveau mot de passe.',
+  'email.cancelInvalid':
+    'Il n’y a aucun changement à annuler : il a été confirmé, annulé, a expiré, ou une réinitialisation du mot de passe y a mis fin.',
+  'email.verifyHint': 'Votre adresse n’est pas encore confirmée : saisissez-la ici et nous y enverrons un lien.',
 
   'authorize.invalid': 'La demande n’est pas valide : {detail}',
   'authorize.noClientId': 'La demande ne contient pas de client_id.',
@@ -362,6 +371,9 @@ export const fr = {
   'mail.emailNotice.intro':
     'Une personne connectée à votre compte {service} a demandé à changer son adresse e-mail en {to}. Elle change dès que cette adresse est confirmée.',
   'mail.emailNotice.action': 'Ce n’était pas moi : choisir un nouveau mot de passe',
+  'mail.emailNotice.cancel': 'Ce n’était pas moi : annuler le changement',
+  'mail.emailNotice.recovery':
+    'Si ce n’était pas vous, annulez-le avec le bouton, puis choisissez un nouveau mot de passe : une réinitialisation du mot de passe, ou la déconnexion partout, l’annule aussi.',
   'mail.invitation.subject': 'Vous êtes invité à rejoindre {service}',
   'mail.invitation.intro': 'Vous êtes invité à créer un compte {service} avec cette adresse e-mail.',
   'mail.invitation.action': 'Créer votre compte',

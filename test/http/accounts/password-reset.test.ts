@@ -6,15 +6,18 @@ import t from 'tap';
 import { sha256 } from '../../../src/domain/secrets.js';
 import { totp } from '../../../src/domain/accounts/totp.js';
 import { adminContext } from '../../../src/cli/command.js';
-import { disableUser, setPassword } from '../../../src/domain/admin/user-admin.js';
-import { ALICE, BOB, buildTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
+import { disableUser, resetLink, setPassword } from '../../../src/domain/admin/user-admin.js';
+import { ALICE, BOB, buildTestApp, FIXTURES, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { accountSignIn, enrol, KEYS_SECRET, TestClock } from '../../helpers/account.js';
 import { Browser, tokenRequest } from '../../helpers/flow.js';
 import { offlineTokens, GRANT_FIXTURES, REFRESHING_BASIC } from '../../helpers/grants.js';
 
 const FORGOT = '/sso/account/forgot';
 /** No notifier: messages stay in the outbox, where the tests read the links (the log notifier would write them out). */
-const build = (t: Parameters<typeof buildTestApp>[0], options: TestAppOptions = {}) => buildTestApp(t, { notifier: null, ...options });
+const build = (t: Parameters<typeof buildTestApp>[0], options: TestAppOptions = {}) =>
+  buildTestApp(t, { notifier: null, seed: VERIFIED, ...options });
+/** Bob's address verified too: a reset link is mailed only to a verified address (issue 38; the last tests here). */
+const VERIFIED = { clients: FIXTURES.clients, users: [ALICE, { ...BOB, email_verified: true }] };
 const RESET = '/sso/account/reset';
 
 async function outboxLinks(test: TestApp, userId?: string): Promise<string[]> {
@@ -92,11 +95,24 @@ t.test('OWASP Forgot Password: the answer is the same whether or not the account
   t.equal(page.headers['referrer-policy'], 'no-referrer', 'the page never sends the link on as a referrer');
   t.match(page.body, 'for <strong>alice</strong>');
   t.notMatch(page.body, 'authenticator app', 'no code is asked of a user without an app');
-  const bob = await test.db.selectFrom('users').select('email_verified').where('username', '=', 'bob').executeTakeFirstOrThrow();
-  t.equal(bob.email_verified, false);
   t.equal((await resetForm(test, tokenOf(byEmail.link!), 'a new long passphrase')).statusCode, 200);
-  const after = await test.db.selectFrom('users').select('email_verified').where('username', '=', 'bob').executeTakeFirstOrThrow();
-  t.equal(after.email_verified, true, 'following the link proved the address: email_verified is true');
+});
+
+t.test('issue 38: a reset link is mailed only to a verified address, the one the user has when it is asked for', async (t) => {
+  // The fixtures as they are: bob's address is not verified (an admin set it, and bob never confirmed it).
+  const test = await build(t, { seed: FIXTURES });
+  const verified = await askLink(test, 'alice');
+  const unverified = await askLink(test, 'bob');
+  t.equal(unverified.res.body, verified.res.body, 'the page says the same either way');
+  t.ok(verified.link, 'a link for alice, whose address is verified');
+  t.notOk(unverified.link, 'none for bob, whose address is not');
+  const queued = await test.db.selectFrom('outbox').select('address').where('kind', '=', 'password-reset').execute();
+  t.same(queued, [{ address: ALICE.email }], 'the message keeps the verified address it is for');
+  // A link an admin prints for bob proves no address: setting the password through it leaves the address unverified.
+  const printed = await resetLink(adminContext(test.config, pino({ level: 'silent' }), test.db), 'bob', false);
+  t.equal((await resetForm(test, tokenOf(printed.url!), 'a new long passphrase')).statusCode, 200);
+  const bob = await test.db.selectFrom('users').select('email_verified').where('username', '=', 'bob').executeTakeFirstOrThrow();
+  t.equal(bob.email_verified, false, 'a reset does not verify an address');
 });
 
 t.test('a new password: the policy applies, both entries must match, then the link is spent and sessions and tokens end', async (t) => {

@@ -82,6 +82,9 @@ t.test('a signed-in user: sessions and devices listed, revoked; disable and enab
   t.equal(link.statusCode, 400, 'no reset link for a disabled user');
   const enabled = await api.call(t, 'POST', '/users/bob/enable');
   t.same([enabled.json().changed, enabled.json().user.disabled], [true, false]);
+  const unverified = await api.call(t, 'POST', '/users/bob/reset-link');
+  t.equal(unverified.statusCode, 400, 'issue 38: no link is mailed to an unverified address');
+  await api.db.updateTable('users').set({ email_verified: true }).where('username', '=', 'bob').execute();
   const sent = await api.call(t, 'POST', '/users/bob/reset-link');
   t.equal(sent.statusCode, 202);
   t.notOk(sent.body.includes('http'), 'the link is mailed, never answered');

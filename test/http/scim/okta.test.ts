@@ -7,6 +7,9 @@
 // document shows and against RFC 7643 (resources) and RFC 7644 (protocol). Okta sends no DELETE for users (the
 // reference, "Delete Users"): deprovisioning is the PATCH of active false, so no DELETE of a user is replayed here.
 import t from 'tap';
+import pino from 'pino';
+import { adminContext } from '../../../src/cli/command.js';
+import { setPassword } from '../../../src/domain/admin/user-admin.js';
 import { ALICE, BOB } from '../../helpers/app.js';
 import { obtainCode } from '../../helpers/flow.js';
 import { BASE, GROUP_SCHEMA, LIST_RESPONSE, PATCH_OP, scimApp, USER_SCHEMA } from './scim-app.js';
@@ -157,42 +160,45 @@ t.test('Okta updates the user with the PUT of the whole User (RFC 7644 3.5.1); a
 });
 
 t.test('Okta deactivates with a path-less replace (RFC 7644 3.5.2.3): disabled, sessions ended', async (t) => {
-  // Alice signs in first, so that deprovisioning has a session to end.
-  await obtainCode(api.app, {}, { user: ALICE });
-  const alice = (await api.call('GET', `/Users?${eq('userName', 'alice')}`)).json().Resources[0];
+  // The user Okta provisioned signs in first (with a password an admin gave them), so that deprovisioning has a
+  // session to end. Okta changes only the users it provisioned (issue 38, scim-reach.test.ts).
+  const password = 'okta-user-password-123';
+  await setPassword(adminContext(api.config, pino({ level: 'silent' }), api.db), userId, password);
+  await obtainCode(api.app, {}, { user: { username: 'test.user@okta.local', password } });
+  const provisioned = (await api.call('GET', `/Users?${eq('userName', 'test.user@okta.local')}`)).json().Resources[0];
   const live = () =>
     api.db
       .selectFrom('sessions')
       .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('user_id', '=', alice.id)
+      .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
       .executeTakeFirstOrThrow();
   t.equal(Number((await live()).n), 1);
   // "Update a specific User (PATCH)": the body Okta sends when a user is deactivated.
-  const res = await api.call('PATCH', `/Users/${alice.id}`, {
+  const res = await api.call('PATCH', `/Users/${userId}`, {
     body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: false } }] },
   });
   t.equal(res.statusCode, 200);
   t.equal(res.json().active, false);
-  t.equal(res.json().userName, 'alice', 'the rest of the user is left as it was');
-  t.same(res.json().emails, alice.emails);
+  t.equal(res.json().userName, 'test.user@okta.local', 'the rest of the user is left as it was');
+  t.same(res.json().emails, provisioned.emails);
   t.equal(Number((await live()).n), 0, 'issue 20: deprovisioning ends their sessions');
-  const row = await api.db.selectFrom('users').select('disabled_at').where('id', '=', alice.id).executeTakeFirstOrThrow();
+  const row = await api.db.selectFrom('users').select('disabled_at').where('id', '=', userId).executeTakeFirstOrThrow();
   t.ok(row.disabled_at, 'the user is disabled');
-  const events = await api.db.selectFrom('admin_audit_records').select('event').where('target_id', '=', alice.id).execute();
+  const events = await api.db.selectFrom('admin_audit_records').select('event').where('target_id', '=', userId).execute();
   t.ok(
     events.some((e) => e.event === 'admin.user.disabled'),
     'disabled through the admin domain function',
   );
-  const found = (await api.call('GET', `/Users?${eq('userName', 'alice')}&startIndex=1&count=100`)).json();
+  const found = (await api.call('GET', `/Users?${eq('userName', 'test.user@okta.local')}&startIndex=1&count=100`)).json();
   t.equal(found.totalResults, 1, 'a deactivated user is still found by the lookup (Okta matches it again)');
   t.equal(found.Resources[0].active, false);
-  const both = encodeURIComponent('userName eq "alice" and active eq false');
+  const both = encodeURIComponent('userName eq "test.user@okta.local" and active eq false');
   const inactive = (await api.call('GET', `/Users?filter=${both}`)).json();
   t.equal(inactive.totalResults, 1, 'and filters by active');
   // The reference lists activating a user among the PATCH requests without showing its body; it is taken to be the
   // deactivation's body with true.
-  const reactivated = await api.call('PATCH', `/Users/${alice.id}`, {
+  const reactivated = await api.call('PATCH', `/Users/${userId}`, {
     body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: true } }] },
   });
   t.equal(reactivated.json().active, true, 'active true enables them again');

@@ -90,7 +90,7 @@ t.test('an entry names every problem, and never echoes its secret', async (t) =>
     'unknown field "extra"',
     'id must be 1 to 63 lowercase letters, digits, "-" or "_"',
     'url must use https (http only on loopback)',
-    'events: "user.exploded" is not an event type (user.created, user.updated, user.deleted, sign_in.succeeded, sign_in.failed, risk.challenged, risk.blocked, device.added, session.ended, client.changed)',
+    'events: "user.exploded" is not an event type (user.created, user.updated, user.deleted, user.email_changed, sign_in.succeeded, sign_in.failed, risk.challenged, risk.blocked, device.added, session.ended, client.changed)',
     'events must not repeat a type',
     'secret must be 32 to 1024 characters',
   ]);
