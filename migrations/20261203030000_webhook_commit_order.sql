@@ -19,13 +19,13 @@ CREATE SEQUENCE webhook_delivery_position AS bigint;
 UPDATE webhook_deliveries SET position = seq;
 SELECT setval('webhook_delivery_position', COALESCE((SELECT max(seq) FROM webhook_deliveries), 0) + 1, false);
 
--- The NOTIFY is sent at commit as well (and only if the transaction commits); several in one transaction are one
--- notification. src/storage/webhook-wakeups.ts listens on this channel.
+-- The NOTIFY is sent at commit as well (and only if the transaction commits), naming the subscription; the same one
+-- several times in one transaction is one notification. src/jobs/webhook-job.ts listens on this channel.
 CREATE FUNCTION webhook_delivery_committing() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext('sso.webhook_deliveries.position'));
   UPDATE webhook_deliveries SET position = nextval('webhook_delivery_position') WHERE id = NEW.id;
-  PERFORM pg_notify('sso_webhook_deliveries', '');
+  PERFORM pg_notify('sso_webhook_deliveries', NEW.subscription_id);
   RETURN NULL;
 END
 $$;

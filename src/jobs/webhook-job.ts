@@ -14,6 +14,11 @@ import { WEBHOOK_CHANNEL, type ClaimedWebhookDelivery } from '../storage/webhook
  * that a busy subscription cannot hold a place for ever while others wait for one.
  */
 const TURN_DELIVERIES = 50;
+/**
+ * Looks for other subscriptions' deliveries at most this often while events keep coming: a burst of commits is one
+ * look, not one per commit. A subscription in its turn never waits for it.
+ */
+const LOOK_GAP_MS = 20;
 
 export interface WebhookJob {
   /** Looks for due deliveries now (they were just queued). */
@@ -38,13 +43,26 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
       lookAgain = true;
       return;
     }
-    looking = look().finally(() => {
-      looking = undefined;
-      if (lookAgain) {
-        lookAgain = false;
-        wake();
-      }
-    });
+    looking = look()
+      .then(async () => {
+        if (lookAgain) await new Promise((resolve) => setTimeout(resolve, LOOK_GAP_MS).unref());
+      })
+      .finally(() => {
+        looking = undefined;
+        if (lookAgain) {
+          lookAgain = false;
+          wake();
+        }
+      });
+  }
+
+  /**
+   * A notification names the subscription of the delivery committed: one in its turn claims it itself (its turn's
+   * end looks again, so that one committed as the turn ends is not missed). Without a name, look.
+   */
+  function notified(subscriptionId?: string): void {
+    if (subscriptionId && turns.has(subscriptionId)) return;
+    wake();
   }
 
   /** Claims the due heads of as many other subscriptions as there are free places, and starts a turn for each. */
@@ -85,7 +103,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   poll.unref();
   let listening: Promise<Listening | undefined> = Promise.resolve(undefined);
   if (options.listen) {
-    listening = options.listen(WEBHOOK_CHANNEL, wake).catch((err: unknown) => {
+    listening = options.listen(WEBHOOK_CHANNEL, notified).catch((err: unknown) => {
       warn(err, 'webhook listener failed; polling only');
       return undefined;
     });

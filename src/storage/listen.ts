@@ -1,7 +1,7 @@
 // LISTEN on a channel of the database (issue 38): on PostgreSQL through a client of its own, outside the pool (a
 // pooled connection goes back to the pool and its LISTEN with it), reconnecting after the server goes away; on
-// PGlite through its one session. `onNotify` is called for each notification, and after each (re)connection, since
-// what was notified while no one listened is lost.
+// PGlite through its one session. `onNotify` is called with the payload of each notification, and with none after
+// each (re)connection, since what was notified while no one listened is lost.
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
@@ -12,7 +12,7 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-export type Listen = (channel: string, onNotify: () => void) => Promise<Listening>;
+export type Listen = (channel: string, onNotify: (payload?: string) => void) => Promise<Listening>;
 
 /** The wait before the first reconnection; it doubles up to RECONNECT_MAX_MS. */
 const RECONNECT_MIN_MS = 250;
@@ -54,7 +54,7 @@ export function postgresListen(url: string, logger?: Pick<Logger, 'warn'>): List
       c.on('error', drop);
       c.on('end', () => drop());
       c.on('notification', (n) => {
-        if (n.channel === channel) onNotify();
+        if (n.channel === channel) onNotify(n.payload);
       });
       try {
         await c.connect();
@@ -91,8 +91,8 @@ export function postgresListen(url: string, logger?: Pick<Logger, 'warn'>): List
  */
 export function pgliteListen(pglite: PGlite, db: Db): Listen {
   return async (channel, onNotify) => {
-    const off = pglite.onNotification((name) => {
-      if (name === channel) onNotify();
+    const off = pglite.onNotification((name, payload) => {
+      if (name === channel) onNotify(payload);
     });
     await sql.raw(`LISTEN ${channelIdentifier(channel)}`).execute(db);
     onNotify();

@@ -130,7 +130,7 @@ export async function resumeWebhookSubscription(db: Db, id: string, now: Date): 
     .where('subscription_id', '=', id)
     .where('status', '=', 'pending')
     .execute();
-  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, '')`.execute(db);
+  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, ${id})`.execute(db);
   return true;
 }
 
@@ -256,14 +256,16 @@ export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Pr
   }));
 }
 
-/** Delivered: the delivery leaves the queue and the subscription's failure streak ends. */
+/** Delivered: the delivery leaves the queue and the subscription's failure streak ends, in one statement. */
 export async function markWebhookDelivered(db: Db, d: { id: string; subscriptionId: string; status: number; now: Date }): Promise<void> {
   await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'delivered', delivered_at: d.now, last_status: d.status, last_error: null })
-    .where('id', '=', d.id)
-    .execute();
-  await db
+    .with('delivered', (qb) =>
+      qb
+        .updateTable('webhook_deliveries')
+        .set({ status: 'delivered', delivered_at: d.now, last_status: d.status, last_error: null })
+        .where('id', '=', d.id)
+        .returning('id'),
+    )
     .updateTable('webhook_subscriptions')
     .set({ consecutive_failures: 0, failing_since: null, last_success_at: d.now })
     .where('id', '=', d.subscriptionId)

@@ -98,7 +98,7 @@ export async function deliverWebhook(
   const base = { id: d.id, subscriptionId: d.subscriptionId };
   try {
     const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-    await ctx.db.transaction().execute((trx: Db) => markWebhookDelivered(trx, { ...base, status, now: ctx.clock() }));
+    await markWebhookDelivered(ctx.db, { ...base, status, now: ctx.clock() });
     return { ...base, outcome: 'delivered', status };
   } catch (err) {
     const failed = err instanceof AttemptFailed ? err : new AttemptFailed('the delivery failed');
