@@ -87,7 +87,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
       for (let sent = 1; next; sent += 1) {
         const outcome = await deliverWebhook(ctx, next);
         if (outcome.outcome !== 'delivered' || stopped || sent >= TURN_DELIVERIES) return;
-        [next] = await claimWebhookDeliveries(ctx, { limit: 1, subscriptionId });
+        [next] = await claimWebhookDeliveries(ctx, { limit: 1, subscriptionId, after: next.position });
       }
     })()
       // A delivery left claimed by a failed write is sent again once its lease is over.

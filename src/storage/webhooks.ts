@@ -177,6 +177,8 @@ export function webhookDeliveriesInsert(db: Pick<Db, 'insertInto'>, e: NewWebhoo
 
 export interface ClaimedWebhookDelivery {
   id: string;
+  /** Its place in the subscription's queue (commit order). */
+  position: string;
   subscriptionId: string;
   eventId: string;
   eventType: string;
@@ -196,6 +198,11 @@ export interface WebhookClaim {
   limit: number;
   /** Only this subscription's next delivery (the one after a delivery just made). */
   subscriptionId?: string;
+  /**
+   * With subscriptionId: the position of the delivery just delivered. None before it is pending (it was the first),
+   * so the index is read from there on, past the rows delivered before it, not yet vacuumed away.
+   */
+  after?: string;
   /** Not these subscriptions (those this instance is sending to already). */
   excluding?: readonly string[];
 }
@@ -210,9 +217,11 @@ export interface WebhookClaim {
 export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
   const { now, leaseUntil, limit } = claim;
   const only = claim.subscriptionId === undefined ? sql`` : sql`AND s.id = ${claim.subscriptionId}`;
+  const after = claim.subscriptionId === undefined || claim.after === undefined ? sql`` : sql`AND d.position > ${claim.after}::bigint`;
   const excluding = claim.excluding?.length ? sql`AND NOT (s.id = ANY (${[...claim.excluding]}::text[]))` : sql``;
   const result = await sql<{
     id: string;
+    position: string;
     subscription_id: string;
     event_id: string;
     event_type: string;
@@ -227,7 +236,7 @@ export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Pr
         FROM webhook_subscriptions s
        CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.subscription_id = s.id AND d.status = 'pending'
+              WHERE d.subscription_id = s.id AND d.status = 'pending' ${after}
               ORDER BY d.position LIMIT 1
        ) h
        WHERE s.enabled AND s.paused_at IS NULL AND h.next_attempt_at <= ${now} ${only} ${excluding}
@@ -242,9 +251,12 @@ export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Pr
     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
       FROM webhook_subscriptions s
      WHERE d.id IN (SELECT id FROM due) AND s.id = d.subscription_id
-    RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(db);
+    RETURNING d.id, d.position, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(
+    db,
+  );
   return result.rows.map((r) => ({
     id: r.id,
+    position: String(r.position),
     subscriptionId: r.subscription_id,
     eventId: r.event_id,
     eventType: r.event_type,

@@ -132,7 +132,7 @@ export async function deliverWebhook(
  */
 export function claimWebhookDeliveries(
   ctx: Pick<WebhookContext, 'db' | 'clock'>,
-  claim: { limit: number; subscriptionId?: string; excluding?: readonly string[] },
+  claim: { limit: number; subscriptionId?: string; after?: string; excluding?: readonly string[] },
 ): Promise<ClaimedWebhookDelivery[]> {
   const now = ctx.clock();
   return claimDueWebhookDeliveries(ctx.db, { now, leaseUntil: new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000), ...claim });
