@@ -58,6 +58,7 @@ import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
 import type { Metrics } from './metrics.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
+import type { Listen } from './storage/listen.js';
 import { shippedMigrations } from './storage/migrate.js';
 
 export interface AppDeps {
@@ -76,6 +77,8 @@ export interface AppDeps {
   outbound?: OutboundDeps;
   /** Compiles the routes' schemas on first use (http/lazy-schema-compilers.ts); a test passes its own to compile them all. */
   schemaCompilers?: LazySchemaCompilers;
+  /** LISTEN on the database (DatabaseHandle.listen): wakes the webhook deliveries as they are queued; else they poll. */
+  listen?: Listen;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -150,7 +153,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.webhookPollSeconds > 0) {
     let webhooks: WebhookJob | undefined;
     app.addHook('onReady', async () => {
-      webhooks = startWebhookJob(ctx);
+      webhooks = startWebhookJob(ctx, { listen: deps.listen });
     });
     app.addHook('onClose', async () => webhooks?.stop());
   }

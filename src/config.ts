@@ -101,6 +101,8 @@ export interface Config extends NotifierSettings {
   readonly outboxPollSeconds: number;
   /** How often each instance sends due webhook deliveries; 0: never from this instance. */
   readonly webhookPollSeconds: number;
+  /** Subscriptions this instance sends to at once, each one delivery at a time. */
+  readonly webhookConcurrency: number;
   /** Server processes sharing the port (node:cluster); 1 serves from the main process. Needs PostgreSQL when above 1. */
   readonly workers: number;
   readonly deviceFlow: DeviceFlowSettings;
@@ -186,6 +188,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...notifierSettings(reader, issuer.loopbackIssuer),
     outboxPollSeconds: integer('OUTBOX_POLL_SECONDS'),
     webhookPollSeconds: integer('WEBHOOK_POLL_SECONDS'),
+    webhookConcurrency: integer('WEBHOOK_CONCURRENCY'),
     deviceFlow: deviceFlowSettings(reader, lock),
     pushedRequests: pushedRequestSettings(reader),
     dpop: dpopSettings(reader),

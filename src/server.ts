@@ -24,7 +24,14 @@ async function serve(config: Config): Promise<void> {
     const database = await openMigratedDatabase(config, logger);
     const lifecycle: Lifecycle = { shuttingDown: false };
     const metrics = createMetrics();
-    const app = await buildApp(config, { db: database.db, logger, lifecycle, poolStats: database.poolStats, metrics });
+    const app = await buildApp(config, {
+      db: database.db,
+      logger,
+      lifecycle,
+      poolStats: database.poolStats,
+      metrics,
+      listen: database.listen,
+    });
     // METRICS_PORT: this process serves it, unless it is one of several workers (then the primary does).
     const metricsPort = config.operations.metricsPort !== undefined;
     if (metricsPort && cluster.isWorker) shareMetricsWithPrimary(metrics.registry);

@@ -97,6 +97,7 @@ export const SETTINGS = {
   OUTBOX_POLL_SECONDS: integer(2, 1, 3600),
   // Webhooks (src/domain/webhooks/): 0 sends none from this instance
   WEBHOOK_POLL_SECONDS: integer(5, 0, 3600),
+  WEBHOOK_CONCURRENCY: integer(16, 1, 256),
   // Back-channel logout
   BACKCHANNEL_LOGOUT_TIMEOUT_SECONDS: integer(5, 1, 60),
   BACKCHANNEL_LOGOUT_MAX_ATTEMPTS: integer(5, 1, 20),

@@ -151,6 +151,8 @@ async function main(): Promise<number> {
     serverPid: serverPids,
     ports: servers.map((s) => Number(new URL(s.baseUrl).port)),
     options,
+    databaseUrl: database.env.DATABASE_URL,
+    keysEncryptionSecret: serverEnv.KEYS_ENCRYPTION_SECRET,
   };
   const meta = {
     tool: 'sso-provider bench 1',

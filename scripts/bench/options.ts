@@ -13,8 +13,12 @@ export const SCENARIOS = [
   'password',
   'refresh',
   'client_credentials',
+  'webhooks',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+
+/** Run when --scenarios is not given: all but webhooks, which is a burst of its own (scenarios/webhooks.ts). */
+const DEFAULT_SCENARIOS = SCENARIOS.filter((s) => s !== 'webhooks');
 
 export interface BenchOptions {
   readonly scenarios: readonly ScenarioName[];
@@ -45,12 +49,14 @@ export interface BenchOptions {
   readonly out: string | undefined;
   /** --populate=large: a kept database filled with a deployment's rows (populate-options.ts). */
   readonly populate: PopulateOption | undefined;
+  /** The webhooks scenario: events queued per run, each sent to every receiver (the run's concurrency). */
+  readonly webhookEvents: number;
 }
 
 export const USAGE = `usage: npm run bench -- [--embedded] [--scenarios=${SCENARIOS.join(',')}]
          [--concurrency=1,8,32] [--duration=10] [--warmup=2] [--sample-every=50] [--token-batch=500]
          [--cpu-prof] [--floor [--rounds=1]] [--instances=1] [--soak=SECONDS [--sample=10]] [--out=FILE.json]
-         [--populate=large [--scale=1]]
+         [--populate=large [--scale=1]] [--webhook-events=1000]
 
 Builds dist/ and starts dist/server.js (as npm start does) in production mode on a fresh PostgreSQL
 database created through BENCH_PG_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres) and dropped at the end, on BENCH_DATABASE_URL when set
@@ -65,6 +71,9 @@ requests to each in turn; CPU and memory are their sums. WORKERS=N in the enviro
 --soak=SECONDS (PostgreSQL only) runs the one scenario named at the one concurrency given for that long, and every
 --sample seconds records throughput, p50/p99, server RSS and CPU, and the rows and MiB of the tables that grow; the
 samples go in the JSON and as charts in an SVG beside it.
+--scenarios=webhooks (PostgreSQL only; not run unless named) queues --webhook-events events, each in a transaction of
+its own, for as many receivers on 127.0.0.1 as the concurrency (--concurrency=1,20), and times them from the first
+commit to the last receiver's 2xx; an event lost or sent out of order makes the run invalid.
 Everything goes to 127.0.0.1. Other settings of the server (ARGON2_*, DATABASE_POOL_MAX, ...) are taken
 from the environment.
 ${POPULATE_USAGE}
@@ -92,7 +101,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     ({ values } = parseArgs({
       args: argv,
       options: {
-        scenarios: { type: 'string', default: SCENARIOS.join(',') },
+        scenarios: { type: 'string', default: DEFAULT_SCENARIOS.join(',') },
         concurrency: { type: 'string', default: '1,8,32' },
         duration: { type: 'string', default: '10' },
         warmup: { type: 'string', default: '2' },
@@ -108,6 +117,7 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
         out: { type: 'string' },
         populate: { type: 'string' },
         scale: { type: 'string' },
+        'webhook-events': { type: 'string', default: '1000' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -141,6 +151,8 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
   if (soakS > 0 && (scenarios.length !== 1 || concurrencies.length !== 1))
     throw new UsageError('--soak runs one scenario at one concurrency: name one of each (--scenarios=full-flow --concurrency=32)');
   if (soakS > 0 && rounds > 1) throw new UsageError('--soak is one long run: it does not combine with --rounds');
+  if (scenarios.includes('webhooks') && values.embedded)
+    throw new UsageError('the webhooks scenario writes its events into PostgreSQL: it does not combine with --embedded');
   if (soakS > 0 && values.embedded) throw new UsageError('--soak samples table sizes on PostgreSQL: it does not combine with --embedded');
 
   return Object.freeze({
@@ -159,5 +171,6 @@ export function parseOptions(argv: string[]): BenchOptions | undefined {
     sampleS,
     out: values.out,
     populate,
+    webhookEvents: wholeNumber('webhook-events', values['webhook-events'], 1, 100_000),
   });
 }

@@ -7,6 +7,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import { PGliteDialect } from './pglite-dialect.js';
 import { PreparingClient } from './hot-path/preparing-client.js';
+import { pgliteListen, postgresListen, type Listen } from './listen.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -28,6 +29,8 @@ export interface DatabaseHandle {
   readonly location: string;
   /** Connections in use, idle and waited for, read at a metrics scrape. */
   poolStats(): PoolStats;
+  /** LISTEN on a channel (src/storage/listen.ts): the webhook deliveries are woken by it. */
+  readonly listen: Listen;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,7 @@ function openPostgres(url: string, options: DatabaseOptions): DatabaseHandle {
     kind: 'postgres',
     location: `postgres://${parsed.host}${parsed.pathname}`,
     poolStats: () => ({ max: pool.options.max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: postgresListen(url, options.logger),
     close: () => db.destroy(),
   };
 }
@@ -87,6 +91,7 @@ async function openPGlite(dataDir: string, initialData: Blob | undefined): Promi
       kind: 'pglite',
       location: dir,
       poolStats: () => pgliteStats(dialect),
+      listen: pgliteListen(pglite, db),
       close: async () => {
         await db.destroy();
         releaseLock();
@@ -107,7 +112,7 @@ export function memoryPGliteHandle(pglite: PGlite): DatabaseHandle {
     await db.destroy();
     if (!pglite.closed) await pglite.close();
   };
-  return { db, kind: 'pglite', location: 'memory', poolStats: () => pgliteStats(dialect), close };
+  return { db, kind: 'pglite', location: 'memory', poolStats: () => pgliteStats(dialect), listen: pgliteListen(pglite, db), close };
 }
 
 /** PGlite has one session: a pool of at most one connection, always open. */

@@ -628,6 +628,8 @@ export interface WebhookSubscriptionsTable {
 export interface WebhookDeliveriesTable {
   id: ColumnType<string, string | undefined, never>;
   seq: ColumnType<string, never, never>;
+  /** Taken as the inserting transaction commits: a subscription's deliveries go in this order. */
+  position: ColumnType<string, never, never>;
   subscription_id: string;
   event_id: string;
   event_type: string;

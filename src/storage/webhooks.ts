@@ -1,9 +1,14 @@
 // Repository for webhook subscriptions and the deliveries owed to them (src/domain/webhooks/). A delivery is written
-// in the transaction of the change it reports; the job claims the oldest pending delivery of each subscription
-// under a lease (SKIP LOCKED), so that two instances never send one at once and a subscription's events go in order.
+// in the transaction of the change it reports and numbered as that transaction commits (`position`, in commit order:
+// migrations/20261203030000_webhook_commit_order.sql, which also NOTIFYs WEBHOOK_CHANNEL); the job claims the first
+// pending delivery of each subscription under a lease (SKIP LOCKED), so that two instances never send one at once
+// and a subscription's events go in order.
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './schema.js';
+
+/** Notified when deliveries commit (by the trigger) and when a subscription is resumed. */
+export const WEBHOOK_CHANNEL = 'sso_webhook_deliveries';
 
 export interface NewWebhookSubscription {
   id: string;
@@ -125,6 +130,7 @@ export async function resumeWebhookSubscription(db: Db, id: string, now: Date): 
     .where('subscription_id', '=', id)
     .where('status', '=', 'pending')
     .execute();
+  await sql`SELECT pg_notify(${WEBHOOK_CHANNEL}, ${id})`.execute(db);
   return true;
 }
 
@@ -171,6 +177,8 @@ export function webhookDeliveriesInsert(db: Pick<Db, 'insertInto'>, e: NewWebhoo
 
 export interface ClaimedWebhookDelivery {
   id: string;
+  /** Its place in the subscription's queue (commit order). */
+  position: string;
   subscriptionId: string;
   eventId: string;
   eventType: string;
@@ -182,14 +190,38 @@ export interface ClaimedWebhookDelivery {
   secretSealed: unknown;
 }
 
+/** Which deliveries a claim may take. */
+export interface WebhookClaim {
+  now: Date;
+  /** Until when a claimed delivery is this instance's: its next attempt is moved there. */
+  leaseUntil: Date;
+  limit: number;
+  /** Only this subscription's next delivery (the one after a delivery just made). */
+  subscriptionId?: string;
+  /**
+   * With subscriptionId: the position of the delivery just delivered. None before it is pending (it was the first),
+   * so the index is read from there on, past the rows delivered before it, not yet vacuumed away.
+   */
+  after?: string;
+  /** Not these subscriptions (those this instance is sending to already). */
+  excluding?: readonly string[];
+}
+
 /**
- * Claims up to `limit` deliveries that are due and each the oldest pending one of an enabled, unpaused subscription,
- * in one statement: each has its attempt counted and its next attempt moved to `leaseUntil`, so that no other
- * instance sends it (nor the one after it) meanwhile, and a process that dies mid-send leaves it to be tried again.
+ * Claims up to `limit` deliveries that are due and each the first pending one (by position) of an enabled, unpaused
+ * subscription, in one statement: each has its attempt counted and its next attempt moved to `leaseUntil`, so that
+ * no other instance sends it (nor the one after it) meanwhile, and a process that dies mid-send leaves it to be tried
+ * again. Since positions are taken in commit order, the first pending row this statement sees can never be overtaken
+ * by a row committed later.
  */
-export async function claimDueWebhookDeliveries(db: Db, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedWebhookDelivery[]> {
+export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
+  const { now, leaseUntil, limit } = claim;
+  const only = claim.subscriptionId === undefined ? sql`` : sql`AND s.id = ${claim.subscriptionId}`;
+  const after = claim.subscriptionId === undefined || claim.after === undefined ? sql`` : sql`AND d.position > ${claim.after}::bigint`;
+  const excluding = claim.excluding?.length ? sql`AND NOT (s.id = ANY (${[...claim.excluding]}::text[]))` : sql``;
   const result = await sql<{
     id: string;
+    position: string;
     subscription_id: string;
     event_id: string;
     event_type: string;
@@ -200,14 +232,18 @@ export async function claimDueWebhookDeliveries(db: Db, now: Date, leaseUntil: D
     secret_sealed: unknown;
   }>`
     WITH heads AS (
-      SELECT DISTINCT ON (d.subscription_id) d.id, d.next_attempt_at
-        FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-       WHERE d.status = 'pending' AND s.enabled AND s.paused_at IS NULL
-       ORDER BY d.subscription_id, d.seq
+      SELECT h.id
+        FROM webhook_subscriptions s
+       CROSS JOIN LATERAL (
+             SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+              WHERE d.subscription_id = s.id AND d.status = 'pending' ${after}
+              ORDER BY d.position LIMIT 1
+       ) h
+       WHERE s.enabled AND s.paused_at IS NULL AND h.next_attempt_at <= ${now} ${only} ${excluding}
     ), due AS (
       SELECT d.id FROM webhook_deliveries d
        -- Checked again on the row itself: a row another instance claimed and committed meanwhile is not due any more.
-       WHERE d.id IN (SELECT id FROM heads WHERE next_attempt_at <= ${now}) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+       WHERE d.id IN (SELECT id FROM heads) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
        ORDER BY d.next_attempt_at
        LIMIT ${limit}
          FOR UPDATE SKIP LOCKED
@@ -215,9 +251,12 @@ export async function claimDueWebhookDeliveries(db: Db, now: Date, leaseUntil: D
     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
       FROM webhook_subscriptions s
      WHERE d.id IN (SELECT id FROM due) AND s.id = d.subscription_id
-    RETURNING d.id, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(db);
+    RETURNING d.id, d.position, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(
+    db,
+  );
   return result.rows.map((r) => ({
     id: r.id,
+    position: String(r.position),
     subscriptionId: r.subscription_id,
     eventId: r.event_id,
     eventType: r.event_type,
@@ -229,14 +268,16 @@ export async function claimDueWebhookDeliveries(db: Db, now: Date, leaseUntil: D
   }));
 }
 
-/** Delivered: the delivery leaves the queue and the subscription's failure streak ends. */
+/** Delivered: the delivery leaves the queue and the subscription's failure streak ends, in one statement. */
 export async function markWebhookDelivered(db: Db, d: { id: string; subscriptionId: string; status: number; now: Date }): Promise<void> {
   await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'delivered', delivered_at: d.now, last_status: d.status, last_error: null })
-    .where('id', '=', d.id)
-    .execute();
-  await db
+    .with('delivered', (qb) =>
+      qb
+        .updateTable('webhook_deliveries')
+        .set({ status: 'delivered', delivered_at: d.now, last_status: d.status, last_error: null })
+        .where('id', '=', d.id)
+        .returning('id'),
+    )
     .updateTable('webhook_subscriptions')
     .set({ consecutive_failures: 0, failing_since: null, last_success_at: d.now })
     .where('id', '=', d.subscriptionId)
@@ -302,7 +343,7 @@ export function pendingWebhookFailures(db: Db, subscriptionId?: string): Promise
     .where('d.last_error', 'is not', null)
     .$if(subscriptionId !== undefined, (qb) => qb.where('d.subscription_id', '=', subscriptionId!))
     .orderBy('d.subscription_id')
-    .orderBy('d.seq')
+    .orderBy('d.position')
     .execute();
 }
 
@@ -311,7 +352,7 @@ export async function listWebhookDeliveries(
   db: Db,
   subscriptionId: string,
   options: { limit: number; status?: 'pending' | 'delivered' },
-): Promise<Omit<WebhookDeliveryRow, 'seq' | 'payload'>[]> {
+): Promise<Omit<WebhookDeliveryRow, 'seq' | 'position' | 'payload'>[]> {
   let query = db
     .selectFrom('webhook_deliveries')
     .select([
@@ -329,5 +370,5 @@ export async function listWebhookDeliveries(
     ])
     .where('subscription_id', '=', subscriptionId);
   if (options.status) query = query.where('status', '=', options.status);
-  return query.orderBy('seq', 'desc').limit(options.limit).execute();
+  return query.orderBy('position', 'desc').limit(options.limit).execute();
 }

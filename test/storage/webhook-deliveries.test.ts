@@ -66,13 +66,21 @@ t.test('only the oldest pending delivery of each subscription is claimed, and a 
   await subscribe('a', ['*']);
   await subscribe('b', ['*']);
   for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
-  const first = await claimDueWebhookDeliveries(db, now, lease, 50);
+  const first = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 50 });
   t.same(first.map((d) => [d.subscriptionId, (d.payload as { n: number }).n, d.attempts]).sort(), [
     ['a', 1, 1],
     ['b', 1, 1],
   ]);
-  t.same(await claimDueWebhookDeliveries(db, now, lease, 50), [], 'leased: neither it nor the next of its subscription');
-  const again = await claimDueWebhookDeliveries(db, later(DELIVERY_LEASE_SECONDS + 1), later(2 * DELIVERY_LEASE_SECONDS + 1), 50);
+  t.same(
+    await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 50 }),
+    [],
+    'leased: neither it nor the next of its subscription',
+  );
+  const again = await claimDueWebhookDeliveries(db, {
+    now: later(DELIVERY_LEASE_SECONDS + 1),
+    leaseUntil: later(2 * DELIVERY_LEASE_SECONDS + 1),
+    limit: 50,
+  });
   t.same(
     again.map((d) => [d.id, d.attempts]).sort(),
     first.map((d) => [d.id, 2]).sort(),
@@ -80,7 +88,11 @@ t.test('only the oldest pending delivery of each subscription is claimed, and a 
   );
   const a = again.find((d) => d.subscriptionId === 'a')!;
   await markWebhookDelivered(db, { id: a.id, subscriptionId: 'a', status: 200, now });
-  const next = await claimDueWebhookDeliveries(db, later(3 * DELIVERY_LEASE_SECONDS), later(4 * DELIVERY_LEASE_SECONDS), 50);
+  const next = await claimDueWebhookDeliveries(db, {
+    now: later(3 * DELIVERY_LEASE_SECONDS),
+    leaseUntil: later(4 * DELIVERY_LEASE_SECONDS),
+    limit: 50,
+  });
   t.same(
     next.map((d) => [d.subscriptionId, (d.payload as { n: number }).n]).sort(),
     [
@@ -98,7 +110,7 @@ t.test('two instances claiming at once never take the same delivery, nor two of 
   const ids = Array.from({ length: 12 }, (_, i) => `s${String(i).padStart(2, '0')}`);
   for (const id of ids) await subscribe(id, ['*']);
   for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'client.changed', { n });
-  const claim = (on: Db) => claimDueWebhookDeliveries(on, now, lease, 50);
+  const claim = (on: Db) => claimDueWebhookDeliveries(on, { now, leaseUntil: lease, limit: 50 });
   const [x, y] = await Promise.all([claim(db), claim(second?.db ?? db)]);
   const claimed = [...x, ...y];
   t.same(claimed.map((d) => d.subscriptionId).sort(), ids, `each subscription's head once (${x.length} + ${y.length})`);
@@ -114,7 +126,7 @@ t.test('delivered rows go after their retention; pending ones stay however old',
   const old = new Date(now.getTime() - (WEBHOOK_DELIVERED_RETENTION_SECONDS + 60) * 1000);
   await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 1 });
   await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 2 });
-  const [head] = await claimDueWebhookDeliveries(db, now, lease, 1);
+  const [head] = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 1 });
   await markWebhookDelivered(db, { id: head!.id, subscriptionId: 'p', status: 200, now: old });
   const retention = {
     accessTokenTtlSeconds: 3600,

@@ -9,6 +9,7 @@ import { refresh } from './refresh.js';
 import type { Scenario } from './scenario.js';
 import { token, tokenJwt } from './token.js';
 import { userinfo } from './userinfo.js';
+import { webhooks } from './webhooks.js';
 
 export const SCENARIO_IMPLEMENTATIONS: Readonly<Record<ScenarioName, Scenario>> = {
   discovery,
@@ -21,4 +22,5 @@ export const SCENARIO_IMPLEMENTATIONS: Readonly<Record<ScenarioName, Scenario>> 
   password,
   refresh,
   client_credentials: clientCredentials,
+  webhooks,
 };

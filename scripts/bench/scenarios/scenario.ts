@@ -27,6 +27,10 @@ export interface BenchContext {
   /** Told of each measured operation's latency (--soak). */
   readonly onOp?: (ns: number) => void;
   readonly options: BenchOptions;
+  /** The PostgreSQL database the server uses (the webhooks scenario writes its events there); none on PGlite. */
+  readonly databaseUrl?: string | undefined;
+  /** The server's KEYS_ENCRYPTION_SECRET, to seal what the bench writes as the server would. */
+  readonly keysEncryptionSecret?: string | undefined;
 }
 
 export interface ScenarioRun {

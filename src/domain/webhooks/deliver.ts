@@ -1,8 +1,9 @@
-// One round of webhook deliveries (issue 20): claims the oldest due delivery of each subscription and POSTs it as
+// Webhook deliveries (issue 20): claims the first due delivery of each subscription (in commit order) and POSTs it as
 // JSON through the guarded fetch, signed as the notifier webhook signs (webhookSignature: HMAC-SHA256 over
 // "<timestamp>.<body>"). A 2xx answer delivers it; anything else (another status, a redirect, which is never
 // followed, a timeout, a refused address) leaves it pending, tried again after a growing wait, and the subscription
 // is paused once it keeps failing (delivery-policy.ts). The same id goes with every attempt: at least once.
+// src/jobs/webhook-job.ts sends each subscription's next delivery as soon as the one before is delivered.
 import type { ProviderContext } from '../context.js';
 import { openSecret } from '../keys/sealed-secrets.js';
 import { webhookSignature } from '../notifications/webhook-notifier.js';
@@ -88,11 +89,16 @@ async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs
   return status;
 }
 
-async function deliverOne(ctx: WebhookContext, d: ClaimedWebhookDelivery, options: DeliveryOptions): Promise<WebhookOutcome> {
+/** Sends a claimed delivery once and records what happened (delivered, or when it is tried again). */
+export async function deliverWebhook(
+  ctx: WebhookContext,
+  d: ClaimedWebhookDelivery,
+  options: DeliveryOptions = {},
+): Promise<WebhookOutcome> {
   const base = { id: d.id, subscriptionId: d.subscriptionId };
   try {
     const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-    await ctx.db.transaction().execute((trx: Db) => markWebhookDelivered(trx, { ...base, status, now: ctx.clock() }));
+    await markWebhookDelivered(ctx.db, { ...base, status, now: ctx.clock() });
     return { ...base, outcome: 'delivered', status };
   } catch (err) {
     const failed = err instanceof AttemptFailed ? err : new AttemptFailed('the delivery failed');
@@ -121,11 +127,22 @@ async function deliverOne(ctx: WebhookContext, d: ClaimedWebhookDelivery, option
 }
 
 /**
+ * Claims, under a lease, up to `limit` due heads of the subscriptions' queues (one per subscription), or the head of
+ * one subscription's, leaving out `excluding`.
+ */
+export function claimWebhookDeliveries(
+  ctx: Pick<WebhookContext, 'db' | 'clock'>,
+  claim: { limit: number; subscriptionId?: string; after?: string; excluding?: readonly string[] },
+): Promise<ClaimedWebhookDelivery[]> {
+  const now = ctx.clock();
+  return claimDueWebhookDeliveries(ctx.db, { now, leaseUntil: new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000), ...claim });
+}
+
+/**
  * One round: claims the due head of each subscription's queue and sends them side by side (one per subscription, so
- * each keeps its order). Returns what happened to each; the job runs rounds, a test calls it with its own clock.
+ * each keeps its order). Returns what happened to each; a test calls it with its own clock.
  */
 export async function deliverDueWebhooks(ctx: WebhookContext, options: DeliveryOptions = {}): Promise<WebhookOutcome[]> {
-  const now = ctx.clock();
-  const claimed = await claimDueWebhookDeliveries(ctx.db, now, new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000), CLAIM_LIMIT);
-  return Promise.all(claimed.map((d) => deliverOne(ctx, d, options)));
+  const claimed = await claimWebhookDeliveries(ctx, { limit: CLAIM_LIMIT });
+  return Promise.all(claimed.map((d) => deliverWebhook(ctx, d, options)));
 }

@@ -11,8 +11,12 @@ export const PAUSE_AFTER_FAILURES = 8;
 export const PAUSE_AFTER_SECONDS = 15 * 60;
 /** One POST may take this long (connection, request and answer). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** A claimed delivery is left to its instance this long; past it another instance may send it again. */
-export const DELIVERY_LEASE_SECONDS = 60;
+/**
+ * A claimed delivery is left to its instance this long; past it another instance (or this one, restarted after it
+ * died) may send it again. Three times the longest attempt: no live instance is overtaken, and a subscription whose
+ * instance died mid-send waits at most this long.
+ */
+export const DELIVERY_LEASE_SECONDS = 30;
 
 /**
  * The wait after `attempts` failed attempts (1 after the first): base × 2^(attempts−1), capped, then scaled by a
