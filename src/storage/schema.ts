@@ -123,6 +123,8 @@ export interface AuthorizationCodesTable {
   resources: ColumnType<string[], string[] | undefined, string[]>;
   /** The claims request parameter (OIDC Core 5.5), reduced (src/domain/tokens/claims-request.ts); null: none. */
   claims: ColumnType<string | null, string | null | undefined, string | null>;
+  /** RFC 9449 10: the thumbprint of the DPoP key the code is bound to (dpop_jkt); null: none. */
+  dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccessTokensTable {
