@@ -28,9 +28,9 @@ export default async function parRoutes(app: FastifyInstance, opts: { ctx: Provi
     { schema: { body: bodySchema, response: responseSchema }, preHandler: clientAuthentication(ctx) },
     async (request, reply) => {
       const client = request.client!;
+      await claimPushedRequest(ctx, client.clientId, request.ip);
       // RFC 9449 10.1: a DPoP proof sent with the push binds the code to its key; it is checked as at the token endpoint.
       const dpop = await verifyDpopProof(ctx, request.headers.dpop, { method: 'POST', url: `${ctx.config.issuer}/par`, resource: false });
-      await claimPushedRequest(ctx, client.clientId, request.ip);
       const response = await pushAuthorizationRequest(ctx, client, request.body ?? {}, dpop);
       // RFC 9449 8: with nonces required, every answer to a proof carries the nonce for the next one.
       if (dpop !== undefined && ctx.config.dpop.nonceRequired) reply.header('dpop-nonce', currentNonce(ctx));
