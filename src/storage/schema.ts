@@ -335,6 +335,8 @@ export interface DeviceAuthorizationsTable {
   decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   issued_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** RFC 8707 2.1: the resources the device authorization request named. */
+  resources: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 /** A user's authenticator app (src/domain/accounts/authenticator.ts); the secret only as an encrypted envelope. */
