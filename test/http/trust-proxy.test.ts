@@ -123,7 +123,12 @@ t.test('TRUST_PROXY=1 believes one hop: a client-written X-Forwarded-For entry f
 
 /** A pushed authorization request (RFC 9126 2.1) of the confidential client, with these extra headers. */
 function push(app: FastifyInstance, headers: Record<string, string>, remoteAddress = '127.0.0.1'): Promise<number> {
-  const form = new URLSearchParams({ ...CONFIDENTIAL_REQUEST, code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
+  const form = new URLSearchParams({
+    ...CONFIDENTIAL_REQUEST,
+    redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+  });
   return app
     .inject({
       method: 'POST',
