@@ -31,6 +31,8 @@ export interface NewCode {
   resources: string[];
   /** The claims request parameter, reduced (OIDC Core 5.5); null: none. */
   claims: string | null;
+  /** RFC 9449 10: the thumbprint of the DPoP key the code is bound to; null: none. */
+  dpopJkt: string | null;
 }
 
 /** The columns a code is written with (the statements that issue one list their values in this order). */
@@ -51,6 +53,7 @@ const CODE_COLUMNS = [
   'acr',
   'resources',
   'claims',
+  'dpop_jkt',
 ] as const;
 
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
@@ -124,7 +127,7 @@ export async function completeConsentedInteraction(
           sql`SELECT ${v.code_hash}::text, ${v.client_id}::text, ${v.user_id}::uuid, ${v.redirect_uri}::text,
                      ${v.redirect_uri_in_request}::boolean, ${v.scope}::text, ${v.nonce}::text, ${v.code_challenge}::text,
                      ${v.auth_time}::timestamptz, ${v.issued_at}::timestamptz, ${v.expires_at}::timestamptz, ${v.sid}::text,
-                     ${v.amr}::text[], ${v.acr}::text, ${v.resources}::text[], ${v.claims}::text
+                     ${v.amr}::text[], ${v.acr}::text, ${v.resources}::text[], ${v.claims}::text, ${v.dpop_jkt}::text
                 FROM done`,
         )
         .returning(['sid', 'client_id']),
@@ -203,6 +206,7 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
               's.acr',
               eb.cast(eb.val(v.resources), sql.raw('text[]')).as('resources'),
               eb.cast(eb.val(v.claims), 'text').as('claims'),
+              eb.cast(eb.val(v.dpopJkt), 'text').as('dpop_jkt'),
             ])
             .where('s.id_hash', '=', v.idHash)
             .where('s.expires_at', '>', v.now)
@@ -326,6 +330,8 @@ const redeemQuery = reusableQuery(
           .where('users.disabled_at', 'is', null)
           .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
           .where(targetIssuable(v, sql`authorization_codes.resources`, shape.resources))
+          // RFC 9449 10: a code bound to a DPoP key (dpop_jkt) is redeemed only with a proof by that key (atJkt).
+          .where(sql<boolean>`(authorization_codes.dpop_jkt is null or authorization_codes.dpop_jkt = ${v.atJkt}::text)`)
           .returningAll('authorization_codes')
           .returning(USER_CLAIM_COLUMNS)
           .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id')),
@@ -410,9 +416,10 @@ const redeemQuery = reusableQuery(
 
 /**
  * The token hot path in one round trip: consumes the code only if it is unused, unexpired, issued to
- * this client (which still has `clientRevision`), for this redirect_uri and this PKCE challenge, and in the
- * same statement stores the access token issued from it (and the refresh token, when one is due). Returns
- * nothing when any condition fails (or the user was disabled) (the caller asks why).
+ * this client (which still has `clientRevision`), for this redirect_uri, this PKCE challenge and (a code bound to a
+ * DPoP key) the key of the token request's proof, and in the same statement stores the access token issued from it
+ * (and the refresh token, when one is due). Returns nothing when any condition fails (or the user was disabled) (the
+ * caller asks why).
  * Concurrent redemptions serialise on the row: exactly one sees consumed_at still null.
  */
 export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | undefined> {
@@ -498,5 +505,6 @@ function codeValues(code: NewCode, userId: string, authTime: Date, sid: string) 
     sid,
     resources: code.resources,
     claims: code.claims,
+    dpop_jkt: code.dpopJkt,
   };
 }

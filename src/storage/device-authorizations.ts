@@ -26,6 +26,8 @@ export interface NewDeviceAuthorization {
   requestedAt: Date;
   expiresAt: Date;
   intervalSeconds: number;
+  /** RFC 8707 2.1: the resources the request named. */
+  resources: string[];
 }
 
 /** Inserts the request; false (and nothing written) when its user code digest is already taken. */
@@ -41,6 +43,7 @@ export async function insertDeviceAuthorization(db: Db, d: NewDeviceAuthorizatio
       requested_at: d.requestedAt,
       expires_at: d.expiresAt,
       interval_seconds: d.intervalSeconds,
+      resources: d.resources,
     })
     .onConflict((oc) => oc.column('user_code_hash').doNothing())
     .returning('device_code_hash')
@@ -67,6 +70,8 @@ export async function bindByUserCode(db: Db, b: { userCodeHash: string; bindingH
 
 export interface BoundDeviceAuthorization {
   client_id: string;
+  /** RFC 8707 2.1: the resources the request named. */
+  resources: string[];
   client_name: string | null;
   self_registered: boolean;
   scope: string;
@@ -80,7 +85,16 @@ export function findBoundDeviceAuthorization(db: Db, bindingHash: string, now: D
   return db
     .selectFrom('device_authorizations as d')
     .innerJoin('clients as c', 'c.client_id', 'd.client_id')
-    .select(['d.client_id', 'c.client_name', 'c.self_registered', 'd.scope', 'd.device_label', 'd.requested_at', 'd.expires_at'])
+    .select([
+      'd.client_id',
+      'c.client_name',
+      'c.self_registered',
+      'd.scope',
+      'd.device_label',
+      'd.requested_at',
+      'd.expires_at',
+      'd.resources',
+    ])
     .where('d.binding_hash', '=', bindingHash)
     .where('d.status', '=', 'pending')
     .where('d.expires_at', '>', now)
@@ -188,9 +202,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
     AND device_authorizations.last_polled_at IS NOT NULL
     AND device_authorizations.last_polled_at > ${now} - device_authorizations.interval_seconds * interval '1 second')`;
   const redeemed = sql<boolean>`(device_authorizations.status = 'approved')`;
-  // A device grant names no resource: its token is for the client's default resource, when it has one.
-  const noResources = sql<string[]>`'{}'::text[]`;
-  const audience = audienceOf(v, noResources);
+  // The resources the request named (RFC 8707 2.1); none: the client's default resource, when it has one.
+  const audience = audienceOf(v, sql<string[]>`device_authorizations.resources`);
   const issuedHash = sql<string>`(CASE WHEN (SELECT rs_f.token_format FROM resource_servers rs_f WHERE rs_f.identifier = ${audience}) = 'jwt' THEN ${v.atJwtHash}::text ELSE ${v.atOpaqueHash}::text END)`;
   return db
     .with('polled', (qb) =>
@@ -222,7 +235,7 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
           ),
         )
         .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
-        .where(targetIssuable(v, noResources))
+        .where(targetIssuable(v, sql<string[]>`device_authorizations.resources`))
         .returningAll(),
     )
     .with('issued_refresh', (qb) =>
@@ -244,8 +257,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
               'polled.sid',
               'polled.amr',
               'polled.acr',
-              // A device authorization keeps no resources (its tokens are for the client's default one) and no claims request.
-              sql<string[]>`'{}'::text[]`.as('resources'),
+              // A device authorization keeps the resources it named, and no claims request.
+              'polled.resources',
               sql<string | null>`null::text`.as('claims'),
               eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
             ])
@@ -262,7 +275,9 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
           const target = accessTokenTargetColumns(v, sql<string>`polled.scope`);
           return eb
             .selectFrom('polled')
-            .leftJoin('resource_servers as rs', (join) => join.on(sql<boolean>`rs.identifier = ${audience}`))
+            .leftJoin('resource_servers as rs', (join) =>
+              join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql<string[]>`polled.resources`)}`),
+            )
             .select([
               target.token_hash,
               target.audience,

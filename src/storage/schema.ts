@@ -123,6 +123,8 @@ export interface AuthorizationCodesTable {
   resources: ColumnType<string[], string[] | undefined, string[]>;
   /** The claims request parameter (OIDC Core 5.5), reduced (src/domain/tokens/claims-request.ts); null: none. */
   claims: ColumnType<string | null, string | null | undefined, string | null>;
+  /** RFC 9449 10: the thumbprint of the DPoP key the code is bound to (dpop_jkt); null: none. */
+  dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AccessTokensTable {
@@ -333,6 +335,8 @@ export interface DeviceAuthorizationsTable {
   decided_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   consumed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   issued_access_token_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  /** RFC 8707 2.1: the resources the device authorization request named. */
+  resources: ColumnType<string[], string[] | undefined, string[]>;
 }
 
 /** A user's authenticator app (src/domain/accounts/authenticator.ts); the secret only as an encrypted envelope. */

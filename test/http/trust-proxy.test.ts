@@ -5,9 +5,9 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import t, { type Test } from 'tap';
-import { buildTestApp } from '../helpers/app.js';
+import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { DEVICE_FIXTURES, TV_BASIC } from '../helpers/device.js';
-import { authorizePath, Browser, CONFIDENTIAL_REQUEST, formAction, hiddenField, localPath, pkcePair } from '../helpers/flow.js';
+import { authorizePath, basicAuth, Browser, CONFIDENTIAL_REQUEST, formAction, hiddenField, localPath, pkcePair } from '../helpers/flow.js';
 
 interface LoggedApp {
   app: FastifyInstance;
@@ -25,7 +25,8 @@ async function loggedApp(t: Test, env: Record<string, string>): Promise<LoggedAp
   });
   const { app } = await buildTestApp(t, {
     // Only the per-address counter can lock: two free failures per address.
-    env: { SIGN_IN_IP_FREE_ATTEMPTS: '2', SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '100', ...env },
+    // and two pushed authorization requests a minute per address (RFC 9126 2.3).
+    env: { SIGN_IN_IP_FREE_ATTEMPTS: '2', SIGN_IN_ACCOUNT_FREE_ATTEMPTS: '100', PAR_IP_PER_MINUTE: '2', ...env },
     logger: pino({ level: 'info' }, sink),
     seed: DEVICE_FIXTURES,
   });
@@ -118,6 +119,48 @@ t.test('TRUST_PROXY=1 believes one hop: a client-written X-Forwarded-For entry f
     headers: { 'x-forwarded-for': '10.9.9.9, 203.0.113.80' },
   });
   t.equal(requestIps().at(-1), '203.0.113.80');
+});
+
+/** A pushed authorization request (RFC 9126 2.1) of the confidential client, with these extra headers. */
+function push(app: FastifyInstance, headers: Record<string, string>, remoteAddress = '127.0.0.1'): Promise<number> {
+  const form = new URLSearchParams({
+    ...CONFIDENTIAL_REQUEST,
+    redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: 'S256',
+  });
+  return app
+    .inject({
+      method: 'POST',
+      url: '/sso/par',
+      remoteAddress,
+      headers: {
+        authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret),
+        'content-type': 'application/x-www-form-urlencoded',
+        ...headers,
+      },
+      payload: form.toString(),
+    })
+    .then((res) => res.statusCode);
+}
+
+t.test('without TRUST_PROXY, pushes from "different" forwarded addresses are counted against the one real address', async (t) => {
+  const { app } = direct;
+  const from = (client: string) => push(app, { 'x-forwarded-for': client }, '192.0.2.30');
+  t.equal(await from('203.0.113.11'), 201);
+  t.equal(await from('203.0.113.12'), 201);
+  t.equal(await from('203.0.113.13'), 429, 'RFC 9126 2.3: the socket address 192.0.2.30 is over its pushes');
+});
+
+t.test('with TRUST_PROXY naming the proxy, pushes are counted per forwarded address, and only it is refused', async (t) => {
+  const { app } = behindList;
+  for (const client of ['198.51.100.61', '198.51.100.62', '198.51.100.63']) {
+    t.equal(await push(app, { 'x-forwarded-for': client }), 201, `${client} pushes`);
+  }
+  t.equal(await push(app, { 'x-forwarded-for': '198.51.100.70' }), 201);
+  t.equal(await push(app, { 'x-forwarded-for': '198.51.100.70' }), 201);
+  t.equal(await push(app, { 'x-forwarded-for': '198.51.100.70' }), 429, 'RFC 9126 2.3: 198.51.100.70 is over its pushes');
+  t.equal(await push(app, { 'x-forwarded-for': '198.51.100.71' }), 201, 'its neighbour is not');
 });
 
 /** Requests that write the issuer or an issuer URL into their answer, sent with a hostile Host and forwarding headers. */

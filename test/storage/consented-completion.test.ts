@@ -53,6 +53,7 @@ function code(scope: string) {
     expiresAt: new Date(now.getTime() + 60_000),
     resources: [],
     claims: null,
+    dpopJkt: null,
     userId,
     authTime: now,
     sid,

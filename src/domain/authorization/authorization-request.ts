@@ -74,6 +74,8 @@ export interface AuthorizationRequest {
   apiScopes?: ApiScope[] | undefined;
   /** idp_hint (issue 19, as Keycloak names it): the upstream connection to send the person to; absent: none. */
   idpHint?: string | undefined;
+  /** RFC 9449 10 dpop_jkt: the thumbprint of the DPoP key the code is bound to; absent: none. */
+  dpopJkt?: string | undefined;
 }
 
 /** A scope a resource server defines (src/domain/resources/resource-servers.ts). */
@@ -209,7 +211,23 @@ export function validateRequest(target: VerifiedTarget, params: RawParams): Auth
     ...(client.fapi2 ? { fapi2: true } : {}),
     claims: parseClaimsParameter(single(params, 'claims')),
     ...idpHintOf(single(params, 'idp_hint')),
+    ...dpopJktOf(single(params, 'dpop_jkt')),
   };
+}
+
+/**
+ * RFC 9449 10: "The value of the dpop_jkt authorization request parameter is the JWK Thumbprint [RFC7638] of the
+ * proof-of-possession public key using the SHA-256 hash function": 32 octets, base64url without padding.
+ */
+function dpopJktOf(value: string | undefined): { dpopJkt?: string } {
+  if (value === undefined) return {};
+  if (!isJwkThumbprint(value)) throw new InvalidRequest('dpop_jkt must be a JWK SHA-256 thumbprint (RFC 9449 10)');
+  return { dpopJkt: value };
+}
+
+/** A base64url SHA-256 digest: 43 characters, as an S256 code_challenge is. */
+export function isJwkThumbprint(value: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
 /** idp_hint names a connection by its id (src/domain/connections/); anything else is ignored, as an unknown hint is. */

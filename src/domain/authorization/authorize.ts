@@ -51,6 +51,7 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
       ),
       resources: request.resources ?? [],
       claims: request.claims ?? null,
+      dpopJkt: request.dpopJkt ?? null,
     },
   };
 }

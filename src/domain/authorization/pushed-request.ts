@@ -1,7 +1,7 @@
 // Pushed authorization requests (RFC 9126): a client posts its authorization request and gets a single-use,
 // short-lived request_uri for /authorize; the request is validated at the push exactly as /authorize validates it.
 import type { Config } from '../../config.js';
-import { InvalidRequest, InvalidRequestUri } from '../../errors/oauth-error.js';
+import { DpopError, InvalidRequest, InvalidRequestUri } from '../../errors/oauth-error.js';
 import { consumePushedRequest, insertPushedRequest, pushedRequestState } from '../../storage/pushed-requests.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
@@ -11,6 +11,7 @@ import { randomToken, sha256 } from '../secrets.js';
 import { UntrustedRedirectError, validateRequest, verifyTarget } from './authorization-request.js';
 import { withResources } from './resource-request.js';
 import { verifyRequestObject, type RequestParams } from './request-object.js';
+import { DPOP_ALGS, type DpopProof } from '../tokens/dpop.js';
 
 /** RFC 9126 2.2: "urn:ietf:params:oauth:request_uri:<reference-value>". */
 export const REQUEST_URI_PREFIX = 'urn:ietf:params:oauth:request_uri:';
@@ -27,7 +28,12 @@ export interface PushedRequestResponse {
  * RFC 9126 2.1: the pushed request of an authenticated `client`, validated as /authorize would validate it, stored
  * under the digest of a new request_uri. Errors are OAuthErrors for the JSON body (RFC 9126 2.3), never redirects.
  */
-export async function pushAuthorizationRequest(ctx: ProviderContext, client: Client, body: RawParams): Promise<PushedRequestResponse> {
+export async function pushAuthorizationRequest(
+  ctx: ProviderContext,
+  client: Client,
+  body: RawParams,
+  dpop?: DpopProof,
+): Promise<PushedRequestResponse> {
   // RFC 9126 2.1: "The request_uri authorization request parameter is one exception, and it MUST NOT be provided."
   if (single(body, 'request_uri') !== undefined) throw new InvalidRequest('request_uri must not be pushed (RFC 9126 2.1)');
   // RFC 9126 2.1: client_id is required as for any authorization request; it names the authenticated client
@@ -38,7 +44,7 @@ export async function pushAuthorizationRequest(ctx: ProviderContext, client: Cli
   }
   // RFC 9126 3: a request object may be pushed; its parameters are then the request (RFC 9101 6.3).
   const request = single(pushed, 'request');
-  const params = request === undefined ? pushed : await verifyRequestObject(ctx, client, request);
+  const params = boundToProofKey(request === undefined ? pushed : await verifyRequestObject(ctx, client, request), dpop);
 
   // RFC 9126 2.1: "The authorization server MUST process the request as follows: [...] 3. Validate the pushed
   // request as it would an authorization request sent to the authorization endpoint."
@@ -60,6 +66,19 @@ export async function pushAuthorizationRequest(ctx: ProviderContext, client: Cli
     expiresAt: addSeconds(ctx.clock(), ttl),
   });
   return { request_uri: requestUri, expires_in: ttl };
+}
+
+/**
+ * RFC 9449 10.1: with PAR, the DPoP key may be named by dpop_jkt, or by a DPoP proof sent with the push, which binds
+ * the code as dpop_jkt would. "If both mechanisms are used at the same time, the authorization server MUST reject the
+ * request if the JWK Thumbprint in dpop_jkt does not match the public key in the DPoP header."
+ */
+function boundToProofKey(params: RequestParams, dpop: DpopProof | undefined): RequestParams {
+  if (dpop === undefined) return params;
+  const named = single(params, 'dpop_jkt');
+  if (named !== undefined && named !== dpop.jkt)
+    throw new DpopError('invalid_dpop_proof', 'dpop_jkt names another key than the DPoP proof', { resource: false, algs: DPOP_ALGS });
+  return { ...params, dpop_jkt: dpop.jkt };
 }
 
 /**

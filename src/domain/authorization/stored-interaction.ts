@@ -53,6 +53,8 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     claims: optional(nullable(string)),
     // Added after version 1 was first written (issue 19): the upstream connection an idp_hint named.
     idpHint: optional(string),
+    // Added after version 1 was first written (RFC 9449 10): the DPoP key a request's dpop_jkt bound its code to.
+    dpopJkt: optional(string),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

@@ -1,5 +1,6 @@
 // Failed client authentication counted per client and per network, in the database like the sign-in counters, so
-// that every instance agrees. Only a secret that must be hashed is counted: a secret remembered as right is not.
+// that every instance agrees. A secret that must be hashed and every client assertion are counted: a secret remembered
+// as right is not.
 import { TooManyRequests } from '../../errors/oauth-error.js';
 import { claimAttempt, refundAttempt } from '../../storage/sign-in-throttle.js';
 import { addSeconds } from '../clock.js';
@@ -15,7 +16,7 @@ export interface ClientAuthClaim {
 
 /**
  * RFC 6749 10.10 / 2.3.1: client secrets must not be guessable by repeated requests. Counts this attempt against the
- * network and the client BEFORE any hashing, in one round trip (the two statements are sent together); throws 429
+ * network and the client BEFORE any hashing or signature check, in one round trip (the two statements are sent together); throws 429
  * temporarily_unavailable with Retry-After (RFC 6585 4) when either is locked. RFC 6749 5.2 has no error for a
  * throttled client; invalid_client would tell a client with the right secret that its secret is wrong.
  */

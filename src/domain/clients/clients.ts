@@ -1,6 +1,6 @@
 // Registered clients as the domain sees them, and how a client proves who it is at the token endpoint.
 import { hash } from 'node:crypto';
-import { InvalidClient, InvalidRequest } from '../../errors/oauth-error.js';
+import { InvalidClient, InvalidRequest, TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import type { Db } from '../../storage/database.js';
 import { findClient } from '../../storage/clients.js';
 import type { ClientRow } from '../../storage/schema.js';
@@ -184,7 +184,7 @@ export interface ClientAuthDeps {
   passwords: PasswordHasher;
   cache: SecretVerificationCache;
   now: () => Date;
-  /** Counts an attempt whose secret must be hashed, before the hashing; throws when the counters are locked. */
+  /** Counts an attempt whose secret must be hashed or assertion verified, before that work; throws when the counters are locked. */
   claim?: () => Promise<{ succeeded(): Promise<void> }>;
   /** Verifies a client assertion for the client (src/domain/clients/client-assertion.ts); throws InvalidClient. */
   verifyAssertion?: (client: Client, assertion: string) => Promise<void>;
@@ -201,11 +201,20 @@ export async function authenticateClient(
 ): Promise<{ client: Client; cached: boolean }> {
   const found = await deps.lookup(credentials.clientId);
   if (credentials.method === 'client_assertion') {
-    // No secret is hashed for an assertion (a signature check costs a fraction of a millisecond): nothing to even out.
+    // RFC 7523 3 / RFC 6749 10.10: a failed assertion counts like a wrong secret, against the same counters, and it is
+    // counted before the signature check (or the jwks_uri fetch) so that a flood is refused before it costs either.
+    const claim = await deps.claim?.();
     if (!found) throw new InvalidClient('client authentication failed', { detail: 'unknown client' });
     if (!isAssertionMethod(found.client.authMethod) || !deps.verifyAssertion)
       throw new InvalidClient('client authentication failed', { detail: 'the client does not authenticate with a JWT' });
-    await deps.verifyAssertion(found.client, credentials.assertion);
+    try {
+      await deps.verifyAssertion(found.client, credentials.assertion);
+    } catch (err) {
+      // The client's jwks_uri being down is no failure of the one presenting the assertion: not held against it.
+      if (err instanceof TemporarilyUnavailable) await claim?.succeeded();
+      throw err;
+    }
+    await claim?.succeeded();
     return found;
   }
   if (!found) {

@@ -1,7 +1,7 @@
 // The device authorization grant (RFC 8628) up to the user's decision: the device authorization request, the user
 // code typed on the verification page, and the approval or denial by a signed-in user.
 import { createHmac, randomInt } from 'node:crypto';
-import { InvalidScope, UnauthorizedClient } from '../../errors/oauth-error.js';
+import { InvalidScope, InvalidTarget, UnauthorizedClient } from '../../errors/oauth-error.js';
 import {
   bindByUserCode,
   decideDeviceAuthorization as storeDecision,
@@ -16,7 +16,9 @@ import type { ProviderContext } from '../context.js';
 import { single, type RawParams } from '../params.js';
 import { deviceLabel, parseUserAgent } from '../risk/user-agent.js';
 import { parseScope, type Scope } from '../authorization/scope.js';
-import { defaultResourceServer, definedApiScopes } from '../authorization/resource-request.js';
+import { defaultResourceServer, definedApiScopes, namedResources } from '../authorization/resource-request.js';
+import { findResourceServers } from '../../storage/resource-servers.js';
+import { rowToResourceServer, type ResourceServer } from '../resources/resource-servers.js';
 import type { ApiScope } from '../authorization/authorization-request.js';
 import { loadClient } from '../clients/clients.js';
 import { randomToken, sha256 } from '../secrets.js';
@@ -97,9 +99,11 @@ export async function requestDeviceAuthorization(
   // and none left is invalid_scope (RFC 6749 3.3: "fail the request indicating an invalid scope").
   const raw = single(params, 'scope');
   const scopes = parseScope(raw).filter((s) => s !== 'offline_access' || client.grantTypes.includes('refresh_token'));
-  // A device grant's tokens are for the client's default resource (RFC 8707) when it has one: its scopes may be asked.
-  const server = await defaultResourceServer(ctx, client);
-  const apiScopes = server ? definedApiScopes([server], raw).map((s) => s.name) : [];
+  // RFC 8707 2.1, as at the authorization endpoint: the resources the request names (each one the client may ask
+  // for, and known), else the client's default resource; the scopes of those may be asked.
+  const resources = namedResources(params, client);
+  const servers = await targetServers(ctx, client, resources);
+  const apiScopes = definedApiScopes(servers, raw).map((s) => s.name);
   if (scopes.length === 0 && apiScopes.length === 0) throw new InvalidScope('the scope parameter names no supported scope');
 
   const settings = ctx.config.deviceFlow;
@@ -117,6 +121,7 @@ export async function requestDeviceAuthorization(
       requestedAt: now,
       expiresAt: addSeconds(now, settings.codeTtlSeconds),
       intervalSeconds: settings.intervalSeconds,
+      resources,
     });
     if (!inserted) continue;
     const shown = formatUserCode(userCode);
@@ -131,6 +136,17 @@ export async function requestDeviceAuthorization(
     };
   }
   throw new Error('no free user code after several tries');
+}
+
+/** The resource servers a device request is for: those it named (every one registered), else the client's default. */
+async function targetServers(ctx: ProviderContext, client: Client, named: readonly string[]): Promise<ResourceServer[]> {
+  if (named.length === 0) {
+    const server = await defaultResourceServer(ctx, client);
+    return server ? [server] : [];
+  }
+  const servers = (await findResourceServers(ctx.db, named)).map(rowToResourceServer);
+  if (servers.length !== named.length) throw new InvalidTarget('the resource is not known to this server');
+  return servers;
 }
 
 export type UserCodeEntry = { kind: 'bound' } | { kind: 'wrong-code' } | { kind: 'throttled'; retryAfterSeconds: number };
@@ -162,7 +178,7 @@ export interface PendingDeviceAuthorization {
   /** The client registered itself: its name is the registrant's word (shown as not verified). */
   selfRegistered: boolean;
   scopes: Scope[];
-  /** Scopes of the client's default resource server, with its descriptions. */
+  /** Scopes of the resource servers the request named (or the client's default one), with their descriptions. */
   apiScopes: ApiScope[];
   deviceLabel: string;
   requestedAt: Date;
@@ -178,9 +194,14 @@ export async function boundDeviceAuthorization(
   const row = await findBoundDeviceAuthorization(ctx.db, sha256(bindingSecret), ctx.clock());
   if (!row) return undefined;
   const client = await loadClient(ctx.db, row.client_id);
-  const server = client && (await defaultResourceServer(ctx, client));
+  const servers =
+    row.resources.length > 0
+      ? (await findResourceServers(ctx.db, row.resources)).map(rowToResourceServer)
+      : client
+        ? await targetServers(ctx, client, [])
+        : [];
   return {
-    apiScopes: server ? definedApiScopes([server], row.scope) : [],
+    apiScopes: definedApiScopes(servers, row.scope),
     clientId: row.client_id,
     clientName: row.client_name ?? row.client_id,
     selfRegistered: row.self_registered,

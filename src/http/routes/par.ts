@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import { pushAuthorizationRequest } from '../../domain/authorization/pushed-request.js';
 import { claimPushedRequest } from '../../domain/authorization/pushed-request-throttle.js';
+import { currentNonce, verifyDpopProof } from '../../domain/tokens/dpop.js';
 import type { RawParams } from '../../domain/params.js';
 import { CLIENT_AUTH_FIELDS, clientAuthentication } from '../plugins/client-auth.js';
 
@@ -28,7 +29,11 @@ export default async function parRoutes(app: FastifyInstance, opts: { ctx: Provi
     async (request, reply) => {
       const client = request.client!;
       await claimPushedRequest(ctx, client.clientId, request.ip);
-      const response = await pushAuthorizationRequest(ctx, client, request.body ?? {});
+      // RFC 9449 10.1: a DPoP proof sent with the push binds the code to its key; it is checked as at the token endpoint.
+      const dpop = await verifyDpopProof(ctx, request.headers.dpop, { method: 'POST', url: `${ctx.config.issuer}/par`, resource: false });
+      const response = await pushAuthorizationRequest(ctx, client, request.body ?? {}, dpop);
+      // RFC 9449 8: with nonces required, every answer to a proof carries the nonce for the next one.
+      if (dpop !== undefined && ctx.config.dpop.nonceRequired) reply.header('dpop-nonce', currentNonce(ctx));
       // RFC 9126 2.2: "201 Created"; the request_uri stands for the request, so like a credential it is not cached.
       return reply.code(201).header('cache-control', 'no-store').send(response);
     },

@@ -39,3 +39,52 @@ t.test('openid-client with DPoP and server nonces: code flow, refresh and userin
   );
   t.equal(stolen, 'invalid_grant', "RFC 9449 5: the public client's refresh token needs its own key");
 });
+
+// RFC 9449 10 and 10.1: the authorization code bound to the DPoP key, by dpop_jkt in the front channel, or by the
+// proof openid-client sends with its pushed request.
+t.test('openid-client binds the code to its DPoP key by dpop_jkt, or by a proof with PAR; another key cannot redeem it', async (t) => {
+  const server = await listenTestApp(t, {
+    seed: { ...FIXTURES, clients: [...FIXTURES.clients, NATIVE] },
+    env: { DPOP_NONCE_REQUIRED: 'true' },
+  });
+  const config = await discover(server, NATIVE.client_id, oidc.None());
+  const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
+  const otherKey = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => 'accepted',
+      (err: unknown) => (err instanceof oidc.ResponseBodyError ? err.error : String(err)),
+    );
+
+  const byThumbprint = await prepareAttempt(config, REDIRECT, 'openid', { dpop_jkt: await dpop.calculateThumbprint() });
+  const first = (await visit(server, byThumbprint.authorizationUrl)).callback;
+  t.equal(
+    await refusal(oidc.authorizationCodeGrant(config, first, byThumbprint.checks, undefined, { DPoP: otherKey })),
+    'invalid_grant',
+    'RFC 9449 10: a proof by another key than dpop_jkt names',
+  );
+  const second = await prepareAttempt(config, REDIRECT, 'openid', { dpop_jkt: await dpop.calculateThumbprint() });
+  const tokens = await oidc.authorizationCodeGrant(
+    config,
+    (await visit(server, second.authorizationUrl)).callback,
+    second.checks,
+    undefined,
+    {
+      DPoP: dpop,
+    },
+  );
+  t.equal(tokens.token_type.toLowerCase(), 'dpop');
+
+  const pushedAttempt = await prepareAttempt(config, REDIRECT, 'openid');
+  const pushed = await oidc.buildAuthorizationUrlWithPAR(config, pushedAttempt.authorizationUrl.searchParams, { DPoP: dpop });
+  const callback = (await visit(server, pushed)).callback;
+  t.equal(
+    await refusal(oidc.authorizationCodeGrant(config, callback, pushedAttempt.checks, undefined, { DPoP: otherKey })),
+    'invalid_grant',
+    'RFC 9449 10.1: the proof sent with the push bound the code',
+  );
+  const again = await prepareAttempt(config, REDIRECT, 'openid');
+  const url = await oidc.buildAuthorizationUrlWithPAR(config, again.authorizationUrl.searchParams, { DPoP: dpop });
+  const bound = await oidc.authorizationCodeGrant(config, (await visit(server, url)).callback, again.checks, undefined, { DPoP: dpop });
+  t.equal(bound.token_type.toLowerCase(), 'dpop');
+});

@@ -61,6 +61,20 @@ t.test('a 64 KiB body of distinct names is refused at once for carrying too many
   const token = await post('/sso/token', DISTINCT);
   assertRefusedQuickly(t, token, /"error":"invalid_request"/);
   t.equal(JSON.parse(token.text).error_description, 'the request has too many parameters');
+  // RFC 9126 2.1: the push takes every authorization request parameter, so it must be as quick to refuse this.
+  const par = await post('/sso/par', DISTINCT, { authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret) });
+  assertRefusedQuickly(t, par, /"error":"invalid_request"/);
+  t.equal(JSON.parse(par.text).error_description, 'the request has too many parameters');
+});
+
+// RFC 8707 2: resource is the one name a request may repeat (src/http/form-parser.ts): its repeats are still bounded.
+t.test('a 64 KiB body of resource repeated is refused at once for carrying too many parameters', async (t) => {
+  const body = `resource=${encodeURIComponent('https://api.example/')}&`.repeat(BODY_BYTES / 40);
+  const auth = { authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret) };
+  for (const path of ['/sso/token', '/sso/par', '/sso/device_authorization', '/sso/authorize']) {
+    const answer = await post(path, body, auth);
+    assertRefusedQuickly(t, answer, /too many parameters/);
+  }
 });
 
 t.test('the authorization endpoint, which keeps repeats for its error redirect (RFC 6749 4.1.2.1), is as quick', async (t) => {

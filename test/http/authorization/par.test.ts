@@ -10,6 +10,7 @@ import { buildTestApp, CONFIDENTIAL, FIXTURES, PUBLIC } from '../../helpers/app.
 import { assertion, assertionFields, clientKey, jwksOf } from '../../helpers/client-keys.js';
 import { authorizePath, basicAuth, obtainCode, pkcePair, signIn, tokenRequest } from '../../helpers/flow.js';
 import { sha256 } from '../../../src/domain/secrets.js';
+import { dpopKey, dpopProof } from '../../helpers/dpop.js';
 
 const ISSUER = 'http://localhost:3000/sso';
 const REDIRECT = CONFIDENTIAL.redirect_uris[0]!;
@@ -21,13 +22,17 @@ const STRICT = {
 };
 const APP_AUTH = basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret);
 
-function push(app: FastifyInstance, form: Record<string, string | undefined>, auth: string | undefined = APP_AUTH) {
+function push(app: FastifyInstance, form: Record<string, string | undefined>, auth: string | undefined = APP_AUTH, dpop?: string) {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== undefined) body.append(k, v);
   return app.inject({
     method: 'POST',
     url: '/sso/par',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(auth ? { authorization: auth } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(auth ? { authorization: auth } : {}),
+      ...(dpop ? { dpop } : {}),
+    },
     payload: body.toString(),
   });
 }
@@ -294,4 +299,49 @@ t.test('RFC 9126 4 at /authorize with a live session costs one statement more th
   t.equal(res.statusCode, 303);
   t.ok(new URL(String(res.headers.location)).searchParams.get('code'), 'the live session answered with a code');
   t.equal(counter.count, 2, 'the pushed request taken, then the code issued');
+});
+
+// RFC 9449 10.1: with PAR, "the DPoP key can be communicated in the PAR request" by dpop_jkt or by a DPoP proof in
+// the push; "Both mechanisms MUST be supported by an authorization server that supports PAR and DPoP. If both
+// mechanisms are used at the same time, the authorization server MUST reject the request if the JWK Thumbprint in
+// dpop_jkt does not match the public key in the DPoP header."
+t.test('RFC 9449 10.1: a DPoP proof sent with the push binds the code to its key, as dpop_jkt does', async (t) => {
+  const { app, pushedRows } = await setUp(t);
+  const key = await dpopKey();
+  const other = await dpopKey();
+  const parProof = (k = key, htu = `${ISSUER}/par`) => dpopProof(k, { htu });
+  const tokenProof = (k = key) => dpopProof(k, { htu: `${ISSUER}/token` });
+  const codeOf = async (requestUri: string) =>
+    (await signIn(app, { client_id: CONFIDENTIAL.client_id, request_uri: requestUri })).location.searchParams.get('code')!;
+  const redeem = async (pushed: Promise<LightMyRequestResponse>, verifier: string, proof?: string) => {
+    const res = await pushed;
+    t.equal(res.statusCode, 201, res.body);
+    const code = await codeOf((res.json() as { request_uri: string }).request_uri);
+    return app.inject({
+      method: 'POST',
+      url: '/sso/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: APP_AUTH, ...(proof ? { dpop: proof } : {}) },
+      payload: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier }).toString(),
+    });
+  };
+
+  const byProof = request();
+  const stolen = await redeem(push(app, byProof.params, APP_AUTH, await parProof()), byProof.verifier, await tokenProof(other));
+  t.equal(stolen.json().error, 'invalid_grant', 'the code of a push with a proof needs a proof by that key');
+  const again = request();
+  const bound = await redeem(push(app, again.params, APP_AUTH, await parProof()), again.verifier, await tokenProof());
+  t.equal(bound.statusCode, 200, bound.body);
+  t.equal(bound.json().token_type, 'DPoP');
+
+  const byBoth = request({ dpop_jkt: key.jkt });
+  const both = await redeem(push(app, byBoth.params, APP_AUTH, await parProof()), byBoth.verifier, await tokenProof());
+  t.equal(both.statusCode, 200, 'dpop_jkt and a proof by the same key');
+  const byParameter = request({ dpop_jkt: key.jkt });
+  const parameter = await redeem(push(app, byParameter.params), byParameter.verifier);
+  t.equal(parameter.json().error, 'invalid_grant', 'dpop_jkt alone binds the pushed request too');
+
+  const before = await pushedRows();
+  assertJsonError(t, await push(app, request({ dpop_jkt: other.jkt }).params, APP_AUTH, await parProof()), 400, 'invalid_dpop_proof');
+  assertJsonError(t, await push(app, request().params, APP_AUTH, await parProof(key, `${ISSUER}/token`)), 400, 'invalid_dpop_proof', 'htu');
+  t.equal(await pushedRows(), before, 'nothing is stored for a refused push');
 });

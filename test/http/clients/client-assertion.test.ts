@@ -226,3 +226,30 @@ function unsigned(clientId: string): string {
   const now = Math.floor(Date.now() / 1000);
   return `${part({ alg: 'none' })}.${part({ iss: clientId, sub: clientId, aud: ISSUER, exp: now + 60, jti: 'x' })}.`;
 }
+
+// RFC 6749 10.10 (and 2.3.1): a credential must not be guessable by repeated requests; a client assertion is one, so
+// its failures are counted by the throttle of wrong secrets, and the count is checked before the assertion is.
+t.test(
+  'failed client assertions lock the client like wrong secrets, and a locked one is refused before its keys are fetched',
+  async (t) => {
+    const key = await clientKey('ES256');
+    const served = await servedJwks(t, jwksOf(key));
+    const client = { ...SERVICE, client_id: 'fetching', token_endpoint_auth_method: 'private_key_jwt', jwks_uri: served.uri };
+    const { advance, grant } = await setUp(t, [client], { SIGN_IN_IP_FREE_ATTEMPTS: '5', SIGN_IN_LOCK_BASE_SECONDS: '600' });
+    t.equal((await grant(await assertion('fetching', ISSUER, key))).statusCode, 200, 'a right assertion is not held against the client');
+    const forged = await clientKey('ES256', key.kid);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i += 1) statuses.push((await grant(await assertion('fetching', ISSUER, forged))).statusCode);
+    t.same(statuses, [401, 401, 401, 401, 401, 429, 429], 'five failures, then refused without a signature check');
+    // Past the refetch cooldown, a key the set lacks would make the provider fetch the jwks_uri again.
+    advance(31);
+    const at = new Date(Date.now() + 31_000);
+    const fetches = served.fetches();
+    const locked = await grant(await assertion('fetching', ISSUER, await clientKey('ES256'), { at }));
+    t.equal(locked.statusCode, 429);
+    t.equal(locked.json().error, 'temporarily_unavailable');
+    t.ok(Number(locked.headers['retry-after']) > 0, 'Retry-After (RFC 6585 4)');
+    t.equal(served.fetches(), fetches, 'an assertion naming a key never seen costs no jwks_uri fetch once locked');
+    t.equal((await grant(await assertion('fetching', ISSUER, key, { at }))).statusCode, 429, 'nor does a right one get verified');
+  },
+);

@@ -223,3 +223,50 @@ t.test('RFC 9449 6.1: a DPoP-bound JWT access token (RFC 9068) names its key in 
   t.equal(res.json().token_type, 'DPoP', res.body);
   t.same(decodeJwt(res.json().access_token as string).cnf, { jkt: key.jkt });
 });
+
+// RFC 9449 10: "When a token request is received, the authorization server computes the JWK Thumbprint of the
+// proof-of-possession public key in the DPoP proof and verifies that it matches the dpop_jkt parameter value in the
+// authorization request. If they do not match, it MUST reject the request."
+t.test('RFC 9449 10: a code bound by dpop_jkt is redeemed only with a proof by that key', async (t) => {
+  const { app, db } = await buildTestApp(t, { seed: SEED as never });
+  const key = await dpopKey();
+  const other = await dpopKey();
+  const refused = async (proof: string | undefined, why: string) => {
+    const form = await codeForm(app, { dpop_jkt: key.jkt });
+    const res = await token(app, form, proof);
+    t.equal(res.statusCode, 400, why);
+    t.equal(res.json().error, 'invalid_grant', why);
+    const row = await db.selectFrom('authorization_codes').select(['consumed_at', 'dpop_jkt']).where('dpop_jkt', '=', key.jkt).execute();
+    t.ok(
+      row.every((r) => r.consumed_at === null),
+      `${why}: the code is not used up`,
+    );
+  };
+  await refused(undefined, 'no proof');
+  await refused(await dpopProof(other, { htu: TOKEN_URL }), 'a proof by another key');
+
+  const res = await token(app, await codeForm(app, { dpop_jkt: key.jkt }), await dpopProof(key, { htu: TOKEN_URL }));
+  t.equal(res.statusCode, 200, res.body);
+  t.equal(res.json().token_type, 'DPoP');
+  t.equal((await token(app, await codeForm(app), undefined)).statusCode, 200, 'a code bound to no key needs no proof');
+});
+
+t.test('RFC 9449 10: dpop_jkt that is no SHA-256 thumbprint is invalid_request, redirected', async (t) => {
+  const { app } = await buildTestApp(t, { seed: SEED as never });
+  for (const value of ['short', `${'A'.repeat(43)}=`, `${'A'.repeat(42)}+`]) {
+    const res = await app.inject({
+      method: 'GET',
+      url: `/sso/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: CONFIDENTIAL.client_id,
+        redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        dpop_jkt: value,
+      }).toString()}`,
+    });
+    t.equal(res.statusCode, 303, value);
+    t.equal(new URL(String(res.headers.location)).searchParams.get('error'), 'invalid_request', value);
+  }
+});

@@ -42,6 +42,12 @@ const SCREEN = {
   allowed_resources: [REPORTS],
   default_resource: REPORTS,
 };
+const WALL = {
+  client_id: 'wall',
+  client_secret: 'wall-secret-0123456789',
+  grant_types: [DEVICE_CODE_GRANT],
+  allowed_resources: [REPORTS, BILLING, UNREGISTERED],
+};
 const SERVER_CLIENT = {
   client_id: 'reports-api',
   client_secret: 'reports-api-secret-0123456789',
@@ -62,7 +68,7 @@ const SEED = {
     },
     { identifier: BILLING, scopes: { 'billing:read': 'See your invoices' }, access_token_ttl_seconds: 300 },
   ],
-  clients: [...FIXTURES.clients, API_CLIENT, DEFAULTED, SERVER_CLIENT, SCREEN],
+  clients: [...FIXTURES.clients, API_CLIENT, DEFAULTED, SERVER_CLIENT, SCREEN, WALL],
 };
 const DASHBOARD = basicAuth(API_CLIENT.client_id, API_CLIENT.client_secret);
 
@@ -261,4 +267,46 @@ t.test('RFC 8628 with a default resource: the device asks for its scopes, the pa
   t.equal(polled.json().scope, 'reports:read');
   t.match(decodeJwt(polled.json().access_token as string), { aud: REPORTS, client_id: 'screen', scope: 'reports:read' });
   t.type(polled.json().id_token, 'string');
+});
+
+// RFC 8707 2.1 "the resource parameter [...] in the authorization request" applies to the device authorization
+// request (RFC 8628 3.1) as to /authorize: several may be named, each one the client may ask for and a known one.
+t.test('RFC 8628 3.1 with RFC 8707 2: a device request names its resources as /authorize does; the token names one of them', async (t) => {
+  const { app } = await buildTestApp(t, { seed: SEED as never });
+  const wall = basicAuth(WALL.client_id, WALL.client_secret);
+  const start = (form: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/sso/device_authorization',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: wall },
+      payload: form,
+    });
+  const scope = `scope=${encodeURIComponent('openid reports:read billing:read')}`;
+  const refused = [
+    [`${scope}&resource=${encodeURIComponent(UNREGISTERED)}`, 'a resource no server is registered for'],
+    [`${scope}&resource=${encodeURIComponent('https://elsewhere.example/')}`, 'a resource the client may not ask for'],
+    [`${scope}&resource=relative`, 'a resource that is no absolute URI'],
+  ] as const;
+  for (const [form, why] of refused) {
+    const res = await start(form);
+    t.equal(res.statusCode, 400, why);
+    t.equal(res.json().error, 'invalid_target', why);
+  }
+  const repeatedScope = await start(`${scope}&${scope}`);
+  t.equal(repeatedScope.json().error, 'invalid_request', 'another parameter repeated is still refused (RFC 6749 3.1)');
+
+  const res = await start(`${scope}&resource=${encodeURIComponent(REPORTS)}&resource=${encodeURIComponent(BILLING)}`);
+  t.equal(res.statusCode, 200, res.body);
+  const started = res.json() as { device_code: string; user_code: string };
+  const { res: page } = await verify(app, started.user_code, { decision: 'approve' });
+  t.equal(page.statusCode, 200);
+  const unnamed = await poll(app, started.device_code, wall);
+  t.equal(unnamed.json().error, 'invalid_target', 'RFC 8707 2.2: a grant for several resources names one at the token endpoint');
+  const other = await poll(app, started.device_code, wall, { resource: UNREGISTERED });
+  t.equal(other.json().error, 'invalid_target', 'a resource the device did not ask for');
+  const billing = await poll(app, started.device_code, wall, { resource: BILLING });
+  t.equal(billing.statusCode, 200, billing.body);
+  t.equal(billing.json().scope, 'billing:read', "the token carries that resource's scopes only");
+  const introspected = await post(app, '/sso/introspect', { token: billing.json().access_token as string }, wall);
+  t.match(introspected.json(), { active: true, aud: BILLING });
 });

@@ -51,7 +51,7 @@ export async function exchangeAuthorizationCode(
   const redeemed =
     (await redeemCode(ctx.db, redemption)) ??
     (redemption.resources ? undefined : await redeemCode(ctx.db, { ...redemption, resources: true }));
-  if (!redeemed) throw await explainRefusal(ctx, client, codeHash, redirectUri, verifier, resource);
+  if (!redeemed) throw await explainRefusal(ctx, client, codeHash, { redirectUri, verifier, jkt: dpop?.jkt ?? null }, resource);
 
   return userTokenResponse(ctx, client, {
     accessToken: await finishAccessToken(ctx, accessToken, redeemed, {
@@ -82,8 +82,7 @@ async function explainRefusal(
   ctx: ProviderContext,
   client: Client,
   codeHash: string,
-  redirectUri: string | null,
-  verifier: string | null,
+  presented: Presented,
   resource: string | null,
 ): Promise<OAuthError> {
   const row = await findCode(ctx.db, codeHash);
@@ -100,13 +99,21 @@ async function explainRefusal(
   }
   if (row.expires_at <= ctx.clock()) return new InvalidGrant('the authorization code has expired');
   return (
-    mismatch(row, redirectUri, verifier) ??
+    mismatch(row, presented) ??
     (await targetRefusal(ctx, client, row.resources, resource)) ??
     new InvalidGrant('the authorization code is invalid')
   );
 }
 
-function mismatch(row: AuthorizationCodeRow, redirectUri: string | null, verifier: string | null): InvalidGrant | undefined {
+/** What the token request presented of what the code was bound to. */
+interface Presented {
+  redirectUri: string | null;
+  verifier: string | null;
+  /** The thumbprint of the request's DPoP proof key; null: no proof. */
+  jkt: string | null;
+}
+
+function mismatch(row: AuthorizationCodeRow, { redirectUri, verifier, jkt }: Presented): InvalidGrant | undefined {
   // RFC 6749 4.1.3: redirect_uri is required, and identical, "if the redirect_uri parameter was included in the authorization request".
   if (redirectUri === null ? row.redirect_uri_in_request : redirectUri !== row.redirect_uri) {
     return new InvalidGrant('redirect_uri does not match the authorization request');
@@ -117,5 +124,10 @@ function mismatch(row: AuthorizationCodeRow, redirectUri: string | null, verifie
   if (row.code_challenge !== null && verifier !== null && s256(verifier) !== row.code_challenge) {
     return new InvalidGrant('code_verifier does not match the code_challenge');
   }
+  // RFC 9449 10: "When a token request is received, the authorization server computes the JWK Thumbprint of the
+  // proof-of-possession public key in the DPoP proof and verifies that it matches the dpop_jkt parameter value in
+  // the authorization request. If they do not match, it MUST reject the request."
+  if (row.dpop_jkt !== null && jkt === null) return new InvalidGrant('the authorization code is bound to a DPoP key: send a DPoP proof');
+  if (row.dpop_jkt !== null && jkt !== row.dpop_jkt) return new InvalidGrant('the DPoP proof is by another key than the code is bound to');
   return undefined;
 }

@@ -18,6 +18,8 @@ import { grantRefreshRow, newRefreshToken } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import type { DpopProof } from '../dpop.js';
+import { targetRefusal } from '../token-target.js';
+import { tokenRequestResource } from '../../authorization/resource-request.js';
 
 export async function deviceCodeGrant(
   ctx: ProviderContext,
@@ -30,7 +32,9 @@ export async function deviceCodeGrant(
   const deviceCode = required(params, 'device_code');
   const deviceCodeHash = sha256(deviceCode);
   const now = ctx.clock();
-  const accessToken = prepareAccessToken(ctx, client, null, now, dpop?.jkt ?? null);
+  // RFC 8707 2.2: the token request may name one of the resources the device's request named.
+  const resource = tokenRequestResource(params, client);
+  const accessToken = prepareAccessToken(ctx, client, resource, now, dpop?.jkt ?? null);
   // As at code exchange (OIDC Core 11): a refresh token only for a client allowed the grant, and only when the
   // user approved offline_access.
   const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
@@ -42,7 +46,7 @@ export async function deviceCodeGrant(
     accessToken: accessToken.target,
     refreshToken: refreshToken && grantRefreshRow(refreshToken, client, dpop?.jkt ?? null),
   });
-  if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash);
+  if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash, resource);
   // The polling statement checked the client's revision: what it answers needs no second look at the client.
   attempt.confirm();
   if (polled.status === 'pending') {
@@ -96,7 +100,7 @@ export async function deviceCodeGrant(
 }
 
 /** The poll matched nothing: find out why (off the hot path, which pending polls never leave), and revoke on replay. */
-async function explainRefusal(ctx: ProviderContext, client: Client, deviceCodeHash: string): Promise<OAuthError> {
+async function explainRefusal(ctx: ProviderContext, client: Client, deviceCodeHash: string, resource: string | null): Promise<OAuthError> {
   const row = await findDeviceAuthorization(ctx.db, deviceCodeHash);
   if (!row) return new InvalidGrant('the device code is invalid');
   // RFC 6749 5.2 invalid_grant: the grant "was issued to another client"; that client's request is left alone.
@@ -112,5 +116,5 @@ async function explainRefusal(ctx: ProviderContext, client: Client, deviceCodeHa
   // RFC 8628 3.5 expired_token: "The device_code has expired, and the device authorization session has concluded."
   if (row.expires_at <= ctx.clock()) return new ExpiredToken();
   // A user disabled since approving, or a client changed since it was read (withCurrentClient then tries again).
-  return new InvalidGrant('the device code is invalid');
+  return (await targetRefusal(ctx, client, row.resources, resource)) ?? new InvalidGrant('the device code is invalid');
 }
