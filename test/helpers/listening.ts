@@ -5,23 +5,30 @@ import { buildTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 const HOST = '127.0.0.1';
 
-/** A port the kernel says is free now: bind port 0, read the port, release it. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
+/**
+ * A TCP listener on a port the kernel chose (port 0), kept open and closed with the test: its port is handed on
+ * while it is held, never released and bound again (another process could take it in between). `onConnection`
+ * gets every connection.
+ */
+export async function listenOnPortZero(
+  t: Test,
+  onConnection: (socket: net.Socket) => void = (socket) => socket.destroy(),
+): Promise<{ server: net.Server; port: number }> {
+  const server = net.createServer(onConnection);
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen({ port: 0, host: HOST }, () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error('no port from the kernel'));
-        return;
-      }
-      server.close(() => resolve(address.port));
-    });
+    server.listen({ port: 0, host: HOST }, () => resolve());
   });
+  // Stops listening at once; not waiting for the connections it handed on, which their server closes.
+  t.teardown(() => void server.close());
+  return { server, port: (server.address() as net.AddressInfo).port };
 }
+
+/**
+ * A loopback port nothing listens on, for the tests of a refused connection: tcpmux (1), below the ports the kernel
+ * hands out for port 0 (ip_local_port_range starts far above it), so no test's listener lands on it.
+ */
+export const REFUSED_PORT = 1;
 
 export interface ListeningApp extends TestApp {
   /** `http://127.0.0.1:<port>` (or `http://localhost:<port>` with `hostName: 'localhost'`) */
@@ -31,14 +38,17 @@ export interface ListeningApp extends TestApp {
 }
 
 /**
- * Builds the app with BASE_URL on a free port and listens on exactly that port; closed with the test. `hostName:
+ * Listens on port 0, builds the app with BASE_URL on the port the kernel gave, and hands each connection of that
+ * listener to the app's HTTP server (Node's documented 'connection' injection): the port is held from the first
+ * moment, so nothing else can take it before the app serves it. Closed with the test. `hostName:
  * 'localhost'` names the issuer by host name, as WebAuthn needs (an RP ID is a domain, never an IP address); the
  * server still listens on 127.0.0.1 only.
  */
 export async function listenTestApp(t: Test, options: TestAppOptions & { hostName?: 'localhost' } = {}): Promise<ListeningApp> {
-  const port = await freePort();
+  let serve: (socket: net.Socket) => void = (socket) => socket.destroy();
+  const { port } = await listenOnPortZero(t, (socket) => serve(socket));
   const baseUrl = `http://${options.hostName ?? HOST}:${port}`;
   const testApp = await buildTestApp(t, { ...options, env: { ...options.env, BASE_URL: baseUrl } });
-  await testApp.app.listen({ port, host: HOST });
+  serve = (socket) => testApp.app.server.emit('connection', socket);
   return { ...testApp, baseUrl, issuer: testApp.config.issuer };
 }
