@@ -1,4 +1,5 @@
 // The test app listening on a loopback port, its BASE_URL set to that very address (for e2e tests).
+import type http from 'node:http';
 import net from 'node:net';
 import type { Test } from 'tap';
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js';
@@ -30,6 +31,44 @@ export async function listenOnPortZero(
  */
 export const REFUSED_PORT = 1;
 
+/**
+ * A port the kernel said was free a moment ago: bind port 0, read the port, release it. Racy (another process may
+ * take the port before the caller binds it); kept only for the child-process tests not yet moved to port 0.
+ */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen({ port: 0, host: HOST }, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface HeldPort {
+  port: number;
+  /** From now on the held port's connections go to `server` (which never listens itself). */
+  serve(server: http.Server): void;
+}
+
+/**
+ * A port held now for an HTTP server built later, when the server's own settings must name its address (an
+ * issuer, a redirect URI): connections wait for no one, and are dropped until `serve` is called. Closing the
+ * server's connections stays with whoever closes the server (Node's close() closes its idle ones).
+ */
+export async function holdPort(t: Test): Promise<HeldPort> {
+  let target: http.Server | undefined;
+  const { port } = await listenOnPortZero(t, (socket) => (target ? target.emit('connection', socket) : socket.destroy()));
+  return {
+    port,
+    serve(server) {
+      target = server;
+    },
+  };
+}
+
 export interface ListeningApp extends TestApp {
   /** `http://127.0.0.1:<port>` (or `http://localhost:<port>` with `hostName: 'localhost'`) */
   baseUrl: string;
@@ -45,10 +84,9 @@ export interface ListeningApp extends TestApp {
  * server still listens on 127.0.0.1 only.
  */
 export async function listenTestApp(t: Test, options: TestAppOptions & { hostName?: 'localhost' } = {}): Promise<ListeningApp> {
-  let serve: (socket: net.Socket) => void = (socket) => socket.destroy();
-  const { port } = await listenOnPortZero(t, (socket) => serve(socket));
-  const baseUrl = `http://${options.hostName ?? HOST}:${port}`;
+  const held = await holdPort(t);
+  const baseUrl = `http://${options.hostName ?? HOST}:${held.port}`;
   const testApp = await buildTestApp(t, { ...options, env: { ...options.env, BASE_URL: baseUrl } });
-  serve = (socket) => testApp.app.server.emit('connection', socket);
+  held.serve(testApp.app.server);
   return { ...testApp, baseUrl, issuer: testApp.config.issuer };
 }
