@@ -47,6 +47,56 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The address settings of a server child that no request reaches (a test of its logs, its exit code, its admin
+ * socket): it listens on a port the kernel picks (PORT=0), and its issuer names no port, since nothing is sent there.
+ */
+export const UNREACHED_SERVER_ENV: Readonly<Record<string, string>> = Object.freeze({
+  HOST: HOST,
+  PORT: '0',
+  BASE_URL: `http://${HOST}`,
+});
+
+/** The port in the server's start line (Fastify's `Server listening at http://127.0.0.1:<port>`), if `output` has it. */
+export function reportedPort(output: string): number | undefined {
+  const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+  return match ? Number(match[1]) : undefined;
+}
+
+export interface ForwardedPort {
+  /** The port held from the start: the one BASE_URL names. */
+  port: number;
+  /** From now on each connection to `port` is piped to 127.0.0.1:`target` (the port the child reported). */
+  forwardTo(target: number): void;
+}
+
+/**
+ * A port held for a server child that must name its own address (BASE_URL) before it listens: the child listens on
+ * port 0 and reports its port (reportedPort), and each connection to the held port is piped, byte for byte, to it.
+ * Connections before `forwardTo`, or to a child that is gone, are dropped (the client sees a reset).
+ */
+export async function forwardedPort(t: Test): Promise<ForwardedPort> {
+  let target: number | undefined;
+  const { port } = await listenOnPortZero(t, (client) => {
+    if (target === undefined) return void client.destroy();
+    const upstream = net.connect({ host: HOST, port: target });
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.once('error', drop).once('close', drop);
+    upstream.once('error', drop).once('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  return {
+    port,
+    forwardTo(to) {
+      target = to;
+    },
+  };
+}
+
 export interface HeldPort {
   port: number;
   /** From now on the held port's connections go to `server` (which never listens itself). */
