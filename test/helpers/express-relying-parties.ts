@@ -1,11 +1,11 @@
 // Two relying-party libraries as a new user would set them up, each in an Express app on a loopback port: Auth.js
 // (@auth/express, a provider of type "oidc") and Auth0's express-openid-connect. Each shows the signed-in user's
 // name and email on its home page, from what the library kept of the sign-in (the ID token's claims).
-import type { Server } from 'node:http';
+import http from 'node:http';
 import express from 'express';
 import { auth } from 'express-openid-connect';
 import type { Test } from 'tap';
-import { freePort } from './listening.js';
+import { holdPort, type HeldPort } from './listening.js';
 
 const HOST = '127.0.0.1';
 
@@ -48,17 +48,17 @@ function home(user: { name?: unknown; email?: unknown } | undefined | null): str
   return `<!doctype html><title>RP</title>${body}`;
 }
 
-async function listen(t: Test, app: express.Express, port: number): Promise<void> {
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, HOST, (err?: Error) => (err ? reject(err) : resolve(s)));
-  });
+/** The Express app served on the port held for it; closed with the test (its idle connections with it). */
+function serve(t: Test, app: express.Express, held: HeldPort): void {
+  const server = http.createServer(app);
+  held.serve(server);
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
 }
 
 /** Auth.js: sign-in at /auth/signin, the callback at /auth/callback/sso, the session in its own cookie. */
-export async function authJsApp(client: RpClient): Promise<RelyingPartyApp> {
-  const port = await freePort();
-  const baseUrl = `http://${HOST}:${port}`;
+export async function authJsApp(t: Test, client: RpClient): Promise<RelyingPartyApp> {
+  const held = await holdPort(t);
+  const baseUrl = `http://${HOST}:${held.port}`;
   return {
     baseUrl,
     redirectUri: `${baseUrl}/auth/callback/sso`,
@@ -75,15 +75,15 @@ export async function authJsApp(client: RpClient): Promise<RelyingPartyApp> {
         const session = await getSession(req, config);
         res.type('html').send(home(session?.user));
       });
-      await listen(t, app, port);
+      serve(t, app, held);
     },
   };
 }
 
 /** express-openid-connect: sign-in at /login, the callback at /callback, the session in its encrypted cookie. */
-export async function expressOpenIdConnectApp(client: RpClient): Promise<RelyingPartyApp> {
-  const port = await freePort();
-  const baseUrl = `http://${HOST}:${port}`;
+export async function expressOpenIdConnectApp(t: Test, client: RpClient): Promise<RelyingPartyApp> {
+  const held = await holdPort(t);
+  const baseUrl = `http://${HOST}:${held.port}`;
   return {
     baseUrl,
     redirectUri: `${baseUrl}/callback`,
@@ -105,7 +105,7 @@ export async function expressOpenIdConnectApp(client: RpClient): Promise<Relying
       app.get('/', (req, res) => {
         res.type('html').send(home(req.oidc.user));
       });
-      await listen(t, app, port);
+      serve(t, app, held);
     },
   };
 }

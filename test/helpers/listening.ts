@@ -1,26 +1,122 @@
 // The test app listening on a loopback port, its BASE_URL set to that very address (for e2e tests).
+import type http from 'node:http';
 import net from 'node:net';
 import type { Test } from 'tap';
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js';
 
 const HOST = '127.0.0.1';
 
-/** A port the kernel says is free now: bind port 0, read the port, release it. */
+/**
+ * A TCP listener on a port the kernel chose (port 0), kept open and closed with the test: its port is handed on
+ * while it is held, never released and bound again (another process could take it in between). `onConnection`
+ * gets every connection.
+ */
+export async function listenOnPortZero(
+  t: Test,
+  onConnection: (socket: net.Socket) => void = (socket) => socket.destroy(),
+): Promise<{ server: net.Server; port: number }> {
+  const server = net.createServer(onConnection);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: 0, host: HOST }, () => resolve());
+  });
+  // Stops listening at once; not waiting for the connections it handed on, which their server closes.
+  t.teardown(() => void server.close());
+  return { server, port: (server.address() as net.AddressInfo).port };
+}
+
+/**
+ * A loopback port nothing listens on, for the tests of a refused connection: tcpmux (1), below the ports the kernel
+ * hands out for port 0 (ip_local_port_range starts far above it), so no test's listener lands on it.
+ */
+export const REFUSED_PORT = 1;
+
+/**
+ * A port the kernel said was free a moment ago: bind port 0, read the port, release it. Racy (another process may
+ * take the port before the caller binds it); kept only for the child-process tests not yet moved to port 0.
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
     server.once('error', reject);
     server.listen({ port: 0, host: HOST }, () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new Error('no port from the kernel'));
-        return;
-      }
-      server.close(() => resolve(address.port));
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The address settings of a server child that no request reaches (a test of its logs, its exit code, its admin
+ * socket): it listens on a port the kernel picks (PORT=0), and its issuer names no port, since nothing is sent there.
+ */
+export const UNREACHED_SERVER_ENV: Readonly<Record<string, string>> = Object.freeze({
+  HOST: HOST,
+  PORT: '0',
+  BASE_URL: `http://${HOST}`,
+});
+
+/** The port in the server's start line (Fastify's `Server listening at http://127.0.0.1:<port>`), if `output` has it. */
+export function reportedPort(output: string): number | undefined {
+  const match = /Server listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+  return match ? Number(match[1]) : undefined;
+}
+
+export interface ForwardedPort {
+  /** The port held from the start: the one BASE_URL names. */
+  port: number;
+  /** From now on each connection to `port` is piped to 127.0.0.1:`target` (the port the child reported). */
+  forwardTo(target: number): void;
+}
+
+/**
+ * A port held for a server child that must name its own address (BASE_URL) before it listens: the child listens on
+ * port 0 and reports its port (reportedPort), and each connection to the held port is piped, byte for byte, to it.
+ * Connections before `forwardTo`, or to a child that is gone, are dropped (the client sees a reset).
+ */
+export async function forwardedPort(t: Test): Promise<ForwardedPort> {
+  let target: number | undefined;
+  const { port } = await listenOnPortZero(t, (client) => {
+    if (target === undefined) return void client.destroy();
+    const upstream = net.connect({ host: HOST, port: target });
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.once('error', drop).once('close', drop);
+    upstream.once('error', drop).once('close', drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  return {
+    port,
+    forwardTo(to) {
+      target = to;
+    },
+  };
+}
+
+export interface HeldPort {
+  port: number;
+  /** From now on the held port's connections go to `server` (which never listens itself). */
+  serve(server: http.Server): void;
+}
+
+/**
+ * A port held now for an HTTP server built later, when the server's own settings must name its address (an
+ * issuer, a redirect URI): connections wait for no one, and are dropped until `serve` is called. Closing the
+ * server's connections stays with whoever closes the server (Node's close() closes its idle ones).
+ */
+export async function holdPort(t: Test): Promise<HeldPort> {
+  let target: http.Server | undefined;
+  const { port } = await listenOnPortZero(t, (socket) => (target ? target.emit('connection', socket) : socket.destroy()));
+  return {
+    port,
+    serve(server) {
+      target = server;
+    },
+  };
 }
 
 export interface ListeningApp extends TestApp {
@@ -31,14 +127,16 @@ export interface ListeningApp extends TestApp {
 }
 
 /**
- * Builds the app with BASE_URL on a free port and listens on exactly that port; closed with the test. `hostName:
+ * Listens on port 0, builds the app with BASE_URL on the port the kernel gave, and hands each connection of that
+ * listener to the app's HTTP server (Node's documented 'connection' injection): the port is held from the first
+ * moment, so nothing else can take it before the app serves it. Closed with the test. `hostName:
  * 'localhost'` names the issuer by host name, as WebAuthn needs (an RP ID is a domain, never an IP address); the
  * server still listens on 127.0.0.1 only.
  */
 export async function listenTestApp(t: Test, options: TestAppOptions & { hostName?: 'localhost' } = {}): Promise<ListeningApp> {
-  const port = await freePort();
-  const baseUrl = `http://${options.hostName ?? HOST}:${port}`;
+  const held = await holdPort(t);
+  const baseUrl = `http://${options.hostName ?? HOST}:${held.port}`;
   const testApp = await buildTestApp(t, { ...options, env: { ...options.env, BASE_URL: baseUrl } });
-  await testApp.app.listen({ port, host: HOST });
+  held.serve(testApp.app.server);
   return { ...testApp, baseUrl, issuer: testApp.config.issuer };
 }

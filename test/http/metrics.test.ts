@@ -1,5 +1,6 @@
 // GET /metrics: every documented metric name and label set, scraped after real sign-ins and token requests; route
 // labels are patterns, never URLs; sign-in outcomes counted where their security event line is written; METRICS_PORT.
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
@@ -24,7 +25,6 @@ import {
   pkcePair,
   tokenRequest,
 } from '../helpers/flow.js';
-import { freePort } from '../helpers/listening.js';
 
 const SERVICE = {
   client_id: 'service',
@@ -329,13 +329,16 @@ t.test('with METRICS_PORT set, the main port does not serve /metrics', async (t)
 });
 
 t.test('the METRICS_PORT listener serves /metrics and nothing else', async (t) => {
-  const port = await freePort();
-  const env = { METRICS_PORT: String(port), METRICS_HOST: '127.0.0.1' };
+  const env = { METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' };
   const registry = createMetrics();
   const served = await appWith(t, env, registry);
   t.equal((await served.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })).statusCode, 200);
-  const metrics = await startMetricsServer(testConfig(env), pino({ level: 'silent' }), registry.registry);
+  // On port 0 (below the setting's range, so set past it): the kernel's port, read back from the listener.
+  const config = testConfig(env);
+  const onPortZero = { ...config, operations: { ...config.operations, metricsPort: 0 } };
+  const metrics = await startMetricsServer(onPortZero, pino({ level: 'silent' }), registry.registry);
   t.teardown(() => metrics.close());
+  const { port } = metrics.server.address() as AddressInfo;
   const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   t.equal(res.status, 200);
   const samples = parse(await res.text());

@@ -21,7 +21,7 @@ h2{font-size:1.05rem;margin:1.75rem 0 .5rem}ul.devices{list-style:none;padding:0
 .brand{margin:0 0 1rem;font-weight:600;color:#4b5563}.brand img{display:block;max-height:2.5rem;max-width:100%}
 img.client-logo{display:block;max-height:3rem;max-width:8rem;margin:0 0 .75rem}p.client-links a{margin-right:.75rem}
 @media (prefers-color-scheme:dark){.brand{color:#9ca3af}body{background:#111827;color:#f9fafb}main{background:#1f2937}p.lead{color:#9ca3af}a{color:#93c5fd}
-input[type=text],input[type=email],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}.field-error{color:#fca5a5}}
+input[type=text],input[type=email],input[type=password]{background:#111827;color:#f9fafb;border-color:#374151}button.secondary{color:#93c5fd}.field-error{color:#fca5a5}.meta{color:#9ca3af}}
 `;
 
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');

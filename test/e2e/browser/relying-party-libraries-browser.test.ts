@@ -40,7 +40,7 @@ async function signInAndAllow(page: Awaited<ReturnType<typeof newPage>>): Promis
 
 async function browserTests(browser: Browser): Promise<void> {
   t.test('OIDC Core 5.4: Auth.js (provider type oidc) signs alice in and shows her name and email', async (t) => {
-    const rp = await authJsApp(AUTHJS);
+    const rp = await authJsApp(t, AUTHJS);
     const server = await startBoth(t, rp, AUTHJS);
     const page = await newPage(t, browser);
     await page.goto(`${rp.baseUrl}/auth/signin`);
@@ -54,7 +54,7 @@ async function browserTests(browser: Browser): Promise<void> {
   });
 
   t.test("OIDC Core 5.4: Auth0's express-openid-connect signs alice in and shows her name and email", async (t) => {
-    const rp = await expressOpenIdConnectApp(EOC);
+    const rp = await expressOpenIdConnectApp(t, EOC);
     const server = await startBoth(t, rp, EOC);
     const page = await newPage(t, browser);
     await page.goto(`${rp.baseUrl}/login`);
@@ -66,7 +66,7 @@ async function browserTests(browser: Browser): Promise<void> {
   });
 
   t.test('OIDC Core 5.4: with ID_TOKEN_CLAIMS=minimal, express-openid-connect shows no name: it reads only the ID token', async (t) => {
-    const rp = await expressOpenIdConnectApp(EOC);
+    const rp = await expressOpenIdConnectApp(t, EOC);
     const server = await startBoth(t, rp, EOC, { ID_TOKEN_CLAIMS: 'minimal' });
     const page = await newPage(t, browser);
     await page.goto(`${rp.baseUrl}/login`);

@@ -13,7 +13,7 @@ import type { Test } from 'tap';
 import type { Browser, Page } from 'playwright-core';
 import { ALICE, BOB, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
 import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';
-import { freePort, listenTestApp, type ListeningApp } from '../../helpers/listening.js';
+import { holdPort, listenTestApp, REFUSED_PORT, type HeldPort, type ListeningApp } from '../../helpers/listening.js';
 import { KEYS_SECRET } from '../../helpers/account.js';
 import { openUpstreamTokens } from '../../../src/domain/connections/upstream-tokens.js';
 import { discoverConfidential, prepareAttempt, redeem } from '../../helpers/relying-party.js';
@@ -52,9 +52,9 @@ interface Upstream {
   proxyUrl: string;
 }
 
-/** node-oidc-provider on `port` with our two callbacks registered, signing with a key the test holds too. */
-async function startUpstream(t: Test, port: number, ourIssuer: string, privateJwk: JWK): Promise<string> {
-  const issuer = `http://127.0.0.1:${port}`;
+/** node-oidc-provider on the held port with our two callbacks registered, signing with a key the test holds too. */
+async function startUpstream(t: Test, held: HeldPort, ourIssuer: string, privateJwk: JWK): Promise<string> {
+  const issuer = `http://127.0.0.1:${held.port}`;
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -74,7 +74,7 @@ async function startUpstream(t: Test, port: number, ourIssuer: string, privateJw
     cookies: { keys: ['upstream-cookie-key-for-tests'] },
   });
   const server = http.createServer(provider.callback());
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  held.serve(server);
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return issuer;
 }
@@ -129,9 +129,8 @@ interface Fixture {
 async function setUp(t: Test): Promise<Fixture> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const privateJwk = { ...(await exportJWK(privateKey)), kid: 'upstream-key-1', alg: 'RS256', use: 'sig' };
-  const upstreamPort = await freePort();
-  const deadPort = await freePort();
-  const upstreamIssuer = `http://127.0.0.1:${upstreamPort}`;
+  const upstreamPort = await holdPort(t);
+  const upstreamIssuer = `http://127.0.0.1:${upstreamPort.port}`;
   const tamper: Upstream['tamper'] = { mode: 'none' };
   const proxyUrl = await startTokenProxy(t, () => `${upstreamIssuer}/token`, privateJwk, tamper);
   const common = { client_id: 'sso', client_secret: UPSTREAM_SECRET, kind: 'oidc' as const, issuer: upstreamIssuer };
@@ -151,7 +150,7 @@ async function setUp(t: Test): Promise<Fixture> {
           store_tokens: true,
         },
         { ...common, id: 'op-tampered', display_name: 'Tampered OP', provisioning: 'create', token_endpoint: proxyUrl },
-        { ...common, id: 'op-gone', display_name: 'Gone OP', issuer: `http://127.0.0.1:${deadPort}` },
+        { ...common, id: 'op-gone', display_name: 'Gone OP', issuer: `http://127.0.0.1:${REFUSED_PORT}` },
         { ...common, id: 'op-trusted', display_name: 'Trusted OP', token_endpoint: proxyUrl, trust_amr: true },
       ],
     },

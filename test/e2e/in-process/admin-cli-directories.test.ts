@@ -6,7 +6,7 @@ import path from 'node:path';
 import t from 'tap';
 import { KEYS_SECRET } from '../../helpers/account.js';
 import { adminStore, events, json, runAdmin } from '../../helpers/admin-cli.js';
-import { freePort } from '../../helpers/listening.js';
+import { REFUSED_PORT } from '../../helpers/listening.js';
 import {
   ALICE_LDAP,
   GROUPS_DN,
@@ -106,9 +106,8 @@ if (SLAPD_MISSING) {
     t.match(noStdin.message, /--bind-password-stdin/);
     t.match((await runAdmin(['directories', 'list'], store.env)).stdout, /no directories/, 'nothing was written');
 
-    const closed = await freePort();
     const down = await runAdmin(
-      [...addArgs('down', `ldap://127.0.0.1:${closed}`), '--start-tls', '--connect-timeout-ms', '500'],
+      [...addArgs('down', `ldap://127.0.0.1:${REFUSED_PORT}`), '--start-tls', '--connect-timeout-ms', '500'],
       store.env,
       { input: SERVICE_PASSWORD },
     );

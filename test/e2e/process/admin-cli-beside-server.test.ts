@@ -13,7 +13,7 @@ import { FIXTURES, seedDataFolder } from '../../helpers/app.js';
 import { runAdmin, type AdminRun } from '../../helpers/admin-cli.js';
 import { collect, spawnServer } from '../../helpers/child-process.js';
 import { migratedDataFolder, onServer } from '../../helpers/database.js';
-import { freePort } from '../../helpers/listening.js';
+import { UNREACHED_SERVER_ENV } from '../../helpers/listening.js';
 
 if (onServer) {
   t.pass('the local socket is for the embedded database: on PostgreSQL the command line opens the database itself');
@@ -25,8 +25,7 @@ if (onServer) {
   /** What an operator reads: stdout, the messages on stderr (not the log lines) and the exit code. */
   const seen = (run: AdminRun) => ({ code: run.code, stdout: run.stdout, message: run.message });
 
-  const port = await freePort();
-  const server: ChildProcess = await spawnServer({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
+  const server: ChildProcess = await spawnServer({ ...UNREACHED_SERVER_ENV, ...env });
   t.teardown(() => {
     if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
   });

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import t, { type Test } from 'tap';
 import { collect, runServer, spawnServer } from '../../helpers/child-process.js';
 import { keyStore, KEYS_SECRET, rotateKeys, WRONG_KEYS_SECRET } from '../../helpers/keys.js';
-import { freePort } from '../../helpers/listening.js';
+import { UNREACHED_SERVER_ENV } from '../../helpers/listening.js';
 
 interface Started {
   child: ChildProcess;
@@ -14,8 +14,7 @@ interface Started {
 
 /** Starts the built server and resolves once it is ready; killed by its pid in teardown. */
 async function startServer(t: Test, env: Record<string, string>): Promise<Started> {
-  const port = await freePort();
-  const child = await spawnServer({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
+  const child = await spawnServer({ ...UNREACHED_SERVER_ENV, ...env });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -65,12 +64,9 @@ t.test('the server warns once at start when KEYS_ENCRYPTION_SECRET is not set, a
 t.test('a wrong KEYS_ENCRYPTION_SECRET stops the server with a message naming the variable, never the secret', async (t) => {
   const env = await keyStore(t);
   t.equal((await rotateKeys(['--alg', 'EdDSA', '--delay', '0'], { ...env, KEYS_ENCRYPTION_SECRET: KEYS_SECRET })).code, 0);
-  const port = await freePort();
   const run = await runServer({
     ...env,
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    BASE_URL: `http://127.0.0.1:${port}`,
+    ...UNREACHED_SERVER_ENV,
     KEYS_ENCRYPTION_SECRET: WRONG_KEYS_SECRET,
   });
   t.equal(run.code, 1);

@@ -6,21 +6,26 @@ import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
 import { childEnv, PROJECT_DIR } from '../../helpers/child-process.js';
-import { freePort } from '../../helpers/listening.js';
+import { forwardedPort, reportedPort } from '../../helpers/listening.js';
 
 t.test('npm start builds dist/ and serves discovery from dist/server.js', async (t) => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'sso-npm-start-'));
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
+  // The server listens on port 0; BASE_URL names a port held here, forwarded to the one the server reports.
+  const forwarded = await forwardedPort(t);
+  const baseUrl = `http://127.0.0.1:${forwarded.port}`;
   // Its own process group, so that npm, its shell and the server it starts can all be stopped by the group's id.
   const npm = spawn('npm', ['start'], {
     cwd: PROJECT_DIR,
-    env: childEnv({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: baseUrl, DATA_DIR: dataDir }),
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', BASE_URL: baseUrl, DATA_DIR: dataDir }),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
   let output = '';
-  npm.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+  npm.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    output += d;
+    const reported = reportedPort(output);
+    if (reported !== undefined) forwarded.forwardTo(reported);
+  });
   npm.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
   const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
   t.teardown(async () => {

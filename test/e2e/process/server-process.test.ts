@@ -10,7 +10,7 @@ import { seedDataFolder } from '../../helpers/app.js';
 import { basicAuth, formEncode } from '../../helpers/flow.js';
 import { collect, runServer, spawnServer, type Finished } from '../../helpers/child-process.js';
 import { createTestDatabase, migratedDataFolder, onServer } from '../../helpers/database.js';
-import { freePort } from '../../helpers/listening.js';
+import { forwardedPort, reportedPort, UNREACHED_SERVER_ENV, type ForwardedPort } from '../../helpers/listening.js';
 
 const CLIENT = {
   client_id: 'rp',
@@ -37,13 +37,14 @@ async function tempDir(t: Test): Promise<string> {
 }
 
 /**
- * Starts the built server on 127.0.0.1:<port> and resolves once it logs that it is ready; killed (by its pid)
- * in teardown if the test has not stopped it.
+ * Starts the built server on port 0 and resolves once it logs that it is ready; its BASE_URL names `forwarded`, a
+ * port held here (the same one again for a restart), forwarded to the port it reports. Killed (by its pid) in
+ * teardown if the test has not stopped it.
  */
-async function startServer(t: Test, env: Record<string, string>, port?: number): Promise<RunningServer> {
-  const p = port ?? (await freePort());
-  const baseUrl = `http://127.0.0.1:${p}`;
-  const child = await spawnServer({ HOST: '127.0.0.1', PORT: String(p), BASE_URL: baseUrl, ...env });
+async function startServer(t: Test, env: Record<string, string>, forwarded?: ForwardedPort): Promise<RunningServer> {
+  const held = forwarded ?? (await forwardedPort(t));
+  const baseUrl = `http://127.0.0.1:${held.port}`;
+  const child = await spawnServer({ HOST: '127.0.0.1', PORT: '0', BASE_URL: baseUrl, ...env });
   const pid = child.pid!;
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -60,6 +61,8 @@ async function startServer(t: Test, env: Record<string, string>, port?: number):
         try {
           const entry = JSON.parse(line) as Record<string, unknown>;
           logs.push(entry);
+          const reported = typeof entry.msg === 'string' ? reportedPort(entry.msg) : undefined;
+          if (reported !== undefined) held.forwardTo(reported);
           if (typeof entry.msg === 'string' && / ready on /.test(entry.msg)) resolve();
         } catch {
           logs.push({ unparsed: line });
@@ -263,7 +266,7 @@ t.test('kill -9 loses nothing committed: the signing key and an issued access to
   const dir = await migratedDataFolder(t);
   await seedDataFolder(dir, { clients: [CLIENT], users: [USER] });
 
-  const port = await freePort();
+  const port = await forwardedPort(t);
   const first = await startServer(t, { DATA_DIR: dir }, port);
   const kids = await jwksKids(first.issuer);
   const kid = kids[0];
@@ -295,11 +298,8 @@ t.test('kill -9 loses nothing committed: the signing key and an issued access to
 t.test('a second process on the same embedded data folder refuses to start', async (t) => {
   const dir = await migratedDataFolder(t);
   const first = await startServer(t, { DATA_DIR: dir });
-  const port = await freePort();
   const second = await runServer({
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    BASE_URL: `http://127.0.0.1:${port}`,
+    ...UNREACHED_SERVER_ENV,
     DATA_DIR: dir,
   });
   t.equal(second.code, 1, 'the second process exits 1');

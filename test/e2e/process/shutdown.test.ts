@@ -9,7 +9,7 @@ import { basicAuth } from '../../helpers/flow.js';
 import { seedDatabase, seedDataFolder } from '../../helpers/app.js';
 import { collect, spawnServer, type Finished } from '../../helpers/child-process.js';
 import { createTestDatabase, migratedDataFolder, onServer } from '../../helpers/database.js';
-import { freePort } from '../../helpers/listening.js';
+import { freePort, reportedPort } from '../../helpers/listening.js';
 
 const SERVICE = {
   client_id: 'service',
@@ -26,10 +26,13 @@ interface Server {
   exited: Promise<Finished>;
 }
 
-/** Starts the built server on 127.0.0.1 and resolves once it is ready; SIGKILLed (by pid) in teardown if still running. */
+/**
+ * Starts the built server on 127.0.0.1, port 0, and resolves once it is ready, with the port it reports (requests go
+ * there directly; the issuer names no port). SIGKILLed (by pid) in teardown if still running.
+ */
 async function startServer(t: Test, env: Record<string, string>): Promise<Server> {
-  const port = await freePort();
-  const child = await spawnServer({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
+  let port = 0;
+  const child = await spawnServer({ HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://127.0.0.1', ...env });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -46,6 +49,7 @@ async function startServer(t: Test, env: Record<string, string>): Promise<Server
         try {
           const entry = JSON.parse(line) as Record<string, unknown>;
           logs.push(entry);
+          port = (typeof entry.msg === 'string' ? reportedPort(entry.msg) : undefined) ?? port;
           if (typeof entry.msg === 'string' && entry.msg.includes(' ready on ') && ++readyCount === wanted) resolve();
         } catch {
           logs.push({ unparsed: line });

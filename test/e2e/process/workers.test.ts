@@ -4,7 +4,7 @@ import t from 'tap';
 import { loadConfig, ConfigError } from '../../../src/config.js';
 import { collect, spawnServer } from '../../helpers/child-process.js';
 import { createTestDatabase, onServer } from '../../helpers/database.js';
-import { freePort } from '../../helpers/listening.js';
+import { forwardedPort, reportedPort } from '../../helpers/listening.js';
 
 t.test('WORKERS above 1 is refused on the embedded database, by name', async (t) => {
   t.throws(() => loadConfig({ WORKERS: '2' }), ConfigError);
@@ -18,18 +18,24 @@ t.test(
   async (t) => {
     const database = await createTestDatabase({ migrate: false });
     t.teardown(() => database.drop());
-    const port = await freePort();
-    const baseUrl = `http://127.0.0.1:${port}`;
+    // The workers share one port the kernel picks (port 0 under node:cluster); BASE_URL names a port held here and
+    // forwarded to the one they report.
+    const forwarded = await forwardedPort(t);
+    const baseUrl = `http://127.0.0.1:${forwarded.port}`;
     const primary = await spawnServer({
       HOST: '127.0.0.1',
-      PORT: String(port),
+      PORT: '0',
       BASE_URL: baseUrl,
       DATABASE_URL: database.url!,
       WORKERS: '2',
     });
     const finished = collect(primary, 150_000);
     let output = '';
-    primary.stdout!.on('data', (d: Buffer | string) => (output += d.toString()));
+    primary.stdout!.on('data', (d: Buffer | string) => {
+      output += d.toString();
+      const reported = reportedPort(output);
+      if (reported !== undefined) forwarded.forwardTo(reported);
+    });
     t.teardown(() => {
       if (primary.exitCode === null && primary.signalCode === null) primary.kill('SIGKILL');
     });

@@ -16,7 +16,7 @@ import { ALICE, buildTestApp, CONFIDENTIAL, FIXTURES, seedDatabase, type TestApp
 import { accountPage, accountSignIn } from '../../helpers/account.js';
 import { issueResetLink } from '../../../src/domain/accounts/password-reset.js';
 import { authorizePath, Browser, formAction, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
-import { freePort } from '../../helpers/listening.js';
+import { REFUSED_PORT } from '../../helpers/listening.js';
 import {
   ALICE_LDAP,
   BOB_LDAP,
@@ -231,9 +231,8 @@ if (SLAPD_MISSING) {
   });
 
   t.test('a directory that does not answer: 503, the temporary page, and no failure counted', async (t) => {
-    const closed = await freePort();
     const app = await buildTestApp(t, {
-      seed: seedWith([directorySeed(server, { url: `ldap://127.0.0.1:${closed}`, allow_plain_ldap: true, connect_timeout_ms: 500 })]),
+      seed: seedWith([directorySeed(server, { url: `ldap://127.0.0.1:${REFUSED_PORT}`, allow_plain_ldap: true, connect_timeout_ms: 500 })]),
     });
     for (let i = 0; i < 5; i += 1) {
       const res = await attempt(app.app, BOB_LDAP.uid, BOB_LDAP.password);
@@ -331,7 +330,7 @@ if (SLAPD_MISSING) {
 
     const down = await buildTestApp(t, {
       logger,
-      seed: seedWith([directorySeed(server, { url: `ldaps://127.0.0.1:${await freePort()}` })]),
+      seed: seedWith([directorySeed(server, { url: `ldaps://127.0.0.1:${REFUSED_PORT}` })]),
     });
     t.equal((await attempt(down.app, BOB_LDAP.uid, BOB_LDAP.password, freshAddress())).statusCode, 503);
     const lines = raw.map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { normaliseDirectory } from '../../../src/domain/directories/directory-settings.js';
 import { DirectoryUnavailable } from '../../../src/domain/directories/directory-unavailable.js';
 import { withDirectory } from '../../../src/domain/directories/ldap-session.js';
-import { freePort } from '../../helpers/listening.js';
+import { REFUSED_PORT } from '../../helpers/listening.js';
 
 const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
 
@@ -64,7 +64,7 @@ async function failure(t: Test, directory: ReturnType<typeof directoryAt>, withi
 }
 
 t.test('a refused connection', async (t) => {
-  const err = await failure(t, directoryAt(await freePort(), false), 1000);
+  const err = await failure(t, directoryAt(REFUSED_PORT, false), 1000);
   t.equal(err.errorClass, 'Error:ECONNREFUSED');
   t.equal(err.directoryId, 'corp');
 });
