@@ -11,6 +11,10 @@ import { forbiddenBody } from '../views/console-pages.js';
 import { seeOther } from '../redirect.js';
 import { CONSOLE_PREFIX, consoleSessionCookie, sendPage } from './console-http.js';
 import { clientPages } from './clients.js';
+import { connectionPages } from './connections.js';
+import { directoryPages } from './directories.js';
+import { resourceServerPages } from './resource-servers.js';
+import { scimTokenPages } from './scim-tokens.js';
 import { dashboardPage } from './dashboard.js';
 import { groupPages } from './groups.js';
 import { securityPages } from './security.js';
@@ -82,5 +86,9 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
     groupPages(area, ctx, base);
     webhookPages(area, ctx, base);
     securityPages(area, ctx, base);
+    connectionPages(area, ctx, base);
+    directoryPages(area, ctx, base);
+    resourceServerPages(area, ctx, base);
+    scimTokenPages(area, ctx, base);
   });
 }

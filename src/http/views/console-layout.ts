@@ -54,6 +54,10 @@ const SECTIONS: ReadonlyArray<[string, string]> = [
   ['/security-events', 'Security events'],
   ['/signing-keys', 'Signing keys'],
   ['/webhooks', 'Webhooks'],
+  ['/connections', 'Connections'],
+  ['/directories', 'Directories'],
+  ['/resource-servers', 'Resource servers'],
+  ['/scim-tokens', 'SCIM tokens'],
   ['/audit', 'Audit log'],
 ];
 

@@ -52,6 +52,10 @@ const PAGES = [
   '/admin/security-events',
   '/admin/signing-keys',
   '/admin/audit',
+  '/admin/connections',
+  '/admin/directories',
+  '/admin/resource-servers',
+  '/admin/scim-tokens',
 ];
 
 t.test('every page needs a console session: without one the browser is sent to sign in', async (t) => {
