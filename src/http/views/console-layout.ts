@@ -1,10 +1,11 @@
 // The web console's page frame (issue 20, docs/console.md): the same headers and policy as every other page
 // (PAGE_HEADERS: no script at all), a navigation bar, and the console's stylesheet served from /admin/console.css
-// (the policy's `style-src 'self'`), so no inline style needs a hash of its own.
+// (the policy's `style-src 'self'`), so no inline style needs a hash of its own. It follows the browser's colour
+// scheme, light or dark (prefers-color-scheme), as the sign-in pages do.
 import { html, type SafeHtml } from '../../html.js';
 
 export const CONSOLE_CSS = `
-:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;background:#f3f4f6;color:#111827}
 header{background:#1e3a8a;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 header a{color:#fff}header nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:0;padding:0}
@@ -33,6 +34,14 @@ code.secret{display:block;font-size:1.05rem;padding:.5rem;background:#f3f4f6;bor
 figure{margin:0;border:1px solid #e5e7eb;border-radius:6px;padding:.5rem}figcaption{font-weight:600;margin-bottom:.25rem}
 svg.chart{width:100%;height:auto}svg.chart rect{fill:#1d4ed8}svg.chart text{font-size:10px;fill:#374151}svg.chart line{stroke:#9ca3af}
 a{color:#1d4ed8}
+@media (prefers-color-scheme:dark){
+body{background:#111827;color:#f9fafb}main{background:#1f2937}a{color:#93c5fd}header a{color:#fff}
+th,td{border-bottom-color:#4b5563}figure,fieldset{border-color:#4b5563}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],select,textarea{background:#111827;color:#f9fafb;border-color:#9ca3af}
+.error{background:#450a0a;border-color:#991b1b;color:#fecaca}.notice{background:#022c22;border-color:#047857;color:#a7f3d0}
+code.secret{background:#111827}.meta{color:#d1d5db}
+svg.chart rect{fill:#60a5fa}svg.chart text{fill:#e5e7eb}svg.chart line{stroke:#9ca3af}
+}
 `;
 
 export interface ConsoleFrame {
