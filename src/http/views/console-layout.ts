@@ -3,6 +3,8 @@
 // (the policy's `style-src 'self'`), so no inline style needs a hash of its own. It follows the browser's colour
 // scheme, light or dark (prefers-color-scheme), as the sign-in pages do.
 import { html, type SafeHtml } from '../../html.js';
+import type { MessageKey } from '../../i18n/catalog.js';
+import type { Translate } from '../../i18n/translate.js';
 
 export const CONSOLE_CSS = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -47,6 +49,8 @@ svg.chart rect{fill:#60a5fa}svg.chart text{fill:#e5e7eb}svg.chart line{stroke:#9
 export interface ConsoleFrame {
   /** `${BASE_URL}/admin`. */
   base: string;
+  /** The language of the page (its `<html lang>`, the navigation, the frame's words). */
+  t: Translate;
   title: string;
   /** The navigation entry of this page (its path below base), marked aria-current. */
   section: string;
@@ -54,43 +58,44 @@ export interface ConsoleFrame {
   person?: { username: string; role: string; csrf: string };
 }
 
-const SECTIONS: ReadonlyArray<[string, string]> = [
-  ['', 'Dashboard'],
-  ['/clients', 'Clients'],
-  ['/users', 'Users'],
-  ['/groups', 'Groups'],
-  ['/risk-rules', 'Risk rules'],
-  ['/security-events', 'Security events'],
-  ['/signing-keys', 'Signing keys'],
-  ['/webhooks', 'Webhooks'],
-  ['/connections', 'Connections'],
-  ['/directories', 'Directories'],
-  ['/resource-servers', 'Resource servers'],
-  ['/scim-tokens', 'SCIM tokens'],
-  ['/audit', 'Audit log'],
+const SECTIONS: ReadonlyArray<[string, MessageKey]> = [
+  ['', 'console.nav.dashboard'],
+  ['/clients', 'console.nav.clients'],
+  ['/users', 'console.nav.users'],
+  ['/groups', 'console.nav.groups'],
+  ['/risk-rules', 'console.nav.riskRules'],
+  ['/security-events', 'console.nav.securityEvents'],
+  ['/signing-keys', 'console.nav.signingKeys'],
+  ['/webhooks', 'console.nav.webhooks'],
+  ['/connections', 'console.nav.connections'],
+  ['/directories', 'console.nav.directories'],
+  ['/resource-servers', 'console.nav.resourceServers'],
+  ['/scim-tokens', 'console.nav.scimTokens'],
+  ['/audit', 'console.nav.audit'],
 ];
 
 export function consoleLayout(frame: ConsoleFrame, body: SafeHtml): string {
-  const { base, person } = frame;
+  const { base, person, t } = frame;
+  const role = (r: string) => (r === 'admin' || r === 'auditor' ? t(`console.role.${r}`) : r);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${t.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${frame.title} · Admin console</title>
+<title>${frame.title} · ${t('console.product')}</title>
 <link rel="stylesheet" href="${base}/console.css">
 </head>
 <body>
 <header>
 ${
   person
-    ? html`<nav aria-label="Console"><ul>${SECTIONS.map(
-        ([path, name]) => html`<li><a href="${base}${path}"${path === frame.section ? html` aria-current="page"` : ''}>${name}</a></li>`,
+    ? html`<nav aria-label="${t('console.nav.label')}"><ul>${SECTIONS.map(
+        ([path, key]) => html`<li><a href="${base}${path}"${path === frame.section ? html` aria-current="page"` : ''}>${t(key)}</a></li>`,
       )}</ul></nav>
-<p class="who">${person.username} (${person.role})</p>
-<form method="post" action="${base}/sign-out"><input type="hidden" name="csrf" value="${person.csrf}"><button type="submit">Sign out</button></form>`
-    : html`<p class="who">Admin console</p>`
+<p class="who">${t('console.who', { username: person.username, role: role(person.role) })}</p>
+<form method="post" action="${base}/sign-out"><input type="hidden" name="csrf" value="${person.csrf}"><button type="submit">${t('console.signOut')}</button></form>`
+    : html`<p class="who">${t('console.product')}</p>`
 }
 </header>
 <main>
