@@ -25,9 +25,9 @@ import {
   type ClientFormValues,
 } from '../views/console-clients.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
-import { attempt, field, list, notFound, revisionIn } from './console-forms.js';
+import { attempt, field, list, notFound } from './console-forms.js';
 import { CONSOLE_PREFIX } from './console-http.js';
-import { checkRevision, revisionOf } from './console-revision.js';
+import { checkRevision, formRevision, revisionOf } from './console-revision.js';
 
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 256 } }, required: ['id'] } as const;
 const searchQuery = {
@@ -200,7 +200,7 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
           set: entryOf(values),
           remove: removedBy(values),
           // As the API's If-Match: checked on the row locked for the change.
-          precondition: (current) => checkRevision(revisionIn(request.body), clientJson(current)),
+          precondition: (current) => checkRevision(formRevision(request), clientJson(current)),
         }),
       async (message, status) => {
         const current = await showClient(admin, id).catch(() => undefined);
@@ -280,7 +280,7 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
     const done = await attempt(
       () =>
         deleteClient(adminContextOf(ctx, request), request.params.id, (current) =>
-          checkRevision(revisionIn(request.body), clientJson(current)),
+          checkRevision(formRevision(request), clientJson(current)),
         ),
       (message, status) => notFound(reply, base, person, message, status),
     );

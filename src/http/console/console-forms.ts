@@ -5,7 +5,8 @@ import { single, type RawParams } from '../../domain/params.js';
 import type { ConsolePerson } from '../../domain/console/console-sessions.js';
 import { forbiddenBody } from '../views/console-pages.js';
 import { sendPage } from './console-http.js';
-import { REVISION_FIELD, StaleForm } from './console-revision.js';
+import { translator } from '../../i18n/translate.js';
+import { StaleForm } from './console-revision.js';
 
 export const STATUS_OF: Record<AdminErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
 
@@ -14,9 +15,6 @@ export const field = (body: RawParams | undefined, name: string): string => (sin
 
 /** A textarea of one value per line, or a field of values separated by spaces: the values, blanks dropped. */
 export const list = (value: string): string[] => value.split(/\s+/).filter((v) => v !== '');
-
-/** The revision (the ETag) an edit or delete form was read at (console-revision.ts). */
-export const revisionIn = (body: RawParams | undefined): string => field(body, REVISION_FIELD);
 
 /**
  * Runs an admin action; an AdminError is rendered by `refused` (the form again, saying why) with its status, and so
@@ -43,7 +41,8 @@ export function notFound(reply: FastifyReply, base: string, person: ConsolePerso
     base,
     {
       status,
-      title: status === 404 ? 'Not found' : status === 412 ? 'Changed meanwhile' : 'Refused',
+      title:
+        status === 404 ? 'Not found' : status === 412 ? (reply.request.consoleText ?? translator('en'))('console.stale.title') : 'Refused',
       section: '',
       body: forbiddenBody(message),
     },

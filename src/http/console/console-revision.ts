@@ -1,7 +1,10 @@
 // The console's edit and delete forms under the management API's optimistic concurrency (src/http/admin-api/etag.ts,
 // RFC 9110 13.1.1 If-Match): each form carries the ETag of the resource as its page read it, the same value the API
 // answers, and the change is refused with 412 when the resource changed meanwhile, instead of the last save winning.
+import type { FastifyRequest } from 'fastify';
 import { asOneChange, lockForChange, type AdminContext } from '../../domain/admin/admin.js';
+import { single, type RawParams } from '../../domain/params.js';
+import { translator, type Translate } from '../../i18n/translate.js';
 import { etagOf, type IfMatchGuard } from '../admin-api/etag.js';
 
 /** The hidden field of a form that holds the revision (the ETag) it was read at. */
@@ -10,14 +13,25 @@ export const REVISION_FIELD = 'revision';
 /** The revision of a resource as the API tags it: `tagged` is what its ETag covers. */
 export const revisionOf = (tagged: unknown): string => etagOf(tagged);
 
+/** The revision a form was sent with, and the language to refuse it in. */
+export interface FormRevision {
+  value: string;
+  t: Translate;
+}
+
+/** The revision field of the request's form ('' when absent). */
+export function formRevision(request: FastifyRequest): FormRevision {
+  const value = (single((request.body ?? {}) as RawParams, REVISION_FIELD) ?? '').trim();
+  return { value, t: request.consoleText ?? translator('en') };
+}
+
 /** A form whose revision is not the resource's as it is now (412), or that carried none (428, RFC 6585 3). */
 export class StaleForm extends Error {
-  constructor(readonly status: 412 | 428) {
-    super(
-      status === 412
-        ? 'This was changed by someone else after you opened the page, so nothing was saved. The page shows it as it is now: make your change again if it is still needed.'
-        : 'This form did not say which version it was made from, so nothing was saved. Reload the page and try again.',
-    );
+  constructor(
+    readonly status: 412 | 428,
+    t: Translate,
+  ) {
+    super(t(status === 412 ? 'console.stale.body' : 'console.noRevision.body'));
   }
 }
 
@@ -25,9 +39,9 @@ export class StaleForm extends Error {
  * Refuses the change unless the form's revision is the current one. As RFC 9110 13.1.1 has it for If-Match, the
  * comparison is strong: the very same tag, or no change.
  */
-export function checkRevision(presented: string, current: unknown): void {
-  if (presented === '') throw new StaleForm(428);
-  if (presented !== revisionOf(current)) throw new StaleForm(412);
+export function checkRevision(presented: FormRevision, current: unknown): void {
+  if (presented.value === '') throw new StaleForm(428, presented.t);
+  if (presented.value !== revisionOf(current)) throw new StaleForm(412, presented.t);
 }
 
 /**
@@ -37,7 +51,7 @@ export function checkRevision(presented: string, current: unknown): void {
 export function changeIfRevision<R, T>(
   ctx: AdminContext,
   guard: IfMatchGuard<R>,
-  presented: string,
+  presented: FormRevision,
   change: (tctx: AdminContext, current: R) => Promise<T>,
 ): Promise<T> {
   return asOneChange(ctx, async (tctx) => {

@@ -17,9 +17,9 @@ import {
   type EntityRow,
   type EntityWords,
 } from '../views/console-entities.js';
-import { attempt, field, notFound, revisionIn } from './console-forms.js';
+import { attempt, field, notFound } from './console-forms.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
-import { changeIfRevision, revisionOf } from './console-revision.js';
+import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 export interface EntityPages<T> {
   words: EntityWords;
@@ -180,7 +180,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
   function underRevision(
     admin: AdminContext,
     id: string,
-    body: RawParams | undefined,
+    request: FastifyRequest,
     change: (tctx: AdminContext, current: T) => Promise<unknown>,
   ) {
     if (spec.lock) {
@@ -190,7 +190,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
         lock: (item: T) => ({ type: lock, id: spec.idOf(item) }),
         tagged: (item: T) => item,
       };
-      return changeIfRevision(admin, guard, revisionIn(body), change);
+      return changeIfRevision(admin, guard, formRevision(request), change);
     }
     return asOneChange(admin, async (tctx) => change(tctx, await spec.show(tctx, id)));
   }
@@ -200,7 +200,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
     const json = field(request.body, 'entry');
     const done = await attempt(
       () =>
-        underRevision(adminContextOf(ctx, request), id, request.body, async (tctx, current) => {
+        underRevision(adminContextOf(ctx, request), id, request, async (tctx, current) => {
           const entry = parseEntry(json);
           if (entry[w.idField] !== undefined && entry[w.idField] !== id)
             throw new AdminError(`the entry's ${w.idField} is not this ${w.noun}'s: ${w.idField} cannot be changed`);
@@ -242,7 +242,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
       const { id } = request.params;
       const person = personOf(request);
       const done = await attempt(
-        () => underRevision(adminContextOf(ctx, request), id, request.body, (tctx) => spec.remove(tctx, id)),
+        () => underRevision(adminContextOf(ctx, request), id, request, (tctx) => spec.remove(tctx, id)),
         (message, status) => notFound(reply, base, person, message, status),
       );
       if (!done.ok) return done.reply;

@@ -24,8 +24,8 @@ import { editable as editableGroup } from '../admin-api/groups.js';
 import type { AdminContext } from '../../domain/admin/admin.js';
 import type { IfMatchGuard } from '../admin-api/etag.js';
 import type { GroupSummary } from '../../domain/groups/group-admin.js';
-import { attempt, field, notFound, revisionIn } from './console-forms.js';
-import { changeIfRevision, revisionOf } from './console-revision.js';
+import { attempt, field, notFound } from './console-forms.js';
+import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 const idParams = { type: 'object', properties: { id: { type: 'string', pattern: UUID_PATTERN } }, required: ['id'] } as const;
@@ -135,7 +135,7 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     const values = valuesOf(request.body);
     const done = await attempt(
       () =>
-        changeIfRevision(adminContextOf(ctx, request), groupGuard(id), revisionIn(request.body), (tctx, current) =>
+        changeIfRevision(adminContextOf(ctx, request), groupGuard(id), formRevision(request), (tctx, current) =>
           updateGroup(tctx, current.id, inputOf(values)),
         ),
       // Changed meanwhile: the form shows the group as it is now, not what was typed over an older version.
@@ -192,7 +192,7 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     const person = personOf(request);
     const done = await attempt(
       () =>
-        changeIfRevision(adminContextOf(ctx, request), groupGuard(request.params.id), revisionIn(request.body), (tctx, current) =>
+        changeIfRevision(adminContextOf(ctx, request), groupGuard(request.params.id), formRevision(request), (tctx, current) =>
           deleteGroup(tctx, current.id),
         ),
       (message, status) => notFound(reply, base, person, message, status),

@@ -27,8 +27,8 @@ import { seeOther } from '../redirect.js';
 import { newUserBody, userBody, userListBody, type NewUserValues } from '../views/console-users.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { editable as editableUser } from '../admin-api/users.js';
-import { attempt, field, notFound, revisionIn } from './console-forms.js';
-import { changeIfRevision, revisionOf } from './console-revision.js';
+import { attempt, field, notFound } from './console-forms.js';
+import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 import type { ConsoleOptions } from './index.js';
 
 const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
@@ -187,7 +187,7 @@ export function userPages(
         lock: (u: { id: string }) => ({ type: 'user' as const, id: u.id }),
         tagged: editableUser,
       };
-      await changeIfRevision(admin, guard, revisionIn(body), async (tctx, user) => {
+      await changeIfRevision(admin, guard, formRevision(request), async (tctx, user) => {
         await updateUserProfile(tctx, user.id, { username: field(body, 'username'), email: email || null, name: name || null });
         if (isAdminRoleChoice(role)) await setRole(tctx, user.id, role);
       });

@@ -34,8 +34,8 @@ import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js'
 import { editable as editableWebhook } from '../admin-api/webhooks.js';
 import type { IfMatchGuard } from '../admin-api/etag.js';
 import type { WebhookDetails } from '../../domain/webhooks/webhook-admin.js';
-import { attempt, field, notFound, revisionIn } from './console-forms.js';
-import { changeIfRevision, revisionOf } from './console-revision.js';
+import { attempt, field, notFound } from './console-forms.js';
+import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 const idParams = {
   type: 'object',
@@ -195,7 +195,7 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     const values = { ...valuesOf(request.body), id };
     const done = await attempt(
       () =>
-        changeIfRevision(adminContextOf(ctx, request), webhookGuard(id), revisionIn(request.body), (tctx) =>
+        changeIfRevision(adminContextOf(ctx, request), webhookGuard(id), formRevision(request), (tctx) =>
           updateWebhook(tctx, id, {
             url: values.url,
             events: [...values.events],
@@ -258,7 +258,7 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
       const person = personOf(request);
       const done = await attempt(
         () =>
-          changeIfRevision(adminContextOf(ctx, request), webhookGuard(request.params.id), revisionIn(request.body), (tctx) =>
+          changeIfRevision(adminContextOf(ctx, request), webhookGuard(request.params.id), formRevision(request), (tctx) =>
             removeWebhook(tctx, request.params.id),
           ),
         (message, status) => notFound(reply, base, person, message, status),

@@ -445,6 +445,10 @@ export const de = {
   'console.foreignForm.title': 'Formular abgelehnt',
   'console.foreignForm.body': 'Dieses Formular stammt nicht von Ihrer Konsolenseite. Es wurde nichts geändert.',
   'console.stale.title': 'Inzwischen geändert',
+  'console.stale.body':
+    'Jemand anderes hat dies geändert, nachdem Sie die Seite geöffnet haben, daher wurde nichts gespeichert. Die Seite zeigt den jetzigen Stand: Nehmen Sie Ihre Änderung erneut vor, falls sie noch nötig ist.',
+  'console.noRevision.body':
+    'Dieses Formular gab nicht an, auf welchem Stand es beruht, daher wurde nichts gespeichert. Laden Sie die Seite neu und versuchen Sie es noch einmal.',
   'console.dashboard.meta':
     'Zeiten in UTC. Fehlgeschlagene Anmeldungen werden nur so lange aufbewahrt, wie die Risikobewertung zurückblickt.',
   'console.chart.sign_ins': 'Anmeldungen',

@@ -417,6 +417,9 @@ export const en = {
   'console.foreignForm.title': 'Form refused',
   'console.foreignForm.body': 'This form did not come from your console page. Nothing was changed.',
   'console.stale.title': 'Changed meanwhile',
+  'console.stale.body':
+    'This was changed by someone else after you opened the page, so nothing was saved. The page shows it as it is now: make your change again if it is still needed.',
+  'console.noRevision.body': 'This form did not say which version it was made from, so nothing was saved. Reload the page and try again.',
   'console.dashboard.meta': 'Times are UTC. Failed sign-ins are kept only as long as the risk evaluation looks back.',
   'console.chart.sign_ins': 'Sign-ins',
   'console.chart.failures': 'Failed sign-ins',

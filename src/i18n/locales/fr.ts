@@ -438,6 +438,10 @@ export const fr = {
   'console.foreignForm.title': 'Formulaire refusé',
   'console.foreignForm.body': 'Ce formulaire ne vient pas de votre page de console. Rien n’a été modifié.',
   'console.stale.title': 'Modifié entre-temps',
+  'console.stale.body':
+    'Quelqu’un d’autre a modifié ceci après l’ouverture de la page : rien n’a été enregistré. La page l’affiche tel qu’il est maintenant : refaites votre modification si elle est toujours nécessaire.',
+  'console.noRevision.body':
+    'Ce formulaire n’indiquait pas de quelle version il provenait : rien n’a été enregistré. Rechargez la page et réessayez.',
   'console.dashboard.meta':
     'Heures en UTC. Les connexions échouées ne sont conservées que le temps sur lequel porte l’évaluation du risque.',
   'console.chart.sign_ins': 'Connexions',

@@ -2,7 +2,7 @@
 // (docs/languages.md): the browser's Accept-Language (RFC 9110 12.5.4), then DEFAULT_LOCALE; the page says its
 // language in <html lang>, and its frame, refusals and dashboard are in it.
 import t from 'tap';
-import { buildTestApp, FIXTURES } from '../../helpers/app.js';
+import { buildTestApp, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
 import { startConsoleSession } from '../../../src/domain/console/console-sessions.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 
@@ -48,4 +48,21 @@ t.test("an auditor's refusal is said in their language", async (t) => {
   t.match(res.body, /Ihre Rolle ist Prüfer/);
   const fr = await get('/admin/clients/new', 'fr-CA', auditorCookie);
   t.match(fr.body, /Votre rôle est auditeur/);
+});
+
+t.test("a form sent after the resource changed is refused in the reader's language", async (t) => {
+  const csrf = /name="csrf" value="([^"]+)"/.exec((await get('/admin', 'de')).body)![1]!;
+  const res = await app.inject({
+    method: 'POST',
+    url: `/admin/clients/${CONFIDENTIAL.client_id}`,
+    headers: { cookie: `sso_console=${adminCookie}`, 'accept-language': 'de', 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      csrf,
+      revision: '"not-the-current-one"',
+      client_name: 'x',
+      redirect_uris: CONFIDENTIAL.redirect_uris[0]!,
+    }).toString(),
+  });
+  t.equal(res.statusCode, 412);
+  t.match(res.body, /Jemand anderes hat dies geändert/);
 });
