@@ -51,7 +51,7 @@ const MEMBERSHIP: JsonSchema = {
 };
 
 /** What an ETag covers: what an admin sets (name, description), not the count of members, which moves on its own. */
-const editable = (g: GroupSummary) => ({ id: g.id, name: g.name, description: g.description });
+export const editable = (g: GroupSummary) => ({ id: g.id, name: g.name, description: g.description });
 const etagOfGroup = (g: GroupSummary) => etagOf(editable(g));
 
 /** The group of the path, locked for a change under If-Match (etag.ts changeIfMatch). */

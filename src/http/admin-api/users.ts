@@ -111,7 +111,7 @@ const detailsJson = (u: UserDetails) => ({
   groups: u.groups,
 });
 /** What an ETag covers: what an admin changes (profile, status), not the counts that move with every sign-in. */
-const editable = (u: UserDetails) => ({ ...userJson(u), claims: u.claims });
+export const editable = (u: UserDetails) => ({ ...userJson(u), claims: u.claims });
 const sendUser = (reply: FastifyReply, u: UserDetails, status = 200) =>
   reply.code(status).header('etag', etagOfUser(u)).send(detailsJson(u));
 const etagOfUser = (u: UserDetails) => etagOf(editable(u));

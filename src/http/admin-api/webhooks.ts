@@ -88,7 +88,7 @@ const EVENTS = {
   description: `event types (${WEBHOOK_EVENT_TYPES.join(', ')}), or "${ALL_EVENTS}" for all`,
 } as const;
 
-const editable = (w: WebhookDetails) => ({ id: w.id, url: w.url, events: w.events, description: w.description, enabled: w.enabled });
+export const editable = (w: WebhookDetails) => ({ id: w.id, url: w.url, events: w.events, description: w.description, enabled: w.enabled });
 
 /** A subscription's If-Match guard: read, locked and tagged inside the change's transaction (etag.ts changeIfMatch). */
 const webhookGuard = (id: string): IfMatchGuard<WebhookDetails> => ({

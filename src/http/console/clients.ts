@@ -10,6 +10,7 @@ import {
   updateClient,
   type ClientEntry,
 } from '../../domain/clients/client-admin.js';
+import { clientJson } from '../../domain/admin/representations.js';
 import { CONSOLE_CLIENT_ID } from '../../domain/console/console-client.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
@@ -26,6 +27,7 @@ import {
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { attempt, field, list, notFound } from './console-forms.js';
 import { CONSOLE_PREFIX } from './console-http.js';
+import { checkRevision, formRevision, revisionOf } from './console-revision.js';
 
 const idParams = { type: 'object', properties: { id: { type: 'string', maxLength: 256 } }, required: ['id'] } as const;
 const searchQuery = {
@@ -181,7 +183,8 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       if (!found.ok) return found.reply;
       const notice = DONE[request.query.done ?? ''];
       const editable = mayWrite(request) && request.params.id !== CONSOLE_CLIENT_ID;
-      const body = clientBody(base, found.value, { csrf: editable ? csrf(request) : null, notice });
+      const revision = revisionOf(clientJson(found.value));
+      const body = clientBody(base, found.value, { csrf: editable ? csrf(request) : null, revision, notice });
       return sendPage(reply, base, { title: `Client ${request.params.id}`, section: '/clients', body }, person);
     },
   );
@@ -192,11 +195,24 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
     const admin = adminContextOf(ctx, request);
     const values = { ...valuesOf(request.body), client_id: id };
     const done = await attempt(
-      () => updateClient(admin, id, { set: entryOf(values), remove: removedBy(values) }),
+      () =>
+        updateClient(admin, id, {
+          set: entryOf(values),
+          remove: removedBy(values),
+          // As the API's If-Match: checked on the row locked for the change.
+          precondition: (current) => checkRevision(formRevision(request), clientJson(current)),
+        }),
       async (message, status) => {
         const current = await showClient(admin, id).catch(() => undefined);
         if (!current) return notFound(reply, base, person, message, status);
-        const body = clientBody(base, current, { csrf: csrf(request), values, error: message });
+        // Changed meanwhile: the form shows the client as it is now, not what was typed over an older version.
+        const typed = status === 412 ? {} : { values };
+        const body = clientBody(base, current, {
+          csrf: csrf(request),
+          revision: revisionOf(clientJson(current)),
+          ...typed,
+          error: message,
+        });
         return sendPage(reply, base, { status, title: `Client ${id}`, section: '/clients', body }, person);
       },
     );
@@ -249,7 +265,11 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       return sendPage(
         reply,
         base,
-        { title: 'Delete client', section: '/clients', body: deleteClientBody(base, request.params.id, csrf(request)) },
+        {
+          title: 'Delete client',
+          section: '/clients',
+          body: deleteClientBody(base, request.params.id, csrf(request), revisionOf(clientJson(found.value))),
+        },
         person,
       );
     },
@@ -258,7 +278,10 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
   app.post<{ Params: { id: string }; Body: RawParams }>('/clients/:id/delete', { schema: { params: idParams } }, async (request, reply) => {
     const person = personOf(request);
     const done = await attempt(
-      () => deleteClient(adminContextOf(ctx, request), request.params.id),
+      () =>
+        deleteClient(adminContextOf(ctx, request), request.params.id, (current) =>
+          checkRevision(formRevision(request), clientJson(current)),
+        ),
       (message, status) => notFound(reply, base, person, message, status),
     );
     if (!done.ok) return done.reply;

@@ -5,6 +5,8 @@ import { single, type RawParams } from '../../domain/params.js';
 import type { ConsolePerson } from '../../domain/console/console-sessions.js';
 import { forbiddenBody } from '../views/console-pages.js';
 import { sendPage } from './console-http.js';
+import { translator } from '../../i18n/translate.js';
+import { StaleForm } from './console-revision.js';
 
 export const STATUS_OF: Record<AdminErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
 
@@ -15,8 +17,9 @@ export const field = (body: RawParams | undefined, name: string): string => (sin
 export const list = (value: string): string[] => value.split(/\s+/).filter((v) => v !== '');
 
 /**
- * Runs an admin action; an AdminError is rendered by `refused` (the form again, saying why) with its status. Anything
- * else goes to the app's error handler.
+ * Runs an admin action; an AdminError is rendered by `refused` (the form again, saying why) with its status, and so
+ * is a form made from a revision that is no longer the resource's (412) or from none (428). Anything else goes to
+ * the app's error handler.
  */
 export async function attempt<T>(
   action: () => Promise<T>,
@@ -26,6 +29,7 @@ export async function attempt<T>(
     return { ok: true, value: await action() };
   } catch (err) {
     if (err instanceof AdminError) return { ok: false, reply: await refused(err.message, STATUS_OF[err.kind]) };
+    if (err instanceof StaleForm) return { ok: false, reply: await refused(err.message, err.status) };
     throw err;
   }
 }
@@ -35,7 +39,13 @@ export function notFound(reply: FastifyReply, base: string, person: ConsolePerso
   return sendPage(
     reply,
     base,
-    { status, title: status === 404 ? 'Not found' : 'Refused', section: '', body: forbiddenBody(message) },
+    {
+      status,
+      title:
+        status === 404 ? 'Not found' : status === 412 ? (reply.request.consoleText ?? translator('en'))('console.stale.title') : 'Refused',
+      section: '',
+      body: forbiddenBody(message),
+    },
     person,
   );
 }

@@ -8,6 +8,7 @@ import { actorOf } from '../../domain/admin/principal.js';
 import { consoleFormToken, CONSOLE_ABSOLUTE_SECONDS, type ConsolePerson } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { SafeHtml } from '../../html.js';
+import { translator, type Translate } from '../../i18n/translate.js';
 import { consoleLayout } from '../views/console-layout.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 
@@ -19,6 +20,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Under /admin, once the console session is resolved; else null. */
     consolePerson: ConsolePerson | null;
+    /** Under /admin: the language of the pages, chosen as the sign-in pages choose it (index.ts). */
+    consoleText: Translate | null;
   }
 }
 
@@ -79,6 +82,7 @@ export function sendPage(
 ): FastifyReply {
   const frame = {
     base,
+    t: reply.request.consoleText ?? translator('en'),
     title: page.title,
     section: page.section,
     ...(person ? { person: { username: person.username, role: person.principal.role, csrf: consoleFormToken(person.cookie) } } : {}),

@@ -2,11 +2,14 @@
 import type { FastifyInstance } from 'fastify';
 import { dashboardCharts } from '../../domain/console/dashboard.js';
 import type { ProviderContext } from '../../domain/context.js';
+import { translator } from '../../i18n/translate.js';
 import { dashboardBody } from '../views/console-dashboard.js';
 import { personOf, sendPage } from './console-http.js';
 
 export function dashboardPage(app: FastifyInstance, ctx: ProviderContext, base: string): void {
-  app.get('/', async (request, reply) =>
-    sendPage(reply, base, { title: 'Dashboard', section: '', body: dashboardBody(await dashboardCharts(ctx)) }, personOf(request)),
-  );
+  app.get('/', async (request, reply) => {
+    const t = request.consoleText ?? translator(ctx.config.defaultLocale);
+    const body = dashboardBody(t, await dashboardCharts(ctx));
+    return sendPage(reply, base, { title: t('console.nav.dashboard'), section: '', body }, personOf(request));
+  });
 }

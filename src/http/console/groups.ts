@@ -20,7 +20,12 @@ import type { RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
 import { deleteGroupBody, groupBody, groupListBody, newGroupBody, type GroupFormValues, type GroupView } from '../views/console-groups.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { editable as editableGroup } from '../admin-api/groups.js';
+import type { AdminContext } from '../../domain/admin/admin.js';
+import type { IfMatchGuard } from '../admin-api/etag.js';
+import type { GroupSummary } from '../../domain/groups/group-admin.js';
 import { attempt, field, notFound } from './console-forms.js';
+import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 const idParams = { type: 'object', properties: { id: { type: 'string', pattern: UUID_PATTERN } }, required: ['id'] } as const;
@@ -50,6 +55,13 @@ const valuesOf = (body: RawParams | undefined): GroupFormValues => ({
 /** The form's values as the domain takes them: an empty description is none. */
 const inputOf = (v: GroupFormValues) => ({ name: v.name, description: v.description === '' ? null : v.description });
 
+/** The group of the path, locked for a change made from a form of a given revision (console-revision.ts). */
+const groupGuard = (id: string): IfMatchGuard<GroupSummary> => ({
+  read: (ctx: AdminContext) => showGroup(ctx, id),
+  lock: (g) => ({ type: 'group', id: g.id }),
+  tagged: editableGroup,
+});
+
 export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
   const csrf = (request: FastifyRequest) => consoleFormToken(personOf(request).cookie);
   const path = (id: string) => `${base}/groups/${id}`;
@@ -69,7 +81,8 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     );
     if (!found.ok) return found.reply;
     const { status, ...rest } = extra;
-    const body = groupBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, ...rest });
+    const revision = revisionOf(editableGroup(found.value.group));
+    const body = groupBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...rest });
     return sendPage(reply, base, { status, title: `Group ${found.value.group.name}`, section: '/groups', body }, person);
   }
 
@@ -121,8 +134,12 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     const { id } = request.params;
     const values = valuesOf(request.body);
     const done = await attempt(
-      () => updateGroup(adminContextOf(ctx, request), id, inputOf(values)),
-      (error, status) => renderGroup(request, reply, id, { status, values, error }),
+      () =>
+        changeIfRevision(adminContextOf(ctx, request), groupGuard(id), formRevision(request), (tctx, current) =>
+          updateGroup(tctx, current.id, inputOf(values)),
+        ),
+      // Changed meanwhile: the form shows the group as it is now, not what was typed over an older version.
+      (error, status) => renderGroup(request, reply, id, { status, ...(status === 412 ? {} : { values }), error }),
     );
     if (!done.ok) return done.reply;
     return seeOther(reply, `${path(id)}?done=${done.value.changed.length ? 'saved' : 'unchanged'}`);
@@ -165,7 +182,8 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
         (message, status) => notFound(reply, base, person, message, status),
       );
       if (!found.ok) return found.reply;
-      const body = deleteGroupBody(base, found.value.group, found.value.clients, csrf(request));
+      const revision = revisionOf(editableGroup(found.value.group));
+      const body = deleteGroupBody(base, found.value.group, found.value.clients, csrf(request), revision);
       return sendPage(reply, base, { title: 'Delete group', section: '/groups', body }, person);
     },
   );
@@ -173,7 +191,10 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
   app.post<{ Params: { id: string }; Body: RawParams }>('/groups/:id/delete', { schema: { params: idParams } }, async (request, reply) => {
     const person = personOf(request);
     const done = await attempt(
-      () => deleteGroup(adminContextOf(ctx, request), request.params.id),
+      () =>
+        changeIfRevision(adminContextOf(ctx, request), groupGuard(request.params.id), formRevision(request), (tctx, current) =>
+          deleteGroup(tctx, current.id),
+        ),
       (message, status) => notFound(reply, base, person, message, status),
     );
     if (!done.ok) return done.reply;

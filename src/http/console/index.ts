@@ -6,11 +6,17 @@ import { ensureConsoleClient } from '../../domain/console/console-client.js';
 import { isConsoleFormToken, resolveConsoleSession } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { single, type RawParams } from '../../domain/params.js';
+import { preferredLocale } from '../../i18n/negotiate.js';
+import { translator } from '../../i18n/translate.js';
 import { CONSOLE_CSS } from '../views/console-layout.js';
 import { forbiddenBody } from '../views/console-pages.js';
 import { seeOther } from '../redirect.js';
 import { CONSOLE_PREFIX, consoleSessionCookie, sendPage } from './console-http.js';
 import { clientPages } from './clients.js';
+import { connectionPages } from './connections.js';
+import { directoryPages } from './directories.js';
+import { resourceServerPages } from './resource-servers.js';
+import { scimTokenPages } from './scim-tokens.js';
 import { dashboardPage } from './dashboard.js';
 import { groupPages } from './groups.js';
 import { securityPages } from './security.js';
@@ -36,6 +42,12 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
   app.addHook('onRoute', (route) => {
     route.config = { ...(route.config ?? {}), html: true };
   });
+  // The pages' language, chosen as the sign-in pages choose it outside an authorization request (docs/languages.md):
+  // the browser's Accept-Language, then DEFAULT_LOCALE.
+  app.decorateRequest('consoleText', null);
+  app.addHook('onRequest', async (request) => {
+    request.consoleText = translator(preferredLocale(undefined, request.headers['accept-language']) ?? ctx.config.defaultLocale);
+  });
 
   app.get('/console.css', async (_request, reply) =>
     reply.header('content-type', 'text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_CSS),
@@ -48,6 +60,7 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
       const person = await resolveConsoleSession(ctx, request.cookies[consoleSessionCookie(ctx.config).name]);
       if (!person) return request.method === 'GET' ? startSignIn(ctx, reply, 'none') : seeOther(reply, base);
       request.consolePerson = person;
+      const t = request.consoleText ?? translator(ctx.config.defaultLocale);
       const writes = request.method === 'POST' || request.routeOptions.config?.consoleWrite === true;
       if (writes && person.principal.role !== 'admin') {
         return sendPage(
@@ -55,9 +68,9 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
           base,
           {
             status: 403,
-            title: 'Read only',
+            title: t('console.readOnly.title'),
             section: '',
-            body: forbiddenBody('Your role is auditor: you may look at everything but change nothing.'),
+            body: forbiddenBody(t('console.readOnly.body')),
           },
           person,
         );
@@ -68,9 +81,9 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
           base,
           {
             status: 403,
-            title: 'Form refused',
+            title: t('console.foreignForm.title'),
             section: '',
-            body: forbiddenBody('This form did not come from your console page. Nothing was changed.'),
+            body: forbiddenBody(t('console.foreignForm.body')),
           },
           person,
         );
@@ -82,5 +95,9 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
     groupPages(area, ctx, base);
     webhookPages(area, ctx, base);
     securityPages(area, ctx, base);
+    connectionPages(area, ctx, base);
+    directoryPages(area, ctx, base);
+    resourceServerPages(area, ctx, base);
+    scimTokenPages(area, ctx, base);
   });
 }

@@ -18,7 +18,7 @@ import {
   showUser,
   updateUserProfile,
 } from '../../domain/admin/user-admin.js';
-import { asOneChange, findUserByRef } from '../../domain/admin/admin.js';
+import { findUserByRef } from '../../domain/admin/admin.js';
 import { accountLinks } from '../../domain/connections/account-links.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
@@ -26,7 +26,9 @@ import type { RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
 import { newUserBody, userBody, userListBody, type NewUserValues } from '../views/console-users.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { editable as editableUser } from '../admin-api/users.js';
 import { attempt, field, notFound } from './console-forms.js';
+import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 import type { ConsoleOptions } from './index.js';
 
 const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
@@ -92,7 +94,8 @@ export function userPages(
       (message, status) => notFound(reply, base, person, message, status),
     );
     if (!found.ok) return found.reply;
-    const body = userBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, ...extra });
+    const revision = revisionOf(editableUser(found.value.user));
+    const body = userBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...extra });
     return sendPage(reply, base, { status: extra.status, title: `User ${found.value.user.username}`, section: '/users', body }, person);
   }
 
@@ -177,10 +180,16 @@ export function userPages(
       const name = field(body, 'name');
       const role = field(body, 'role');
       // One form, one transaction: the profile and the role change together or not at all, each with its own audit
-      // record (admin.user.updated, admin.user.role_set), as the command line and the API record them.
-      await asOneChange(admin, async (tctx) => {
-        await updateUserProfile(tctx, request.params.id, { username: field(body, 'username'), email: email || null, name: name || null });
-        if (isAdminRoleChoice(role)) await setRole(tctx, request.params.id, role);
+      // record (admin.user.updated, admin.user.role_set), as the command line and the API record them; and only
+      // if the user is still as the page showed them (the API's If-Match, on the row locked for the change).
+      const guard = {
+        read: (c: typeof admin) => showUser(c, request.params.id),
+        lock: (u: { id: string }) => ({ type: 'user' as const, id: u.id }),
+        tagged: editableUser,
+      };
+      await changeIfRevision(admin, guard, formRevision(request), async (tctx, user) => {
+        await updateUserProfile(tctx, user.id, { username: field(body, 'username'), email: email || null, name: name || null });
+        if (isAdminRoleChoice(role)) await setRole(tctx, user.id, role);
       });
     },
     'saved',

@@ -31,7 +31,11 @@ import {
   type WebhookFormValues,
 } from '../views/console-webhooks.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { editable as editableWebhook } from '../admin-api/webhooks.js';
+import type { IfMatchGuard } from '../admin-api/etag.js';
+import type { WebhookDetails } from '../../domain/webhooks/webhook-admin.js';
 import { attempt, field, notFound } from './console-forms.js';
+import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 const idParams = {
   type: 'object',
@@ -66,6 +70,13 @@ const valuesOf = (body: RawParams | undefined): WebhookFormValues => ({
   enabled: field(body, 'enabled') !== '',
 });
 
+/** The subscription of the path, locked for a change made from a form of a given revision (console-revision.ts). */
+const webhookGuard = (id: string): IfMatchGuard<WebhookDetails> => ({
+  read: (c) => showWebhook(c, id),
+  lock: (w) => ({ type: 'webhook', id: w.id }),
+  tagged: editableWebhook,
+});
+
 export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
   const csrf = (request: FastifyRequest) => consoleFormToken(personOf(request).cookie);
   const path = (id: string) => `${base}/webhooks/${id}`;
@@ -89,7 +100,8 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     );
     if (!found.ok) return found.reply;
     const { status, ...rest } = extra;
-    const body = webhookBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, ...rest });
+    const revision = revisionOf(editableWebhook(found.value.hook));
+    const body = webhookBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...rest });
     return sendPage(reply, base, { status, title: `Webhook ${id}`, section: '/webhooks', body }, person);
   }
 
@@ -183,14 +195,17 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     const values = { ...valuesOf(request.body), id };
     const done = await attempt(
       () =>
-        updateWebhook(adminContextOf(ctx, request), id, {
-          url: values.url,
-          events: [...values.events],
-          description: values.description,
-          enabled: values.enabled,
-          rotateSecret: field(request.body, 'rotate_secret') !== '',
-        }),
-      (error, status) => renderWebhook(request, reply, id, { status, error, form: values }),
+        changeIfRevision(adminContextOf(ctx, request), webhookGuard(id), formRevision(request), (tctx) =>
+          updateWebhook(tctx, id, {
+            url: values.url,
+            events: [...values.events],
+            description: values.description,
+            enabled: values.enabled,
+            rotateSecret: field(request.body, 'rotate_secret') !== '',
+          }),
+        ),
+      // Changed meanwhile: the form shows the subscription as it is now, not what was typed over an older version.
+      (error, status) => renderWebhook(request, reply, id, { status, error, ...(status === 412 ? {} : { form: values }) }),
     );
     if (!done.ok) return done.reply;
     const { secret, changed } = done.value;
@@ -226,7 +241,11 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
       return sendPage(
         reply,
         base,
-        { title: 'Delete webhook subscription', section: '/webhooks', body: deleteWebhookBody(base, found.value, csrf(request)) },
+        {
+          title: 'Delete webhook subscription',
+          section: '/webhooks',
+          body: deleteWebhookBody(base, found.value, csrf(request), revisionOf(editableWebhook(found.value))),
+        },
         person,
       );
     },
@@ -238,7 +257,10 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     async (request, reply) => {
       const person = personOf(request);
       const done = await attempt(
-        () => removeWebhook(adminContextOf(ctx, request), request.params.id),
+        () =>
+          changeIfRevision(adminContextOf(ctx, request), webhookGuard(request.params.id), formRevision(request), (tctx) =>
+            removeWebhook(tctx, request.params.id),
+          ),
         (message, status) => notFound(reply, base, person, message, status),
       );
       if (!done.ok) return done.reply;

@@ -3,7 +3,7 @@
 import { html, type SafeHtml } from '../../html.js';
 import { nextPageLink } from './console-layout.js';
 import type { RegisteredClient } from '../../domain/clients/client-admin.js';
-import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
+import { buttonForm, csrfField, messages, revisionField, table, when } from './console-pages.js';
 
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', 'client_secret_jwt'] as const;
 
@@ -85,7 +85,7 @@ export function newClientBody(base: string, csrf: string, v: ClientFormValues, e
 export function clientBody(
   base: string,
   client: RegisteredClient,
-  view: { csrf: string | null; values?: ClientFormValues; notice?: string; error?: string },
+  view: { csrf: string | null; revision: string; values?: ClientFormValues; notice?: string; error?: string },
 ): SafeHtml {
   const id = client.entry.client_id;
   const path = `${base}/clients/${encodeURIComponent(id)}`;
@@ -106,7 +106,7 @@ export function clientBody(
   if (!view.csrf) return html`${messages(view.notice, view.error)}${details}`;
   return html`${messages(view.notice, view.error)}${details}
 <h2>Edit</h2>
-<form method="post" action="${path}">${csrfField(view.csrf)}${clientFields(view.values ?? formValuesOf(client), false)}
+<form method="post" action="${path}">${csrfField(view.csrf)}${revisionField(view.revision)}${clientFields(view.values ?? formValuesOf(client), false)}
 <div><button type="submit">Save changes</button></div></form>
 <h2>Secret and removal</h2>
 <p>${client.hasSecret ? buttonForm(`${path}/rotate`, view.csrf, 'Rotate secret') : ''}<a href="${path}/delete">Delete this client</a></p>`;
@@ -119,9 +119,9 @@ export function secretBody(base: string, clientId: string, secret: string, what:
 <p><a href="${base}/clients/${encodeURIComponent(clientId)}">Back to ${clientId}</a></p>`;
 }
 
-export function deleteClientBody(base: string, clientId: string, csrf: string): SafeHtml {
+export function deleteClientBody(base: string, clientId: string, csrf: string, revision: string): SafeHtml {
   const path = `${base}/clients/${encodeURIComponent(clientId)}`;
   return html`<p>Delete the client <strong>${clientId}</strong>? Its codes and tokens stop working at once. This cannot be undone.</p>
-<form method="post" action="${path}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete ${clientId}</button></form>
+<form method="post" action="${path}/delete">${csrfField(csrf)}${revisionField(revision)}<button type="submit" class="danger">Delete ${clientId}</button></form>
 <p><a href="${path}">Keep it</a></p>`;
 }

@@ -2,15 +2,7 @@
 // alternative (WCAG 2.1 1.1.1) giving its total, its busiest bucket and its figures.
 import { html, type SafeHtml } from '../../html.js';
 import type { Chart } from '../../domain/console/dashboard.js';
-
-const NAMES: Record<Chart['series'], string> = {
-  sign_ins: 'Sign-ins',
-  failures: 'Failed sign-ins',
-  challenged: 'Sign-ins challenged (risk)',
-  blocked: 'Sign-ins blocked (risk)',
-  new_users: 'New users',
-};
-const RANGE_NAMES = { day: 'last 24 hours, by hour', week: 'last 7 days, by day' } as const;
+import type { Translate } from '../../i18n/translate.js';
 
 const WIDTH = 320;
 const HEIGHT = 120;
@@ -21,17 +13,21 @@ function label(chart: Chart, start: Date): string {
   return chart.range === 'day' ? `${iso.slice(11, 13)}:00` : iso.slice(5, 10);
 }
 
-function barChart(chart: Chart, id: string): SafeHtml {
+function barChart(t: Translate, chart: Chart, id: string): SafeHtml {
   const max = Math.max(1, ...chart.buckets.map((b) => b.count));
   const slot = WIDTH / chart.buckets.length;
   const plot = HEIGHT - AXIS;
-  const title = `${NAMES[chart.series]}, ${RANGE_NAMES[chart.range]}`;
+  const caption = t('console.chart.caption', {
+    series: t(`console.chart.${chart.series}`),
+    range: t(`console.chart.${chart.range}`),
+    total: chart.total,
+  });
   const figures = chart.buckets.map((b) => `${label(chart, b.start)}: ${b.count}`).join(', ');
   const every = chart.range === 'day' ? 6 : 1;
   return html`<figure>
-<figcaption id="${id}-caption">${title}: ${chart.total} in all</figcaption>
+<figcaption id="${id}-caption">${caption}</figcaption>
 <svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${id}-caption ${id}-desc" xmlns="http://www.w3.org/2000/svg">
-<desc id="${id}-desc">Counts (UTC): ${figures}</desc>
+<desc id="${id}-desc">${t('console.chart.counts', { figures })}</desc>
 <line x1="0" y1="${plot}" x2="${WIDTH}" y2="${plot}"></line>
 ${chart.buckets.map((b, i) => {
   const h = Math.round((b.count / max) * (plot - 12));
@@ -40,12 +36,12 @@ ${chart.buckets.map((b, i) => {
     i % every === 0 ? html`<text x="${x.toFixed(1)}" y="${HEIGHT - 4}">${label(chart, b.start)}</text>` : ''
   }`;
 })}
-<text x="2" y="10">max ${max}</text>
+<text x="2" y="10">${t('console.chart.max', { max })}</text>
 </svg>
 </figure>`;
 }
 
-export function dashboardBody(charts: readonly Chart[]): SafeHtml {
-  return html`<p class="meta">Times are UTC. Failed sign-ins are kept only as long as the risk evaluation looks back.</p>
-<div class="charts">${charts.map((chart, i) => barChart(chart, `chart-${i}`))}</div>`;
+export function dashboardBody(t: Translate, charts: readonly Chart[]): SafeHtml {
+  return html`<p class="meta">${t('console.dashboard.meta')}</p>
+<div class="charts">${charts.map((chart, i) => barChart(t, chart, `chart-${i}`))}</div>`;
 }

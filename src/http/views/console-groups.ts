@@ -3,7 +3,7 @@
 import { html, type SafeHtml } from '../../html.js';
 import type { GroupMember, GroupSummary } from '../../domain/groups/group-admin.js';
 import { MAX_GROUP_DESCRIPTION_LENGTH, MAX_GROUP_NAME_LENGTH } from '../../domain/groups/group-names.js';
-import { csrfField, messages, table, when } from './console-pages.js';
+import { csrfField, messages, revisionField, table, when } from './console-pages.js';
 
 /** What the form shows: a group's name and description, or what was typed into a refused form. */
 export interface GroupFormValues {
@@ -38,6 +38,8 @@ export interface GroupView {
   clients: readonly string[];
   /** The form token, or null for a reader (an auditor): then no form at all. */
   csrf: string | null;
+  /** The group's revision, as the API's ETag: the edit form is refused once it changed (console-revision.ts). */
+  revision: string;
   values?: GroupFormValues;
   /** What was typed into a refused member form. */
   member?: string;
@@ -90,13 +92,13 @@ export function groupBody(base: string, view: GroupView): SafeHtml {
 <div><button type="submit">Add member</button></div></form>
 ${clients}
 <h2>Edit</h2>
-<form method="post" action="${path}">${csrfField(csrf)}${groupFields(v)}
+<form method="post" action="${path}">${csrfField(csrf)}${revisionField(view.revision)}${groupFields(v)}
 <div><button type="submit">Save changes</button></div></form>
 <h2>Removal</h2>
 <p><a href="${path}/delete">Delete this group</a></p>`;
 }
 
-export function deleteGroupBody(base: string, group: GroupSummary, clients: readonly string[], csrf: string): SafeHtml {
+export function deleteGroupBody(base: string, group: GroupSummary, clients: readonly string[], csrf: string, revision: string): SafeHtml {
   const path = `${base}/groups/${group.id}`;
   return html`<p>Delete the group <strong>${group.name}</strong> and its ${group.members} memberships? Its members lose it from
 their next token on. This cannot be undone.</p>
@@ -106,6 +108,6 @@ ${
 had no other.</p>`
     : ''
 }
-<form method="post" action="${path}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete ${group.name}</button></form>
+<form method="post" action="${path}/delete">${csrfField(csrf)}${revisionField(revision)}<button type="submit" class="danger">Delete ${group.name}</button></form>
 <p><a href="${path}">Keep it</a></p>`;
 }

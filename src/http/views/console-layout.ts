@@ -1,10 +1,13 @@
 // The web console's page frame (issue 20, docs/console.md): the same headers and policy as every other page
 // (PAGE_HEADERS: no script at all), a navigation bar, and the console's stylesheet served from /admin/console.css
-// (the policy's `style-src 'self'`), so no inline style needs a hash of its own.
+// (the policy's `style-src 'self'`), so no inline style needs a hash of its own. It follows the browser's colour
+// scheme, light or dark (prefers-color-scheme), as the sign-in pages do.
 import { html, type SafeHtml } from '../../html.js';
+import type { MessageKey } from '../../i18n/catalog.js';
+import type { Translate } from '../../i18n/translate.js';
 
 export const CONSOLE_CSS = `
-:root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;background:#f3f4f6;color:#111827}
 header{background:#1e3a8a;color:#fff;padding:.5rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center}
 header a{color:#fff}header nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;margin:0;padding:0}
@@ -33,11 +36,21 @@ code.secret{display:block;font-size:1.05rem;padding:.5rem;background:#f3f4f6;bor
 figure{margin:0;border:1px solid #e5e7eb;border-radius:6px;padding:.5rem}figcaption{font-weight:600;margin-bottom:.25rem}
 svg.chart{width:100%;height:auto}svg.chart rect{fill:#1d4ed8}svg.chart text{font-size:10px;fill:#374151}svg.chart line{stroke:#9ca3af}
 a{color:#1d4ed8}
+@media (prefers-color-scheme:dark){
+body{background:#111827;color:#f9fafb}main{background:#1f2937}a{color:#93c5fd}header a{color:#fff}
+th,td{border-bottom-color:#4b5563}figure,fieldset{border-color:#4b5563}
+input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],select,textarea{background:#111827;color:#f9fafb;border-color:#9ca3af}
+.error{background:#450a0a;border-color:#991b1b;color:#fecaca}.notice{background:#022c22;border-color:#047857;color:#a7f3d0}
+code.secret{background:#111827}.meta{color:#d1d5db}
+svg.chart rect{fill:#60a5fa}svg.chart text{fill:#e5e7eb}svg.chart line{stroke:#9ca3af}
+}
 `;
 
 export interface ConsoleFrame {
   /** `${BASE_URL}/admin`. */
   base: string;
+  /** The language of the page (its `<html lang>`, the navigation, the frame's words). */
+  t: Translate;
   title: string;
   /** The navigation entry of this page (its path below base), marked aria-current. */
   section: string;
@@ -45,39 +58,44 @@ export interface ConsoleFrame {
   person?: { username: string; role: string; csrf: string };
 }
 
-const SECTIONS: ReadonlyArray<[string, string]> = [
-  ['', 'Dashboard'],
-  ['/clients', 'Clients'],
-  ['/users', 'Users'],
-  ['/groups', 'Groups'],
-  ['/risk-rules', 'Risk rules'],
-  ['/security-events', 'Security events'],
-  ['/signing-keys', 'Signing keys'],
-  ['/webhooks', 'Webhooks'],
-  ['/audit', 'Audit log'],
+const SECTIONS: ReadonlyArray<[string, MessageKey]> = [
+  ['', 'console.nav.dashboard'],
+  ['/clients', 'console.nav.clients'],
+  ['/users', 'console.nav.users'],
+  ['/groups', 'console.nav.groups'],
+  ['/risk-rules', 'console.nav.riskRules'],
+  ['/security-events', 'console.nav.securityEvents'],
+  ['/signing-keys', 'console.nav.signingKeys'],
+  ['/webhooks', 'console.nav.webhooks'],
+  ['/connections', 'console.nav.connections'],
+  ['/directories', 'console.nav.directories'],
+  ['/resource-servers', 'console.nav.resourceServers'],
+  ['/scim-tokens', 'console.nav.scimTokens'],
+  ['/audit', 'console.nav.audit'],
 ];
 
 export function consoleLayout(frame: ConsoleFrame, body: SafeHtml): string {
-  const { base, person } = frame;
+  const { base, person, t } = frame;
+  const role = (r: string) => (r === 'admin' || r === 'auditor' ? t(`console.role.${r}`) : r);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${t.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${frame.title} · Admin console</title>
+<title>${frame.title} · ${t('console.product')}</title>
 <link rel="stylesheet" href="${base}/console.css">
 </head>
 <body>
 <header>
 ${
   person
-    ? html`<nav aria-label="Console"><ul>${SECTIONS.map(
-        ([path, name]) => html`<li><a href="${base}${path}"${path === frame.section ? html` aria-current="page"` : ''}>${name}</a></li>`,
+    ? html`<nav aria-label="${t('console.nav.label')}"><ul>${SECTIONS.map(
+        ([path, key]) => html`<li><a href="${base}${path}"${path === frame.section ? html` aria-current="page"` : ''}>${t(key)}</a></li>`,
       )}</ul></nav>
-<p class="who">${person.username} (${person.role})</p>
-<form method="post" action="${base}/sign-out"><input type="hidden" name="csrf" value="${person.csrf}"><button type="submit">Sign out</button></form>`
-    : html`<p class="who">Admin console</p>`
+<p class="who">${t('console.who', { username: person.username, role: role(person.role) })}</p>
+<form method="post" action="${base}/sign-out"><input type="hidden" name="csrf" value="${person.csrf}"><button type="submit">${t('console.signOut')}</button></form>`
+    : html`<p class="who">${t('console.product')}</p>`
 }
 </header>
 <main>

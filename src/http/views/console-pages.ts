@@ -14,6 +14,9 @@ export function table(caption: string, headers: readonly string[], rows: readonl
 
 export const csrfField = (csrf: string): SafeHtml => html`<input type="hidden" name="csrf" value="${csrf}">`;
 
+/** The revision (ETag) the page read the resource at: an edit or delete made from it is refused once it changed. */
+export const revisionField = (revision: string): SafeHtml => html`<input type="hidden" name="revision" value="${revision}">`;
+
 /** A one-button form (revoke, rotate, enable...). */
 export function buttonForm(action: string, csrf: string, label: string, danger = false): SafeHtml {
   return html`<form class="inline" method="post" action="${action}">${csrfField(csrf)}<button type="submit"${danger ? html` class="danger"` : ''}>${label}</button></form>`;

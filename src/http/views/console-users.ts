@@ -6,7 +6,7 @@ import type { UserDetails, UserSummary } from '../../domain/admin/user-admin.js'
 import type { AccountDevice } from '../../domain/risk/devices.js';
 import type { AccountLink } from '../../domain/connections/account-links.js';
 import type { LiveSession } from '../../domain/admin/user-admin.js';
-import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
+import { buttonForm, csrfField, messages, revisionField, table, when } from './console-pages.js';
 
 export interface NewUserValues {
   username: string;
@@ -63,6 +63,8 @@ export interface UserView {
   devices: readonly AccountDevice[];
   links: readonly AccountLink[];
   csrf: string | null;
+  /** The user's revision, as the API's ETag: the edit form is refused once it changed (console-revision.ts). */
+  revision: string;
   notice?: string;
   error?: string;
   resetUrl?: string;
@@ -132,7 +134,7 @@ ${user.email ? buttonForm(`${path}/reset-link`, csrf, 'Email a password reset li
 ${buttonForm(`${path}/reset-link/show`, csrf, 'Show a password reset link')}
 ${user.authenticatorApp ? buttonForm(`${path}/second-factor/reset`, csrf, 'Reset second factor', true) : ''}</p>
 <h2>Edit</h2>
-<form method="post" action="${path}">${csrfField(csrf)}
+<form method="post" action="${path}">${csrfField(csrf)}${revisionField(v.revision)}
 <label for="username">Username</label><input type="text" id="username" name="username" required value="${user.username}">
 <label for="email">Email</label><input type="email" id="email" name="email" value="${user.email ?? ''}">
 <label for="name">Full name</label><input type="text" id="name" name="name" value="${name}">

@@ -5,7 +5,7 @@
 import { html, type SafeHtml } from '../../html.js';
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/event-types.js';
 import type { WebhookDelivery, WebhookDetails, WebhookFailure, WebhookSubscription } from '../../domain/webhooks/webhook-admin.js';
-import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
+import { buttonForm, csrfField, messages, revisionField, table, when } from './console-pages.js';
 
 /** What the form shows: empty, or what was typed into a refused form. */
 export interface WebhookFormValues {
@@ -83,8 +83,8 @@ ${enabledBox(v.enabled)}
  * The edit form of a subscription: its URL, description, event types and whether it is enabled, as they are (or as
  * typed into a refused form), and a box that rotates its secret.
  */
-function editWebhookForm(path: string, csrf: string, v: WebhookFormValues): SafeHtml {
-  return html`<h2>Edit</h2><form method="post" action="${path}/edit">${csrfField(csrf)}
+function editWebhookForm(path: string, csrf: string, revision: string, v: WebhookFormValues): SafeHtml {
+  return html`<h2>Edit</h2><form method="post" action="${path}/edit">${csrfField(csrf)}${revisionField(revision)}
 <label for="url">URL (https; http only on loopback; pending deliveries go to the new one)</label><input type="url" id="url" name="url" required value="${v.url}">
 <label for="description">Description (empty removes it)</label><input type="text" id="description" name="description" maxlength="200" value="${v.description}">
 ${eventBoxes(v.events)}
@@ -114,6 +114,8 @@ export interface WebhookView {
   deliveries: readonly WebhookDelivery[];
   /** The form token, or null for a reader (an auditor): then no form at all. */
   csrf: string | null;
+  /** The subscription's revision, as the API's ETag: the edit form is refused once it changed (console-revision.ts). */
+  revision: string;
   notice?: string | undefined;
   error?: string | undefined;
   /** What a refused edit form had typed in; otherwise the form shows the subscription as it is. */
@@ -169,15 +171,15 @@ sent until it is resumed; its ${hook.pending} pending deliveries wait, in order.
   };
   const actions = csrf
     ? html`<h2>Actions</h2><p>${hook.pausedAt ? buttonForm(`${path}/resume`, csrf, 'Resume subscription') : ''}<a href="${path}/delete">Delete this subscription</a></p>
-${editWebhookForm(path, csrf, view.form ?? current)}${hook.pausedAt ? '' : pauseWebhookForm(path, csrf)}`
+${editWebhookForm(path, csrf, view.revision, view.form ?? current)}${hook.pausedAt ? '' : pauseWebhookForm(path, csrf)}`
     : '';
   return html`${messages(view.notice, view.error)}${paused}${details}${actions}<h2>Recent deliveries</h2>${deliveries}`;
 }
 
-export function deleteWebhookBody(base: string, hook: WebhookDetails, csrf: string): SafeHtml {
+export function deleteWebhookBody(base: string, hook: WebhookDetails, csrf: string, revision: string): SafeHtml {
   const path = `${base}/webhooks/${hook.id}`;
   return html`<p>Delete the subscription <strong>${hook.id}</strong> (${hook.url})? Its ${hook.pending} pending deliveries are
 dropped and it gets no more events. This cannot be undone.</p>
-<form method="post" action="${path}/delete">${csrfField(csrf)}<button type="submit" class="danger">Delete ${hook.id}</button></form>
+<form method="post" action="${path}/delete">${csrfField(csrf)}${revisionField(revision)}<button type="submit" class="danger">Delete ${hook.id}</button></form>
 <p><a href="${path}">Keep it</a></p>`;
 }

@@ -1,16 +1,29 @@
 // The web console in Chromium (issue 20): an admin signs in through the provider's own pages with a password and a
 // second factor, which the console's client requires whatever the risk verdict (`require_mfa`): the one-time code
 // sent to her verified address, read from the notifier as she reads her message. She creates a client, disables a
-// user; axe-core (WCAG 2.1 AA) finds no violation on any console page (the groups and webhooks pages included, one
-// load each: a seeded group with a member, a seeded subscription paused).
+// user, makes a SCIM token (shown once); axe-core (WCAG 2.1 AA) finds no violation on any console page, in the light
+// colour scheme and in the dark one (prefers-color-scheme), each page loaded once and checked in both: the groups and
+// webhooks pages, the seeded connection, directory and resource server, and the 412 page of a stale form included.
 import t from 'tap';
-import { checkPage } from '../../helpers/axe.js';
+import type { Page } from 'playwright-core';
+import type { Test } from 'tap';
+import { checkPage as checkOneScheme } from '../../helpers/axe.js';
 import { withChromium } from '../../helpers/chromium.js';
 import { listenTestApp } from '../../helpers/listening.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
 import { riskEnv, weightsEnv } from '../../helpers/risk.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 import { pauseWebhookSubscription } from '../../../src/storage/webhooks.js';
+
+/** axe in the light colour scheme and in the dark one (the console's CSS follows prefers-color-scheme). */
+async function checkPage(t: Test, page: Page, name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
+    t.equal(background, colorScheme === 'dark' ? 'rgb(17, 24, 39)' : 'rgb(243, 244, 246)', `${name}: drawn in the ${colorScheme} scheme`);
+    await checkOneScheme(t, page, `${name} (${colorScheme})`);
+  }
+}
 
 const ADMIN = { username: 'ada', password: 'ada-password-0123', email: 'ada@example.com', email_verified: true, role: 'admin' as const };
 const TARGET = { username: 'tom', password: 'tom-password-0123', email: 'tom@example.com' };
@@ -28,6 +41,26 @@ await withChromium(t, async (browser) => {
         users: [ADMIN, TARGET],
         groups: [{ name: 'finance', description: 'The finance team', members: [TARGET.username] }],
         webhooks: [{ id: 'siem', url: 'https://siem.example/in', events: ['sign_in.failed'], secret: 's'.repeat(32) }],
+        resource_servers: [{ identifier: 'https://orders.example/api', name: 'Orders', scopes: { 'orders:read': 'Read your orders' } }],
+        connections: [{ id: 'gitlab', preset: 'gitlab', client_id: 'gitlab-client', client_secret: 'gitlab-secret-0123456789' }],
+        directories: [
+          {
+            id: 'corp',
+            display_name: 'Corporate directory',
+            url: 'ldaps://127.0.0.1:1',
+            start_tls: false,
+            allow_plain_ldap: false,
+            bind_dn: 'cn=sso,dc=example,dc=com',
+            bind_password: 'bind-password-0123456789',
+            user_base: 'ou=people,dc=example,dc=com',
+            user_filter: '(uid={login})',
+            attributes: { username: 'uid', id_attribute: 'entryUUID', email_verified: false },
+            connect_timeout_ms: 3000,
+            operation_timeout_ms: 5000,
+            enabled: true,
+            order: 0,
+          },
+        ],
       },
     });
     const adminId = (await findUserByUsername(server.db, ADMIN.username))!.id;
@@ -81,6 +114,28 @@ await withChromium(t, async (browser) => {
     await page.goto(`${console}/users/new`);
     await checkPage(t, page, 'new user');
 
+    await page.getByRole('link', { name: 'SCIM tokens' }).click();
+    await checkPage(t, page, 'scim tokens');
+    await page.getByRole('link', { name: 'New SCIM token' }).click();
+    await checkPage(t, page, 'new scim token');
+    await page.getByLabel(/^Name/).fill('entra');
+    await page.getByRole('button', { name: 'Create SCIM token' }).click();
+    await page.getByRole('heading', { name: 'SCIM token created' }).waitFor();
+    t.match(await page.locator('code.secret').textContent(), /^scim_[A-Za-z0-9_-]{43}$/, 'the token is shown once');
+    await checkPage(t, page, 'scim token created');
+    await page.getByRole('link', { name: 'Back to entra' }).click();
+    await page.getByRole('heading', { name: 'SCIM token entra' }).waitFor();
+    await checkPage(t, page, 'scim token');
+
+    // A form sent after someone else changed the group: the 412 page, with the group as it is now.
+    const groupId = (await server.db.selectFrom('groups').select('id').executeTakeFirstOrThrow()).id;
+    await page.goto(`${console}/groups/${groupId}`);
+    await server.db.updateTable('groups').set({ description: 'Changed meanwhile' }).where('id', '=', groupId).execute();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('changed by someone else').waitFor();
+    t.equal(await page.getByLabel('Description (optional)').inputValue(), 'Changed meanwhile', 'the form shows the group as it is now');
+    await checkPage(t, page, 'changed meanwhile (412)');
+
     await pauseWebhookSubscription(server.db, 'siem', 'failed 8 times in a row', new Date());
     for (const [name, path] of [
       ['risk rules', '/risk-rules'],
@@ -88,10 +143,18 @@ await withChromium(t, async (browser) => {
       ['signing keys', '/signing-keys'],
       ['groups', '/groups'],
       ['new group', '/groups/new'],
-      ['group', `/groups/${(await server.db.selectFrom('groups').select('id').executeTakeFirstOrThrow()).id}`],
+      ['group', `/groups/${groupId}`],
       ['webhooks', '/webhooks'],
       ['new webhook', '/webhooks/new'],
       ['webhook', '/webhooks/siem'],
+      ['connections', '/connections'],
+      ['connection', '/connections/gitlab'],
+      ['new connection', '/connections/new'],
+      ['directories', '/directories'],
+      ['directory', '/directories/corp'],
+      ['resource servers', '/resource-servers'],
+      ['resource server', `/resource-servers/${encodeURIComponent('https://orders.example/api')}`],
+      ['delete resource server', `/resource-servers/${encodeURIComponent('https://orders.example/api')}/delete`],
       ['audit log', '/audit'],
     ] as const) {
       t.equal((await page.goto(`${console}${path}`))?.status(), 200, `${name}: found`);

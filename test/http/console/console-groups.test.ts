@@ -5,6 +5,7 @@
 import t from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, FIXTURES, type TestApp } from '../../helpers/app.js';
+import { postFromPage } from './console-forms.js';
 import { startConsoleSession } from '../../../src/domain/console/console-sessions.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 import { PAGE_HEADERS } from '../../../src/http/views/layout.js';
@@ -49,7 +50,8 @@ const post = (url: string, cookie: string, form: Record<string, string>) =>
 const csrfOf = (res: LightMyRequestResponse) => /name="csrf" value="([^"]+)"/.exec(res.body)![1]!;
 const adminCsrf = csrfOf(await get('/admin', adminCookie));
 const auditorCsrf = csrfOf(await get('/admin', auditorCookie));
-const adminPost = (url: string, form: Record<string, string> = {}) => post(url, adminCookie, { csrf: adminCsrf, ...form });
+// As a browser sends it: from the form's page, with the revision it was read at (console-forms.ts).
+const adminPost = (url: string, form: Record<string, string> = {}) => postFromPage(app, adminCookie, url, { csrf: adminCsrf, ...form });
 
 const groupNamed = (name: string) => db.selectFrom('groups').selectAll().where('name', '=', name).executeTakeFirst();
 const financeId = (await groupNamed('finance'))!.id;

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import t from 'tap';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../../helpers/app.js';
+import { postFromPage } from './console-forms.js';
 import { startConsoleSession } from '../../../src/domain/console/console-sessions.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 import { PAGE_HEADERS } from '../../../src/http/views/layout.js';
@@ -34,7 +35,8 @@ const post = (url: string, cookie: string, form: Record<string, string>) =>
 const csrfOf = (res: LightMyRequestResponse) => /name="csrf" value="([^"]+)"/.exec(res.body)![1]!;
 const adminCsrf = csrfOf(await get('/admin', adminCookie));
 const auditorCsrf = csrfOf(await get('/admin', auditorCookie));
-const adminPost = (url: string, form: Record<string, string> = {}) => post(url, adminCookie, { csrf: adminCsrf, ...form });
+// As a browser sends it: from the form's page, with the revision it was read at (console-forms.ts).
+const adminPost = (url: string, form: Record<string, string> = {}) => postFromPage(app, adminCookie, url, { csrf: adminCsrf, ...form });
 
 async function lastAudit(event: string) {
   return db.selectFrom('admin_audit_records').selectAll().where('event', '=', event).orderBy('id', 'desc').executeTakeFirst();
@@ -50,6 +52,10 @@ const PAGES = [
   '/admin/security-events',
   '/admin/signing-keys',
   '/admin/audit',
+  '/admin/connections',
+  '/admin/directories',
+  '/admin/resource-servers',
+  '/admin/scim-tokens',
 ];
 
 t.test('every page needs a console session: without one the browser is sent to sign in', async (t) => {

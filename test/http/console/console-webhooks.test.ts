@@ -7,6 +7,7 @@ import t from 'tap';
 import { randomUUID } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildTestApp, FIXTURES, type TestApp } from '../../helpers/app.js';
+import { revisionFor } from './console-forms.js';
 import { startConsoleSession } from '../../../src/domain/console/console-sessions.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 import { PAGE_HEADERS } from '../../../src/http/views/layout.js';
@@ -40,8 +41,9 @@ const post = (url: string, cookie: string, form: Record<string, string | readonl
 const csrfOf = (res: LightMyRequestResponse) => /name="csrf" value="([^"]+)"/.exec(res.body)![1]!;
 const adminCsrf = csrfOf(await get('/admin', adminCookie));
 const auditorCsrf = csrfOf(await get('/admin', auditorCookie));
-const adminPost = (url: string, form: Record<string, string | readonly string[]> = {}) =>
-  post(url, adminCookie, { csrf: adminCsrf, ...form });
+// As a browser sends it: from the form's page, with the revision it was read at (console-forms.ts).
+const adminPost = async (url: string, form: Record<string, string | readonly string[]> = {}) =>
+  post(url, adminCookie, { csrf: adminCsrf, ...(await revisionFor(app, adminCookie, url)), ...form });
 
 const subscription = (id: string) => db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
 const auditCount = async () =>
