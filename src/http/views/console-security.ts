@@ -123,13 +123,7 @@ export interface AuditFilters {
   until: string;
 }
 
-export function auditBody(
-  base: string,
-  f: AuditFilters,
-  records: readonly AuditRecord[],
-  next: string | null,
-  error?: string,
-): SafeHtml {
+export function auditBody(base: string, f: AuditFilters, records: readonly AuditRecord[], next: string | null, error?: string): SafeHtml {
   const more = next
     ? `${base}/audit?${new URLSearchParams({ ...Object.fromEntries(Object.entries(f).filter(([, value]) => value)), before: next })}`
     : null;
