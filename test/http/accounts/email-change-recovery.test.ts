@@ -1,12 +1,11 @@
 // A pending email change ends with every recovery (issue 38): a password reset or change, signing out everywhere,
 // being disabled, an admin setting the address, and the cancel link of the notice to the current address. An
 // unverified address is verified by its owner, signed in, through the same form.
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import t from 'tap';
+import { subscribeToEvents } from '../../helpers/webhook-subscription.js';
 import { adminContext } from '../../../src/cli/command.js';
 import { disableUser, enableUser, revokeSessions, setPassword, updateUserProfile } from '../../../src/domain/admin/user-admin.js';
-import { insertWebhookSubscription } from '../../../src/storage/webhooks.js';
 import { ALICE, BOB, buildTestApp, type TestApp } from '../../helpers/app.js';
 import { accountSignIn } from '../../helpers/account.js';
 import { Browser, hiddenField, localPath } from '../../helpers/flow.js';
@@ -174,15 +173,7 @@ t.test(
   'an unverified address is verified by its owner, signed in, through the change form; it is sent as user.email_changed',
   async (t) => {
     const test = await buildTestApp(t, { notifier: null });
-    await insertWebhookSubscription(test.db, {
-      id: randomUUID(),
-      url: 'https://hooks.example/users',
-      eventTypes: ['user.email_changed'],
-      secretSealed: {},
-      description: null,
-      enabled: true,
-      now: new Date(),
-    });
+    await subscribeToEvents(test.db, ['user.email_changed']);
     const browser = await accountSignIn(test.app, new Browser(), BOB);
     const page = await browser.request(test.app, 'GET', '/sso/account/email');
     t.match(page.body, 'Your address is not confirmed yet');

@@ -2,8 +2,8 @@
 // verified by code or by link; a registered address gets the same answer and an "account exists" mail instead;
 // expiry, reuse and wrong codes; the per-network counter and the risk verdict; invitations.
 import pino from 'pino';
-import { randomUUID } from 'node:crypto';
 import t from 'tap';
+import { subscribeToEvents } from '../../helpers/webhook-subscription.js';
 import { adminContext } from '../../../src/cli/command.js';
 import { inviteUser } from '../../../src/domain/admin/user-admin.js';
 import { MAX_SIGNUP_CODE_FAILURES, verifySignupCode } from '../../../src/domain/accounts/signup.js';
@@ -11,7 +11,6 @@ import { signupCookie } from '../../../src/http/cookies.js';
 import { signInContext } from '../../helpers/sign-in-context.js';
 import { ALICE, CONFIDENTIAL, buildTestApp, type TestApp, type TestAppOptions } from '../../helpers/app.js';
 import { authorizePath, Browser, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
-import { insertWebhookSubscription } from '../../../src/storage/webhooks.js';
 
 const OPEN = { SIGNUP: 'open' };
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36';
@@ -268,15 +267,7 @@ t.test('a sign-up started from an application goes back to its authorization req
 t.test('SIGNUP=invite: only an invitation opens the form, with its address fixed; it creates a verified account once', async (t) => {
   const test = await build(t, { env: { SIGNUP: 'invite' } });
   // A subscription to user.created (issue 20): the account and its event commit together.
-  await insertWebhookSubscription(test.db, {
-    id: randomUUID(),
-    url: 'https://hooks.example/users',
-    eventTypes: ['user.created'],
-    secretSealed: {},
-    description: null,
-    enabled: true,
-    now: new Date(),
-  });
+  await subscribeToEvents(test.db, ['user.created']);
   t.equal((await test.app.inject({ method: 'GET', url: '/sso/account/signup' })).statusCode, 403);
   const signIn = await new Browser().request(test.app, 'GET', '/sso/account/sign-in');
   t.notMatch(signIn.body, 'Create an account', 'no link to a form nobody may use');

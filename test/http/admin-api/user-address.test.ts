@@ -1,13 +1,12 @@
 // An address an admin sets (the management API, the command line: both call updateUserProfile) is not its owner's
 // doing (issue 38): it is unverified until its owner verifies it, no reset link is mailed to it, and the change is
 // audited and sent as user.email_changed.
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import t from 'tap';
+import { subscribeToEvents } from '../../helpers/webhook-subscription.js';
 import { adminContext } from '../../../src/cli/command.js';
 import { AdminError } from '../../../src/domain/admin/admin.js';
 import { createUser, resetLink, updateUserProfile } from '../../../src/domain/admin/user-admin.js';
-import { insertWebhookSubscription } from '../../../src/storage/webhooks.js';
 import { adminApiApp } from '../../helpers/admin-api.js';
 import { ALICE } from '../../helpers/app.js';
 
@@ -18,15 +17,7 @@ const emailOf = async (username: string) =>
   api.db.selectFrom('users').select(['id', 'email', 'email_verified']).where('username', '=', username).executeTakeFirstOrThrow();
 
 t.test('PATCH /users/{user} with a new address leaves it unverified; email_verified true is refused (400)', async (t) => {
-  await insertWebhookSubscription(api.db, {
-    id: randomUUID(),
-    url: 'https://hooks.example/users',
-    eventTypes: ['user.email_changed'],
-    secretSealed: {},
-    description: null,
-    enabled: true,
-    now: new Date(),
-  });
+  await subscribeToEvents(api.db, ['user.email_changed']);
   t.equal((await emailOf('alice')).email_verified, true, 'alice’s address is verified to begin with');
   const moved = await api.call(t, 'PATCH', '/users/alice', { body: { email: 'alice@moved.example' }, headers: { 'if-match': '*' } });
   t.equal(moved.statusCode, 200);

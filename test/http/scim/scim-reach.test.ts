@@ -1,11 +1,10 @@
 // What a SCIM client may change (issue 38, docs/scim.md): only the users it provisioned, never a user with a console
 // role, and an address it sets is unverified, gets no reset link, and is audited and sent as user.email_changed.
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import t from 'tap';
+import { subscribeToEvents } from '../../helpers/webhook-subscription.js';
 import { adminContext } from '../../../src/cli/command.js';
 import { setRole } from '../../../src/domain/admin/user-admin.js';
-import { insertWebhookSubscription } from '../../../src/storage/webhooks.js';
 import { ERROR, PATCH_OP, scimApp, USER_SCHEMA, type ScimApp } from './scim-app.js';
 
 const ATTACKER = 'mallory@attacker.example';
@@ -91,15 +90,7 @@ t.test('a SCIM client may read a user it did not provision but not change, disab
 
 t.test('an address a SCIM client sets is unverified, gets no reset link, and is audited and sent as user.email_changed', async (t) => {
   const api = await scimApp(t);
-  await insertWebhookSubscription(api.db, {
-    id: randomUUID(),
-    url: 'https://hooks.example/users',
-    eventTypes: ['user.email_changed'],
-    secretSealed: {},
-    description: null,
-    enabled: true,
-    now: new Date(),
-  });
+  await subscribeToEvents(api.db, ['user.email_changed']);
   const user = await provisioned(api, 'jo.young');
   // Its owner verified the address since (the account page's link): a reset link may go to it.
   await api.db.updateTable('users').set({ email_verified: true }).where('id', '=', user.id).execute();
