@@ -1,7 +1,7 @@
 // The command line's conversation with a person at a terminal: yes/no questions and passwords typed without
 // echo, both on stderr so that stdout keeps only the result; and standard input read whole, for scripts.
 import readline from 'node:readline';
-import { AdminError } from '../domain/admin/admin.js';
+import { AdminError } from '../domain/admin-error.js';
 
 /** The person at the terminal said no (or interrupted): nothing was changed. */
 export class NotConfirmed extends AdminError {}

@@ -8,7 +8,7 @@ import { groupsOf, MAX_GROUPS } from '../../src/domain/accounts/users.js';
 import { PasswordPolicy } from '../../src/domain/accounts/password-policy.js';
 import { type PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import type { AdminContext } from '../../src/domain/admin/admin.js';
-import { AdminError } from '../../src/domain/admin/admin.js';
+import { AdminError } from '../../src/domain/admin-error.js';
 import { applySeed, parseSeed, SeedError, type SeedFile } from '../../src/domain/admin/seed.js';
 import { setRole, showUser } from '../../src/domain/admin/user-admin.js';
 import { clientAdmits } from '../../src/domain/groups/allowed-groups.js';

@@ -1,7 +1,7 @@
 // sso-admin directories list|show|add|remove|test, over src/domain/directories/directory-admin.ts: the LDAP and
 // Active Directory servers the password form checks passwords against (user federation, as Keycloak calls it).
 import { readFileSync } from 'node:fs';
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import {
   addDirectory,
   checkDirectoryInput,

@@ -1,6 +1,6 @@
 // sso-admin scim-tokens list|show|create|revoke, over src/domain/scim/scim-tokens.ts: the fixed bearer tokens that
 // Microsoft Entra ("Secret Token") and Okta ("HTTP Header") provision with over SCIM (docs/scim.md).
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import {
   createScimToken,
   isExpired,

@@ -1,6 +1,6 @@
 // sso-admin users list|show|create|set-password|set-role|reset-link|invite|disable|enable|delete, over
 // src/domain/admin/user-admin.ts.
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/admin/seed.js';
 import {
   checkPassword,

@@ -15,7 +15,7 @@ import {
   type WebhookSubscription,
 } from '../../domain/webhooks/webhook-admin.js';
 import { webhookEntryProblems, type WebhookEntry } from '../../domain/webhooks/webhook-entry.js';
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import { deliveryJson, webhookJson } from '../../domain/admin/representations.js';
 import { iso } from '../output.js';
 import { UsageError, verb, type Noun, type Session } from '../command.js';

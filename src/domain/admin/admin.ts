@@ -7,6 +7,7 @@ import type { UserRow } from '../../storage/schema.js';
 import { lockRowForUpdate, type LockableTable } from '../../storage/row-locks.js';
 import { findUserById, findUserByUsername } from '../../storage/users.js';
 import type { ProviderContext } from '../context.js';
+import { AdminError } from '../admin-error.js';
 
 /**
  * Who acts: a client with an admin:* token (the API), a person with an admin role (the console), the operator at
@@ -24,20 +25,6 @@ export type AdminContext = Pick<ProviderContext, 'config' | 'db' | 'clock' | 'lo
   /** The surface acting, as user.email_changed names it: `scim` for a provisioning client; `admin` when unset. */
   via?: 'admin' | 'scim';
 };
-
-/** Why an action was refused: a bad value (400), nothing by that name (404), or a clash with what exists (409). */
-export type AdminErrorKind = 'invalid' | 'not_found' | 'conflict';
-
-/** An admin action refused on its merits (no such client, an invalid value, a name taken); nothing was written. */
-export class AdminError extends Error {
-  constructor(
-    message: string,
-    readonly kind: AdminErrorKind = 'invalid',
-  ) {
-    super(message);
-    this.name = 'AdminError';
-  }
-}
 
 /** The stable `event` of each admin action's log line, for shipping and searching. */
 export type AdminEvent =

@@ -19,7 +19,8 @@ import {
   type DisabledUserRow,
   type UserListFilter,
 } from '../../storage/users.js';
-import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from './admin.js';
+import { findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from './admin.js';
+import { AdminError } from '../admin-error.js';
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
 import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';

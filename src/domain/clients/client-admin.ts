@@ -15,7 +15,8 @@ import {
 } from '../../storage/clients.js';
 import type { Db } from '../../storage/database.js';
 import type { ClientRow } from '../../storage/schema.js';
-import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { ClientSecretDigests } from './client-secret-digest.js';
 import { randomToken } from '../secrets.js';
 import {

@@ -9,7 +9,8 @@ import {
   listLinksOfUser,
   upsertConnectionRow,
 } from '../../storage/connections.js';
-import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { callbackUrl, rowToConnection, type Connection } from './connection.js';
 import { connectionColumns, connectionEntryProblems, type SeedConnection } from './seed-connections.js';
 import { openUpstreamTokens, type UpstreamTokens } from './upstream-tokens.js';

@@ -3,7 +3,7 @@
 // endpoints are not copied into the row: they stay the preset's unless the entry overrides them.
 import { findConnectionRow, upsertConnectionRow, type ConnectionColumns } from '../../storage/connections.js';
 import type { Db } from '../../storage/database.js';
-import { AdminError } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { sealSecret, type SealingContext } from '../keys/sealed-secrets.js';
 import { isLoopbackUrl } from '../../net/loopback.js';
 import type { Config } from '../../config.js';

@@ -1,7 +1,8 @@
 // Adding, showing, testing and removing directories by hand (`sso-admin directories`): the seed file's entry and
 // rules (directory-settings.ts). A removed directory's users stay, unlinked, with no password they can sign in with.
 import { countLinks, deleteDirectory, findDirectory, listDirectories } from '../../storage/directories.js';
-import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { directoryById, entryFromRow, saveDirectory } from './directories.js';
 import { directoryProblems, type DirectoryEntry, type DirectoryInput } from './directory-settings.js';
 import { lookUpLogin } from './directory-sign-in.js';

@@ -20,7 +20,8 @@ import {
 import type { Db } from '../../storage/database.js';
 import { findUserByEmail, findUserByUsername } from '../../storage/users.js';
 import type { GroupRow } from '../../storage/schema.js';
-import { AdminError, findUserByRef, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { findUserByRef, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { groupDescriptionProblem, groupNameProblem } from './group-names.js';
 
 export interface GroupSummary {

@@ -1,7 +1,8 @@
 // Registering, replacing and removing resource servers by hand: the seed file's entry and rules
 // (src/domain/resources/resource-servers.ts). Tokens already issued for a removed one stay valid until they expire.
 import { deleteResourceServer, findResourceServers, listResourceServers, upsertResourceServer } from '../../storage/resource-servers.js';
-import { AdminError, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { entryFromRow, resourceServerColumns, resourceServerProblems, type ResourceServerEntry } from './resource-servers.js';
 
 /** Refuses an entry that the seed file would refuse; for checking a command line before the database opens. */

@@ -2,7 +2,8 @@
 // the refusal and the log line every admin action has.
 import { pageRiskRuleRows } from '../../storage/risk.js';
 import type { RiskRuleRow } from '../../storage/schema.js';
-import { AdminError, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { addRiskRule, removeRiskRule, riskRule, riskRules, type RiskRule } from './rules.js';
 
 export interface StoredRiskRule extends RiskRule {

@@ -1,6 +1,6 @@
 // The admin domain's refusals (src/domain/admin/admin.ts AdminError) as SCIM errors (RFC 7644 3.12): a bad value is
 // 400 invalidValue, nothing by that id 404, a name or address taken 409 uniqueness.
-import { AdminError } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { ScimError } from './scim-error.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -11,7 +11,8 @@ import {
   touchScimToken,
 } from '../../storage/scim-tokens.js';
 import type { ScimTokenRow } from '../../storage/schema.js';
-import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { isoTime } from '../admin/representations.js';
 import type { ProviderContext } from '../context.js';
 import { randomToken, sha256 } from '../secrets.js';

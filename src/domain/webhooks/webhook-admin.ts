@@ -16,7 +16,8 @@ import {
   resumeWebhookSubscription,
   updateWebhookSubscription,
 } from '../../storage/webhooks.js';
-import { AdminError, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { AdminError } from '../admin-error.js';
 import { sealSecret } from '../keys/sealed-secrets.js';
 import { webhookEntryProblems, type WebhookEntry } from './webhook-entry.js';
 import { webhookUrlProblem } from './webhook-url.js';

@@ -1,7 +1,8 @@
 // The four routes of a resource that is set whole, as a seed file entry is (resource servers, upstream connections,
 // and whatever is added later the same way): list, get with an ETag, PUT to create (201) or replace (200, If-Match
 // required), DELETE (If-Match required). The id is the path's; a body that names another id is refused.
-import { AdminError, asOneChange, type AdminContext, type LockTarget } from '../../domain/admin/admin.js';
+import { asOneChange, type AdminContext, type LockTarget } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import { changeIfMatch, IF_MATCH_HEADERS, sendWithEtag, type IfMatchGuard } from './etag.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';

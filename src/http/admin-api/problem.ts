@@ -2,7 +2,7 @@
 // /admin/api/v1 (the app's one error handler, src/http/plugins/error-handler.ts, calls problemOf).
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError } from 'fastify';
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { toOAuthError } from '../../errors/to-oauth-error.js';
 

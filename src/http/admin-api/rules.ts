@@ -1,7 +1,7 @@
 // /risk-rules: the admin risk rules that allow or block a sign-in outright (src/domain/risk/rule-admin.ts, as
 // `sso-admin rules`). A rule is its kind and value; adding one that exists changes its effect and note.
 import { ruleJson } from '../../domain/admin/representations.js';
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import { addRule, deleteRule, listRulePage, showRule, type StoredRiskRule } from '../../domain/risk/rule-admin.js';
 import { MAX_RULE_NOTE_LENGTH, parseRiskRule, RULE_EFFECTS, RULE_KINDS } from '../../domain/risk/rules.js';
 import { changeIfMatch, IF_MATCH_HEADERS, sendWithEtag, type IfMatchGuard } from './etag.js';

@@ -3,7 +3,7 @@
 // src/domain/connections/connection-admin.ts, as `sso-admin connections` and the API's /connections do (entities.ts).
 // The client secret is typed into a password field, stored sealed and never shown back.
 import type { FastifyInstance } from 'fastify';
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import {
   listConnections,
   removeConnection,

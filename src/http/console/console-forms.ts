@@ -1,6 +1,6 @@
 // Reading the console's forms, and the answer to an admin action refused on its merits (the domain's AdminError).
 import type { FastifyReply } from 'fastify';
-import { AdminError, type AdminErrorKind } from '../../domain/admin/admin.js';
+import { AdminError, type AdminErrorKind } from '../../domain/admin-error.js';
 import { single, type RawParams } from '../../domain/params.js';
 import type { ConsolePerson } from '../../domain/console/console-sessions.js';
 import { forbiddenBody } from '../views/console-pages.js';

@@ -4,7 +4,7 @@
 // typed into a password field each time the entry is saved (it is stored sealed and never shown back), as the
 // command line asks for it on each add. The management API has no directories, so there is no revision to compare.
 import type { FastifyInstance } from 'fastify';
-import { AdminError } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import {
   addDirectory,
   listDirectorySummaries,

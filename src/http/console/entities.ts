@@ -3,7 +3,8 @@
 // API's revision where the API has If-Match), delete after a confirmation; each through the domain functions the
 // API and the command line call, so each change is checked as the seed file checks it and audited with the person.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AdminError, asOneChange, type AdminContext, type LockTarget } from '../../domain/admin/admin.js';
+import { asOneChange, type AdminContext, type LockTarget } from '../../domain/admin/admin.js';
+import { AdminError } from '../../domain/admin-error.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';

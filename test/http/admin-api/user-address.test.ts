@@ -5,7 +5,7 @@ import pino from 'pino';
 import t from 'tap';
 import { subscribeToEvents } from '../../helpers/webhook-subscription.js';
 import { adminContext } from '../../../src/cli/command.js';
-import { AdminError } from '../../../src/domain/admin/admin.js';
+import { AdminError } from '../../../src/domain/admin-error.js';
 import { createUser, resetLink, updateUserProfile } from '../../../src/domain/admin/user-admin.js';
 import { adminApiApp } from '../../helpers/admin-api.js';
 import { ALICE } from '../../helpers/app.js';
