@@ -3,7 +3,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { MAX_PARAM_LENGTH } from '../../src/domain/params.js';
-import { MAX_SCOPE_VALUES } from '../../src/domain/authorization/scope.js';
+import { MAX_SCOPE_VALUES } from '../../src/domain/scope.js';
 import { buildTestApp, CONFIDENTIAL } from '../helpers/app.js';
 import { authorizePath, basicAuth, CONFIDENTIAL_REQUEST, pkcePair } from '../helpers/flow.js';
 import { listenTestApp } from '../helpers/listening.js';

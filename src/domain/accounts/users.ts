@@ -5,7 +5,7 @@ import type { ClaimsUser } from '../../storage/user-claim-columns.js';
 import { findUserById, rememberLocale } from '../../storage/users.js';
 import { epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
-import { claimNamesFor } from '../authorization/scope.js';
+import { claimNamesFor } from '../scope.js';
 import { checkDirectoryLogin, checkDirectoryUser, isDirectoryUser } from '../directories/directory-sign-in.js';
 
 /** The longest login or password we hash; longer input is refused before any work is spent. */

@@ -9,7 +9,7 @@ import { isResponseMode, type ResponseMode } from './authorization-response.js';
 import type { Client } from '../clients/clients.js';
 import { single, type RawParams } from '../params.js';
 import { isValidS256Challenge } from './pkce.js';
-import { parseScope, type Scope } from './scope.js';
+import { parseScope, type Scope } from '../scope.js';
 import { parseClaimsParameter } from '../tokens/claims-request.js';
 
 /** Phase-one failure: shown on our own error page; the redirect URI is not trusted. */

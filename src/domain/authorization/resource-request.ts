@@ -6,7 +6,7 @@ import type { ProviderContext } from '../context.js';
 import type { RawParams } from '../params.js';
 import { resourceIdentifierProblem, rowToResourceServer, type ResourceServer } from '../resources/resource-servers.js';
 import type { ApiScope, AuthorizationRequest } from './authorization-request.js';
-import { MAX_SCOPE_VALUES } from './scope.js';
+import { MAX_SCOPE_VALUES, splitScope } from '../scope.js';
 
 /** RFC 8707 2: "Multiple resource parameters MAY be used"; more than this many is refused. */
 export const MAX_RESOURCES = 10;
@@ -28,7 +28,7 @@ export function namedResources(params: RawParams, client: Client): string[] {
 /** The scopes of `raw` (a scope parameter) that one of `servers` defines, with their descriptions, in request order. */
 export function definedApiScopes(servers: readonly ResourceServer[], raw: string | undefined): ApiScope[] {
   const defined = new Map(servers.flatMap((s) => s.scopes.map((scope) => [scope.name, scope.description] as const)));
-  const names = (raw ?? '').split(' ').filter(Boolean).slice(0, MAX_SCOPE_VALUES);
+  const names = splitScope(raw ?? '').slice(0, MAX_SCOPE_VALUES);
   return [...new Set(names)].flatMap((name) => {
     const description = defined.get(name);
     return description === undefined ? [] : [{ name, description }];

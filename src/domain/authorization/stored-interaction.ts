@@ -15,7 +15,7 @@ import {
 } from '../../storage/json-shape.js';
 import { PROMPT_VALUES, type ApiScope, type AuthorizationRequest } from './authorization-request.js';
 import { RESPONSE_MODES } from './authorization-response.js';
-import { SUPPORTED_SCOPES } from './scope.js';
+import { SUPPORTED_SCOPES } from '../scope.js';
 
 /** What an interaction keeps of the authorization request it serves. */
 export interface StoredInteraction {

@@ -6,7 +6,7 @@ import { AllowedNetworks } from '../../outbound/address-ranges.js';
 import type { OutboundPolicy } from '../../outbound/guarded-fetch.js';
 import { storedUrlProblem } from '../../outbound/stored-url.js';
 import { DEVICE_CODE_GRANT } from '../device-flow/device-authorization.js';
-import { SUPPORTED_SCOPES } from '../authorization/scope.js';
+import { splitScope, SUPPORTED_SCOPES } from '../scope.js';
 import { REQUEST_OBJECT_ALGS } from '../authorization/request-object.js';
 import { SIGNING_ALGS, isSigningAlg } from '../keys/signing-algs.js';
 import { ASSERTION_ALGS, AUTH_METHODS, isAssertionMethod } from './auth-methods.js';
@@ -156,7 +156,7 @@ export function clientMetadataProblems(
   else if (profile === 'registration' && isString(c.scope)) {
     // RFC 7591 2: "If omitted, an authorization server MAY register a client with a default set of scopes." A
     // client that registers itself may only name the scopes this provider defines; an operator may name API scopes.
-    const unknown = c.scope.split(' ').filter((s) => s !== '' && !(SUPPORTED_SCOPES as string[]).includes(s));
+    const unknown = splitScope(c.scope).filter((s) => !(SUPPORTED_SCOPES as string[]).includes(s));
     if (unknown.length > 0 || c.scope.trim() === '') bad('scope', `scope may only contain ${SUPPORTED_SCOPES.join(', ')}, space-separated`);
   }
   if (c.backchannel_logout_uri !== undefined) {

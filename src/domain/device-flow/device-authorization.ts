@@ -15,7 +15,7 @@ import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { single, type RawParams } from '../params.js';
 import { deviceLabel, parseUserAgent } from '../risk/user-agent.js';
-import { parseScope, type Scope } from '../authorization/scope.js';
+import { parseScope, type Scope } from '../scope.js';
 import { defaultResourceServer, definedApiScopes, namedResources } from '../authorization/resource-request.js';
 import { findResourceServers } from '../../storage/resource-servers.js';
 import { rowToResourceServer, type ResourceServer } from '../resources/resource-servers.js';

@@ -2,7 +2,7 @@
 // scopes it defines, the token format it wants (opaque, or an RFC 9068 JWT) and the tokens' lifetime. Configured by
 // an operator (seed file `resource_servers`, `sso-admin resources`), never by a client.
 import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from '../keys/signing-algs.js';
-import { SUPPORTED_SCOPES } from '../authorization/scope.js';
+import { SUPPORTED_SCOPES } from '../scope.js';
 import type { ResourceServerRow } from '../../storage/schema.js';
 
 export const TOKEN_FORMATS = ['opaque', 'jwt'] as const;

@@ -1,6 +1,6 @@
 // The claims request parameter (OIDC Core 5.5): individual claims asked for the ID token and for userinfo.
 import { InvalidRequest } from '../../errors/oauth-error.js';
-import { claimNamesFor, SUPPORTED_CLAIMS } from '../authorization/scope.js';
+import { claimNamesFor, SUPPORTED_CLAIMS } from '../scope.js';
 
 /** OIDC Core 5.5.1: how one claim is asked for; null (the JSON null) asks for it in the default manner. */
 export interface ClaimRequest {

@@ -2,7 +2,7 @@
 // among those the API knows. Shared by the security events endpoint and the management API.
 import { InsufficientScope, InvalidToken } from '../../errors/oauth-error.js';
 import { findAccessTokenWithClientScope } from '../../storage/access-tokens.js';
-import { splitScope } from '../authorization/scope.js';
+import { splitScope } from '../scope.js';
 import type { ProviderContext } from '../context.js';
 import { storedKey } from '../secrets.js';
 

@@ -7,6 +7,7 @@ import { opaqueTokenHash } from './access-token.js';
 import { claimsForScopes } from '../accounts/users.js';
 import { lookupClient } from '../clients/current-client.js';
 import { applyClaimsRequest } from './claims-request.js';
+import { splitScope } from '../scope.js';
 
 /**
  * `jkt`: the thumbprint of the DPoP proof's key when the token came with the DPoP scheme and a valid proof (RFC 9449
@@ -30,7 +31,7 @@ export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: s
   }
   // RFC 8707 / RFC 9068: a token for a resource server is not for this provider's userinfo (RFC 6750 3.1 invalid_token).
   if (token.audience !== null) throw new InvalidToken('the access token is for another resource');
-  const scopes = token.scope.split(' ');
+  const scopes = splitScope(token.scope);
   if (!scopes.includes('openid')) throw new InsufficientScope('the access token was not granted the openid scope', 'openid');
   // OIDC Core 5.3.2: the sub of the UserInfo response is the ID token's, pairwise for a pairwise client (8.1).
   // The client as remembered (domain/clients/client-cache.ts): no join on the hot path for what says its subject type.

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization.js';
 import { SIGNING_ALGS } from '../../domain/keys/keys.js';
-import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/authorization/scope.js';
+import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/scope.js';
 import { LOCALES } from '../../i18n/catalog.js';
 import { ASSERTION_ALGS, AUTH_METHODS } from '../../domain/clients/auth-methods.js';
 import { REQUEST_OBJECT_ALGS } from '../../domain/authorization/request-object.js';

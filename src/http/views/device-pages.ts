@@ -1,5 +1,5 @@
 // The device verification pages (RFC 8628 3.3): the user code, the confirmation, and the outcome. No script.
-import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
+import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
 import { html } from '../../html.js';
 import { unverifiedWarning } from './pages.js';
 import { layout, type PageText } from './layout.js';

@@ -2,7 +2,7 @@
 // that goes back to an unverified application only if the person chooses.
 import type { AuthorizationResponse } from '../../domain/authorization/authorization-response.js';
 import { redirectHost, withResponseParams } from '../../domain/authorization/redirect-uri.js';
-import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/authorization/scope.js';
+import { SCOPE_DESCRIPTIONS, type Scope } from '../../domain/scope.js';
 import type { ClientLinks } from '../../domain/clients/clients.js';
 import { DEVICE_SIGNAL_FIELDS, DEVICE_SIGNALS_SCRIPT } from './device-signals-script.js';
 import { html, SafeHtml } from '../../html.js';

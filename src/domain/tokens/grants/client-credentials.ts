@@ -11,7 +11,7 @@ import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
 import { ClientChanged } from '../../clients/current-client.js';
 import { single, type RawParams } from '../../params.js';
-import { splitScope } from '../../authorization/scope.js';
+import { splitScope } from '../../scope.js';
 import { bearerResponse, type TokenResponse } from './token-response.js';
 
 export async function clientCredentialsGrant(

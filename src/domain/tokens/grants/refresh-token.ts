@@ -7,7 +7,7 @@ import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
 import { required, single, type RawParams } from '../../params.js';
-import { splitScope } from '../../authorization/scope.js';
+import { splitScope } from '../../scope.js';
 import { storedKey } from '../../secrets.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
@@ -128,7 +128,7 @@ async function explainRefusal(
   if (row.jkt !== null && row.jkt !== dpop?.jkt)
     return new InvalidGrant('the refresh token is bound to a DPoP key: send a proof made with it');
   // RFC 6749 6: "The requested scope MUST NOT include any scope not originally granted by the resource owner".
-  const granted = row.scope.split(' ');
+  const granted = splitScope(row.scope);
   if (scope !== null && !scope.every((s) => granted.includes(s))) {
     return new InvalidScope('the requested scope exceeds the scope originally granted');
   }

@@ -5,6 +5,7 @@ import type { ClaimsUser } from '../../../storage/user-claim-columns.js';
 import { signIdToken } from '../id-token.js';
 import type { IssuedAccessToken } from '../access-token.js';
 import { idTokenUserClaims } from '../id-token-claims.js';
+import { splitScope } from '../../scope.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -54,7 +55,7 @@ export async function userTokenResponse(
 ): Promise<TokenResponse> {
   const response = bearerResponse(issued.accessToken);
   if (issued.refreshToken !== null) response.refresh_token = issued.refreshToken;
-  const scopes = issued.scope.split(' ');
+  const scopes = splitScope(issued.scope);
   if (scopes.includes('openid')) {
     response.id_token = await signIdToken(ctx.keys, {
       alg: client.idTokenSignedResponseAlg,

@@ -1,6 +1,7 @@
-// The scopes this provider understands and the user claims each one releases (OIDC Core 5.4).
-import type { MessageKey } from '../../i18n/catalog.js';
-import { InvalidScope } from '../../errors/oauth-error.js';
+// The scopes this provider understands, how a scope parameter is read (RFC 6749 3.3), and the user claims each
+// scope releases (OIDC Core 5.4): the vocabulary of authorization, tokens, clients and consent alike.
+import type { MessageKey } from '../i18n/catalog.js';
+import { InvalidScope } from '../errors/oauth-error.js';
 
 export const SCOPE_CLAIMS = {
   openid: ['sub'],
