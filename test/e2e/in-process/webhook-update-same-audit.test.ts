@@ -78,7 +78,10 @@ t.test('the command line, the API and the console make the same update and pause
 
   // The console, as a person with the admin role (another subscription of the same app, created the same way).
   t.equal((await api.call(t, 'POST', '/webhooks', { body: { id: 'crm-console', ...START } })).statusCode, 201);
+  // The console's form carries the revision it was made from, the API's ETag (a stale one is refused with 412).
+  const revision = (await api.call(t, 'GET', '/webhooks/crm-console')).headers.etag as string;
   const edited = await consolePost('/admin/webhooks/crm-console/edit', [
+    ['revision', revision],
     ['url', NEW_URL],
     ['description', ''],
     ['event:user.created', 'on'],
