@@ -16,9 +16,11 @@ import {
   allHold,
   firstFailedCondition,
   grantConditions,
+  newGrantIssuing,
   withIssuedTokens,
   type ConditionName,
   type IssuingValues,
+  type NewGrantRefreshToken,
   type Taken,
 } from './grant-statement.js';
 import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
@@ -284,7 +286,7 @@ export interface Redemption {
    * A refresh token to store with the access token when the granted scope holds `onlyWithScope`;
    * null when the client may not have one.
    */
-  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string; jkt: string | null } | null;
+  refreshToken: NewGrantRefreshToken | null;
 }
 
 /** The columns of the redeemed code that the token response is made of (only these: each one is parsed on the hot path). */
@@ -385,26 +387,17 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: Redemptio
  * exactly one sees consumed_at still null.
  */
 export async function redeemCode(db: Db, r: Redemption): Promise<Taken<RedeemedCode, CodeRefusal>> {
-  const refresh = r.refreshToken;
-  const values: RedemptionValues = {
+  const values: RedemptionValues = Object.assign(newGrantIssuing(r.now, r.accessToken, r.refreshToken), {
     codeHash: r.codeHash,
     clientId: r.clientId,
     clientRevision: r.clientRevision,
     redirectUri: r.redirectUri,
     challengeOfVerifier: r.challengeOfVerifier,
-    now: r.now,
-    ...r.accessToken,
-    atIssuedAt: r.now,
-    refreshTokenHash: refresh?.tokenHash ?? null,
-    refreshFamilyId: refresh?.familyId ?? null,
-    refreshExpiresAt: refresh?.expiresAt ?? null,
-    refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
-    refreshJkt: refresh?.jkt ?? null,
-  };
+  });
   const shape = {
     redirectUri: r.redirectUri !== null,
     verifier: r.challengeOfVerifier !== null,
-    refresh: refresh !== null,
+    refresh: r.refreshToken !== null,
     resources: true,
   };
   for (const resources of r.resources ? [true] : [false, true]) {

@@ -13,9 +13,11 @@ import {
   allHold,
   firstFailedCondition,
   grantConditions,
+  newGrantIssuing,
   withIssuedTokens,
   type ConditionName,
   type IssuingValues,
+  type NewGrantRefreshToken,
   type Taken,
 } from './grant-statement.js';
 import type { Db } from './database.js';
@@ -178,7 +180,7 @@ export interface Poll {
   /** Where the access token goes and how it is stored (src/storage/access-token-target.ts); never a named resource here. */
   accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
   /** A refresh token to store when the granted scope holds `onlyWithScope`; null when the client may not have one. */
-  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string; jkt: string | null } | null;
+  refreshToken: NewGrantRefreshToken | null;
 }
 
 /**
@@ -280,21 +282,12 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: PollShape) => {
  * columns come along for the ID token (null while nobody approved).
  */
 export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<Taken<PolledDeviceAuthorization, DeviceRefusal>> {
-  const refresh = p.refreshToken;
-  const values: PollValues = {
+  const values: PollValues = Object.assign(newGrantIssuing(p.now, p.accessToken, p.refreshToken), {
     deviceCodeHash: p.deviceCodeHash,
     clientId: p.clientId,
     clientRevision: p.clientRevision,
-    now: p.now,
-    ...p.accessToken,
-    atIssuedAt: p.now,
-    refreshTokenHash: refresh?.tokenHash ?? null,
-    refreshFamilyId: refresh?.familyId ?? null,
-    refreshExpiresAt: refresh?.expiresAt ?? null,
-    refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
-    refreshJkt: refresh?.jkt ?? null,
-  };
-  const shape = { refresh: refresh !== null, resources: true };
+  });
+  const shape = { refresh: p.refreshToken !== null, resources: true };
   const [row] = await pollQuery.execute(db, values, shape);
   if (row) return { row: row as PolledDeviceAuthorization };
   const key = sql<boolean>`device_authorizations.device_code_hash = ${p.deviceCodeHash}`;

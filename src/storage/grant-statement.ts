@@ -75,6 +75,32 @@ export interface IssuingValues extends AccessTokenTargetValues {
   refreshJkt: string | null;
 }
 
+/** A new grant's refresh token as the grant prepared it (code, device): stored when its scope holds onlyWithScope. */
+export interface NewGrantRefreshToken {
+  tokenHash: string;
+  familyId: string;
+  expiresAt: Date;
+  onlyWithScope: string;
+  jkt: string | null;
+}
+
+/** The issuing values of a new grant (code, device): its access token and, when the client may have one, its refresh token. */
+export function newGrantIssuing(
+  now: Date,
+  accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>,
+  refresh: NewGrantRefreshToken | null,
+): IssuingValues {
+  return Object.assign({}, accessToken, {
+    now,
+    atIssuedAt: now,
+    refreshTokenHash: refresh?.tokenHash ?? null,
+    refreshFamilyId: refresh?.familyId ?? null,
+    refreshExpiresAt: refresh?.expiresAt ?? null,
+    refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
+    refreshJkt: refresh?.jkt ?? null,
+  });
+}
+
 /** How a grant's statement stores its tokens from the taken row. */
 export interface Issuing {
   /**

@@ -56,6 +56,19 @@ async function newCode(change: Partial<NewCode> = {}): Promise<string> {
   return codeHash;
 }
 
+/** The values of the access token a grant's statement stores (src/storage/access-token-target.ts). */
+function accessTokenValues(at: Partial<Redemption['accessToken']> = {}): Redemption['accessToken'] {
+  return {
+    atResource: null,
+    atDefaultResource: null,
+    atOpaqueHash: sha256(randomToken()),
+    atJwtHash: sha256(randomToken()),
+    atDefaultExpiresAt: later(600_000),
+    atJkt: null,
+    ...at,
+  };
+}
+
 function redemption(codeHash: string, change: Partial<Redemption> = {}, at: Partial<Redemption['accessToken']> = {}): Redemption {
   return {
     codeHash,
@@ -64,15 +77,7 @@ function redemption(codeHash: string, change: Partial<Redemption> = {}, at: Part
     redirectUri,
     challengeOfVerifier: s256(verifier),
     now,
-    accessToken: {
-      atResource: null,
-      atDefaultResource: null,
-      atOpaqueHash: sha256(randomToken()),
-      atJwtHash: sha256(randomToken()),
-      atDefaultExpiresAt: later(600_000),
-      atJkt: null,
-      ...at,
-    },
+    accessToken: accessTokenValues(at),
     resources: false,
     refreshToken: {
       tokenHash: sha256(randomToken()),
@@ -164,14 +169,7 @@ function rotation(tokenHash: string, change: Partial<Rotation> = {}): Rotation {
     now,
     scope: null,
     next: { tokenHash: sha256(randomToken()), expiresAt: later(86_400_000) },
-    accessToken: {
-      atResource: null,
-      atDefaultResource: null,
-      atOpaqueHash: sha256(randomToken()),
-      atJwtHash: sha256(randomToken()),
-      atDefaultExpiresAt: later(600_000),
-      atJkt: null,
-    },
+    accessToken: accessTokenValues(),
     resources: false,
     ...change,
   };
