@@ -36,15 +36,36 @@ export function audienceOf(v: AccessTokenTargetValues, grantResources: RawBuilde
 }
 
 /**
- * RFC 8707 2.2: a named resource must be one the grant was for (or the grant named none); a grant of several names
- * one; and the audience must be a resource server still registered. When this is false nothing is issued and the
- * caller finds out why.
+ * RFC 8707 2.2 as three conditions of each grant's table (grant-statement.ts), in the order a refusal names them: a
+ * named resource must be one the grant was for (or the grant named none); a grant of several must name one; and the
+ * audience must be a resource server still registered. The plain shape (`resources: false`) takes only a grant that
+ * named no resources; for one that did, the grant runs the full shape next.
  */
-export function targetIssuable(v: AccessTokenTargetValues, grantResources: RawBuilder<string[]>, enabled = true): RawBuilder<boolean> {
-  if (!enabled) return sql<boolean>`(cardinality(${grantResources}) = 0)`;
-  const audience = audienceOf(v, grantResources);
-  return sql<boolean>`(((${v.atResource}::text is null and cardinality(${grantResources}) <= 1) or cardinality(${grantResources}) = 0 or ${v.atResource}::text = any(${grantResources}))
-    and (${audience} is null or exists (select 1 from resource_servers rs_known where rs_known.identifier = ${audience})))`;
+export function targetConditions<V extends AccessTokenTargetValues, S extends { resources: boolean }>(
+  grantResources: RawBuilder<string[]>,
+) {
+  return [
+    {
+      name: 'resource_granted',
+      check: (v: V, shape: S) =>
+        shape.resources
+          ? sql<boolean>`(${v.atResource}::text is null or cardinality(${grantResources}) = 0 or ${v.atResource}::text = any(${grantResources}))`
+          : sql<boolean>`(cardinality(${grantResources}) = 0)`,
+    },
+    {
+      name: 'resource_named',
+      check: (v: V, shape: S) =>
+        shape.resources ? sql<boolean>`(${v.atResource}::text is not null or cardinality(${grantResources}) <= 1)` : null,
+    },
+    {
+      name: 'audience_known',
+      check: (v: V, shape: S) => {
+        if (!shape.resources) return null;
+        const audience = audienceOf(v, grantResources);
+        return sql<boolean>`(${audience} is null or exists (select 1 from resource_servers rs_known where rs_known.identifier = ${audience}))`;
+      },
+    },
+  ] as const;
 }
 
 /**

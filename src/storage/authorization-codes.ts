@@ -1,20 +1,28 @@
 // Repository for authorization codes: issued once, redeemed at most once, kept after use to detect replay.
-import { sql, type QueryCreator } from 'kysely';
+import { expressionBuilder, sql, type QueryCreator } from 'kysely';
 import { clientUnchanged } from './clients.js';
 import { clientAdmitsUser } from './groups.js';
-import { REFRESH_TOKEN_COLUMNS } from './refresh-tokens.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AuthorizationCodeRow, Database } from './schema.js';
 import {
   storedAccessTokenColumns,
   plainStoredAccessToken,
-  accessTokenTargetColumns,
-  audienceOf,
-  targetIssuable,
+  targetConditions,
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
+import {
+  allHold,
+  firstFailedCondition,
+  grantConditions,
+  newGrantIssuing,
+  withIssuedTokens,
+  type ConditionName,
+  type IssuingValues,
+  type NewGrantRefreshToken,
+  type Taken,
+} from './grant-statement.js';
 import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewCode {
@@ -278,7 +286,7 @@ export interface Redemption {
    * A refresh token to store with the access token when the granted scope holds `onlyWithScope`;
    * null when the client may not have one.
    */
-  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string; jkt: string | null } | null;
+  refreshToken: NewGrantRefreshToken | null;
 }
 
 /** The columns of the redeemed code that the token response is made of (only these: each one is parsed on the hot path). */
@@ -294,159 +302,112 @@ export type RedeemedCode = Pick<AuthorizationCodeRow, (typeof REDEEMED_COLUMNS)[
   UserClaimColumns;
 
 /** A Redemption flattened into the named values of the reusable statement. */
-type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken' | 'resources'> &
-  AccessTokenTargetValues & {
-    refreshTokenHash: string | null;
-    refreshFamilyId: string | null;
-    refreshExpiresAt: Date | null;
-    refreshOnlyWithScope: string | null;
-    refreshJkt: string | null;
-  };
+type RedemptionValues = Omit<Redemption, 'accessToken' | 'refreshToken' | 'resources'> & IssuingValues;
 
-const redeemQuery = reusableQuery(
-  (db: Db, v: RedemptionValues, shape: { redirectUri: boolean; verifier: boolean; refresh: boolean; resources: boolean }) =>
-    db
-      .with('redeemed', (qb) =>
-        qb
-          .updateTable('authorization_codes')
-          .from('users')
-          .set({ consumed_at: v.now })
-          .where('authorization_codes.code_hash', '=', v.codeHash)
-          .where('authorization_codes.consumed_at', 'is', null)
-          .where('authorization_codes.expires_at', '>', v.now)
-          .where('authorization_codes.client_id', '=', v.clientId)
-          .where((eb) =>
-            shape.redirectUri
-              ? eb('authorization_codes.redirect_uri', '=', v.redirectUri!)
-              : eb('authorization_codes.redirect_uri_in_request', '=', false),
-          )
-          .where((eb) =>
-            shape.verifier
-              ? eb('authorization_codes.code_challenge', '=', v.challengeOfVerifier!)
-              : eb('authorization_codes.code_challenge', 'is', null),
-          )
-          // A user disabled after signing in gets no tokens from a code still in flight.
-          .whereRef('users.id', '=', 'authorization_codes.user_id')
-          .where('users.disabled_at', 'is', null)
-          .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
-          .where(targetIssuable(v, sql`authorization_codes.resources`, shape.resources))
-          // RFC 9449 10: a code bound to a DPoP key (dpop_jkt) is redeemed only with a proof by that key (atJkt).
-          .where(sql<boolean>`(authorization_codes.dpop_jkt is null or authorization_codes.dpop_jkt = ${v.atJkt}::text)`)
-          .returningAll('authorization_codes')
-          .returning(USER_CLAIM_COLUMNS)
-          .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id')),
-      )
-      .with('issued_refresh', (qb) =>
-        qb
-          .insertInto('refresh_tokens')
-          .columns(REFRESH_TOKEN_COLUMNS)
-          .expression((eb) =>
-            eb
-              .selectFrom('redeemed')
-              .select([
-                eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
-                eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
-                'redeemed.client_id',
-                'redeemed.user_id',
-                'redeemed.scope',
-                'redeemed.auth_time',
-                eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-                eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
-                'redeemed.sid',
-                'redeemed.amr',
-                'redeemed.acr',
-                'redeemed.resources',
-                'redeemed.claims',
-                eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
-              ])
-              .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(redeemed.scope, ' '))` : sql.lit(false)),
-          )
-          .returning('family_id'),
-      )
-      .with('issued', (qb) =>
-        qb
-          .insertInto('access_tokens')
-          .columns([
-            'token_hash',
-            'audience',
-            'scope',
-            'expires_at',
-            'jkt',
-            'code_hash',
-            'client_id',
-            'user_id',
-            'issued_at',
-            'refresh_family_id',
-            'claims',
-          ])
-          .expression((eb) => {
-            const target = accessTokenTargetColumns(v, sql<string>`redeemed.scope`, shape.resources);
-            return eb
-              .selectFrom('redeemed')
-              .$if(shape.resources, (qb) =>
-                qb.leftJoin('resource_servers as rs', (join) =>
-                  join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`redeemed.resources`)}`),
-                ),
-              )
-              .select([
-                target.token_hash,
-                target.audience,
-                target.scope,
-                target.expires_at,
-                target.jkt,
-                'redeemed.code_hash',
-                'redeemed.client_id',
-                'redeemed.user_id',
-                eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-                eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-                'redeemed.claims',
-              ]);
-          })
-          .returning(['token_hash', 'audience', 'scope', 'expires_at']),
-      )
-      .selectFrom('redeemed')
-      .select(REDEEMED_COLUMNS.map((column) => `redeemed.${column}` as const))
-      .select(USER_CLAIM_ALIASES.map((column) => `redeemed.${column}` as const))
-      .select((eb) => [
-        eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-        // What was stored: known beforehand in the plain shape; read back from the CTE that stored it in the other.
-        ...storedAccessTokenColumns(shape.resources, 'issued'),
-      ]),
+type RedemptionShape = { redirectUri: boolean; verifier: boolean; refresh: boolean; resources: boolean };
+
+/** What a code must be for tokens to be issued from it, in the order a refusal names the first that fails. */
+export const CODE_CONDITIONS = grantConditions<RedemptionValues, RedemptionShape>()([
+  // RFC 6749 4.1.3: "ensure that the authorization code was issued to the authenticated confidential client".
+  { name: 'client', check: (v) => sql<boolean>`authorization_codes.client_id = ${v.clientId}` },
+  // RFC 6749 4.1.2: "If an authorization code is used more than once, the authorization server MUST deny the request".
+  { name: 'unused', check: () => sql<boolean>`authorization_codes.consumed_at is null` },
+  { name: 'unexpired', check: (v) => sql<boolean>`authorization_codes.expires_at > ${v.now}` },
+  // RFC 6749 4.1.3: redirect_uri is required, and identical, "if the redirect_uri parameter was included in the
+  // authorization request".
+  {
+    name: 'redirect_uri',
+    check: (v, shape) =>
+      shape.redirectUri
+        ? sql<boolean>`authorization_codes.redirect_uri = ${v.redirectUri}`
+        : sql<boolean>`authorization_codes.redirect_uri_in_request = false`,
+  },
+  // RFC 7636 4.5, 4.6: a code issued with a code_challenge is redeemed only with the code_verifier that matches it.
+  { name: 'verifier_sent', check: (_, shape) => (shape.verifier ? null : sql<boolean>`authorization_codes.code_challenge is null`) },
+  // RFC 9700 2.1.1: a code_verifier for a code issued without a code_challenge is refused (PKCE downgrade).
+  { name: 'challenge_made', check: (_, shape) => (shape.verifier ? sql<boolean>`authorization_codes.code_challenge is not null` : null) },
+  {
+    name: 'verifier_matches',
+    check: (v, shape) => (shape.verifier ? sql<boolean>`authorization_codes.code_challenge = ${v.challengeOfVerifier}` : null),
+  },
+  // RFC 9449 10: "the authorization server computes the JWK Thumbprint of the proof-of-possession public key in the
+  // DPoP proof and verifies that it matches the dpop_jkt parameter value in the authorization request".
+  {
+    name: 'dpop_key',
+    check: (v) => sql<boolean>`(authorization_codes.dpop_jkt is null or authorization_codes.dpop_jkt = ${v.atJkt}::text)`,
+  },
+  ...targetConditions<RedemptionValues, RedemptionShape>(sql`authorization_codes.resources`),
+  // A user disabled after signing in gets no tokens from a code still in flight.
+  { name: 'user_enabled', check: () => sql<boolean>`users.disabled_at is null` },
+  { name: 'client_unchanged', check: (v) => clientUnchanged(expressionBuilder<Database, never>(), v.clientId, v.clientRevision) },
+]);
+
+/** Why a code was not redeemed: the first of CODE_CONDITIONS it failed, or 'unknown'. */
+export type CodeRefusal = ConditionName<typeof CODE_CONDITIONS> | 'unknown';
+
+const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: RedemptionShape) =>
+  withIssuedTokens(
+    db.with('taken', (qb) =>
+      qb
+        .updateTable('authorization_codes')
+        .from('users')
+        .set({ consumed_at: v.now })
+        .where('authorization_codes.code_hash', '=', v.codeHash)
+        .whereRef('users.id', '=', 'authorization_codes.user_id')
+        .where(allHold(CODE_CONDITIONS, v, shape))
+        .returningAll('authorization_codes')
+        .returning(USER_CLAIM_COLUMNS)
+        .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id')),
+    ),
+    v,
+    {
+      refresh: shape.refresh ? 'new' : 'none',
+      resources: shape.resources,
+      scope: sql<string>`taken.scope`,
+      codeHash: true,
+      claims: true,
+    },
+  )
+    .selectFrom('taken')
+    .select(REDEEMED_COLUMNS.map((column) => `taken.${column}` as const))
+    .select(USER_CLAIM_ALIASES.map((column) => `taken.${column}` as const))
+    .select((eb) => [
+      eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
+      // What was stored: known beforehand in the plain shape; read back from the CTE that stored it in the other.
+      ...storedAccessTokenColumns(shape.resources, 'issued'),
+    ]),
 );
 
 /**
- * The token hot path in one round trip: consumes the code only if it is unused, unexpired, issued to
- * this client (which still has `clientRevision`), for this redirect_uri, this PKCE challenge and (a code bound to a
- * DPoP key) the key of the token request's proof, and in the same statement stores the access token issued from it
- * (and the refresh token, when one is due). Returns nothing when any condition fails (or the user was disabled) (the
- * caller asks why).
- * Concurrent redemptions serialise on the row: exactly one sees consumed_at still null.
+ * The token hot path in one round trip: consumes the code only if it meets every condition of CODE_CONDITIONS, and in
+ * the same statement stores the access token issued from it (and the refresh token, when one is due). Without a
+ * resource named (or a default one) the plain shape runs first, which redeems only a code of no resources; one whose
+ * authorization named some is redeemed by the shape with the resource rules (access-token-target.ts). When neither
+ * redeems it, the refusal names the first condition the code fails. Concurrent redemptions serialise on the row:
+ * exactly one sees consumed_at still null.
  */
-export async function redeemCode(db: Db, r: Redemption): Promise<RedeemedCode | undefined> {
-  const refresh = r.refreshToken;
-  const rows = await redeemQuery.execute(
-    db,
-    {
-      codeHash: r.codeHash,
-      clientId: r.clientId,
-      clientRevision: r.clientRevision,
-      redirectUri: r.redirectUri,
-      challengeOfVerifier: r.challengeOfVerifier,
-      now: r.now,
-      ...r.accessToken,
-      atIssuedAt: r.now,
-      refreshTokenHash: refresh?.tokenHash ?? null,
-      refreshFamilyId: refresh?.familyId ?? null,
-      refreshExpiresAt: refresh?.expiresAt ?? null,
-      refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
-      refreshJkt: refresh?.jkt ?? null,
-    },
-    { redirectUri: r.redirectUri !== null, verifier: r.challengeOfVerifier !== null, refresh: refresh !== null, resources: r.resources },
-  );
-  const row = rows[0] as (Omit<RedeemedCode, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
-  if (!row) return undefined;
-  // The access token is stored whenever the code is redeemed (same statement), so its columns are never null then.
-  return r.resources ? (row as RedeemedCode) : Object.assign(row, plainStoredAccessToken(r.accessToken, row.scope));
+export async function redeemCode(db: Db, r: Redemption): Promise<Taken<RedeemedCode, CodeRefusal>> {
+  const values: RedemptionValues = Object.assign(newGrantIssuing(r.now, r.accessToken, r.refreshToken), {
+    codeHash: r.codeHash,
+    clientId: r.clientId,
+    clientRevision: r.clientRevision,
+    redirectUri: r.redirectUri,
+    challengeOfVerifier: r.challengeOfVerifier,
+  });
+  const shape = {
+    redirectUri: r.redirectUri !== null,
+    verifier: r.challengeOfVerifier !== null,
+    refresh: r.refreshToken !== null,
+    resources: true,
+  };
+  for (const resources of r.resources ? [true] : [false, true]) {
+    const rows = await redeemQuery.execute(db, values, { ...shape, resources });
+    const row = rows[0] as (Omit<RedeemedCode, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
+    // The access token is stored whenever the code is redeemed (same statement), so its columns are never null then.
+    if (row) return { row: resources ? (row as RedeemedCode) : Object.assign(row, plainStoredAccessToken(r.accessToken, row.scope)) };
+  }
+  const key = sql<boolean>`authorization_codes.code_hash = ${r.codeHash}`;
+  return { refused: await firstFailedCondition(db, { table: 'authorization_codes', key }, CODE_CONDITIONS, values, shape) };
 }
 
 export function findCode(db: Db, codeHash: string): Promise<AuthorizationCodeRow | undefined> {

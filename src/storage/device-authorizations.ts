@@ -1,20 +1,29 @@
 // Repository for device authorization requests (RFC 8628): requested by a device, bound to the browser that typed
 // the user code, decided by the user, and redeemed at most once by the device's polling, each step one statement.
-import { sql } from 'kysely';
+import { expressionBuilder, sql } from 'kysely';
 import { clientUnchanged } from './clients.js';
 import {
-  accessTokenTargetColumns,
   storedAccessTokenColumns,
   audienceOf,
-  targetIssuable,
+  targetConditions,
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
+import {
+  allHold,
+  firstFailedCondition,
+  grantConditions,
+  newGrantIssuing,
+  withIssuedTokens,
+  type ConditionName,
+  type IssuingValues,
+  type NewGrantRefreshToken,
+  type Taken,
+} from './grant-statement.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
-import type { DeviceAuthorizationRow } from './schema.js';
+import type { Database, DeviceAuthorizationRow } from './schema.js';
 import { clientAdmitsUser } from './groups.js';
-import { REFRESH_TOKEN_COLUMNS } from './refresh-tokens.js';
 import { USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface NewDeviceAuthorization {
@@ -171,7 +180,7 @@ export interface Poll {
   /** Where the access token goes and how it is stored (src/storage/access-token-target.ts); never a named resource here. */
   accessToken: Omit<AccessTokenTargetValues, 'atIssuedAt'>;
   /** A refresh token to store when the granted scope holds `onlyWithScope`; null when the client may not have one. */
-  refreshToken: { tokenHash: string; familyId: string; expiresAt: Date; onlyWithScope: string; jkt: string | null } | null;
+  refreshToken: NewGrantRefreshToken | null;
 }
 
 /**
@@ -183,19 +192,39 @@ export type PolledDeviceAuthorization = DeviceAuthorizationRow & { refresh_famil
 
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 
-type PollValues = AccessTokenTargetValues & {
+type PollValues = IssuingValues & {
   deviceCodeHash: string;
   clientId: string;
   clientRevision: number;
-  now: Date;
-  refreshTokenHash: string | null;
-  refreshFamilyId: string | null;
-  refreshExpiresAt: Date | null;
-  refreshOnlyWithScope: string | null;
-  refreshJkt: string | null;
 };
 
-const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolean }) => {
+type PollShape = { refresh: boolean; resources: boolean };
+
+/** What a device request must be for a poll to be answered from it, in the order a refusal names the first that fails. */
+export const DEVICE_CONDITIONS = grantConditions<PollValues, PollShape>()([
+  // RFC 6749 5.2 invalid_grant: the grant "was issued to another client"; that client's request is left alone.
+  { name: 'client', check: (v) => sql<boolean>`device_authorizations.client_id = ${v.clientId}` },
+  // A device code gives tokens once; presented again, it is treated like a replayed authorization code (RFC 6749 4.1.2).
+  { name: 'unused', check: () => sql<boolean>`device_authorizations.consumed_at is null` },
+  // RFC 8628 3.5 access_denied: "The authorization request was denied."
+  { name: 'undenied', check: () => sql<boolean>`device_authorizations.status in ('pending', 'approved')` },
+  // RFC 8628 3.5 expired_token: "The device_code has expired, and the device authorization session has concluded."
+  { name: 'unexpired', check: (v) => sql<boolean>`device_authorizations.expires_at > ${v.now}::timestamptz` },
+  ...targetConditions<PollValues, PollShape>(sql`device_authorizations.resources`),
+  // A user disabled after approving gets no tokens from it. Said as "no disabled user" rather than "no user, or an
+  // enabled one": an EXISTS under OR may be planned as a hashed subplan that reads every user.
+  {
+    name: 'user_enabled',
+    check: () =>
+      sql<boolean>`not exists (select users.id from users where users.id = device_authorizations.user_id and users.disabled_at is not null)`,
+  },
+  { name: 'client_unchanged', check: (v) => clientUnchanged(expressionBuilder<Database, never>(), v.clientId, v.clientRevision) },
+]);
+
+/** Why a poll found no request to answer from: the first of DEVICE_CONDITIONS the request failed, or 'unknown'. */
+export type DeviceRefusal = ConditionName<typeof DEVICE_CONDITIONS> | 'unknown';
+
+const pollQuery = reusableQuery((db: Db, v: PollValues, shape: PollShape) => {
   const now = sql<Date>`${v.now}::timestamptz`;
   // Every column named in a SET expression is the row as it was before this poll.
   const tooFast = sql<boolean>`(device_authorizations.status = 'pending'
@@ -205,8 +234,8 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
   // The resources the request named (RFC 8707 2.1); none: the client's default resource, when it has one.
   const audience = audienceOf(v, sql<string[]>`device_authorizations.resources`);
   const issuedHash = sql<string>`(CASE WHEN (SELECT rs_f.token_format FROM resource_servers rs_f WHERE rs_f.identifier = ${audience}) = 'jwt' THEN ${v.atJwtHash}::text ELSE ${v.atOpaqueHash}::text END)`;
-  return db
-    .with('polled', (qb) =>
+  return withIssuedTokens(
+    db.with('taken', (qb) =>
       qb
         .updateTable('device_authorizations')
         .set({
@@ -217,122 +246,52 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: { refresh: boolea
           issued_access_token_hash: sql<string | null>`CASE WHEN ${redeemed} THEN ${issuedHash} END`,
         })
         .where('device_authorizations.device_code_hash', '=', v.deviceCodeHash)
-        .where('device_authorizations.client_id', '=', v.clientId)
-        .where('device_authorizations.status', 'in', ['pending', 'approved'])
-        .where('device_authorizations.consumed_at', 'is', null)
-        .where('device_authorizations.expires_at', '>', now)
-        // A user disabled after approving gets no tokens from it. Said as "no disabled user" rather than "no user, or
-        // an enabled one": an EXISTS under OR may be planned as a hashed subplan that reads every user.
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('users')
-                .select('users.id')
-                .whereRef('users.id', '=', 'device_authorizations.user_id')
-                .where('users.disabled_at', 'is not', null),
-            ),
-          ),
-        )
-        .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
-        .where(targetIssuable(v, sql<string[]>`device_authorizations.resources`))
+        .where(allHold(DEVICE_CONDITIONS, v, shape))
         .returningAll(),
-    )
-    .with('issued_refresh', (qb) =>
-      qb
-        .insertInto('refresh_tokens')
-        .columns(REFRESH_TOKEN_COLUMNS)
-        .expression((eb) =>
-          eb
-            .selectFrom('polled')
-            .select([
-              eb.cast(eb.val(v.refreshTokenHash), 'text').as('token_hash'),
-              eb.cast(eb.val(v.refreshFamilyId), 'uuid').as('family_id'),
-              'polled.client_id',
-              sql<string>`polled.user_id`.as('user_id'),
-              'polled.scope',
-              sql<Date>`polled.auth_time`.as('auth_time'),
-              now.as('issued_at'),
-              eb.cast(eb.val(v.refreshExpiresAt), 'timestamptz').as('expires_at'),
-              'polled.sid',
-              'polled.amr',
-              'polled.acr',
-              // A device authorization keeps the resources it named, and no claims request.
-              'polled.resources',
-              sql<string | null>`null::text`.as('claims'),
-              eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
-            ])
-            .where(sql<boolean>`polled.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`)
-            .where(shape.refresh ? sql<boolean>`${v.refreshOnlyWithScope} = any(string_to_array(polled.scope, ' '))` : sql.lit(false)),
-        )
-        .returning('family_id'),
-    )
-    .with('issued', (qb) =>
-      qb
-        .insertInto('access_tokens')
-        .columns(['token_hash', 'audience', 'scope', 'expires_at', 'jkt', 'client_id', 'user_id', 'issued_at', 'refresh_family_id'])
-        .expression((eb) => {
-          const target = accessTokenTargetColumns(v, sql<string>`polled.scope`);
-          return eb
-            .selectFrom('polled')
-            .leftJoin('resource_servers as rs', (join) =>
-              join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql<string[]>`polled.resources`)}`),
-            )
-            .select([
-              target.token_hash,
-              target.audience,
-              target.scope,
-              target.expires_at,
-              target.jkt,
-              'polled.client_id',
-              'polled.user_id',
-              now.as('issued_at'),
-              eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
-            ])
-            .where(sql<boolean>`polled.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`);
-        })
-        .returning(['token_hash', 'audience', 'scope', 'expires_at']),
-    )
-    .selectFrom('polled')
-    .leftJoin('users', 'users.id', 'polled.user_id')
-    .selectAll('polled')
+    ),
+    v,
+    {
+      refresh: shape.refresh ? 'new' : 'none',
+      resources: true,
+      scope: sql<string>`taken.scope`,
+      codeHash: false,
+      // A device authorization has no claims request.
+      claims: false,
+      // Tokens only from the poll that redeemed an approved request.
+      onlyWhen: sql<boolean>`taken.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`,
+    },
+  )
+    .selectFrom('taken')
+    .leftJoin('users', 'users.id', 'taken.user_id')
+    .selectAll('taken')
     .select((eb) => [
       eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
       // Null while the request is pending: `issued` stored nothing.
       ...storedAccessTokenColumns(true, 'issued'),
     ])
     .select(USER_CLAIM_COLUMNS)
-    .select(userLocalGroupsColumn('polled.scope', 'polled.user_id'));
+    .select(userLocalGroupsColumn('taken.scope', 'taken.user_id'));
 });
 
 /**
- * The polling hot path in one round trip. For this client's (still at `clientRevision`) unexpired, unused request
- * that is pending or approved: records the poll, raising the interval by 5 seconds when it came too soon; and
- * when approved, marks it used and stores the access token (and the refresh token, when one is due) in the same
- * statement. Returns nothing when there is no such request (the caller asks why). Concurrent polls serialise on
- * the row: at most one redeems it, and each sees the poll before it. The approving user's claim columns come along
- * for the ID token (null while nobody approved).
+ * The polling hot path in one round trip. For a request that meets every condition of DEVICE_CONDITIONS (this
+ * client's, still at `clientRevision`; unused, pending or approved, unexpired): records the poll, raising the interval
+ * by 5 seconds when it came too soon; and when approved, marks it used and stores the access token (and the refresh
+ * token, when one is due) in the same statement. Otherwise returns the first condition the request failed. Concurrent
+ * polls serialise on the row: at most one redeems it, and each sees the poll before it. The approving user's claim
+ * columns come along for the ID token (null while nobody approved).
  */
-export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<PolledDeviceAuthorization | undefined> {
-  const refresh = p.refreshToken;
-  const rows = await pollQuery.execute(
-    db,
-    {
-      deviceCodeHash: p.deviceCodeHash,
-      clientId: p.clientId,
-      clientRevision: p.clientRevision,
-      now: p.now,
-      ...p.accessToken,
-      atIssuedAt: p.now,
-      refreshTokenHash: refresh?.tokenHash ?? null,
-      refreshFamilyId: refresh?.familyId ?? null,
-      refreshExpiresAt: refresh?.expiresAt ?? null,
-      refreshOnlyWithScope: refresh?.onlyWithScope ?? null,
-      refreshJkt: refresh?.jkt ?? null,
-    },
-    { refresh: refresh !== null },
-  );
-  return rows[0] as PolledDeviceAuthorization | undefined;
+export async function pollDeviceAuthorization(db: Db, p: Poll): Promise<Taken<PolledDeviceAuthorization, DeviceRefusal>> {
+  const values: PollValues = Object.assign(newGrantIssuing(p.now, p.accessToken, p.refreshToken), {
+    deviceCodeHash: p.deviceCodeHash,
+    clientId: p.clientId,
+    clientRevision: p.clientRevision,
+  });
+  const shape = { refresh: p.refreshToken !== null, resources: true };
+  const [row] = await pollQuery.execute(db, values, shape);
+  if (row) return { row: row as PolledDeviceAuthorization };
+  const key = sql<boolean>`device_authorizations.device_code_hash = ${p.deviceCodeHash}`;
+  return { refused: await firstFailedCondition(db, { table: 'device_authorizations', key }, DEVICE_CONDITIONS, values, shape) };
 }
 
 export function findDeviceAuthorization(db: Db, deviceCodeHash: string): Promise<DeviceAuthorizationRow | undefined> {

@@ -1,18 +1,25 @@
 // Repository for refresh tokens: stored by digest, rotated at most once each, kept after rotation to detect replay.
-import { sql } from 'kysely';
+import { expressionBuilder, sql } from 'kysely';
 import { clientUnchanged } from './clients.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
-import type { RefreshTokenRow } from './schema.js';
+import type { Database, RefreshTokenRow } from './schema.js';
 import {
   storedAccessTokenColumns,
   plainStoredAccessToken,
-  accessTokenTargetColumns,
-  audienceOf,
-  targetIssuable,
+  targetConditions,
   type AccessTokenTargetValues,
   type StoredAccessToken,
 } from './access-token-target.js';
+import {
+  allHold,
+  firstFailedCondition,
+  grantConditions,
+  withIssuedTokens,
+  type ConditionName,
+  type IssuingValues,
+  type Taken,
+} from './grant-statement.js';
 import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
 
 export interface Rotation {
@@ -31,38 +38,38 @@ export interface Rotation {
   resources: boolean;
 }
 
-type RotationValues = AccessTokenTargetValues & {
+type RotationValues = IssuingValues & {
   tokenHash: string;
   clientId: string;
   clientRevision: number;
-  now: Date;
   scope: string[] | null;
   scopeText: string | null;
-  nextTokenHash: string;
-  nextExpiresAt: Date;
 };
 
-/**
- * The columns of a refresh token a grant's statement stores, the same whether a code or a rotation issues it: the
- * token, its family, who and what it is for (scope, resources, the claims request), the sign-in it stands on, its
- * DPoP key.
- */
-export const REFRESH_TOKEN_COLUMNS = [
-  'token_hash',
-  'family_id',
-  'client_id',
-  'user_id',
-  'scope',
-  'auth_time',
-  'issued_at',
-  'expires_at',
-  'sid',
-  'amr',
-  'acr',
-  'resources',
-  'claims',
-  'jkt',
-] as const;
+type RotationShape = { narrower: boolean; resources: boolean };
+
+/** What a refresh token must be for it to be rotated, in the order a refusal names the first that fails. */
+export const REFRESH_CONDITIONS = grantConditions<RotationValues, RotationShape>()([
+  // RFC 6749 6: "validate the refresh token and ensure that it was issued to the authenticated client".
+  { name: 'client', check: (v) => sql<boolean>`refresh_tokens.client_id = ${v.clientId}` },
+  // RFC 9700 4.14.2: with rotation, a refresh token presented again after it was rotated is a replay.
+  { name: 'unrotated', check: () => sql<boolean>`refresh_tokens.rotated_at is null` },
+  { name: 'unrevoked', check: () => sql<boolean>`refresh_tokens.revoked_at is null` },
+  { name: 'unexpired', check: (v) => sql<boolean>`refresh_tokens.expires_at > ${v.now}` },
+  { name: 'user_enabled', check: () => sql<boolean>`users.disabled_at is null` },
+  // RFC 9449 5: a bound refresh token is taken only with a proof by its key.
+  { name: 'dpop_key', check: (v) => sql<boolean>`(refresh_tokens.jkt is null or refresh_tokens.jkt = ${v.atJkt}::text)` },
+  // RFC 6749 6: "The requested scope MUST NOT include any scope not originally granted by the resource owner".
+  {
+    name: 'scope_granted',
+    check: (v, shape) => (shape.narrower ? sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${v.scope}::text[]` : null),
+  },
+  ...targetConditions<RotationValues, RotationShape>(sql`refresh_tokens.resources`),
+  { name: 'client_unchanged', check: (v) => clientUnchanged(expressionBuilder<Database, never>(), v.clientId, v.clientRevision) },
+]);
+
+/** Why a refresh token was not rotated: the first of REFRESH_CONDITIONS it failed, or 'unknown'. */
+export type RefreshRefusal = ConditionName<typeof REFRESH_CONDITIONS> | 'unknown';
 
 /** The columns of the rotated token that the token response is made of (only these: each one is parsed on the hot path). */
 const ROTATED_COLUMNS = ['user_id', 'scope', 'auth_time', 'sid', 'amr', 'acr', 'claims'] as const;
@@ -70,134 +77,70 @@ const ROTATED_COLUMNS = ['user_id', 'scope', 'auth_time', 'sid', 'amr', 'acr', '
 /** The rotated token, the access token stored with its successor, and the user's claim columns. */
 export type RotatedRefreshToken = Pick<RefreshTokenRow, (typeof ROTATED_COLUMNS)[number]> & StoredAccessToken & UserClaimColumns;
 
-const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: { narrower: boolean; resources: boolean }) =>
-  db
-    .with('rotated', (qb) =>
+const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: RotationShape) =>
+  withIssuedTokens(
+    db.with('taken', (qb) =>
       qb
         .updateTable('refresh_tokens')
         .from('users')
         .set({ rotated_at: v.now })
         .where('refresh_tokens.token_hash', '=', v.tokenHash)
-        .where('refresh_tokens.rotated_at', 'is', null)
-        .where('refresh_tokens.revoked_at', 'is', null)
-        .where('refresh_tokens.expires_at', '>', v.now)
-        .where('refresh_tokens.client_id', '=', v.clientId)
         .whereRef('users.id', '=', 'refresh_tokens.user_id')
-        .where('users.disabled_at', 'is', null)
-        .where((eb) => clientUnchanged(eb as never, v.clientId, v.clientRevision))
-        .$if(shape.narrower, (qb) => qb.where(sql<boolean>`string_to_array(refresh_tokens.scope, ' ') @> ${sql.val(v.scope)}::text[]`))
-        .where(targetIssuable(v, sql`refresh_tokens.resources`, shape.resources))
-        // RFC 9449 5: a bound refresh token is taken only with a proof by its key.
-        .where(sql<boolean>`(refresh_tokens.jkt IS NULL OR refresh_tokens.jkt = ${v.atJkt}::text)`)
+        .where(allHold(REFRESH_CONDITIONS, v, shape))
         .returningAll('refresh_tokens')
         .returning(USER_CLAIM_COLUMNS)
         .returning(userLocalGroupsColumn('refresh_tokens.scope', 'users.id')),
-    )
-    .with('next_refresh', (qb) =>
-      qb
-        .insertInto('refresh_tokens')
-        .columns(REFRESH_TOKEN_COLUMNS)
-        .expression((eb) =>
-          eb
-            .selectFrom('rotated')
-            .select([
-              eb.cast(eb.val(v.nextTokenHash), 'text').as('token_hash'),
-              'rotated.family_id',
-              'rotated.client_id',
-              'rotated.user_id',
-              'rotated.scope',
-              'rotated.auth_time',
-              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-              eb.cast(eb.val(v.nextExpiresAt), 'timestamptz').as('expires_at'),
-              'rotated.sid',
-              'rotated.amr',
-              'rotated.acr',
-              'rotated.resources',
-              'rotated.claims',
-              'rotated.jkt',
-            ]),
-        )
-        .returning('token_hash'),
-    )
-    .with('next_access', (qb) =>
-      qb
-        .insertInto('access_tokens')
-        .columns([
-          'token_hash',
-          'audience',
-          'scope',
-          'expires_at',
-          'jkt',
-          'client_id',
-          'user_id',
-          'issued_at',
-          'refresh_family_id',
-          'claims',
-        ])
-        .expression((eb) => {
-          const target = accessTokenTargetColumns(
-            v,
-            shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`rotated.scope`,
-            shape.resources,
-          );
-          return eb
-            .selectFrom('rotated')
-            .$if(shape.resources, (qb) =>
-              qb.leftJoin('resource_servers as rs', (join) =>
-                join.on(sql<boolean>`rs.identifier = ${audienceOf(v, sql`rotated.resources`)}`),
-              ),
-            )
-            .select([
-              target.token_hash,
-              target.audience,
-              target.scope,
-              target.expires_at,
-              target.jkt,
-              'rotated.client_id',
-              'rotated.user_id',
-              eb.cast(eb.val(v.now), 'timestamptz').as('issued_at'),
-              'rotated.family_id as refresh_family_id',
-              'rotated.claims',
-            ]);
-        })
-        .returning(['token_hash', 'audience', 'scope', 'expires_at']),
-    )
-    .selectFrom('rotated')
-    .select(ROTATED_COLUMNS.map((column) => `rotated.${column}` as const))
-    .select(USER_CLAIM_ALIASES.map((column) => `rotated.${column}` as const))
-    .select(storedAccessTokenColumns(shape.resources, 'next_access')),
+    ),
+    v,
+    {
+      refresh: 'successor',
+      resources: shape.resources,
+      scope: shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`taken.scope`,
+      codeHash: false,
+      claims: true,
+    },
+  )
+    .selectFrom('taken')
+    .select(ROTATED_COLUMNS.map((column) => `taken.${column}` as const))
+    .select(USER_CLAIM_ALIASES.map((column) => `taken.${column}` as const))
+    .select(storedAccessTokenColumns(shape.resources, 'issued')),
 );
 
 /**
- * The refresh hot path in one round trip: marks the token rotated only if it is not rotated, not revoked,
- * unexpired, issued to this client (which still has `clientRevision`), its user enabled and its scope a superset of
- * the one asked for; and in the
- * same statement stores its successor and the new access token. Returns the rotated row, or nothing when any
- * condition fails (the caller asks why). Concurrent refreshes serialise on the row: exactly one sees rotated_at null.
+ * The refresh hot path in one round trip: marks the token rotated only if it meets every condition of
+ * REFRESH_CONDITIONS, and in the same statement stores its successor and the new access token. As at code exchange,
+ * the plain shape first, then the one with the resource rules for a grant that named resources. Returns the rotated
+ * row, or the first condition the token failed. Concurrent refreshes serialise on the row: exactly one sees
+ * rotated_at null.
  */
-export async function rotateRefreshToken(db: Db, r: Rotation): Promise<RotatedRefreshToken | undefined> {
-  const rows = await rotateQuery.execute(
-    db,
-    {
-      tokenHash: r.tokenHash,
-      clientId: r.clientId,
-      clientRevision: r.clientRevision,
-      now: r.now,
-      scope: r.scope,
-      scopeText: r.scope?.join(' ') ?? null,
-      nextTokenHash: r.next.tokenHash,
-      nextExpiresAt: r.next.expiresAt,
-      ...r.accessToken,
-      atIssuedAt: r.now,
-    },
-    { narrower: r.scope !== null, resources: r.resources },
-  );
-  const row = rows[0] as (Omit<RotatedRefreshToken, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
-  if (!row) return undefined;
-  // The access token is stored whenever the token is rotated (same statement), so its columns are never null then.
-  return r.resources
-    ? (row as RotatedRefreshToken)
-    : Object.assign(row, plainStoredAccessToken(r.accessToken, r.scope?.join(' ') ?? row.scope));
+export async function rotateRefreshToken(db: Db, r: Rotation): Promise<Taken<RotatedRefreshToken, RefreshRefusal>> {
+  const values: RotationValues = {
+    tokenHash: r.tokenHash,
+    clientId: r.clientId,
+    clientRevision: r.clientRevision,
+    now: r.now,
+    scope: r.scope,
+    scopeText: r.scope?.join(' ') ?? null,
+    refreshTokenHash: r.next.tokenHash,
+    refreshExpiresAt: r.next.expiresAt,
+    refreshFamilyId: null,
+    refreshOnlyWithScope: null,
+    refreshJkt: null,
+    ...r.accessToken,
+    atIssuedAt: r.now,
+  };
+  const shape = { narrower: r.scope !== null, resources: true };
+  for (const resources of r.resources ? [true] : [false, true]) {
+    const rows = await rotateQuery.execute(db, values, { ...shape, resources });
+    const row = rows[0] as (Omit<RotatedRefreshToken, keyof StoredAccessToken> & Partial<StoredAccessToken>) | undefined;
+    // The access token is stored whenever the token is rotated (same statement), so its columns are never null then.
+    if (row) {
+      const stored = resources ? undefined : plainStoredAccessToken(r.accessToken, r.scope?.join(' ') ?? row.scope);
+      return { row: stored ? Object.assign(row, stored) : (row as RotatedRefreshToken) };
+    }
+  }
+  const key = sql<boolean>`refresh_tokens.token_hash = ${r.tokenHash}`;
+  return { refused: await firstFailedCondition(db, { table: 'refresh_tokens', key }, REFRESH_CONDITIONS, values, shape) };
 }
 
 /** The refresh token and whether its user is disabled (null when the user is enabled). */

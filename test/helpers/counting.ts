@@ -28,7 +28,7 @@ export async function buildCountingApp(
   t: Test,
   seed: SeedFile,
 ): Promise<{ app: FastifyInstance; counter: KyselyPlugin & { count: number }; db: Db; advance(seconds: number): void }> {
-  const config = testConfig({ PURGE_INTERVAL_SECONDS: '0', BACKCHANNEL_LOGOUT_POLL_SECONDS: '3600' });
+  const config = testConfig({ PURGE_INTERVAL_SECONDS: '0', BACKCHANNEL_LOGOUT_POLL_SECONDS: '3600', WEBHOOK_POLL_SECONDS: '0' });
   const database = await createTestDatabase();
   t.teardown(() => database.drop());
   await applySeed(database.handle.db, new PasswordHasher(config.argon2), seed);

@@ -1,7 +1,6 @@
 // The authorization_code grant (RFC 6749 4.1.3, OIDC Core 3.1.3.2, RFC 7636 4.5-4.6).
-import { InvalidGrant, InvalidRequest, type OAuthError } from '../../../errors/oauth-error.js';
-import { findCode, redeemCode, revokeTokensFromCode } from '../../../storage/authorization-codes.js';
-import type { AuthorizationCodeRow } from '../../../storage/schema.js';
+import { InvalidGrant, InvalidRequest } from '../../../errors/oauth-error.js';
+import { redeemCode, revokeTokensFromCode, type CodeRefusal } from '../../../storage/authorization-codes.js';
 import { claimsUserOf } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
@@ -11,7 +10,8 @@ import { storedKey } from '../../secrets.js';
 import { grantRefreshRow, newRefreshToken } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
-import { targetRefusal } from '../token-target.js';
+import { TARGET_REFUSALS } from '../token-target.js';
+import type { GrantRefusals } from './grant-refusals.js';
 import type { DpopProof } from '../dpop.js';
 import { tokenRequestResource } from '../../authorization/resource-request.js';
 
@@ -46,12 +46,9 @@ export async function exchangeAuthorizationCode(
     resources: accessToken.resources,
     refreshToken: refreshToken && grantRefreshRow(refreshToken, client, dpop?.jkt ?? null),
   };
-  // Without a resource named (or a default one) the plain statement runs, which redeems only a code of no resources;
-  // one whose authorization named some is redeemed by the statement with the resource rules (src/storage/access-token-target.ts).
-  const redeemed =
-    (await redeemCode(ctx.db, redemption)) ??
-    (redemption.resources ? undefined : await redeemCode(ctx.db, { ...redemption, resources: true }));
-  if (!redeemed) throw await explainRefusal(ctx, client, codeHash, { redirectUri, verifier, jkt: dpop?.jkt ?? null }, resource);
+  const taken = await redeemCode(ctx.db, redemption);
+  if (!taken.row) throw await CODE_REFUSALS[taken.refused](ctx, { codeHash, jkt: dpop?.jkt ?? null });
+  const redeemed = taken.row;
 
   return userTokenResponse(ctx, client, {
     accessToken: await finishAccessToken(ctx, accessToken, redeemed, {
@@ -77,57 +74,36 @@ export async function exchangeAuthorizationCode(
   });
 }
 
-/** The code was not redeemed: find out why (off the hot path), and revoke on replay. */
-async function explainRefusal(
-  ctx: ProviderContext,
-  client: Client,
-  codeHash: string,
-  presented: Presented,
-  resource: string | null,
-): Promise<OAuthError> {
-  const row = await findCode(ctx.db, codeHash);
-  if (!row) return new InvalidGrant('the authorization code is invalid');
-  if (row.client_id !== client.clientId) {
-    // RFC 6749 4.1.3: "ensure that the authorization code was issued to the authenticated confidential client".
-    return new InvalidGrant('the authorization code was issued to another client');
-  }
-  if (row.consumed_at !== null) {
-    // RFC 6749 4.1.2: "If an authorization code is used more than once, the authorization server MUST deny
-    // the request and SHOULD revoke (when possible) all tokens previously issued based on that authorization code."
-    await revokeTokensFromCode(ctx.db, codeHash, ctx.clock());
-    return new InvalidGrant('the authorization code was already used');
-  }
-  if (row.expires_at <= ctx.clock()) return new InvalidGrant('the authorization code has expired');
-  return (
-    mismatch(row, presented) ??
-    (await targetRefusal(ctx, client, row.resources, resource)) ??
-    new InvalidGrant('the authorization code is invalid')
-  );
-}
-
-/** What the token request presented of what the code was bound to. */
+/** What the token request presented that a refusal's explanation needs. */
 interface Presented {
-  redirectUri: string | null;
-  verifier: string | null;
+  codeHash: string;
   /** The thumbprint of the request's DPoP proof key; null: no proof. */
   jkt: string | null;
 }
 
-function mismatch(row: AuthorizationCodeRow, { redirectUri, verifier, jkt }: Presented): InvalidGrant | undefined {
-  // RFC 6749 4.1.3: redirect_uri is required, and identical, "if the redirect_uri parameter was included in the authorization request".
-  if (redirectUri === null ? row.redirect_uri_in_request : redirectUri !== row.redirect_uri) {
-    return new InvalidGrant('redirect_uri does not match the authorization request');
-  }
-  if (row.code_challenge !== null && verifier === null) return new InvalidGrant('code_verifier is required');
-  // RFC 9700 2.1.1: refuse a code_verifier for a code that was issued without a code_challenge (PKCE downgrade).
-  if (row.code_challenge === null && verifier !== null) return new InvalidGrant('code_verifier was sent but no code_challenge was');
-  if (row.code_challenge !== null && verifier !== null && s256(verifier) !== row.code_challenge) {
-    return new InvalidGrant('code_verifier does not match the code_challenge');
-  }
-  // RFC 9449 10: "When a token request is received, the authorization server computes the JWK Thumbprint of the
-  // proof-of-possession public key in the DPoP proof and verifies that it matches the dpop_jkt parameter value in
-  // the authorization request. If they do not match, it MUST reject the request."
-  if (row.dpop_jkt !== null && jkt === null) return new InvalidGrant('the authorization code is bound to a DPoP key: send a DPoP proof');
-  if (row.dpop_jkt !== null && jkt !== row.dpop_jkt) return new InvalidGrant('the DPoP proof is by another key than the code is bound to');
-  return undefined;
-}
+const invalidCode = () => new InvalidGrant('the authorization code is invalid');
+
+/** Why a code was not redeemed, by the first of its conditions it failed (src/storage/authorization-codes.ts). */
+const CODE_REFUSALS: GrantRefusals<CodeRefusal, Presented> = {
+  unknown: invalidCode,
+  client: () => new InvalidGrant('the authorization code was issued to another client'),
+  // RFC 6749 4.1.2: the server "SHOULD revoke (when possible) all tokens previously issued based on that authorization code".
+  unused: async (ctx, { codeHash }) => {
+    await revokeTokensFromCode(ctx.db, codeHash, ctx.clock());
+    return new InvalidGrant('the authorization code was already used');
+  },
+  unexpired: () => new InvalidGrant('the authorization code has expired'),
+  redirect_uri: () => new InvalidGrant('redirect_uri does not match the authorization request'),
+  verifier_sent: () => new InvalidGrant('code_verifier is required'),
+  challenge_made: () => new InvalidGrant('code_verifier was sent but no code_challenge was'),
+  verifier_matches: () => new InvalidGrant('code_verifier does not match the code_challenge'),
+  // RFC 9449 10: "If they do not match, it MUST reject the request."
+  dpop_key: (_, { jkt }) =>
+    jkt === null
+      ? new InvalidGrant('the authorization code is bound to a DPoP key: send a DPoP proof')
+      : new InvalidGrant('the DPoP proof is by another key than the code is bound to'),
+  ...TARGET_REFUSALS,
+  user_enabled: invalidCode,
+  // withCurrentClient redoes the request when the client it decided with is stale.
+  client_unchanged: invalidCode,
+};

@@ -1,13 +1,6 @@
 // The device_code grant (RFC 8628 3.4-3.5): a device polls with its device code until the user has decided.
-import {
-  AuthorizationPending,
-  DeviceAccessDenied,
-  ExpiredToken,
-  InvalidGrant,
-  SlowDown,
-  type OAuthError,
-} from '../../../errors/oauth-error.js';
-import { findDeviceAuthorization, pollDeviceAuthorization, revokeTokensFromDeviceCode } from '../../../storage/device-authorizations.js';
+import { AuthorizationPending, DeviceAccessDenied, ExpiredToken, InvalidGrant, SlowDown } from '../../../errors/oauth-error.js';
+import { pollDeviceAuthorization, revokeTokensFromDeviceCode, type DeviceRefusal } from '../../../storage/device-authorizations.js';
 import { claimsUserOf, type UserClaimColumns } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
@@ -18,7 +11,8 @@ import { grantRefreshRow, newRefreshToken } from './refresh-token.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import type { DpopProof } from '../dpop.js';
-import { targetRefusal } from '../token-target.js';
+import { TARGET_REFUSALS } from '../token-target.js';
+import type { GrantRefusals } from './grant-refusals.js';
 import { tokenRequestResource } from '../../authorization/resource-request.js';
 
 export async function deviceCodeGrant(
@@ -38,7 +32,7 @@ export async function deviceCodeGrant(
   // As at code exchange (OIDC Core 11): a refresh token only for a client allowed the grant, and only when the
   // user approved offline_access.
   const refreshToken = client.grantTypes.includes('refresh_token') ? newRefreshToken(ctx, now) : null;
-  const polled = await pollDeviceAuthorization(ctx.db, {
+  const taken = await pollDeviceAuthorization(ctx.db, {
     deviceCodeHash,
     clientId: client.clientId,
     clientRevision: client.revision,
@@ -46,7 +40,8 @@ export async function deviceCodeGrant(
     accessToken: accessToken.target,
     refreshToken: refreshToken && grantRefreshRow(refreshToken, client, dpop?.jkt ?? null),
   });
-  if (!polled) throw await explainRefusal(ctx, client, deviceCodeHash, resource);
+  if (!taken.row) throw await DEVICE_REFUSALS[taken.refused](ctx, { deviceCodeHash });
+  const polled = taken.row;
   // The polling statement checked the client's revision: what it answers needs no second look at the client.
   attempt.confirm();
   if (polled.status === 'pending') {
@@ -99,22 +94,21 @@ export async function deviceCodeGrant(
   });
 }
 
-/** The poll matched nothing: find out why (off the hot path, which pending polls never leave), and revoke on replay. */
-async function explainRefusal(ctx: ProviderContext, client: Client, deviceCodeHash: string, resource: string | null): Promise<OAuthError> {
-  const row = await findDeviceAuthorization(ctx.db, deviceCodeHash);
-  if (!row) return new InvalidGrant('the device code is invalid');
-  // RFC 6749 5.2 invalid_grant: the grant "was issued to another client"; that client's request is left alone.
-  if (row.client_id !== client.clientId) return new InvalidGrant('the device code was issued to another client');
-  if (row.consumed_at !== null) {
-    // A device code gives tokens once. Presented again, it is treated like a replayed authorization code (RFC 6749
-    // 4.1.2): refused, and what was issued from it is revoked.
+const invalidCode = () => new InvalidGrant('the device code is invalid');
+
+/** Why a poll was not answered from a request, by the first of its conditions it failed (src/storage/device-authorizations.ts). */
+const DEVICE_REFUSALS: GrantRefusals<DeviceRefusal, { deviceCodeHash: string }> = {
+  unknown: invalidCode,
+  client: () => new InvalidGrant('the device code was issued to another client'),
+  // Presented again, a device code is refused like a replayed authorization code, and what was issued from it revoked.
+  unused: async (ctx, { deviceCodeHash }) => {
     await revokeTokensFromDeviceCode(ctx.db, deviceCodeHash, ctx.clock());
     return new InvalidGrant('the device code was already used');
-  }
-  // RFC 8628 3.5 access_denied: "The authorization request was denied."
-  if (row.status === 'denied') return new DeviceAccessDenied();
-  // RFC 8628 3.5 expired_token: "The device_code has expired, and the device authorization session has concluded."
-  if (row.expires_at <= ctx.clock()) return new ExpiredToken();
-  // A user disabled since approving, or a client changed since it was read (withCurrentClient then tries again).
-  return (await targetRefusal(ctx, client, row.resources, resource)) ?? new InvalidGrant('the device code is invalid');
-}
+  },
+  undenied: () => new DeviceAccessDenied(),
+  unexpired: () => new ExpiredToken(),
+  ...TARGET_REFUSALS,
+  user_enabled: invalidCode,
+  // withCurrentClient redoes the request when the client it decided with is stale.
+  client_unchanged: invalidCode,
+};

@@ -1,7 +1,7 @@
 // The refresh_token grant (RFC 6749 6, OIDC Core 12), rotated on every use (RFC 9700 4.14.2), and the
 // refresh tokens the authorization_code grant issues (OIDC Core 11).
-import { InvalidGrant, InvalidScope, type OAuthError } from '../../../errors/oauth-error.js';
-import { findRefreshToken, revokeRefreshFamily, rotateRefreshToken } from '../../../storage/refresh-tokens.js';
+import { InvalidGrant, InvalidScope } from '../../../errors/oauth-error.js';
+import { findRefreshToken, revokeRefreshFamily, rotateRefreshToken, type RefreshRefusal } from '../../../storage/refresh-tokens.js';
 import { claimsUserOf } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
@@ -12,7 +12,8 @@ import { storedKey } from '../../secrets.js';
 import { userTokenResponse, type TokenResponse } from './token-response.js';
 import { finishAccessToken, prepareAccessToken } from '../access-token.js';
 import type { DpopProof } from '../dpop.js';
-import { targetRefusal } from '../token-target.js';
+import { TARGET_REFUSALS } from '../token-target.js';
+import type { GrantRefusals } from './grant-refusals.js';
 import { tokenRequestResource } from '../../authorization/resource-request.js';
 
 /** OIDC Core 11: the scope by which the user grants a refresh token. */
@@ -68,11 +69,9 @@ export async function refreshTokenGrant(
     accessToken: accessToken.target,
     resources: accessToken.resources,
   };
-  // As at code exchange: the plain statement first, the one with the resource rules for a grant that named resources.
-  const rotated =
-    (await rotateRefreshToken(ctx.db, rotation)) ??
-    (rotation.resources ? undefined : await rotateRefreshToken(ctx.db, { ...rotation, resources: true }));
-  if (!rotated) throw await explainRefusal(ctx, client, tokenHash, scope, resource, dpop);
+  const taken = await rotateRefreshToken(ctx.db, rotation);
+  if (!taken.row) throw await REFRESH_REFUSALS[taken.refused](ctx, { tokenHash, jkt: dpop?.jkt ?? null });
+  const rotated = taken.row;
 
   const grantedScope = scope?.join(' ') ?? rotated.scope;
   // OIDC Core 12.2: the ID token has the same iss, sub and aud as the original one, the auth_time of the original
@@ -101,36 +100,32 @@ export async function refreshTokenGrant(
   });
 }
 
-/** The refresh token was not rotated: find out why (off the hot path), and revoke its family on replay. */
-async function explainRefusal(
-  ctx: ProviderContext,
-  client: Client,
-  tokenHash: string,
-  scope: string[] | null,
-  resource: string | null,
-  dpop: DpopProof | undefined,
-): Promise<OAuthError> {
-  const row = await findRefreshToken(ctx.db, tokenHash);
-  if (!row) return new InvalidGrant('the refresh token is invalid');
-  // RFC 6749 6: "validate the refresh token and ensure that it was issued to the authenticated client".
-  if (row.client_id !== client.clientId) return new InvalidGrant('the refresh token was issued to another client');
-  if (row.rotated_at !== null) {
-    // RFC 9700 4.14.2: with rotation, a compromised refresh token used by both the attacker and the legitimate
-    // client shows up as an invalidated token presented again; the authorization server "will revoke the active
-    // refresh token", which forces the legitimate client to obtain a fresh authorization grant.
-    await revokeRefreshFamily(ctx.db, row.family_id, ctx.clock());
-    return new InvalidGrant('the refresh token was already used');
-  }
-  if (row.revoked_at !== null) return new InvalidGrant('the refresh token was revoked');
-  if (row.expires_at <= ctx.clock()) return new InvalidGrant('the refresh token has expired');
-  if (row.user_disabled_at !== null) return new InvalidGrant('the refresh token is invalid');
-  // RFC 9449 5: a bound refresh token needs a proof by the key it is bound to.
-  if (row.jkt !== null && row.jkt !== dpop?.jkt)
-    return new InvalidGrant('the refresh token is bound to a DPoP key: send a proof made with it');
-  // RFC 6749 6: "The requested scope MUST NOT include any scope not originally granted by the resource owner".
-  const granted = splitScope(row.scope);
-  if (scope !== null && !scope.every((s) => granted.includes(s))) {
-    return new InvalidScope('the requested scope exceeds the scope originally granted');
-  }
-  return (await targetRefusal(ctx, client, row.resources, resource)) ?? new InvalidGrant('the refresh token is invalid');
+/** What the token request presented that a refusal's explanation needs. */
+interface Presented {
+  tokenHash: string;
+  /** The thumbprint of the request's DPoP proof key; null: no proof. */
+  jkt: string | null;
 }
+
+const invalidToken = () => new InvalidGrant('the refresh token is invalid');
+
+/** Why a refresh token was not rotated, by the first of its conditions it failed (src/storage/refresh-tokens.ts). */
+const REFRESH_REFUSALS: GrantRefusals<RefreshRefusal, Presented> = {
+  unknown: invalidToken,
+  client: () => new InvalidGrant('the refresh token was issued to another client'),
+  // RFC 9700 4.14.2: a replayed refresh token shows the theft; the authorization server "will revoke the active refresh
+  // token", which forces the legitimate client to obtain a fresh authorization grant.
+  unrotated: async (ctx, { tokenHash }) => {
+    const row = await findRefreshToken(ctx.db, tokenHash);
+    if (row) await revokeRefreshFamily(ctx.db, row.family_id, ctx.clock());
+    return new InvalidGrant('the refresh token was already used');
+  },
+  unrevoked: () => new InvalidGrant('the refresh token was revoked'),
+  unexpired: () => new InvalidGrant('the refresh token has expired'),
+  user_enabled: invalidToken,
+  dpop_key: () => new InvalidGrant('the refresh token is bound to a DPoP key: send a proof made with it'),
+  scope_granted: () => new InvalidScope('the requested scope exceeds the scope originally granted'),
+  ...TARGET_REFUSALS,
+  // withCurrentClient redoes the request when the client it decided with is stale.
+  client_unchanged: invalidToken,
+};
