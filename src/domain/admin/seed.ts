@@ -1,5 +1,6 @@
 // Seeding clients, users and admin risk rules from an admin's JSON file: validated as a whole, applied in one
-// transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed.
+// transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed. A user entry is the
+// format every administering surface shares (src/domain/user-entry.ts).
 import { randomUUID } from 'node:crypto';
 import { insertClient, findClient, updateClient } from '../../storage/clients.js';
 import type { Db } from '../../storage/database.js';
@@ -23,6 +24,7 @@ import { checkGroups, seedGroups, seedUserRole, type SeedGroup } from '../groups
 import { writeAllowedGroups } from '../groups/allowed-groups.js';
 import { checkWebhooks, seedWebhooks } from '../webhooks/seed-webhooks.js';
 import type { WebhookEntry } from '../webhooks/webhook-entry.js';
+import { userColumns, userEntryProblems, type UserEntry } from '../user-entry.js';
 
 /** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
 export { redirectUriProblem } from '../clients/client-metadata.js';
@@ -42,19 +44,9 @@ export interface SeedClient {
   [metadata: string]: unknown;
 }
 
-export interface SeedUser {
-  username: string;
-  password: string;
-  email?: string;
-  email_verified?: boolean;
-  /** Issue 20: the console role; absent leaves the stored role alone, `none` takes it away. Not a claim. */
-  role?: 'admin' | 'auditor' | 'none';
-  [claim: string]: unknown;
-}
-
 export interface SeedFile {
   clients: SeedClient[];
-  users: SeedUser[];
+  users: UserEntry[];
   /** Resource servers (RFC 8707), before the clients that name them; absent when the file has no such section. */
   resource_servers?: ResourceServerEntry[];
   /** Admin risk rules (src/domain/risk/rules.ts), normalised; absent when the file has no such section. */
@@ -77,27 +69,6 @@ export class SeedError extends Error {
 }
 
 export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS, 'allowed_groups']);
-// OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
-export const STRING_CLAIMS = [
-  'name',
-  'given_name',
-  'family_name',
-  'middle_name',
-  'nickname',
-  'preferred_username',
-  'profile',
-  'picture',
-  'website',
-  'email',
-  'gender',
-  'birthdate',
-  'zoneinfo',
-  'locale',
-  'phone_number',
-];
-export const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
-const ADDRESS_FIELDS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'];
-
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 function checkClient(raw: unknown, where: string, problems: string[]): void {
@@ -127,48 +98,6 @@ function checkClient(raw: unknown, where: string, problems: string[]): void {
   }
 }
 
-function checkUser(raw: unknown, where: string, problems: string[], policy: PasswordPolicy): void {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push(`${where} must be an object`);
-    return;
-  }
-  const u = raw as Record<string, unknown>;
-  const label = isString(u.username) ? `${where} (username "${u.username}")` : where;
-  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
-  if (!isString(u.username)) bad('username must be a non-empty string');
-  if (!isString(u.password)) bad('password must be a non-empty string');
-  else {
-    const owner = {
-      username: typeof u.username === 'string' ? u.username : undefined,
-      email: typeof u.email === 'string' ? u.email : undefined,
-    };
-    const problem = policy.problem(u.password, owner);
-    if (problem) bad(`password ${problem.detail}`);
-  }
-  for (const [key, value] of Object.entries(u)) {
-    if (key === 'username' || key === 'password') continue;
-    if (key === 'role') {
-      if (!['admin', 'auditor', 'none'].includes(value as string)) bad('role must be "admin", "auditor" or "none"');
-      continue;
-    }
-    if (STRING_CLAIMS.includes(key)) {
-      if (typeof value !== 'string') bad(`${key} must be a string`);
-    } else if (BOOLEAN_CLAIMS.includes(key)) {
-      if (typeof value !== 'boolean') bad(`${key} must be true or false`);
-    } else if (key === 'address') {
-      const ok =
-        typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value) &&
-        Object.entries(value).every(([k, v]) => ADDRESS_FIELDS.includes(k) && typeof v === 'string');
-      if (!ok) bad(`address must be an object with string fields among ${ADDRESS_FIELDS.join(', ')}`);
-    } else {
-      bad(`unknown field "${key}" (user entries take username, password and OIDC Core 5.1 standard claims)`);
-    }
-  }
-  if (typeof u.email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(u.email)) bad('email is not an email address');
-}
-
 function findDuplicates(values: string[]): string[] {
   const seen = new Set<string>();
   return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
@@ -178,13 +107,6 @@ function findDuplicates(values: string[]): string[] {
 export function clientEntryProblems(raw: unknown): string[] {
   const problems: string[] = [];
   checkClient(raw, '', problems);
-  return problems;
-}
-
-/** The problems of one user entry (the seed file's format), unlabelled. */
-export function userEntryProblems(raw: unknown, policy: PasswordPolicy = new PasswordPolicy()): string[] {
-  const problems: string[] = [];
-  checkUser(raw, '', problems, policy);
   return problems;
 }
 
@@ -204,7 +126,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
   else clients.forEach((c, i) => checkClient(c, `clients[${i}]`, problems));
   if (!Array.isArray(users)) problems.push('"users" must be an array');
-  else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems, policy));
+  else users.forEach((u, i) => problems.push(...userEntryProblems(u, policy, `users[${i}]`)));
   const rules = checkRiskRules(file.risk_rules, problems);
   const servers = checkResourceServers(file.resource_servers, problems);
   const directories = checkDirectories(file.directories, problems);
@@ -214,9 +136,9 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
-    for (const name of findDuplicates((users as SeedUser[]).map((u) => u.username.toLowerCase())))
+    for (const name of findDuplicates((users as UserEntry[]).map((u) => u.username.toLowerCase())))
       problems.push(`username "${name}" appears more than once`);
-    const emails = (users as SeedUser[]).flatMap((u) => (typeof u.email === 'string' ? [u.email.toLowerCase()] : []));
+    const emails = (users as UserEntry[]).flatMap((u) => (typeof u.email === 'string' ? [u.email.toLowerCase()] : []));
     for (const email of findDuplicates(emails)) problems.push(`email "${email}" belongs to more than one user`);
   }
   if (problems.length === 0 && servers) {
@@ -226,7 +148,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (problems.length > 0) throw new SeedError(problems);
   return {
     clients: clients as SeedClient[],
-    users: users as SeedUser[],
+    users: users as UserEntry[],
     ...(rules ? { risk_rules: rules } : {}),
     ...(servers ? { resource_servers: servers } : {}),
     ...(directories ? { directories } : {}),
@@ -435,13 +357,7 @@ async function seedAllowedGroups(db: Db, entry: SeedClient): Promise<void> {
   if (missing.length > 0) throw new SeedError([`client "${entry.client_id}": allowed_groups names no group "${missing.join('", "')}"`]);
 }
 
-/** The columns of a validated user entry; its password goes in already hashed. */
-export function userColumns(entry: SeedUser, passwordHash: string) {
-  const { username, password: _password, email, email_verified, role: _role, ...claims } = entry;
-  return { username, password_hash: passwordHash, email: email ?? null, email_verified: email_verified ?? false, claims };
-}
-
-async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now: Date, counts: SeedCounts): Promise<void> {
+async function seedUser(db: Db, passwords: PasswordHasher, entry: UserEntry, now: Date, counts: SeedCounts): Promise<void> {
   const { username, password } = entry;
   const existing = await findUserByUsername(db, username);
   const desired = userColumns(entry, await keepOrHash(passwords, existing?.password_hash, password));
