@@ -1,15 +1,13 @@
 // Seeding clients, users and admin risk rules from an admin's JSON file: validated as a whole, applied in one
-// transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed. A user entry is the
-// format every administering surface shares (src/domain/user-entry.ts).
+// transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed. A client or user entry
+// is the format every administering surface shares (src/domain/client-entry.ts, src/domain/user-entry.ts).
 import { randomUUID } from 'node:crypto';
 import { insertClient, findClient, updateClient } from '../../storage/clients.js';
 import type { Db } from '../../storage/database.js';
 import { findUserByUsername, insertUser, updateUser } from '../../storage/users.js';
-import { clientMetadataProblems, METADATA_FIELDS } from '../clients/client-metadata.js';
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { addRiskRule, parseRiskRule, riskRules, type RiskRule } from '../risk/rules.js';
 import { PasswordPolicy } from '../accounts/password-policy.js';
-import { holdsSecret, type TokenEndpointAuthMethod } from '../clients/auth-methods.js';
 import { openSecret, sealSecret, type SealingContext, type StoredSecret } from '../keys/sealed-secrets.js';
 import { KeyEncryptionError } from '../keys/key-encryption.js';
 import type { ClientRow } from '../../storage/schema.js';
@@ -19,33 +17,15 @@ import type { DirectoryInput } from '../directories/directory-settings.js';
 import { checkDirectories, seedDirectories } from '../directories/seed-directories.js';
 
 import { checkConnections, seedConnections, type SeedConnection } from '../connections/seed-connections.js';
-import { allowedGroupsProblem } from '../groups/group-names.js';
 import { checkGroups, seedGroups, seedUserRole, type SeedGroup } from '../groups/seed-groups.js';
 import { writeAllowedGroups } from '../groups/allowed-groups.js';
 import { checkWebhooks, seedWebhooks } from '../webhooks/seed-webhooks.js';
 import type { WebhookEntry } from '../webhooks/webhook-entry.js';
+import { clientColumns, clientEntryProblems, clientRowValues, type ClientEntryWithSecret } from '../client-entry.js';
 import { userColumns, userEntryProblems, type UserEntry } from '../user-entry.js';
 
-/** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
-export { redirectUriProblem } from '../clients/client-metadata.js';
-
-export interface SeedClient {
-  client_id: string;
-  client_secret?: string;
-  client_name?: string;
-  /** Required for clients of the authorization code flow. */
-  redirect_uris?: string[];
-  post_logout_redirect_uris?: string[];
-  grant_types?: string[];
-  response_types?: string[];
-  token_endpoint_auth_method?: TokenEndpointAuthMethod;
-  /** Issue 20: only members of these groups may sign in to it (absent: anybody; empty: nobody). Not metadata. */
-  allowed_groups?: string[];
-  [metadata: string]: unknown;
-}
-
 export interface SeedFile {
-  clients: SeedClient[];
+  clients: ClientEntryWithSecret[];
   users: UserEntry[];
   /** Resource servers (RFC 8707), before the clients that name them; absent when the file has no such section. */
   resource_servers?: ResourceServerEntry[];
@@ -68,46 +48,9 @@ export class SeedError extends Error {
   }
 }
 
-export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS, 'allowed_groups']);
-const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-
-function checkClient(raw: unknown, where: string, problems: string[]): void {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push(`${where} must be an object`);
-    return;
-  }
-  const c = raw as Record<string, unknown>;
-  const label = isString(c.client_id) ? `${where} (client_id "${c.client_id}")` : where;
-  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
-  for (const key of Object.keys(c)) if (!CLIENT_FIELDS.has(key)) bad(`unknown field "${key}"`);
-  if (!isString(c.client_id)) bad('client_id must be a non-empty string');
-  const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
-  if (method === 'none' && c.client_secret !== undefined)
-    bad('a public client (token_endpoint_auth_method "none") must not have a client_secret');
-  if (method === 'private_key_jwt' && c.client_secret !== undefined)
-    bad('a private_key_jwt client proves itself with its keys: it must not have a client_secret');
-  if (typeof method === 'string' && holdsSecret(method) && !isString(c.client_secret)) bad('client_secret must be a non-empty string');
-  if (isString(c.client_secret) && c.client_secret.length < 16) bad('client_secret must be at least 16 characters');
-  // OIDC Core 16.19: an HS256 key needs 256 bits; 32 characters is the least that can carry them.
-  if (method === 'client_secret_jwt' && isString(c.client_secret) && c.client_secret.length < 32)
-    bad('a client_secret_jwt client_secret must be at least 32 characters (it is an HMAC key)');
-  for (const problem of clientMetadataProblems(c, 'seed')) bad(problem.message);
-  if (c.allowed_groups !== undefined) {
-    const problem = allowedGroupsProblem(c.allowed_groups);
-    if (problem) bad(problem);
-  }
-}
-
 function findDuplicates(values: string[]): string[] {
   const seen = new Set<string>();
   return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
-}
-
-/** The problems of one client entry (the seed file's format), unlabelled: for the admin command line. */
-export function clientEntryProblems(raw: unknown): string[] {
-  const problems: string[] = [];
-  checkClient(raw, '', problems);
-  return problems;
 }
 
 /**
@@ -124,7 +67,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const clients = file.clients ?? [];
   const users = file.users ?? [];
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
-  else clients.forEach((c, i) => checkClient(c, `clients[${i}]`, problems));
+  else clients.forEach((c, i) => problems.push(...clientEntryProblems(c, `clients[${i}]`)));
   if (!Array.isArray(users)) problems.push('"users" must be an array');
   else users.forEach((u, i) => problems.push(...userEntryProblems(u, policy, `users[${i}]`)));
   const rules = checkRiskRules(file.risk_rules, problems);
@@ -134,7 +77,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const groups = checkGroups(file.groups, problems);
   const webhooks = checkWebhooks(file.webhooks, problems);
   if (problems.length === 0) {
-    for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
+    for (const id of findDuplicates((clients as ClientEntryWithSecret[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
     for (const name of findDuplicates((users as UserEntry[]).map((u) => u.username.toLowerCase())))
       problems.push(`username "${name}" appears more than once`);
@@ -147,7 +90,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   }
   if (problems.length > 0) throw new SeedError(problems);
   return {
-    clients: clients as SeedClient[],
+    clients: clients as ClientEntryWithSecret[],
     users: users as UserEntry[],
     ...(rules ? { risk_rules: rules } : {}),
     ...(servers ? { resource_servers: servers } : {}),
@@ -260,55 +203,6 @@ async function keepOrHash(passwords: PasswordHasher, stored: string | null | und
   return passwords.hash(plain);
 }
 
-/** How a client's secret is stored: its digest, and for client_secret_jwt the secret sealed. */
-export interface SecretColumns {
-  client_secret_hash: string | null;
-  client_secret_sealed: StoredSecret | null;
-}
-
-export const NO_SECRET: SecretColumns = { client_secret_hash: null, client_secret_sealed: null };
-
-/** The columns of a validated client entry (defaults filled in); its secret goes in already hashed (and sealed), or null. */
-export function clientColumns(entry: SeedClient, secret: SecretColumns) {
-  const {
-    client_id: _id,
-    client_secret: _secret,
-    client_name,
-    redirect_uris,
-    post_logout_redirect_uris,
-    grant_types,
-    response_types,
-    token_endpoint_auth_method,
-    allowed_groups,
-    ...metadata
-  } = entry;
-  return {
-    ...secret,
-    // The groups themselves are rows of client_allowed_groups (src/domain/groups/allowed-groups.ts).
-    group_restricted: allowed_groups !== undefined,
-    client_name: client_name ?? null,
-    redirect_uris: redirect_uris ?? [],
-    post_logout_redirect_uris: post_logout_redirect_uris ?? [],
-    grant_types: grant_types ?? ['authorization_code'],
-    response_types: response_types ?? ['code'],
-    token_endpoint_auth_method: token_endpoint_auth_method ?? 'client_secret_basic',
-    metadata,
-  };
-}
-
-/** The secret's columns as the database takes them (the sealed secret as JSON text). */
-export function secretRowValues(secret: SecretColumns) {
-  return {
-    client_secret_hash: secret.client_secret_hash,
-    client_secret_sealed: secret.client_secret_sealed && JSON.stringify(secret.client_secret_sealed),
-  };
-}
-
-/** The columns of clientColumns' result as the database takes them. */
-export function clientRowValues<T extends SecretColumns & { metadata: Record<string, unknown> }>(columns: T) {
-  return { ...columns, ...secretRowValues(columns), metadata: JSON.stringify(columns.metadata) };
-}
-
 /** A stored sealed secret is kept when it still opens to the file's secret; otherwise the secret is sealed anew. */
 async function keepOrSeal(
   sealing: SealingContext,
@@ -331,7 +225,7 @@ async function seedClient(
   db: Db,
   passwords: PasswordHasher,
   sealing: SealingContext,
-  entry: SeedClient,
+  entry: ClientEntryWithSecret,
   now: Date,
   counts: SeedCounts,
 ): Promise<void> {
@@ -352,7 +246,7 @@ async function seedClient(
  * The groups a client is limited to (or none), once the file's groups are stored: they must be among those or exist
  * already; otherwise the whole file is refused (the transaction is rolled back).
  */
-async function seedAllowedGroups(db: Db, entry: SeedClient): Promise<void> {
+async function seedAllowedGroups(db: Db, entry: ClientEntryWithSecret): Promise<void> {
   const missing = await writeAllowedGroups(db, entry.client_id, entry.allowed_groups);
   if (missing.length > 0) throw new SeedError([`client "${entry.client_id}": allowed_groups names no group "${missing.join('", "')}"`]);
 }
