@@ -65,7 +65,7 @@ export function isSettableClaim(name: string): name is SettableClaim {
  * OIDC Core 2 (and 3.1.3.6 at_hash, Back-Channel Logout 2.1 sid): what an ID token carries of its own, beside the
  * user claims (src/domain/tokens/id-token.ts signIdToken sets them).
  */
-export const ID_TOKEN_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid'] as const;
+export const ID_TOKEN_CLAIMS = ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'sid', 'amr', 'acr'] as const;
 
 /**
  * OIDC Discovery 3 claims_supported: "the Claim Names of the Claims that the OpenID Provider MAY be able to supply

@@ -47,6 +47,8 @@ t.test('discovery advertises exactly the claims an ID token with every scope gra
       authTime: new Date(),
       nonce: 'n-0S6_WzA2Mj',
       sid: 'session-1',
+      amr: ['pwd', 'otp', 'mfa'],
+      acr: 'urn:example:loa:2',
       userClaims: scopeClaims(FULL_USER, SUPPORTED_SCOPES),
       accessToken: 'an-access-token',
       now: new Date(),
