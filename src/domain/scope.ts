@@ -1,7 +1,9 @@
 // The scopes this provider understands, how a scope parameter is read (RFC 6749 3.3), and the user claims each
-// scope releases (OIDC Core 5.4): the vocabulary of authorization, tokens, clients and consent alike.
+// scope releases (OIDC Core 5.4, named as src/domain/claims.ts names them): the vocabulary of authorization, tokens,
+// clients and consent alike.
 import type { MessageKey } from '../i18n/catalog.js';
 import { InvalidScope } from '../errors/oauth-error.js';
+import type { UserClaim } from './claims.js';
 
 export const SCOPE_CLAIMS = {
   openid: ['sub'],
@@ -30,14 +32,12 @@ export const SCOPE_CLAIMS = {
   groups: ['groups'],
   // OIDC Core 11: asks for a refresh token; releases no claim.
   offline_access: [],
-} as const satisfies Record<string, readonly string[]>;
+} as const satisfies Record<string, readonly UserClaim[]>;
 
 export type Scope = keyof typeof SCOPE_CLAIMS;
 
 export const SUPPORTED_SCOPES = Object.keys(SCOPE_CLAIMS) as Scope[];
-export const SUPPORTED_CLAIMS = [...new Set(Object.values(SCOPE_CLAIMS).flat())];
 
-/** What the consent page says each scope shares. */
 /** What the consent page says each scope asks for: a key of the catalogs (src/i18n/locales/). */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, MessageKey>> = {
   openid: 'scope.openid',
@@ -69,8 +69,9 @@ export function parseScope(raw: string | undefined): Scope[] {
   return SUPPORTED_SCOPES.filter((s) => asked.has(s) && isScope(s));
 }
 
-export function claimNamesFor(scopes: readonly string[]): Set<string> {
-  const names = new Set<string>();
+/** The user claims the scopes release, `sub` with openid. */
+export function claimNamesFor(scopes: readonly string[]): Set<UserClaim> {
+  const names = new Set<UserClaim>();
   for (const scope of scopes) if (isScope(scope)) for (const claim of SCOPE_CLAIMS[scope]) names.add(claim);
   return names;
 }

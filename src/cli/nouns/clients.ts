@@ -8,9 +8,9 @@ import {
   rotateClientSecret,
   showClient,
   updateClient,
-  type ClientEntry,
   type RegisteredClient,
 } from '../../domain/clients/client-admin.js';
+import type { ClientEntry } from '../../domain/client-entry.js';
 import { clientJson } from '../../domain/admin/representations.js';
 import { UsageError, verb, type Invocation, type Noun, type OptionSpec, type Session } from '../command.js';
 

@@ -1,7 +1,8 @@
 // sso-admin users list|show|create|set-password|set-role|reset-link|invite|disable|enable|delete, over
 // src/domain/admin/user-admin.ts.
 import { AdminError } from '../../domain/admin-error.js';
-import { BOOLEAN_CLAIMS, type SeedUser } from '../../domain/admin/seed.js';
+import { isSettableClaim, USER_CLAIMS } from '../../domain/claims.js';
+import type { UserEntry } from '../../domain/user-entry.js';
 import {
   checkPassword,
   checkUserEntry,
@@ -60,10 +61,11 @@ function parseClaims(values: string[] | undefined): Record<string, unknown> {
     const text = item.slice(eq + 1);
     if (name === 'username' || name === 'password') throw new UsageError(`${name} is not a claim`);
     if (name === 'role') throw new UsageError('role is not a claim: give the console role with users set-role');
-    if (BOOLEAN_CLAIMS.includes(name)) {
+    const type = isSettableClaim(name) ? USER_CLAIMS[name].type : 'string';
+    if (type === 'boolean') {
       if (text !== 'true' && text !== 'false') throw new UsageError(`--claim ${name} must be true or false`);
       claims[name] = text === 'true';
-    } else if (name === 'address') {
+    } else if (type === 'address') {
       try {
         claims[name] = JSON.parse(text);
       } catch {
@@ -147,7 +149,7 @@ export const users: Noun = {
       },
       notes: PASSWORD_NOTES,
       async prepare(input, terminal) {
-        const entry: SeedUser = {
+        const entry: UserEntry = {
           ...parseClaims(input.options.claim as string[] | undefined),
           username: input.args.username!,
           password: 'read-and-checked-below',
@@ -157,7 +159,7 @@ export const users: Noun = {
         checkUserEntry(entry);
         return { ...entry, password: await readPassword(input, terminal) };
       },
-      async run(session, input, entry: SeedUser) {
+      async run(session, input, entry: UserEntry) {
         const user = await createUser(session.ctx, entry);
         if (input.json) return session.out.json(userJson(user));
         session.out.line(`user "${user.username}" created: id ${user.id}`);

@@ -5,6 +5,7 @@ import type { ClaimsUser } from '../../storage/user-claim-columns.js';
 import { findUserById, rememberLocale } from '../../storage/users.js';
 import { epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
+import type { UserClaim } from '../claims.js';
 import { claimNamesFor } from '../scope.js';
 import { checkDirectoryLogin, checkDirectoryUser, isDirectoryUser } from '../directories/directory-sign-in.js';
 
@@ -60,7 +61,7 @@ export async function rememberUserLocale(ctx: ProviderContext, userId: string, l
  * One OIDC Core 5.1 claim of a user, or undefined when they have none. The stored claims (seeded, or mapped from an
  * upstream provider or directory) give most; these few come from the user's own columns.
  */
-function claimValue(user: ClaimsUser, name: string): unknown {
+function claimValue(user: ClaimsUser, name: UserClaim): unknown {
   const stored = user.claims as Record<string, unknown>;
   switch (name) {
     case 'preferred_username':

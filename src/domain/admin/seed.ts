@@ -1,14 +1,13 @@
 // Seeding clients, users and admin risk rules from an admin's JSON file: validated as a whole, applied in one
-// transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed.
+// transaction, idempotent (an unchanged entry is not written), secrets and passwords hashed. A client or user entry
+// is the format every administering surface shares (src/domain/client-entry.ts, src/domain/user-entry.ts).
 import { randomUUID } from 'node:crypto';
 import { insertClient, findClient, updateClient } from '../../storage/clients.js';
 import type { Db } from '../../storage/database.js';
 import { findUserByUsername, insertUser, updateUser } from '../../storage/users.js';
-import { clientMetadataProblems, METADATA_FIELDS } from '../clients/client-metadata.js';
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { addRiskRule, parseRiskRule, riskRules, type RiskRule } from '../risk/rules.js';
 import { PasswordPolicy } from '../accounts/password-policy.js';
-import { holdsSecret, type TokenEndpointAuthMethod } from '../clients/auth-methods.js';
 import { openSecret, sealSecret, type SealingContext, type StoredSecret } from '../keys/sealed-secrets.js';
 import { KeyEncryptionError } from '../keys/key-encryption.js';
 import type { ClientRow } from '../../storage/schema.js';
@@ -18,43 +17,16 @@ import type { DirectoryInput } from '../directories/directory-settings.js';
 import { checkDirectories, seedDirectories } from '../directories/seed-directories.js';
 
 import { checkConnections, seedConnections, type SeedConnection } from '../connections/seed-connections.js';
-import { allowedGroupsProblem } from '../groups/group-names.js';
 import { checkGroups, seedGroups, seedUserRole, type SeedGroup } from '../groups/seed-groups.js';
 import { writeAllowedGroups } from '../groups/allowed-groups.js';
 import { checkWebhooks, seedWebhooks } from '../webhooks/seed-webhooks.js';
 import type { WebhookEntry } from '../webhooks/webhook-entry.js';
-
-/** Moved to client-metadata.ts, shared with dynamic registration; re-exported for existing importers. */
-export { redirectUriProblem } from '../clients/client-metadata.js';
-
-export interface SeedClient {
-  client_id: string;
-  client_secret?: string;
-  client_name?: string;
-  /** Required for clients of the authorization code flow. */
-  redirect_uris?: string[];
-  post_logout_redirect_uris?: string[];
-  grant_types?: string[];
-  response_types?: string[];
-  token_endpoint_auth_method?: TokenEndpointAuthMethod;
-  /** Issue 20: only members of these groups may sign in to it (absent: anybody; empty: nobody). Not metadata. */
-  allowed_groups?: string[];
-  [metadata: string]: unknown;
-}
-
-export interface SeedUser {
-  username: string;
-  password: string;
-  email?: string;
-  email_verified?: boolean;
-  /** Issue 20: the console role; absent leaves the stored role alone, `none` takes it away. Not a claim. */
-  role?: 'admin' | 'auditor' | 'none';
-  [claim: string]: unknown;
-}
+import { clientColumns, clientEntryProblems, clientRowValues, type ClientEntryWithSecret } from '../client-entry.js';
+import { userColumns, userEntryProblems, type UserEntry } from '../user-entry.js';
 
 export interface SeedFile {
-  clients: SeedClient[];
-  users: SeedUser[];
+  clients: ClientEntryWithSecret[];
+  users: UserEntry[];
   /** Resource servers (RFC 8707), before the clients that name them; absent when the file has no such section. */
   resource_servers?: ResourceServerEntry[];
   /** Admin risk rules (src/domain/risk/rules.ts), normalised; absent when the file has no such section. */
@@ -76,116 +48,9 @@ export class SeedError extends Error {
   }
 }
 
-export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS, 'allowed_groups']);
-// OIDC Core 5.1 standard claims a user entry may carry (sub and updated_at are the provider's own).
-export const STRING_CLAIMS = [
-  'name',
-  'given_name',
-  'family_name',
-  'middle_name',
-  'nickname',
-  'preferred_username',
-  'profile',
-  'picture',
-  'website',
-  'email',
-  'gender',
-  'birthdate',
-  'zoneinfo',
-  'locale',
-  'phone_number',
-];
-export const BOOLEAN_CLAIMS = ['email_verified', 'phone_number_verified'];
-const ADDRESS_FIELDS = ['formatted', 'street_address', 'locality', 'region', 'postal_code', 'country'];
-
-const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-
-function checkClient(raw: unknown, where: string, problems: string[]): void {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push(`${where} must be an object`);
-    return;
-  }
-  const c = raw as Record<string, unknown>;
-  const label = isString(c.client_id) ? `${where} (client_id "${c.client_id}")` : where;
-  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
-  for (const key of Object.keys(c)) if (!CLIENT_FIELDS.has(key)) bad(`unknown field "${key}"`);
-  if (!isString(c.client_id)) bad('client_id must be a non-empty string');
-  const method = c.token_endpoint_auth_method ?? 'client_secret_basic';
-  if (method === 'none' && c.client_secret !== undefined)
-    bad('a public client (token_endpoint_auth_method "none") must not have a client_secret');
-  if (method === 'private_key_jwt' && c.client_secret !== undefined)
-    bad('a private_key_jwt client proves itself with its keys: it must not have a client_secret');
-  if (typeof method === 'string' && holdsSecret(method) && !isString(c.client_secret)) bad('client_secret must be a non-empty string');
-  if (isString(c.client_secret) && c.client_secret.length < 16) bad('client_secret must be at least 16 characters');
-  // OIDC Core 16.19: an HS256 key needs 256 bits; 32 characters is the least that can carry them.
-  if (method === 'client_secret_jwt' && isString(c.client_secret) && c.client_secret.length < 32)
-    bad('a client_secret_jwt client_secret must be at least 32 characters (it is an HMAC key)');
-  for (const problem of clientMetadataProblems(c, 'seed')) bad(problem.message);
-  if (c.allowed_groups !== undefined) {
-    const problem = allowedGroupsProblem(c.allowed_groups);
-    if (problem) bad(problem);
-  }
-}
-
-function checkUser(raw: unknown, where: string, problems: string[], policy: PasswordPolicy): void {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    problems.push(`${where} must be an object`);
-    return;
-  }
-  const u = raw as Record<string, unknown>;
-  const label = isString(u.username) ? `${where} (username "${u.username}")` : where;
-  const bad = (msg: string) => problems.push(where === '' ? msg : `${label}: ${msg}`);
-  if (!isString(u.username)) bad('username must be a non-empty string');
-  if (!isString(u.password)) bad('password must be a non-empty string');
-  else {
-    const owner = {
-      username: typeof u.username === 'string' ? u.username : undefined,
-      email: typeof u.email === 'string' ? u.email : undefined,
-    };
-    const problem = policy.problem(u.password, owner);
-    if (problem) bad(`password ${problem.detail}`);
-  }
-  for (const [key, value] of Object.entries(u)) {
-    if (key === 'username' || key === 'password') continue;
-    if (key === 'role') {
-      if (!['admin', 'auditor', 'none'].includes(value as string)) bad('role must be "admin", "auditor" or "none"');
-      continue;
-    }
-    if (STRING_CLAIMS.includes(key)) {
-      if (typeof value !== 'string') bad(`${key} must be a string`);
-    } else if (BOOLEAN_CLAIMS.includes(key)) {
-      if (typeof value !== 'boolean') bad(`${key} must be true or false`);
-    } else if (key === 'address') {
-      const ok =
-        typeof value === 'object' &&
-        value !== null &&
-        !Array.isArray(value) &&
-        Object.entries(value).every(([k, v]) => ADDRESS_FIELDS.includes(k) && typeof v === 'string');
-      if (!ok) bad(`address must be an object with string fields among ${ADDRESS_FIELDS.join(', ')}`);
-    } else {
-      bad(`unknown field "${key}" (user entries take username, password and OIDC Core 5.1 standard claims)`);
-    }
-  }
-  if (typeof u.email === 'string' && !/^[^\s@]+@[^\s@]+$/.test(u.email)) bad('email is not an email address');
-}
-
 function findDuplicates(values: string[]): string[] {
   const seen = new Set<string>();
   return values.filter((v) => (seen.has(v) ? true : (seen.add(v), false)));
-}
-
-/** The problems of one client entry (the seed file's format), unlabelled: for the admin command line. */
-export function clientEntryProblems(raw: unknown): string[] {
-  const problems: string[] = [];
-  checkClient(raw, '', problems);
-  return problems;
-}
-
-/** The problems of one user entry (the seed file's format), unlabelled. */
-export function userEntryProblems(raw: unknown, policy: PasswordPolicy = new PasswordPolicy()): string[] {
-  const problems: string[] = [];
-  checkUser(raw, '', problems, policy);
-  return problems;
 }
 
 /**
@@ -202,9 +67,9 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const clients = file.clients ?? [];
   const users = file.users ?? [];
   if (!Array.isArray(clients)) problems.push('"clients" must be an array');
-  else clients.forEach((c, i) => checkClient(c, `clients[${i}]`, problems));
+  else clients.forEach((c, i) => problems.push(...clientEntryProblems(c, `clients[${i}]`)));
   if (!Array.isArray(users)) problems.push('"users" must be an array');
-  else users.forEach((u, i) => checkUser(u, `users[${i}]`, problems, policy));
+  else users.forEach((u, i) => problems.push(...userEntryProblems(u, policy, `users[${i}]`)));
   const rules = checkRiskRules(file.risk_rules, problems);
   const servers = checkResourceServers(file.resource_servers, problems);
   const directories = checkDirectories(file.directories, problems);
@@ -212,11 +77,11 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const groups = checkGroups(file.groups, problems);
   const webhooks = checkWebhooks(file.webhooks, problems);
   if (problems.length === 0) {
-    for (const id of findDuplicates((clients as SeedClient[]).map((c) => c.client_id)))
+    for (const id of findDuplicates((clients as ClientEntryWithSecret[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
-    for (const name of findDuplicates((users as SeedUser[]).map((u) => u.username.toLowerCase())))
+    for (const name of findDuplicates((users as UserEntry[]).map((u) => u.username.toLowerCase())))
       problems.push(`username "${name}" appears more than once`);
-    const emails = (users as SeedUser[]).flatMap((u) => (typeof u.email === 'string' ? [u.email.toLowerCase()] : []));
+    const emails = (users as UserEntry[]).flatMap((u) => (typeof u.email === 'string' ? [u.email.toLowerCase()] : []));
     for (const email of findDuplicates(emails)) problems.push(`email "${email}" belongs to more than one user`);
   }
   if (problems.length === 0 && servers) {
@@ -225,8 +90,8 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   }
   if (problems.length > 0) throw new SeedError(problems);
   return {
-    clients: clients as SeedClient[],
-    users: users as SeedUser[],
+    clients: clients as ClientEntryWithSecret[],
+    users: users as UserEntry[],
     ...(rules ? { risk_rules: rules } : {}),
     ...(servers ? { resource_servers: servers } : {}),
     ...(directories ? { directories } : {}),
@@ -338,55 +203,6 @@ async function keepOrHash(passwords: PasswordHasher, stored: string | null | und
   return passwords.hash(plain);
 }
 
-/** How a client's secret is stored: its digest, and for client_secret_jwt the secret sealed. */
-export interface SecretColumns {
-  client_secret_hash: string | null;
-  client_secret_sealed: StoredSecret | null;
-}
-
-export const NO_SECRET: SecretColumns = { client_secret_hash: null, client_secret_sealed: null };
-
-/** The columns of a validated client entry (defaults filled in); its secret goes in already hashed (and sealed), or null. */
-export function clientColumns(entry: SeedClient, secret: SecretColumns) {
-  const {
-    client_id: _id,
-    client_secret: _secret,
-    client_name,
-    redirect_uris,
-    post_logout_redirect_uris,
-    grant_types,
-    response_types,
-    token_endpoint_auth_method,
-    allowed_groups,
-    ...metadata
-  } = entry;
-  return {
-    ...secret,
-    // The groups themselves are rows of client_allowed_groups (src/domain/groups/allowed-groups.ts).
-    group_restricted: allowed_groups !== undefined,
-    client_name: client_name ?? null,
-    redirect_uris: redirect_uris ?? [],
-    post_logout_redirect_uris: post_logout_redirect_uris ?? [],
-    grant_types: grant_types ?? ['authorization_code'],
-    response_types: response_types ?? ['code'],
-    token_endpoint_auth_method: token_endpoint_auth_method ?? 'client_secret_basic',
-    metadata,
-  };
-}
-
-/** The secret's columns as the database takes them (the sealed secret as JSON text). */
-export function secretRowValues(secret: SecretColumns) {
-  return {
-    client_secret_hash: secret.client_secret_hash,
-    client_secret_sealed: secret.client_secret_sealed && JSON.stringify(secret.client_secret_sealed),
-  };
-}
-
-/** The columns of clientColumns' result as the database takes them. */
-export function clientRowValues<T extends SecretColumns & { metadata: Record<string, unknown> }>(columns: T) {
-  return { ...columns, ...secretRowValues(columns), metadata: JSON.stringify(columns.metadata) };
-}
-
 /** A stored sealed secret is kept when it still opens to the file's secret; otherwise the secret is sealed anew. */
 async function keepOrSeal(
   sealing: SealingContext,
@@ -409,7 +225,7 @@ async function seedClient(
   db: Db,
   passwords: PasswordHasher,
   sealing: SealingContext,
-  entry: SeedClient,
+  entry: ClientEntryWithSecret,
   now: Date,
   counts: SeedCounts,
 ): Promise<void> {
@@ -430,18 +246,12 @@ async function seedClient(
  * The groups a client is limited to (or none), once the file's groups are stored: they must be among those or exist
  * already; otherwise the whole file is refused (the transaction is rolled back).
  */
-async function seedAllowedGroups(db: Db, entry: SeedClient): Promise<void> {
+async function seedAllowedGroups(db: Db, entry: ClientEntryWithSecret): Promise<void> {
   const missing = await writeAllowedGroups(db, entry.client_id, entry.allowed_groups);
   if (missing.length > 0) throw new SeedError([`client "${entry.client_id}": allowed_groups names no group "${missing.join('", "')}"`]);
 }
 
-/** The columns of a validated user entry; its password goes in already hashed. */
-export function userColumns(entry: SeedUser, passwordHash: string) {
-  const { username, password: _password, email, email_verified, role: _role, ...claims } = entry;
-  return { username, password_hash: passwordHash, email: email ?? null, email_verified: email_verified ?? false, claims };
-}
-
-async function seedUser(db: Db, passwords: PasswordHasher, entry: SeedUser, now: Date, counts: SeedCounts): Promise<void> {
+async function seedUser(db: Db, passwords: PasswordHasher, entry: UserEntry, now: Date, counts: SeedCounts): Promise<void> {
   const { username, password } = entry;
   const existing = await findUserByUsername(db, username);
   const desired = userColumns(entry, await keepOrHash(passwords, existing?.password_hash, password));

@@ -22,7 +22,7 @@ import {
 import { findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from './admin.js';
 import { AdminError } from '../admin-error.js';
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
-import { userColumns, userEntryProblems, type SeedUser } from './seed.js';
+import { userColumns, userEntryProblems, type UserEntry } from '../user-entry.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
 import { issueResetLink } from '../accounts/password-reset.js';
 import { emitEmailChanged, endPendingEmailChanges } from '../accounts/email-change.js';
@@ -101,7 +101,7 @@ export async function showUser(ctx: AdminContext, ref: string): Promise<UserDeta
  * Refuses a user entry the seed file would refuse. Before the database opens (the command line's first check) the
  * default password policy applies; createUser checks again with the configured one.
  */
-export function checkUserEntry(entry: SeedUser, policy?: PasswordPolicy): void {
+export function checkUserEntry(entry: UserEntry, policy?: PasswordPolicy): void {
   const problems = userEntryProblems(entry, policy);
   if (problems.length > 0) throw new AdminError(`user "${entry.username}" was refused: ${problems.join('; ')}`);
 }
@@ -112,7 +112,7 @@ export function checkPassword(password: string, policy: PasswordPolicy = new Pas
   if (problem) throw new AdminError(`the password was refused: password ${problem.detail}`);
 }
 
-export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<UserSummary> {
+export async function createUser(ctx: AdminContext, entry: UserEntry): Promise<UserSummary> {
   checkUserEntry(entry, ctx.passwordPolicy);
   const columns = userColumns(entry, await ctx.passwords.hash(entry.password));
   const now = ctx.clock();
@@ -150,7 +150,7 @@ export async function createUser(ctx: AdminContext, entry: SeedUser): Promise<Us
 }
 
 /** The user as the seed file writes them, without the password. */
-function entryOf(user: UserRow): Omit<SeedUser, 'password'> {
+function entryOf(user: UserRow): Omit<UserEntry, 'password'> {
   return {
     username: user.username,
     ...(user.email === null ? {} : { email: user.email }),
@@ -188,12 +188,12 @@ export async function updateUserProfile(ctx: AdminContext, ref: string, patch: R
     throw new AdminError('email_verified cannot be set to true by an admin: the owner verifies their address on their account page');
   if (addressChanged) next.email_verified = false;
   // A stand-in password the policy accepts: only the profile is checked here.
-  checkUserEntry({ ...(next as Omit<SeedUser, 'password'>), password: randomToken() } as SeedUser, ctx.passwordPolicy);
+  checkUserEntry({ ...(next as Omit<UserEntry, 'password'>), password: randomToken() } as UserEntry, ctx.passwordPolicy);
   const changed = [...new Set([...Object.keys(current), ...Object.keys(next)])]
     .filter((k) => JSON.stringify((current as Record<string, unknown>)[k]) !== JSON.stringify(next[k]))
     .sort();
   if (changed.length > 0) {
-    const columns = userColumns({ ...(next as Omit<SeedUser, 'password'>), password: '' } as SeedUser, user.password_hash);
+    const columns = userColumns({ ...(next as Omit<UserEntry, 'password'>), password: '' } as UserEntry, user.password_hash);
     try {
       await inAdminTransaction(ctx, async (trx) => {
         await updateUser(trx, user.id, {

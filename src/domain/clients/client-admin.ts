@@ -26,18 +26,15 @@ import {
   clientRowValues,
   NO_SECRET,
   secretRowValues,
-  type SeedClient,
+  type ClientEntry,
   type SecretColumns,
-} from '../admin/seed.js';
+} from '../client-entry.js';
 import { holdsSecret } from './auth-methods.js';
 import { jwksUriRuleProblem } from './client-jwks.js';
 import { issueClientSecret } from './issued-secret.js';
 import { emitClientChanged } from '../webhooks/emit.js';
 import { allowedGroupNames } from '../../storage/groups.js';
 import { writeAllowedGroups } from '../groups/allowed-groups.js';
-
-/** A client as the seed file writes it (RFC 7591 metadata names); its secret is never part of it here. */
-export type ClientEntry = SeedClient & { client_secret?: never };
 
 export interface RegisteredClient {
   entry: ClientEntry;

@@ -2,7 +2,7 @@
 // line: kept as a keyed digest (src/domain/clients/client-secret-digest.ts) and, for client_secret_jwt, sealed too,
 // since its assertions are HMACs keyed with the secret itself (OIDC Core 9).
 import type { PasswordHasher } from '../accounts/passwords.js';
-import type { SecretColumns } from '../admin/seed.js';
+import type { SecretColumns } from '../client-entry.js';
 import { sealSecret, type SealingContext } from '../keys/sealed-secrets.js';
 import { randomToken } from '../secrets.js';
 import type { TokenEndpointAuthMethod } from './auth-methods.js';

@@ -3,6 +3,7 @@
 // sign-in may do (create a user, link to one, or refuse). Rows are mapped and checked here; a row that does not fit
 // is left out (and logged), never half-used.
 import type { ConnectionRow } from '../../storage/schema.js';
+import type { UserClaim } from '../claims.js';
 import { isPreset, PRESET_DEFAULTS, type Preset } from './presets.js';
 
 export const CONNECTION_KINDS = ['oidc', 'oauth2'] as const;
@@ -24,6 +25,7 @@ export interface ClaimMapping {
 
 export const MAPPING_FIELDS = ['subject', 'email', 'email_verified', 'name', 'username', 'groups'] as const;
 
+/** By default an upstream's claims are read by the names this provider gives them too (src/domain/claims.ts). */
 export const DEFAULT_MAPPING: Readonly<ClaimMapping> = Object.freeze({
   subject: 'sub',
   email: 'email',
@@ -31,7 +33,7 @@ export const DEFAULT_MAPPING: Readonly<ClaimMapping> = Object.freeze({
   name: 'name',
   username: 'preferred_username',
   groups: 'groups',
-});
+} satisfies Record<keyof ClaimMapping, UserClaim>);
 
 /** A connection id: the last segment of its callback URL, and what idp_hint names. */
 export const CONNECTION_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;

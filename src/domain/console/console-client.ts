@@ -3,7 +3,7 @@
 // random secret whose keyed digest is kept (as for any generated secret) and which is then thrown away: nobody holds
 // it, and the console redeems its codes in-process (console-sign-in.ts), so the client cannot be used from outside.
 import { insertClientIfAbsent, findClient } from '../../storage/clients.js';
-import { clientColumns, clientRowValues } from '../admin/seed.js';
+import { clientColumns, clientRowValues } from '../client-entry.js';
 import type { ProviderContext } from '../context.js';
 import { randomToken } from '../secrets.js';
 

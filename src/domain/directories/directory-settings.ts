@@ -2,9 +2,14 @@
 // whole (every problem listed), with its defaults filled in. The transport must protect the passwords it carries:
 // ldaps:// or StartTLS (RFC 4513 3), plain ldap:// only when the entry says so loudly (allow_plain_ldap).
 import { FilterParser } from 'ldapts';
+import type { SettableClaim } from '../claims.js';
 
-/** The attributes of an entry that give the user's columns and claims. */
-export interface AttributeMapping {
+/** The user claims (src/domain/claims.ts) a directory's attributes may give, beside the email and the groups. */
+export const DIRECTORY_CLAIMS = ['name', 'given_name', 'family_name'] as const satisfies readonly SettableClaim[];
+export type DirectoryClaim = (typeof DIRECTORY_CLAIMS)[number];
+
+/** The attributes of an entry that give the user's columns and claims (DIRECTORY_CLAIMS: the attribute giving each). */
+export interface AttributeMapping extends Partial<Record<DirectoryClaim, string>> {
   /** The username of a provisioned user (uid; sAMAccountName on Active Directory). */
   username: string;
   /** An attribute that never changes for an entry, even when its DN does (entryUUID; objectGUID on Active Directory). */
@@ -12,9 +17,6 @@ export interface AttributeMapping {
   email?: string;
   /** Whether the directory's email addresses count as verified (OIDC Core 5.1 email_verified); false unless said. */
   email_verified: boolean;
-  name?: string;
-  given_name?: string;
-  family_name?: string;
   /** An attribute listing the user's groups (memberOf): a DN gives the value of its first RDN. */
   groups?: string;
 }
@@ -70,7 +72,7 @@ const FIELDS = new Set([
   'enabled',
   'order',
 ]);
-const ATTRIBUTE_FIELDS = new Set(['username', 'id_attribute', 'email', 'email_verified', 'name', 'given_name', 'family_name', 'groups']);
+const ATTRIBUTE_FIELDS = new Set<string>(['username', 'id_attribute', 'email', 'email_verified', ...DIRECTORY_CLAIMS, 'groups']);
 const GROUP_FIELDS = new Set(['base', 'filter', 'name_attribute']);
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 3000;
@@ -207,7 +209,7 @@ export function normaliseDirectory(raw: Record<string, unknown>): DirectoryEntry
       id_attribute: attributes.id_attribute as string,
       email_verified: attributes.email_verified === true,
       ...Object.fromEntries(
-        ['email', 'name', 'given_name', 'family_name', 'groups'].flatMap((k) => (attributes[k] === undefined ? [] : [[k, attributes[k]]])),
+        ['email', ...DIRECTORY_CLAIMS, 'groups'].flatMap((k) => (attributes[k] === undefined ? [] : [[k, attributes[k]]])),
       ),
     },
     ...optional(

@@ -12,7 +12,7 @@ import type { ProviderContext } from '../context.js';
 import { emitUserEvent } from '../webhooks/emit.js';
 import type { Db } from '../../storage/database.js';
 import { directoryFromRow, enabledDirectories } from './directories.js';
-import type { DirectoryEntry } from './directory-settings.js';
+import { DIRECTORY_CLAIMS, type DirectoryEntry } from './directory-settings.js';
 import { entryProfile, externalIdValue, isBinaryId, requestedAttributes, type EntryProfile } from './entry-profile.js';
 import { groupSearchFilter, idFilter, userSearchFilter } from './filters.js';
 import { withDirectory, type Directory, type LdapSession } from './ldap-session.js';
@@ -136,10 +136,11 @@ function sameClaims(a: Record<string, unknown>, b: Record<string, unknown>): boo
   return JSON.stringify(keys) === JSON.stringify(Object.keys(b).sort()) && keys.every((k) => JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }
 
+const MAPPED_CLAIMS = new Set<string>([...DIRECTORY_CLAIMS, 'groups']);
+
 /** The claims a directory maps, dropped before the entry's are written (an attribute removed is a claim removed). */
 function withoutMapped(claims: Record<string, unknown>): Record<string, unknown> {
-  const { name: _n, given_name: _g, family_name: _f, groups: _groups, ...rest } = claims;
-  return rest;
+  return Object.fromEntries(Object.entries(claims).filter(([name]) => !MAPPED_CLAIMS.has(name)));
 }
 
 /**

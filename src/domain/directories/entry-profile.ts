@@ -1,7 +1,8 @@
 // What a directory entry says of its person, by the directory's attribute mapping: the local user's username,
 // email and OIDC Core 5.1 claims, and the entry's stable identifier for the link.
 import type { Entry } from 'ldapts';
-import type { AttributeMapping, DirectoryEntry } from './directory-settings.js';
+import { isEmailClaimValue } from '../claims.js';
+import { DIRECTORY_CLAIMS, type AttributeMapping, type DirectoryEntry } from './directory-settings.js';
 
 /** Identifiers held as octets (Active Directory's GUID and SID): stored as base64, searched octet by octet. */
 const BINARY_IDS = new Set(['objectguid', 'objectsid', 'msds-consistencyguid']);
@@ -20,15 +21,7 @@ export interface EntryProfile {
 
 /** The attributes a user search asks for. */
 export function requestedAttributes(mapping: AttributeMapping): string[] {
-  const names = [
-    mapping.id_attribute,
-    mapping.username,
-    mapping.email,
-    mapping.name,
-    mapping.given_name,
-    mapping.family_name,
-    mapping.groups,
-  ];
+  const names = [mapping.id_attribute, mapping.username, mapping.email, ...DIRECTORY_CLAIMS.map((c) => mapping[c]), mapping.groups];
   return [...new Set(names.filter((n): n is string => n !== undefined))];
 }
 
@@ -78,7 +71,7 @@ export function entryProfile(directory: DirectoryEntry, entry: Entry, searchedGr
     mapping.groups === undefined ? [] : values(entry, mapping.groups).map((v) => groupName(Buffer.isBuffer(v) ? v.toString('utf8') : v));
   const groups = [...new Set([...listed, ...searchedGroups])].filter((g) => g.length > 0).sort();
   const claims: Record<string, unknown> = {};
-  for (const claim of ['name', 'given_name', 'family_name'] as const) {
+  for (const claim of DIRECTORY_CLAIMS) {
     const value = firstText(entry, mapping[claim]);
     if (value !== undefined) claims[claim] = value;
   }
@@ -87,7 +80,7 @@ export function entryProfile(directory: DirectoryEntry, entry: Entry, searchedGr
     dn: entry.dn,
     externalId,
     username,
-    email: email !== undefined && /^[^\s@]+@[^\s@]+$/.test(email) ? email : null,
+    email: email !== undefined && isEmailClaimValue(email) ? email : null,
     emailVerified: mapping.email_verified,
     claims,
   };

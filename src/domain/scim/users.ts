@@ -10,6 +10,7 @@
 // What a client may change (issue 38, docs/scim.md): only users it provisioned (POST /Users, a scim_users row), and
 // never a user with a console role; any other user it may read, not change (403). An address it sets is unverified.
 import { randomToken } from '../secrets.js';
+import type { SettableClaim } from '../claims.js';
 import { asOneChange, lockForChange, type AdminContext } from '../admin/admin.js';
 import { createUser, deleteUser, disableUser, enableUser, updateUserProfile } from '../admin/user-admin.js';
 import { findScimUser, searchScimUsers, upsertScimUser, type ScimUserRow, type ScimUserTerm } from '../../storage/scim-users.js';
@@ -109,7 +110,9 @@ function stateOf(raw: unknown): UserState {
 
 /** The claims a state gives, for createUser and updateUserProfile (null removes a claim there). */
 function claimsOf(state: UserState): Record<string, string | null> {
-  return { given_name: state.givenName, family_name: state.familyName, name: state.displayName };
+  return { given_name: state.givenName, family_name: state.familyName, name: state.displayName } satisfies Partial<
+    Record<SettableClaim, string | null>
+  >;
 }
 
 async function findOrThrow(ctx: ScimContext, id: string): Promise<ScimUserRow> {

@@ -1,6 +1,7 @@
 // The claims request parameter (OIDC Core 5.5): individual claims asked for the ID token and for userinfo.
 import { InvalidRequest } from '../../errors/oauth-error.js';
-import { claimNamesFor, SUPPORTED_CLAIMS } from '../scope.js';
+import { isUserClaim } from '../claims.js';
+import { claimNamesFor } from '../scope.js';
 
 /** OIDC Core 5.5.1: how one claim is asked for; null (the JSON null) asks for it in the default manner. */
 export interface ClaimRequest {
@@ -20,7 +21,6 @@ export type ClaimsTarget = 'id_token' | 'userinfo';
 /** Longer than any honest request for the claims this provider knows; a longer one is refused, not parsed. */
 export const MAX_CLAIMS_PARAMETER_LENGTH = 4096;
 
-const KNOWN = new Set<string>(SUPPORTED_CLAIMS);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -47,7 +47,7 @@ export function parseClaimsParameter(raw: string | undefined): string | null {
     for (const [name, request] of Object.entries(member)) {
       const checked = claimRequest(target, name, request);
       // 5.5: "Claims that are not understood by the OpenID Provider ... SHOULD be ignored" (acr among them: no acr here).
-      if (KNOWN.has(name)) claims[name] = checked;
+      if (isUserClaim(name)) claims[name] = checked;
     }
     if (Object.keys(claims).length > 0) kept[target] = claims;
   }
@@ -107,7 +107,7 @@ export function applyClaimsRequest(
 ): Record<string, unknown> {
   const requested = read(stored)[target];
   if (requested === undefined) return base;
-  const consented = claimNamesFor(scopes);
+  const consented: ReadonlySet<string> = claimNamesFor(scopes);
   const available = claims();
   const out = { ...base };
   for (const [name, request] of Object.entries(requested)) {

@@ -10,9 +10,9 @@ import {
   rotateClientSecret,
   showClient,
   updateClient,
-  type ClientEntry,
   type RegisteredClient,
 } from '../../domain/clients/client-admin.js';
+import type { ClientEntry } from '../../domain/client-entry.js';
 import { checkIfMatch, etagOf, IF_MATCH_HEADERS, sendWithEtag } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { PAGE_QUERY_PROPERTIES, pageSchema, readPage, type PageQuery } from './pagination.js';

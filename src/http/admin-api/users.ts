@@ -3,7 +3,7 @@
 // password, send a reset link, end their sessions, revoke their devices, reset their second factor. A password is
 // never answered; a reset link is only ever mailed to the user (the API never shows one).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SeedUser } from '../../domain/admin/seed.js';
+import type { UserEntry } from '../../domain/user-entry.js';
 import { deviceJson, sessionJson, userJson } from '../../domain/admin/representations.js';
 import {
   createUser,
@@ -183,7 +183,7 @@ export function userRoutes(api: AdminApi): void {
     response: { 201: USER_DETAILS },
     async handler(request, reply, { ctx, principal }) {
       return idempotentCreate(ctx, principal, request, reply, async () => {
-        const created = await createUser(ctx, request.body as SeedUser);
+        const created = await createUser(ctx, request.body as UserEntry);
         const user = await showUser(ctx, created.id);
         reply.header('location', `${api.prefix}/users/${created.id}`).header('etag', etagOfUser(user));
         return { status: 201, body: detailsJson(user) };

@@ -8,8 +8,8 @@ import {
   rotateClientSecret,
   showClient,
   updateClient,
-  type ClientEntry,
 } from '../../domain/clients/client-admin.js';
+import type { ClientEntry } from '../../domain/client-entry.js';
 import { clientJson } from '../../domain/admin/representations.js';
 import { CONSOLE_CLIENT_ID } from '../../domain/console/console-client.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';

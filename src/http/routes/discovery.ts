@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization.js';
 import { SIGNING_ALGS } from '../../domain/keys/keys.js';
-import { SUPPORTED_CLAIMS, SUPPORTED_SCOPES } from '../../domain/scope.js';
+import { CLAIMS_SUPPORTED } from '../../domain/claims.js';
+import { SUPPORTED_SCOPES } from '../../domain/scope.js';
 import { LOCALES } from '../../i18n/catalog.js';
 import { ASSERTION_ALGS, AUTH_METHODS } from '../../domain/clients/auth-methods.js';
 import { REQUEST_OBJECT_ALGS } from '../../domain/authorization/request-object.js';
@@ -44,18 +45,7 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     // OIDC Core 9: the secret methods, the two JWT assertions (RFC 7523), and none for public clients.
     token_endpoint_auth_methods_supported: [...AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
-    claims_supported: [
-      'sub',
-      'iss',
-      'aud',
-      'exp',
-      'iat',
-      'auth_time',
-      'nonce',
-      'at_hash',
-      'sid',
-      ...SUPPORTED_CLAIMS.filter((c) => c !== 'sub'),
-    ],
+    claims_supported: [...CLAIMS_SUPPORTED],
     claim_types_supported: ['normal'],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

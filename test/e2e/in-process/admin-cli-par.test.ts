@@ -1,7 +1,7 @@
 // The client fields of pushed and signed authorization requests (RFC 9126 6, OIDC Registration 2) as an operator sets
 // them: `sso-admin clients create/update` and the seed file, checked by the same rules as registration.
 import t from 'tap';
-import { clientEntryProblems } from '../../../src/domain/admin/seed.js';
+import { clientEntryProblems } from '../../../src/domain/client-entry.js';
 import { adminStore, json, runAdmin } from '../../helpers/admin-cli.js';
 
 t.test('clients create and update take --require-pushed-authorization-requests and --request-object-signing-alg', async (t) => {

@@ -18,7 +18,7 @@ import {
 } from '../../helpers/flow.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
 import { DEVICE_CODE_GRANT, enterCode, pageRequest, poll, startDevice } from '../../helpers/device.js';
-import { clientEntryProblems } from '../../../src/domain/admin/seed.js';
+import { clientEntryProblems } from '../../../src/domain/client-entry.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 
 const STRICT = {

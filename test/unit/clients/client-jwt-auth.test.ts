@@ -1,7 +1,7 @@
 // The rules of JWT client authentication that need no server: where a jwks_uri may be fetched from, which seed
 // entries the new methods accept, and the key sets a client may register.
 import t from 'tap';
-import { clientEntryProblems } from '../../../src/domain/admin/seed.js';
+import { clientEntryProblems } from '../../../src/domain/client-entry.js';
 import { jwksProblem, jwksUriPolicy } from '../../../src/domain/clients/client-jwks.js';
 
 const outbound = { allowNetworks: [] };
