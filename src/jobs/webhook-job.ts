@@ -85,9 +85,10 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
     const turn = (async () => {
       let next: ClaimedWebhookDelivery | undefined = first;
       for (let sent = 1; next; sent += 1) {
-        const outcome = await deliverWebhook(ctx, next);
-        if (outcome.outcome !== 'delivered' || stopped || sent >= TURN_DELIVERIES) return;
-        [next] = await claimWebhookDeliveries(ctx, { limit: 1, subscriptionId, after: next.position });
+        // The last of a turn, or one sent once the job stops, is only marked: its successor waits for a claim. One
+        // claimed with it is sent even if the job stopped meanwhile, rather than left leased to no one.
+        const outcome = await deliverWebhook(ctx, next, { claimNext: !stopped && sent < TURN_DELIVERIES });
+        next = outcome.outcome === 'delivered' ? outcome.next : undefined;
       }
     })()
       // A delivery left claimed by a failed write is sent again once its lease is over.

@@ -190,19 +190,41 @@ export interface ClaimedWebhookDelivery {
   secretSealed: unknown;
 }
 
+/** A claimed row as the statements below return it, with its subscription's URL and secret as they are now. */
+interface ClaimedRow {
+  id: string;
+  position: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  payload: unknown;
+  attempts: number;
+  created_at: Date;
+  url: string;
+  secret_sealed: unknown;
+}
+
+function rowToClaimed(r: ClaimedRow): ClaimedWebhookDelivery {
+  return {
+    id: r.id,
+    position: String(r.position),
+    subscriptionId: r.subscription_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+    attempts: r.attempts,
+    createdAt: new Date(r.created_at),
+    url: r.url,
+    secretSealed: typeof r.secret_sealed === 'string' ? JSON.parse(r.secret_sealed) : r.secret_sealed,
+  };
+}
+
 /** Which deliveries a claim may take. */
 export interface WebhookClaim {
   now: Date;
   /** Until when a claimed delivery is this instance's: its next attempt is moved there. */
   leaseUntil: Date;
   limit: number;
-  /** Only this subscription's next delivery (the one after a delivery just made). */
-  subscriptionId?: string;
-  /**
-   * With subscriptionId: the position of the delivery just delivered. None before it is pending (it was the first),
-   * so the index is read from there on, past the rows delivered before it, not yet vacuumed away.
-   */
-  after?: string;
   /** Not these subscriptions (those this instance is sending to already). */
   excluding?: readonly string[];
 }
@@ -216,30 +238,17 @@ export interface WebhookClaim {
  */
 export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
   const { now, leaseUntil, limit } = claim;
-  const only = claim.subscriptionId === undefined ? sql`` : sql`AND s.id = ${claim.subscriptionId}`;
-  const after = claim.subscriptionId === undefined || claim.after === undefined ? sql`` : sql`AND d.position > ${claim.after}::bigint`;
   const excluding = claim.excluding?.length ? sql`AND NOT (s.id = ANY (${[...claim.excluding]}::text[]))` : sql``;
-  const result = await sql<{
-    id: string;
-    position: string;
-    subscription_id: string;
-    event_id: string;
-    event_type: string;
-    payload: unknown;
-    attempts: number;
-    created_at: Date;
-    url: string;
-    secret_sealed: unknown;
-  }>`
+  const result = await sql<ClaimedRow>`
     WITH heads AS (
       SELECT h.id
         FROM webhook_subscriptions s
        CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.subscription_id = s.id AND d.status = 'pending' ${after}
+              WHERE d.subscription_id = s.id AND d.status = 'pending'
               ORDER BY d.position LIMIT 1
        ) h
-       WHERE s.enabled AND s.paused_at IS NULL AND h.next_attempt_at <= ${now} ${only} ${excluding}
+       WHERE s.enabled AND s.paused_at IS NULL AND h.next_attempt_at <= ${now} ${excluding}
     ), due AS (
       SELECT d.id FROM webhook_deliveries d
        -- Checked again on the row itself: a row another instance claimed and committed meanwhile is not due any more.
@@ -254,22 +263,20 @@ export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Pr
     RETURNING d.id, d.position, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(
     db,
   );
-  return result.rows.map((r) => ({
-    id: r.id,
-    position: String(r.position),
-    subscriptionId: r.subscription_id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
-    attempts: r.attempts,
-    createdAt: new Date(r.created_at),
-    url: r.url,
-    secretSealed: typeof r.secret_sealed === 'string' ? JSON.parse(r.secret_sealed) : r.secret_sealed,
-  }));
+  return result.rows.map(rowToClaimed);
+}
+
+/** A delivery the receiver took: the subscription's failure streak ends with it. */
+export interface DeliveredWebhook {
+  id: string;
+  subscriptionId: string;
+  /** The receiver's answer. */
+  status: number;
+  now: Date;
 }
 
 /** Delivered: the delivery leaves the queue and the subscription's failure streak ends, in one statement. */
-export async function markWebhookDelivered(db: Db, d: { id: string; subscriptionId: string; status: number; now: Date }): Promise<void> {
+export async function markWebhookDelivered(db: Db, d: DeliveredWebhook): Promise<void> {
   await db
     .with('delivered', (qb) =>
       qb
@@ -282,6 +289,45 @@ export async function markWebhookDelivered(db: Db, d: { id: string; subscription
     .set({ consecutive_failures: 0, failing_since: null, last_success_at: d.now })
     .where('id', '=', d.subscriptionId)
     .execute();
+}
+
+/**
+ * markWebhookDelivered, and the claim of the subscription's next delivery (as claimDueWebhookDeliveries would claim
+ * it, under a lease until `leaseUntil`), in one statement: one round trip and one commit per delivery while a
+ * subscription's queue drains. `position` is the delivered one's: no pending row comes before it (it was the head),
+ * so the next head is the first pending row after it, read from there in the queue's index, past the rows delivered
+ * before it and not yet vacuumed away. Only that row is claimed: one another instance holds (SKIP LOCKED) or that is
+ * not due leaves nothing claimed, never the row after it; nor does a subscription paused or disabled meanwhile.
+ */
+export async function markWebhookDeliveredAndClaimNext(
+  db: Db,
+  d: DeliveredWebhook & { position: string; leaseUntil: Date },
+): Promise<ClaimedWebhookDelivery | undefined> {
+  const result = await sql<ClaimedRow>`
+    WITH delivered AS (
+      UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ${d.now}, last_status = ${d.status}, last_error = NULL
+       WHERE id = ${d.id}
+    ), subscription AS (
+      UPDATE webhook_subscriptions SET consecutive_failures = 0, failing_since = NULL, last_success_at = ${d.now}
+       WHERE id = ${d.subscriptionId}
+      RETURNING id, url, secret_sealed, enabled, paused_at
+    ), head AS (
+      SELECT h.id FROM webhook_deliveries h
+       WHERE h.subscription_id = ${d.subscriptionId} AND h.status = 'pending' AND h.position > ${d.position}::bigint
+       ORDER BY h.position LIMIT 1
+    ), due AS (
+      SELECT n.id FROM webhook_deliveries n
+       WHERE n.id = (SELECT id FROM head) AND n.status = 'pending' AND n.next_attempt_at <= ${d.now}
+         FOR UPDATE SKIP LOCKED
+    )
+    UPDATE webhook_deliveries n SET attempts = n.attempts + 1, next_attempt_at = ${d.leaseUntil}
+      FROM subscription s
+     WHERE n.id = (SELECT id FROM due) AND s.enabled AND s.paused_at IS NULL
+    RETURNING n.id, n.position, n.subscription_id, n.event_id, n.event_type, n.payload, n.attempts, n.created_at, s.url, s.secret_sealed`.execute(
+    db,
+  );
+  const row = result.rows[0];
+  return row && rowToClaimed(row);
 }
 
 export interface FailedWebhookAttempt {

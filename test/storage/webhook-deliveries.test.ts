@@ -2,6 +2,7 @@
 // one statement; only the oldest pending delivery of a subscription is ever claimed, under a lease, so that two
 // instances claiming at once never take the same delivery nor two of one subscription; delivered rows are purged after
 // their retention; the seed file's webhooks section stores each secret sealed and is idempotent.
+import { sql } from 'kysely';
 import t from 'tap';
 import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed, parseSeed, type SeedError } from '../../src/domain/admin/seed.js';
@@ -10,9 +11,15 @@ import { DELIVERY_LEASE_SECONDS } from '../../src/domain/webhooks/delivery-polic
 import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
 import { openDatabase, type Db } from '../../src/storage/database.js';
 import { purgeExpired, WEBHOOK_DELIVERED_RETENTION_SECONDS } from '../../src/storage/purge.js';
-import { claimDueWebhookDeliveries, insertWebhookSubscription, markWebhookDelivered } from '../../src/storage/webhooks.js';
+import {
+  claimDueWebhookDeliveries,
+  insertWebhookSubscription,
+  markWebhookDelivered,
+  markWebhookDeliveredAndClaimNext,
+  pauseWebhookSubscription,
+} from '../../src/storage/webhooks.js';
 import { testConfig } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/database.js';
+import { createTestDatabase, onServer } from '../helpers/database.js';
 
 const config = testConfig();
 const database = await createTestDatabase();
@@ -119,6 +126,126 @@ t.test('two instances claiming at once never take the same delivery, nor two of 
     'and never its second event',
   );
 });
+
+t.test('marking a delivery delivered claims the next of its subscription in the same statement', async (t) => {
+  await clear();
+  await subscribe('a', ['*']);
+  await subscribe('b', ['*']);
+  for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
+  const heads = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 50 });
+  const a = heads.find((d) => d.subscriptionId === 'a')!;
+  const next = await markWebhookDeliveredAndClaimNext(db, {
+    id: a.id,
+    subscriptionId: 'a',
+    status: 204,
+    now,
+    position: a.position,
+    leaseUntil: lease,
+  });
+  t.same(
+    next && [next.subscriptionId, (next.payload as { n: number }).n, next.attempts, next.url],
+    ['a', 2, 1, 'https://hooks.example/in'],
+    "the subscription's second event, its first attempt, to the subscription's URL",
+  );
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['subscription_id', 'payload', 'status', 'last_status', 'next_attempt_at'])
+    .orderBy('subscription_id')
+    .orderBy('position')
+    .execute();
+  t.same(
+    rows.map((r) => [
+      r.subscription_id,
+      (r.payload as { n: number }).n,
+      r.status,
+      r.last_status,
+      r.next_attempt_at.getTime() === lease.getTime(),
+    ]),
+    [
+      ['a', 1, 'delivered', 204, true],
+      ['a', 2, 'pending', null, true],
+      ['a', 3, 'pending', null, false],
+      ['b', 1, 'pending', null, true],
+      ['b', 2, 'pending', null, false],
+      ['b', 3, 'pending', null, false],
+    ],
+    'the first delivered, the second leased, nothing else touched',
+  );
+  const subscription = await db
+    .selectFrom('webhook_subscriptions')
+    .select('last_success_at')
+    .where('id', '=', 'a')
+    .executeTakeFirstOrThrow();
+  t.same(subscription.last_success_at, now, 'its last success recorded');
+});
+
+t.test('a subscription paused while its delivery was sent gets that one marked and no next one claimed', async (t) => {
+  await clear();
+  await subscribe('p', ['*']);
+  for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
+  const [head] = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 1 });
+  await pauseWebhookSubscription(db, 'p', 'by hand', now);
+  const next = await markWebhookDeliveredAndClaimNext(db, {
+    id: head!.id,
+    subscriptionId: 'p',
+    status: 200,
+    now,
+    position: head!.position,
+    leaseUntil: lease,
+  });
+  t.equal(next, undefined, 'nothing claimed');
+  const rows = await db.selectFrom('webhook_deliveries').select(['status', 'attempts']).orderBy('position').execute();
+  t.same(
+    rows.map((r) => [r.status, r.attempts]),
+    [
+      ['delivered', 1],
+      ['pending', 0],
+    ],
+  );
+});
+
+t.test(
+  'a next delivery another instance holds is not claimed, and neither is the one after it',
+  { skip: !onServer && 'PGlite has one session: no other instance holds a row' },
+  async (t) => {
+    await clear();
+    await subscribe('held', ['*']);
+    for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
+    const [head] = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 1 });
+    const other = await openDatabase({ url: database.url!, dataDir: 'memory://', poolMax: 1 });
+    t.teardown(() => other.close());
+    let release!: () => void;
+    let held!: () => void;
+    const isHeld = new Promise<void>((resolve) => (held = resolve));
+    const holding = other.db.transaction().execute(async (trx: Db) => {
+      await trx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where(sql<boolean>`payload = '{"n": 2}'::jsonb`)
+        .forUpdate()
+        .execute();
+      held();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await isHeld;
+    const next = await markWebhookDeliveredAndClaimNext(db, {
+      id: head!.id,
+      subscriptionId: 'held',
+      status: 200,
+      now,
+      position: head!.position,
+      leaseUntil: lease,
+    });
+    release();
+    await holding;
+    t.equal(next, undefined, 'the held one is skipped, and the one after it is not taken in its place');
+    const attempts = await db.selectFrom('webhook_deliveries').select('attempts').orderBy('position').execute();
+    t.same(
+      attempts.map((r) => r.attempts),
+      [1, 0, 0],
+    );
+  },
+);
 
 t.test('delivered rows go after their retention; pending ones stay however old', async (t) => {
   await clear();

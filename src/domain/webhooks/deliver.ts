@@ -11,6 +11,7 @@ import { guardedFetch, OutboundError } from '../../outbound/guarded-fetch.js';
 import {
   claimDueWebhookDeliveries,
   markWebhookDelivered,
+  markWebhookDeliveredAndClaimNext,
   markWebhookFailed,
   pauseWebhookSubscription,
   type ClaimedWebhookDelivery,
@@ -30,10 +31,12 @@ export interface DeliveryOptions {
   timeoutMs?: number;
   /** The jitter's source, in [0, 1): Math.random unless told. */
   random?: () => number;
+  /** Once delivered, claim the subscription's next delivery in the same statement (the job's turn goes on with it). */
+  claimNext?: boolean;
 }
 
 export type WebhookOutcome =
-  | { id: string; subscriptionId: string; outcome: 'delivered'; status: number }
+  | { id: string; subscriptionId: string; outcome: 'delivered'; status: number; next?: ClaimedWebhookDelivery | undefined }
   | { id: string; subscriptionId: string; outcome: 'retry'; reason: string; nextAttemptAt: Date; paused: boolean };
 
 /** Why an attempt failed, in words safe to store and show: the host and status, never a header or the body. */
@@ -98,8 +101,13 @@ export async function deliverWebhook(
   const base = { id: d.id, subscriptionId: d.subscriptionId };
   try {
     const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-    await markWebhookDelivered(ctx.db, { ...base, status, now: ctx.clock() });
-    return { ...base, outcome: 'delivered', status };
+    const now = ctx.clock();
+    if (!options.claimNext) {
+      await markWebhookDelivered(ctx.db, { ...base, status, now });
+      return { ...base, outcome: 'delivered', status };
+    }
+    const next = await markWebhookDeliveredAndClaimNext(ctx.db, { ...base, status, now, position: d.position, leaseUntil: leaseFrom(now) });
+    return { ...base, outcome: 'delivered', status, next };
   } catch (err) {
     const failed = err instanceof AttemptFailed ? err : new AttemptFailed('the delivery failed');
     if (!(err instanceof AttemptFailed))
@@ -126,16 +134,18 @@ export async function deliverWebhook(
   }
 }
 
-/**
- * Claims, under a lease, up to `limit` due heads of the subscriptions' queues (one per subscription), or the head of
- * one subscription's, leaving out `excluding`.
- */
+/** Claims, under a lease, up to `limit` due heads of the subscriptions' queues (one per subscription), leaving out `excluding`. */
 export function claimWebhookDeliveries(
   ctx: Pick<WebhookContext, 'db' | 'clock'>,
-  claim: { limit: number; subscriptionId?: string; after?: string; excluding?: readonly string[] },
+  claim: { limit: number; excluding?: readonly string[] },
 ): Promise<ClaimedWebhookDelivery[]> {
   const now = ctx.clock();
-  return claimDueWebhookDeliveries(ctx.db, { now, leaseUntil: new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000), ...claim });
+  return claimDueWebhookDeliveries(ctx.db, { now, leaseUntil: leaseFrom(now), ...claim });
+}
+
+/** Until when a delivery claimed at `now` is this instance's. */
+function leaseFrom(now: Date): Date {
+  return new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000);
 }
 
 /**
