@@ -4,8 +4,10 @@
 // by src/storage/listen.ts) and when a subscription's turn ends; every WEBHOOK_POLL_SECONDS it looks anyway, for
 // retries that came due and for a wake-up missed while the database was away. Every instance may run it: a
 // delivery is claimed under a lease, so two never send one subscription's deliveries at once nor out of order.
+// Connections to the receivers are kept open between deliveries (an OutboundPool of the job's, closed as it stops).
 import type { ProviderContext } from '../domain/context.js';
 import { claimWebhookDeliveries, deliverWebhook } from '../domain/webhooks/deliver.js';
+import { OutboundPool } from '../outbound/guarded-fetch.js';
 import type { Listen, Listening } from '../storage/listen.js';
 import { WEBHOOK_CHANNEL, type ClaimedWebhookDelivery } from '../storage/webhooks.js';
 
@@ -34,6 +36,8 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   let looking: Promise<void> | undefined;
   let lookAgain = false;
   let stopped = false;
+  /** Connections kept open to the receivers between deliveries; closed when the job stops. */
+  const pool = new OutboundPool();
 
   const warn = (err: unknown, what: string) => ctx.log.warn({ err: (err as Error).message }, what);
 
@@ -87,7 +91,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
       for (let sent = 1; next; sent += 1) {
         // The last of a turn, or one sent once the job stops, is only marked: its successor waits for a claim. One
         // claimed with it is sent even if the job stopped meanwhile, rather than left leased to no one.
-        const outcome = await deliverWebhook(ctx, next, { claimNext: !stopped && sent < TURN_DELIVERIES });
+        const outcome = await deliverWebhook(ctx, next, { claimNext: !stopped && sent < TURN_DELIVERIES, pool });
         next = outcome.outcome === 'delivered' ? outcome.next : undefined;
       }
     })()
@@ -119,6 +123,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
       await (await listening)?.close().catch(() => {});
       await looking;
       await Promise.all(turns.values());
+      pool.close();
     },
   };
 }

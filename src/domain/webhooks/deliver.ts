@@ -7,7 +7,7 @@
 import type { ProviderContext } from '../context.js';
 import { openSecret } from '../keys/sealed-secrets.js';
 import { webhookSignature } from '../notifications/webhook-notifier.js';
-import { guardedFetch, OutboundError } from '../../outbound/guarded-fetch.js';
+import { guardedFetch, OutboundError, type OutboundPool } from '../../outbound/guarded-fetch.js';
 import {
   claimDueWebhookDeliveries,
   markWebhookDelivered,
@@ -33,6 +33,8 @@ export interface DeliveryOptions {
   random?: () => number;
   /** Once delivered, claim the subscription's next delivery in the same statement (the job's turn goes on with it). */
   claimNext?: boolean;
+  /** Keep-alive connections to the receivers (the job's); without, each attempt opens a connection of its own. */
+  pool?: OutboundPool;
 }
 
 export type WebhookOutcome =
@@ -54,7 +56,7 @@ export function deliveryBody(d: Pick<ClaimedWebhookDelivery, 'id' | 'eventId' | 
   return JSON.stringify({ id: d.id, event_id: d.eventId, type: d.eventType, created_at: d.createdAt.toISOString(), data });
 }
 
-async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs: number): Promise<number> {
+async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs: number, pool: OutboundPool | undefined): Promise<number> {
   const policy = webhookPolicy(ctx.config, d.url);
   if (typeof policy === 'string') throw new AttemptFailed(policy);
   if (typeof d.payload !== 'object' || d.payload === null || Array.isArray(d.payload))
@@ -81,7 +83,7 @@ async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs
     ({ status } = await guardedFetch(
       { url: d.url, method: 'POST', headers, body, timeoutMs, maxResponseBytes: RESPONSE_MAX_BYTES },
       policy,
-      ctx.outbound,
+      pool ? { ...ctx.outbound, pool } : ctx.outbound,
     ));
   } catch (err) {
     if (err instanceof OutboundError) throw new AttemptFailed(err.message);
@@ -100,7 +102,7 @@ export async function deliverWebhook(
 ): Promise<WebhookOutcome> {
   const base = { id: d.id, subscriptionId: d.subscriptionId };
   try {
-    const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+    const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, options.pool);
     const now = ctx.clock();
     if (!options.claimNext) {
       await markWebhookDelivered(ctx.db, { ...base, status, now });
