@@ -6,10 +6,10 @@
 // delivery is claimed under a lease, so two never send one subscription's deliveries at once nor out of order.
 // Connections to the receivers are kept open between deliveries (an OutboundPool of the job's, closed as it stops).
 import type { ProviderContext } from '../domain/context.js';
-import { claimWebhookDeliveries, deliverWebhook } from '../domain/webhooks/deliver.js';
+import { claimWebhookDeliveries, deliverWebhook, type ClaimedDelivery } from '../domain/webhooks/deliver.js';
 import { OutboundPool } from '../outbound/guarded-fetch.js';
 import type { Listen, Listening } from '../storage/listen.js';
-import { WEBHOOK_CHANNEL, type ClaimedWebhookDelivery } from '../storage/webhooks.js';
+import { WEBHOOK_CHANNEL } from '../storage/webhooks.js';
 
 /**
  * A subscription keeps its turn for this many deliveries in a row, then goes back behind the others that wait, so
@@ -73,7 +73,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   async function look(): Promise<void> {
     const free = concurrency - turns.size;
     if (free <= 0) return;
-    let claimed: ClaimedWebhookDelivery[];
+    let claimed: ClaimedDelivery[];
     try {
       claimed = await claimWebhookDeliveries(ctx, { limit: free, excluding: [...turns.keys()] });
     } catch (err) {
@@ -84,10 +84,10 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   }
 
   /** Sends the subscription's deliveries one after the other while each is delivered and the next is due. */
-  function startTurn(first: ClaimedWebhookDelivery): void {
+  function startTurn(first: ClaimedDelivery): void {
     const subscriptionId = first.subscriptionId;
     const turn = (async () => {
-      let next: ClaimedWebhookDelivery | undefined = first;
+      let next: ClaimedDelivery | undefined = first;
       for (let sent = 1; next; sent += 1) {
         // The last of a turn, or one sent once the job stops, is only marked: its successor waits for a claim. One
         // claimed with it is sent even if the job stopped meanwhile, rather than left leased to no one.

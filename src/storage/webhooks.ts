@@ -2,9 +2,12 @@
 // in the transaction of the change it reports and numbered as that transaction commits (`position`, in commit order:
 // migrations/20261203030000_webhook_commit_order.sql, which also NOTIFYs WEBHOOK_CHANNEL); the job claims the first
 // pending delivery of each subscription under a lease (SKIP LOCKED), so that two instances never send one at once
-// and a subscription's events go in order.
+// and a subscription's events go in order. A claimed delivery's payload is read back through the shapes its owner
+// hands in (src/domain/webhooks/event-data.ts); the subscription's sealed secret is returned as stored, for
+// openSecret to judge (its shape is src/domain/keys/sealed-secrets.ts's).
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { readVersioned, type Versioned, type VersionedShapes } from './json-shape.js';
 import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './schema.js';
 
 /** Notified when deliveries commit (by the trigger) and when a subscription is resumed. */
@@ -175,14 +178,15 @@ export function webhookDeliveriesInsert(db: Pick<Db, 'insertInto'>, e: NewWebhoo
     );
 }
 
-export interface ClaimedWebhookDelivery {
+export interface ClaimedWebhookDelivery<P = unknown> {
   id: string;
   /** Its place in the subscription's queue (commit order). */
   position: string;
   subscriptionId: string;
   eventId: string;
   eventType: string;
-  payload: unknown;
+  /** The event's data, read through the shapes its owner handed in, or why it could not be. */
+  payload: Versioned<P>;
   /** Attempts so far, this one included. */
   attempts: number;
   createdAt: Date;
@@ -204,14 +208,14 @@ interface ClaimedRow {
   secret_sealed: unknown;
 }
 
-function rowToClaimed(r: ClaimedRow): ClaimedWebhookDelivery {
+function rowToClaimed<P>(r: ClaimedRow, shapes: VersionedShapes<P>): ClaimedWebhookDelivery<P> {
   return {
     id: r.id,
     position: String(r.position),
     subscriptionId: r.subscription_id,
     eventId: r.event_id,
     eventType: r.event_type,
-    payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+    payload: readVersioned(r.payload, shapes),
     attempts: r.attempts,
     createdAt: new Date(r.created_at),
     url: r.url,
@@ -236,7 +240,11 @@ export interface WebhookClaim {
  * again. Since positions are taken in commit order, the first pending row this statement sees can never be overtaken
  * by a row committed later.
  */
-export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
+export async function claimDueWebhookDeliveries<P>(
+  db: Db,
+  shapes: VersionedShapes<P>,
+  claim: WebhookClaim,
+): Promise<ClaimedWebhookDelivery<P>[]> {
   const { now, leaseUntil, limit } = claim;
   const excluding = claim.excluding?.length ? sql`AND NOT (s.id = ANY (${[...claim.excluding]}::text[]))` : sql``;
   const result = await sql<ClaimedRow>`
@@ -263,7 +271,7 @@ export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Pr
     RETURNING d.id, d.position, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(
     db,
   );
-  return result.rows.map(rowToClaimed);
+  return result.rows.map((r) => rowToClaimed(r, shapes));
 }
 
 /** A delivery the receiver took: the subscription's failure streak ends with it. */
@@ -299,10 +307,11 @@ export async function markWebhookDelivered(db: Db, d: DeliveredWebhook): Promise
  * before it and not yet vacuumed away. Only that row is claimed: one another instance holds (SKIP LOCKED) or that is
  * not due leaves nothing claimed, never the row after it; nor does a subscription paused or disabled meanwhile.
  */
-export async function markWebhookDeliveredAndClaimNext(
+export async function markWebhookDeliveredAndClaimNext<P>(
   db: Db,
+  shapes: VersionedShapes<P>,
   d: DeliveredWebhook & { position: string; leaseUntil: Date },
-): Promise<ClaimedWebhookDelivery | undefined> {
+): Promise<ClaimedWebhookDelivery<P> | undefined> {
   const result = await sql<ClaimedRow>`
     WITH delivered AS (
       UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ${d.now}, last_status = ${d.status}, last_error = NULL
@@ -327,7 +336,7 @@ export async function markWebhookDeliveredAndClaimNext(
     db,
   );
   const row = result.rows[0];
-  return row && rowToClaimed(row);
+  return row && rowToClaimed(row, shapes);
 }
 
 export interface FailedWebhookAttempt {

@@ -8,6 +8,7 @@ import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed, parseSeed, type SeedError } from '../../src/domain/admin/seed.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
 import { DELIVERY_LEASE_SECONDS } from '../../src/domain/webhooks/delivery-policy.js';
+import { EVENT_DATA } from '../../src/domain/webhooks/event-data.js';
 import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
 import { openDatabase, type Db } from '../../src/storage/database.js';
 import { purgeExpired, WEBHOOK_DELIVERED_RETENTION_SECONDS } from '../../src/storage/purge.js';
@@ -19,6 +20,7 @@ import {
   pauseWebhookSubscription,
 } from '../../src/storage/webhooks.js';
 import { testConfig } from '../helpers/app.js';
+import type { Versioned } from '../../src/storage/json-shape.js';
 import { createTestDatabase, onServer } from '../helpers/database.js';
 
 const config = testConfig();
@@ -27,6 +29,8 @@ t.teardown(() => database.drop());
 const db = database.handle.db;
 const now = new Date('2026-11-28T12:00:00Z');
 const ctx = { clock: () => now };
+/** The `n` of a claimed delivery's event. */
+const nOf = (d: { payload: Versioned<{ n?: unknown }> }) => (d.payload.ok ? Number(d.payload.value.n) : NaN);
 const later = (seconds: number) => new Date(now.getTime() + seconds * 1000);
 const lease = later(DELIVERY_LEASE_SECONDS);
 
@@ -73,17 +77,17 @@ t.test('only the oldest pending delivery of each subscription is claimed, and a 
   await subscribe('a', ['*']);
   await subscribe('b', ['*']);
   for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
-  const first = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 50 });
-  t.same(first.map((d) => [d.subscriptionId, (d.payload as { n: number }).n, d.attempts]).sort(), [
+  const first = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 50 });
+  t.same(first.map((d) => [d.subscriptionId, nOf(d), d.attempts]).sort(), [
     ['a', 1, 1],
     ['b', 1, 1],
   ]);
   t.same(
-    await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 50 }),
+    await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 50 }),
     [],
     'leased: neither it nor the next of its subscription',
   );
-  const again = await claimDueWebhookDeliveries(db, {
+  const again = await claimDueWebhookDeliveries(db, EVENT_DATA, {
     now: later(DELIVERY_LEASE_SECONDS + 1),
     leaseUntil: later(2 * DELIVERY_LEASE_SECONDS + 1),
     limit: 50,
@@ -95,13 +99,13 @@ t.test('only the oldest pending delivery of each subscription is claimed, and a 
   );
   const a = again.find((d) => d.subscriptionId === 'a')!;
   await markWebhookDelivered(db, { id: a.id, subscriptionId: 'a', status: 200, now });
-  const next = await claimDueWebhookDeliveries(db, {
+  const next = await claimDueWebhookDeliveries(db, EVENT_DATA, {
     now: later(3 * DELIVERY_LEASE_SECONDS),
     leaseUntil: later(4 * DELIVERY_LEASE_SECONDS),
     limit: 50,
   });
   t.same(
-    next.map((d) => [d.subscriptionId, (d.payload as { n: number }).n]).sort(),
+    next.map((d) => [d.subscriptionId, nOf(d)]).sort(),
     [
       ['a', 2],
       ['b', 1],
@@ -117,12 +121,12 @@ t.test('two instances claiming at once never take the same delivery, nor two of 
   const ids = Array.from({ length: 12 }, (_, i) => `s${String(i).padStart(2, '0')}`);
   for (const id of ids) await subscribe(id, ['*']);
   for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'client.changed', { n });
-  const claim = (on: Db) => claimDueWebhookDeliveries(on, { now, leaseUntil: lease, limit: 50 });
+  const claim = (on: Db) => claimDueWebhookDeliveries(on, EVENT_DATA, { now, leaseUntil: lease, limit: 50 });
   const [x, y] = await Promise.all([claim(db), claim(second?.db ?? db)]);
   const claimed = [...x, ...y];
   t.same(claimed.map((d) => d.subscriptionId).sort(), ids, `each subscription's head once (${x.length} + ${y.length})`);
   t.ok(
-    claimed.every((d) => (d.payload as { n: number }).n === 1),
+    claimed.every((d) => nOf(d) === 1),
     'and never its second event',
   );
 });
@@ -132,9 +136,9 @@ t.test('marking a delivery delivered claims the next of its subscription in the 
   await subscribe('a', ['*']);
   await subscribe('b', ['*']);
   for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
-  const heads = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 50 });
+  const heads = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 50 });
   const a = heads.find((d) => d.subscriptionId === 'a')!;
-  const next = await markWebhookDeliveredAndClaimNext(db, {
+  const next = await markWebhookDeliveredAndClaimNext(db, EVENT_DATA, {
     id: a.id,
     subscriptionId: 'a',
     status: 204,
@@ -143,7 +147,7 @@ t.test('marking a delivery delivered claims the next of its subscription in the 
     leaseUntil: lease,
   });
   t.same(
-    next && [next.subscriptionId, (next.payload as { n: number }).n, next.attempts, next.url],
+    next && [next.subscriptionId, nOf(next), next.attempts, next.url],
     ['a', 2, 1, 'https://hooks.example/in'],
     "the subscription's second event, its first attempt, to the subscription's URL",
   );
@@ -183,9 +187,9 @@ t.test('a subscription paused while its delivery was sent gets that one marked a
   await clear();
   await subscribe('p', ['*']);
   for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
-  const [head] = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 1 });
+  const [head] = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
   await pauseWebhookSubscription(db, 'p', 'by hand', now);
-  const next = await markWebhookDeliveredAndClaimNext(db, {
+  const next = await markWebhookDeliveredAndClaimNext(db, EVENT_DATA, {
     id: head!.id,
     subscriptionId: 'p',
     status: 200,
@@ -211,7 +215,7 @@ t.test(
     await clear();
     await subscribe('held', ['*']);
     for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
-    const [head] = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 1 });
+    const [head] = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
     const other = await openDatabase({ url: database.url!, dataDir: 'memory://', poolMax: 1 });
     t.teardown(() => other.close());
     let release!: () => void;
@@ -228,7 +232,7 @@ t.test(
       await new Promise<void>((resolve) => (release = resolve));
     });
     await isHeld;
-    const next = await markWebhookDeliveredAndClaimNext(db, {
+    const next = await markWebhookDeliveredAndClaimNext(db, EVENT_DATA, {
       id: head!.id,
       subscriptionId: 'held',
       status: 200,
@@ -247,13 +251,43 @@ t.test(
   },
 );
 
+t.test("a delivery's stored payload is read back through its shapes: today's as stored, any other refused by its path", async (t) => {
+  const cases: Array<[stored: unknown, read: Versioned<Record<string, unknown>>]> = [
+    [
+      { n: 1, user_id: 'u1', changes: ['email'] },
+      { ok: true, value: { n: 1, user_id: 'u1', changes: ['email'] } },
+    ],
+    [
+      { v: 1, n: 1 },
+      { ok: true, value: { n: 1 } },
+    ],
+    [
+      { v: 2, data: { n: 1 } },
+      { ok: false, reason: 'unknown version 2' },
+    ],
+    [[1, 2], { ok: false, reason: 'unexpected value at $' }],
+    ['a string', { ok: false, reason: 'unexpected value at $' }],
+  ];
+  for (const [stored, read] of cases) {
+    await clear();
+    await subscribe('shaped', ['*']);
+    await emitWebhookEvent(ctx, db, 'user.updated', { n: 0 });
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ payload: JSON.stringify(stored) })
+      .execute();
+    const [claimed] = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
+    t.same(claimed?.payload, read, JSON.stringify(stored));
+  }
+});
+
 t.test('delivered rows go after their retention; pending ones stay however old', async (t) => {
   await clear();
   await subscribe('p', ['*']);
   const old = new Date(now.getTime() - (WEBHOOK_DELIVERED_RETENTION_SECONDS + 60) * 1000);
   await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 1 });
   await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 2 });
-  const [head] = await claimDueWebhookDeliveries(db, { now, leaseUntil: lease, limit: 1 });
+  const [head] = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
   await markWebhookDelivered(db, { id: head!.id, subscriptionId: 'p', status: 200, now: old });
   const retention = {
     accessTokenTtlSeconds: 3600,

@@ -18,6 +18,7 @@ import {
 } from '../../storage/webhooks.js';
 import type { Db } from '../../storage/database.js';
 import { DELIVERY_LEASE_SECONDS, DELIVERY_TIMEOUT_MS, retryDelayMs, shouldPause } from './delivery-policy.js';
+import { EVENT_DATA, type EventData } from './event-data.js';
 import { webhookPolicy } from './webhook-url.js';
 
 /** A receiver's answer is not read; one that sends more than this is cut off. */
@@ -37,8 +38,11 @@ export interface DeliveryOptions {
   pool?: OutboundPool;
 }
 
+/** A delivery claimed for sending, its event's data read through EVENT_DATA. */
+export type ClaimedDelivery = ClaimedWebhookDelivery<EventData>;
+
 export type WebhookOutcome =
-  | { id: string; subscriptionId: string; outcome: 'delivered'; status: number; next?: ClaimedWebhookDelivery | undefined }
+  | { id: string; subscriptionId: string; outcome: 'delivered'; status: number; next?: ClaimedDelivery | undefined }
   | { id: string; subscriptionId: string; outcome: 'retry'; reason: string; nextAttemptAt: Date; paused: boolean };
 
 /** Why an attempt failed, in words safe to store and show: the host and status, never a header or the body. */
@@ -56,11 +60,13 @@ export function deliveryBody(d: Pick<ClaimedWebhookDelivery, 'id' | 'eventId' | 
   return JSON.stringify({ id: d.id, event_id: d.eventId, type: d.eventType, created_at: d.createdAt.toISOString(), data });
 }
 
-async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs: number, pool: OutboundPool | undefined): Promise<number> {
+async function attempt(ctx: WebhookContext, d: ClaimedDelivery, timeoutMs: number, pool: OutboundPool | undefined): Promise<number> {
   const policy = webhookPolicy(ctx.config, d.url);
   if (typeof policy === 'string') throw new AttemptFailed(policy);
-  if (typeof d.payload !== 'object' || d.payload === null || Array.isArray(d.payload))
-    throw new AttemptFailed('the stored payload is not an object');
+  // A payload this instance cannot read (a version a newer one wrote, during a rolling upgrade) is not sent: the
+  // attempt fails, and the retry may go to an instance that reads it; if none does, the subscription is paused with
+  // this reason, and nothing after it is sent out of order.
+  if (!d.payload.ok) throw new AttemptFailed(`the stored payload is unreadable here (${d.payload.reason})`);
   if (typeof d.secretSealed !== 'object' || d.secretSealed === null) throw new AttemptFailed('the stored secret is unreadable');
   let secret: string;
   try {
@@ -68,7 +74,7 @@ async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs
   } catch (err) {
     throw new AttemptFailed((err as Error).message);
   }
-  const body = deliveryBody(d, d.payload);
+  const body = deliveryBody(d, d.payload.value);
   const timestamp = String(Math.floor(ctx.clock().getTime() / 1000));
   const headers = {
     'content-type': 'application/json',
@@ -95,11 +101,7 @@ async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs
 }
 
 /** Sends a claimed delivery once and records what happened (delivered, or when it is tried again). */
-export async function deliverWebhook(
-  ctx: WebhookContext,
-  d: ClaimedWebhookDelivery,
-  options: DeliveryOptions = {},
-): Promise<WebhookOutcome> {
+export async function deliverWebhook(ctx: WebhookContext, d: ClaimedDelivery, options: DeliveryOptions = {}): Promise<WebhookOutcome> {
   const base = { id: d.id, subscriptionId: d.subscriptionId };
   try {
     const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, options.pool);
@@ -108,7 +110,13 @@ export async function deliverWebhook(
       await markWebhookDelivered(ctx.db, { ...base, status, now });
       return { ...base, outcome: 'delivered', status };
     }
-    const next = await markWebhookDeliveredAndClaimNext(ctx.db, { ...base, status, now, position: d.position, leaseUntil: leaseFrom(now) });
+    const next = await markWebhookDeliveredAndClaimNext(ctx.db, EVENT_DATA, {
+      ...base,
+      status,
+      now,
+      position: d.position,
+      leaseUntil: leaseFrom(now),
+    });
     return { ...base, outcome: 'delivered', status, next };
   } catch (err) {
     const failed = err instanceof AttemptFailed ? err : new AttemptFailed('the delivery failed');
@@ -140,9 +148,9 @@ export async function deliverWebhook(
 export function claimWebhookDeliveries(
   ctx: Pick<WebhookContext, 'db' | 'clock'>,
   claim: { limit: number; excluding?: readonly string[] },
-): Promise<ClaimedWebhookDelivery[]> {
+): Promise<ClaimedDelivery[]> {
   const now = ctx.clock();
-  return claimDueWebhookDeliveries(ctx.db, { now, leaseUntil: leaseFrom(now), ...claim });
+  return claimDueWebhookDeliveries(ctx.db, EVENT_DATA, { now, leaseUntil: leaseFrom(now), ...claim });
 }
 
 /** Until when a delivery claimed at `now` is this instance's. */
