@@ -13,6 +13,17 @@ import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './schema.js';
 /** Notified when deliveries commit (by the trigger) and when a subscription is resumed. */
 export const WEBHOOK_CHANNEL = 'sso_webhook_deliveries';
 
+/**
+ * Begins the statements that read the queue by its heads, claimDueWebhookDeliveries and
+ * markWebhookDeliveredAndClaimNext: a comment, so that src/storage/hot-path/preparing-client.ts leaves them unnamed
+ * (it names statements that begin with their verb) and PostgreSQL plans them on every run, for the queue as it is
+ * then. Named, the generic plan made on a connection's sixth run was kept for as long as the connection lived: made
+ * while the queue was small (a new table, a quiet hour), it scanned the whole queue once a burst had grown it,
+ * milliseconds a delivery. Planning them costs a fraction of that. test/storage/webhook-deliveries.test.ts checks
+ * they stay unnamed.
+ */
+const PLANNED_ON_EVERY_RUN = sql`/* webhook queue: planned on every run */`;
+
 export interface NewWebhookSubscription {
   id: string;
   url: string;
@@ -238,7 +249,8 @@ export interface WebhookClaim {
  * subscription, in one statement: each has its attempt counted and its next attempt moved to `leaseUntil`, so that
  * no other instance sends it (nor the one after it) meanwhile, and a process that dies mid-send leaves it to be tried
  * again. Since positions are taken in commit order, the first pending row this statement sees can never be overtaken
- * by a row committed later.
+ * by a row committed later. The heads found are read back by id from an array (`= ANY (ARRAY(...))`): as a semi-join
+ * (`IN (SELECT ...)`), a plan made for a small queue looked the heads up again for every pending row.
  */
 export async function claimDueWebhookDeliveries<P>(
   db: Db,
@@ -247,7 +259,7 @@ export async function claimDueWebhookDeliveries<P>(
 ): Promise<ClaimedWebhookDelivery<P>[]> {
   const { now, leaseUntil, limit } = claim;
   const excluding = claim.excluding?.length ? sql`AND NOT (s.id = ANY (${[...claim.excluding]}::text[]))` : sql``;
-  const result = await sql<ClaimedRow>`
+  const result = await sql<ClaimedRow>`${PLANNED_ON_EVERY_RUN}
     WITH heads AS (
       SELECT h.id
         FROM webhook_subscriptions s
@@ -260,14 +272,14 @@ export async function claimDueWebhookDeliveries<P>(
     ), due AS (
       SELECT d.id FROM webhook_deliveries d
        -- Checked again on the row itself: a row another instance claimed and committed meanwhile is not due any more.
-       WHERE d.id IN (SELECT id FROM heads) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+       WHERE d.id = ANY (ARRAY(SELECT id FROM heads)) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
        ORDER BY d.next_attempt_at
        LIMIT ${limit}
          FOR UPDATE SKIP LOCKED
     )
     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
       FROM webhook_subscriptions s
-     WHERE d.id IN (SELECT id FROM due) AND s.id = d.subscription_id
+     WHERE d.id = ANY (ARRAY(SELECT id FROM due)) AND s.id = d.subscription_id
     RETURNING d.id, d.position, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(
     db,
   );
@@ -312,7 +324,7 @@ export async function markWebhookDeliveredAndClaimNext<P>(
   shapes: VersionedShapes<P>,
   d: DeliveredWebhook & { position: string; leaseUntil: Date },
 ): Promise<ClaimedWebhookDelivery<P> | undefined> {
-  const result = await sql<ClaimedRow>`
+  const result = await sql<ClaimedRow>`${PLANNED_ON_EVERY_RUN}
     WITH delivered AS (
       UPDATE webhook_deliveries SET status = 'delivered', delivered_at = ${d.now}, last_status = ${d.status}, last_error = NULL
        WHERE id = ${d.id}

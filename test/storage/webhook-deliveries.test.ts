@@ -281,6 +281,43 @@ t.test("a delivery's stored payload is read back through its shapes: today's as 
   }
 });
 
+t.test(
+  'the statements over the queue are planned on every run, never kept as a plan made while the queue was small',
+  { skip: !onServer && 'PGlite: no prepared statements' },
+  async (t) => {
+    await clear();
+    await subscribe('planned', ['*']);
+    for (let n = 1; n <= 8; n += 1) await emitWebhookEvent(ctx, db, 'user.updated', { n });
+    // One connection, so that the statements and the look at pg_prepared_statements share it.
+    await db.connection().execute(async (conn) => {
+      await conn.selectFrom('webhook_subscriptions').select('id').where('id', '=', 'planned').execute();
+      let [head] = await claimDueWebhookDeliveries(conn, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
+      for (let runs = 0; head && runs < 7; runs += 1) {
+        const { id, subscriptionId, position } = head;
+        head = await markWebhookDeliveredAndClaimNext(conn, EVENT_DATA, {
+          id,
+          subscriptionId,
+          position,
+          status: 200,
+          now,
+          leaseUntil: lease,
+        });
+        await claimDueWebhookDeliveries(conn, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
+      }
+      const prepared = await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(conn);
+      t.ok(
+        prepared.rows.some((r) => r.statement.startsWith('select "id" from "webhook_subscriptions"')),
+        'a plain statement is prepared (the check sees them)',
+      );
+      t.same(
+        prepared.rows.filter((r) => /WITH (heads|delivered)\b/.test(r.statement)).map((r) => r.statement.slice(0, 60)),
+        [],
+        'neither the claim nor the record of a delivery is a named statement',
+      );
+    });
+  },
+);
+
 t.test('delivered rows go after their retention; pending ones stay however old', async (t) => {
   await clear();
   await subscribe('p', ['*']);
