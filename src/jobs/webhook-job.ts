@@ -6,7 +6,9 @@
 // delivery is claimed under a lease, so two never send one subscription's deliveries at once nor out of order.
 // Connections to the receivers are kept open between deliveries (an OutboundPool of the job's, closed as it stops).
 import type { ProviderContext } from '../domain/context.js';
-import { claimWebhookDeliveries, deliverWebhook, type ClaimedDelivery } from '../domain/webhooks/deliver.js';
+import { batchedDeliveredWrites } from '../domain/webhooks/delivered-writes.js';
+import { claimWebhookDeliveries, deliverWebhook } from '../domain/webhooks/deliver.js';
+import type { ClaimedDelivery } from '../domain/webhooks/event-data.js';
 import { OutboundPool } from '../outbound/guarded-fetch.js';
 import type { Listen, Listening } from '../storage/listen.js';
 import { WEBHOOK_CHANNEL } from '../storage/webhooks.js';
@@ -38,6 +40,8 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   let stopped = false;
   /** Connections kept open to the receivers between deliveries; closed when the job stops. */
   const pool = new OutboundPool();
+  /** Deliveries acknowledged together are recorded together, one statement for all (delivered-writes.ts). */
+  const writeDelivered = batchedDeliveredWrites(ctx);
 
   const warn = (err: unknown, what: string) => ctx.log.warn({ err: (err as Error).message }, what);
 
@@ -91,7 +95,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
       for (let sent = 1; next; sent += 1) {
         // The last of a turn, or one sent once the job stops, is only marked: its successor waits for a claim. One
         // claimed with it is sent even if the job stopped meanwhile, rather than left leased to no one.
-        const outcome = await deliverWebhook(ctx, next, { claimNext: !stopped && sent < TURN_DELIVERIES, pool });
+        const outcome = await deliverWebhook(ctx, next, { claimNext: !stopped && sent < TURN_DELIVERIES, pool, writeDelivered });
         next = outcome.outcome === 'delivered' ? outcome.next : undefined;
       }
     })()

@@ -7,7 +7,7 @@ import { DELIVERY_LEASE_SECONDS } from '../../src/domain/webhooks/delivery-polic
 import { EVENT_DATA } from '../../src/domain/webhooks/event-data.js';
 import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
 import type { Db } from '../../src/storage/database.js';
-import { claimDueWebhookDeliveries, insertWebhookSubscription, markWebhookDelivered } from '../../src/storage/webhooks.js';
+import { claimDueWebhookDeliveries, insertWebhookSubscription, markWebhooksDelivered } from '../../src/storage/webhooks.js';
 import type { Versioned } from '../../src/storage/json-shape.js';
 import { createTestDatabase, onServer } from '../helpers/database.js';
 
@@ -30,7 +30,12 @@ async function drain(): Promise<number[]> {
     });
     if (!head) return sent;
     sent.push(nOf(head));
-    await markWebhookDelivered(db, { id: head.id, subscriptionId: head.subscriptionId, status: 204, now });
+    const { id, subscriptionId, position } = head;
+    await markWebhooksDelivered(db, EVENT_DATA, {
+      delivered: [{ id, subscriptionId, position, status: 204, claimNext: false }],
+      now,
+      leaseUntil: now,
+    });
   }
 }
 

@@ -8,16 +8,17 @@ import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed, parseSeed, type SeedError } from '../../src/domain/admin/seed.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
 import { DELIVERY_LEASE_SECONDS } from '../../src/domain/webhooks/delivery-policy.js';
-import { EVENT_DATA } from '../../src/domain/webhooks/event-data.js';
+import { batchedDeliveredWrites } from '../../src/domain/webhooks/delivered-writes.js';
+import { EVENT_DATA, type EventData } from '../../src/domain/webhooks/event-data.js';
 import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
 import { openDatabase, type Db } from '../../src/storage/database.js';
 import { purgeExpired, WEBHOOK_DELIVERED_RETENTION_SECONDS } from '../../src/storage/purge.js';
 import {
   claimDueWebhookDeliveries,
   insertWebhookSubscription,
-  markWebhookDelivered,
-  markWebhookDeliveredAndClaimNext,
+  markWebhooksDelivered,
   pauseWebhookSubscription,
+  type ClaimedWebhookDelivery,
 } from '../../src/storage/webhooks.js';
 import { testConfig } from '../helpers/app.js';
 import type { Versioned } from '../../src/storage/json-shape.js';
@@ -29,6 +30,19 @@ t.teardown(() => database.drop());
 const db = database.handle.db;
 const now = new Date('2026-11-28T12:00:00Z');
 const ctx = { clock: () => now };
+/** Records `d` delivered (status 200) and, unless told not to, claims its subscription's next delivery. */
+async function deliver(
+  d: ClaimedWebhookDelivery,
+  options: { at?: Date; claimNext?: boolean } = {},
+): Promise<ClaimedWebhookDelivery<EventData> | undefined> {
+  const { id, subscriptionId, position } = d;
+  const [next] = await markWebhooksDelivered(db, EVENT_DATA, {
+    delivered: [{ id, subscriptionId, position, status: 200, claimNext: options.claimNext ?? true }],
+    now: options.at ?? now,
+    leaseUntil: lease,
+  });
+  return next;
+}
 /** The `n` of a claimed delivery's event. */
 const nOf = (d: { payload: Versioned<{ n?: unknown }> }) => (d.payload.ok ? Number(d.payload.value.n) : NaN);
 const later = (seconds: number) => new Date(now.getTime() + seconds * 1000);
@@ -98,7 +112,7 @@ t.test('only the oldest pending delivery of each subscription is claimed, and a 
     'an instance that died mid-send leaves its delivery to be tried again once the lease is over, with the same id',
   );
   const a = again.find((d) => d.subscriptionId === 'a')!;
-  await markWebhookDelivered(db, { id: a.id, subscriptionId: 'a', status: 200, now });
+  await deliver(a, { claimNext: false });
   const next = await claimDueWebhookDeliveries(db, EVENT_DATA, {
     now: later(3 * DELIVERY_LEASE_SECONDS),
     leaseUntil: later(4 * DELIVERY_LEASE_SECONDS),
@@ -138,14 +152,7 @@ t.test('marking a delivery delivered claims the next of its subscription in the 
   for (const n of [1, 2, 3]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
   const heads = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 50 });
   const a = heads.find((d) => d.subscriptionId === 'a')!;
-  const next = await markWebhookDeliveredAndClaimNext(db, EVENT_DATA, {
-    id: a.id,
-    subscriptionId: 'a',
-    status: 204,
-    now,
-    position: a.position,
-    leaseUntil: lease,
-  });
+  const next = await deliver(a!);
   t.same(
     next && [next.subscriptionId, nOf(next), next.attempts, next.url],
     ['a', 2, 1, 'https://hooks.example/in'],
@@ -166,7 +173,7 @@ t.test('marking a delivery delivered claims the next of its subscription in the 
       r.next_attempt_at.getTime() === lease.getTime(),
     ]),
     [
-      ['a', 1, 'delivered', 204, true],
+      ['a', 1, 'delivered', 200, true],
       ['a', 2, 'pending', null, true],
       ['a', 3, 'pending', null, false],
       ['b', 1, 'pending', null, true],
@@ -183,20 +190,82 @@ t.test('marking a delivery delivered claims the next of its subscription in the 
   t.same(subscription.last_success_at, now, 'its last success recorded');
 });
 
+t.test('deliveries of several subscriptions are recorded in one statement, each claiming its own next', async (t) => {
+  await clear();
+  for (const id of ['x', 'y', 'z']) await subscribe(id, ['*']);
+  for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
+  const heads = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 50 });
+  const claimed = await markWebhooksDelivered(db, EVENT_DATA, {
+    delivered: heads.map((h) => ({
+      id: h.id,
+      subscriptionId: h.subscriptionId,
+      position: h.position,
+      status: 204,
+      claimNext: h.subscriptionId !== 'z',
+    })),
+    now,
+    leaseUntil: lease,
+  });
+  t.same(
+    claimed.map((c) => [c.subscriptionId, nOf(c)]).sort(),
+    [
+      ['x', 2],
+      ['y', 2],
+    ],
+    "the next of each that asked for it, and nothing of z's",
+  );
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select(['subscription_id', 'status', 'attempts'])
+    .orderBy('subscription_id')
+    .orderBy('position')
+    .execute();
+  t.same(
+    rows.map((r) => [r.subscription_id, r.status, r.attempts]),
+    [
+      ['x', 'delivered', 1],
+      ['x', 'pending', 1],
+      ['y', 'delivered', 1],
+      ['y', 'pending', 1],
+      ['z', 'delivered', 1],
+      ['z', 'pending', 0],
+    ],
+  );
+});
+
+t.test('deliveries recorded while a write is on its way go together in the next write, each told its own next', async (t) => {
+  await clear();
+  const ids = ['b1', 'b2', 'b3', 'b4'];
+  for (const id of ids) await subscribe(id, ['*']);
+  for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
+  const heads = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 50 });
+  let statements = 0;
+  const counted = db.withPlugin({
+    transformQuery: (args) => {
+      statements += 1;
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  const write = batchedDeliveredWrites({ db: counted, clock: () => now });
+  const nexts = await Promise.all(
+    heads.map((h) => write({ id: h.id, subscriptionId: h.subscriptionId, position: h.position, status: 204, claimNext: true })),
+  );
+  t.same(
+    nexts.map((next) => [next?.subscriptionId, next && nOf(next)]),
+    heads.map((h) => [h.subscriptionId, 2]),
+    "each resolved with its own subscription's second event",
+  );
+  t.equal(statements, 2, 'the first alone, the three that came while it was on its way in one more');
+});
+
 t.test('a subscription paused while its delivery was sent gets that one marked and no next one claimed', async (t) => {
   await clear();
   await subscribe('p', ['*']);
   for (const n of [1, 2]) await emitWebhookEvent(ctx, db, 'user.updated', { n });
   const [head] = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
   await pauseWebhookSubscription(db, 'p', 'by hand', now);
-  const next = await markWebhookDeliveredAndClaimNext(db, EVENT_DATA, {
-    id: head!.id,
-    subscriptionId: 'p',
-    status: 200,
-    now,
-    position: head!.position,
-    leaseUntil: lease,
-  });
+  const next = await deliver(head!);
   t.equal(next, undefined, 'nothing claimed');
   const rows = await db.selectFrom('webhook_deliveries').select(['status', 'attempts']).orderBy('position').execute();
   t.same(
@@ -232,14 +301,7 @@ t.test(
       await new Promise<void>((resolve) => (release = resolve));
     });
     await isHeld;
-    const next = await markWebhookDeliveredAndClaimNext(db, EVENT_DATA, {
-      id: head!.id,
-      subscriptionId: 'held',
-      status: 200,
-      now,
-      position: head!.position,
-      leaseUntil: lease,
-    });
+    const next = await deliver(head!);
     release();
     await holding;
     t.equal(next, undefined, 'the held one is skipped, and the one after it is not taken in its place');
@@ -294,11 +356,8 @@ t.test(
       let [head] = await claimDueWebhookDeliveries(conn, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
       for (let runs = 0; head && runs < 7; runs += 1) {
         const { id, subscriptionId, position } = head;
-        head = await markWebhookDeliveredAndClaimNext(conn, EVENT_DATA, {
-          id,
-          subscriptionId,
-          position,
-          status: 200,
+        [head] = await markWebhooksDelivered(conn, EVENT_DATA, {
+          delivered: [{ id, subscriptionId, position, status: 200, claimNext: true }],
           now,
           leaseUntil: lease,
         });
@@ -310,9 +369,9 @@ t.test(
         'a plain statement is prepared (the check sees them)',
       );
       t.same(
-        prepared.rows.filter((r) => /WITH (heads|delivered)\b/.test(r.statement)).map((r) => r.statement.slice(0, 60)),
+        prepared.rows.filter((r) => /WITH (heads|input)\b/.test(r.statement)).map((r) => r.statement.slice(0, 60)),
         [],
-        'neither the claim nor the record of a delivery is a named statement',
+        'neither the claim nor the record of deliveries is a named statement',
       );
     });
   },
@@ -325,7 +384,7 @@ t.test('delivered rows go after their retention; pending ones stay however old',
   await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 1 });
   await emitWebhookEvent({ clock: () => old }, db, 'user.deleted', { n: 2 });
   const [head] = await claimDueWebhookDeliveries(db, EVENT_DATA, { now, leaseUntil: lease, limit: 1 });
-  await markWebhookDelivered(db, { id: head!.id, subscriptionId: 'p', status: 200, now: old });
+  await deliver(head!, { at: old, claimNext: false });
   const retention = {
     accessTokenTtlSeconds: 3600,
     signInAttemptRetentionSeconds: 3600,

@@ -10,15 +10,14 @@ import { webhookSignature } from '../notifications/webhook-notifier.js';
 import { guardedFetch, OutboundError, type OutboundPool } from '../../outbound/guarded-fetch.js';
 import {
   claimDueWebhookDeliveries,
-  markWebhookDelivered,
-  markWebhookDeliveredAndClaimNext,
   markWebhookFailed,
   pauseWebhookSubscription,
   type ClaimedWebhookDelivery,
 } from '../../storage/webhooks.js';
 import type { Db } from '../../storage/database.js';
-import { DELIVERY_LEASE_SECONDS, DELIVERY_TIMEOUT_MS, retryDelayMs, shouldPause } from './delivery-policy.js';
-import { EVENT_DATA, type EventData } from './event-data.js';
+import { writeDelivered, type DeliveredWrite } from './delivered-writes.js';
+import { DELIVERY_TIMEOUT_MS, leaseFrom, retryDelayMs, shouldPause } from './delivery-policy.js';
+import { EVENT_DATA, type ClaimedDelivery } from './event-data.js';
 import { webhookPolicy } from './webhook-url.js';
 
 /** A receiver's answer is not read; one that sends more than this is cut off. */
@@ -36,10 +35,9 @@ export interface DeliveryOptions {
   claimNext?: boolean;
   /** Keep-alive connections to the receivers (the job's); without, each attempt opens a connection of its own. */
   pool?: OutboundPool;
+  /** Where a delivered one is recorded (the job's batches); without, it is written at once. */
+  writeDelivered?: DeliveredWrite;
 }
-
-/** A delivery claimed for sending, its event's data read through EVENT_DATA. */
-export type ClaimedDelivery = ClaimedWebhookDelivery<EventData>;
 
 export type WebhookOutcome =
   | { id: string; subscriptionId: string; outcome: 'delivered'; status: number; next?: ClaimedDelivery | undefined }
@@ -105,18 +103,8 @@ export async function deliverWebhook(ctx: WebhookContext, d: ClaimedDelivery, op
   const base = { id: d.id, subscriptionId: d.subscriptionId };
   try {
     const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, options.pool);
-    const now = ctx.clock();
-    if (!options.claimNext) {
-      await markWebhookDelivered(ctx.db, { ...base, status, now });
-      return { ...base, outcome: 'delivered', status };
-    }
-    const next = await markWebhookDeliveredAndClaimNext(ctx.db, EVENT_DATA, {
-      ...base,
-      status,
-      now,
-      position: d.position,
-      leaseUntil: leaseFrom(now),
-    });
+    const delivered = { ...base, status, position: d.position, claimNext: options.claimNext ?? false };
+    const next = options.writeDelivered ? await options.writeDelivered(delivered) : (await writeDelivered(ctx, [delivered]))[0];
     return { ...base, outcome: 'delivered', status, next };
   } catch (err) {
     const failed = err instanceof AttemptFailed ? err : new AttemptFailed('the delivery failed');
@@ -151,11 +139,6 @@ export function claimWebhookDeliveries(
 ): Promise<ClaimedDelivery[]> {
   const now = ctx.clock();
   return claimDueWebhookDeliveries(ctx.db, EVENT_DATA, { now, leaseUntil: leaseFrom(now), ...claim });
-}
-
-/** Until when a delivery claimed at `now` is this instance's. */
-function leaseFrom(now: Date): Date {
-  return new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000);
 }
 
 /**

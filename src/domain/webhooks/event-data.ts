@@ -2,6 +2,7 @@
 // `data`, and the shapes it is read back through (src/storage/webhooks.ts claims deliveries with them): during a
 // rolling upgrade an instance may claim a delivery that another version queued.
 import { object, type Shape, type VersionedShapes } from '../../storage/json-shape.js';
+import type { ClaimedWebhookDelivery } from '../../storage/webhooks.js';
 
 /** An event's data: its own fields (docs/webhooks.md lists them per type), ids and non-secret values only. */
 export type EventData = Record<string, unknown>;
@@ -21,3 +22,6 @@ const DATA_V1: Shape<EventData> = (value, path) => {
 };
 
 export const EVENT_DATA: VersionedShapes<EventData> = { 1: DATA_V1 };
+
+/** A delivery claimed for sending, its event's data read through EVENT_DATA. */
+export type ClaimedDelivery = ClaimedWebhookDelivery<EventData>;
