@@ -4,10 +4,14 @@
 // by src/storage/listen.ts) and when a subscription's turn ends; every WEBHOOK_POLL_SECONDS it looks anyway, for
 // retries that came due and for a wake-up missed while the database was away. Every instance may run it: a
 // delivery is claimed under a lease, so two never send one subscription's deliveries at once nor out of order.
+// Connections to the receivers are kept open between deliveries (an OutboundPool of the job's, closed as it stops).
 import type { ProviderContext } from '../domain/context.js';
+import { batchedDeliveredWrites } from '../domain/webhooks/delivered-writes.js';
 import { claimWebhookDeliveries, deliverWebhook } from '../domain/webhooks/deliver.js';
+import type { ClaimedDelivery } from '../domain/webhooks/event-data.js';
+import { OutboundPool } from '../outbound/guarded-fetch.js';
 import type { Listen, Listening } from '../storage/listen.js';
-import { WEBHOOK_CHANNEL, type ClaimedWebhookDelivery } from '../storage/webhooks.js';
+import { WEBHOOK_CHANNEL } from '../storage/webhooks.js';
 
 /**
  * A subscription keeps its turn for this many deliveries in a row, then goes back behind the others that wait, so
@@ -34,6 +38,10 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   let looking: Promise<void> | undefined;
   let lookAgain = false;
   let stopped = false;
+  /** Connections kept open to the receivers between deliveries; closed when the job stops. */
+  const pool = new OutboundPool();
+  /** Deliveries acknowledged together are recorded together, one statement for all (delivered-writes.ts). */
+  const writeDelivered = batchedDeliveredWrites(ctx);
 
   const warn = (err: unknown, what: string) => ctx.log.warn({ err: (err as Error).message }, what);
 
@@ -69,7 +77,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   async function look(): Promise<void> {
     const free = concurrency - turns.size;
     if (free <= 0) return;
-    let claimed: ClaimedWebhookDelivery[];
+    let claimed: ClaimedDelivery[];
     try {
       claimed = await claimWebhookDeliveries(ctx, { limit: free, excluding: [...turns.keys()] });
     } catch (err) {
@@ -80,14 +88,15 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
   }
 
   /** Sends the subscription's deliveries one after the other while each is delivered and the next is due. */
-  function startTurn(first: ClaimedWebhookDelivery): void {
+  function startTurn(first: ClaimedDelivery): void {
     const subscriptionId = first.subscriptionId;
     const turn = (async () => {
-      let next: ClaimedWebhookDelivery | undefined = first;
+      let next: ClaimedDelivery | undefined = first;
       for (let sent = 1; next; sent += 1) {
-        const outcome = await deliverWebhook(ctx, next);
-        if (outcome.outcome !== 'delivered' || stopped || sent >= TURN_DELIVERIES) return;
-        [next] = await claimWebhookDeliveries(ctx, { limit: 1, subscriptionId, after: next.position });
+        // The last of a turn, or one sent once the job stops, is only marked: its successor waits for a claim. One
+        // claimed with it is sent even if the job stopped meanwhile, rather than left leased to no one.
+        const outcome = await deliverWebhook(ctx, next, { claimNext: !stopped && sent < TURN_DELIVERIES, pool, writeDelivered });
+        next = outcome.outcome === 'delivered' ? outcome.next : undefined;
       }
     })()
       // A delivery left claimed by a failed write is sent again once its lease is over.
@@ -118,6 +127,7 @@ export function startWebhookJob(ctx: ProviderContext, options: { listen?: Listen
       await (await listening)?.close().catch(() => {});
       await looking;
       await Promise.all(turns.values());
+      pool.close();
     },
   };
 }

@@ -1,6 +1,7 @@
 // The one way the provider sends a request to an address it was given (back-channel logout URIs, the notifier
 // webhook; later jwks_uri, sector_identifier_uri and upstream providers): resolved once and checked against the
-// destination's policy, connected to the checked address only, never redirected, bounded in time and in size.
+// destination's policy, connected to the checked address only (on a new connection, or on one an OutboundPool kept
+// to that host at that address), never redirected, bounded in time and in size.
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -29,6 +30,8 @@ export interface OutboundDeps {
   readonly resolve: Resolver;
   /** Certificates trusted on top of Node's root store (tests: a local test CA). */
   readonly extraCa: readonly string[];
+  /** Keep-alive connections to reuse (OutboundPool); without one, every request has a connection of its own. */
+  readonly pool?: OutboundPool | undefined;
 }
 
 export const systemOutbound: OutboundDeps = Object.freeze({ resolve: systemResolver, extraCa: Object.freeze([]) });
@@ -43,6 +46,82 @@ export interface OutboundPolicy {
   readonly allowed: AllowedNetworks;
   /** The issuer's host name: its addresses are the provider's own. */
   readonly ownHost: string;
+}
+
+/** How many destinations an OutboundPool keeps connections to; the one used least recently is let go first. */
+const POOL_DESTINATIONS = 32;
+/** Connections open at once to one destination; more requests wait for one (within their timeout). */
+const POOL_SOCKETS_PER_DESTINATION = 64;
+/** Idle connections kept per destination. */
+const POOL_IDLE_SOCKETS_PER_DESTINATION = 16;
+/** An idle connection is closed after this long, or a second before the server's own Keep-Alive timeout if sooner. */
+const POOL_IDLE_MS = 4000;
+
+/** A keep-alive agent that can be retired: its idle connections close now, its busy ones once their answer is read. */
+interface DestinationAgent {
+  readonly agent: http.Agent;
+  retire(): void;
+}
+
+function destinationAgent(secure: boolean): DestinationAgent {
+  const options: http.AgentOptions = {
+    keepAlive: true,
+    maxSockets: POOL_SOCKETS_PER_DESTINATION,
+    maxFreeSockets: POOL_IDLE_SOCKETS_PER_DESTINATION,
+    timeout: POOL_IDLE_MS,
+    scheduling: 'lifo',
+  };
+  const agent = secure ? new https.Agent(options) : new http.Agent(options);
+  let retired = false;
+  const keep = agent.keepSocketAlive.bind(agent);
+  // Node returns whether it keeps the socket (its types say void).
+  agent.keepSocketAlive = (socket) => !retired && (keep(socket) as unknown) === true;
+  return {
+    agent,
+    retire() {
+      retired = true;
+      for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+    },
+  };
+}
+
+/**
+ * Keep-alive connections for guardedFetch, one agent per destination: the scheme, the host, the port and the
+ * addresses that host was resolved to and checked against the policy. A request looks up its agent only after its own
+ * resolution and check, by the addresses it checked: a pooled connection is one opened to an address this very request
+ * has just checked, for the same host (the certificate was verified for that name), so reusing it reaches nothing that
+ * a new connection would not. A host that resolves elsewhere meanwhile gets another agent and a new connection; one
+ * that now resolves to a refused address is refused before any agent is looked at. Bounded in destinations and in
+ * connections; close() lets every connection go (the webhook job closes its pool when it stops).
+ */
+export class OutboundPool {
+  private readonly agents = new Map<string, DestinationAgent>();
+  private closed = false;
+
+  /** The agent of this destination, or undefined once the pool is closed (the request then has a connection of its own). */
+  agentFor(url: URL, host: string, addresses: readonly ResolvedAddress[]): http.Agent | undefined {
+    if (this.closed) return undefined;
+    const key = JSON.stringify([url.protocol, host, url.port, addresses.map((a) => a.address).sort()]);
+    let destination = this.agents.get(key);
+    if (destination) this.agents.delete(key);
+    else {
+      destination = destinationAgent(url.protocol === 'https:');
+      for (const [old, oldest] of this.agents) {
+        if (this.agents.size < POOL_DESTINATIONS) break;
+        oldest.retire();
+        this.agents.delete(old);
+      }
+    }
+    // Most recently used last: a Map iterates in insertion order.
+    this.agents.set(key, destination);
+    return destination.agent;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const agent of this.agents.values()) agent.retire();
+    this.agents.clear();
+  }
 }
 
 export interface OutboundRequest {
@@ -86,8 +165,19 @@ export async function guardedFetch(request: OutboundRequest, policy: OutboundPol
     if (policy.publicAddressesOnly) await checkAddresses(host, addresses, policy, deps.resolve);
     return addresses;
   };
-  return send(url, host, await withDeadline(checked(), deadline, host), request, deadline, deps);
+  const addresses = await withDeadline(checked(), deadline, host);
+  const agent = deps.pool?.agentFor(url, host, addresses);
+  try {
+    return await send(url, host, addresses, request, deadline, deps, agent);
+  } catch (err) {
+    // A kept connection the server closed meanwhile: once more, on a connection of its own.
+    if (err instanceof StaleConnection) return send(url, host, addresses, request, deadline, deps, undefined);
+    throw err;
+  }
 }
+
+/** A reused keep-alive connection failed before any answer: the server had closed it while it was idle. */
+class StaleConnection extends Error {}
 
 function parseUrl(raw: string | URL, policy: OutboundPolicy): URL {
   let url: URL;
@@ -180,6 +270,7 @@ function send(
   request: OutboundRequest,
   deadline: number,
   deps: OutboundDeps,
+  agent: http.Agent | undefined,
 ): Promise<OutboundResponse> {
   return new Promise((resolve, reject) => {
     const secure = url.protocol === 'https:';
@@ -190,14 +281,17 @@ function send(
       port: url.port || (secure ? 443 : 80),
       path: `${url.pathname}${url.search}`,
       headers: { ...request.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
-      // A connection of its own: no pooled socket, connected elsewhere for another request, is reused.
-      agent: false,
+      // A connection of its own, or one of the pool's to this host at these checked addresses (OutboundPool): never a
+      // socket connected elsewhere for another request.
+      agent: agent ?? false,
       lookup: pinnedLookup(addresses),
       // The certificate is checked against the name in the URL, not against the address connected to.
       ...(secure && isIP(host) === 0 ? { servername: host } : {}),
       ...(secure && deps.extraCa.length > 0 ? { ca: [...tls.rootCertificates, ...deps.extraCa] } : {}),
     };
+    let answered = false;
     const req = (secure ? https : http).request(options, (res) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -222,6 +316,7 @@ function send(
       clearTimeout(timer);
       if (err instanceof OutboundError) return reject(err);
       const code = (err as { code?: unknown }).code;
+      if (req.reusedSocket && !answered && (code === 'ECONNRESET' || code === 'EPIPE')) return reject(new StaleConnection());
       reject(new OutboundError('connection', `the connection to ${host} failed${typeof code === 'string' ? ` (${code})` : ''}`));
     }
     req.on('error', fail);

@@ -2,13 +2,26 @@
 // in the transaction of the change it reports and numbered as that transaction commits (`position`, in commit order:
 // migrations/20261203030000_webhook_commit_order.sql, which also NOTIFYs WEBHOOK_CHANNEL); the job claims the first
 // pending delivery of each subscription under a lease (SKIP LOCKED), so that two instances never send one at once
-// and a subscription's events go in order.
+// and a subscription's events go in order. A claimed delivery's payload is read back through the shapes its owner
+// hands in (src/domain/webhooks/event-data.ts); the subscription's sealed secret is returned as stored, for
+// openSecret to judge (its shape is src/domain/keys/sealed-secrets.ts's).
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { readVersioned, type Versioned, type VersionedShapes } from './json-shape.js';
 import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './schema.js';
 
 /** Notified when deliveries commit (by the trigger) and when a subscription is resumed. */
 export const WEBHOOK_CHANNEL = 'sso_webhook_deliveries';
+
+/**
+ * Begins the statements that read the queue by its heads, claimDueWebhookDeliveries and markWebhooksDelivered: a
+ * comment, so that src/storage/hot-path/preparing-client.ts leaves them unnamed (it names statements that begin with
+ * their verb) and PostgreSQL plans them on every run, for the queue as it is then. Named, the generic plan made on a
+ * connection's sixth run was kept for as long as the connection lived: made while the queue was small (a new table,
+ * a quiet hour), it scanned the whole queue once a burst had grown it, milliseconds a delivery. Planning them costs
+ * a fraction of that, once per batch of deliveries. test/storage/webhook-deliveries.test.ts checks they stay unnamed.
+ */
+const PLANNED_ON_EVERY_RUN = sql`/* webhook queue: planned on every run */`;
 
 export interface NewWebhookSubscription {
   id: string;
@@ -175,19 +188,49 @@ export function webhookDeliveriesInsert(db: Pick<Db, 'insertInto'>, e: NewWebhoo
     );
 }
 
-export interface ClaimedWebhookDelivery {
+export interface ClaimedWebhookDelivery<P = unknown> {
   id: string;
   /** Its place in the subscription's queue (commit order). */
   position: string;
   subscriptionId: string;
   eventId: string;
   eventType: string;
-  payload: unknown;
+  /** The event's data, read through the shapes its owner handed in, or why it could not be. */
+  payload: Versioned<P>;
   /** Attempts so far, this one included. */
   attempts: number;
   createdAt: Date;
   url: string;
   secretSealed: unknown;
+}
+
+/** A claimed row as the statements below return it, with its subscription's URL and secret as they are now. */
+interface ClaimedRow {
+  id: string;
+  position: string;
+  subscription_id: string;
+  event_id: string;
+  event_type: string;
+  payload: unknown;
+  attempts: number;
+  created_at: Date;
+  url: string;
+  secret_sealed: unknown;
+}
+
+function rowToClaimed<P>(r: ClaimedRow, shapes: VersionedShapes<P>): ClaimedWebhookDelivery<P> {
+  return {
+    id: r.id,
+    position: String(r.position),
+    subscriptionId: r.subscription_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    payload: readVersioned(r.payload, shapes),
+    attempts: r.attempts,
+    createdAt: new Date(r.created_at),
+    url: r.url,
+    secretSealed: typeof r.secret_sealed === 'string' ? JSON.parse(r.secret_sealed) : r.secret_sealed,
+  };
 }
 
 /** Which deliveries a claim may take. */
@@ -196,13 +239,6 @@ export interface WebhookClaim {
   /** Until when a claimed delivery is this instance's: its next attempt is moved there. */
   leaseUntil: Date;
   limit: number;
-  /** Only this subscription's next delivery (the one after a delivery just made). */
-  subscriptionId?: string;
-  /**
-   * With subscriptionId: the position of the delivery just delivered. None before it is pending (it was the first),
-   * so the index is read from there on, past the rows delivered before it, not yet vacuumed away.
-   */
-  after?: string;
   /** Not these subscriptions (those this instance is sending to already). */
   excluding?: readonly string[];
 }
@@ -212,76 +248,117 @@ export interface WebhookClaim {
  * subscription, in one statement: each has its attempt counted and its next attempt moved to `leaseUntil`, so that
  * no other instance sends it (nor the one after it) meanwhile, and a process that dies mid-send leaves it to be tried
  * again. Since positions are taken in commit order, the first pending row this statement sees can never be overtaken
- * by a row committed later.
+ * by a row committed later. Here and in markWebhooksDelivered, each head found is locked by its id alone and the
+ * rows are updated by id from an array: as a semi-join (`d.id IN (SELECT id FROM heads)`), or with `status =
+ * 'pending'` beside a list of ids, a plan made for a small queue, or on an index whose statistics are those of the
+ * empty table it was made on, read every pending row (and looked the heads up again for each).
  */
-export async function claimDueWebhookDeliveries(db: Db, claim: WebhookClaim): Promise<ClaimedWebhookDelivery[]> {
+export async function claimDueWebhookDeliveries<P>(
+  db: Db,
+  shapes: VersionedShapes<P>,
+  claim: WebhookClaim,
+): Promise<ClaimedWebhookDelivery<P>[]> {
   const { now, leaseUntil, limit } = claim;
-  const only = claim.subscriptionId === undefined ? sql`` : sql`AND s.id = ${claim.subscriptionId}`;
-  const after = claim.subscriptionId === undefined || claim.after === undefined ? sql`` : sql`AND d.position > ${claim.after}::bigint`;
   const excluding = claim.excluding?.length ? sql`AND NOT (s.id = ANY (${[...claim.excluding]}::text[]))` : sql``;
-  const result = await sql<{
-    id: string;
-    position: string;
-    subscription_id: string;
-    event_id: string;
-    event_type: string;
-    payload: unknown;
-    attempts: number;
-    created_at: Date;
-    url: string;
-    secret_sealed: unknown;
-  }>`
+  const result = await sql<ClaimedRow>`${PLANNED_ON_EVERY_RUN}
     WITH heads AS (
       SELECT h.id
         FROM webhook_subscriptions s
        CROSS JOIN LATERAL (
              SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-              WHERE d.subscription_id = s.id AND d.status = 'pending' ${after}
+              WHERE d.subscription_id = s.id AND d.status = 'pending'
               ORDER BY d.position LIMIT 1
        ) h
-       WHERE s.enabled AND s.paused_at IS NULL AND h.next_attempt_at <= ${now} ${only} ${excluding}
-    ), due AS (
-      SELECT d.id FROM webhook_deliveries d
-       -- Checked again on the row itself: a row another instance claimed and committed meanwhile is not due any more.
-       WHERE d.id IN (SELECT id FROM heads) AND d.status = 'pending' AND d.next_attempt_at <= ${now}
-       ORDER BY d.next_attempt_at
+       WHERE s.enabled AND s.paused_at IS NULL AND h.next_attempt_at <= ${now} ${excluding}
+       ORDER BY h.next_attempt_at
        LIMIT ${limit}
-         FOR UPDATE SKIP LOCKED
+    ), due AS (
+      -- Each head locked by its id alone. Checked again on the row itself: a row another instance claimed and
+      -- committed meanwhile is not due any more.
+      SELECT d.id
+        FROM heads h
+       CROSS JOIN LATERAL (
+             SELECT d.id FROM webhook_deliveries d
+              WHERE d.id = h.id AND d.status = 'pending' AND d.next_attempt_at <= ${now}
+                FOR UPDATE SKIP LOCKED
+       ) d
     )
     UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}
-      FROM webhook_subscriptions s
-     WHERE d.id IN (SELECT id FROM due) AND s.id = d.subscription_id
-    RETURNING d.id, d.position, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at, s.url, s.secret_sealed`.execute(
-    db,
-  );
-  return result.rows.map((r) => ({
-    id: r.id,
-    position: String(r.position),
-    subscriptionId: r.subscription_id,
-    eventId: r.event_id,
-    eventType: r.event_type,
-    payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
-    attempts: r.attempts,
-    createdAt: new Date(r.created_at),
-    url: r.url,
-    secretSealed: typeof r.secret_sealed === 'string' ? JSON.parse(r.secret_sealed) : r.secret_sealed,
-  }));
+     WHERE d.id = ANY (ARRAY(SELECT id FROM due))
+    RETURNING d.id, d.position, d.subscription_id, d.event_id, d.event_type, d.payload, d.attempts, d.created_at,
+              (SELECT s.url FROM webhook_subscriptions s WHERE s.id = d.subscription_id) AS url,
+              (SELECT s.secret_sealed FROM webhook_subscriptions s WHERE s.id = d.subscription_id) AS secret_sealed`.execute(db);
+  return result.rows.map((r) => rowToClaimed(r, shapes));
 }
 
-/** Delivered: the delivery leaves the queue and the subscription's failure streak ends, in one statement. */
-export async function markWebhookDelivered(db: Db, d: { id: string; subscriptionId: string; status: number; now: Date }): Promise<void> {
-  await db
-    .with('delivered', (qb) =>
-      qb
-        .updateTable('webhook_deliveries')
-        .set({ status: 'delivered', delivered_at: d.now, last_status: d.status, last_error: null })
-        .where('id', '=', d.id)
-        .returning('id'),
+/** A delivery the receiver took. */
+export interface DeliveredWebhook {
+  id: string;
+  subscriptionId: string;
+  /** The delivered one's place in its subscription's queue. */
+  position: string;
+  /** The receiver's answer. */
+  status: number;
+  /** Claim the subscription's next delivery too (the sender's turn goes on with it). */
+  claimNext: boolean;
+}
+
+/**
+ * Records deliveries the receivers took, of different subscriptions, in one statement (one round trip and one commit
+ * for all): each leaves its queue and ends its subscription's failure streak, and for each with `claimNext` the
+ * subscription's next delivery is claimed as claimDueWebhookDeliveries would claim it, under a lease until
+ * `leaseUntil`. A delivered one was its subscription's head, so no pending row comes before its position: the next
+ * head is the first pending row after it, read from there in the queue's index, past the rows delivered before it and
+ * not yet vacuumed away. Only that row is claimed: one that another instance holds (SKIP LOCKED) or that is not due
+ * leaves nothing claimed, never the row after it; nor does a subscription paused or disabled meanwhile. Returns the
+ * deliveries claimed, one per subscription at most.
+ */
+export async function markWebhooksDelivered<P>(
+  db: Db,
+  shapes: VersionedShapes<P>,
+  batch: { delivered: readonly DeliveredWebhook[]; now: Date; leaseUntil: Date },
+): Promise<ClaimedWebhookDelivery<P>[]> {
+  const { delivered, now, leaseUntil } = batch;
+  if (delivered.length === 0) return [];
+  const column = <K extends keyof DeliveredWebhook>(key: K) => delivered.map((d) => d[key]);
+  const ids = column('id');
+  const subscriptions = column('subscriptionId');
+  const result = await sql<ClaimedRow>`${PLANNED_ON_EVERY_RUN}
+    WITH delivered AS (
+      UPDATE webhook_deliveries d
+         SET status = 'delivered', delivered_at = ${now}, last_error = NULL,
+             last_status = (${column('status')}::int[])[array_position(${ids}::uuid[], d.id)]
+       WHERE d.id = ANY (${ids}::uuid[])
+    ), subscription AS (
+      UPDATE webhook_subscriptions s SET consecutive_failures = 0, failing_since = NULL, last_success_at = ${now}
+       WHERE s.id = ANY (${subscriptions}::text[])
+      RETURNING s.id, s.url, s.secret_sealed, s.enabled, s.paused_at
+    ), head AS (
+      SELECT h.id
+        FROM unnest(${subscriptions}::text[], ${column('position')}::bigint[], ${column('claimNext')}::boolean[])
+             AS i (subscription_id, position, claim_next)
+        JOIN subscription s ON s.id = i.subscription_id AND s.enabled AND s.paused_at IS NULL
+       CROSS JOIN LATERAL (
+             SELECT h.id FROM webhook_deliveries h
+              WHERE h.subscription_id = i.subscription_id AND h.status = 'pending' AND h.position > i.position
+              ORDER BY h.position LIMIT 1
+       ) h
+       WHERE i.claim_next
+    ), due AS (
+      SELECT n.id
+        FROM head h
+       CROSS JOIN LATERAL (
+             SELECT n.id FROM webhook_deliveries n
+              WHERE n.id = h.id AND n.status = 'pending' AND n.next_attempt_at <= ${now}
+                FOR UPDATE SKIP LOCKED
+       ) n
     )
-    .updateTable('webhook_subscriptions')
-    .set({ consecutive_failures: 0, failing_since: null, last_success_at: d.now })
-    .where('id', '=', d.subscriptionId)
-    .execute();
+    UPDATE webhook_deliveries n SET attempts = n.attempts + 1, next_attempt_at = ${leaseUntil}
+     WHERE n.id = ANY (ARRAY(SELECT id FROM due))
+    RETURNING n.id, n.position, n.subscription_id, n.event_id, n.event_type, n.payload, n.attempts, n.created_at,
+              (SELECT s.url FROM subscription s WHERE s.id = n.subscription_id) AS url,
+              (SELECT s.secret_sealed FROM subscription s WHERE s.id = n.subscription_id) AS secret_sealed`.execute(db);
+  return result.rows.map((r) => rowToClaimed(r, shapes));
 }
 
 export interface FailedWebhookAttempt {

@@ -4,9 +4,11 @@
 // PostgreSQL only: PGlite has one session, so its transactions never overlap and insert order is commit order.
 import t from 'tap';
 import { DELIVERY_LEASE_SECONDS } from '../../src/domain/webhooks/delivery-policy.js';
+import { EVENT_DATA } from '../../src/domain/webhooks/event-data.js';
 import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
 import type { Db } from '../../src/storage/database.js';
-import { claimDueWebhookDeliveries, insertWebhookSubscription, markWebhookDelivered } from '../../src/storage/webhooks.js';
+import { claimDueWebhookDeliveries, insertWebhookSubscription, markWebhooksDelivered } from '../../src/storage/webhooks.js';
+import type { Versioned } from '../../src/storage/json-shape.js';
 import { createTestDatabase, onServer } from '../helpers/database.js';
 
 const database = await createTestDatabase();
@@ -14,19 +16,26 @@ t.teardown(() => database.drop());
 const db = database.handle.db;
 const now = new Date('2026-12-02T12:00:00Z');
 const ctx = { clock: () => now };
+/** The `n` of a claimed delivery's event. */
+const nOf = (d: { payload: Versioned<{ n?: unknown }> }) => (d.payload.ok ? Number(d.payload.value.n) : NaN);
 
 /** Claims and delivers the subscription's deliveries one by one; the `n` of each, in the order sent. */
 async function drain(): Promise<number[]> {
   const sent: number[] = [];
   for (;;) {
-    const [head] = await claimDueWebhookDeliveries(db, {
+    const [head] = await claimDueWebhookDeliveries(db, EVENT_DATA, {
       now,
       leaseUntil: new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000),
       limit: 1,
     });
     if (!head) return sent;
-    sent.push((head.payload as { n: number }).n);
-    await markWebhookDelivered(db, { id: head.id, subscriptionId: head.subscriptionId, status: 204, now });
+    sent.push(nOf(head));
+    const { id, subscriptionId, position } = head;
+    await markWebhooksDelivered(db, EVENT_DATA, {
+      delivered: [{ id, subscriptionId, position, status: 204, claimNext: false }],
+      now,
+      leaseUntil: now,
+    });
   }
 }
 

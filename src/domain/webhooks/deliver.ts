@@ -7,16 +7,17 @@
 import type { ProviderContext } from '../context.js';
 import { openSecret } from '../keys/sealed-secrets.js';
 import { webhookSignature } from '../notifications/webhook-notifier.js';
-import { guardedFetch, OutboundError } from '../../outbound/guarded-fetch.js';
+import { guardedFetch, OutboundError, type OutboundPool } from '../../outbound/guarded-fetch.js';
 import {
   claimDueWebhookDeliveries,
-  markWebhookDelivered,
   markWebhookFailed,
   pauseWebhookSubscription,
   type ClaimedWebhookDelivery,
 } from '../../storage/webhooks.js';
 import type { Db } from '../../storage/database.js';
-import { DELIVERY_LEASE_SECONDS, DELIVERY_TIMEOUT_MS, retryDelayMs, shouldPause } from './delivery-policy.js';
+import { writeDelivered, type DeliveredWrite } from './delivered-writes.js';
+import { DELIVERY_TIMEOUT_MS, leaseFrom, retryDelayMs, shouldPause } from './delivery-policy.js';
+import { EVENT_DATA, type ClaimedDelivery } from './event-data.js';
 import { webhookPolicy } from './webhook-url.js';
 
 /** A receiver's answer is not read; one that sends more than this is cut off. */
@@ -30,10 +31,16 @@ export interface DeliveryOptions {
   timeoutMs?: number;
   /** The jitter's source, in [0, 1): Math.random unless told. */
   random?: () => number;
+  /** Once delivered, claim the subscription's next delivery in the same statement (the job's turn goes on with it). */
+  claimNext?: boolean;
+  /** Keep-alive connections to the receivers (the job's); without, each attempt opens a connection of its own. */
+  pool?: OutboundPool;
+  /** Where a delivered one is recorded (the job's batches); without, it is written at once. */
+  writeDelivered?: DeliveredWrite;
 }
 
 export type WebhookOutcome =
-  | { id: string; subscriptionId: string; outcome: 'delivered'; status: number }
+  | { id: string; subscriptionId: string; outcome: 'delivered'; status: number; next?: ClaimedDelivery | undefined }
   | { id: string; subscriptionId: string; outcome: 'retry'; reason: string; nextAttemptAt: Date; paused: boolean };
 
 /** Why an attempt failed, in words safe to store and show: the host and status, never a header or the body. */
@@ -51,11 +58,13 @@ export function deliveryBody(d: Pick<ClaimedWebhookDelivery, 'id' | 'eventId' | 
   return JSON.stringify({ id: d.id, event_id: d.eventId, type: d.eventType, created_at: d.createdAt.toISOString(), data });
 }
 
-async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs: number): Promise<number> {
+async function attempt(ctx: WebhookContext, d: ClaimedDelivery, timeoutMs: number, pool: OutboundPool | undefined): Promise<number> {
   const policy = webhookPolicy(ctx.config, d.url);
   if (typeof policy === 'string') throw new AttemptFailed(policy);
-  if (typeof d.payload !== 'object' || d.payload === null || Array.isArray(d.payload))
-    throw new AttemptFailed('the stored payload is not an object');
+  // A payload this instance cannot read (a version a newer one wrote, during a rolling upgrade) is not sent: the
+  // attempt fails, and the retry may go to an instance that reads it; if none does, the subscription is paused with
+  // this reason, and nothing after it is sent out of order.
+  if (!d.payload.ok) throw new AttemptFailed(`the stored payload is unreadable here (${d.payload.reason})`);
   if (typeof d.secretSealed !== 'object' || d.secretSealed === null) throw new AttemptFailed('the stored secret is unreadable');
   let secret: string;
   try {
@@ -63,7 +72,7 @@ async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs
   } catch (err) {
     throw new AttemptFailed((err as Error).message);
   }
-  const body = deliveryBody(d, d.payload);
+  const body = deliveryBody(d, d.payload.value);
   const timestamp = String(Math.floor(ctx.clock().getTime() / 1000));
   const headers = {
     'content-type': 'application/json',
@@ -78,7 +87,7 @@ async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs
     ({ status } = await guardedFetch(
       { url: d.url, method: 'POST', headers, body, timeoutMs, maxResponseBytes: RESPONSE_MAX_BYTES },
       policy,
-      ctx.outbound,
+      pool ? { ...ctx.outbound, pool } : ctx.outbound,
     ));
   } catch (err) {
     if (err instanceof OutboundError) throw new AttemptFailed(err.message);
@@ -90,16 +99,13 @@ async function attempt(ctx: WebhookContext, d: ClaimedWebhookDelivery, timeoutMs
 }
 
 /** Sends a claimed delivery once and records what happened (delivered, or when it is tried again). */
-export async function deliverWebhook(
-  ctx: WebhookContext,
-  d: ClaimedWebhookDelivery,
-  options: DeliveryOptions = {},
-): Promise<WebhookOutcome> {
+export async function deliverWebhook(ctx: WebhookContext, d: ClaimedDelivery, options: DeliveryOptions = {}): Promise<WebhookOutcome> {
   const base = { id: d.id, subscriptionId: d.subscriptionId };
   try {
-    const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
-    await markWebhookDelivered(ctx.db, { ...base, status, now: ctx.clock() });
-    return { ...base, outcome: 'delivered', status };
+    const status = await attempt(ctx, d, options.timeoutMs ?? DELIVERY_TIMEOUT_MS, options.pool);
+    const delivered = { ...base, status, position: d.position, claimNext: options.claimNext ?? false };
+    const next = options.writeDelivered ? await options.writeDelivered(delivered) : (await writeDelivered(ctx, [delivered]))[0];
+    return { ...base, outcome: 'delivered', status, next };
   } catch (err) {
     const failed = err instanceof AttemptFailed ? err : new AttemptFailed('the delivery failed');
     if (!(err instanceof AttemptFailed))
@@ -126,16 +132,13 @@ export async function deliverWebhook(
   }
 }
 
-/**
- * Claims, under a lease, up to `limit` due heads of the subscriptions' queues (one per subscription), or the head of
- * one subscription's, leaving out `excluding`.
- */
+/** Claims, under a lease, up to `limit` due heads of the subscriptions' queues (one per subscription), leaving out `excluding`. */
 export function claimWebhookDeliveries(
   ctx: Pick<WebhookContext, 'db' | 'clock'>,
-  claim: { limit: number; subscriptionId?: string; after?: string; excluding?: readonly string[] },
-): Promise<ClaimedWebhookDelivery[]> {
+  claim: { limit: number; excluding?: readonly string[] },
+): Promise<ClaimedDelivery[]> {
   const now = ctx.clock();
-  return claimDueWebhookDeliveries(ctx.db, { now, leaseUntil: new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000), ...claim });
+  return claimDueWebhookDeliveries(ctx.db, EVENT_DATA, { now, leaseUntil: leaseFrom(now), ...claim });
 }
 
 /**

@@ -18,6 +18,11 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
  */
 export const DELIVERY_LEASE_SECONDS = 30;
 
+/** Until when a delivery claimed at `now` is its instance's. */
+export function leaseFrom(now: Date): Date {
+  return new Date(now.getTime() + DELIVERY_LEASE_SECONDS * 1000);
+}
+
 /**
  * The wait after `attempts` failed attempts (1 after the first): base × 2^(attempts−1), capped, then scaled by a
  * random factor in [0.5, 1] ("equal jitter"), so that the deliveries of one outage do not all come back at once.

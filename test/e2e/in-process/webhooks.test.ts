@@ -219,6 +219,23 @@ t.test('a redirect is not followed: the delivery fails with the status and is tr
   await removeWebhook(admin, 'redir');
 });
 
+t.test('a payload of a version this instance does not read is not sent: its attempt fails, and it is tried again', async (t) => {
+  mode = 'ok';
+  received.length = 0;
+  await addWebhook(admin, { id: 'newer', url: `${receiverUrl}/newer`, events: ['client.changed'] });
+  await emitWebhookEvent({ clock }, db, 'client.changed', { client_id: 'c1', change: 'created', via: 'admin' });
+  // As a newer instance would store it during a rolling upgrade.
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ payload: JSON.stringify({ v: 2, event: { client_id: 'c1' } }) })
+    .where('subscription_id', '=', 'newer')
+    .execute();
+  t.match(await round(), [{ outcome: 'retry', reason: 'the stored payload is unreadable here (unknown version 2)', paused: false }]);
+  t.same(received, [], 'nothing was sent');
+  t.match(await listWebhookDeliveriesOf(admin, 'newer'), [{ status: 'pending', attempts: 1, lastError: /unknown version 2/ }]);
+  await removeWebhook(admin, 'newer');
+});
+
 t.test('real actions fire their events; a change that rolls back fires none', async (t) => {
   mode = 'ok';
   received.length = 0;
