@@ -3,13 +3,21 @@
 import { PasswordPolicy } from './accounts/password-policy.js';
 import { claimValueProblem, isEmailClaimValue, isSettableClaim } from './claims.js';
 
+/** The console roles (issue 20): admin may do everything, auditor may read only; `none` takes a role away. */
+export const ADMIN_ROLES = ['admin', 'auditor', 'none'] as const;
+export type AdminRoleChoice = (typeof ADMIN_ROLES)[number];
+
+export function isAdminRoleChoice(value: unknown): value is AdminRoleChoice {
+  return typeof value === 'string' && (ADMIN_ROLES as readonly string[]).includes(value);
+}
+
 export interface UserEntry {
   username: string;
   password: string;
   email?: string;
   email_verified?: boolean;
   /** Issue 20: the console role; absent leaves the stored role alone, `none` takes it away. Not a claim. */
-  role?: 'admin' | 'auditor' | 'none';
+  role?: AdminRoleChoice;
   /** The claims an admin may set (src/domain/claims.ts). */
   [claim: string]: unknown;
 }
@@ -43,7 +51,7 @@ export function userEntryProblems(raw: unknown, policy: PasswordPolicy = new Pas
   for (const [key, value] of Object.entries(u)) {
     if (key === 'username' || key === 'password') continue;
     if (key === 'role') {
-      if (!['admin', 'auditor', 'none'].includes(value as string)) bad('role must be "admin", "auditor" or "none"');
+      if (!isAdminRoleChoice(value)) bad('role must be "admin", "auditor" or "none"');
       continue;
     }
     if (isSettableClaim(key)) {

@@ -4,7 +4,7 @@ import { localGroupNames } from './groups.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AccessTokenRow } from './schema.js';
-import type { ClaimsUser } from './user-claim-columns.js';
+import { USER_CLAIM_FIELDS, type ClaimsUser } from './user-claim-columns.js';
 
 export interface AccessTokenWithUser {
   clientId: string;
@@ -25,7 +25,7 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
   db
     .selectFrom('access_tokens as t')
     .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['u.id', 'u.username', 'u.email', 'u.email_verified', 'u.claims', 'u.updated_at', 'u.locale', 'u.disabled_at'])
+    .select(['u.id', ...USER_CLAIM_FIELDS.map((field) => `u.${field}` as const), 'u.disabled_at'])
     // The user's groups ride along only when the token was granted the `groups` scope (storage/groups.ts).
     .select(localGroupNames(sql.ref('t.scope') as Expression<string>, sql.ref('u.id') as Expression<string>).as('local_groups'))
     .select([

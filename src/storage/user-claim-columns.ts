@@ -12,7 +12,7 @@ export type ClaimsUser = Pick<UserRow, 'id' | 'username' | 'email' | 'email_veri
 };
 
 /** The users columns a token statement reads. */
-const USER_CLAIM_FIELDS = ['username', 'email', 'email_verified', 'claims', 'updated_at', 'locale'] as const;
+export const USER_CLAIM_FIELDS = ['username', 'email', 'email_verified', 'claims', 'updated_at', 'locale'] as const;
 
 /** The users columns of a token statement, prefixed so that they cannot collide with the token row's own. */
 export const USER_CLAIM_COLUMNS = USER_CLAIM_FIELDS.map((field) => `users.${field} as user_${field}` as const);

@@ -2,7 +2,7 @@
 // src/domain/admin/user-admin.ts.
 import { AdminError } from '../../domain/admin-error.js';
 import { isSettableClaim, USER_CLAIMS } from '../../domain/claims.js';
-import type { UserEntry } from '../../domain/user-entry.js';
+import { ADMIN_ROLES, isAdminRoleChoice, type UserEntry } from '../../domain/user-entry.js';
 import {
   checkPassword,
   checkUserEntry,
@@ -12,8 +12,6 @@ import {
   enableUser,
   inviteUser,
   listUsers,
-  ADMIN_ROLES,
-  isAdminRoleChoice,
   resetLink,
   setPassword,
   setRole,

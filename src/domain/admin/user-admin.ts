@@ -22,7 +22,7 @@ import {
 import { findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from './admin.js';
 import { AdminError } from '../admin-error.js';
 import { listDevices, revokeDeviceIn, type AccountDevice, type RevokedDevice } from '../risk/devices.js';
-import { userColumns, userEntryProblems, type UserEntry } from '../user-entry.js';
+import { ADMIN_ROLES, isAdminRoleChoice, userColumns, userEntryProblems, type AdminRoleChoice, type UserEntry } from '../user-entry.js';
 import { PasswordPolicy, type PasswordOwner } from '../accounts/password-policy.js';
 import { issueResetLink } from '../accounts/password-reset.js';
 import { emitEmailChanged, endPendingEmailChanges } from '../accounts/email-change.js';
@@ -474,14 +474,6 @@ export async function revokeUserDevices(
     return done;
   });
   return { user: summary(user), revoked };
-}
-
-/** The console roles (issue 20): admin may do everything, auditor may read only; `none` takes a role away. */
-export const ADMIN_ROLES = ['admin', 'auditor', 'none'] as const;
-export type AdminRoleChoice = (typeof ADMIN_ROLES)[number];
-
-export function isAdminRoleChoice(value: unknown): value is AdminRoleChoice {
-  return typeof value === 'string' && (ADMIN_ROLES as readonly string[]).includes(value);
 }
 
 /** The user's console role, `none` when they have none. */

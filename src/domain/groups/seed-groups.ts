@@ -11,6 +11,7 @@ import {
   updateGroupRow,
 } from '../../storage/groups.js';
 import { findUserByUsername } from '../../storage/users.js';
+import type { AdminRoleChoice } from '../user-entry.js';
 import { groupDescriptionProblem, groupNameProblem } from './group-names.js';
 
 /** One group: its name, a description, and (when given) exactly its members, by username. */
@@ -95,7 +96,7 @@ export async function seedGroups(db: Db, groups: readonly SeedGroup[], now: Date
 }
 
 /** Gives the user the seed file's role (`none`: no role); true when that changed it. */
-export async function seedUserRole(db: Db, userId: string, role: 'admin' | 'auditor' | 'none', now: Date): Promise<boolean> {
+export async function seedUserRole(db: Db, userId: string, role: AdminRoleChoice, now: Date): Promise<boolean> {
   const before = (await findUserRole(db, userId)) ?? 'none';
   if (before === role) return false;
   await replaceUserRole(db, userId, role === 'none' ? null : role, now);

@@ -3,7 +3,7 @@
 // password, send a reset link, end their sessions, revoke their devices, reset their second factor. A password is
 // never answered; a reset link is only ever mailed to the user (the API never shows one).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { UserEntry } from '../../domain/user-entry.js';
+import { ADMIN_ROLES, type AdminRoleChoice, type UserEntry } from '../../domain/user-entry.js';
 import { deviceJson, sessionJson, userJson } from '../../domain/admin/representations.js';
 import {
   createUser,
@@ -14,7 +14,6 @@ import {
   listUserDevices,
   listUserPage,
   resetLink,
-  ADMIN_ROLES,
   resetSecondFactor,
   revokeSessions,
   revokeUserDevices,
@@ -23,7 +22,6 @@ import {
   setRole,
   showUser,
   updateUserProfile,
-  type AdminRoleChoice,
   type UserDetails,
 } from '../../domain/admin/user-admin.js';
 import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';

@@ -6,7 +6,6 @@ import {
   createUser,
   disableUser,
   enableUser,
-  isAdminRoleChoice,
   listSessions,
   listUserDevices,
   listUserPage,
@@ -19,6 +18,7 @@ import {
   updateUserProfile,
 } from '../../domain/admin/user-admin.js';
 import { findUserByRef } from '../../domain/admin/admin.js';
+import { isAdminRoleChoice } from '../../domain/user-entry.js';
 import { accountLinks } from '../../domain/connections/account-links.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
