@@ -23,7 +23,7 @@ import {
   newClientBody,
   secretBody,
   type ClientFormValues,
-} from '../views/console-clients.js';
+} from './views/clients.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { attempt, field, list, notFound } from './console-forms.js';
 import { CONSOLE_PREFIX } from './console-http.js';

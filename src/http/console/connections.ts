@@ -13,7 +13,7 @@ import {
 } from '../../domain/connections/connection-admin.js';
 import type { SeedConnection } from '../../domain/connections/seed-connections.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { shown } from '../views/console-entities.js';
+import { shown } from './views/entities.js';
 import { entityPages } from './entities.js';
 
 /** A connection as the entry its form edits: the seed file's fields, none that is only shown (links, redirect URI). */

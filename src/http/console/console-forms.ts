@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { AdminError, type AdminErrorKind } from '../../domain/admin-error.js';
 import { single, type RawParams } from '../../domain/params.js';
 import type { ConsolePerson } from '../../domain/console/console-sessions.js';
-import { forbiddenBody } from '../views/console-pages.js';
+import { forbiddenBody } from './views/pages.js';
 import { sendPage } from './console-http.js';
 import { translator } from '../../i18n/translate.js';
 import { StaleForm } from './console-revision.js';

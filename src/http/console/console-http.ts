@@ -9,7 +9,7 @@ import { consoleFormToken, CONSOLE_ABSOLUTE_SECONDS, type ConsolePerson } from '
 import type { ProviderContext } from '../../domain/context.js';
 import type { SafeHtml } from '../../html.js';
 import { translator, type Translate } from '../../i18n/translate.js';
-import { consoleLayout } from '../views/console-layout.js';
+import { consoleLayout } from './views/layout.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 
 declare module 'fastify' {

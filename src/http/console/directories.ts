@@ -17,8 +17,8 @@ import type { DirectoryInput } from '../../domain/directories/directory-settings
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { html } from '../../html.js';
-import { csrfField } from '../views/console-pages.js';
-import { shown } from '../views/console-entities.js';
+import { csrfField } from './views/pages.js';
+import { shown } from './views/entities.js';
 import { attempt, field } from './console-forms.js';
 import { adminContextOf } from './console-http.js';
 import { entityPages } from './entities.js';

@@ -17,7 +17,7 @@ import {
   newEntityBody,
   type EntityRow,
   type EntityWords,
-} from '../views/console-entities.js';
+} from './views/entities.js';
 import { attempt, field, notFound } from './console-forms.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';

@@ -18,7 +18,7 @@ import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
-import { deleteGroupBody, groupBody, groupListBody, newGroupBody, type GroupFormValues, type GroupView } from '../views/console-groups.js';
+import { deleteGroupBody, groupBody, groupListBody, newGroupBody, type GroupFormValues, type GroupView } from './views/groups.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { editable as editableGroup } from '../admin-api/groups.js';
 import type { AdminContext } from '../../domain/admin/admin.js';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { deleteResource, listResources, setResource, showResource } from '../../domain/resources/resource-admin.js';
 import type { ResourceServerEntry } from '../../domain/resources/resource-servers.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { shown } from '../views/console-entities.js';
+import { shown } from './views/entities.js';
 import { entityPages } from './entities.js';
 
 export function resourceServerPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {

@@ -14,7 +14,7 @@ import {
   scimTokenListBody,
   scimTokenSecretBody,
   type NewScimTokenValues,
-} from '../views/console-scim-tokens.js';
+} from './views/scim-tokens.js';
 import { attempt, field, notFound } from './console-forms.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 

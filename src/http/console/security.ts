@@ -12,7 +12,7 @@ import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { auditTrail, type AuditFilter } from '../../domain/admin/audit-trail.js';
 import { seeOther } from '../redirect.js';
-import { auditBody, eventsBody, keysBody, rulesBody, type AuditFilters, type EventFilters } from '../views/console-security.js';
+import { auditBody, eventsBody, keysBody, rulesBody, type AuditFilters, type EventFilters } from './views/security.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { attempt, field } from './console-forms.js';
 

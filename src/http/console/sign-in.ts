@@ -7,7 +7,7 @@ import type { ProviderContext } from '../../domain/context.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
-import { badSignInBody, noRoleBody, secondFactorNeededBody, signedOutBody } from '../views/console-pages.js';
+import { badSignInBody, noRoleBody, secondFactorNeededBody, signedOutBody } from './views/pages.js';
 import { consoleBindingCookie, consoleSessionCookie, sendPage } from './console-http.js';
 
 /** Sends the browser to the provider's authorization endpoint, bound to it by a fresh cookie. */

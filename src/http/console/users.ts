@@ -24,7 +24,7 @@ import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
-import { newUserBody, userBody, userListBody, type NewUserValues } from '../views/console-users.js';
+import { newUserBody, userBody, userListBody, type NewUserValues } from './views/users.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { editable as editableUser } from '../admin-api/users.js';
 import { attempt, field, notFound } from './console-forms.js';

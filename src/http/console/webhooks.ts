@@ -29,7 +29,7 @@ import {
   webhookListBody,
   webhookSecretBody,
   type WebhookFormValues,
-} from '../views/console-webhooks.js';
+} from './views/webhooks.js';
 import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
 import { editable as editableWebhook } from '../admin-api/webhooks.js';
 import type { IfMatchGuard } from '../admin-api/etag.js';

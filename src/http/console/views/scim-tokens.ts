@@ -1,8 +1,8 @@
 // The console's SCIM token pages: the tokens (never a value), the form of a new one, the page that shows its value
 // once, one token, and the confirmation before a revocation.
-import { html, type SafeHtml } from '../../html.js';
-import { isExpired, MAX_EXPIRES_IN_DAYS, type ScimToken } from '../../domain/scim/scim-tokens.js';
-import { csrfField, messages, table, when } from './console-pages.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { isExpired, MAX_EXPIRES_IN_DAYS, type ScimToken } from '../../../domain/scim/scim-tokens.js';
+import { csrfField, messages, table, when } from './pages.js';
 
 const stateOf = (token: ScimToken, now: Date) =>
   isExpired(token, now) ? 'expired' : token.expiresAt ? `valid until ${when(token.expiresAt)}` : 'valid, does not expire';

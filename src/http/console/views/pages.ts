@@ -1,6 +1,6 @@
 // The console's small shared pieces and its sign-in pages: refusals that say why, the notice after a change, the
 // CSRF field every form carries, and a table.
-import { html, type SafeHtml } from '../../html.js';
+import { html, type SafeHtml } from '../../../html.js';
 
 type Cell = SafeHtml | string | number | null | undefined;
 

@@ -2,8 +2,8 @@
 // directories): the list, one with its details and the form that replaces it, the form of a new one, and the
 // confirmation before a removal. The form is the entry itself as JSON, the very body the management API's PUT takes
 // (docs/admin-api.md), its secret apart in a password field that is never filled in.
-import { html, type SafeHtml } from '../../html.js';
-import { csrfField, messages, revisionField, table } from './console-pages.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { csrfField, messages, revisionField, table } from './pages.js';
 
 type Cell = SafeHtml | string | number | null | undefined;
 

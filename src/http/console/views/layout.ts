@@ -2,9 +2,9 @@
 // (PAGE_HEADERS: no script at all), a navigation bar, and the console's stylesheet served from /admin/console.css
 // (the policy's `style-src 'self'`), so no inline style needs a hash of its own. It follows the browser's colour
 // scheme, light or dark (prefers-color-scheme), as the sign-in pages do.
-import { html, type SafeHtml } from '../../html.js';
-import type { MessageKey } from '../../i18n/catalog.js';
-import type { Translate } from '../../i18n/translate.js';
+import { html, type SafeHtml } from '../../../html.js';
+import type { MessageKey } from '../../../i18n/catalog.js';
+import type { Translate } from '../../../i18n/translate.js';
 
 export const CONSOLE_CSS = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}

@@ -1,12 +1,12 @@
 // The console's security pages: admin risk rules (list, add, delete), security events and the audit log with their
 // filters, and the signing keys with their rotation.
-import { html, type SafeHtml } from '../../html.js';
-import type { StoredRiskRule } from '../../domain/risk/rule-admin.js';
-import type { SecurityEventView } from '../../domain/risk/security-event-query.js';
-import type { DescribedKey } from '../../domain/keys/key-rotation.js';
-import type { AuditRecord } from '../../domain/admin/audit-trail.js';
-import { RULE_EFFECTS, RULE_KINDS } from '../../domain/risk/rules.js';
-import { buttonForm, csrfField, messages, table, when } from './console-pages.js';
+import { html, type SafeHtml } from '../../../html.js';
+import type { StoredRiskRule } from '../../../domain/risk/rule-admin.js';
+import type { SecurityEventView } from '../../../domain/risk/security-event-query.js';
+import type { DescribedKey } from '../../../domain/keys/key-rotation.js';
+import type { AuditRecord } from '../../../domain/admin/audit-trail.js';
+import { RULE_EFFECTS, RULE_KINDS } from '../../../domain/risk/rules.js';
+import { buttonForm, csrfField, messages, table, when } from './pages.js';
 
 const options = (values: readonly string[], selected: string, blank?: string) =>
   html`${blank !== undefined ? html`<option value="">${blank}</option>` : ''}${values.map(

@@ -1,9 +1,9 @@
 // The console's client pages: the list with its search, a client with its edit form, the form of a new client, the
 // page that shows a secret once, and the confirmation before a deletion.
-import { html, type SafeHtml } from '../../html.js';
-import { nextPageLink } from './console-layout.js';
-import type { RegisteredClient } from '../../domain/clients/client-admin.js';
-import { buttonForm, csrfField, messages, revisionField, table, when } from './console-pages.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { nextPageLink } from './layout.js';
+import type { RegisteredClient } from '../../../domain/clients/client-admin.js';
+import { buttonForm, csrfField, messages, revisionField, table, when } from './pages.js';
 
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', 'client_secret_jwt'] as const;
 

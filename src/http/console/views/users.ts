@@ -1,12 +1,12 @@
 // The console's user pages: the list with its search, the form of a new user, and a user with their profile, role,
 // sessions, devices and linked connections, and the actions an admin may take on them.
-import { html, type SafeHtml } from '../../html.js';
-import { nextPageLink } from './console-layout.js';
-import type { UserDetails, UserSummary } from '../../domain/admin/user-admin.js';
-import type { AccountDevice } from '../../domain/risk/devices.js';
-import type { AccountLink } from '../../domain/connections/account-links.js';
-import type { LiveSession } from '../../domain/admin/user-admin.js';
-import { buttonForm, csrfField, messages, revisionField, table, when } from './console-pages.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { nextPageLink } from './layout.js';
+import type { UserDetails, UserSummary } from '../../../domain/admin/user-admin.js';
+import type { AccountDevice } from '../../../domain/risk/devices.js';
+import type { AccountLink } from '../../../domain/connections/account-links.js';
+import type { LiveSession } from '../../../domain/admin/user-admin.js';
+import { buttonForm, csrfField, messages, revisionField, table, when } from './pages.js';
 
 export interface NewUserValues {
   username: string;

@@ -1,9 +1,9 @@
 // The console's group pages: the list with member counts, the form of a new group, a group with its edit form and
 // its members (add by username or email, remove), and the confirmation before a deletion.
-import { html, type SafeHtml } from '../../html.js';
-import type { GroupMember, GroupSummary } from '../../domain/groups/group-admin.js';
-import { MAX_GROUP_DESCRIPTION_LENGTH, MAX_GROUP_NAME_LENGTH } from '../../domain/groups/group-names.js';
-import { csrfField, messages, revisionField, table, when } from './console-pages.js';
+import { html, type SafeHtml } from '../../../html.js';
+import type { GroupMember, GroupSummary } from '../../../domain/groups/group-admin.js';
+import { MAX_GROUP_DESCRIPTION_LENGTH, MAX_GROUP_NAME_LENGTH } from '../../../domain/groups/group-names.js';
+import { csrfField, messages, revisionField, table, when } from './pages.js';
 
 /** What the form shows: a group's name and description, or what was typed into a refused form. */
 export interface GroupFormValues {

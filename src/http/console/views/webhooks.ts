@@ -2,10 +2,10 @@
 // a new one (event types as checkboxes), the page that shows its secret once, a subscription with its recent
 // deliveries and the forms that edit it (a secret rotated there is shown once too) or pause it, and the confirmation
 // before a deletion.
-import { html, type SafeHtml } from '../../html.js';
-import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/event-types.js';
-import type { WebhookDelivery, WebhookDetails, WebhookFailure, WebhookSubscription } from '../../domain/webhooks/webhook-admin.js';
-import { buttonForm, csrfField, messages, revisionField, table, when } from './console-pages.js';
+import { html, type SafeHtml } from '../../../html.js';
+import { ALL_EVENTS, WEBHOOK_EVENT_TYPES } from '../../../domain/webhooks/event-types.js';
+import type { WebhookDelivery, WebhookDetails, WebhookFailure, WebhookSubscription } from '../../../domain/webhooks/webhook-admin.js';
+import { buttonForm, csrfField, messages, revisionField, table, when } from './pages.js';
 
 /** What the form shows: empty, or what was typed into a refused form. */
 export interface WebhookFormValues {
