@@ -1,9 +1,10 @@
 // The console's group pages: the list with member counts, the form of a new group, a group with its edit form and
 // its members (add by username or email, remove), and the confirmation before a deletion.
 import { html, type SafeHtml } from '../../../html.js';
+import type { Translate } from '../../../i18n/translate.js';
 import type { GroupMember, GroupSummary } from '../../../domain/groups/group-admin.js';
 import { MAX_GROUP_DESCRIPTION_LENGTH, MAX_GROUP_NAME_LENGTH } from '../../../domain/groups/group-names.js';
-import { csrfField, messages, revisionField, table, when } from './pages.js';
+import { csrfField, emphasised, messages, revisionField, table, when } from './pages.js';
 
 /** What the form shows: a group's name and description, or what was typed into a refused form. */
 export interface GroupFormValues {
@@ -11,24 +12,24 @@ export interface GroupFormValues {
   description: string;
 }
 
-export function groupListBody(base: string, groups: readonly GroupSummary[], mayWrite: boolean): SafeHtml {
-  return html`${mayWrite ? html`<p><a href="${base}/groups/new">New group</a></p>` : ''}
+export function groupListBody(t: Translate, base: string, groups: readonly GroupSummary[], mayWrite: boolean): SafeHtml {
+  return html`${mayWrite ? html`<p><a href="${base}/groups/new">${t('console.groups.new')}</a></p>` : ''}
 ${table(
-  'Groups',
-  ['Name', 'Description', 'Members', 'Updated'],
+  t('console.groups.title'),
+  [t('console.name'), t('console.description'), t('console.groups.members'), t('console.updated')],
   groups.map((g) => [html`<a href="${base}/groups/${g.id}">${g.name}</a>`, g.description ?? '', g.members, when(g.updatedAt)]),
-  'No group yet.',
+  t('console.groups.none'),
 )}`;
 }
 
-function groupFields(v: GroupFormValues): SafeHtml {
-  return html`<label for="name">Name (what the groups claim says)</label><input type="text" id="name" name="name" required maxlength="${MAX_GROUP_NAME_LENGTH}" value="${v.name}">
-<label for="description">Description (optional)</label><textarea id="description" name="description" maxlength="${MAX_GROUP_DESCRIPTION_LENGTH}">${v.description}</textarea>`;
+function groupFields(t: Translate, v: GroupFormValues): SafeHtml {
+  return html`<label for="name">${t('console.groups.nameField')}</label><input type="text" id="name" name="name" required maxlength="${MAX_GROUP_NAME_LENGTH}" value="${v.name}">
+<label for="description">${t('console.descriptionOptional')}</label><textarea id="description" name="description" maxlength="${MAX_GROUP_DESCRIPTION_LENGTH}">${v.description}</textarea>`;
 }
 
-export function newGroupBody(base: string, csrf: string, v: GroupFormValues, error?: string): SafeHtml {
-  return html`${messages(undefined, error)}<form method="post" action="${base}/groups">${csrfField(csrf)}${groupFields(v)}
-<div><button type="submit">Create group</button></div></form>`;
+export function newGroupBody(t: Translate, base: string, csrf: string, v: GroupFormValues, error?: string): SafeHtml {
+  return html`${messages(undefined, error)}<form method="post" action="${base}/groups">${csrfField(csrf)}${groupFields(t, v)}
+<div><button type="submit">${t('console.groups.create')}</button></div></form>`;
 }
 
 export interface GroupView {
@@ -47,67 +48,68 @@ export interface GroupView {
   error?: string | undefined;
 }
 
-export function groupBody(base: string, view: GroupView): SafeHtml {
+export function groupBody(t: Translate, base: string, view: GroupView): SafeHtml {
   const { group, csrf } = view;
   const path = `${base}/groups/${group.id}`;
   const details = table(
-    'Group details',
-    ['Field', 'Value'],
+    t('console.groups.details'),
+    [t('console.field'), t('console.value')],
     [
-      ['Id', group.id],
-      ['Name', group.name],
-      ['Description', group.description ?? ''],
-      ['Members', group.members],
-      ['Created', when(group.createdAt)],
-      ['Updated', when(group.updatedAt)],
+      [t('console.id'), group.id],
+      [t('console.name'), group.name],
+      [t('console.description'), group.description ?? ''],
+      [t('console.groups.members'), group.members],
+      [t('console.created'), when(group.createdAt)],
+      [t('console.updated'), when(group.updatedAt)],
     ],
   );
   const members = table(
-    `Members of ${group.name}`,
-    csrf ? ['Username', 'Email', 'Added', 'Action'] : ['Username', 'Email', 'Added'],
+    t('console.groups.membersOf', { name: group.name }),
+    [t('console.username'), t('console.email'), t('console.groups.added'), ...(csrf ? [t('console.action')] : [])],
     view.members.map((m) => [
       html`<a href="${base}/users/${m.id}">${m.username}</a>`,
       m.email ?? '',
       when(m.addedAt),
       ...(csrf
         ? [
-            html`<form class="inline" method="post" action="${path}/members/${m.id}/remove">${csrfField(csrf)}<button type="submit" aria-label="Remove ${m.username}">Remove</button></form>`,
+            html`<form class="inline" method="post" action="${path}/members/${m.id}/remove">${csrfField(csrf)}<button type="submit" aria-label="${t('console.groups.removeNamed', { username: m.username })}">${t('console.groups.remove')}</button></form>`,
           ]
         : []),
     ]),
-    'No member yet.',
+    t('console.groups.noMember'),
   );
-  const clients = html`<h2>Clients limited to this group</h2>${
+  const clients = html`<h2>${t('console.groups.clients')}</h2>${
     view.clients.length === 0
-      ? html`<p>None: no client admits only this group's members.</p>`
+      ? html`<p>${t('console.groups.noClients')}</p>`
       : html`<ul>${view.clients.map((id) => html`<li><a href="${base}/clients/${encodeURIComponent(id)}">${id}</a></li>`)}</ul>
-<p class="meta">A client's groups are changed with the management API or the command line (sso-admin clients update --allowed-groups).</p>`
+<p class="meta">${t('console.groups.clientsHow')} (sso-admin clients update --allowed-groups)</p>`
   }`;
-  if (!csrf) return html`${messages(view.notice, view.error)}${details}<h2>Members</h2>${members}${clients}`;
+  if (!csrf) return html`${messages(view.notice, view.error)}${details}<h2>${t('console.groups.members')}</h2>${members}${clients}`;
   const v = view.values ?? { name: group.name, description: group.description ?? '' };
   return html`${messages(view.notice, view.error)}${details}
-<h2>Members</h2>${members}
+<h2>${t('console.groups.members')}</h2>${members}
 <form method="post" action="${path}/members">${csrfField(csrf)}
-<label for="member">Add a member by username or email</label><input type="text" id="member" name="member" required value="${view.member ?? ''}">
-<div><button type="submit">Add member</button></div></form>
+<label for="member">${t('console.groups.memberField')}</label><input type="text" id="member" name="member" required value="${view.member ?? ''}">
+<div><button type="submit">${t('console.groups.add')}</button></div></form>
 ${clients}
-<h2>Edit</h2>
-<form method="post" action="${path}">${csrfField(csrf)}${revisionField(view.revision)}${groupFields(v)}
-<div><button type="submit">Save changes</button></div></form>
-<h2>Removal</h2>
-<p><a href="${path}/delete">Delete this group</a></p>`;
+<h2>${t('console.edit')}</h2>
+<form method="post" action="${path}">${csrfField(csrf)}${revisionField(view.revision)}${groupFields(t, v)}
+<div><button type="submit">${t('console.saveChanges')}</button></div></form>
+<h2>${t('console.removal')}</h2>
+<p><a href="${path}/delete">${t('console.groups.deleteThis')}</a></p>`;
 }
 
-export function deleteGroupBody(base: string, group: GroupSummary, clients: readonly string[], csrf: string, revision: string): SafeHtml {
+export function deleteGroupBody(
+  t: Translate,
+  base: string,
+  group: GroupSummary,
+  clients: readonly string[],
+  csrf: string,
+  revision: string,
+): SafeHtml {
   const path = `${base}/groups/${group.id}`;
-  return html`<p>Delete the group <strong>${group.name}</strong> and its ${group.members} memberships? Its members lose it from
-their next token on. This cannot be undone.</p>
-${
-  clients.length > 0
-    ? html`<p>These clients are limited to it: ${clients.join(', ')}. Each keeps its other groups, or admits nobody if it
-had no other.</p>`
-    : ''
-}
-<form method="post" action="${path}/delete">${csrfField(csrf)}${revisionField(revision)}<button type="submit" class="danger">Delete ${group.name}</button></form>
-<p><a href="${path}">Keep it</a></p>`;
+  return html`<p>${emphasised(t, 'console.groups.deleteQuestion', 'name', group.name, { members: group.members })} ${t('console.cannotBeUndone')}</p>
+${clients.length > 0 ? html`<p>${t('console.groups.deleteClients', { clients: clients.join(', ') })}</p>` : ''}
+<form method="post" action="${path}/delete">${csrfField(csrf)}${revisionField(revision)}<button type="submit" class="danger">${t('console.deleteNamed', { name: group.name })}</button></form>
+<p><a href="${path}">${t('console.keepIt')}</a></p>`;
 }

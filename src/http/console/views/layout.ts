@@ -108,7 +108,7 @@ ${body}
 }
 
 /** The "Next page" link of a list read a page at a time: the search kept, `after` the last key of this page. */
-export function nextPageLink(listUrl: string, q: string, after: string | undefined): SafeHtml | '' {
+export function nextPageLink(t: Translate, listUrl: string, q: string, after: string | undefined): SafeHtml | '' {
   if (after === undefined) return '';
-  return html`<p><a href="${listUrl}?${new URLSearchParams({ ...(q ? { q } : {}), after }).toString()}">Next page</a></p>`;
+  return html`<p><a href="${listUrl}?${new URLSearchParams({ ...(q ? { q } : {}), after }).toString()}">${t('console.nextPage')}</a></p>`;
 }

@@ -1,6 +1,7 @@
 // The console's security pages: admin risk rules (list, add, delete), security events and the audit log with their
 // filters, and the signing keys with their rotation.
 import { html, type SafeHtml } from '../../../html.js';
+import type { Translate } from '../../../i18n/translate.js';
 import type { StoredRiskRule } from '../../../domain/risk/rule-admin.js';
 import type { SecurityEventView } from '../../../domain/risk/security-event-query.js';
 import type { DescribedKey } from '../../../domain/keys/key-rotation.js';
@@ -14,33 +15,43 @@ const options = (values: readonly string[], selected: string, blank?: string) =>
   )}`;
 
 export function rulesBody(
+  t: Translate,
   base: string,
   rules: readonly StoredRiskRule[],
   view: { csrf: string | null; notice?: string; error?: string; values?: Record<string, string> },
 ): SafeHtml {
   const v = view.values ?? {};
   const list = table(
-    'Risk rules',
-    ['Kind', 'Value', 'Effect', 'Note', 'Added', ...(view.csrf ? ['Action'] : [])],
+    t('console.nav.riskRules'),
+    [
+      t('console.rules.kind'),
+      t('console.value'),
+      t('console.rules.effect'),
+      t('console.rules.note'),
+      t('console.rules.added'),
+      ...(view.csrf ? [t('console.action')] : []),
+    ],
     rules.map((r) => [
       r.kind,
       r.value,
       r.effect,
       r.note ?? '',
       when(r.createdAt),
-      ...(view.csrf ? [buttonForm(`${base}/risk-rules/${r.id}/delete`, view.csrf, `Delete rule ${r.kind} ${r.value}`, true)] : []),
+      ...(view.csrf
+        ? [buttonForm(`${base}/risk-rules/${r.id}/delete`, view.csrf, t('console.rules.delete', { kind: r.kind, value: r.value }), true)]
+        : []),
     ]),
-    'No rule: every sign-in is scored.',
+    t('console.rules.none'),
   );
   const form = view.csrf
-    ? html`<h2>Add a rule</h2><form method="post" action="${base}/risk-rules">${csrfField(view.csrf)}
-<label for="kind">Kind</label><select id="kind" name="kind">${options(RULE_KINDS, v.kind ?? 'network')}</select>
-<label for="value">Value (a device id, a network in CIDR notation, or a username)</label><input type="text" id="value" name="value" required value="${v.value ?? ''}">
-<label for="effect">Effect</label><select id="effect" name="effect">${options(RULE_EFFECTS, v.effect ?? 'block')}</select>
-<label for="note">Note</label><input type="text" id="note" name="note" value="${v.note ?? ''}">
-<div><button type="submit">Add rule</button></div></form>`
+    ? html`<h2>${t('console.rules.addTitle')}</h2><form method="post" action="${base}/risk-rules">${csrfField(view.csrf)}
+<label for="kind">${t('console.rules.kind')}</label><select id="kind" name="kind">${options(RULE_KINDS, v.kind ?? 'network')}</select>
+<label for="value">${t('console.rules.valueField')}</label><input type="text" id="value" name="value" required value="${v.value ?? ''}">
+<label for="effect">${t('console.rules.effect')}</label><select id="effect" name="effect">${options(RULE_EFFECTS, v.effect ?? 'block')}</select>
+<label for="note">${t('console.rules.note')}</label><input type="text" id="note" name="note" value="${v.note ?? ''}">
+<div><button type="submit">${t('console.rules.add')}</button></div></form>`
     : '';
-  return html`${messages(view.notice, view.error)}<p>A rule decides a sign-in outright; without one, the risk score does.</p>${list}${form}`;
+  return html`${messages(view.notice, view.error)}<p>${t('console.rules.lead')}</p>${list}${form}`;
 }
 
 export const EVENT_TYPES = [
@@ -66,6 +77,7 @@ export interface EventFilters {
 }
 
 export function eventsBody(
+  t: Translate,
   base: string,
   f: EventFilters,
   events: readonly SecurityEventView[],
@@ -76,30 +88,40 @@ export function eventsBody(
     ? `${base}/security-events?${new URLSearchParams({ ...Object.fromEntries(Object.entries(f).filter(([, value]) => value)), cursor: next })}`
     : null;
   return html`<form class="filters" method="get" action="${base}/security-events">
-<div><label for="user">User (id or username)</label><input type="text" id="user" name="user" value="${f.user}"></div>
-<div><label for="type">Type</label><select id="type" name="type">${options(EVENT_TYPES, f.type, 'Any')}</select></div>
-<div><label for="since">Since (RFC 3339, UTC)</label><input type="text" id="since" name="since" placeholder="2026-01-31T09:00:00Z" value="${f.since}"></div>
-<div><label for="until">Until</label><input type="text" id="until" name="until" placeholder="2026-02-01T09:00:00Z" value="${f.until}"></div>
-<div><button type="submit">Filter</button></div></form>
+<div><label for="user">${t('console.events.userField')}</label><input type="text" id="user" name="user" value="${f.user}"></div>
+<div><label for="type">${t('console.type')}</label><select id="type" name="type">${options(EVENT_TYPES, f.type, t('console.events.any'))}</select></div>
+<div><label for="since">${t('console.since')}</label><input type="text" id="since" name="since" placeholder="2026-01-31T09:00:00Z" value="${f.since}"></div>
+<div><label for="until">${t('console.until')}</label><input type="text" id="until" name="until" placeholder="2026-02-01T09:00:00Z" value="${f.until}"></div>
+<div><button type="submit">${t('console.filter')}</button></div></form>
 ${messages(undefined, error)}
 ${table(
-  'Security events, newest first',
-  ['When', 'Type', 'User', 'Client', 'Details'],
+  t('console.events.caption'),
+  [t('console.when'), t('console.type'), t('console.events.user'), t('console.events.client'), t('console.events.details')],
   events.map((e) => [e.created_at, e.type, e.username ?? e.user_id ?? '', e.client_id ?? '', JSON.stringify(e.details)]),
-  'No event matches.',
+  t('console.events.none'),
 )}
-${more ? html`<p><a href="${more}">Older events</a></p>` : ''}`;
+${more ? html`<p><a href="${more}">${t('console.events.older')}</a></p>` : ''}`;
 }
 
 export function keysBody(
+  t: Translate,
   base: string,
   keys: readonly DescribedKey[],
   view: { csrf: string | null; notice?: string; warnings?: readonly string[] },
 ): SafeHtml {
   return html`${messages(view.notice)}${(view.warnings ?? []).map((w) => html`<p class="error" role="alert">${w}</p>`)}
 ${table(
-  'Signing keys',
-  ['Key id', 'Algorithm', 'State', 'Created', 'Signs from', 'Retires', 'Unpublished', 'Encrypted'],
+  t('console.nav.signingKeys'),
+  [
+    t('console.keys.kid'),
+    t('console.keys.alg'),
+    t('console.state'),
+    t('console.created'),
+    t('console.keys.activates'),
+    t('console.keys.retires'),
+    t('console.keys.unpublishes'),
+    t('console.keys.encrypted'),
+  ],
   keys.map((k) => [
     k.kid,
     k.alg,
@@ -108,11 +130,11 @@ ${table(
     when(k.activatesAt),
     when(k.retiresAt),
     when(k.unpublishesAt),
-    k.encrypted ? 'yes' : 'no',
+    k.encrypted ? t('console.yes') : t('console.no'),
   ]),
-  'No key.',
+  t('console.keys.none'),
 )}
-${view.csrf ? html`<p>A rotation adds a key for each algorithm: published now, signing after the activation delay.</p>${buttonForm(`${base}/signing-keys/rotate`, view.csrf, 'Rotate signing keys')}` : ''}`;
+${view.csrf ? html`<p>${t('console.keys.rotationLead')}</p>${buttonForm(`${base}/signing-keys/rotate`, view.csrf, t('console.keys.rotate'))}` : ''}`;
 }
 
 export interface AuditFilters {
@@ -123,21 +145,35 @@ export interface AuditFilters {
   until: string;
 }
 
-export function auditBody(base: string, f: AuditFilters, records: readonly AuditRecord[], next: string | null, error?: string): SafeHtml {
+export function auditBody(
+  t: Translate,
+  base: string,
+  f: AuditFilters,
+  records: readonly AuditRecord[],
+  next: string | null,
+  error?: string,
+): SafeHtml {
   const more = next
     ? `${base}/audit?${new URLSearchParams({ ...Object.fromEntries(Object.entries(f).filter(([, value]) => value)), before: next })}`
     : null;
   return html`<form class="filters" method="get" action="${base}/audit">
-<div><label for="actor">Actor (kind:id, e.g. person:ID, client:ID, cli:NAME)</label><input type="text" id="actor" name="actor" value="${f.actor}"></div>
-<div><label for="target">Target (type:id, e.g. user:ID, client:ID)</label><input type="text" id="target" name="target" value="${f.target}"></div>
-<div><label for="event">Event (e.g. admin.user.disabled)</label><input type="text" id="event" name="event" value="${f.event}"></div>
-<div><label for="since">Since (RFC 3339, UTC)</label><input type="text" id="since" name="since" value="${f.since}"></div>
-<div><label for="until">Until</label><input type="text" id="until" name="until" value="${f.until}"></div>
-<div><button type="submit">Filter</button></div></form>
+<div><label for="actor">${t('console.audit.actorField')}</label><input type="text" id="actor" name="actor" value="${f.actor}"></div>
+<div><label for="target">${t('console.audit.targetField')}</label><input type="text" id="target" name="target" value="${f.target}"></div>
+<div><label for="event">${t('console.audit.eventField')}</label><input type="text" id="event" name="event" value="${f.event}"></div>
+<div><label for="since">${t('console.since')}</label><input type="text" id="since" name="since" value="${f.since}"></div>
+<div><label for="until">${t('console.until')}</label><input type="text" id="until" name="until" value="${f.until}"></div>
+<div><button type="submit">${t('console.filter')}</button></div></form>
 ${messages(undefined, error)}
 ${table(
-  'Audit records, newest first',
-  ['When', 'Actor', 'From', 'Event', 'Target', 'Changes'],
+  t('console.audit.caption'),
+  [
+    t('console.when'),
+    t('console.audit.actor'),
+    t('console.audit.from'),
+    t('console.audit.event'),
+    t('console.audit.target'),
+    t('console.audit.changes'),
+  ],
   records.map((r) => [
     when(r.occurred_at),
     `${r.actor_kind}:${r.actor_id}`,
@@ -146,7 +182,7 @@ ${table(
     `${r.target_type}:${r.target_id}`,
     JSON.stringify(r.changes),
   ]),
-  'No record matches.',
+  t('console.audit.none'),
 )}
-${more ? html`<p><a href="${more}">Older records</a></p>` : ''}`;
+${more ? html`<p><a href="${more}">${t('console.audit.older')}</a></p>` : ''}`;
 }

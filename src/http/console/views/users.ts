@@ -1,6 +1,7 @@
 // The console's user pages: the list with its search, the form of a new user, and a user with their profile, role,
 // sessions, devices and linked connections, and the actions an admin may take on them.
 import { html, type SafeHtml } from '../../../html.js';
+import type { Translate } from '../../../i18n/translate.js';
 import { nextPageLink } from './layout.js';
 import type { UserDetails, UserSummary } from '../../../domain/admin/user-admin.js';
 import type { AccountDevice } from '../../../domain/risk/devices.js';
@@ -16,45 +17,52 @@ export interface NewUserValues {
 }
 
 /** `next`: the last id of this page when there is another one after it (the "Next page" link). */
-export function userListBody(base: string, users: readonly UserSummary[], q: string, mayWrite: boolean, next?: string): SafeHtml {
+export function userListBody(
+  t: Translate,
+  base: string,
+  users: readonly UserSummary[],
+  q: string,
+  mayWrite: boolean,
+  next?: string,
+): SafeHtml {
   return html`<form class="filters" method="get" action="${base}/users" role="search">
-<div><label for="q">Search by username or email</label><input type="search" id="q" name="q" value="${q}"></div>
-<div><button type="submit">Search</button></div></form>
-${mayWrite ? html`<p><a href="${base}/users/new">New user</a></p>` : ''}
+<div><label for="q">${t('console.users.searchLabel')}</label><input type="search" id="q" name="q" value="${q}"></div>
+<div><button type="submit">${t('console.search')}</button></div></form>
+${mayWrite ? html`<p><a href="${base}/users/new">${t('console.users.new')}</a></p>` : ''}
 ${table(
-  'Users',
-  ['Username', 'Email', 'State', 'Created'],
+  t('console.users.title'),
+  [t('console.username'), t('console.email'), t('console.state'), t('console.created')],
   users.map((u) => [
     html`<a href="${base}/users/${u.id}">${u.username}</a>`,
     u.email ?? '',
-    u.disabledAt ? 'disabled' : 'active',
+    u.disabledAt ? t('console.users.disabled') : t('console.users.active'),
     when(u.createdAt),
   ]),
-  'No user matches.',
+  t('console.users.noMatch'),
 )}
-${nextPageLink(`${base}/users`, q, next)}`;
+${nextPageLink(t, `${base}/users`, q, next)}`;
 }
 
 const ROLE_CHOICES = [
-  ['none', 'No console role'],
-  ['auditor', 'Auditor (read only)'],
-  ['admin', 'Admin'],
+  ['none', 'console.users.role.none'],
+  ['auditor', 'console.users.role.auditor'],
+  ['admin', 'console.users.role.admin'],
 ] as const;
 
-function roleSelect(selected: string): SafeHtml {
-  return html`<label for="role">Console role</label><select id="role" name="role">${ROLE_CHOICES.map(
-    ([value, name]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${name}</option>`,
+function roleSelect(t: Translate, selected: string): SafeHtml {
+  return html`<label for="role">${t('console.users.role')}</label><select id="role" name="role">${ROLE_CHOICES.map(
+    ([value, name]) => html`<option value="${value}"${value === selected ? html` selected` : ''}>${t(name)}</option>`,
   )}</select>`;
 }
 
-export function newUserBody(base: string, csrf: string, v: NewUserValues, error?: string): SafeHtml {
+export function newUserBody(t: Translate, base: string, csrf: string, v: NewUserValues, error?: string): SafeHtml {
   return html`${messages(undefined, error)}<form method="post" action="${base}/users">${csrfField(csrf)}
-<label for="username">Username</label><input type="text" id="username" name="username" required autocomplete="off" value="${v.username}">
-<label for="email">Email</label><input type="email" id="email" name="email" autocomplete="off" value="${v.email}">
-<label for="name">Full name</label><input type="text" id="name" name="name" autocomplete="off" value="${v.name}">
-<label for="password">Password</label><input type="password" id="password" name="password" required autocomplete="new-password">
-${roleSelect(v.role)}
-<div><button type="submit">Create user</button></div></form>`;
+<label for="username">${t('console.username')}</label><input type="text" id="username" name="username" required autocomplete="off" value="${v.username}">
+<label for="email">${t('console.email')}</label><input type="email" id="email" name="email" autocomplete="off" value="${v.email}">
+<label for="name">${t('console.users.fullName')}</label><input type="text" id="name" name="name" autocomplete="off" value="${v.name}">
+<label for="password">${t('console.users.password')}</label><input type="password" id="password" name="password" required autocomplete="new-password">
+${roleSelect(t, v.role)}
+<div><button type="submit">${t('console.users.create')}</button></div></form>`;
 }
 
 export interface UserView {
@@ -65,34 +73,45 @@ export interface UserView {
   csrf: string | null;
   /** The user's revision, as the API's ETag: the edit form is refused once it changed (console-revision.ts). */
   revision: string;
-  notice?: string;
+  notice?: string | undefined;
   error?: string;
   resetUrl?: string;
 }
 
-export function userBody(base: string, v: UserView): SafeHtml {
+export function userBody(t: Translate, base: string, v: UserView): SafeHtml {
   const { user, csrf } = v;
   const path = `${base}/users/${user.id}`;
   const name = typeof user.claims.name === 'string' ? user.claims.name : '';
+  const email = user.email
+    ? t(user.emailVerified ? 'console.users.emailVerified' : 'console.users.emailNotVerified', { email: user.email })
+    : '';
   const profile = table(
-    'Profile',
-    ['Field', 'Value'],
+    t('console.users.profile'),
+    [t('console.field'), t('console.value')],
     [
-      ['Id', user.id],
-      ['Username', user.username],
-      ['Email', `${user.email ?? ''}${user.email ? (user.emailVerified ? ' (verified)' : ' (not verified)') : ''}`],
-      ['State', user.disabledAt ? `disabled since ${when(user.disabledAt)}` : 'active'],
-      ['Console role', user.role],
-      ['Groups', user.groups.join(', ')],
-      ['Authenticator app', user.authenticatorApp ? 'enrolled' : 'none'],
-      ['Created', when(user.createdAt)],
+      [t('console.id'), user.id],
+      [t('console.username'), user.username],
+      [t('console.email'), email],
+      [t('console.state'), user.disabledAt ? t('console.users.disabledSince', { when: when(user.disabledAt) }) : t('console.users.active')],
+      [t('console.users.role'), user.role],
+      [t('console.users.groups'), user.groups.join(', ')],
+      [t('console.users.authenticatorApp'), user.authenticatorApp ? t('console.users.enrolled') : t('console.none')],
+      [t('console.created'), when(user.createdAt)],
     ],
   );
   const sessions = table(
-    'Live sessions',
-    ['Kind', 'Signed in', 'Methods', 'Device', 'Clients', 'Last used', 'Expires'],
+    t('console.users.liveSessions'),
+    [
+      t('console.users.sessionKind'),
+      t('console.users.signedIn'),
+      t('console.users.methods'),
+      t('console.users.device'),
+      t('console.users.clients'),
+      t('console.lastUsed'),
+      t('console.users.expires'),
+    ],
     v.sessions.map((s) => [
-      s.kind === 'console' ? 'Console' : 'Browser',
+      s.kind === 'console' ? t('console.users.kindConsole') : t('console.users.kindBrowser'),
       when(s.authTime),
       s.amr.join(' '),
       s.deviceLabel ?? '',
@@ -100,47 +119,68 @@ export function userBody(base: string, v: UserView): SafeHtml {
       s.lastSeenAt ? when(s.lastSeenAt) : '',
       when(s.expiresAt),
     ]),
-    'No live session.',
+    t('console.users.noSession'),
   );
   const devices = table(
-    'Devices',
-    ['Device', 'First seen', 'Last seen', 'Sign-ins', 'Trusted', ...(csrf ? ['Action'] : [])],
+    t('console.users.devices'),
+    [
+      t('console.users.device'),
+      t('console.users.firstSeen'),
+      t('console.users.lastSeen'),
+      t('console.users.signIns'),
+      t('console.users.trusted'),
+      ...(csrf ? [t('console.action')] : []),
+    ],
     v.devices.map((d) => [
       d.label,
       when(d.firstSeenAt),
       when(d.lastSeenAt),
       d.signInCount,
-      d.trusted ? 'yes' : 'no',
-      ...(csrf ? [buttonForm(`${path}/devices/${encodeURIComponent(d.id)}/revoke`, csrf, `Revoke ${d.label}`, true)] : []),
+      d.trusted ? t('console.yes') : t('console.no'),
+      ...(csrf
+        ? [
+            buttonForm(
+              `${path}/devices/${encodeURIComponent(d.id)}/revoke`,
+              csrf,
+              t('console.users.revokeDevice', { device: d.label }),
+              true,
+            ),
+          ]
+        : []),
     ]),
-    'No device.',
+    t('console.users.noDevice'),
   );
   const links = table(
-    'Linked connections',
-    ['Connection', 'Subject', 'Linked', 'Last used'],
+    t('console.users.linkedConnections'),
+    [t('console.users.connection'), t('console.users.subject'), t('console.users.linked'), t('console.lastUsed')],
     v.links.map((l) => [l.name, l.subject, when(l.linkedAt), when(l.lastUsedAt)]),
-    'No linked connection.',
+    t('console.users.noLink'),
   );
   const reset = v.resetUrl
-    ? html`<p class="notice" role="status">A reset link for this user, valid for a limited time; hand it over privately:</p><code class="secret">${v.resetUrl}</code>`
+    ? html`<p class="notice" role="status">${t('console.users.resetLinkShown')}</p><code class="secret">${v.resetUrl}</code>`
     : '';
+  const headings = {
+    sessions: t('console.users.sessions'),
+    devices: t('console.users.devices'),
+    connections: t('console.users.connections'),
+  };
   if (!csrf) {
-    return html`${messages(v.notice, v.error)}${profile}<h2>Sessions</h2>${sessions}<h2>Devices</h2>${devices}<h2>Connections</h2>${links}`;
+    return html`${messages(v.notice, v.error)}${profile}<h2>${headings.sessions}</h2>${sessions}<h2>${headings.devices}</h2>${devices}<h2>${headings.connections}</h2>${links}`;
   }
   return html`${messages(v.notice, v.error)}${reset}${profile}
-<h2>Actions</h2>
-<p>${user.disabledAt ? buttonForm(`${path}/enable`, csrf, 'Enable user') : buttonForm(`${path}/disable`, csrf, 'Disable user', true)}
-${user.email ? buttonForm(`${path}/reset-link`, csrf, 'Email a password reset link') : ''}
-${buttonForm(`${path}/reset-link/show`, csrf, 'Show a password reset link')}
-${user.authenticatorApp ? buttonForm(`${path}/second-factor/reset`, csrf, 'Reset second factor', true) : ''}</p>
-<h2>Edit</h2>
+<h2>${t('console.actions')}</h2>
+<p>${user.disabledAt ? buttonForm(`${path}/enable`, csrf, t('console.users.enable')) : buttonForm(`${path}/disable`, csrf, t('console.users.disable'), true)}
+${user.email ? buttonForm(`${path}/reset-link`, csrf, t('console.users.emailResetLink')) : ''}
+${buttonForm(`${path}/reset-link/show`, csrf, t('console.users.showResetLink'))}
+${user.authenticatorApp ? buttonForm(`${path}/second-factor/reset`, csrf, t('console.users.resetSecondFactor'), true) : ''}</p>
+<h2>${t('console.edit')}</h2>
 <form method="post" action="${path}">${csrfField(csrf)}${revisionField(v.revision)}
-<label for="username">Username</label><input type="text" id="username" name="username" required value="${user.username}">
-<label for="email">Email</label><input type="email" id="email" name="email" value="${user.email ?? ''}">
-<label for="name">Full name</label><input type="text" id="name" name="name" value="${name}">
-${roleSelect(user.role)}
-<div><button type="submit">Save changes</button></div></form>
-<h2>Sessions</h2>${sessions}${v.sessions.length ? buttonForm(`${path}/sessions/revoke`, csrf, 'Sign out everywhere', true) : ''}
-<h2>Devices</h2>${devices}
-<h2>Connections</h2>${links}`;
+<label for="username">${t('console.username')}</label><input type="text" id="username" name="username" required value="${user.username}">
+<label for="email">${t('console.email')}</label><input type="email" id="email" name="email" value="${user.email ?? ''}">
+<label for="name">${t('console.users.fullName')}</label><input type="text" id="name" name="name" value="${name}">
+${roleSelect(t, user.role)}
+<div><button type="submit">${t('console.saveChanges')}</button></div></form>
+<h2>${headings.sessions}</h2>${sessions}${v.sessions.length ? buttonForm(`${path}/sessions/revoke`, csrf, t('console.users.signOutEverywhere'), true) : ''}
+<h2>${headings.devices}</h2>${devices}
+<h2>${headings.connections}</h2>${links}`;
 }
