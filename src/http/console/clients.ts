@@ -197,7 +197,7 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       return sendPage(
         reply,
         base,
-        { title: textOf(request)('console.clients.one', { id: request.params.id }), section: '/clients', body },
+        { title: textOf(request)('console.clients.page', { id: request.params.id }), section: '/clients', body },
         person,
       );
     },
@@ -227,7 +227,7 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
           ...typed,
           error: message,
         });
-        return sendPage(reply, base, { status, title: textOf(request)('console.clients.one', { id }), section: '/clients', body }, person);
+        return sendPage(reply, base, { status, title: textOf(request)('console.clients.page', { id }), section: '/clients', body }, person);
       },
     );
     if (!done.ok) return done.reply;

@@ -110,7 +110,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
       error: extra.error,
       extra: spec.extra?.(item, token, t),
     });
-    return sendPage(reply, base, { status: extra.status, title: t(`${w.keys}.one`, { id }), section: w.path, body }, person);
+    return sendPage(reply, base, { status: extra.status, title: t(`${w.keys}.page`, { id }), section: w.path, body }, person);
   }
 
   app.get(w.path, async (request, reply) => {

@@ -87,7 +87,7 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     return sendPage(
       reply,
       base,
-      { status, title: textOf(request)('console.groups.one', { name: found.value.group.name }), section: '/groups', body },
+      { status, title: textOf(request)('console.groups.page', { name: found.value.group.name }), section: '/groups', body },
       person,
     );
   }

@@ -91,7 +91,7 @@ export function scimTokenPages(app: FastifyInstance, ctx: ProviderContext, base:
     return sendPage(
       reply,
       base,
-      { title: textOf(request)('console.scimTokens.one', { name: found.value.name }), section: '/scim-tokens', body },
+      { title: textOf(request)('console.scimTokens.page', { name: found.value.name }), section: '/scim-tokens', body },
       person,
     );
   });

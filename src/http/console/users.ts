@@ -98,7 +98,7 @@ export function userPages(
     const revision = revisionOf(editableUser(found.value.user));
     const t = textOf(request);
     const body = userBody(t, base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...extra });
-    const title = t('console.users.one', { username: found.value.user.username });
+    const title = t('console.users.page', { username: found.value.user.username });
     return sendPage(reply, base, { status: extra.status, title, section: '/users', body }, person);
   }
 

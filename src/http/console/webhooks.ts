@@ -103,7 +103,7 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     const { status, ...rest } = extra;
     const revision = revisionOf(editableWebhook(found.value.hook));
     const body = webhookBody(textOf(request), base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...rest });
-    return sendPage(reply, base, { status, title: textOf(request)('console.webhooks.one', { id }), section: '/webhooks', body }, person);
+    return sendPage(reply, base, { status, title: textOf(request)('console.webhooks.page', { id }), section: '/webhooks', body }, person);
   }
 
   app.get('/webhooks', async (request, reply) =>
