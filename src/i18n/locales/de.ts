@@ -895,4 +895,8 @@ export const de = {
   'console.webhooks.recentDeliveries': 'Letzte Zustellungen',
   'console.webhooks.deleteQuestion':
     'Das Abonnement {id} ({url}) löschen? Seine {pending} ausstehenden Zustellungen werden verworfen, und es erhält keine Ereignisse mehr.',
+  'console.keys.state.pending': 'ausstehend',
+  'console.keys.state.active': 'aktiv',
+  'console.keys.state.retired': 'stillgelegt',
+  'console.keys.state.expired': 'abgelaufen',
 } as const satisfies Catalog;

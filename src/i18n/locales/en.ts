@@ -846,4 +846,8 @@ export const en = {
   'console.webhooks.recentDeliveries': 'Recent deliveries',
   'console.webhooks.deleteQuestion':
     'Delete the subscription {id} ({url})? Its {pending} pending deliveries are dropped and it gets no more events.',
+  'console.keys.state.pending': 'pending',
+  'console.keys.state.active': 'active',
+  'console.keys.state.retired': 'retired',
+  'console.keys.state.expired': 'expired',
 } as const;

@@ -889,4 +889,8 @@ export const fr = {
   'console.webhooks.recentDeliveries': 'Livraisons récentes',
   'console.webhooks.deleteQuestion':
     'Supprimer l’abonnement {id} ({url}) ? Ses {pending} livraisons en attente sont abandonnées et il ne reçoit plus d’événements.',
+  'console.keys.state.pending': 'en attente',
+  'console.keys.state.active': 'active',
+  'console.keys.state.retired': 'retirée',
+  'console.keys.state.expired': 'expirée',
 } as const satisfies Catalog;

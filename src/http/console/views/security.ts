@@ -125,7 +125,7 @@ ${table(
   keys.map((k) => [
     k.kid,
     k.alg,
-    k.state,
+    t(`console.keys.state.${k.state}`),
     when(k.createdAt),
     when(k.activatesAt),
     when(k.retiresAt),

@@ -93,7 +93,7 @@ export function userBody(t: Translate, base: string, v: UserView): SafeHtml {
       [t('console.username'), user.username],
       [t('console.email'), email],
       [t('console.state'), user.disabledAt ? t('console.users.disabledSince', { when: when(user.disabledAt) }) : t('console.users.active')],
-      [t('console.users.role'), user.role],
+      [t('console.users.role'), user.role === 'admin' || user.role === 'auditor' ? t(`console.role.${user.role}`) : t('console.none')],
       [t('console.users.groups'), user.groups.join(', ')],
       [t('console.users.authenticatorApp'), user.authenticatorApp ? t('console.users.enrolled') : t('console.none')],
       [t('console.created'), when(user.createdAt)],
