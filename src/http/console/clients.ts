@@ -16,16 +16,10 @@ import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
-import {
-  clientBody,
-  clientListBody,
-  deleteClientBody,
-  newClientBody,
-  secretBody,
-  type ClientFormValues,
-} from '../views/console-clients.js';
-import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
-import { attempt, field, list, notFound } from './console-forms.js';
+import { clientBody, clientListBody, deleteClientBody, newClientBody, secretBody, type ClientFormValues } from './views/clients.js';
+import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
+import { attempt, field, list, noticeOf, notFound } from './console-forms.js';
+import type { MessageKey } from '../../i18n/catalog.js';
 import { CONSOLE_PREFIX } from './console-http.js';
 import { checkRevision, formRevision, revisionOf } from './console-revision.js';
 
@@ -43,7 +37,7 @@ const searchQuery = {
 /** Clients per page of the list (the database reads one more, to know there is a next page). */
 const CLIENTS_PER_PAGE = 50;
 
-const DONE: Record<string, string> = { saved: 'Changes saved.', unchanged: 'Nothing changed.' };
+const DONE: Readonly<Record<string, MessageKey>> = { saved: 'console.done.saved', unchanged: 'console.done.unchanged' };
 
 function valuesOf(body: RawParams | undefined): ClientFormValues {
   return {
@@ -102,7 +96,7 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       (request.method !== 'POST' && request.routeOptions.config?.consoleWrite !== true)
     )
       return;
-    return notFound(reply, base, personOf(request), "The console's own client cannot be changed from the console.", 403);
+    return notFound(reply, base, personOf(request), textOf(request)('console.clients.ownClient'), 403);
   });
 
   app.get<{ Querystring: { q?: string; after?: string } }>('/clients', { schema: { querystring: searchQuery } }, async (request, reply) => {
@@ -114,7 +108,11 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
     return sendPage(
       reply,
       base,
-      { title: 'Clients', section: '/clients', body: clientListBody(base, clients, q, mayWrite(request), next) },
+      {
+        title: textOf(request)('console.clients.title'),
+        section: '/clients',
+        body: clientListBody(textOf(request), base, clients, q, mayWrite(request), next),
+      },
       personOf(request),
     );
   });
@@ -124,9 +122,9 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       reply,
       base,
       {
-        title: 'New client',
+        title: textOf(request)('console.clients.new'),
         section: '/clients',
-        body: newClientBody(base, csrf(request), {
+        body: newClientBody(textOf(request), base, csrf(request), {
           client_id: '',
           client_name: '',
           redirect_uris: '',
@@ -151,7 +149,12 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
         sendPage(
           reply,
           base,
-          { status, title: 'New client', section: '/clients', body: newClientBody(base, csrf(request), values, message) },
+          {
+            status,
+            title: textOf(request)('console.clients.new'),
+            section: '/clients',
+            body: newClientBody(textOf(request), base, csrf(request), values, message),
+          },
           person,
         ),
     );
@@ -163,9 +166,15 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       base,
       {
         status: 201,
-        title: 'Client created',
+        title: textOf(request)('console.clients.createdTitle'),
         section: '/clients',
-        body: secretBody(base, client.entry.client_id, clientSecret, `Client ${client.entry.client_id} created.`),
+        body: secretBody(
+          textOf(request),
+          base,
+          client.entry.client_id,
+          clientSecret,
+          textOf(request)('console.clients.created', { id: client.entry.client_id }),
+        ),
       },
       person,
     );
@@ -181,11 +190,16 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
         (message, status) => notFound(reply, base, person, message, status),
       );
       if (!found.ok) return found.reply;
-      const notice = DONE[request.query.done ?? ''];
+      const notice = noticeOf(textOf(request), DONE, request.query.done);
       const editable = mayWrite(request) && request.params.id !== CONSOLE_CLIENT_ID;
       const revision = revisionOf(clientJson(found.value));
-      const body = clientBody(base, found.value, { csrf: editable ? csrf(request) : null, revision, notice });
-      return sendPage(reply, base, { title: `Client ${request.params.id}`, section: '/clients', body }, person);
+      const body = clientBody(textOf(request), base, found.value, { csrf: editable ? csrf(request) : null, revision, notice });
+      return sendPage(
+        reply,
+        base,
+        { title: textOf(request)('console.clients.page', { id: request.params.id }), section: '/clients', body },
+        person,
+      );
     },
   );
 
@@ -207,13 +221,13 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
         if (!current) return notFound(reply, base, person, message, status);
         // Changed meanwhile: the form shows the client as it is now, not what was typed over an older version.
         const typed = status === 412 ? {} : { values };
-        const body = clientBody(base, current, {
+        const body = clientBody(textOf(request), base, current, {
           csrf: csrf(request),
           revision: revisionOf(clientJson(current)),
           ...typed,
           error: message,
         });
-        return sendPage(reply, base, { status, title: `Client ${id}`, section: '/clients', body }, person);
+        return sendPage(reply, base, { status, title: textOf(request)('console.clients.page', { id }), section: '/clients', body }, person);
       },
     );
     if (!done.ok) return done.reply;
@@ -222,9 +236,9 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
         reply,
         base,
         {
-          title: 'Client changed',
+          title: textOf(request)('console.clients.changedTitle'),
           section: '/clients',
-          body: secretBody(base, id, done.value.clientSecret, 'Changes saved; the client is now confidential.'),
+          body: secretBody(textOf(request), base, id, done.value.clientSecret, textOf(request)('console.clients.nowConfidential')),
         },
         person,
       );
@@ -244,9 +258,9 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
       reply,
       base,
       {
-        title: 'Secret rotated',
+        title: textOf(request)('console.clients.rotatedTitle'),
         section: '/clients',
-        body: secretBody(base, id, done.value.clientSecret, 'A new secret replaces the old one.'),
+        body: secretBody(textOf(request), base, id, done.value.clientSecret, textOf(request)('console.clients.rotated')),
       },
       person,
     );
@@ -266,9 +280,9 @@ export function clientPages(app: FastifyInstance, ctx: ProviderContext, base: st
         reply,
         base,
         {
-          title: 'Delete client',
+          title: textOf(request)('console.clients.deleteTitle'),
           section: '/clients',
-          body: deleteClientBody(base, request.params.id, csrf(request), revisionOf(clientJson(found.value))),
+          body: deleteClientBody(textOf(request), base, request.params.id, csrf(request), revisionOf(clientJson(found.value))),
         },
         person,
       );

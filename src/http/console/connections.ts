@@ -13,7 +13,7 @@ import {
 } from '../../domain/connections/connection-admin.js';
 import type { SeedConnection } from '../../domain/connections/seed-connections.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { shown } from '../views/console-entities.js';
+import { shown } from './views/entities.js';
 import { entityPages } from './entities.js';
 
 /** A connection as the entry its form edits: the seed file's fields, none that is only shown (links, redirect URI). */
@@ -26,49 +26,59 @@ function entryOf(c: ConnectionView): Record<string, unknown> {
 
 export function connectionPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
   entityPages<ConnectionView>(app, ctx, base, {
-    title: 'Connections',
     words: {
       path: '/connections',
-      noun: 'connection',
+      keys: 'console.connections',
       idField: 'id',
-      lead: 'Upstream identity providers people may sign in with (OpenID Connect or OAuth 2.0: Google, Microsoft, GitHub, GitLab or your own).',
-      secret: { name: 'client_secret', label: 'Client secret at the upstream (stored sealed, never shown; empty: none)' },
+      secret: { name: 'client_secret', label: 'console.connections.secretLabel' },
     },
     list: listConnections,
     show: showConnection,
     idOf: (c) => c.id,
-    headers: ['Id', 'Name', 'Kind', 'Provisioning', 'Enabled', 'Linked accounts'],
-    row: (c) => [c.display_name, c.preset ?? c.kind, c.provisioning, shown(c.enabled), c.links],
-    details: (c) => [
-      ['Id', c.id],
-      ['Name', c.display_name],
-      ['Kind', c.kind],
-      ['Preset', shown(c.preset)],
-      ['Issuer', shown(c.issuer)],
-      ['Client id at the upstream', c.client_id],
-      ['Client secret', c.has_client_secret ? 'set (sealed)' : 'none'],
-      ['Redirect URI to register at the upstream', c.redirect_uri],
-      ['Scopes', shown(c.scopes)],
-      ['Claims mapping', shown(c.claims)],
-      ['Provisioning', c.provisioning],
-      ['Email domains', shown(c.email_domains)],
-      ['Trusts its amr', shown(c.trust_amr)],
-      ['Keeps upstream tokens', shown(c.store_tokens)],
-      ['Enabled', shown(c.enabled)],
-      ['Linked accounts', c.links],
+    headers: (t) => [
+      t('console.id'),
+      t('console.name'),
+      t('console.connections.kind'),
+      t('console.connections.provisioning'),
+      t('console.enabled'),
+      t('console.connections.links'),
+    ],
+    row: (c, t) => [c.display_name, c.preset ?? c.kind, c.provisioning, shown(t, c.enabled), c.links],
+    details: (c, t) => [
+      [t('console.id'), c.id],
+      [t('console.name'), c.display_name],
+      [t('console.connections.kind'), c.kind],
+      [t('console.connections.preset'), shown(t, c.preset)],
+      [t('console.connections.issuer'), shown(t, c.issuer)],
+      [t('console.connections.clientId'), c.client_id],
+      [t('console.connections.clientSecret'), c.has_client_secret ? t('console.connections.secretSet') : t('console.none')],
+      [t('console.connections.redirectUri'), c.redirect_uri],
+      [t('console.connections.scopes'), shown(t, c.scopes)],
+      [t('console.connections.claims'), shown(t, c.claims)],
+      [t('console.connections.provisioning'), c.provisioning],
+      [t('console.connections.emailDomains'), shown(t, c.email_domains)],
+      [t('console.connections.trustAmr'), shown(t, c.trust_amr)],
+      [t('console.connections.storeTokens'), shown(t, c.store_tokens)],
+      [t('console.enabled'), shown(t, c.enabled)],
+      [t('console.connections.links'), c.links],
     ],
     entryOf,
-    template: { id: 'google', preset: 'google', client_id: 'the client id the upstream gave you', provisioning: 'create', enabled: true },
-    withSecret(entry, secret, current) {
-      if ('client_secret' in entry) throw new AdminError('type the client secret into its own field, not into the entry');
+    template: (t) => ({
+      id: 'google',
+      preset: 'google',
+      client_id: t('console.connections.templateClientId'),
+      provisioning: 'create',
+      enabled: true,
+    }),
+    withSecret(entry, secret, current, t) {
+      if ('client_secret' in entry) throw new AdminError(t('console.connections.secretInEntry'));
       // A change replaces every field, the secret too: one that is kept must be typed again, never dropped unawares.
-      if (secret === '' && current?.has_client_secret)
-        throw new AdminError('this connection has a client secret: type it again (a change replaces every field, the secret too)');
+      if (secret === '' && current?.has_client_secret) throw new AdminError(t('console.connections.secretAgain'));
       return secret === '' ? entry : { ...entry, client_secret: secret };
     },
     set: (c, entry) => setConnection(c, entry as unknown as SeedConnection),
     remove: removeConnection,
-    consequence: (c) => `Its ${c.links} links to upstream accounts go with it; the accounts here stay.`,
+    consequence: (c, t) => t('console.connections.consequence', { links: c.links }),
     lock: 'connection',
   });
 }

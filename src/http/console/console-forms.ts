@@ -3,12 +3,18 @@ import type { FastifyReply } from 'fastify';
 import { AdminError, type AdminErrorKind } from '../../domain/admin-error.js';
 import { single, type RawParams } from '../../domain/params.js';
 import type { ConsolePerson } from '../../domain/console/console-sessions.js';
-import { forbiddenBody } from '../views/console-pages.js';
-import { sendPage } from './console-http.js';
-import { translator } from '../../i18n/translate.js';
+import { forbiddenBody } from './views/pages.js';
+import { sendPage, textOf } from './console-http.js';
 import { StaleForm } from './console-revision.js';
+import type { MessageKey } from '../../i18n/catalog.js';
+import type { Translate } from '../../i18n/translate.js';
 
 export const STATUS_OF: Record<AdminErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
+
+/** What a page says after a change (`?done=`): one of a fixed list, so nothing from the URL is shown. */
+export function noticeOf(t: Translate, notices: Readonly<Record<string, MessageKey>>, done: string | undefined): string | undefined {
+  return done !== undefined && Object.hasOwn(notices, done) ? t(notices[done]!) : undefined;
+}
 
 /** A field of a form, trimmed; '' when absent. */
 export const field = (body: RawParams | undefined, name: string): string => (single(body ?? {}, name) ?? '').trim();
@@ -41,8 +47,7 @@ export function notFound(reply: FastifyReply, base: string, person: ConsolePerso
     base,
     {
       status,
-      title:
-        status === 404 ? 'Not found' : status === 412 ? (reply.request.consoleText ?? translator('en'))('console.stale.title') : 'Refused',
+      title: textOf(reply.request)(status === 404 ? 'console.notFound' : status === 412 ? 'console.stale.title' : 'console.refused'),
       section: '',
       body: forbiddenBody(message),
     },

@@ -9,7 +9,7 @@ import { consoleFormToken, CONSOLE_ABSOLUTE_SECONDS, type ConsolePerson } from '
 import type { ProviderContext } from '../../domain/context.js';
 import type { SafeHtml } from '../../html.js';
 import { translator, type Translate } from '../../i18n/translate.js';
-import { consoleLayout } from '../views/console-layout.js';
+import { consoleLayout } from './views/layout.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 
 declare module 'fastify' {
@@ -71,6 +71,9 @@ export function adminContextOf(ctx: ProviderContext, request: FastifyRequest): A
   };
 }
 
+/** The language of a console page: the request's (index.ts), English before it is chosen. */
+export const textOf = (request: FastifyRequest): Translate => request.consoleText ?? translator('en');
+
 export const mayWrite = (request: FastifyRequest): boolean => request.consolePerson?.principal.role === 'admin';
 
 /** Sends a console page framed for the signed-in person (or for nobody, on a refusal before sign-in). */
@@ -82,7 +85,7 @@ export function sendPage(
 ): FastifyReply {
   const frame = {
     base,
-    t: reply.request.consoleText ?? translator('en'),
+    t: textOf(reply.request),
     title: page.title,
     section: page.section,
     ...(person ? { person: { username: person.username, role: person.principal.role, csrf: consoleFormToken(person.cookie) } } : {}),

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { dashboardCharts } from '../../domain/console/dashboard.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { translator } from '../../i18n/translate.js';
-import { dashboardBody } from '../views/console-dashboard.js';
+import { dashboardBody } from './views/dashboard.js';
 import { personOf, sendPage } from './console-http.js';
 
 export function dashboardPage(app: FastifyInstance, ctx: ProviderContext, base: string): void {

@@ -17,72 +17,80 @@ import type { DirectoryInput } from '../../domain/directories/directory-settings
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { html } from '../../html.js';
-import { csrfField } from '../views/console-pages.js';
-import { shown } from '../views/console-entities.js';
+import { csrfField } from './views/pages.js';
+import { shown } from './views/entities.js';
 import { attempt, field } from './console-forms.js';
-import { adminContextOf } from './console-http.js';
+import { adminContextOf, textOf } from './console-http.js';
 import { entityPages } from './entities.js';
 
 const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 64 } }, required: ['id'] } as const;
 
 export function directoryPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
   const render = entityPages<DirectorySummary>(app, ctx, base, {
-    title: 'Directories',
     words: {
       path: '/directories',
-      noun: 'directory',
+      keys: 'console.directories',
       idField: 'id',
-      lead: 'LDAP and Active Directory servers the sign-in form checks passwords against, searched in this order (user federation).',
-      secret: {
-        name: 'bind_password',
-        label: "The service account's bind password (stored sealed, never shown; typed again on each save)",
-      },
+      secret: { name: 'bind_password', label: 'console.directories.secretLabel' },
     },
     list: listDirectorySummaries,
     show: showDirectory,
     idOf: (d) => d.id,
-    headers: ['Id', 'Name', 'URL', 'Order', 'Enabled', 'Users'],
-    row: (d) => [d.display_name, d.url, d.order, shown(d.enabled), d.linked_users],
-    details: (d) => [
-      ['Id', d.id],
-      ['Name', d.display_name],
+    headers: (t) => [
+      t('console.id'),
+      t('console.name'),
+      'URL',
+      t('console.directories.order'),
+      t('console.enabled'),
+      t('console.directories.users'),
+    ],
+    row: (d, t) => [d.display_name, d.url, d.order, shown(t, d.enabled), d.linked_users],
+    details: (d, t) => [
+      [t('console.id'), d.id],
+      [t('console.name'), d.display_name],
       ['URL', d.url],
-      ['StartTLS', shown(d.start_tls)],
-      ['Plain LDAP allowed', shown(d.allow_plain_ldap)],
-      ['Own CA certificate', d.ca_certificate === undefined ? 'no' : 'yes'],
+      ['StartTLS', shown(t, d.start_tls)],
+      [t('console.directories.plainLdap'), shown(t, d.allow_plain_ldap)],
+      [t('console.directories.ownCa'), shown(t, d.ca_certificate !== undefined)],
       ['Bind DN', d.bind_dn],
-      ['User base', d.user_base],
-      ['User filter', d.user_filter],
-      ['Attributes', shown(d.attributes)],
-      ['Group search', d.group_search ? `${d.group_search.filter} under ${d.group_search.base}` : ''],
-      ['Timeouts', `connect ${d.connect_timeout_ms} ms, operation ${d.operation_timeout_ms} ms`],
-      ['Order', d.order],
-      ['Enabled', shown(d.enabled)],
-      ['Users it provisioned', d.linked_users],
+      [t('console.directories.userBase'), d.user_base],
+      [t('console.directories.userFilter'), d.user_filter],
+      [t('console.directories.attributes'), shown(t, d.attributes)],
+      [
+        t('console.directories.groupSearch'),
+        d.group_search ? t('console.directories.groupSearchValue', { filter: d.group_search.filter, base: d.group_search.base }) : '',
+      ],
+      [
+        t('console.directories.timeouts'),
+        t('console.directories.timeoutsValue', { connect: d.connect_timeout_ms, operation: d.operation_timeout_ms }),
+      ],
+      [t('console.directories.order'), d.order],
+      [t('console.enabled'), shown(t, d.enabled)],
+      [t('console.directories.provisioned'), d.linked_users],
     ],
     entryOf: ({ linked_users: _users, ...entry }) => ({ ...entry }),
-    template: {
+    template: (t) => ({
       id: 'corp',
-      display_name: 'Corporate directory',
+      display_name: t('console.directories.templateName'),
       url: 'ldaps://ldap.example.com:636',
       bind_dn: 'cn=sso,ou=services,dc=example,dc=com',
       user_base: 'ou=people,dc=example,dc=com',
       user_filter: '(uid={login})',
       attributes: { username: 'uid', id_attribute: 'entryUUID', email: 'mail', name: 'cn' },
-    },
-    withSecret(entry, secret) {
-      if ('bind_password' in entry) throw new AdminError('type the bind password into its own field, not into the entry');
-      if (secret === '') throw new AdminError("type the service account's bind password: it is stored sealed and never shown back");
+    }),
+    withSecret(entry, secret, _current, t) {
+      if ('bind_password' in entry) throw new AdminError(t('console.directories.secretInEntry'));
+      if (secret === '') throw new AdminError(t('console.directories.secretNeeded'));
       return { ...entry, bind_password: secret };
     },
     set: (c, entry) => addDirectory(c, entry as unknown as DirectoryInput),
     remove: removeDirectory,
-    consequence: (d) => `Its ${d.linked_users} users stay, but can no longer sign in with a password.`,
-    extra: (d, csrf) =>
+    consequence: (d, t) => t('console.directories.consequence', { users: d.linked_users }),
+    extra: (d, csrf, t) =>
       csrf
-        ? html`<h2>Test</h2><form method="post" action="${base}/directories/${encodeURIComponent(d.id)}/test">${csrfField(csrf)}
-<label for="login">A login a person would type (no password is asked or sent)</label><input type="text" id="login" name="login" required autocomplete="off">
-<div><button type="submit">Search it</button></div></form>`
+        ? html`<h2>${t('console.directories.test')}</h2><form method="post" action="${base}/directories/${encodeURIComponent(d.id)}/test">${csrfField(csrf)}
+<label for="login">${t('console.directories.testLogin')}</label><input type="text" id="login" name="login" required autocomplete="off">
+<div><button type="submit">${t('console.directories.testButton')}</button></div></form>`
         : html``,
   });
 
@@ -99,9 +107,16 @@ export function directoryPages(app: FastifyInstance, ctx: ProviderContext, base:
       );
       if (!done.ok) return done.reply;
       const found = done.value;
+      const t = textOf(request);
       const notice = found
-        ? `"${login}" is ${found.dn}: username ${found.username}, email ${found.email ?? 'none'}, claims ${JSON.stringify(found.claims)}.`
-        : `No single entry matches "${login}".`;
+        ? t('console.directories.found', {
+            login,
+            dn: found.dn,
+            username: found.username,
+            email: found.email ?? t('console.none'),
+            claims: JSON.stringify(found.claims),
+          })
+        : t('console.directories.notFound', { login });
       return render(request, reply, id, { notice });
     },
   );

@@ -9,61 +9,54 @@ import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import type { SafeHtml } from '../../html.js';
+import type { Translate } from '../../i18n/translate.js';
 import { seeOther } from '../redirect.js';
-import {
-  deleteEntityBody,
-  entityBody,
-  entityListBody,
-  newEntityBody,
-  type EntityRow,
-  type EntityWords,
-} from '../views/console-entities.js';
+import { deleteEntityBody, entityBody, entityListBody, newEntityBody, type EntityRow, type EntityWords } from './views/entities.js';
 import { attempt, field, notFound } from './console-forms.js';
-import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
 import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 export interface EntityPages<T> {
   words: EntityWords;
-  /** The list's title and navigation entry: 'Resource servers'. */
-  title: string;
   list(ctx: AdminContext): Promise<T[]>;
   show(ctx: AdminContext, id: string): Promise<T>;
   idOf(item: T): string;
-  headers: readonly string[];
+  headers(t: Translate): readonly string[];
   /** The list's cells after the id. */
-  row(item: T): EntityRow['cells'];
-  details(item: T): ReadonlyArray<readonly [string, EntityRow['cells'][number]]>;
+  row(item: T, t: Translate): EntityRow['cells'];
+  details(item: T, t: Translate): ReadonlyArray<readonly [string, EntityRow['cells'][number]]>;
   /** The item as the entry its form edits (never its secret). */
   entryOf(item: T): Record<string, unknown>;
   /** The entry a new one's form starts from. */
-  template: Record<string, unknown>;
+  template(t: Translate): Record<string, unknown>;
   /** Adds the secret typed into the form to the entry; may refuse (an AdminError) when one must be typed. */
-  withSecret?(entry: Record<string, unknown>, secret: string, current: T | undefined): Record<string, unknown>;
+  withSecret?(entry: Record<string, unknown>, secret: string, current: T | undefined, t: Translate): Record<string, unknown>;
   set(ctx: AdminContext, entry: Record<string, unknown>): Promise<unknown>;
   remove(ctx: AdminContext, id: string): Promise<void>;
   /** What a deletion does, on its confirmation page. */
-  consequence(item: T): string;
+  consequence(item: T, t: Translate): string;
   /** The row a change locks, where the API has If-Match for it (its ETag is the item's JSON). */
   lock?: LockTarget['type'];
   /** More of one item's page (a test form, say). */
-  extra?(item: T, csrf: string | null): SafeHtml;
+  extra?(item: T, csrf: string | null, t: Translate): SafeHtml;
 }
 
-const DONE: Record<string, string> = { created: 'Created.', saved: 'Changes saved.' };
+const DONE = { created: 'console.done.created', saved: 'console.done.saved' } as const;
+const doneOf = (t: Translate, done: string | undefined) => (done === 'created' || done === 'saved' ? t(DONE[done]) : undefined);
 const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 2048 } }, required: ['id'] } as const;
 const doneQuery = { type: 'object', properties: { done: { type: 'string', maxLength: 16 } } } as const;
 
 const pretty = (entry: Record<string, unknown>) => JSON.stringify(entry, null, 2);
 
 /** The form's entry: a JSON object, or an AdminError saying why not (never a 500). */
-function parseEntry(text: string): Record<string, unknown> {
+function parseEntry(t: Translate, text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new AdminError('the entry is not JSON: check its quotes, commas and braces');
+    throw new AdminError(t('console.entity.notJson'));
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AdminError('the entry must be a JSON object { ... }');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new AdminError(t('console.entity.notObject'));
   return value as Record<string, unknown>;
 }
 
@@ -76,10 +69,10 @@ export type RenderEntity = (
 ) => Promise<FastifyReply>;
 
 /** What a refused form shows again of the typed entry: never a secret typed into it by mistake. */
-function echoOf(json: string, secret: string | undefined): string {
+function echoOf(t: Translate, json: string, secret: string | undefined): string {
   if (secret === undefined || !json.includes(secret)) return json;
   try {
-    const { [secret]: _dropped, ...rest } = parseEntry(json);
+    const { [secret]: _dropped, ...rest } = parseEntry(t, json);
     return pretty(rest);
   } catch {
     return '';
@@ -99,6 +92,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
     extra: { status?: number; notice?: string; error?: string; json?: string } = {},
   ) {
     const person = personOf(request);
+    const t = textOf(request);
     const found = await attempt(
       () => spec.show(adminContextOf(ctx, request), id),
       (message, status) => notFound(reply, base, person, message, status),
@@ -106,52 +100,50 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
     if (!found.ok) return found.reply;
     const item = found.value;
     const token = mayWrite(request) ? csrf(request) : null;
-    const body = entityBody(base, w, {
+    const body = entityBody(t, base, w, {
       id,
-      details: spec.details(item),
+      details: spec.details(item, t),
       csrf: token,
       revision: revisionOfItem(item),
       json: extra.json ?? pretty(spec.entryOf(item)),
       notice: extra.notice,
       error: extra.error,
-      extra: spec.extra?.(item, token),
+      extra: spec.extra?.(item, token, t),
     });
-    return sendPage(
-      reply,
-      base,
-      { status: extra.status, title: `${w.noun[0]!.toUpperCase()}${w.noun.slice(1)} ${id}`, section: w.path, body },
-      person,
-    );
+    return sendPage(reply, base, { status: extra.status, title: t(`${w.keys}.page`, { id }), section: w.path, body }, person);
   }
 
   app.get(w.path, async (request, reply) => {
+    const t = textOf(request);
     const items = await spec.list(adminContextOf(ctx, request));
-    const rows = items.map((item) => ({ id: spec.idOf(item), cells: spec.row(item) }));
-    const body = entityListBody(base, w, spec.headers, rows, mayWrite(request));
-    return sendPage(reply, base, { title: spec.title, section: w.path, body }, personOf(request));
+    const rows = items.map((item) => ({ id: spec.idOf(item), cells: spec.row(item, t) }));
+    const body = entityListBody(t, base, w, spec.headers(t), rows, mayWrite(request));
+    return sendPage(reply, base, { title: t(`${w.keys}.title`), section: w.path, body }, personOf(request));
   });
 
-  app.get(`${w.path}/new`, { config: { consoleWrite: true } }, async (request, reply) =>
-    sendPage(
+  app.get(`${w.path}/new`, { config: { consoleWrite: true } }, async (request, reply) => {
+    const t = textOf(request);
+    return sendPage(
       reply,
       base,
-      { title: `New ${w.noun}`, section: w.path, body: newEntityBody(base, w, csrf(request), pretty(spec.template)) },
+      { title: t(`${w.keys}.new`), section: w.path, body: newEntityBody(t, base, w, csrf(request), pretty(spec.template(t))) },
       personOf(request),
-    ),
-  );
+    );
+  });
 
   app.post<{ Body: RawParams }>(w.path, async (request, reply) => {
     const json = field(request.body, 'entry');
     const admin = adminContextOf(ctx, request);
+    const t = textOf(request);
     const done = await attempt(
       () =>
         asOneChange(admin, async (tctx) => {
-          const entry = parseEntry(json);
+          const entry = parseEntry(t, json);
           const id = entry[w.idField];
           // A new one only: replacing an existing one is its own page's form, under its revision.
           if (typeof id === 'string' && (await spec.show(tctx, id).catch(() => undefined)) !== undefined)
-            throw new AdminError(`a ${w.noun} "${id}" exists already: change it from its own page`, 'conflict');
-          await spec.set(tctx, spec.withSecret ? spec.withSecret(entry, field(request.body, 'secret'), undefined) : entry);
+            throw new AdminError(t(`${w.keys}.exists`, { id }), 'conflict');
+          await spec.set(tctx, spec.withSecret ? spec.withSecret(entry, field(request.body, 'secret'), undefined, t) : entry);
           return String(id);
         }),
       (message, status) =>
@@ -160,9 +152,9 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
           base,
           {
             status,
-            title: `New ${w.noun}`,
+            title: t(`${w.keys}.new`),
             section: w.path,
-            body: newEntityBody(base, w, csrf(request), echoOf(json, w.secret?.name), message),
+            body: newEntityBody(t, base, w, csrf(request), echoOf(t, json, w.secret?.name), message),
           },
           personOf(request),
         ),
@@ -174,7 +166,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
     `${w.path}/:id`,
     { schema: { params: idParams, querystring: doneQuery } },
-    async (request, reply) => renderOne(request, reply, request.params.id, { notice: DONE[request.query.done ?? ''] }),
+    async (request, reply) => renderOne(request, reply, request.params.id, { notice: doneOf(textOf(request), request.query.done) }),
   );
 
   /** Runs a change of the item of `id` under the form's revision: locked, as the API's If-Match, where it has one. */
@@ -199,21 +191,21 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
   app.post<{ Params: { id: string }; Body: RawParams }>(`${w.path}/:id`, { schema: { params: idParams } }, async (request, reply) => {
     const { id } = request.params;
     const json = field(request.body, 'entry');
+    const t = textOf(request);
     const done = await attempt(
       () =>
         underRevision(adminContextOf(ctx, request), id, request, async (tctx, current) => {
-          const entry = parseEntry(json);
-          if (entry[w.idField] !== undefined && entry[w.idField] !== id)
-            throw new AdminError(`the entry's ${w.idField} is not this ${w.noun}'s: ${w.idField} cannot be changed`);
+          const entry = parseEntry(t, json);
+          if (entry[w.idField] !== undefined && entry[w.idField] !== id) throw new AdminError(t(`${w.keys}.idFixed`, { field: w.idField }));
           const whole = { ...entry, [w.idField]: id };
-          await spec.set(tctx, spec.withSecret ? spec.withSecret(whole, field(request.body, 'secret'), current) : whole);
+          await spec.set(tctx, spec.withSecret ? spec.withSecret(whole, field(request.body, 'secret'), current, t) : whole);
         }),
       // Changed meanwhile: the form shows it as it is now, not what was typed over an older version.
       (error, status) =>
         renderOne(request, reply, id, {
           status,
           error,
-          ...(status === 412 || status === 428 ? {} : { json: echoOf(json, w.secret?.name) }),
+          ...(status === 412 || status === 428 ? {} : { json: echoOf(t, json, w.secret?.name) }),
         }),
     );
     if (!done.ok) return done.reply;
@@ -231,8 +223,9 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
       );
       if (!found.ok) return found.reply;
       const item = found.value;
-      const body = deleteEntityBody(base, w, request.params.id, spec.consequence(item), csrf(request), revisionOfItem(item));
-      return sendPage(reply, base, { title: `Delete ${w.noun}`, section: w.path, body }, person);
+      const t = textOf(request);
+      const body = deleteEntityBody(t, base, w, request.params.id, spec.consequence(item, t), csrf(request), revisionOfItem(item));
+      return sendPage(reply, base, { title: t(`${w.keys}.deleteTitle`), section: w.path, body }, person);
     },
   );
 

@@ -18,13 +18,14 @@ import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
-import { deleteGroupBody, groupBody, groupListBody, newGroupBody, type GroupFormValues, type GroupView } from '../views/console-groups.js';
-import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { deleteGroupBody, groupBody, groupListBody, newGroupBody, type GroupFormValues, type GroupView } from './views/groups.js';
+import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
 import { editable as editableGroup } from '../admin-api/groups.js';
 import type { AdminContext } from '../../domain/admin/admin.js';
 import type { IfMatchGuard } from '../admin-api/etag.js';
 import type { GroupSummary } from '../../domain/groups/group-admin.js';
-import { attempt, field, notFound } from './console-forms.js';
+import { attempt, field, noticeOf, notFound } from './console-forms.js';
+import type { MessageKey } from '../../i18n/catalog.js';
 import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
@@ -37,14 +38,14 @@ const memberParams = {
 const doneQuery = { type: 'object', properties: { done: { type: 'string', maxLength: 32 } } } as const;
 
 /** What the group page says after a change (`?done=`): a fixed list, so nothing from the URL is shown. */
-const DONE: Record<string, string> = {
-  created: 'Group created.',
-  saved: 'Changes saved.',
-  unchanged: 'Nothing changed.',
-  added: 'Member added.',
-  'already-member': 'That user was a member already: nothing changed.',
-  removed: 'Member removed. What was issued to them stays valid until it expires.',
-  'not-member': 'That user was not a member: nothing changed.',
+const DONE: Readonly<Record<string, MessageKey>> = {
+  created: 'console.groups.done.created',
+  saved: 'console.done.saved',
+  unchanged: 'console.done.unchanged',
+  added: 'console.groups.done.added',
+  'already-member': 'console.groups.done.alreadyMember',
+  removed: 'console.groups.done.removed',
+  'not-member': 'console.groups.done.notMember',
 };
 
 const valuesOf = (body: RawParams | undefined): GroupFormValues => ({
@@ -82,8 +83,13 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     if (!found.ok) return found.reply;
     const { status, ...rest } = extra;
     const revision = revisionOf(editableGroup(found.value.group));
-    const body = groupBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...rest });
-    return sendPage(reply, base, { status, title: `Group ${found.value.group.name}`, section: '/groups', body }, person);
+    const body = groupBody(textOf(request), base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...rest });
+    return sendPage(
+      reply,
+      base,
+      { status, title: textOf(request)('console.groups.page', { name: found.value.group.name }), section: '/groups', body },
+      person,
+    );
   }
 
   app.get('/groups', async (request, reply) =>
@@ -91,9 +97,9 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
       reply,
       base,
       {
-        title: 'Groups',
+        title: textOf(request)('console.groups.title'),
         section: '/groups',
-        body: groupListBody(base, await listGroups(adminContextOf(ctx, request)), mayWrite(request)),
+        body: groupListBody(textOf(request), base, await listGroups(adminContextOf(ctx, request)), mayWrite(request)),
       },
       personOf(request),
     ),
@@ -103,7 +109,11 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
     sendPage(
       reply,
       base,
-      { title: 'New group', section: '/groups', body: newGroupBody(base, csrf(request), { name: '', description: '' }) },
+      {
+        title: textOf(request)('console.groups.new'),
+        section: '/groups',
+        body: newGroupBody(textOf(request), base, csrf(request), { name: '', description: '' }),
+      },
       personOf(request),
     ),
   );
@@ -116,7 +126,12 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
         sendPage(
           reply,
           base,
-          { status, title: 'New group', section: '/groups', body: newGroupBody(base, csrf(request), values, message) },
+          {
+            status,
+            title: textOf(request)('console.groups.new'),
+            section: '/groups',
+            body: newGroupBody(textOf(request), base, csrf(request), values, message),
+          },
           personOf(request),
         ),
     );
@@ -127,7 +142,8 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
     '/groups/:id',
     { schema: { params: idParams, querystring: doneQuery } },
-    async (request, reply) => renderGroup(request, reply, request.params.id, { notice: DONE[request.query.done ?? ''] }),
+    async (request, reply) =>
+      renderGroup(request, reply, request.params.id, { notice: noticeOf(textOf(request), DONE, request.query.done) }),
   );
 
   app.post<{ Params: { id: string }; Body: RawParams }>('/groups/:id', { schema: { params: idParams } }, async (request, reply) => {
@@ -183,8 +199,8 @@ export function groupPages(app: FastifyInstance, ctx: ProviderContext, base: str
       );
       if (!found.ok) return found.reply;
       const revision = revisionOf(editableGroup(found.value.group));
-      const body = deleteGroupBody(base, found.value.group, found.value.clients, csrf(request), revision);
-      return sendPage(reply, base, { title: 'Delete group', section: '/groups', body }, person);
+      const body = deleteGroupBody(textOf(request), base, found.value.group, found.value.clients, csrf(request), revision);
+      return sendPage(reply, base, { title: textOf(request)('console.groups.deleteTitle'), section: '/groups', body }, person);
     },
   );
 

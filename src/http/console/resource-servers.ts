@@ -5,47 +5,47 @@ import type { FastifyInstance } from 'fastify';
 import { deleteResource, listResources, setResource, showResource } from '../../domain/resources/resource-admin.js';
 import type { ResourceServerEntry } from '../../domain/resources/resource-servers.js';
 import type { ProviderContext } from '../../domain/context.js';
-import { shown } from '../views/console-entities.js';
+import { shown } from './views/entities.js';
 import { entityPages } from './entities.js';
 
 export function resourceServerPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {
   entityPages<ResourceServerEntry>(app, ctx, base, {
-    title: 'Resource servers',
-    words: {
-      path: '/resource-servers',
-      noun: 'resource server',
-      idField: 'identifier',
-      lead: 'The APIs access tokens are issued for (RFC 8707 resource indicators): their scopes, and the format and lifetime of their tokens.',
-    },
+    words: { path: '/resource-servers', keys: 'console.resourceServers', idField: 'identifier' },
     list: listResources,
     show: showResource,
     idOf: (e) => e.identifier,
-    headers: ['Identifier', 'Name', 'Scopes', 'Token format', 'Token lifetime (s)'],
+    headers: (t) => [
+      t('console.resourceServers.identifier'),
+      t('console.name'),
+      t('console.resourceServers.scopes'),
+      t('console.resourceServers.format'),
+      t('console.resourceServers.lifetime'),
+    ],
     row: (e) => [e.name ?? '', Object.keys(e.scopes ?? {}).join(' '), e.access_token_format ?? '', e.access_token_ttl_seconds ?? ''],
-    details: (e) => [
-      ['Identifier', e.identifier],
-      ['Name', shown(e.name)],
+    details: (e, t) => [
+      [t('console.resourceServers.identifier'), e.identifier],
+      [t('console.name'), shown(t, e.name)],
       [
-        'Scopes',
+        t('console.resourceServers.scopes'),
         Object.entries(e.scopes ?? {})
           .map(([scope, says]) => `${scope}: ${says}`)
           .join('; '),
       ],
-      ['Access token format', shown(e.access_token_format)],
-      ['Access token lifetime (seconds)', shown(e.access_token_ttl_seconds)],
-      ['Access token signing algorithm', shown(e.access_token_signing_alg)],
-      ['Clients that may introspect its tokens', shown(e.introspecting_clients)],
+      [t('console.resourceServers.tokenFormat'), shown(t, e.access_token_format)],
+      [t('console.resourceServers.tokenLifetime'), shown(t, e.access_token_ttl_seconds)],
+      [t('console.resourceServers.tokenAlg'), shown(t, e.access_token_signing_alg)],
+      [t('console.resourceServers.introspecting'), shown(t, e.introspecting_clients)],
     ],
     entryOf: (e) => ({ ...e }),
-    template: {
+    template: (t) => ({
       identifier: 'https://api.example.com/',
-      name: 'Example API',
-      scopes: { 'orders:read': 'Read your orders' },
+      name: t('console.resourceServers.templateName'),
+      scopes: { 'orders:read': t('console.resourceServers.templateScope') },
       access_token_format: 'jwt',
-    },
+    }),
     set: (c, entry) => setResource(c, entry as unknown as ResourceServerEntry),
     remove: deleteResource,
-    consequence: () => 'Tokens already issued for it stay valid until they expire; no new one is issued for it.',
+    consequence: (_e, t) => t('console.resourceServers.consequence'),
     lock: 'resource_server',
   });
 }

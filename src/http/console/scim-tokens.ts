@@ -14,9 +14,9 @@ import {
   scimTokenListBody,
   scimTokenSecretBody,
   type NewScimTokenValues,
-} from '../views/console-scim-tokens.js';
+} from './views/scim-tokens.js';
 import { attempt, field, notFound } from './console-forms.js';
-import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
 
 const nameParams = {
   type: 'object',
@@ -31,15 +31,19 @@ export function scimTokenPages(app: FastifyInstance, ctx: ProviderContext, base:
   const csrf = (request: FastifyRequest) => consoleFormToken(personOf(request).cookie);
 
   app.get('/scim-tokens', async (request, reply) => {
-    const body = scimTokenListBody(base, await listScimTokens(ctx), ctx.clock(), mayWrite(request));
-    return sendPage(reply, base, { title: 'SCIM tokens', section: '/scim-tokens', body }, personOf(request));
+    const body = scimTokenListBody(textOf(request), base, await listScimTokens(ctx), ctx.clock(), mayWrite(request));
+    return sendPage(reply, base, { title: textOf(request)('console.scimTokens.title'), section: '/scim-tokens', body }, personOf(request));
   });
 
   app.get('/scim-tokens/new', { config: { consoleWrite: true } }, async (request, reply) =>
     sendPage(
       reply,
       base,
-      { title: 'New SCIM token', section: '/scim-tokens', body: newScimTokenBody(base, csrf(request), { name: '', expires_in_days: '' }) },
+      {
+        title: textOf(request)('console.scimTokens.new'),
+        section: '/scim-tokens',
+        body: newScimTokenBody(textOf(request), base, csrf(request), { name: '', expires_in_days: '' }),
+      },
       personOf(request),
     ),
   );
@@ -53,7 +57,12 @@ export function scimTokenPages(app: FastifyInstance, ctx: ProviderContext, base:
         sendPage(
           reply,
           base,
-          { status, title: 'New SCIM token', section: '/scim-tokens', body: newScimTokenBody(base, csrf(request), values, message) },
+          {
+            status,
+            title: textOf(request)('console.scimTokens.new'),
+            section: '/scim-tokens',
+            body: newScimTokenBody(textOf(request), base, csrf(request), values, message),
+          },
           personOf(request),
         ),
     );
@@ -63,9 +72,9 @@ export function scimTokenPages(app: FastifyInstance, ctx: ProviderContext, base:
       base,
       {
         status: 201,
-        title: 'SCIM token created',
+        title: textOf(request)('console.scimTokens.createdTitle'),
         section: '/scim-tokens',
-        body: scimTokenSecretBody(base, done.value.token.name, done.value.secret),
+        body: scimTokenSecretBody(textOf(request), base, done.value.token.name, done.value.secret),
       },
       personOf(request),
     );
@@ -78,8 +87,13 @@ export function scimTokenPages(app: FastifyInstance, ctx: ProviderContext, base:
       (message, status) => notFound(reply, base, person, message, status),
     );
     if (!found.ok) return found.reply;
-    const body = scimTokenBody(base, found.value, ctx.clock(), mayWrite(request));
-    return sendPage(reply, base, { title: `SCIM token ${found.value.name}`, section: '/scim-tokens', body }, person);
+    const body = scimTokenBody(textOf(request), base, found.value, ctx.clock(), mayWrite(request));
+    return sendPage(
+      reply,
+      base,
+      { title: textOf(request)('console.scimTokens.page', { name: found.value.name }), section: '/scim-tokens', body },
+      person,
+    );
   });
 
   app.get<{ Params: { name: string } }>(
@@ -92,8 +106,8 @@ export function scimTokenPages(app: FastifyInstance, ctx: ProviderContext, base:
         (message, status) => notFound(reply, base, person, message, status),
       );
       if (!found.ok) return found.reply;
-      const body = revokeScimTokenBody(base, found.value.name, csrf(request));
-      return sendPage(reply, base, { title: 'Revoke SCIM token', section: '/scim-tokens', body }, person);
+      const body = revokeScimTokenBody(textOf(request), base, found.value.name, csrf(request));
+      return sendPage(reply, base, { title: textOf(request)('console.scimTokens.revokeTitle'), section: '/scim-tokens', body }, person);
     },
   );
 

@@ -12,9 +12,9 @@ import type { RawParams } from '../../domain/params.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { auditTrail, type AuditFilter } from '../../domain/admin/audit-trail.js';
 import { seeOther } from '../redirect.js';
-import { auditBody, eventsBody, keysBody, rulesBody, type AuditFilters, type EventFilters } from '../views/console-security.js';
-import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
-import { attempt, field } from './console-forms.js';
+import { auditBody, eventsBody, keysBody, rulesBody, type AuditFilters, type EventFilters } from './views/security.js';
+import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
+import { attempt, field, noticeOf } from './console-forms.js';
 
 const AUDIT_PAGE = 50;
 const text = { type: 'string', maxLength: 256 } as const;
@@ -42,14 +42,18 @@ export function securityPages(app: FastifyInstance, ctx: ProviderContext, base: 
     const rules = await listRules(adminContextOf(ctx, request));
     return {
       status: view.status,
-      title: 'Risk rules',
+      title: textOf(request)('console.nav.riskRules'),
       section: '/risk-rules',
-      body: rulesBody(base, rules, { csrf: csrfIfAdmin(request), ...view }),
+      body: rulesBody(textOf(request), base, rules, { csrf: csrfIfAdmin(request), ...view }),
     };
   }
 
   app.get<{ Querystring: { done?: string } }>('/risk-rules', { schema: { querystring: keysQuery } }, async (request, reply) => {
-    const notice = { added: 'Rule saved.', deleted: 'Rule deleted.' }[request.query.done ?? ''];
+    const notice = noticeOf(
+      textOf(request),
+      { added: 'console.rules.done.added', deleted: 'console.rules.done.deleted' },
+      request.query.done,
+    );
     return sendPage(reply, base, await renderRules(request, { notice }), personOf(request));
   });
 
@@ -100,37 +104,37 @@ export function securityPages(app: FastifyInstance, ctx: ProviderContext, base: 
       let body;
       try {
         const page = await listSecurityEvents(ctx, parseEventQuery(params));
-        body = eventsBody(base, filters, page.events, page.next_cursor);
+        body = eventsBody(textOf(request), base, filters, page.events, page.next_cursor);
       } catch (err) {
         // A malformed filter: the page says which, with no event.
         if (!(err instanceof OAuthError)) throw err;
-        body = eventsBody(base, filters, [], null, err.description);
+        body = eventsBody(textOf(request), base, filters, [], null, err.description);
         reply.code(400);
       }
       return sendPage(
         reply,
         base,
-        { status: reply.statusCode, title: 'Security events', section: '/security-events', body },
+        { status: reply.statusCode, title: textOf(request)('console.nav.securityEvents'), section: '/security-events', body },
         personOf(request),
       );
     },
   );
 
   app.get<{ Querystring: { done?: string } }>('/signing-keys', { schema: { querystring: keysQuery } }, async (request, reply) => {
-    const notice = request.query.done === 'rotated' ? 'New keys added: published now, signing after the activation delay.' : undefined;
-    const body = keysBody(base, await listKeys(ctx), { csrf: csrfIfAdmin(request), notice });
-    return sendPage(reply, base, { title: 'Signing keys', section: '/signing-keys', body }, personOf(request));
+    const notice = request.query.done === 'rotated' ? textOf(request)('console.keys.rotated') : undefined;
+    const body = keysBody(textOf(request), base, await listKeys(ctx), { csrf: csrfIfAdmin(request), notice });
+    return sendPage(reply, base, { title: textOf(request)('console.nav.signingKeys'), section: '/signing-keys', body }, personOf(request));
   });
 
   app.post('/signing-keys/rotate', async (request, reply) => {
     const rotation = await rotateKeys(adminContextOf(ctx, request), SIGNING_ALGS);
     if (rotation.warnings.length === 0) return seeOther(reply, `${base}/signing-keys?done=rotated`);
-    const body = keysBody(base, await listKeys(ctx), {
+    const body = keysBody(textOf(request), base, await listKeys(ctx), {
       csrf: csrfIfAdmin(request),
-      notice: 'New keys added: published now, signing after the activation delay.',
+      notice: textOf(request)('console.keys.rotated'),
       warnings: rotation.warnings,
     });
-    return sendPage(reply, base, { title: 'Signing keys', section: '/signing-keys', body }, personOf(request));
+    return sendPage(reply, base, { title: textOf(request)('console.nav.signingKeys'), section: '/signing-keys', body }, personOf(request));
   });
 
   app.get<{ Querystring: Record<string, string | undefined> }>(
@@ -150,33 +154,43 @@ export function securityPages(app: FastifyInstance, ctx: ProviderContext, base: 
       if (f.actor) {
         const p = pair(f.actor);
         if (p) [filter.actorKind, filter.actorId] = p;
-        else problems.push('the actor is kind:id, such as person:ID');
+        else problems.push(textOf(request)('console.audit.badActor'));
       }
       if (f.target) {
         const p = pair(f.target);
         if (p) [filter.targetType, filter.targetId] = p;
-        else problems.push('the target is type:id, such as user:ID');
+        else problems.push(textOf(request)('console.audit.badTarget'));
       }
       if (f.event) filter.event = f.event;
       for (const name of ['since', 'until'] as const) {
         if (!f[name]) continue;
         const date = parseRfc3339(f[name]);
         if (date) filter[name] = date;
-        else problems.push(`${name} must be an RFC 3339 date-time such as 2026-01-31T09:00:00Z`);
+        else problems.push(textOf(request)('console.audit.badDate', { name }));
       }
       if (q.before) filter.beforeId = q.before;
       if (problems.length > 0) {
         return sendPage(
           reply,
           base,
-          { status: 400, title: 'Audit log', section: '/audit', body: auditBody(base, f, [], null, problems.join('; ')) },
+          {
+            status: 400,
+            title: textOf(request)('console.nav.audit'),
+            section: '/audit',
+            body: auditBody(textOf(request), base, f, [], null, problems.join('; ')),
+          },
           personOf(request),
         );
       }
       const rows = await auditTrail(ctx, filter, AUDIT_PAGE + 1);
       const page = rows.slice(0, AUDIT_PAGE);
       const next = rows.length > AUDIT_PAGE ? (page.at(-1)?.id ?? null) : null;
-      return sendPage(reply, base, { title: 'Audit log', section: '/audit', body: auditBody(base, f, page, next) }, personOf(request));
+      return sendPage(
+        reply,
+        base,
+        { title: textOf(request)('console.nav.audit'), section: '/audit', body: auditBody(textOf(request), base, f, page, next) },
+        personOf(request),
+      );
     },
   );
 }

@@ -7,8 +7,11 @@ import type { ProviderContext } from '../../domain/context.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
-import { badSignInBody, noRoleBody, secondFactorNeededBody, signedOutBody } from '../views/console-pages.js';
-import { consoleBindingCookie, consoleSessionCookie, sendPage } from './console-http.js';
+import { badSignInBody, noRoleBody, secondFactorNeededBody, signedOutBody } from './views/pages.js';
+import { consoleBindingCookie, consoleSessionCookie, sendPage, textOf } from './console-http.js';
+import type { SafeHtml } from '../../html.js';
+import type { MessageKey } from '../../i18n/catalog.js';
+import type { Translate } from '../../i18n/translate.js';
 
 /** Sends the browser to the provider's authorization endpoint, bound to it by a fresh cookie. */
 export function startSignIn(ctx: ProviderContext, reply: FastifyReply, reauthenticate: Reauthentication): FastifyReply {
@@ -32,8 +35,10 @@ const callbackQuery = {
 export function signInRoutes(app: FastifyInstance, ctx: ProviderContext, base: string): void {
   const binding = consoleBindingCookie(ctx.config);
   const session = consoleSessionCookie(ctx.config);
-  const refusal = (reply: FastifyReply, status: number, title: string, body: Parameters<typeof sendPage>[2]['body']) =>
-    sendPage(reply, base, { status, title, section: '', body }, null);
+  const refusal = (reply: FastifyReply, status: number, title: MessageKey, body: (t: Translate) => SafeHtml) => {
+    const t = textOf(reply.request);
+    return sendPage(reply, base, { status, title: t(title), section: '', body: body(t) }, null);
+  };
 
   app.get<{ Querystring: { again?: string } }>('/sign-in', { schema: { querystring: signInQuery } }, async (request, reply) =>
     startSignIn(ctx, reply, request.query.again === undefined ? 'none' : 'login'),
@@ -47,7 +52,7 @@ export function signInRoutes(app: FastifyInstance, ctx: ProviderContext, base: s
       reply.clearCookie(binding.name, { path: binding.options.path });
       // RFC 9207 2.4: an iss that is not ours means the response came from elsewhere.
       if (request.query.iss !== undefined && request.query.iss !== ctx.config.issuer) {
-        return refusal(reply, 400, 'Sign-in not completed', badSignInBody(base));
+        return refusal(reply, 400, 'console.signIn.notCompleted', (t) => badSignInBody(t, base));
       }
       let outcome;
       try {
@@ -56,7 +61,7 @@ export function signInRoutes(app: FastifyInstance, ctx: ProviderContext, base: s
         // A code refused by the grant (used twice, expired): the sign-in simply did not complete.
         if (!(err instanceof OAuthError)) throw err;
         request.log.info({ event: 'console.sign_in_refused', error: err.error }, 'console sign-in refused');
-        return refusal(reply, 400, 'Sign-in not completed', badSignInBody(base));
+        return refusal(reply, 400, 'console.signIn.notCompleted', (t) => badSignInBody(t, base));
       }
       switch (outcome.kind) {
         case 'signed-in': {
@@ -66,11 +71,11 @@ export function signInRoutes(app: FastifyInstance, ctx: ProviderContext, base: s
           return seeOther(reply, base);
         }
         case 'no-second-factor':
-          return refusal(reply, 403, 'A second factor is needed', secondFactorNeededBody(base));
+          return refusal(reply, 403, 'console.signIn.secondFactorTitle', (t) => secondFactorNeededBody(t, base));
         case 'no-role':
-          return refusal(reply, 403, 'No console role', noRoleBody());
+          return refusal(reply, 403, 'console.signIn.noRoleTitle', noRoleBody);
         default:
-          return refusal(reply, 400, 'Sign-in not completed', badSignInBody(base));
+          return refusal(reply, 400, 'console.signIn.notCompleted', (t) => badSignInBody(t, base));
       }
     },
   );
@@ -81,6 +86,6 @@ export function signInRoutes(app: FastifyInstance, ctx: ProviderContext, base: s
     if (cookie && isConsoleFormToken(cookie, single(request.body ?? {}, 'csrf'))) await endConsoleSession(ctx, cookie);
     else if (cookie) return seeOther(reply, base);
     reply.clearCookie(session.name, { path: session.options.path });
-    return refusal(reply, 200, 'Signed out', signedOutBody(base));
+    return refusal(reply, 200, 'console.signIn.signedOutTitle', (t) => signedOutBody(t, base));
   });
 }

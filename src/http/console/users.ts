@@ -24,10 +24,11 @@ import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import { seeOther } from '../redirect.js';
-import { newUserBody, userBody, userListBody, type NewUserValues } from '../views/console-users.js';
-import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+import { newUserBody, userBody, userListBody, type NewUserValues } from './views/users.js';
+import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
 import { editable as editableUser } from '../admin-api/users.js';
-import { attempt, field, notFound } from './console-forms.js';
+import { attempt, field, noticeOf, notFound } from './console-forms.js';
+import type { MessageKey } from '../../i18n/catalog.js';
 import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 import type { ConsoleOptions } from './index.js';
 
@@ -52,15 +53,15 @@ const query = {
 const USERS_PER_PAGE = 50;
 
 /** What the user page says after a change (`?done=`): a fixed list, so nothing from the URL is shown. */
-const DONE: Record<string, string> = {
-  created: 'User created.',
-  saved: 'Changes saved.',
-  disabled: 'User disabled: their sessions ended and their tokens were revoked.',
-  enabled: 'User enabled.',
-  'link-sent': 'A password reset link was emailed to the user.',
-  'factor-reset': 'Second factor reset: the authenticator app was removed and every session of the user ended.',
-  'sessions-revoked': 'Every session of the user ended.',
-  'device-revoked': 'Device revoked: its sessions ended and its tokens were revoked.',
+const DONE: Readonly<Record<string, MessageKey>> = {
+  created: 'console.users.done.created',
+  saved: 'console.done.saved',
+  disabled: 'console.users.done.disabled',
+  enabled: 'console.users.done.enabled',
+  'link-sent': 'console.users.done.linkSent',
+  'factor-reset': 'console.users.done.factorReset',
+  'sessions-revoked': 'console.users.done.sessionsRevoked',
+  'device-revoked': 'console.users.done.deviceRevoked',
 };
 
 export function userPages(
@@ -95,8 +96,10 @@ export function userPages(
     );
     if (!found.ok) return found.reply;
     const revision = revisionOf(editableUser(found.value.user));
-    const body = userBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...extra });
-    return sendPage(reply, base, { status: extra.status, title: `User ${found.value.user.username}`, section: '/users', body }, person);
+    const t = textOf(request);
+    const body = userBody(t, base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...extra });
+    const title = t('console.users.page', { username: found.value.user.username });
+    return sendPage(reply, base, { status: extra.status, title, section: '/users', body }, person);
   }
 
   /** A one-button action on the user: done, back to their page saying so; refused, their page saying why. */
@@ -123,18 +126,21 @@ export function userPages(
     const rows = await listUserPage(adminContextOf(ctx, request), { text: q || undefined }, request.query.after, USERS_PER_PAGE + 1);
     const users = rows.slice(0, USERS_PER_PAGE);
     const next = rows.length > USERS_PER_PAGE ? users[users.length - 1]!.id : undefined;
+    const t = textOf(request);
     return sendPage(
       reply,
       base,
-      { title: 'Users', section: '/users', body: userListBody(base, users, q, mayWrite(request), next) },
+      { title: t('console.users.title'), section: '/users', body: userListBody(t, base, users, q, mayWrite(request), next) },
       personOf(request),
     );
   });
 
   const blank: NewUserValues = { username: '', email: '', name: '', role: 'none' };
-  app.get('/users/new', { config: { consoleWrite: true } }, async (request, reply) =>
-    sendPage(reply, base, { title: 'New user', section: '/users', body: newUserBody(base, csrf(request), blank) }, personOf(request)),
-  );
+  app.get('/users/new', { config: { consoleWrite: true } }, async (request, reply) => {
+    const t = textOf(request);
+    const body = newUserBody(t, base, csrf(request), blank);
+    return sendPage(reply, base, { title: t('console.users.new'), section: '/users', body }, personOf(request));
+  });
 
   app.post<{ Body: RawParams }>('/users', async (request, reply) => {
     const values: NewUserValues = {
@@ -157,7 +163,12 @@ export function userPages(
         sendPage(
           reply,
           base,
-          { status, title: 'New user', section: '/users', body: newUserBody(base, csrf(request), values, message) },
+          {
+            status,
+            title: textOf(request)('console.users.new'),
+            section: '/users',
+            body: newUserBody(textOf(request), base, csrf(request), values, message),
+          },
           personOf(request),
         ),
     );
@@ -168,7 +179,8 @@ export function userPages(
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
     '/users/:id',
     { schema: { params: idParams, querystring: query } },
-    async (request, reply) => renderUser(request, reply, request.params.id, { notice: DONE[request.query.done ?? ''] }),
+    async (request, reply) =>
+      renderUser(request, reply, request.params.id, { notice: noticeOf(textOf(request), DONE, request.query.done) }),
   );
 
   action(

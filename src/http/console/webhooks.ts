@@ -29,12 +29,13 @@ import {
   webhookListBody,
   webhookSecretBody,
   type WebhookFormValues,
-} from '../views/console-webhooks.js';
-import { adminContextOf, mayWrite, personOf, sendPage } from './console-http.js';
+} from './views/webhooks.js';
+import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
 import { editable as editableWebhook } from '../admin-api/webhooks.js';
 import type { IfMatchGuard } from '../admin-api/etag.js';
 import type { WebhookDetails } from '../../domain/webhooks/webhook-admin.js';
-import { attempt, field, notFound } from './console-forms.js';
+import { attempt, field, noticeOf, notFound } from './console-forms.js';
+import type { MessageKey } from '../../i18n/catalog.js';
 import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
 const idParams = {
@@ -48,11 +49,11 @@ const doneQuery = { type: 'object', properties: { done: { type: 'string', maxLen
 const RECENT_DELIVERIES = 50;
 
 /** What the subscription page says after a change (`?done=`): a fixed list, so nothing from the URL is shown. */
-const DONE: Record<string, string> = {
-  resumed: 'Subscription resumed: its oldest pending delivery is sent at the next round.',
-  updated: 'Subscription updated: its pending deliveries go to it as it is now, from the next round.',
-  unchanged: 'Nothing was changed.',
-  paused: 'Subscription paused: nothing is sent until it is resumed; new events still queue.',
+const DONE: Readonly<Record<string, MessageKey>> = {
+  resumed: 'console.webhooks.done.resumed',
+  updated: 'console.webhooks.done.updated',
+  unchanged: 'console.done.unchanged',
+  paused: 'console.webhooks.done.paused',
 };
 
 /**
@@ -101,8 +102,8 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     if (!found.ok) return found.reply;
     const { status, ...rest } = extra;
     const revision = revisionOf(editableWebhook(found.value.hook));
-    const body = webhookBody(base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...rest });
-    return sendPage(reply, base, { status, title: `Webhook ${id}`, section: '/webhooks', body }, person);
+    const body = webhookBody(textOf(request), base, { ...found.value, csrf: mayWrite(request) ? csrf(request) : null, revision, ...rest });
+    return sendPage(reply, base, { status, title: textOf(request)('console.webhooks.page', { id }), section: '/webhooks', body }, person);
   }
 
   app.get('/webhooks', async (request, reply) =>
@@ -110,9 +111,10 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
       reply,
       base,
       {
-        title: 'Webhooks',
+        title: textOf(request)('console.nav.webhooks'),
         section: '/webhooks',
         body: webhookListBody(
+          textOf(request),
           base,
           await listWebhooks(adminContextOf(ctx, request)),
           await currentWebhookFailures(adminContextOf(ctx, request)),
@@ -128,9 +130,9 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
       reply,
       base,
       {
-        title: 'New webhook subscription',
+        title: textOf(request)('console.webhooks.newTitle'),
         section: '/webhooks',
-        body: newWebhookBody(base, csrf(request), { id: '', url: '', description: '', events: [], enabled: true }),
+        body: newWebhookBody(textOf(request), base, csrf(request), { id: '', url: '', description: '', events: [], enabled: true }),
       },
       personOf(request),
     ),
@@ -152,7 +154,12 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
         sendPage(
           reply,
           base,
-          { status, title: 'New webhook subscription', section: '/webhooks', body: newWebhookBody(base, csrf(request), values, message) },
+          {
+            status,
+            title: textOf(request)('console.webhooks.newTitle'),
+            section: '/webhooks',
+            body: newWebhookBody(textOf(request), base, csrf(request), values, message),
+          },
           person,
         ),
     );
@@ -162,9 +169,9 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
       base,
       {
         status: 201,
-        title: 'Subscription created',
+        title: textOf(request)('console.webhooks.createdTitle'),
         section: '/webhooks',
-        body: webhookSecretBody(base, done.value.subscription.id, done.value.secret),
+        body: webhookSecretBody(textOf(request), base, done.value.subscription.id, done.value.secret),
       },
       person,
     );
@@ -173,7 +180,8 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
     '/webhooks/:id',
     { schema: { params: idParams, querystring: doneQuery } },
-    async (request, reply) => renderWebhook(request, reply, request.params.id, { notice: DONE[request.query.done ?? ''] }),
+    async (request, reply) =>
+      renderWebhook(request, reply, request.params.id, { notice: noticeOf(textOf(request), DONE, request.query.done) }),
   );
 
   app.post<{ Params: { id: string }; Body: RawParams }>(
@@ -213,7 +221,11 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
     return sendPage(
       reply.header('cache-control', 'no-store'),
       base,
-      { title: 'Secret rotated', section: '/webhooks', body: webhookSecretBody(base, id, secret, 'updated, with a new secret') },
+      {
+        title: textOf(request)('console.webhooks.rotatedTitle'),
+        section: '/webhooks',
+        body: webhookSecretBody(textOf(request), base, id, secret, 'updated'),
+      },
       personOf(request),
     );
   });
@@ -242,9 +254,9 @@ export function webhookPages(app: FastifyInstance, ctx: ProviderContext, base: s
         reply,
         base,
         {
-          title: 'Delete webhook subscription',
+          title: textOf(request)('console.webhooks.deleteTitle'),
           section: '/webhooks',
-          body: deleteWebhookBody(base, found.value, csrf(request), revisionOf(editableWebhook(found.value))),
+          body: deleteWebhookBody(textOf(request), base, found.value, csrf(request), revisionOf(editableWebhook(found.value))),
         },
         person,
       );

@@ -3,7 +3,8 @@
 // sent to her verified address, read from the notifier as she reads her message. She creates a client, disables a
 // user, makes a SCIM token (shown once); axe-core (WCAG 2.1 AA) finds no violation on any console page, in the light
 // colour scheme and in the dark one (prefers-color-scheme), each page loaded once and checked in both: the groups and
-// webhooks pages, the seeded connection, directory and resource server, and the 412 page of a stale form included.
+// webhooks pages, the seeded connection, directory and resource server, and the 412 page of a stale form included;
+// then every list and edit page again in German and in French.
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import type { Test } from 'tap';
@@ -161,5 +162,44 @@ await withChromium(t, async (browser) => {
       await checkPage(t, page, name);
     }
     t.match(await page.locator('table').textContent(), /admin\.user\.disabled/, 'the audit log shows the change');
+
+    // The same pages in German and French (issue 38): longer words, other quotes, the same WCAG 2.1 AA.
+    const RS = encodeURIComponent('https://orders.example/api');
+    for (const locale of ['de', 'fr'] as const) {
+      await page.setExtraHTTPHeaders({ 'accept-language': locale });
+      for (const path of [
+        '',
+        '/clients',
+        '/clients/billing',
+        '/clients/new',
+        '/clients/billing/delete',
+        '/users',
+        `/users/${targetId}`,
+        '/users/new',
+        '/groups',
+        `/groups/${groupId}`,
+        `/groups/${groupId}/delete`,
+        '/webhooks',
+        '/webhooks/siem',
+        '/webhooks/siem/delete',
+        '/connections',
+        '/connections/gitlab',
+        '/directories',
+        '/directories/corp',
+        '/resource-servers',
+        `/resource-servers/${RS}`,
+        '/scim-tokens',
+        '/scim-tokens/entra',
+        '/scim-tokens/entra/revoke',
+        '/risk-rules',
+        '/security-events',
+        '/signing-keys',
+        '/audit',
+      ]) {
+        t.equal((await page.goto(`${console}${path}`))?.status(), 200, `${locale} ${path || '/'}: found`);
+        t.equal(await page.getAttribute('html', 'lang'), locale, `${locale} ${path || '/'}: in ${locale}`);
+        await checkPage(t, page, `${locale} ${path || '/'}`);
+      }
+    }
   });
 });

@@ -1,11 +1,13 @@
 // The console's small shared pieces and its sign-in pages: refusals that say why, the notice after a change, the
 // CSRF field every form carries, and a table.
-import { html, type SafeHtml } from '../../html.js';
+import { html, type SafeHtml } from '../../../html.js';
+import type { MessageKey } from '../../../i18n/catalog.js';
+import type { Params, Translate } from '../../../i18n/translate.js';
 
 type Cell = SafeHtml | string | number | null | undefined;
 
 /** A table with a caption (WCAG 2.1 1.3.1: headers in <th scope=col>), scrolling sideways on a narrow screen. */
-export function table(caption: string, headers: readonly string[], rows: readonly (readonly Cell[])[], empty = 'None.'): SafeHtml {
+export function table(caption: string, headers: readonly string[], rows: readonly (readonly Cell[])[], empty = ''): SafeHtml {
   if (rows.length === 0) return html`<p>${empty}</p>`;
   return html`<div class="scroll"><table><caption class="meta">${caption}</caption><thead><tr>${headers.map(
     (h) => html`<th scope="col">${h}</th>`,
@@ -26,29 +28,37 @@ export function messages(notice?: string, error?: string): SafeHtml {
   return html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${error ? html`<p class="error" role="alert">${error}</p>` : ''}`;
 }
 
+/**
+ * A translated sentence with one of its values in bold (<strong>): "Delete the group <strong>temp</strong>?", the
+ * value where the language puts it.
+ */
+export function emphasised(t: Translate, key: MessageKey, name: string, value: string, params: Params = {}): SafeHtml {
+  const mark = '\u0000';
+  const [before = '', after = ''] = t(key, { ...params, [name]: mark }).split(mark);
+  return html`${before}<strong>${value}</strong>${after}`;
+}
+
 export const when = (date: Date | null | undefined): string => (date ? date.toISOString().replace(/\.\d{3}Z$/, 'Z') : '');
 
 /** The sign-in lacked a second factor: say so, and offer a fresh sign-in that asks for one. */
-export function secondFactorNeededBody(base: string): SafeHtml {
-  return html`<p>The console needs a sign-in with a second factor (an authenticator app, a passkey or a one-time code).
-Your last sign-in used your password only.</p>
-<p>If you have not set up an authenticator app, do so on your account page first, then sign in again.</p>
-<p><a href="${base}/sign-in?again=1">Sign in again with a second factor</a></p>`;
+export function secondFactorNeededBody(t: Translate, base: string): SafeHtml {
+  return html`<p>${t('console.signIn.secondFactorNeeded')}</p>
+<p>${t('console.signIn.secondFactorSetUp')}</p>
+<p><a href="${base}/sign-in?again=1">${t('console.signIn.againWithSecondFactor')}</a></p>`;
 }
 
 /** Signed in, but not an admin or auditor: say why, and how one becomes one. */
-export function noRoleBody(): SafeHtml {
-  return html`<p>You are signed in, but your account has neither the admin nor the auditor role, so the console is closed
-to you. An administrator can give you one (<code>users set-role</code> on the command line).</p>`;
+export function noRoleBody(t: Translate): SafeHtml {
+  return html`<p>${t('console.signIn.noRole')} (<code>users set-role</code>)</p>`;
 }
 
-export function badSignInBody(base: string): SafeHtml {
-  return html`<p>This sign-in did not start in this browser, or it took too long. Nothing was changed.</p>
-<p><a href="${base}/sign-in">Sign in again</a></p>`;
+export function badSignInBody(t: Translate, base: string): SafeHtml {
+  return html`<p>${t('console.signIn.bad')}</p>
+<p><a href="${base}/sign-in">${t('console.signIn.again')}</a></p>`;
 }
 
-export function signedOutBody(base: string): SafeHtml {
-  return html`<p>You have left the console.</p><p><a href="${base}/sign-in">Sign in again</a></p>`;
+export function signedOutBody(t: Translate, base: string): SafeHtml {
+  return html`<p>${t('console.signIn.signedOut')}</p><p><a href="${base}/sign-in">${t('console.signIn.again')}</a></p>`;
 }
 
 export function forbiddenBody(why: string): SafeHtml {

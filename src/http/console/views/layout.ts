@@ -2,9 +2,9 @@
 // (PAGE_HEADERS: no script at all), a navigation bar, and the console's stylesheet served from /admin/console.css
 // (the policy's `style-src 'self'`), so no inline style needs a hash of its own. It follows the browser's colour
 // scheme, light or dark (prefers-color-scheme), as the sign-in pages do.
-import { html, type SafeHtml } from '../../html.js';
-import type { MessageKey } from '../../i18n/catalog.js';
-import type { Translate } from '../../i18n/translate.js';
+import { html, type SafeHtml } from '../../../html.js';
+import type { MessageKey } from '../../../i18n/catalog.js';
+import type { Translate } from '../../../i18n/translate.js';
 
 export const CONSOLE_CSS = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
@@ -108,7 +108,7 @@ ${body}
 }
 
 /** The "Next page" link of a list read a page at a time: the search kept, `after` the last key of this page. */
-export function nextPageLink(listUrl: string, q: string, after: string | undefined): SafeHtml | '' {
+export function nextPageLink(t: Translate, listUrl: string, q: string, after: string | undefined): SafeHtml | '' {
   if (after === undefined) return '';
-  return html`<p><a href="${listUrl}?${new URLSearchParams({ ...(q ? { q } : {}), after }).toString()}">Next page</a></p>`;
+  return html`<p><a href="${listUrl}?${new URLSearchParams({ ...(q ? { q } : {}), after }).toString()}">${t('console.nextPage')}</a></p>`;
 }

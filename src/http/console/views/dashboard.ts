@@ -1,8 +1,8 @@
 // The console dashboard: one bar chart per series and range, drawn here as SVG (no script), each with a text
 // alternative (WCAG 2.1 1.1.1) giving its total, its busiest bucket and its figures.
-import { html, type SafeHtml } from '../../html.js';
-import type { Chart } from '../../domain/console/dashboard.js';
-import type { Translate } from '../../i18n/translate.js';
+import { html, type SafeHtml } from '../../../html.js';
+import type { Chart } from '../../../domain/console/dashboard.js';
+import type { Translate } from '../../../i18n/translate.js';
 
 const WIDTH = 320;
 const HEIGHT = 120;
