@@ -9,10 +9,11 @@ import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import type { SafeHtml } from '../../html.js';
+import type { MessageKey } from '../../i18n/catalog.js';
 import type { Translate } from '../../i18n/translate.js';
 import { seeOther } from '../redirect.js';
 import { deleteEntityBody, entityBody, entityListBody, newEntityBody, type EntityRow, type EntityWords } from './views/entities.js';
-import { attempt, field, notFound } from './console-forms.js';
+import { attempt, field, noticeOf, notFound } from './console-forms.js';
 import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
 import { changeIfRevision, formRevision, revisionOf } from './console-revision.js';
 
@@ -41,8 +42,7 @@ export interface EntityPages<T> {
   extra?(item: T, csrf: string | null, t: Translate): SafeHtml;
 }
 
-const DONE = { created: 'console.done.created', saved: 'console.done.saved' } as const;
-const doneOf = (t: Translate, done: string | undefined) => (done === 'created' || done === 'saved' ? t(DONE[done]) : undefined);
+const DONE: Readonly<Record<string, MessageKey>> = { created: 'console.done.created', saved: 'console.done.saved' };
 const idParams = { type: 'object', properties: { id: { type: 'string', minLength: 1, maxLength: 2048 } }, required: ['id'] } as const;
 const doneQuery = { type: 'object', properties: { done: { type: 'string', maxLength: 16 } } } as const;
 
@@ -166,7 +166,7 @@ export function entityPages<T>(app: FastifyInstance, ctx: ProviderContext, base:
   app.get<{ Params: { id: string }; Querystring: { done?: string } }>(
     `${w.path}/:id`,
     { schema: { params: idParams, querystring: doneQuery } },
-    async (request, reply) => renderOne(request, reply, request.params.id, { notice: doneOf(textOf(request), request.query.done) }),
+    async (request, reply) => renderOne(request, reply, request.params.id, { notice: noticeOf(textOf(request), DONE, request.query.done) }),
   );
 
   /** Runs a change of the item of `id` under the form's revision: locked, as the API's If-Match, where it has one. */

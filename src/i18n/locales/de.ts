@@ -517,7 +517,7 @@ export const de = {
   'console.backTo': 'Zurück zu {name}',
   'console.created': 'Angelegt',
   'console.updated': 'Geändert',
-  'console.id': 'Kennung',
+  'console.id': 'ID',
   'console.name': 'Name',
   'console.description': 'Beschreibung',
   'console.descriptionOptional': 'Beschreibung (optional)',
