@@ -21,9 +21,47 @@ export function testFiles(folder: string, options: { recursive?: boolean } = {})
     .sort();
 }
 
-/** The `n`th of `of` shares of `files` (1-based), dealt in turn so that each share gets slow and quick files alike. */
+/**
+ * What a file costs, in seconds of a run of its group on a loaded two-core machine (each figure beside the others
+ * measured under the same load: they weigh files against each other, they time nothing), for the files far from the
+ * rest of their folder. A file not named here weighs DEFAULT_WEIGHT.
+ */
+const WEIGHTS: Readonly<Record<string, number>> = {
+  // test/e2e/browser/ (7 December 2026; console and accessibility after axe ran once per scheme)
+  'e2e/browser/browser.test.ts': 94,
+  'e2e/browser/upstream-oidc-browser.test.ts': 73,
+  'e2e/browser/account-browser.test.ts': 58,
+  'e2e/browser/accessibility-browser.test.ts': 53,
+  'e2e/browser/console-browser.test.ts': 49,
+  'e2e/browser/passkeys-browser.test.ts': 37,
+  'e2e/browser/second-factor-browser.test.ts': 36,
+  'e2e/browser/password-browser.test.ts': 31,
+  'e2e/browser/device-flow-browser.test.ts': 28,
+  'e2e/browser/signup-browser.test.ts': 17,
+  'e2e/browser/form-post-browser.test.ts': 17,
+  'e2e/browser/relying-party-libraries-browser.test.ts': 16,
+  'e2e/browser/logout-browser.test.ts': 15,
+  'e2e/browser/self-registered-browser.test.ts': 7,
+};
+const DEFAULT_WEIGHT = 5;
+
+const weightOf = (file: string): number => WEIGHTS[path.relative(TEST_DIR, file).split(path.sep).join('/')] ?? DEFAULT_WEIGHT;
+
+/**
+ * The `n`th of `of` shares of `files` (1-based), each share of about the same weight: the heaviest file first, each
+ * to the share that weighs least so far (the lower one on a tie), so that no group waits on two slow files while
+ * another has none. Files of equal weight are dealt in turn, in name order. Each share runs its files in name order.
+ */
 export function share(files: readonly string[], n: number, of: number): string[] {
-  return files.filter((_, i) => i % of === n - 1);
+  const loads = Array.from({ length: of }, () => 0);
+  const owner = new Map<string, number>();
+  const heaviestFirst = [...files].sort((a, b) => weightOf(b) - weightOf(a));
+  for (const file of heaviestFirst) {
+    const lightest = loads.indexOf(Math.min(...loads));
+    loads[lightest]! += weightOf(file);
+    owner.set(file, lightest);
+  }
+  return files.filter((file) => owner.get(file) === n - 1);
 }
 
 type Teardown = Parameters<typeof t.teardown>[0];
