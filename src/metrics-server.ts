@@ -1,6 +1,7 @@
 // METRICS_PORT: /metrics on a listener of its own (so that it can stay on an internal interface), and nothing
 // else there. With WORKERS above 1 the primary process serves it, summing what every worker reports.
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Config } from './config.js';
@@ -19,7 +20,9 @@ export async function startMetricsServer(
   await app.register(errorHandler);
   await app.register(metricsRoutes, { source });
   await app.listen({ port: metricsPort, host: metricsHost });
-  logger.info({ metrics: `http://${metricsHost}:${metricsPort}/metrics` }, `metrics on ${metricsHost}:${metricsPort}`);
+  // METRICS_PORT=0: the port the kernel gave, as the line says it.
+  const { port } = app.server.address() as AddressInfo;
+  logger.info({ metrics: `http://${metricsHost}:${port}/metrics` }, `metrics on ${metricsHost}:${port}`);
   return app;
 }
 

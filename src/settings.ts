@@ -126,7 +126,7 @@ export const SETTINGS = {
   REGISTRATION_IP_FREE_ATTEMPTS: integer(10, 0, 1_000_000),
   REGISTRATION_CLIENT_SECRET_TTL_SECONDS: integer(0, 0, 315_360_000),
   // Operations
-  METRICS_PORT: unsetInteger(1, 65535),
+  METRICS_PORT: unsetInteger(0, 65535), // 0: a port the kernel picks, logged (as PORT=0)
   METRICS_TOKEN: text(),
   METRICS_HOST: text(), // HOST
   SHUTDOWN_DRAIN_SECONDS: integer(0, 0, 300),

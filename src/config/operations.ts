@@ -63,7 +63,7 @@ function allowNetworks({ text, problems }: Reader): readonly string[] {
 export function operationsSettings(reader: Reader, { port, host }: { port: number; host: string }): OperationsSettings {
   const { text, integer, unsetInteger, problems } = reader;
   const metricsPort = unsetInteger('METRICS_PORT');
-  if (metricsPort !== undefined && metricsPort === port)
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port)
     problems.push('METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)');
   return Object.freeze({
     metricsPort,

@@ -13,7 +13,7 @@ import { migrateToLatest } from '../../src/storage/migrate.js';
 import { ALICE, seedDatabase } from '../helpers/app.js';
 import { builtSource, collect, spawnServer, type Finished } from '../helpers/child-process.js';
 import { CookieJar, visitToClient } from '../helpers/fetch-browser.js';
-import { freePort } from '../helpers/listening.js';
+import { forwardedPort, reportedPort } from '../helpers/listening.js';
 import { failoverReport, type Outcome, type Step } from '../helpers/outage.js';
 
 const RP = {
@@ -123,21 +123,32 @@ t.test(
     await seedDatabase(handle.db, { clients: [RP], users: [ALICE] });
     await handle.close();
 
-    const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
+    // The server listens on a port the kernel picks; BASE_URL names a port held here, forwarded to the one it reports.
+    const forwarded = await forwardedPort(t);
+    const origin = `http://127.0.0.1:${forwarded.port}`;
     await build;
     const server = (running.server = await spawnServer({
       DATABASE_URL: cluster.databaseUrl,
       BASE_URL: origin,
       HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
+      PORT: '0',
+      // Info, for the line that reports the port.
+      LOG_LEVEL: 'info',
       KEYS_ENCRYPTION_SECRET: 'ha-failover-secret-0123456789-ABCDEF',
       // Codes kept unredeemed before the kill are redeemed at the end, up to a minute or two later.
       CODE_TTL_SECONDS: '300',
     }));
     const serverExit = (running.serverExit = collect(server, 240_000));
     serverExit.catch(() => {});
+    let startOutput = '';
+    const onStart = (chunk: Buffer | string) => {
+      startOutput += chunk.toString();
+      const reported = reportedPort(startOutput);
+      if (reported === undefined) return;
+      forwarded.forwardTo(reported);
+      server.stdout!.off('data', onStart);
+    };
+    server.stdout!.on('data', onStart);
     const serverPid = server.pid;
     for (let ready = false; !ready; await new Promise((resolve) => setTimeout(resolve, 100))) {
       if (server.exitCode !== null) throw new Error(`the server exited: ${(await serverExit).stderr}`);

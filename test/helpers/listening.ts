@@ -32,22 +32,6 @@ export async function listenOnPortZero(
 export const REFUSED_PORT = 1;
 
 /**
- * A port the kernel said was free a moment ago: bind port 0, read the port, release it. Racy (another process may
- * take the port before the caller binds it); kept only for the child-process tests not yet moved to port 0.
- */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen({ port: 0, host: HOST }, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/**
  * The address settings of a server child that no request reaches (a test of its logs, its exit code, its admin
  * socket): it listens on a port the kernel picks (PORT=0), and its issuer names no port, since nothing is sent there.
  */

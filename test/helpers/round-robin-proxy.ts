@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Upstream {
-  port: number;
+  /** Where the instance listens, once registered (the port it reported); a restarted instance registers anew. */
+  port: number | undefined;
   /** What the last health check saw. */
   healthy: boolean;
   /** Responses this instance gave through the proxy. */
@@ -34,8 +35,16 @@ export class RoundRobinProxy {
   private readonly server = http.createServer((req, res) => this.handle(req, res));
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(ports: number[]) {
-    this.upstreams = ports.map((port) => ({ port, healthy: false, served: 0 }));
+  /** `count` instances, each unregistered (never chosen) until `register` names its port. */
+  constructor(count: number) {
+    this.upstreams = Array.from({ length: count }, () => ({ port: undefined, healthy: false, served: 0 }));
+  }
+
+  /** Instance `index` now listens on `port`: checked there from the next health check on. */
+  register(index: number, port: number): void {
+    const upstream = this.upstreams[index];
+    if (!upstream) throw new Error(`no instance ${index}`);
+    upstream.port = port;
   }
 
   async listen(): Promise<number> {
@@ -53,6 +62,7 @@ export class RoundRobinProxy {
 
   private checkHealth(): void {
     for (const upstream of this.upstreams) {
+      if (upstream.port === undefined) continue;
       const probe = http.get({ host: '127.0.0.1', port: upstream.port, path: '/readyz', agent: false, timeout: 1000 }, (res) => {
         upstream.healthy = res.statusCode === 200;
         res.resume();

@@ -333,9 +333,8 @@ t.test('the METRICS_PORT listener serves /metrics and nothing else', async (t) =
   const registry = createMetrics();
   const served = await appWith(t, env, registry);
   t.equal((await served.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' })).statusCode, 200);
-  // On port 0 (below the setting's range, so set past it): the kernel's port, read back from the listener.
-  const config = testConfig(env);
-  const onPortZero = { ...config, operations: { ...config.operations, metricsPort: 0 } };
+  // On port 0: the kernel's port, read back from the listener.
+  const onPortZero = testConfig({ ...env, METRICS_PORT: '0' });
   const metrics = await startMetricsServer(onPortZero, pino({ level: 'silent' }), registry.registry);
   t.teardown(() => metrics.close());
   const { port } = metrics.server.address() as AddressInfo;

@@ -37,8 +37,9 @@ t.test('METRICS_PORT moves /metrics to its own port, on HOST unless METRICS_HOST
 });
 
 t.test('METRICS_PORT must be a port other than PORT', async (t) => {
-  t.match(problems({ METRICS_PORT: 'abc' }), [/^METRICS_PORT must be a whole number from 1 to 65535/]);
-  t.match(problems({ METRICS_PORT: '0' }), [/^METRICS_PORT must be a whole number from 1 to 65535/]);
+  t.match(problems({ METRICS_PORT: 'abc' }), [/^METRICS_PORT must be a whole number from 0 to 65535/]);
+  t.match(problems({ METRICS_PORT: '-1' }), [/^METRICS_PORT must be a whole number from 0 to 65535/]);
+  t.same(problems({ METRICS_PORT: '0', PORT: '0' }), [], 'port 0 on both: two ports the kernel picks');
   t.match(problems({ METRICS_PORT: '3000' }), ['METRICS_PORT must differ from PORT (leave it empty to serve /metrics on PORT)']);
 });
 

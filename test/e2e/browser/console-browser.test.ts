@@ -8,7 +8,7 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import type { Test } from 'tap';
-import { checkPage as checkOneScheme } from '../../helpers/axe.js';
+import { checkPage as checkBothSchemes } from '../../helpers/axe.js';
 import { withChromium } from '../../helpers/chromium.js';
 import { listenTestApp } from '../../helpers/listening.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
@@ -16,14 +16,15 @@ import { riskEnv, weightsEnv } from '../../helpers/risk.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 import { pauseWebhookSubscription } from '../../../src/storage/webhooks.js';
 
-/** axe in the light colour scheme and in the dark one (the console's CSS follows prefers-color-scheme). */
+/**
+ * axe in the light colour scheme and in the dark one (the console's CSS follows prefers-color-scheme), once each, and
+ * in each the page is drawn in that scheme.
+ */
 async function checkPage(t: Test, page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
+  await checkBothSchemes(t, page, name, async (colorScheme) => {
     const background = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     t.equal(background, colorScheme === 'dark' ? 'rgb(17, 24, 39)' : 'rgb(243, 244, 246)', `${name}: drawn in the ${colorScheme} scheme`);
-    await checkOneScheme(t, page, `${name} (${colorScheme})`);
-  }
+  });
 }
 
 const ADMIN = { username: 'ada', password: 'ada-password-0123', email: 'ada@example.com', email_verified: true, role: 'admin' as const };

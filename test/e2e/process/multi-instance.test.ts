@@ -13,7 +13,7 @@ import { rotateKeys } from '../../helpers/keys.js';
 import { createTestDatabase, onServer, type TestDatabase } from '../../helpers/database.js';
 import { visitToClient } from '../../helpers/fetch-browser.js';
 import { OFFLINE_SCOPE, REFRESHING } from '../../helpers/grants.js';
-import { freePort } from '../../helpers/listening.js';
+import { forwardedPort, reportedPort, type ForwardedPort } from '../../helpers/listening.js';
 import { prepareAttempt } from '../../helpers/relying-party.js';
 
 const KEYS_ENCRYPTION_SECRET = 'multi-instance-secret-0123456789-ABCDEF';
@@ -22,7 +22,7 @@ const ACTIVATION_DELAY_SECONDS = 5;
 interface Instance {
   name: 'A' | 'B';
   child: ChildProcess;
-  /** Where this instance listens: `http://127.0.0.1:<its port>`. */
+  /** Where this instance is reached: `http://127.0.0.1:<the port it reports>`, or the public port forwarded to it. */
   listenUrl: string;
   /** Every pino line it has written so far. */
   logs: Array<Record<string, unknown>>;
@@ -45,12 +45,14 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
 const READY_WITHIN_MS = 90_000;
 
 /**
- * Starts the built server on its own port with the shared settings; resolves once it logs that it is ready, or kills it
- * (by its pid) and rejects when it exits first or is not ready within READY_WITHIN_MS.
+ * Starts the built server on a port the kernel picks with the shared settings; resolves once it logs that it is ready,
+ * or kills it (by its pid) and rejects when it exits first or is not ready within READY_WITHIN_MS. With `forwarded`
+ * (the port BASE_URL names, held by the test), that port is forwarded to the one the instance reports, and is where
+ * the instance is reached.
  */
-async function startInstance(name: Instance['name'], port: number, env: Record<string, string>): Promise<Instance> {
-  const child = await spawnServer({ ...env, HOST: '127.0.0.1', PORT: String(port) });
-  const instance: Instance = { name, child, listenUrl: `http://127.0.0.1:${port}`, logs: [] };
+async function startInstance(name: Instance['name'], env: Record<string, string>, forwarded?: ForwardedPort): Promise<Instance> {
+  const child = await spawnServer({ ...env, HOST: '127.0.0.1', PORT: '0' });
+  const instance: Instance = { name, child, listenUrl: '', logs: [] };
   let buffered = '';
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -75,6 +77,11 @@ async function startInstance(name: Instance['name'], port: number, env: Record<s
           entry = { unparsed: line };
         }
         instance.logs.push(entry);
+        const port = typeof entry.msg === 'string' ? reportedPort(entry.msg) : undefined;
+        if (port !== undefined) {
+          forwarded?.forwardTo(port);
+          instance.listenUrl = `http://127.0.0.1:${forwarded?.port ?? port}`;
+        }
         if (typeof entry.msg === 'string' && entry.msg.includes(' ready on ')) {
           clearTimeout(timer);
           resolve();
@@ -147,9 +154,10 @@ t.test(
 
     // A fresh, unmigrated database: both instances migrate it and generate the first keys as they start together.
     database = await createTestDatabase({ migrate: false });
-    const [portA, portB] = [await freePort(), await freePort()];
-    // One issuer for both: BASE_URL is the public address (A's own here); B is reached as a balancer would reach it.
-    const publicUrl = `http://127.0.0.1:${portA}`;
+    // One issuer for both: BASE_URL is the public address (a port held here, forwarded to A); B is reached on its
+    // own port, as a balancer would reach it.
+    const publicPort = await forwardedPort(t);
+    const publicUrl = `http://127.0.0.1:${publicPort.port}`;
     const issuer = `${publicUrl}/sso`;
     const shared = {
       DATABASE_URL: database.url!,
@@ -158,7 +166,7 @@ t.test(
       KEYS_REFRESH_SECONDS: '1',
       KEY_ACTIVATION_DELAY_SECONDS: String(ACTIVATION_DELAY_SECONDS),
     };
-    const started = await Promise.allSettled([startInstance('A', portA, shared), startInstance('B', portB, shared)]);
+    const started = await Promise.allSettled([startInstance('A', shared, publicPort), startInstance('B', shared)]);
     // Whichever came up is stopped in teardown even if the other did not.
     for (const result of started) if (result.status === 'fulfilled') instances.push(result.value);
     const [a, b] = started.map((result) => {

@@ -10,7 +10,7 @@ import { collect, spawnServer, type Finished } from '../../helpers/child-process
 import { createTestDatabase, onServer, type TestDatabase } from '../../helpers/database.js';
 import { visitToClient } from '../../helpers/fetch-browser.js';
 import { basicAuth } from '../../helpers/flow.js';
-import { freePort } from '../../helpers/listening.js';
+import { reportedPort } from '../../helpers/listening.js';
 import { RoundRobinProxy } from '../../helpers/round-robin-proxy.js';
 
 const RP = {
@@ -44,8 +44,9 @@ t.test(
     // eslint-disable-next-line prefer-const -- declared before the teardown that drops it, assigned once it exists
     let database: TestDatabase | undefined;
     const running = new Set<Instance>();
-    const ports = [await freePort(), await freePort()] as const;
-    const proxy = new RoundRobinProxy([...ports]);
+    // The instances listen on ports the kernel picks; each is registered with the balancer once it reports its port
+    // (a restarted one on a new port), as a service registry tells a real balancer.
+    const proxy = new RoundRobinProxy(2);
     t.teardown(async () => {
       for (const instance of running) if (instance.child.exitCode === null) instance.child.kill('SIGKILL');
       await proxy.close();
@@ -67,7 +68,9 @@ t.test(
       DATABASE_URL: database.url!,
       BASE_URL: publicUrl,
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      PORT: '0',
+      // Info, for the line that reports the port.
+      LOG_LEVEL: 'info',
       // Long enough for the balancer's 100 ms health check to see /readyz fail before the listener closes.
       SHUTDOWN_DRAIN_SECONDS: '1',
       // One address (the balancer's) and one fingerprint for every sign-in: the velocity rules are not under test.
@@ -76,19 +79,29 @@ t.test(
       RISK_NETWORK_VELOCITY: '1000000',
       KEYS_ENCRYPTION_SECRET: 'rolling-restart-secret-0123456789-ABCDEF',
     };
-    const start = async (port: number): Promise<Instance> => {
-      const child = await spawnServer({ ...env, PORT: String(port) });
+    const start = async (i: number): Promise<Instance> => {
+      const child = await spawnServer(env);
+      let output = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        // Only the start of the output: the port is in its first lines.
+        if (output.length < 100_000) output += chunk.toString();
+      });
       const instance = { child, exited: collect(child, 280_000) };
       instance.exited.catch(() => {});
       running.add(instance);
-      await until(`the instance on ${port} to be ready`, 60_000, async () => {
-        if (child.exitCode !== null) throw new Error(`the instance on ${port} exited: ${(await instance.exited).stderr}`);
+      const port = await until(`instance ${i + 1} to report its port`, 60_000, async () => {
+        if (child.exitCode !== null) throw new Error(`instance ${i + 1} exited: ${(await instance.exited).stderr}`);
+        return reportedPort(output);
+      });
+      await until(`instance ${i + 1} on ${port} to be ready`, 60_000, async () => {
+        if (child.exitCode !== null) throw new Error(`instance ${i + 1} exited: ${(await instance.exited).stderr}`);
         const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
         return res?.status === 200 ? true : undefined;
       });
+      proxy.register(i, port);
       return instance;
     };
-    const instances = await Promise.all(ports.map(start));
+    const instances = await Promise.all([start(0), start(1)]);
     await until('the balancer to see both instances ready', 5_000, () => (proxy.upstreams.every((u) => u.healthy) ? true : undefined));
 
     // Steady load: each loop runs until told to stop; a failure is any answer not the expected one, or a throw.
@@ -169,7 +182,7 @@ t.test(
     ]);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
 
-    for (const [i, port] of ports.entries()) {
+    for (const i of [0, 1]) {
       await t.test(`instance ${i + 1} restarts while the other serves`, async (t) => {
         const old = instances[i]!;
         const servedBefore = proxy.upstreams[i]!.served;
@@ -178,7 +191,7 @@ t.test(
         const { code, stdout, stderr } = await old.exited;
         running.delete(old);
         t.equal(code, 0, code === 0 ? 'it exited 0' : `it exited ${code}: ${stdout.slice(-2000)} ${stderr.slice(-2000)}`);
-        instances[i] = await start(port);
+        instances[i] = await start(i);
         const servedAtRestart = proxy.upstreams[i]!.served;
         await until('the restarted instance to take requests again', 20_000, () =>
           proxy.upstreams[i]!.served > servedAtRestart + 10 ? true : undefined,

@@ -9,7 +9,7 @@ import { basicAuth } from '../../helpers/flow.js';
 import { seedDatabase, seedDataFolder } from '../../helpers/app.js';
 import { collect, spawnServer, type Finished } from '../../helpers/child-process.js';
 import { createTestDatabase, migratedDataFolder, onServer } from '../../helpers/database.js';
-import { freePort, reportedPort } from '../../helpers/listening.js';
+import { reportedPort } from '../../helpers/listening.js';
 
 const SERVICE = {
   client_id: 'service',
@@ -22,16 +22,21 @@ const TOKEN_BODY = 'grant_type=client_credentials&scope=api%3Aread';
 interface Server {
   child: ChildProcess;
   port: number;
+  /** With METRICS_PORT=0: the port its metrics listener reports. */
+  metricsPort: number | undefined;
   logs: Array<Record<string, unknown>>;
   exited: Promise<Finished>;
 }
 
 /**
  * Starts the built server on 127.0.0.1, port 0, and resolves once it is ready, with the port it reports (requests go
- * there directly; the issuer names no port). SIGKILLed (by pid) in teardown if still running.
+ * there directly; the issuer names no port) and, with METRICS_PORT=0, the metrics listener's. SIGKILLed (by pid) in
+ * teardown if still running.
  */
 async function startServer(t: Test, env: Record<string, string>): Promise<Server> {
-  let port = 0;
+  // Both listeners log Fastify's start line: the main port is the one that is not the metrics listener's.
+  const reported: number[] = [];
+  let metricsPort: number | undefined;
   const child = await spawnServer({ HOST: '127.0.0.1', PORT: '0', BASE_URL: 'http://127.0.0.1', ...env });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -49,8 +54,12 @@ async function startServer(t: Test, env: Record<string, string>): Promise<Server
         try {
           const entry = JSON.parse(line) as Record<string, unknown>;
           logs.push(entry);
-          port = (typeof entry.msg === 'string' ? reportedPort(entry.msg) : undefined) ?? port;
-          if (typeof entry.msg === 'string' && entry.msg.includes(' ready on ') && ++readyCount === wanted) resolve();
+          const port = typeof entry.msg === 'string' ? reportedPort(entry.msg) : undefined;
+          if (port !== undefined) reported.push(port);
+          if (typeof entry.metrics === 'string') metricsPort = Number(new URL(entry.metrics).port);
+          if (typeof entry.msg === 'string' && entry.msg.includes(' ready on ')) readyCount += 1;
+          // The primary of WORKERS > 1 may log its metrics listener after its workers are ready.
+          if (readyCount >= wanted && (env.METRICS_PORT === undefined || metricsPort !== undefined)) resolve();
         } catch {
           logs.push({ unparsed: line });
         }
@@ -61,7 +70,9 @@ async function startServer(t: Test, env: Record<string, string>): Promise<Server
   const exited = collect(child, 170_000);
   exited.catch(() => {});
   await ready;
-  return { child, port, logs, exited };
+  const port = reported.filter((p) => p !== metricsPort).at(-1);
+  if (port === undefined) throw new Error(`the server reported no port: ${JSON.stringify(logs)}`);
+  return { child, port, metricsPort, logs, exited };
 }
 
 async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
@@ -202,8 +213,9 @@ t.test(
 
 t.test('with METRICS_PORT, a server process serves /metrics there only, and closes it on SIGTERM', async (t) => {
   const dir = await migratedDataFolder(t);
-  const metricsPort = await freePort();
-  const server = await startServer(t, { DATA_DIR: dir, METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' });
+  const server = await startServer(t, { DATA_DIR: dir, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' });
+  const metricsPort = server.metricsPort!;
+  t.ok(metricsPort > 0 && metricsPort !== server.port, 'the metrics listener reports a port of its own');
   await fetch(`http://127.0.0.1:${server.port}/sso/jwks`);
   const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
   t.equal(metrics.status, 200);
@@ -222,13 +234,14 @@ t.test(
     t.teardown(() => database.drop());
     await seedDatabase(database.handle.db, { clients: [SERVICE], users: [] });
 
-    const metricsPort = await freePort();
     const server = await startServer(t, {
       DATABASE_URL: database.url!,
       WORKERS: '2',
-      METRICS_PORT: String(metricsPort),
+      METRICS_PORT: '0',
       METRICS_HOST: '127.0.0.1',
     });
+    const metricsPort = server.metricsPort!;
+    t.ok(metricsPort > 0 && metricsPort !== server.port, 'the primary reports the metrics port apart from the shared one');
     const base = `http://127.0.0.1:${server.port}`;
     // Enough requests that both workers serve some (the primary hands connections out in turn).
     await Promise.all(

@@ -20,7 +20,7 @@ import { migrateToLatest } from '../../../src/storage/migrate.js';
 import { testConfig } from '../../helpers/app.js';
 import { spawnServer } from '../../helpers/child-process.js';
 import { createTestDatabase, onServer } from '../../helpers/database.js';
-import { freePort } from '../../helpers/listening.js';
+import { UNREACHED_SERVER_ENV } from '../../helpers/listening.js';
 
 const EVENTS = 120;
 const KEYS_ENCRYPTION_SECRET = 'webhook-kill-secret-0123456789-ABCDEF-xyz';
@@ -35,9 +35,9 @@ async function until(what: string, ms: number, probe: () => boolean | Promise<bo
   }
 }
 
-/** The built server on `port`; resolves once it logs that it is ready. */
-async function startServer(port: number, env: Record<string, string>): Promise<ChildProcess> {
-  const child = await spawnServer({ HOST: '127.0.0.1', PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env });
+/** The built server, on a port the kernel picks (no request is sent to it); resolves once it logs that it is ready. */
+async function startServer(env: Record<string, string>): Promise<ChildProcess> {
+  const child = await spawnServer({ ...UNREACHED_SERVER_ENV, ...env });
   let out = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
@@ -110,8 +110,7 @@ t.test('nothing is lost or reordered across a kill -9 of the server and its data
     KEYS_ENCRYPTION_SECRET,
     WEBHOOK_POLL_SECONDS: '1',
   };
-  const port = await freePort();
-  servers.push(await startServer(port, env));
+  servers.push(await startServer(env));
   if (database) {
     await until('the first deliveries', 60_000, () => distinct() >= EVENTS / 8);
     // What a restart of the database does to the server: every connection of its, pooled or listening, is cut.
@@ -127,7 +126,7 @@ t.test('nothing is lost or reordered across a kill -9 of the server and its data
   await killed(servers[0]!);
   t.ok(distinct() < EVENTS, `killed with ${EVENTS - distinct()} events still to deliver (${beforeKill} received)`);
 
-  servers.push(await startServer(port, env));
+  servers.push(await startServer(env));
   await until('every delivery after the restart', 180_000, () => distinct() === EVENTS);
   await new Promise((resolve) => setTimeout(resolve, 1500));
 
