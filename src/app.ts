@@ -11,7 +11,7 @@ import { smtpNotifier } from './domain/notifications/smtp-notifier.js';
 import { webhookNotifier } from './domain/notifications/webhook-notifier.js';
 import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
-import adminApi, { ADMIN_API_PREFIX } from './http/admin-api/index.js';
+import adminApi, { ADMIN_API_ROOT } from './http/admin-api/index.js';
 import scimApi, { SCIM_PREFIX } from './http/scim/index.js';
 import consoleRoutes, { CONSOLE_PREFIX } from './http/console/index.js';
 import { requestLogger } from './http/request-logger.js';
@@ -211,7 +211,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     { prefix: ROUTES_PREFIX },
   );
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
-  await app.register(adminApi, { prefix: ADMIN_API_PREFIX, ctx, bodyLimit: BODY_LIMIT_BYTES });
+  await app.register(adminApi, { prefix: ADMIN_API_ROOT, ctx, bodyLimit: BODY_LIMIT_BYTES });
   // SCIM 2.0 provisioning (issue 20): application/scim+json, RFC 7644 3.12 errors, client_credentials tokens with scim.
   await app.register(scimApi, { prefix: SCIM_PREFIX, ctx, bodyLimit: BODY_LIMIT_BYTES });
   // The web console (issue 20, docs/console.md): pages for admins and auditors, signed in through this provider.
