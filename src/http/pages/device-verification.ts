@@ -21,12 +21,13 @@ import { randomToken, safeEqual } from '../../domain/secrets.js';
 import { resolveSession } from '../../domain/accounts/sessions.js';
 import { deviceFlowCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from './device-signals.js';
+import { pageErrors } from './page-errors.js';
 import { submitPasswordForm, typedLogin } from './password-form.js';
 import { seeOther } from '../redirect.js';
 import { deviceConfirmPage, deviceDonePage, userCodePage } from './views/device-pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { deviceNotInGroupPage } from './views/group-pages.js';
-import { errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+import { LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 import type { MessageKey } from '../../i18n/catalog.js';
 import { pageLanguage, type PageLanguage } from '../page-language.js';
 
@@ -107,19 +108,7 @@ export default async function deviceVerificationRoutes(
       .headers(LOGIN_PAGE_HEADERS)
       .send(loginPage(t, { action: loginAction, csrfToken: secret, clientName: pending.clientName, login, error }));
 
-  const withPageErrors =
-    <R extends FastifyRequest>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
-    async (request: R, reply: FastifyReply) => {
-      try {
-        return await handler(request, reply);
-      } catch (err) {
-        if (err instanceof VerificationError) {
-          const t = language(request);
-          return page(reply, 400, errorPage(t, t(err.key)));
-        }
-        throw err;
-      }
-    };
+  const withPageErrors = pageErrors({ isRefusal: (err) => err instanceof VerificationError, language });
 
   // RFC 8628 3.3: the verification URI, with the user code already in it when the device showed
   // verification_uri_complete (3.3.1). Nothing is looked up here: only a posted code counts as an entry.

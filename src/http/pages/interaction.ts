@@ -18,6 +18,7 @@ import type { ActiveSession } from '../../domain/accounts/sessions.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
 import { interactionCookie, sessionCookie } from '../cookies.js';
 import { ensureDeviceCookie } from './device-signals.js';
+import { pageErrors } from './page-errors.js';
 import { submitPasswordForm, typedLogin } from './password-form.js';
 import { passkeyRequestOptions, signInWithPasskey } from '../../domain/accounts/passkey-sign-in.js';
 import { MAX_PASSKEY_RESPONSE_LENGTH, passkeysOffered } from '../../domain/accounts/passkey-ceremony.js';
@@ -35,7 +36,7 @@ import type { UpstreamDirectory } from '../../domain/connections/upstream-direct
 import { connectionButtonsFor, hintedUpstream } from './upstream-redirect.js';
 import { pageLanguage } from '../page-language.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
-import { consentPage, errorPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
+import { consentPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 import { notInGroupPage } from './views/group-pages.js';
 
 interface Params {
@@ -161,19 +162,10 @@ export default async function interactionRoutes(
     );
   }
 
-  const withPageErrors =
-    <R extends FastifyRequest<{ Params: Params }>>(handler: (request: R, reply: FastifyReply) => Promise<unknown>) =>
-    async (request: R, reply: FastifyReply) => {
-      try {
-        return await handler(request, reply);
-      } catch (err) {
-        if (err instanceof InteractionError) {
-          const t = await errorLanguage(request);
-          return page(reply, 400, errorPage(t, t(err.key)));
-        }
-        throw err;
-      }
-    };
+  const withPageErrors = pageErrors<FastifyRequest<{ Params: Params }>>({
+    isRefusal: (err) => err instanceof InteractionError,
+    language: errorLanguage,
+  });
 
   app.get<{ Params: Params }>(
     '/interaction/:id',
