@@ -26,7 +26,10 @@ export function pageErrors<B extends FastifyRequest>(errors: PageErrors<B>) {
       } catch (err) {
         if (!errors.isRefusal(err)) throw err;
         const t = await errors.language(request);
-        return reply.code(400).headers(PAGE_HEADERS).send(errorPage(t, t(err.key)));
+        return reply
+          .code(400)
+          .headers(PAGE_HEADERS)
+          .send(errorPage(t, t(err.key)));
       }
     };
 }
