@@ -11,7 +11,7 @@ import { smtpNotifier } from './domain/notifications/smtp-notifier.js';
 import { webhookNotifier } from './domain/notifications/webhook-notifier.js';
 import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
-import adminApi, { ADMIN_API_PREFIX } from './http/admin-api/index.js';
+import adminApi, { ADMIN_API_ROOT } from './http/admin-api/index.js';
 import scimApi, { SCIM_PREFIX } from './http/scim/index.js';
 import consoleRoutes, { CONSOLE_PREFIX } from './http/console/index.js';
 import { requestLogger } from './http/request-logger.js';
@@ -22,34 +22,10 @@ import errorHandler from './http/plugins/error-handler.js';
 import requestLog from './http/plugins/request-log.js';
 import requestMetrics from './http/plugins/request-metrics.js';
 import securityHeaders, { strictTransportSecurity } from './http/plugins/security-headers.js';
-import accountRoutes from './http/routes/account.js';
-import authorizeRoutes from './http/routes/authorize.js';
-import discoveryRoutes from './http/routes/discovery.js';
-import endSessionRoutes from './http/routes/end-session.js';
-import healthRoutes from './http/routes/health.js';
-import deviceAuthorizationRoutes from './http/routes/device-authorization.js';
-import deviceVerificationRoutes from './http/routes/device-verification.js';
-import parRoutes from './http/routes/par.js';
-import connectionStartRoutes from './http/routes/connection-start.js';
-import connectionCallbackRoutes from './http/routes/connection-callback.js';
-import connectionLinkRoutes from './http/routes/connection-link.js';
-import accountConnectionRoutes from './http/routes/account-connections.js';
-import { UpstreamDirectory } from './domain/connections/upstream-directory.js';
-import interactionRoutes from './http/routes/interaction.js';
-import passwordResetRoutes from './http/routes/password-reset.js';
-import signupRoutes from './http/routes/signup.js';
-import accountPasswordRoutes from './http/routes/account-password.js';
-import accountEmailRoutes from './http/routes/account-email.js';
-import introspectionRoutes from './http/routes/introspection.js';
-import brandingRoutes from './http/routes/branding.js';
-import jwksRoutes from './http/routes/jwks.js';
-import metricsRoutes from './http/routes/metrics.js';
-import registrationRoutes from './http/routes/registration.js';
-import revocationRoutes from './http/routes/revocation.js';
-import secondFactorRoutes from './http/routes/second-factor.js';
-import securityEventsRoutes from './http/routes/security-events.js';
-import tokenRoutes from './http/routes/token.js';
-import userinfoRoutes from './http/routes/userinfo.js';
+import healthRoutes from './http/operations/health.js';
+import pageRoutes from './http/pages/index.js';
+import protocolRoutes from './http/protocol/index.js';
+import metricsRoutes from './http/operations/metrics.js';
 import { lazySchemaCompilers, type LazySchemaCompilers } from './http/lazy-schema-compilers.js';
 import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/backchannel-logout-job.js';
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
@@ -171,47 +147,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.removeAllContentTypeParsers();
   await app.register(formbody, { parser: parseForm, bodyLimit: BODY_LIMIT_BYTES });
 
-  const upstream = new UpstreamDirectory(ctx);
-  await app.register(
-    async (sso) => {
-      await sso.register(discoveryRoutes, { config });
-      await sso.register(jwksRoutes, { keys: ctx.keys });
-      if (config.brand.color) await sso.register(brandingRoutes, { color: config.brand.color });
-      await sso.register(authorizeRoutes, { ctx });
-      await sso.register(interactionRoutes, { ctx, onMessagesQueued: () => outbox?.kick(), upstream });
-      await sso.register(secondFactorRoutes, { ctx });
-      await sso.register(tokenRoutes, { ctx });
-      await sso.register(userinfoRoutes, { ctx });
-      await sso.register(revocationRoutes, { ctx });
-      await sso.register(introspectionRoutes, { ctx });
-      await sso.register(endSessionRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick() });
-      await sso.register(deviceAuthorizationRoutes, { ctx });
-      await sso.register(deviceVerificationRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
-      await sso.register(parRoutes, { ctx });
-      // Upstream connections (issue 19): the sign-in page's buttons, the redirect URI registered upstream, the link proof,
-      // the account page's link and unlink.
-      await sso.register(connectionStartRoutes, { ctx, directory: upstream });
-      await sso.register(connectionCallbackRoutes, { ctx, directory: upstream });
-      await sso.register(connectionLinkRoutes, { ctx });
-      await sso.register(accountConnectionRoutes, { ctx, directory: upstream });
-      await sso.register(accountRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
-      await sso.register(accountPasswordRoutes, {
-        ctx,
-        onLogoutsQueued: () => backchannel?.kick(),
-        onMessagesQueued: () => outbox?.kick(),
-      });
-      await sso.register(accountEmailRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
-      await sso.register(passwordResetRoutes, { ctx, onLogoutsQueued: () => backchannel?.kick(), onMessagesQueued: () => outbox?.kick() });
-      // Self-service sign-up: off (404) unless SIGNUP is open or invite.
-      if (config.signup.mode !== 'off') await sso.register(signupRoutes, { ctx, onMessagesQueued: () => outbox?.kick() });
-      // RFC 7591 / RFC 7592: off (404) unless REGISTRATION_OPEN or REGISTRATION_INITIAL_ACCESS_TOKEN says otherwise.
-      if (config.registration.enabled) await sso.register(registrationRoutes, { ctx });
-      await sso.register(securityEventsRoutes, { ctx });
-    },
-    { prefix: ROUTES_PREFIX },
-  );
+  // The protocol endpoints and the people's pages share {BASE_URL}/sso; each surface answers its own errors.
+  await app.register(protocolRoutes, { prefix: ROUTES_PREFIX, ctx, onLogoutsQueued: () => backchannel?.kick() });
+  await app.register(pageRoutes, {
+    prefix: ROUTES_PREFIX,
+    ctx,
+    onLogoutsQueued: () => backchannel?.kick(),
+    onMessagesQueued: () => outbox?.kick(),
+  });
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
-  await app.register(adminApi, { prefix: ADMIN_API_PREFIX, ctx, bodyLimit: BODY_LIMIT_BYTES });
+  await app.register(adminApi, { prefix: ADMIN_API_ROOT, ctx, bodyLimit: BODY_LIMIT_BYTES });
   // SCIM 2.0 provisioning (issue 20): application/scim+json, RFC 7644 3.12 errors, client_credentials tokens with scim.
   await app.register(scimApi, { prefix: SCIM_PREFIX, ctx, bodyLimit: BODY_LIMIT_BYTES });
   // The web console (issue 20, docs/console.md): pages for admins and auditors, signed in through this provider.

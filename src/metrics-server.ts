@@ -6,7 +6,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { Config } from './config.js';
 import errorHandler from './http/plugins/error-handler.js';
-import metricsRoutes, { type MetricsRouteOptions } from './http/routes/metrics.js';
+import metricsRoutes, { type MetricsRouteOptions } from './http/operations/metrics.js';
 
 /** Listens on METRICS_HOST:METRICS_PORT and serves `source` (the instance's registry, or the workers' sum). */
 export async function startMetricsServer(

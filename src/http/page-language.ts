@@ -23,7 +23,7 @@ export function pageLanguage(request: FastifyRequest, config: PageConfig, uiLoca
   return Object.assign(translator(preferred ?? config.defaultLocale), { preferred, brand: pageBrand(config) });
 }
 
-/** The brand of every page (BRAND_*): its colour's stylesheet is served by src/http/routes/branding.ts. */
+/** The brand of every page (BRAND_*): its colour's stylesheet is served by src/http/pages/branding.ts. */
 function pageBrand(config: PageConfig): PageBrand {
   const { name, logoUrl, color } = config.brand;
   return { name, logoUrl, stylesheetUrl: color ? `${config.issuer}/branding.css` : null };

@@ -59,7 +59,7 @@ export class Browser {
 
 /**
  * The second-factor form as its page posts it: the code and the CSRF token, which the page echoes from the challenge
- * cookie (src/http/routes/second-factor.ts); tests that post without opening the page read the cookie the same way.
+ * cookie (src/http/pages/second-factor.ts); tests that post without opening the page read the cookie the same way.
  */
 export function secondFactorForm(challengeCookie: string | undefined, code: string): Record<string, string> {
   return { csrf: challengeCookie ?? '', code };

@@ -1,7 +1,7 @@
 // The dynamic client registration settings: off by default, on with an initial access token or REGISTRATION_OPEN.
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { discoveryDocument } from '../../src/http/routes/discovery.js';
+import { discoveryDocument } from '../../src/http/protocol/discovery.js';
 
 const TOKEN_A = 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-1';
 const TOKEN_B = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb+/=';

@@ -37,7 +37,7 @@ export async function pushAuthorizationRequest(
   // RFC 9126 2.1: "The request_uri authorization request parameter is one exception, and it MUST NOT be provided."
   if (single(body, 'request_uri') !== undefined) throw new InvalidRequest('request_uri must not be pushed (RFC 9126 2.1)');
   // RFC 9126 2.1: client_id is required as for any authorization request; it names the authenticated client
-  // (src/http/plugins/client-auth.ts refused one that names another), and is filled in when authentication named it.
+  // (src/http/protocol/client-auth.ts refused one that names another), and is filled in when authentication named it.
   const pushed: RequestParams = { client_id: client.clientId };
   for (const [name, value] of Object.entries(body)) {
     if (value !== undefined && name !== 'client_id' && !CLIENT_AUTH_FIELDS.has(name)) pushed[name] = value;

@@ -19,7 +19,7 @@ export async function clientAdmits(ctx: Pick<ProviderContext, 'db'>, client: Gro
   return !client.groupRestricted || isAdmitted(ctx.db, client.clientId, userId);
 }
 
-/** The error the client is told; the person is told why on a page of their own (src/http/views/group-pages.ts). */
+/** The error the client is told; the person is told why on a page of their own (src/http/pages/views/group-pages.ts). */
 export function notInAllowedGroup(): AccessDenied {
   return new AccessDenied('the user is not in a group this client allows');
 }

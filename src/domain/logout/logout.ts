@@ -27,7 +27,7 @@ export interface LogoutRequest {
  * Validates the parameters of RP-Initiated Logout 1.0 section 2 (the same for GET and POST). Every refusal is an
  * InvalidRequest shown to the user: none is ever redirected, since the redirect target is what is in question.
  * `logout_hint` is accepted and not used (there is one account per browser); `ui_locales` is read by the route,
- * which shows its pages in the first language of it that they speak (src/http/routes/end-session.ts).
+ * which shows its pages in the first language of it that they speak (src/http/protocol/end-session.ts).
  */
 export async function validateLogoutRequest(ctx: ProviderContext, params: RawParams): Promise<LogoutRequest> {
   const idTokenHint = single(params, 'id_token_hint') ?? null;

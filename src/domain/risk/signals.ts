@@ -1,5 +1,5 @@
 // What a sign-in attempt tells about the device it comes from: the server-visible signals of the request and
-// the optional client signals posted by the login page's script. Read by src/http/device-signals.ts.
+// the optional client signals posted by the login page's script. Read by src/http/pages/device-signals.ts.
 
 /** Signals posted by the first-party script; each is absent when the page ran without JavaScript. */
 export interface ClientSignals {

@@ -1,5 +1,5 @@
 // RFC 9457 problem details, the one error shape of the management API: what any thrown value becomes under
-// /admin/api/v1 (the app's one error handler, src/http/plugins/error-handler.ts, calls problemOf).
+// /admin/api/v1 (the API's error handler, error-handler.ts, calls problemOf).
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError } from 'fastify';
 import { AdminError } from '../../domain/admin-error.js';

@@ -10,6 +10,7 @@ import { preferredLocale } from '../../i18n/negotiate.js';
 import { translator } from '../../i18n/translate.js';
 import { CONSOLE_CSS } from './views/layout.js';
 import { forbiddenBody } from './views/pages.js';
+import { oauthErrorHandler } from '../plugins/error-handler.js';
 import { seeOther } from '../redirect.js';
 import { CONSOLE_PREFIX, consoleSessionCookie, sendPage } from './console-http.js';
 import { clientPages } from './clients.js';
@@ -38,7 +39,8 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
   const { ctx } = opts;
   const base = `${ctx.config.baseUrl}${CONSOLE_PREFIX}`;
   await ensureConsoleClient(ctx);
-  // Errors thrown on a console route are answered with a page (src/http/plugins/error-handler.ts).
+  // Errors thrown on a console route are answered with a page: every route is marked html for the OAuth wire's handler.
+  app.setErrorHandler(oauthErrorHandler(ctx.config));
   app.addHook('onRoute', (route) => {
     route.config = { ...(route.config ?? {}), html: true };
   });

@@ -1,6 +1,7 @@
-// The one error handler: renders any thrown value as an OAuth error, JSON for APIs, a page for pages, RFC 9457
-// problem details for the management API (src/http/admin-api/problem.ts), and RFC 7644 3.12 errors for SCIM
-// (src/http/scim/scim-error-body.ts).
+// What every surface's error handling shares: the request's refusal (for its log line), the OAuth wire (RFC 6749 5.2
+// JSON, or a page for a route marked html) that the protocol endpoints and people's pages answer with, and the
+// fallback for anything outside a surface (health, metrics, unknown paths). The management API and SCIM set their own
+// handlers in their folders (src/http/admin-api/error-handler.ts, src/http/scim/error-handler.ts).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { InvalidRequest, OAuthError } from '../../errors/oauth-error.js';
@@ -8,12 +9,6 @@ import { toOAuthError } from '../../errors/to-oauth-error.js';
 import { errorPage } from '../views/pages.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { pageLanguage, type PageConfig } from '../page-language.js';
-import { notFoundProblem, PROBLEM_CONTENT_TYPE, problemOf } from '../admin-api/problem.js';
-import { isScimUrl, SCIM_CONTENT_TYPE, scimErrorOf, scimNotFound } from '../scim/scim-error-body.js';
-
-/** Where errors are problem details (RFC 9457) rather than RFC 6749 5.2 JSON: the management API. */
-export const PROBLEM_PREFIX = '/admin/api/';
-const wantsProblem = (request: FastifyRequest) => request.url.startsWith(PROBLEM_PREFIX);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -88,42 +83,24 @@ function sendOAuthError(request: FastifyRequest, reply: FastifyReply, oauth: OAu
 /** A server that renders no page of its own (the metrics listener): an error page, if ever, in English, unbranded. */
 const NO_PAGES: PageConfig = { defaultLocale: 'en', issuer: '', brand: { name: '', logoUrl: null, color: null } };
 
-export default fp(async function errorHandler(app: FastifyInstance, opts: { page?: PageConfig }) {
-  app.decorateRequest('refusal', null);
-  app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (isScimUrl(request.url)) {
-      const scim = scimErrorOf(err);
-      if (scim.unexpected) request.log.error({ err }, 'request failed');
-      else request.refusal = { error: scim.body.scimType ?? scim.body.status };
-      return reply
-        .code(scim.status)
-        .headers(scim.headers)
-        .header('cache-control', 'no-store')
-        .type(SCIM_CONTENT_TYPE)
-        .send(JSON.stringify(scim.body));
-    }
-    if (wantsProblem(request)) {
-      const problem = problemOf(err);
-      if (problem.unexpected) request.log.error({ err }, 'request failed');
-      else request.refusal = { error: problem.body.code };
-      return reply
-        .code(problem.body.status)
-        .headers(problem.headers)
-        .header('cache-control', 'no-store')
-        .type(PROBLEM_CONTENT_TYPE)
-        .send(JSON.stringify(problem.body));
-    }
+/**
+ * The OAuth wire for any thrown value: RFC 6749 5.2 JSON, or an error page on a route marked html. The protocol
+ * endpoints and the people's pages each set it in their own plugin; the console sets it with every route marked html.
+ */
+export function oauthErrorHandler(page: PageConfig = NO_PAGES) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const known = err instanceof OAuthError ? err : fromFastify(err);
     const { oauth, unexpected } = known ? { oauth: known, unexpected: false } : toOAuthError(err);
     if (unexpected) request.log.error({ err }, 'request failed');
-    return sendOAuthError(request, reply, oauth, opts.page ?? NO_PAGES);
-  });
+    return sendOAuthError(request, reply, oauth, page);
+  };
+}
 
-  app.setNotFoundHandler((request, reply) => {
-    if (isScimUrl(request.url))
-      return reply.code(404).header('cache-control', 'no-store').type(SCIM_CONTENT_TYPE).send(JSON.stringify(scimNotFound()));
-    if (wantsProblem(request))
-      return reply.code(404).header('cache-control', 'no-store').type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(notFoundProblem()));
+/** The root's part: the refusal every surface fills in, the OAuth wire outside any surface, and the JSON 404. */
+export default fp(async function errorHandler(app: FastifyInstance, opts: { page?: PageConfig }) {
+  app.decorateRequest('refusal', null);
+  app.setErrorHandler(oauthErrorHandler(opts.page));
+  app.setNotFoundHandler((_request, reply) => {
     reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', error_description: 'no such endpoint' });
   });
 });

@@ -1,5 +1,5 @@
-// RFC 7644 3.12 error bodies, the one error shape under /scim/v2: what any thrown value becomes there (the app's one
-// error handler, src/http/plugins/error-handler.ts, calls scimErrorOf).
+// RFC 7644 3.12 error bodies, the one error shape under /scim/v2: what any thrown value becomes there (SCIM's error
+// handler, error-handler.ts, calls scimErrorOf).
 import type { FastifyError } from 'fastify';
 import { OAuthError } from '../../errors/oauth-error.js';
 import { toOAuthError } from '../../errors/to-oauth-error.js';
@@ -7,9 +7,6 @@ import { ScimError, type ScimType } from '../../domain/scim/scim-error.js';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json';
 const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
-
-/** Under {BASE_URL}/scim/v2, errors are SCIM errors. */
-export const isScimUrl = (url: string) => /^\/scim\/v2(?:[/?]|$)/.test(url);
 
 export interface ScimErrorBody {
   schemas: string[];

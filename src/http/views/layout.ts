@@ -27,7 +27,7 @@ input[type=text],input[type=email],input[type=password]{background:#111827;color
 const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /**
- * `style-src 'self'`: the brand colour's stylesheet (src/http/routes/branding.ts), when BRAND_COLOR is set.
+ * `style-src 'self'`: the brand colour's stylesheet (src/http/pages/branding.ts), when BRAND_COLOR is set.
  * `img-src https:`: the brand logo (BRAND_LOGO_URL) and, on the consent page, the client's registered logo_uri, which
  * may be on any https origin. Scripts stay forbidden but for the hashed ones of a few pages.
  */

@@ -45,9 +45,9 @@ export interface LoginPageInput {
   error?: string;
   /** Something to tell that is not an error (e.g. why the user was signed out). */
   notice?: string;
-  /** Where "Forgot your password?" leads (src/http/routes/password-reset.ts). */
+  /** Where "Forgot your password?" leads (src/http/pages/password-reset.ts). */
   forgotUrl?: string;
-  /** Where "Create an account" leads, when SIGNUP=open (src/http/routes/signup.ts). */
+  /** Where "Create an account" leads, when SIGNUP=open (src/http/pages/signup.ts). */
   signupUrl?: string | undefined;
   /** Offer "Sign in with a passkey", and the passkeys in the username field's autofill. */
   passkey?: PasskeyForm;

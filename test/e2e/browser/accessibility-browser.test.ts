@@ -7,15 +7,15 @@
 // language (WCAG 2.1 3.1.1 Language of Page, axe's html-lang-valid) as the one it speaks.
 import t from 'tap';
 import { translator } from '../../../src/i18n/translate.js';
-import { accountErrorPage, accountMessagePage, emailConfirmPage } from '../../../src/http/views/account-pages.js';
+import { accountErrorPage, accountMessagePage, emailConfirmPage } from '../../../src/http/pages/views/account-pages.js';
 import { linkProofPage } from '../../../src/http/views/connection-pages.js';
-import { deviceConfirmPage, deviceDonePage } from '../../../src/http/views/device-pages.js';
+import { deviceConfirmPage, deviceDonePage } from '../../../src/http/pages/views/device-pages.js';
 import { formPostPage } from '../../../src/http/views/form-post.js';
-import { deviceNotInGroupPage, notInGroupPage } from '../../../src/http/views/group-pages.js';
+import { deviceNotInGroupPage, notInGroupPage } from '../../../src/http/pages/views/group-pages.js';
 import { PAGE_HEADERS, type PageText } from '../../../src/http/views/layout.js';
 import { loginPage, logoutConfirmPage, signedOutPage, withheldErrorPage } from '../../../src/http/views/pages.js';
-import { resetDonePage, resetManagedPage } from '../../../src/http/views/reset-pages.js';
-import { signupEndPage } from '../../../src/http/views/signup-pages.js';
+import { resetDonePage, resetManagedPage } from '../../../src/http/pages/views/reset-pages.js';
+import { signupEndPage } from '../../../src/http/pages/views/signup-pages.js';
 import { ALICE, CONFIDENTIAL } from '../../helpers/app.js';
 import { checkPage as check } from '../../helpers/axe.js';
 import { HEADLESS_IS_FINE, withChromium } from '../../helpers/chromium.js';

@@ -7,7 +7,7 @@ import {
   USER_CODE_ALPHABET,
 } from '../../../src/domain/device-flow/device-authorization.js';
 import { userCodeEntryKey } from '../../../src/domain/device-flow/user-code-throttle.js';
-import { timeAgo } from '../../../src/http/views/device-pages.js';
+import { timeAgo } from '../../../src/http/pages/views/device-pages.js';
 import type { Locale } from '../../../src/i18n/catalog.js';
 import { translator } from '../../../src/i18n/translate.js';
 
