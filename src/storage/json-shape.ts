@@ -152,9 +152,29 @@ export function writeSelfVersioned<T extends { v: number }>(value: T, shapes: Ve
   return JSON.stringify(value);
 }
 
-/** The value as a column holds it: its fields with the newest version of `shapes` in `v`. */
+const readOnlyShapes = new WeakSet<Shape<unknown>>();
+
+/**
+ * A version this release reads but does not write yet: the first of the two releases that raise a shape's version
+ * (docs/upgrading.md), so that the release before it, still running beside it, reads every row it writes.
+ */
+export function readOnly<T>(shape: Shape<T>): Shape<T> {
+  const marked: Shape<T> = (value, path) => shape(value, path);
+  readOnlyShapes.add(marked);
+  return marked;
+}
+
+/** The version new rows are written at: the newest of `shapes` that is not read-only. */
+export function writtenVersion(shapes: VersionedShapes<unknown>): number {
+  const writable = Object.keys(shapes)
+    .map(Number)
+    .filter((v) => !readOnlyShapes.has(shapes[v]!));
+  return Math.max(...writable);
+}
+
+/** The value as a column holds it: its fields with the written version of `shapes` in `v` (writtenVersion). */
 export function writeVersioned<T extends object>(value: T, shapes: VersionedShapes<T>): string {
-  const v = Math.max(...Object.keys(shapes).map(Number));
+  const v = writtenVersion(shapes);
   return JSON.stringify({ v, ...value });
 }
 

@@ -9,7 +9,7 @@ import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
 import { EVENT_DATA } from '../../src/domain/webhooks/event-data.js';
 import { listAuditRecords } from '../../src/storage/audit-records.js';
-import { FREE_FORM, readVersioned, writeFreeForm, type VersionedShapes } from '../../src/storage/json-shape.js';
+import { FREE_FORM, object, readOnly, readVersioned, string, writeFreeForm, writeVersioned, type VersionedShapes } from '../../src/storage/json-shape.js';
 import { claimDueMessages, insertOutboxMessage } from '../../src/storage/outbox.js';
 import { SEALED_SECRET, writeSealedSecret } from '../../src/storage/sealed-secret.js';
 import { testConfig } from '../helpers/app.js';
@@ -169,4 +169,12 @@ t.test('an outbox message of an unknown payload version is left for an instance 
     [['a@example.com', { link: 'l' }]],
   );
   t.throws(() => writeFreeForm({ v: 3 }), 'a free-form value may not name a version of its own');
+});
+
+t.test('a version marked read-only is read but not written yet (the first release of a raised version)', async (t) => {
+  const v1 = object<{ name: string }>({ name: string });
+  const shapes: VersionedShapes<{ name: string }> = { 1: v1, 2: readOnly(v1) };
+  t.same(JSON.parse(writeVersioned({ name: 'n' }, shapes)), { v: 1, name: 'n' }, 'written at version 1');
+  t.ok(readVersioned({ v: 2, name: 'n' }, shapes).ok, 'version 2 read');
+  t.same(JSON.parse(writeVersioned({ name: 'n' }, { 1: v1, 2: v1 })), { v: 2, name: 'n' }, 'unmarked, version 2 written');
 });
