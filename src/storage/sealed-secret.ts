@@ -1,7 +1,16 @@
 // The one shape every sealed-secret column is read back through (a TOTP secret, a client's or a connection's secret,
 // a directory's bind password, an upstream verifier or tokens, a webhook's secret): storage vocabulary, since it
 // names only the envelope's layout (src/domain/keys/sealed-secrets.ts seals and opens what is inside).
-import { exactly, object, readVersioned, string, writeSelfVersioned, type Shape, type Versioned, type VersionedShapes } from './json-shape.js';
+import {
+  exactly,
+  object,
+  readVersioned,
+  string,
+  writeSelfVersioned,
+  type Shape,
+  type Versioned,
+  type VersionedShapes,
+} from './json-shape.js';
 
 /** Version 0: kept in the clear (no KEYS_ENCRYPTION_SECRET), marked so. */
 export interface ClearSecret {

@@ -17,10 +17,7 @@ export function lockAuthenticator(db: Db, userId: string): Promise<TotpAuthentic
  * Stores a new pending secret, replacing a pending one; false (and nothing written) when the user already has a
  * confirmed authenticator, which must be removed first.
  */
-export async function savePendingAuthenticator(
-  db: Db,
-  a: { userId: string; secret: SealedSecret; now: Date },
-): Promise<boolean> {
+export async function savePendingAuthenticator(db: Db, a: { userId: string; secret: SealedSecret; now: Date }): Promise<boolean> {
   const secret = writeSealedSecret(a.secret);
   const row = await db
     .insertInto('totp_authenticators')

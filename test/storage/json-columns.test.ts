@@ -9,7 +9,16 @@ import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
 import { EVENT_DATA } from '../../src/domain/webhooks/event-data.js';
 import { listAuditRecords } from '../../src/storage/audit-records.js';
-import { FREE_FORM, object, readOnly, readVersioned, string, writeFreeForm, writeVersioned, type VersionedShapes } from '../../src/storage/json-shape.js';
+import {
+  FREE_FORM,
+  object,
+  readOnly,
+  readVersioned,
+  string,
+  writeFreeForm,
+  writeVersioned,
+  type VersionedShapes,
+} from '../../src/storage/json-shape.js';
 import { claimDueMessages, insertOutboxMessage } from '../../src/storage/outbox.js';
 import { SEALED_SECRET, writeSealedSecret } from '../../src/storage/sealed-secret.js';
 import { testConfig } from '../helpers/app.js';
@@ -116,9 +125,21 @@ t.test('every json and jsonb column the migrations make has a shape (or is named
   const columns = rows.map((r) => r.name);
   t.ok(columns.length >= 20, 'the catalogue lists the JSON columns');
   const known = new Set([...Object.keys(SHAPED), ...Object.keys(PENDING)]);
-  t.same(columns.filter((c) => !known.has(c)), [], 'no JSON column without an entry');
-  t.same([...known].filter((c) => !columns.includes(c)), [], 'no entry for a column that does not exist');
-  t.same(Object.keys(SHAPED).filter((c) => c in PENDING), [], 'no column both shaped and waiting');
+  t.same(
+    columns.filter((c) => !known.has(c)),
+    [],
+    'no JSON column without an entry',
+  );
+  t.same(
+    [...known].filter((c) => !columns.includes(c)),
+    [],
+    'no entry for a column that does not exist',
+  );
+  t.same(
+    Object.keys(SHAPED).filter((c) => c in PENDING),
+    [],
+    'no column both shaped and waiting',
+  );
 });
 
 for (const [column, family] of Object.entries(SHAPED)) {
@@ -135,7 +156,9 @@ for (const [column, family] of Object.entries(SHAPED)) {
 t.test('a sealed secret stored in a version this one does not read does not open, and says why', async (t) => {
   const ctx = { db, clock: () => new Date(), config: testConfig() };
   await sql`CREATE TEMP TABLE sealed_probe (secret jsonb NOT NULL)`.execute(db);
-  await sql`INSERT INTO sealed_probe VALUES (${writeSealedSecret({ v: 0, clear: 'c2VjcmV0' })}), ('{"v":2,"clear":"c2VjcmV0"}')`.execute(db);
+  await sql`INSERT INTO sealed_probe VALUES (${writeSealedSecret({ v: 0, clear: 'c2VjcmV0' })}), ('{"v":2,"clear":"c2VjcmV0"}')`.execute(
+    db,
+  );
   const { rows } = await sql<{ secret: unknown }>`SELECT secret FROM sealed_probe ORDER BY secret->>'v'`.execute(db);
   t.equal((await openSecret(ctx, 'webhook-secret', 'owner', rows[0]!.secret)).toString(), 'secret', 'version 0 opens');
   await t.rejects(openSecret(ctx, 'webhook-secret', 'owner', rows[1]!.secret), KeyEncryptionError);
