@@ -3,6 +3,7 @@
 import { allowedGroupsProblem } from './groups/group-names.js';
 import { holdsSecret, type TokenEndpointAuthMethod } from './clients/auth-methods.js';
 import { clientMetadataProblems, METADATA_FIELDS } from './clients/client-metadata.js';
+import { writeSealedSecret } from '../storage/sealed-secret.js';
 import type { StoredSecret } from './keys/sealed-secrets.js';
 
 /** A client entry that may carry its secret: only the seed file gives one (an operator's chosen secret). */
@@ -101,7 +102,7 @@ export function clientColumns(entry: ClientEntryWithSecret, secret: SecretColumn
 export function secretRowValues(secret: SecretColumns) {
   return {
     client_secret_hash: secret.client_secret_hash,
-    client_secret_sealed: secret.client_secret_sealed && JSON.stringify(secret.client_secret_sealed),
+    client_secret_sealed: secret.client_secret_sealed && writeSealedSecret(secret.client_secret_sealed),
   };
 }
 

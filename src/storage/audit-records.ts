@@ -2,6 +2,7 @@
 // the change's own transaction, read newest first in pages that continue after a row's id.
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { readFreeFormForListing, writeFreeForm } from './json-shape.js';
 
 export interface NewAuditRecord {
   occurredAt: Date;
@@ -37,7 +38,7 @@ export async function insertAuditRecord(db: Db, r: NewAuditRecord): Promise<void
       event: r.event,
       target_type: r.targetType,
       target_id: r.targetId,
-      changes: JSON.stringify(r.changes),
+      changes: writeFreeForm(r.changes),
     })
     .execute();
 }
@@ -70,5 +71,6 @@ export async function listAuditRecords(db: Db, filter: AuditFilter, limit: numbe
   if (filter.since !== undefined) query = query.where('occurred_at', '>=', filter.since);
   if (filter.until !== undefined) query = query.where('occurred_at', '<', filter.until);
   if (filter.beforeId !== undefined) query = query.where(sql<boolean>`id < ${filter.beforeId}::bigint`);
-  return query.orderBy('id', 'desc').limit(limit).execute();
+  const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((row) => ({ ...row, changes: readFreeFormForListing(row.changes) }));
 }

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { ConnectionLinkRow, ConnectionRow } from './schema.js';
+import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
 export function findConnectionRow(db: Db, id: string): Promise<ConnectionRow | undefined> {
   return db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst();
@@ -22,7 +23,7 @@ export interface ConnectionColumns {
   token_endpoint: string | null;
   userinfo_endpoint: string | null;
   client_id: string;
-  client_secret_sealed: Record<string, unknown> | null;
+  client_secret_sealed: SealedSecret | null;
   scopes: string[];
   claim_mapping: Record<string, string>;
   provisioning: string;
@@ -36,7 +37,7 @@ export interface ConnectionColumns {
 export async function upsertConnectionRow(db: Db, c: ConnectionColumns, now: Date): Promise<boolean> {
   const values = {
     ...c,
-    client_secret_sealed: c.client_secret_sealed === null ? null : JSON.stringify(c.client_secret_sealed),
+    client_secret_sealed: c.client_secret_sealed === null ? null : writeSealedSecret(c.client_secret_sealed),
     claim_mapping: JSON.stringify(c.claim_mapping),
   };
   const { id: _id, ...changes } = values;
@@ -107,12 +108,12 @@ export async function touchLink(db: Db, connectionId: string, subject: string, n
 export async function storeLinkTokens(
   db: Db,
   link: { connectionId: string; subject: string },
-  sealed: Record<string, unknown> | null,
+  sealed: SealedSecret | null,
   now: Date,
 ): Promise<void> {
   await db
     .updateTable('connection_links')
-    .set({ tokens_sealed: sealed === null ? null : JSON.stringify(sealed), tokens_stored_at: sealed === null ? null : now })
+    .set({ tokens_sealed: sealed === null ? null : writeSealedSecret(sealed), tokens_stored_at: sealed === null ? null : now })
     .where('connection_id', '=', link.connectionId)
     .where('subject', '=', link.subject)
     .execute();

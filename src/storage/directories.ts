@@ -2,13 +2,14 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { DirectoryLinkRow, DirectoryRow } from './schema.js';
+import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
 export interface DirectoryValues {
   display_name: string;
   position: number;
   enabled: boolean;
   settings: Record<string, unknown>;
-  bind_password_sealed: Record<string, unknown>;
+  bind_password_sealed: SealedSecret;
 }
 
 /** Every directory, in the order sign-ins search them. */
@@ -25,7 +26,7 @@ export async function upsertDirectory(db: Db, id: string, v: DirectoryValues, no
   const values = {
     ...v,
     settings: JSON.stringify(v.settings),
-    bind_password_sealed: JSON.stringify(v.bind_password_sealed),
+    bind_password_sealed: writeSealedSecret(v.bind_password_sealed),
     updated_at: now,
   };
   const row = await db

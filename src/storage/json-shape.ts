@@ -34,6 +34,14 @@ export function literal<const L extends string>(expected: L): Shape<L> {
   };
 }
 
+/** A number that must be exactly `expected` (a value's own version field). */
+export function exactly<const N extends number>(expected: N): Shape<N> {
+  return (value, path) => {
+    if (value !== expected) throw new ShapeError(path);
+    return expected;
+  };
+}
+
 export function oneOf<const L extends string>(values: readonly L[]): Shape<L> {
   return (value, path) => {
     if (!(values as readonly unknown[]).includes(value)) throw new ShapeError(path);
@@ -71,6 +79,49 @@ export function object<T extends object>(fields: { [K in keyof T]-?: Shape<T[K]>
   };
 }
 
+/** An object whose keys are free (a scope's descriptions, a claim mapping): every value checked by `shape`. */
+export function record<T>(shape: Shape<T>): Shape<Record<string, T>> {
+  return (value, path) => {
+    if (!isRecord(value)) throw new ShapeError(path);
+    const out: Record<string, T> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = shape(item, `${path}.${key}`);
+    return out;
+  };
+}
+
+/**
+ * Version 1 of a free-form object (an audit record's changes, a security event's details, a message's payload): any
+ * JSON object, kept as written. It is stored without `v`, as before versions were kept, so an older instance reads
+ * the bytes it always read; a version 2 would say `v: 2`, which this version refuses rather than guesses at.
+ */
+export const FREE_FORM_V1: Shape<Record<string, unknown>> = (value, path) => {
+  if (!isRecord(value)) throw new ShapeError(path);
+  if (value.v !== undefined && value.v !== 1) throw new ShapeError(`${path}.v`);
+  const { v: _version, ...rest } = value;
+  return _version === undefined ? value : rest;
+};
+
+/** The shapes of a free-form object column: pure storage vocabulary, since no field of it is read by the code. */
+export const FREE_FORM: VersionedShapes<Record<string, unknown>> = { 1: FREE_FORM_V1 };
+
+/**
+ * A free-form object as its column holds it at version 1: as given, without `v` (FREE_FORM_V1). A value with a
+ * field of its own named `v` would be read as a version, so it is refused here, where the writer is the code.
+ */
+export function writeFreeForm(value: Record<string, unknown>): string {
+  if (Object.hasOwn(value, 'v')) throw new TypeError('a free-form JSON value may not have a field named v');
+  return JSON.stringify(value);
+}
+
+/**
+ * A free-form object read back for a listing (an audit record's changes, a security event's details): the row is
+ * kept, since a trail hides nothing, and a value this version does not read is shown as `{ unreadable: why }`.
+ */
+export function readFreeFormForListing(stored: unknown): Record<string, unknown> {
+  const read = readVersioned(stored, FREE_FORM);
+  return read.ok ? read.value : { unreadable: read.reason };
+}
+
 /** A column's text as JSON: pg returns jsonb parsed, PGlite returns it parsed too, a text column as a string. */
 function fromColumn(stored: unknown, path: string): unknown {
   if (typeof stored !== 'string') return stored;
@@ -90,9 +141,40 @@ export type Versioned<T> = { ok: true; value: T } | { ok: false; reason: string 
  */
 export type VersionedShapes<T> = Readonly<Record<number, Shape<T>>>;
 
-/** The value as a column holds it: its fields with the newest version of `shapes` in `v`. */
+/**
+ * The value as a column holds it when the value names its own version in `v` (a sealed secret: 0 in the clear, 1
+ * encrypted): checked against that version's shape first, so that nothing is written that could not be read back.
+ */
+export function writeSelfVersioned<T extends { v: number }>(value: T, shapes: VersionedShapes<T>): string {
+  const shape = shapes[value.v];
+  if (!shape) throw new TypeError(`no shape of version ${value.v}`);
+  shape(value, '$');
+  return JSON.stringify(value);
+}
+
+const readOnlyShapes = new WeakSet<Shape<unknown>>();
+
+/**
+ * A version this release reads but does not write yet: the first of the two releases that raise a shape's version
+ * (docs/upgrading.md), so that the release before it, still running beside it, reads every row it writes.
+ */
+export function readOnly<T>(shape: Shape<T>): Shape<T> {
+  const marked: Shape<T> = (value, path) => shape(value, path);
+  readOnlyShapes.add(marked);
+  return marked;
+}
+
+/** The version new rows are written at: the newest of `shapes` that is not read-only. */
+export function writtenVersion(shapes: VersionedShapes<unknown>): number {
+  const writable = Object.keys(shapes)
+    .map(Number)
+    .filter((v) => !readOnlyShapes.has(shapes[v]!));
+  return Math.max(...writable);
+}
+
+/** The value as a column holds it: its fields with the written version of `shapes` in `v` (writtenVersion). */
 export function writeVersioned<T extends object>(value: T, shapes: VersionedShapes<T>): string {
-  const v = Math.max(...Object.keys(shapes).map(Number));
+  const v = writtenVersion(shapes);
   return JSON.stringify({ v, ...value });
 }
 

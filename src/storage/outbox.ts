@@ -1,5 +1,6 @@
 // Repository for the outbox: messages to users (one-time codes, new-device notices) waiting for the notifier.
 import type { Db } from './database.js';
+import { FREE_FORM, readVersioned, writeFreeForm } from './json-shape.js';
 
 /** What a message is; each kind has a template (src/domain/notifications/messages.ts). */
 export type OutboxKind =
@@ -32,7 +33,7 @@ export async function insertOutboxMessage(db: Db, m: NewOutboxMessage): Promise<
       user_id: m.userId,
       address: m.address ?? null,
       kind: m.kind,
-      payload: JSON.stringify(m.payload),
+      payload: writeFreeForm(m.payload),
       created_at: m.createdAt,
       next_attempt_at: m.createdAt,
     })
@@ -76,15 +77,14 @@ export async function claimDueMessages(db: Db, now: Date, leaseUntil: Date, limi
     .where('id', 'in', (eb) => eb.selectFrom('due').select('id'))
     .returning(['id', 'user_id', 'address', 'kind', 'payload', 'attempts', 'created_at'])
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    userId: r.user_id,
-    address: r.address,
-    kind: r.kind,
-    payload: typeof r.payload === 'string' ? (JSON.parse(r.payload) as Record<string, unknown>) : r.payload,
-    attempts: r.attempts,
-    createdAt: r.created_at,
-  }));
+  // A payload of a version this one does not read (a newer instance queued it) is not sent from here: its lease runs
+  // out and an instance that reads it claims it again.
+  return rows.flatMap((r) => {
+    const payload = readVersioned(r.payload, FREE_FORM);
+    if (!payload.ok) return [];
+    const { id, user_id: userId, address, kind, attempts, created_at: createdAt } = r;
+    return [{ id, userId, address, kind, payload: payload.value, attempts, createdAt }];
+  });
 }
 
 /** Sent: the payload (a one-time code, say) is wiped so that nothing secret stays at rest. */

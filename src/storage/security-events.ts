@@ -1,6 +1,7 @@
 // Repository for stored security events (sign-in allowed, challenged, blocked, new device, device revoked, ...).
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { readFreeFormForListing, writeFreeForm } from './json-shape.js';
 import { webhookDeliveriesInsert, type NewWebhookEvent } from './webhooks.js';
 
 export interface NewSecurityEvent {
@@ -23,7 +24,7 @@ export async function insertSecurityEvent(db: Db, e: NewSecurityEvent, webhook?:
     device_id: e.deviceId,
     client_id: e.clientId,
     created_at: e.createdAt,
-    details: JSON.stringify(e.details),
+    details: writeFreeForm(e.details),
   };
   if (!webhook) {
     await db.insertInto('security_events').values(row).execute();
@@ -105,7 +106,7 @@ export async function findSecurityEvents(db: Db, f: EventFilter): Promise<Stored
   return rows.map(({ micros, ...row }) => ({
     ...row,
     id: String(row.id),
-    details: typeof row.details === 'string' ? (JSON.parse(row.details) as Record<string, unknown>) : row.details,
+    details: readFreeFormForListing(row.details),
     position: { micros, id: String(row.id) },
   }));
 }

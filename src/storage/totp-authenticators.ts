@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { TotpAuthenticatorRow } from './schema.js';
+import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
 export function findAuthenticator(db: Db, userId: string): Promise<TotpAuthenticatorRow | undefined> {
   return db.selectFrom('totp_authenticators').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -16,17 +17,15 @@ export function lockAuthenticator(db: Db, userId: string): Promise<TotpAuthentic
  * Stores a new pending secret, replacing a pending one; false (and nothing written) when the user already has a
  * confirmed authenticator, which must be removed first.
  */
-export async function savePendingAuthenticator(
-  db: Db,
-  a: { userId: string; secret: Record<string, unknown>; now: Date },
-): Promise<boolean> {
+export async function savePendingAuthenticator(db: Db, a: { userId: string; secret: SealedSecret; now: Date }): Promise<boolean> {
+  const secret = writeSealedSecret(a.secret);
   const row = await db
     .insertInto('totp_authenticators')
-    .values({ user_id: a.userId, secret: JSON.stringify(a.secret), created_at: a.now })
+    .values({ user_id: a.userId, secret, created_at: a.now })
     .onConflict((oc) =>
       oc
         .column('user_id')
-        .doUpdateSet({ secret: JSON.stringify(a.secret), created_at: a.now, last_used_step: null, failed_attempts: 0, locked_until: null })
+        .doUpdateSet({ secret, created_at: a.now, last_used_step: null, failed_attempts: 0, locked_until: null })
         .where('totp_authenticators.confirmed_at', 'is', null),
     )
     .returning('user_id')

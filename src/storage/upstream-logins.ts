@@ -1,6 +1,7 @@
 // Repository for sign-ins sent to an upstream provider and links waiting for their proof (issue 19): each found by
 // the digest of its secret, used once by one conditional UPDATE ... RETURNING, gone when it expires (purge.ts).
 import type { Db } from './database.js';
+import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
 export interface NewUpstreamLogin {
   stateHash: string;
@@ -10,7 +11,7 @@ export interface NewUpstreamLogin {
   interactionId: string | null;
   linkUserId: string | null;
   nonce: string;
-  verifierSealed: Record<string, unknown>;
+  verifierSealed: SealedSecret;
   expiresAt: Date;
 }
 
@@ -24,7 +25,7 @@ export async function insertUpstreamLogin(db: Db, l: NewUpstreamLogin): Promise<
       interaction_id: l.interactionId,
       link_user_id: l.linkUserId,
       nonce: l.nonce,
-      verifier_sealed: JSON.stringify(l.verifierSealed),
+      verifier_sealed: writeSealedSecret(l.verifierSealed),
       expires_at: l.expiresAt,
     })
     .execute();
@@ -73,7 +74,7 @@ export interface NewLinkProof {
   interactionId: string;
   expiresAt: Date;
   /** The callback's upstream tokens, sealed for the link, when its connection keeps them. */
-  tokensSealed?: Record<string, unknown> | undefined;
+  tokensSealed?: SealedSecret | undefined;
 }
 
 export async function insertLinkProof(db: Db, p: NewLinkProof): Promise<void> {
@@ -87,7 +88,7 @@ export async function insertLinkProof(db: Db, p: NewLinkProof): Promise<void> {
       user_id: p.userId,
       interaction_id: p.interactionId,
       expires_at: p.expiresAt,
-      tokens_sealed: p.tokensSealed === undefined ? null : JSON.stringify(p.tokensSealed),
+      tokens_sealed: p.tokensSealed === undefined ? null : writeSealedSecret(p.tokensSealed),
     })
     .execute();
 }

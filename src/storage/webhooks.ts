@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { readVersioned, type Versioned, type VersionedShapes } from './json-shape.js';
 import type { WebhookDeliveryRow, WebhookSubscriptionRow } from './schema.js';
+import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
 /** Notified when deliveries commit (by the trigger) and when a subscription is resumed. */
 export const WEBHOOK_CHANNEL = 'sso_webhook_deliveries';
@@ -27,7 +28,7 @@ export interface NewWebhookSubscription {
   id: string;
   url: string;
   eventTypes: readonly string[];
-  secretSealed: Record<string, unknown>;
+  secretSealed: SealedSecret;
   description: string | null;
   enabled: boolean;
   now: Date;
@@ -41,7 +42,7 @@ export async function insertWebhookSubscription(db: Db, s: NewWebhookSubscriptio
       id: s.id,
       url: s.url,
       event_types: [...s.eventTypes],
-      secret_sealed: JSON.stringify(s.secretSealed),
+      secret_sealed: writeSealedSecret(s.secretSealed),
       description: s.description,
       enabled: s.enabled,
       created_at: s.now,
@@ -60,7 +61,7 @@ export async function replaceWebhookSubscription(db: Db, s: NewWebhookSubscripti
     .set({
       url: s.url,
       event_types: [...s.eventTypes],
-      secret_sealed: JSON.stringify(s.secretSealed),
+      secret_sealed: writeSealedSecret(s.secretSealed),
       description: s.description,
       enabled: s.enabled,
       updated_at: s.now,
@@ -76,7 +77,7 @@ export interface WebhookSubscriptionChanges {
   eventTypes?: readonly string[];
   description?: string | null;
   enabled?: boolean;
-  secretSealed?: Record<string, unknown>;
+  secretSealed?: SealedSecret;
   now: Date;
 }
 
@@ -92,7 +93,7 @@ export async function updateWebhookSubscription(db: Db, id: string, c: WebhookSu
       ...(c.eventTypes === undefined ? {} : { event_types: [...c.eventTypes] }),
       ...(c.description === undefined ? {} : { description: c.description }),
       ...(c.enabled === undefined ? {} : { enabled: c.enabled }),
-      ...(c.secretSealed === undefined ? {} : { secret_sealed: JSON.stringify(c.secretSealed) }),
+      ...(c.secretSealed === undefined ? {} : { secret_sealed: writeSealedSecret(c.secretSealed) }),
       updated_at: c.now,
     })
     .where('id', '=', id)

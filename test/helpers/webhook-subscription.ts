@@ -9,7 +9,7 @@ export async function subscribeToEvents(db: Db, eventTypes: string[]): Promise<v
     id: randomUUID(),
     url: 'https://hooks.example/users',
     eventTypes,
-    secretSealed: {},
+    secretSealed: { v: 0, clear: 'dGVzdA' },
     description: null,
     enabled: true,
     now: new Date(),

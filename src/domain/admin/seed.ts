@@ -8,6 +8,7 @@ import { findUserByUsername, insertUser, updateUser } from '../../storage/users.
 import type { PasswordHasher } from '../accounts/passwords.js';
 import { addRiskRule, parseRiskRule, riskRules, type RiskRule } from '../risk/rules.js';
 import { PasswordPolicy } from '../accounts/password-policy.js';
+import { readSealedSecret } from '../../storage/sealed-secret.js';
 import { openSecret, sealSecret, type SealingContext, type StoredSecret } from '../keys/sealed-secrets.js';
 import { KeyEncryptionError } from '../keys/key-encryption.js';
 import type { ClientRow } from '../../storage/schema.js';
@@ -210,10 +211,10 @@ async function keepOrSeal(
   clientId: string,
   plain: string,
 ): Promise<StoredSecret> {
-  const stored = existing?.client_secret_sealed;
-  if (stored) {
+  const read = existing?.client_secret_sealed ? readSealedSecret(existing.client_secret_sealed) : undefined;
+  if (read?.ok) {
     try {
-      if ((await openSecret(sealing, 'client-secret', clientId, stored)).toString('utf8') === plain) return stored as StoredSecret;
+      if ((await openSecret(sealing, 'client-secret', clientId, read.value)).toString('utf8') === plain) return read.value;
     } catch (err) {
       if (!(err instanceof KeyEncryptionError)) throw err;
     }

@@ -20,6 +20,7 @@ import {
 import type { OutboundPolicy } from '../../outbound/guarded-fetch.js';
 import { policyFor } from '../../outbound/policy.js';
 import type { ClientRow } from '../../storage/schema.js';
+import { writeSealedSecret } from '../../storage/sealed-secret.js';
 import { CLIENT_URL_FIELDS, clientMetadataProblems, defaultResponseTypes } from './client-metadata.js';
 import { addSeconds, epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
@@ -201,7 +202,7 @@ async function newSecret(ctx: ProviderContext, now: Date, clientId: string, meth
     columns: {
       client_secret_hash: columns.client_secret_hash,
       client_secret_expires_at: ttl > 0 ? addSeconds(now, ttl) : null,
-      client_secret_sealed: columns.client_secret_sealed && JSON.stringify(columns.client_secret_sealed),
+      client_secret_sealed: columns.client_secret_sealed && writeSealedSecret(columns.client_secret_sealed),
     },
   };
 }

@@ -202,9 +202,7 @@ export async function connectionColumns(sealing: SealingContext, entry: SeedConn
     userinfo_endpoint: entry.userinfo_endpoint ?? null,
     client_id: entry.client_id,
     client_secret_sealed:
-      entry.client_secret === undefined
-        ? null
-        : { ...(await sealSecret(sealing, 'connection-secret', entry.id, Buffer.from(entry.client_secret))) },
+      entry.client_secret === undefined ? null : await sealSecret(sealing, 'connection-secret', entry.id, Buffer.from(entry.client_secret)),
     scopes: entry.scopes ?? preset?.scopes ?? (kind === 'oidc' ? ['openid', 'email', 'profile'] : []),
     claim_mapping: Object.fromEntries(Object.entries(entry.claims ?? {}).filter((kv): kv is [string, string] => typeof kv[1] === 'string')),
     provisioning: entry.provisioning ?? 'create',

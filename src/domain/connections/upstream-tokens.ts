@@ -5,6 +5,7 @@
 // broker tokens let an application call the upstream API for the person); nothing else does.
 import { storeLinkTokens } from '../../storage/connections.js';
 import type { ProviderContext } from '../context.js';
+import { readSealedSecret } from '../../storage/sealed-secret.js';
 import type { StoredSecret } from '../keys/sealed-secrets.js';
 import { openSecret, sealSecret, type SealingContext } from '../keys/sealed-secrets.js';
 import type { Connection } from './connection.js';
@@ -89,10 +90,13 @@ export async function keepUpstreamTokens(
   ctx: Pick<ProviderContext, 'db' | 'clock' | 'config'>,
   connection: Pick<Connection, 'id' | 'storeTokens'>,
   subject: string,
-  tokens: UpstreamTokens | { sealed: Record<string, unknown> } | undefined | null,
+  tokens: UpstreamTokens | { sealed: unknown } | undefined | null,
 ): Promise<void> {
   if (!connection.storeTokens || !tokens) return;
-  const sealed = 'sealed' in tokens ? tokens.sealed : await sealUpstreamTokens(ctx, connection.id, subject, tokens);
+  // What a link proof carried is read through SEALED_SECRET like any stored secret: one that does not fit is not kept.
+  const carried = 'sealed' in tokens ? readSealedSecret(tokens.sealed) : undefined;
+  if (carried && !carried.ok) return;
+  const sealed = carried ? carried.value : await sealUpstreamTokens(ctx, connection.id, subject, tokens as UpstreamTokens);
   if (sealed === undefined) return;
-  await storeLinkTokens(ctx.db, { connectionId: connection.id, subject }, { ...sealed }, ctx.clock());
+  await storeLinkTokens(ctx.db, { connectionId: connection.id, subject }, sealed, ctx.clock());
 }

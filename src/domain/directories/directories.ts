@@ -57,7 +57,7 @@ export async function saveDirectory(ctx: SealingContext, input: DirectoryInput, 
       enabled,
       position: order,
       settings: settings as unknown as Record<string, unknown>,
-      bind_password_sealed: sealed as unknown as Record<string, unknown>,
+      bind_password_sealed: sealed,
     },
     now,
   );

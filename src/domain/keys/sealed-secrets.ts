@@ -8,10 +8,11 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:cr
 import type { Config } from '../../config.js';
 import type { Db } from '../../storage/database.js';
 import type { Clock } from '../clock.js';
-import { isEnvelope, KeyEncryptionError, keyEncryptionKey, type EncryptedJwk } from './key-encryption.js';
+import { readSealedSecret, type SealedSecret } from '../../storage/sealed-secret.js';
+import { KeyEncryptionError, keyEncryptionKey } from './key-encryption.js';
 
-/** An encrypted envelope, or (without KEYS_ENCRYPTION_SECRET) the secret in the clear. */
-export type StoredSecret = EncryptedJwk | { v: 0; clear: string };
+/** An encrypted envelope, or (without KEYS_ENCRYPTION_SECRET) the secret in the clear (SEALED_SECRET's versions). */
+export type StoredSecret = SealedSecret;
 
 /** What sealing needs: the database (its salt), the secret, the clock. A ProviderContext is one. */
 export interface SealingContext {
@@ -80,16 +81,17 @@ export async function sealSecret(ctx: SealingContext, purpose: SealPurpose, owne
   };
 }
 
-/** The secret back; throws KeyEncryptionError (never the secret) when it does not open. */
-export async function openSecret(
-  ctx: SealingContext,
-  purpose: SealPurpose,
-  owner: string,
-  stored: Record<string, unknown>,
-): Promise<Buffer> {
-  if (stored.v === 0 && typeof stored.clear === 'string') return Buffer.from(stored.clear, 'base64url');
-  if (!isEnvelope(stored)) throw new KeyEncryptionError(`${WHAT[purpose]} is neither an encrypted envelope nor a clear secret`);
-  const envelope = stored as unknown as EncryptedJwk;
+/**
+ * The secret back; throws KeyEncryptionError (never the secret) when it does not open. The column's value is read
+ * through SEALED_SECRET first (src/storage/sealed-secret.ts): one of a version or shape this code does not know is
+ * refused the same way, naming the path that did not fit, and each caller's refusal of a secret that does not open
+ * applies (a TOTP code refused, a client assertion refused, a delivery held back, a directory not reached).
+ */
+export async function openSecret(ctx: SealingContext, purpose: SealPurpose, owner: string, stored: unknown): Promise<Buffer> {
+  const read = readSealedSecret(stored);
+  if (!read.ok) throw new KeyEncryptionError(`${WHAT[purpose]} is stored in a shape this version does not read (${read.reason})`);
+  const envelope = read.value;
+  if (envelope.v === 0) return Buffer.from(envelope.clear, 'base64url');
   const key = await purposeKey(ctx, purpose);
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(envelope.iv, 'base64url'))

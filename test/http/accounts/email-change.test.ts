@@ -59,7 +59,7 @@ t.test('the change takes effect only once the link sent to the new address is co
     id: randomUUID(),
     url: 'https://hooks.example/users',
     eventTypes: ['user.updated'],
-    secretSealed: {},
+    secretSealed: { v: 0, clear: 'dGVzdA' },
     description: null,
     enabled: true,
     now: new Date(),
