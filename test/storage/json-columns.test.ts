@@ -14,6 +14,7 @@ import { DIRECTORY_SETTINGS, directoryById } from '../../src/domain/directories/
 import { DirectoryUnavailable } from '../../src/domain/directories/directory-unavailable.js';
 import {
   entryFromRow as resourceEntryFromRow,
+  resourceServerProblems,
   rowToResourceServer,
   SCOPE_DESCRIPTIONS,
 } from '../../src/domain/resources/resource-servers.js';
@@ -293,6 +294,11 @@ t.test('a resource server whose scope descriptions are of an unknown version des
   const [misfit] = await findResourceServers(db, ['https://api.shapes.example']);
   t.same(rowToResourceServer(misfit!).scopes, [{ name: 'read:x', description: 'read:x' }], 'the consent page names the scope');
   t.equal(resourceEntryFromRow(misfit!).scope_descriptions_unreadable, 'unknown version 2', 'resources show says why');
+  t.match(
+    resourceServerProblems({ identifier: 'https://api.shapes.example', scopes: { v: 'Read' } }),
+    [/scope "v" is reserved/],
+    'no scope is named v: its description would be read as a version',
+  );
 });
 
 t.test('a directory whose settings are of an unknown version cannot answer, and the admin is told why', async (t) => {
