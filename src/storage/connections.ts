@@ -1,6 +1,7 @@
 // Repository for upstream connections and the links of upstream accounts to local users (issue 19).
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { writeFreeForm } from './json-shape.js';
 import type { ConnectionLinkRow, ConnectionRow } from './schema.js';
 import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
@@ -25,6 +26,7 @@ export interface ConnectionColumns {
   client_id: string;
   client_secret_sealed: SealedSecret | null;
   scopes: string[];
+  /** Version 1 of its shapes (src/domain/connections/connection.ts): stored without `v`. */
   claim_mapping: Record<string, string>;
   provisioning: string;
   email_domains: string[];
@@ -38,7 +40,7 @@ export async function upsertConnectionRow(db: Db, c: ConnectionColumns, now: Dat
   const values = {
     ...c,
     client_secret_sealed: c.client_secret_sealed === null ? null : writeSealedSecret(c.client_secret_sealed),
-    claim_mapping: JSON.stringify(c.claim_mapping),
+    claim_mapping: writeFreeForm(c.claim_mapping),
   };
   const { id: _id, ...changes } = values;
   // Turning store_tokens off forgets what was kept, in the same statement (a data-modifying WITH runs either way).

@@ -1,6 +1,7 @@
 // Repository for directories (LDAP and Active Directory servers) and the links of the users provisioned from them.
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { writeFreeForm } from './json-shape.js';
 import type { DirectoryLinkRow, DirectoryRow } from './schema.js';
 import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
@@ -8,6 +9,7 @@ export interface DirectoryValues {
   display_name: string;
   position: number;
   enabled: boolean;
+  /** Version 1 of its shapes (src/domain/directories/directories.ts): stored without `v`. */
   settings: Record<string, unknown>;
   bind_password_sealed: SealedSecret;
 }
@@ -25,7 +27,7 @@ export function findDirectory(db: Db, id: string): Promise<DirectoryRow | undefi
 export async function upsertDirectory(db: Db, id: string, v: DirectoryValues, now: Date): Promise<boolean> {
   const values = {
     ...v,
-    settings: JSON.stringify(v.settings),
+    settings: writeFreeForm(v.settings),
     bind_password_sealed: writeSealedSecret(v.bind_password_sealed),
     updated_at: now,
   };

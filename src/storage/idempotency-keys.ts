@@ -1,11 +1,13 @@
 // Repository for the management API's Idempotency-Key records (migrations/20261128010000_admin_audit.sql): a key is
 // claimed before its create runs, completed with the answer, or released when the create is refused.
 import type { Db } from './database.js';
+import { FREE_FORM, readVersioned, writeFreeForm, type Versioned } from './json-shape.js';
 
 export interface IdempotencyRecord {
   request_hash: string;
   status: number | null;
-  response: unknown;
+  /** The answer's body, read through FREE_FORM; null while the first request runs. */
+  response: Versioned<Record<string, unknown>> | null;
 }
 
 /** Claims the key for this request; false when the principal holds it already (the caller then reads it). */
@@ -31,18 +33,26 @@ export async function claimIdempotencyKey(
 }
 
 export async function findIdempotencyKey(db: Db, principal: string, key: string): Promise<IdempotencyRecord | undefined> {
-  return db
+  const row = await db
     .selectFrom('admin_idempotency_keys')
     .select(['request_hash', 'status', 'response'])
     .where('principal', '=', principal)
     .where('key', '=', key)
     .executeTakeFirst();
+  return row && { ...row, response: row.response === null ? null : readVersioned(row.response, FREE_FORM) };
 }
 
-export async function completeIdempotencyKey(db: Db, principal: string, key: string, status: number, response: unknown): Promise<void> {
+/** Stores the answer at version 1 of FREE_FORM (without `v`, as before versions were kept). */
+export async function completeIdempotencyKey(
+  db: Db,
+  principal: string,
+  key: string,
+  status: number,
+  response: Record<string, unknown>,
+): Promise<void> {
   await db
     .updateTable('admin_idempotency_keys')
-    .set({ status, response: JSON.stringify(response) })
+    .set({ status, response: writeFreeForm(response) })
     .where('principal', '=', principal)
     .where('key', '=', key)
     .execute();

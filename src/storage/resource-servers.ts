@@ -1,6 +1,7 @@
 // Repository for resource servers (RFC 8707): read by identifier, listed, written by the seed and the command line.
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { writeFreeForm } from './json-shape.js';
 import type { ResourceServerRow } from './schema.js';
 
 export function findResourceServers(db: Db, identifiers: readonly string[]): Promise<ResourceServerRow[]> {
@@ -15,6 +16,7 @@ export function listResourceServers(db: Db): Promise<ResourceServerRow[]> {
 export interface ResourceServerValues {
   name: string | null;
   scopes: string[];
+  /** Version 1 of its shapes (src/domain/resources/resource-servers.ts): stored without `v`. */
   scope_descriptions: Record<string, string>;
   token_format: 'opaque' | 'jwt';
   access_token_ttl_seconds: number;
@@ -24,7 +26,7 @@ export interface ResourceServerValues {
 
 /** Inserts the resource server, or replaces the one of that identifier; true when it was new. */
 export async function upsertResourceServer(db: Db, identifier: string, v: ResourceServerValues, now: Date): Promise<boolean> {
-  const values = { ...v, scope_descriptions: JSON.stringify(v.scope_descriptions), updated_at: now };
+  const values = { ...v, scope_descriptions: writeFreeForm(v.scope_descriptions), updated_at: now };
   const row = await db
     .insertInto('resource_servers')
     .values({ identifier, ...values, created_at: now })

@@ -3,6 +3,7 @@
 // creates the user and spends every pending sign-up of that address, all or nothing.
 import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { FREE_FORM, readVersioned, writeFreeForm } from './json-shape.js';
 
 export interface NewSignup {
   id: string;
@@ -11,6 +12,7 @@ export interface NewSignup {
   email: string;
   username: string;
   passwordHash: string;
+  /** The new user's claims: version 1 of FREE_FORM, stored without `v` and copied as is into users.claims. */
   claims: Record<string, unknown>;
   interactionId: string | null;
   now: Date;
@@ -31,7 +33,7 @@ export async function createSignup(db: Db, s: NewSignup): Promise<{ created: boo
       SELECT id FROM users WHERE lower(email) = lower(${s.email}) LIMIT 1
     ), created AS (
       INSERT INTO signups (id, token_digest, code_digest, email, username, password_hash, claims, interaction_id, created_at, expires_at)
-      SELECT ${s.id}, ${s.tokenDigest}, ${s.codeDigest}, ${s.email}, ${s.username}, ${s.passwordHash}, ${JSON.stringify(s.claims)}::jsonb,
+      SELECT ${s.id}, ${s.tokenDigest}, ${s.codeDigest}, ${s.email}, ${s.username}, ${s.passwordHash}, ${writeFreeForm(s.claims)}::jsonb,
              ${s.interactionId}, ${s.now}, ${s.expiresAt}
       RETURNING email
     ), told AS (
@@ -83,18 +85,23 @@ export type SignupVerification =
   /** The address or the username became an account's meanwhile: the sign-up is spent, no user was made. */
   | { kind: 'taken'; interactionId: string | null }
   /** No usable sign-up has this token (used, expired, forged). */
-  | { kind: 'unusable' };
+  | { kind: 'unusable' }
+  /** The sign-up's claims are of a shape this version does not read: left unspent, for an instance that reads them. */
+  | { kind: 'unreadable'; reason: string };
 
 /**
  * Verifies the sign-up whose link has this token digest: it is spent, the user created with the address verified
  * (unless the address or the username is an account's by now), and every other pending sign-up of the address spent.
+ * Only a sign-up whose claims fit FREE_FORM's version 1 (an object, `v` absent or 1) is spent: the statement checks
+ * what FREE_FORM_V1 checks, since the claims are copied in SQL; another is told apart as `unreadable`.
  */
 export async function verifySignup(db: Db, tokenDigest: string, now: Date): Promise<SignupVerification> {
   const { rows } = await sql<{ id: string; interaction_id: string | null; user_id: string | null }>`
     WITH spent AS (
       UPDATE signups SET used_at = ${now}
        WHERE token_digest = ${tokenDigest} AND used_at IS NULL AND expires_at > ${now}
-      RETURNING id, email, username, password_hash, claims, interaction_id
+         AND jsonb_typeof(claims) = 'object' AND coalesce(claims->'v', '1'::jsonb) = '1'::jsonb
+      RETURNING id, email, username, password_hash, claims - 'v' AS claims, interaction_id
     ), made AS (
       INSERT INTO users (id, username, password_hash, email, email_verified, claims, created_at, updated_at)
       SELECT gen_random_uuid(), username, password_hash, email, true, claims, ${now}, ${now} FROM spent
@@ -107,10 +114,23 @@ export async function verifySignup(db: Db, tokenDigest: string, now: Date): Prom
     )
     SELECT spent.id, spent.interaction_id, (SELECT id FROM made) AS user_id FROM spent, (SELECT count(*) FROM others) o`.execute(db);
   const row = rows[0];
-  if (!row) return { kind: 'unusable' };
+  if (!row) return unspent(db, tokenDigest, now);
   return row.user_id
     ? { kind: 'created', userId: row.user_id, signupId: row.id, interactionId: row.interaction_id }
     : { kind: 'taken', interactionId: row.interaction_id };
+}
+
+/** Why no sign-up was spent: none usable, or one whose claims this version does not read. */
+async function unspent(db: Db, tokenDigest: string, now: Date): Promise<SignupVerification> {
+  const pending = await db
+    .selectFrom('signups')
+    .select('claims')
+    .where('token_digest', '=', tokenDigest)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  const read = pending && readVersioned(pending.claims, FREE_FORM, 'claims');
+  return read && !read.ok ? { kind: 'unreadable', reason: read.reason } : { kind: 'unusable' };
 }
 
 /** Stores an invitation and queues its mail to the address, in one statement. */

@@ -4,11 +4,27 @@
 import { sql } from 'kysely';
 import t from 'tap';
 import { CHALLENGE_CONTEXT } from '../../src/domain/accounts/challenge-context.js';
+import { createOnce } from '../../src/domain/admin/idempotency.js';
+import { AdminError } from '../../src/domain/admin-error.js';
+import { STORED_CLAIM_MAPPING } from '../../src/domain/connections/connection.js';
+import { showConnection } from '../../src/domain/connections/connection-admin.js';
+import { enabledConnection } from '../../src/domain/connections/connections.js';
+import { showDirectory } from '../../src/domain/directories/directory-admin.js';
+import { DIRECTORY_SETTINGS, directoryById } from '../../src/domain/directories/directories.js';
+import { DirectoryUnavailable } from '../../src/domain/directories/directory-unavailable.js';
+import {
+  entryFromRow as resourceEntryFromRow,
+  resourceServerProblems,
+  rowToResourceServer,
+  SCOPE_DESCRIPTIONS,
+} from '../../src/domain/resources/resource-servers.js';
 import { STORED_INTERACTION } from '../../src/domain/authorization/stored-interaction.js';
 import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
 import { EVENT_DATA } from '../../src/domain/webhooks/event-data.js';
 import { listAuditRecords } from '../../src/storage/audit-records.js';
+import { upsertConnectionRow } from '../../src/storage/connections.js';
+import { upsertDirectory } from '../../src/storage/directories.js';
 import {
   FREE_FORM,
   object,
@@ -20,7 +36,9 @@ import {
   type VersionedShapes,
 } from '../../src/storage/json-shape.js';
 import { claimDueMessages, insertOutboxMessage } from '../../src/storage/outbox.js';
+import { findResourceServers, upsertResourceServer } from '../../src/storage/resource-servers.js';
 import { SEALED_SECRET, writeSealedSecret } from '../../src/storage/sealed-secret.js';
+import { createSignup, verifySignup } from '../../src/storage/signups.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -98,6 +116,34 @@ const SHAPED: Record<string, Family> = {
   'admin_audit_records.changes': FREE,
   'security_events.details': FREE,
   'outbox.payload': FREE,
+  'signups.claims': {
+    ...FREE,
+    refused: 'the sign-up is left unspent, for an instance that reads it, and logged (src/storage/signups.ts)',
+    fits: { name: 'N' },
+  },
+  'admin_idempotency_keys.response': {
+    ...FREE,
+    refused: 'the record is treated as absent: 409, retry; never replayed half-read nor run twice',
+    fits: { client_id: 'c' },
+  },
+  'resource_servers.scope_descriptions': {
+    shapes: SCOPE_DESCRIPTIONS,
+    refused: 'each scope is described by its name; resources show says why',
+    fits: { 'read:x': 'Read x' },
+    misfits: [{ v: 2, 'read:x': 'Read x' }, { 'read:x': 5 }, { v: 'scope named v' }, ['read:x'], 'text'],
+  },
+  'connections.claim_mapping': {
+    shapes: STORED_CLAIM_MAPPING,
+    refused: 'the connection is unusable: left out of sign-ins (logged), connections show says why',
+    fits: { email: 'mail', subject: 'id' },
+    misfits: [{ v: 2, email: 'mail' }, { email: '' }, { groups: 5 }, ['email'], 'text'],
+  },
+  'directories.settings': {
+    shapes: DIRECTORY_SETTINGS,
+    refused: 'the directory cannot answer a sign-in (503, logged); directories show and list refuse it, saying why',
+    fits: { url: 'ldaps://ldap.example' },
+    misfits: [{ v: 2, url: 'ldaps://ldap.example' }, ['url'], 'text'],
+  },
 };
 
 /** Columns still read without a shape, and why they wait (the report of issue 38 lists them). */
@@ -106,12 +152,7 @@ const PENDING: Record<string, string> = {
   'users.claims': 'hot path (userinfo, ID tokens): needs a micro-measured shape',
   'signing_keys.private_jwk': 'read at start and rotation; a JWK or an encrypted envelope',
   'signing_keys.public_jwk': 'read by jwks and token signing',
-  'signups.claims': 'not yet shaped',
-  'resource_servers.scope_descriptions': 'not yet shaped',
   'pushed_authorization_requests.params': 'read by authorize (request_uri)',
-  'connections.claim_mapping': 'not yet shaped',
-  'directories.settings': 'not yet shaped',
-  'admin_idempotency_keys.response': 'not yet shaped',
 };
 
 const database = await createTestDatabase();
@@ -192,6 +233,128 @@ t.test('an outbox message of an unknown payload version is left for an instance 
     [['a@example.com', { link: 'l' }]],
   );
   t.throws(() => writeFreeForm({ v: 3 }), 'a free-form value may not name a version of its own');
+});
+
+const log = {
+  warned: [] as unknown[],
+  warn(fields: unknown) {
+    this.warned.push(fields);
+  },
+};
+const admin = { db, clock: () => new Date(), config: testConfig(), log } as never;
+
+t.test('a connection whose claim mapping is of an unknown version is unusable, logged and shown with why', async (t) => {
+  await upsertConnectionRow(
+    db,
+    {
+      id: 'shapes-conn',
+      display_name: 'Shapes',
+      icon: null,
+      kind: 'oidc',
+      preset: null,
+      issuer: 'https://idp.example',
+      authorization_endpoint: null,
+      token_endpoint: null,
+      userinfo_endpoint: null,
+      client_id: 'c',
+      client_secret_sealed: null,
+      scopes: ['openid'],
+      claim_mapping: { email: 'mail' },
+      provisioning: 'create',
+      email_domains: [],
+      trust_amr: false,
+      store_tokens: false,
+      enabled: true,
+    },
+    new Date(),
+  );
+  t.equal((await enabledConnection(admin, 'shapes-conn'))?.mapping.email, 'mail', 'version 1 (no v) is read');
+  await sql`UPDATE connections SET claim_mapping = '{"v":2,"email":"mail"}' WHERE id = 'shapes-conn'`.execute(db);
+  t.equal(await enabledConnection(admin, 'shapes-conn'), undefined, 'left out of sign-ins');
+  t.match(log.warned.at(-1), { connection: 'shapes-conn', column: /unknown version 2/ }, 'logged with the reason');
+  await t.rejects(showConnection(admin, 'shapes-conn'), { name: 'AdminError', message: /stored unreadably \(.*unknown version 2\)/ });
+});
+
+t.test('a resource server whose scope descriptions are of an unknown version describes scopes by name and says why', async (t) => {
+  const values = {
+    name: null,
+    scopes: ['read:x'],
+    scope_descriptions: { 'read:x': 'Read x' },
+    token_format: 'opaque' as const,
+    access_token_ttl_seconds: 600,
+    signing_alg: 'RS256',
+    introspecting_clients: [],
+  };
+  await upsertResourceServer(db, 'https://api.shapes.example', values, new Date());
+  const [fits] = await findResourceServers(db, ['https://api.shapes.example']);
+  t.same(rowToResourceServer(fits!).scopes, [{ name: 'read:x', description: 'Read x' }], 'version 1 (no v) is read');
+  await sql`UPDATE resource_servers SET scope_descriptions = '{"v":2,"read:x":"Read x"}' WHERE identifier = 'https://api.shapes.example'`.execute(
+    db,
+  );
+  const [misfit] = await findResourceServers(db, ['https://api.shapes.example']);
+  t.same(rowToResourceServer(misfit!).scopes, [{ name: 'read:x', description: 'read:x' }], 'the consent page names the scope');
+  t.equal(resourceEntryFromRow(misfit!).scope_descriptions_unreadable, 'unknown version 2', 'resources show says why');
+  t.match(
+    resourceServerProblems({ identifier: 'https://api.shapes.example', scopes: { v: 'Read' } }),
+    [/scope "v" is reserved/],
+    'no scope is named v: its description would be read as a version',
+  );
+});
+
+t.test('a directory whose settings are of an unknown version cannot answer, and the admin is told why', async (t) => {
+  await upsertDirectory(
+    db,
+    'shapes-dir',
+    { display_name: 'Shapes', position: 1, enabled: true, settings: {}, bind_password_sealed: { v: 0, clear: 'cHc' } },
+    new Date(),
+  );
+  await sql`UPDATE directories SET settings = '{"v":2}' WHERE id = 'shapes-dir'`.execute(db);
+  const unavailable = await directoryById(admin, 'shapes-dir').catch((err: unknown) => err);
+  t.ok(unavailable instanceof DirectoryUnavailable, 'a sign-in is answered 503, not 500');
+  t.match(unavailable, { directoryId: 'shapes-dir', errorClass: /unknown version 2/ }, 'logged with the reason');
+  t.ok((await showDirectory(admin, 'shapes-dir').catch((err: unknown) => err)) instanceof AdminError, 'the admin is refused');
+  await t.rejects(showDirectory(admin, 'shapes-dir'), { kind: 'conflict', message: /settings that are not valid \(unknown version 2\)/ });
+  await sql`DELETE FROM directories WHERE id = 'shapes-dir'`.execute(db);
+});
+
+t.test('an idempotency record whose answer is of an unknown version is treated as absent, and the create not run again', async (t) => {
+  let runs = 0;
+  const create = () => {
+    runs += 1;
+    return Promise.resolve({ status: 201, body: { client_id: 'c' } });
+  };
+  const ctx = { db, clock: () => new Date() };
+  t.match(await createOnce(ctx, 'shapes-owner', 'k1', 'h', create), { kind: 'ran' });
+  t.match(await createOnce(ctx, 'shapes-owner', 'k1', 'h', create), { kind: 'replayed', body: { client_id: 'c' } }, 'version 1 replays');
+  await sql`UPDATE admin_idempotency_keys SET response = '{"v":2,"client_id":"c"}' WHERE principal = 'shapes-owner'`.execute(db);
+  t.same(await createOnce(ctx, 'shapes-owner', 'k1', 'h', create), { kind: 'in-use', claimed: false, unreadable: 'unknown version 2' });
+  t.equal(runs, 1, 'the create ran once');
+});
+
+t.test('a sign-up whose claims are of an unknown version is left unspent until an instance reads it', async (t) => {
+  const now = new Date();
+  const signup = {
+    id: '00000000-0000-4000-8000-00000000a038',
+    tokenDigest: 'shapes-token-digest',
+    codeDigest: 'shapes-code-digest',
+    email: 'shapes-signup@example.com',
+    username: 'shapes-signup',
+    passwordHash: 'x',
+    claims: { name: 'Shapes' },
+    interactionId: null,
+    now,
+    expiresAt: new Date(now.getTime() + 600_000),
+    verification: { url: 'u', code: '000000' },
+  };
+  await createSignup(db, signup);
+  await sql`UPDATE signups SET claims = '{"v":2,"name":"Shapes"}' WHERE id = ${signup.id}`.execute(db);
+  t.same(await verifySignup(db, signup.tokenDigest, now), { kind: 'unreadable', reason: 'unknown version 2' });
+  await sql`UPDATE signups SET claims = '{"v":1,"name":"Shapes"}' WHERE id = ${signup.id}`.execute(db);
+  const verified = await verifySignup(db, signup.tokenDigest, now);
+  t.match(verified, { kind: 'created' }, 'still usable, and read by an instance that knows its version');
+  const { rows } = await sql<{ claims: unknown }>`SELECT claims FROM users WHERE username = 'shapes-signup'`.execute(db);
+  t.same(rows[0]?.claims, { name: 'Shapes' }, 'the user has the claims, without the version');
+  t.same(await verifySignup(db, signup.tokenDigest, now), { kind: 'unusable' }, 'spent');
 });
 
 t.test('a version marked read-only is read but not written yet (the first release of a raised version)', async (t) => {

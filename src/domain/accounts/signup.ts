@@ -18,7 +18,7 @@ import {
   findInvitation,
   claimSignupCodeTry,
   verifySignup,
-  type SignupVerification,
+  type SignupVerification as StoredVerification,
 } from '../../storage/signups.js';
 import { findUserByUsername } from '../../storage/users.js';
 import { addSeconds } from '../clock.js';
@@ -31,7 +31,8 @@ import { randomToken, sha256 } from '../secrets.js';
 import type { Db } from '../../storage/database.js';
 import { emitUserEventById } from '../webhooks/emit.js';
 
-export type { SignupVerification };
+/** What a verification comes to; a sign-up this version does not read is told as unusable (and logged). */
+export type SignupVerification = Exclude<StoredVerification, { kind: 'unreadable' }>;
 
 /** Sign-ups from one network (IPv6: a /64): 10 free, then a minute, doubling up to an hour between them. */
 export const SIGNUP_NETWORK_POLICY: ThrottlePolicy = Object.freeze({ freeAttempts: 10, lockBaseSeconds: 60, lockMaxSeconds: 3600 });
@@ -185,6 +186,11 @@ export async function verifySignupLink(ctx: ProviderContext, token: string | und
 function verifyAndEmit(ctx: ProviderContext, tokenDigest: string): Promise<SignupVerification> {
   return ctx.db.transaction().execute(async (trx: Db) => {
     const result = await verifySignup(trx, tokenDigest, ctx.clock());
+    if (result.kind === 'unreadable') {
+      // Written by another version of this code: left unspent, so the link works on an instance that reads it.
+      ctx.log.warn({ event: 'signup_unreadable', reason: result.reason }, 'sign-up claims unreadable by this version; left unspent');
+      return { kind: 'unusable' };
+    }
     if (result.kind === 'created') await emitUserEventById(ctx, trx, 'user.created', result.userId, { via: 'signup' });
     return result;
   });

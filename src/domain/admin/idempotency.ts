@@ -17,8 +17,12 @@ export interface CreateAnswer {
 export type IdempotentOutcome =
   | { kind: 'ran'; answer: CreateAnswer }
   | { kind: 'replayed'; status: number; body: unknown }
-  /** The key's first request is still running (or its claim was just released). */
-  | { kind: 'in-use'; claimed: boolean }
+  /**
+   * The key's first request is still running (or its claim was just released), or its stored answer is of a shape
+   * this version does not read (`unreadable`, the reason): treated as absent, so the caller retries and may reach an
+   * instance that reads it; the create is never run twice.
+   */
+  | { kind: 'in-use'; claimed: boolean; unreadable?: string }
   /** The key was used with another request. */
   | { kind: 'reused' };
 
@@ -55,6 +59,7 @@ export async function createOnce(
   const found = await findIdempotencyKey(ctx.db, owner, key);
   if (!found) return { kind: 'in-use', claimed: false };
   if (found.request_hash !== requestHash) return { kind: 'reused' };
-  if (found.status === null) return { kind: 'in-use', claimed: true };
-  return { kind: 'replayed', status: found.status, body: found.response };
+  if (found.status === null || found.response === null) return { kind: 'in-use', claimed: true };
+  if (!found.response.ok) return { kind: 'in-use', claimed: false, unreadable: found.response.reason };
+  return { kind: 'replayed', status: found.status, body: found.response.value };
 }

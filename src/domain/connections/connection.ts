@@ -2,6 +2,7 @@
 // 2.0 service with explicit endpoints and a userinfo URL; how its claims map to a local user, and what its first
 // sign-in may do (create a user, link to one, or refuse). Rows are mapped and checked here; a row that does not fit
 // is left out (and logged), never half-used.
+import { FREE_FORM_V1, object, optional, readVersioned, string, type Shape, type VersionedShapes } from '../../storage/json-shape.js';
 import type { ConnectionRow } from '../../storage/schema.js';
 import type { UserClaim } from '../claims.js';
 import { isPreset, PRESET_DEFAULTS, type Preset } from './presets.js';
@@ -24,6 +25,29 @@ export interface ClaimMapping {
 }
 
 export const MAPPING_FIELDS = ['subject', 'email', 'email_verified', 'name', 'username', 'groups'] as const;
+
+/** A mapped claim's name: a string, never empty. */
+const claimName: Shape<string> = (value, path) => string(value === '' ? undefined : value, path);
+
+/**
+ * Version 1 of connections.claim_mapping: the fields the operator set (the others come from the preset or the
+ * default), stored without `v` as before versions were kept, so an older instance reads the bytes it always read.
+ */
+const MAPPING_V1: Shape<Partial<ClaimMapping>> = (value, path) =>
+  object<Partial<ClaimMapping>>({
+    subject: optional(claimName),
+    email: optional(claimName),
+    email_verified: optional(claimName),
+    name: optional(claimName),
+    username: optional(claimName),
+    groups: optional(claimName),
+  })(FREE_FORM_V1(value, path), path);
+
+/**
+ * The shapes of connections.claim_mapping, handed to its repository. A row that does not fit leaves its connection
+ * unusable, with the reason logged and shown by `connections show` and the management API.
+ */
+export const STORED_CLAIM_MAPPING: VersionedShapes<Partial<ClaimMapping>> = { 1: MAPPING_V1 };
 
 /** By default an upstream's claims are read by the names this provider gives them too (src/domain/claims.ts). */
 export const DEFAULT_MAPPING: Readonly<ClaimMapping> = Object.freeze({
@@ -76,13 +100,11 @@ export function rowToConnection(row: ConnectionRow): { connection: Connection } 
   const mapping: ClaimMapping = { ...DEFAULT_MAPPING };
   const preset = row.preset === null ? undefined : PRESET_DEFAULTS[row.preset];
   Object.assign(mapping, preset?.mapping);
-  const stored = row.claim_mapping;
-  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return { problem: 'claim_mapping' };
+  const stored = readVersioned(row.claim_mapping, STORED_CLAIM_MAPPING, 'claim_mapping');
+  if (!stored.ok) return { problem: stored.reason.includes('claim_mapping') ? stored.reason : `claim_mapping: ${stored.reason}` };
   for (const field of MAPPING_FIELDS) {
-    const value = (stored as Record<string, unknown>)[field];
-    if (value === undefined) continue;
-    if (typeof value !== 'string' || value === '') return { problem: `claim_mapping.${field}` };
-    mapping[field] = value;
+    const value = stored.value[field];
+    if (value !== undefined) mapping[field] = value;
   }
   const sealed = row.client_secret_sealed;
   if (sealed !== null && (typeof sealed !== 'object' || Array.isArray(sealed))) return { problem: 'client_secret_sealed' };

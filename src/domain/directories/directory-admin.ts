@@ -3,11 +3,21 @@
 import { countLinks, deleteDirectory, findDirectory, listDirectories } from '../../storage/directories.js';
 import { inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { AdminError } from '../admin-error.js';
-import { directoryById, entryFromRow, saveDirectory } from './directories.js';
+import { directoryById, entryFromRow as readEntry, saveDirectory, StoredDirectoryInvalid } from './directories.js';
 import { directoryProblems, type DirectoryEntry, type DirectoryInput } from './directory-settings.js';
 import { lookUpLogin } from './directory-sign-in.js';
 import { DirectoryUnavailable } from './directory-unavailable.js';
 import type { EntryProfile } from './entry-profile.js';
+
+/** The row's entry; one stored unreadably is refused with its reason (an AdminError, never a 500). */
+function entryFromRow(row: Parameters<typeof readEntry>[0]): DirectoryEntry {
+  try {
+    return readEntry(row);
+  } catch (err) {
+    if (err instanceof StoredDirectoryInvalid) throw new AdminError(err.message, 'conflict');
+    throw err;
+  }
+}
 
 /** An entry as the admin sees it: never its bind password; how many users it provisioned. */
 export type DirectorySummary = DirectoryEntry & { linked_users: number };

@@ -5,6 +5,7 @@ import { KeyEncryptionError } from '../keys/key-encryption.js';
 import type { SealingContext } from '../keys/sealed-secrets.js';
 import { directoryFromRow, saveDirectory } from './directories.js';
 import { directoryProblems, normaliseDirectory, type DirectoryInput } from './directory-settings.js';
+import { DirectoryUnavailable } from './directory-unavailable.js';
 
 export interface DirectorySeedCounts {
   created: number;
@@ -40,8 +41,8 @@ async function unchanged(sealing: SealingContext, input: DirectoryInput): Promis
     const { bind_password, ...entry } = input;
     return stored.bindPassword === bind_password && JSON.stringify(stored.entry) === JSON.stringify(normaliseDirectory(entry));
   } catch (err) {
-    // A password sealed under another secret, or settings no longer valid: written anew.
-    if (err instanceof KeyEncryptionError || (err instanceof Error && err.name === 'StoredDirectoryInvalid')) return false;
+    // A password sealed under another secret, or settings no longer valid (DirectoryUnavailable): written anew.
+    if (err instanceof KeyEncryptionError || err instanceof DirectoryUnavailable) return false;
     throw err;
   }
 }

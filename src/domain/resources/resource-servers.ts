@@ -3,6 +3,7 @@
 // an operator (seed file `resource_servers`, `sso-admin resources`), never by a client.
 import { isSigningAlg, SIGNING_ALGS, type SigningAlg } from '../keys/signing-algs.js';
 import { SUPPORTED_SCOPES } from '../scope.js';
+import { FREE_FORM_V1, readVersioned, record, string, type Shape, type VersionedShapes } from '../../storage/json-shape.js';
 import type { ResourceServerRow } from '../../storage/schema.js';
 
 export const TOKEN_FORMATS = ['opaque', 'jwt'] as const;
@@ -33,6 +34,23 @@ export interface ResourceServerEntry {
   access_token_ttl_seconds?: number;
   access_token_signing_alg?: SigningAlg;
   introspecting_clients?: string[];
+  /** Only read back: why the stored descriptions were not read (each scope is then described by its name). */
+  scope_descriptions_unreadable?: string;
+}
+
+/**
+ * Version 1 of resource_servers.scope_descriptions: scope name to description, stored without `v` as before versions
+ * were kept (so no scope may be named `v`). A row that does not fit has its scopes described by their names on the
+ * consent page, and `resources show` says why.
+ */
+const DESCRIPTIONS_V1: Shape<Record<string, string>> = (value, path) => record(string)(FREE_FORM_V1(value, path), path);
+
+export const SCOPE_DESCRIPTIONS: VersionedShapes<Record<string, string>> = { 1: DESCRIPTIONS_V1 };
+
+/** The row's descriptions, or none (with why) when they do not fit. */
+function readDescriptions(row: ResourceServerRow): { descriptions: Record<string, string>; unreadable?: string } {
+  const read = readVersioned(row.scope_descriptions, SCOPE_DESCRIPTIONS, 'scope_descriptions');
+  return read.ok ? { descriptions: read.value } : { descriptions: {}, unreadable: read.reason };
 }
 
 const ENTRY_FIELDS = [
@@ -74,6 +92,7 @@ export function resourceServerProblems(raw: unknown): string[] {
       for (const [name, description] of Object.entries(e.scopes)) {
         if (!SCOPE_TOKEN.test(name)) problems.push(`scope "${name}" is not a scope token (RFC 6749 3.3)`);
         else if ((SUPPORTED_SCOPES as string[]).includes(name)) problems.push(`scope "${name}" is one of this provider's own scopes`);
+        else if (name === 'v') problems.push('scope "v" is reserved (the version of the stored descriptions)');
         if (typeof description !== 'string' || description === '')
           problems.push(`scope "${name}" needs a description for the consent page`);
       }
@@ -107,11 +126,11 @@ export function resourceServerColumns(entry: ResourceServerEntry) {
 }
 
 export function rowToResourceServer(row: ResourceServerRow): ResourceServer {
-  const descriptions = row.scope_descriptions;
+  const { descriptions } = readDescriptions(row);
   return {
     identifier: row.identifier,
     name: row.name,
-    scopes: row.scopes.map((name) => ({ name, description: typeof descriptions[name] === 'string' ? descriptions[name] : name })),
+    scopes: row.scopes.map((name) => ({ name, description: descriptions[name] ?? name })),
     tokenFormat: row.token_format === 'jwt' ? 'jwt' : 'opaque',
     accessTokenTtlSeconds: row.access_token_ttl_seconds,
     signingAlg: isSigningAlg(row.signing_alg) ? row.signing_alg : 'RS256',
@@ -121,6 +140,7 @@ export function rowToResourceServer(row: ResourceServerRow): ResourceServer {
 
 /** The entry back from a row, as the command line shows it. */
 export function entryFromRow(row: ResourceServerRow): ResourceServerEntry {
+  const { unreadable } = readDescriptions(row);
   return {
     identifier: row.identifier,
     ...(row.name === null ? {} : { name: row.name }),
@@ -129,5 +149,6 @@ export function entryFromRow(row: ResourceServerRow): ResourceServerEntry {
     access_token_ttl_seconds: row.access_token_ttl_seconds,
     access_token_signing_alg: isSigningAlg(row.signing_alg) ? row.signing_alg : 'RS256',
     introspecting_clients: row.introspecting_clients,
+    ...(unreadable === undefined ? {} : { scope_descriptions_unreadable: unreadable }),
   };
 }

@@ -49,6 +49,8 @@ export async function idempotentCreate(
     case 'reused':
       throw new ApiProblem(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another request: use a new key');
     case 'in-use':
+      if (outcome.unreadable !== undefined)
+        request.log.warn({ reason: outcome.unreadable }, 'stored Idempotency-Key answer unreadable by this version; treated as absent');
       throw new ApiProblem(
         409,
         'idempotency_key_in_use',

@@ -98,7 +98,7 @@ t.test("presets fill a row's endpoints, scopes and claims; the row's own values 
   t.equal(overridden.userinfoEndpoint, 'http://127.0.0.1:1/user', 'the base URL can be overridden (a stand-in, GitHub Enterprise)');
   t.equal(connection({ preset: 'google', issuer: null }).issuer, 'https://accounts.google.com');
   t.equal(connection({ preset: 'gitlab', issuer: null }).mapping.username, 'nickname');
-  t.match(rowToConnection(row({ claim_mapping: { email: 5 } as unknown as Record<string, unknown> })), { problem: 'claim_mapping.email' });
+  t.match(rowToConnection(row({ claim_mapping: { email: 5 } as unknown as Record<string, unknown> })), { problem: /claim_mapping\.email/ });
 });
 
 t.test('idp_hint names a connection; a login_hint address in its domains picks it (OIDC Core 3.1.2.1)', async (t) => {
