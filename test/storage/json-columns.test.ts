@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import t from 'tap';
 import { CHALLENGE_CONTEXT } from '../../src/domain/accounts/challenge-context.js';
+import { PUSHED_PARAMS } from '../../src/domain/authorization/pushed-params.js';
 import { STORED_INTERACTION } from '../../src/domain/authorization/stored-interaction.js';
 import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
@@ -87,6 +88,12 @@ const SHAPED: Record<string, Family> = {
     fits: { userId: 'u' },
     misfits: [{ v: 2, userId: 'u' }, 'text'],
   },
+  'pushed_authorization_requests.params': {
+    shapes: PUSHED_PARAMS,
+    refused: 'the request_uri is invalid_request_uri, used up (test/http/authorization/par.test.ts)',
+    fits: { client_id: 'c', scope: 'openid', resource: ['https://a.example', 'https://b.example'] },
+    misfits: [{ v: 2, client_id: 'c' }, { client_id: 7 }, { resource: ['https://a.example', 1] }, ['field'], 'text'],
+  },
   'totp_authenticators.secret': SEALED,
   'clients.client_secret_sealed': SEALED,
   'connections.client_secret_sealed': SEALED,
@@ -108,7 +115,6 @@ const PENDING: Record<string, string> = {
   'signing_keys.public_jwk': 'read by jwks and token signing',
   'signups.claims': 'not yet shaped',
   'resource_servers.scope_descriptions': 'not yet shaped',
-  'pushed_authorization_requests.params': 'read by authorize (request_uri)',
   'connections.claim_mapping': 'not yet shaped',
   'directories.settings': 'not yet shaped',
   'admin_idempotency_keys.response': 'not yet shaped',
