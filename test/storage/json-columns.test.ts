@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import t from 'tap';
 import { CHALLENGE_CONTEXT } from '../../src/domain/accounts/challenge-context.js';
 import { PUSHED_PARAMS } from '../../src/domain/authorization/pushed-params.js';
+import { loadClient } from '../../src/domain/clients/clients.js';
+import { CLIENT_METADATA } from '../../src/domain/clients/stored-client-metadata.js';
 import { STORED_INTERACTION } from '../../src/domain/authorization/stored-interaction.js';
 import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
@@ -94,6 +96,20 @@ const SHAPED: Record<string, Family> = {
     fits: { client_id: 'c', scope: 'openid', resource: ['https://a.example', 'https://b.example'] },
     misfits: [{ v: 2, client_id: 'c' }, { client_id: 7 }, { resource: ['https://a.example', 1] }, ['field'], 'text'],
   },
+  'clients.metadata': {
+    shapes: CLIENT_METADATA,
+    refused: 'the client is treated as unknown, and why is logged (below)',
+    fits: { scope: 'openid api', jwks: { keys: [] }, allowed_resources: ['https://api.example'], free: { any: 'field' } },
+    misfits: [
+      { v: 2, scope: 'openid' },
+      { scope: ['openid'] },
+      { require_mfa: 'yes' },
+      { jwks: { keys: 'none' } },
+      { id_token_signed_response_alg: 'HS256' },
+      { allowed_resources: ['https://api.example', 7] },
+      'text',
+    ],
+  },
   'totp_authenticators.secret': SEALED,
   'clients.client_secret_sealed': SEALED,
   'connections.client_secret_sealed': SEALED,
@@ -109,7 +125,6 @@ const SHAPED: Record<string, Family> = {
 
 /** Columns still read without a shape, and why they wait (the report of issue 38 lists them). */
 const PENDING: Record<string, string> = {
-  'clients.metadata': 'hot path (authorize, token): needs a micro-measured shape',
   'users.claims': 'hot path (userinfo, ID tokens): needs a micro-measured shape',
   'signing_keys.private_jwk': 'read at start and rotation; a JWK or an encrypted envelope',
   'signing_keys.public_jwk': 'read by jwks and token signing',
@@ -171,6 +186,36 @@ t.test('a sealed secret stored in a version this one does not read does not open
   await t.rejects(openSecret(ctx, 'webhook-secret', 'owner', rows[1]!.secret), /does not read \(unknown version 2\)/);
   await sql`DROP TABLE sealed_probe`.execute(db);
   t.throws(() => writeSealedSecret({ v: 1, iv: 'x' } as never), 'what could not be read back is not written');
+});
+
+t.test('a client whose metadata this version does not read is unknown, and the log says why without a value', async (t) => {
+  const warnings: object[] = [];
+  const log = { info: () => undefined, warn: (obj: object) => void warnings.push(obj) };
+  const now = new Date();
+  const columns = {
+    redirect_uris: ['https://rp.example/cb'],
+    post_logout_redirect_uris: [],
+    grant_types: ['authorization_code'],
+    token_endpoint_auth_method: 'none',
+    created_at: now,
+    updated_at: now,
+  };
+  await db
+    .insertInto('clients')
+    .values([
+      { client_id: 'shape-fits', ...columns, metadata: JSON.stringify({ scope: 'openid' }) },
+      { client_id: 'shape-newer', ...columns, metadata: JSON.stringify({ v: 2, scope: 'openid' }) },
+      { client_id: 'shape-misfit', ...columns, metadata: JSON.stringify({ require_mfa: 'secret-looking-value' }) },
+    ] as never)
+    .execute();
+  t.equal((await loadClient(db, log, 'shape-fits'))?.registeredScope, 'openid');
+  t.equal(await loadClient(db, log, 'shape-newer'), undefined, 'another version: unknown');
+  t.equal(await loadClient(db, log, 'shape-misfit'), undefined, 'a field that does not fit: unknown');
+  t.match(warnings, [
+    { event: 'client_unreadable', clientId: 'shape-newer', reason: 'unknown version 2' },
+    { event: 'client_unreadable', clientId: 'shape-misfit', reason: 'unexpected value at $.metadata.require_mfa' },
+  ]);
+  t.notMatch(JSON.stringify(warnings), /secret-looking-value/);
 });
 
 t.test('an audit record whose changes are of an unknown version is still listed, marked unreadable', async (t) => {
