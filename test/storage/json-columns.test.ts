@@ -7,6 +7,7 @@ import { CHALLENGE_CONTEXT } from '../../src/domain/accounts/challenge-context.j
 import { PUSHED_PARAMS } from '../../src/domain/authorization/pushed-params.js';
 import { loadClient } from '../../src/domain/clients/clients.js';
 import { CLIENT_METADATA } from '../../src/domain/clients/stored-client-metadata.js';
+import { STORED_USER_CLAIMS } from '../../src/domain/claims.js';
 import { STORED_INTERACTION } from '../../src/domain/authorization/stored-interaction.js';
 import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
@@ -110,6 +111,12 @@ const SHAPED: Record<string, Family> = {
       'text',
     ],
   },
+  'users.claims': {
+    shapes: STORED_USER_CLAIMS,
+    refused: 'none of the stored claims is released, and why is logged (test/http/tokens/userinfo.test.ts)',
+    fits: { name: 'Alice', groups: ['a'], address: { locality: 'x' } },
+    misfits: [{ v: 2, name: 'Alice' }, { v: 'one' }, ['field'], 'text'],
+  },
   'totp_authenticators.secret': SEALED,
   'clients.client_secret_sealed': SEALED,
   'connections.client_secret_sealed': SEALED,
@@ -125,7 +132,6 @@ const SHAPED: Record<string, Family> = {
 
 /** Columns still read without a shape, and why they wait (the report of issue 38 lists them). */
 const PENDING: Record<string, string> = {
-  'users.claims': 'hot path (userinfo, ID tokens): needs a micro-measured shape',
   'signing_keys.private_jwk': 'read at start and rotation; a JWK or an encrypted envelope',
   'signing_keys.public_jwk': 'read by jwks and token signing',
   'signups.claims': 'not yet shaped',
