@@ -1,6 +1,7 @@
 // The claim vocabulary every feature shares: the user claims this provider knows (OIDC Core 5.1 and its own `groups`),
 // their types, who gives their values, the rules an admin's value must meet, and the claims an ID token carries of
 // its own (OIDC Core 2). Which scope releases which claim is src/domain/scope.ts (OIDC Core 5.4), in these names.
+import { FREE_FORM_V1, type VersionedShapes } from '../storage/json-shape.js';
 
 /** OIDC Core 5.1's Type column: a JSON string, boolean or number, the address object (5.1.1), or a list of strings. */
 export type ClaimType = 'string' | 'boolean' | 'number' | 'address' | 'string-list';
@@ -102,3 +103,11 @@ export function claimValueProblem(name: SettableClaim, value: unknown): string |
 export function isEmailClaimValue(value: string): boolean {
   return /^[^\s@]+@[^\s@]+$/.test(value);
 }
+
+/**
+ * The shapes of a user's stored claims (users.claims, read back through them by src/storage/user-claim-columns.ts and
+ * src/storage/access-tokens.ts on the token and userinfo paths). Version 1 is any JSON object, stored without `v`:
+ * each claim's value is checked where it is released (groupsOf), not walked on every read, so that the check costs
+ * an object test and a version test. A user whose claims do not fit has none of them released.
+ */
+export const STORED_USER_CLAIMS: VersionedShapes<Record<string, unknown>> = { 1: FREE_FORM_V1 };

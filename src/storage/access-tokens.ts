@@ -4,7 +4,8 @@ import { localGroupNames } from './groups.js';
 import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AccessTokenRow } from './schema.js';
-import { USER_CLAIM_FIELDS, type ClaimsUser } from './user-claim-columns.js';
+import type { VersionedShapes } from './json-shape.js';
+import { readUserClaims, USER_CLAIM_FIELDS, type ClaimsUser } from './user-claim-columns.js';
 
 export interface AccessTokenWithUser {
   clientId: string;
@@ -40,8 +41,12 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
     .where('t.token_hash', '=', v.tokenHash),
 );
 
-/** The token and its user in one round trip (the userinfo hot path). */
-export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promise<AccessTokenWithUser | undefined> {
+/** The token and its user in one round trip (the userinfo hot path), the user's claims read through `claimShapes`. */
+export async function findAccessTokenWithUser(
+  db: Db,
+  claimShapes: VersionedShapes<Record<string, unknown>>,
+  tokenHash: string,
+): Promise<AccessTokenWithUser | undefined> {
   const [row] = await tokenWithUserQuery.execute(db, { tokenHash }, {});
   if (!row) return undefined;
   const { token_client_id, token_scope, token_expires_at, token_revoked_at, token_audience, token_jkt, token_claims, ...user } = row;
@@ -53,7 +58,7 @@ export async function findAccessTokenWithUser(db: Db, tokenHash: string): Promis
     expiresAt: token_expires_at,
     revokedAt: token_revoked_at,
     claims: token_claims,
-    user,
+    user: { ...user, ...readUserClaims(user.claims, claimShapes) },
   };
 }
 

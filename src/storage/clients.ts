@@ -1,5 +1,6 @@
 // Repository for registered clients.
 import type { Db } from './database.js';
+import { readVersioned, type VersionedShapes } from './json-shape.js';
 import { containsText } from './text-search.js';
 import type { ExpressionBuilder, Updateable } from 'kysely';
 import { sql } from 'kysely';
@@ -7,6 +8,25 @@ import type { ClientRow, ClientsTable, Database, NewClientRow } from './schema.j
 
 export function findClient(db: Db, clientId: string): Promise<ClientRow | undefined> {
   return db.selectFrom('clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+}
+
+/** A client row with its metadata read through the shapes it was handed, or why it was not (a path, never a value). */
+export type ReadClientRow<M> =
+  { readable: true; row: Omit<ClientRow, 'metadata'> & { metadata: M } } | { readable: false; clientId: string; reason: string };
+
+export function readClientRow<M>(row: ClientRow, shapes: VersionedShapes<M>): ReadClientRow<M> {
+  const metadata = readVersioned(row.metadata, shapes, '$.metadata');
+  if (!metadata.ok) return { readable: false, clientId: row.client_id, reason: metadata.reason };
+  // The row is the caller's, just read: its metadata is replaced in place rather than the row copied (a hot path).
+  const read = row as Omit<ClientRow, 'metadata'> & { metadata: unknown };
+  read.metadata = metadata.value;
+  return { readable: true, row: read as Omit<ClientRow, 'metadata'> & { metadata: M } };
+}
+
+/** The client, read as a request uses it: one statement, its metadata read through `shapes`. */
+export async function findReadableClient<M>(db: Db, shapes: VersionedShapes<M>, clientId: string): Promise<ReadClientRow<M> | undefined> {
+  const row = await findClient(db, clientId);
+  return row && readClientRow(row, shapes);
 }
 
 /**

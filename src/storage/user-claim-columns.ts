@@ -1,6 +1,7 @@
 // The user columns a token statement returns beside its own row: the ID token's claims need no second query.
 import { sql, type Expression } from 'kysely';
 import { localGroupNames } from './groups.js';
+import { readVersioned, type VersionedShapes } from './json-shape.js';
 import type { UserRow } from './schema.js';
 
 /**
@@ -9,7 +10,21 @@ import type { UserRow } from './schema.js';
  */
 export type ClaimsUser = Pick<UserRow, 'id' | 'username' | 'email' | 'email_verified' | 'claims' | 'updated_at' | 'locale'> & {
   local_groups?: unknown;
+  /** Why the stored claims were not read (a path or version, never a value); `claims` is then empty. */
+  claims_unreadable?: string;
 };
+
+/**
+ * The user's stored claims read through `shapes`: the claims, or none when they do not fit (written by another
+ * version), with the reason beside them.
+ */
+export function readUserClaims(
+  stored: unknown,
+  shapes: VersionedShapes<Record<string, unknown>>,
+): Pick<ClaimsUser, 'claims' | 'claims_unreadable'> {
+  const read = readVersioned(stored, shapes, '$.claims');
+  return read.ok ? { claims: read.value } : { claims: {}, claims_unreadable: read.reason };
+}
 
 /** The users columns a token statement reads. */
 export const USER_CLAIM_FIELDS = ['username', 'email', 'email_verified', 'claims', 'updated_at', 'locale'] as const;
@@ -39,14 +54,14 @@ export interface UserClaimColumns {
   user_local_groups: unknown;
 }
 
-/** The user a token row's `user_id` and prefixed columns describe. */
-export function claimsUserOf(userId: string, row: UserClaimColumns): ClaimsUser {
+/** The user a token row's `user_id` and prefixed columns describe, their claims read through `shapes`. */
+export function claimsUserOf(userId: string, row: UserClaimColumns, shapes: VersionedShapes<Record<string, unknown>>): ClaimsUser {
   return {
     id: userId,
     username: row.user_username,
     email: row.user_email,
     email_verified: row.user_email_verified,
-    claims: row.user_claims,
+    ...readUserClaims(row.user_claims, shapes),
     updated_at: row.user_updated_at,
     locale: row.user_locale,
     local_groups: row.user_local_groups,

@@ -18,6 +18,10 @@ import {
   rowToResourceServer,
   SCOPE_DESCRIPTIONS,
 } from '../../src/domain/resources/resource-servers.js';
+import { PUSHED_PARAMS } from '../../src/domain/authorization/pushed-params.js';
+import { loadClient } from '../../src/domain/clients/clients.js';
+import { CLIENT_METADATA } from '../../src/domain/clients/stored-client-metadata.js';
+import { STORED_USER_CLAIMS } from '../../src/domain/claims.js';
 import { STORED_INTERACTION } from '../../src/domain/authorization/stored-interaction.js';
 import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
@@ -105,6 +109,32 @@ const SHAPED: Record<string, Family> = {
     fits: { userId: 'u' },
     misfits: [{ v: 2, userId: 'u' }, 'text'],
   },
+  'pushed_authorization_requests.params': {
+    shapes: PUSHED_PARAMS,
+    refused: 'the request_uri is invalid_request_uri, used up (test/http/authorization/par.test.ts)',
+    fits: { client_id: 'c', scope: 'openid', resource: ['https://a.example', 'https://b.example'] },
+    misfits: [{ v: 2, client_id: 'c' }, { client_id: 7 }, { resource: ['https://a.example', 1] }, ['field'], 'text'],
+  },
+  'clients.metadata': {
+    shapes: CLIENT_METADATA,
+    refused: 'the client is treated as unknown, and why is logged (below)',
+    fits: { scope: 'openid api', jwks: { keys: [] }, allowed_resources: ['https://api.example'], free: { any: 'field' } },
+    misfits: [
+      { v: 2, scope: 'openid' },
+      { scope: ['openid'] },
+      { require_mfa: 'yes' },
+      { jwks: { keys: 'none' } },
+      { id_token_signed_response_alg: 'HS256' },
+      { allowed_resources: ['https://api.example', 7] },
+      'text',
+    ],
+  },
+  'users.claims': {
+    shapes: STORED_USER_CLAIMS,
+    refused: 'none of the stored claims is released, and why is logged (test/http/tokens/userinfo.test.ts)',
+    fits: { name: 'Alice', groups: ['a'], address: { locality: 'x' } },
+    misfits: [{ v: 2, name: 'Alice' }, { v: 'one' }, ['field'], 'text'],
+  },
   'totp_authenticators.secret': SEALED,
   'clients.client_secret_sealed': SEALED,
   'connections.client_secret_sealed': SEALED,
@@ -148,11 +178,8 @@ const SHAPED: Record<string, Family> = {
 
 /** Columns still read without a shape, and why they wait (the report of issue 38 lists them). */
 const PENDING: Record<string, string> = {
-  'clients.metadata': 'hot path (authorize, token): needs a micro-measured shape',
-  'users.claims': 'hot path (userinfo, ID tokens): needs a micro-measured shape',
   'signing_keys.private_jwk': 'read at start and rotation; a JWK or an encrypted envelope',
   'signing_keys.public_jwk': 'read by jwks and token signing',
-  'pushed_authorization_requests.params': 'read by authorize (request_uri)',
 };
 
 const database = await createTestDatabase();
@@ -206,6 +233,36 @@ t.test('a sealed secret stored in a version this one does not read does not open
   await t.rejects(openSecret(ctx, 'webhook-secret', 'owner', rows[1]!.secret), /does not read \(unknown version 2\)/);
   await sql`DROP TABLE sealed_probe`.execute(db);
   t.throws(() => writeSealedSecret({ v: 1, iv: 'x' } as never), 'what could not be read back is not written');
+});
+
+t.test('a client whose metadata this version does not read is unknown, and the log says why without a value', async (t) => {
+  const warnings: object[] = [];
+  const log = { info: () => undefined, warn: (obj: object) => void warnings.push(obj) };
+  const now = new Date();
+  const columns = {
+    redirect_uris: ['https://rp.example/cb'],
+    post_logout_redirect_uris: [],
+    grant_types: ['authorization_code'],
+    token_endpoint_auth_method: 'none',
+    created_at: now,
+    updated_at: now,
+  };
+  await db
+    .insertInto('clients')
+    .values([
+      { client_id: 'shape-fits', ...columns, metadata: JSON.stringify({ scope: 'openid' }) },
+      { client_id: 'shape-newer', ...columns, metadata: JSON.stringify({ v: 2, scope: 'openid' }) },
+      { client_id: 'shape-misfit', ...columns, metadata: JSON.stringify({ require_mfa: 'secret-looking-value' }) },
+    ] as never)
+    .execute();
+  t.equal((await loadClient(db, log, 'shape-fits'))?.registeredScope, 'openid');
+  t.equal(await loadClient(db, log, 'shape-newer'), undefined, 'another version: unknown');
+  t.equal(await loadClient(db, log, 'shape-misfit'), undefined, 'a field that does not fit: unknown');
+  t.match(warnings, [
+    { event: 'client_unreadable', clientId: 'shape-newer', reason: 'unknown version 2' },
+    { event: 'client_unreadable', clientId: 'shape-misfit', reason: 'unexpected value at $.metadata.require_mfa' },
+  ]);
+  t.notMatch(JSON.stringify(warnings), /secret-looking-value/);
 });
 
 t.test('an audit record whose changes are of an unknown version is still listed, marked unreadable', async (t) => {

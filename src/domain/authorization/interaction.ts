@@ -108,7 +108,7 @@ async function finish(
 
 /** Whether `userId` is the user the client knows as `sub` (pairwise or not). */
 async function isSubjectAt(ctx: ProviderContext, clientId: string, userId: string, sub: string): Promise<boolean> {
-  const client = await loadClient(ctx.db, clientId);
+  const client = await loadClient(ctx.db, ctx.log, clientId);
   return client !== undefined && ctx.subjects.subjectFor(client.pairwiseSector, userId) === sub;
 }
 

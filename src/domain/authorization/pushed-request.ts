@@ -9,6 +9,7 @@ import type { Client } from '../clients/clients.js';
 import { single, type RawParams } from '../params.js';
 import { randomToken, sha256 } from '../secrets.js';
 import { UntrustedRedirectError, validateRequest, verifyTarget } from './authorization-request.js';
+import { PUSHED_PARAMS, withoutVersionField } from './pushed-params.js';
 import { withResources } from './resource-request.js';
 import { verifyRequestObject, type RequestParams } from './request-object.js';
 import { DPOP_ALGS, type DpopProof } from '../tokens/dpop.js';
@@ -62,7 +63,7 @@ export async function pushAuthorizationRequest(
   await insertPushedRequest(ctx.db, {
     requestUriHash: sha256(requestUri),
     clientId: client.clientId,
-    params,
+    params: withoutVersionField(params),
     expiresAt: addSeconds(ctx.clock(), ttl),
   });
   return { request_uri: requestUri, expires_in: ttl };
@@ -84,12 +85,17 @@ function boundToProofKey(params: RequestParams, dpop: DpopProof | undefined): Re
 /**
  * RFC 9126 4: the parameters pushed under `requestUri` by `clientId`, taken once. "Authorization servers SHOULD treat
  * request_uri values as one-time use" (this one does, without the MAY for reloads); "An expired request_uri MUST be
- * rejected as invalid." Anything but an unused, unexpired request of this client is invalid_request_uri (RFC 9101 7).
+ * rejected as invalid." Anything but an unused, unexpired request of this client is invalid_request_uri (RFC 9101 7),
+ * and so is one whose stored parameters this version does not read (pushed by another version, a rolling restart).
  */
 export async function takePushedRequest(ctx: ProviderContext, clientId: string, requestUri: string): Promise<RequestParams> {
   const hash = sha256(requestUri);
-  const params = await consumePushedRequest(ctx.db, hash, clientId, ctx.clock());
-  if (params) return params;
+  const taken = await consumePushedRequest(ctx.db, PUSHED_PARAMS, hash, clientId, ctx.clock());
+  if (taken?.ok) return taken.value;
+  if (taken) {
+    ctx.log.warn({ event: 'pushed_request_unreadable', clientId, reason: taken.reason }, 'a pushed request this version does not read');
+    throw new InvalidRequestUri('request_uri cannot be read; push the request again');
+  }
   const state = await pushedRequestState(ctx.db, hash);
   if (!state) throw new InvalidRequestUri('request_uri is unknown');
   if (state.client_id !== clientId) throw new InvalidRequestUri('request_uri was not pushed by this client');

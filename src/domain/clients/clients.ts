@@ -2,14 +2,16 @@
 import { hash } from 'node:crypto';
 import { InvalidClient, InvalidRequest, TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import type { Db } from '../../storage/database.js';
-import { findClient } from '../../storage/clients.js';
+import { findReadableClient, type ReadClientRow } from '../../storage/clients.js';
 import type { ClientRow } from '../../storage/schema.js';
 import type { JSONWebKeySet } from 'jose';
+import type { EventLog } from '../context.js';
 import type { PasswordHasher } from '../accounts/passwords.js';
-import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../keys/signing-algs.js';
+import { DEFAULT_SIGNING_ALG, type SigningAlg } from '../keys/signing-algs.js';
 import { isAssertionMethod, type TokenEndpointAuthMethod } from './auth-methods.js';
-import { isIdTokenClaimsMode, type IdTokenClaimsMode } from '../tokens/id-token-claims.js';
+import type { IdTokenClaimsMode } from '../tokens/id-token-claims.js';
 import { pairwiseSectorOf } from './pairwise.js';
+import { CLIENT_METADATA, type ClientMetadata } from './stored-client-metadata.js';
 
 export type { TokenEndpointAuthMethod } from './auth-methods.js';
 
@@ -78,7 +80,11 @@ export interface ClientLinks {
   tosUri: string | null;
 }
 
-export function rowToClient(row: ClientRow): Client {
+/** A client row whose metadata was read through CLIENT_METADATA (storage readClientRow). */
+export type ShapedClientRow = Omit<ClientRow, 'metadata'> & { metadata: ClientMetadata };
+
+export function rowToClient(row: ShapedClientRow): Client {
+  const m = row.metadata;
   return {
     clientId: row.client_id,
     clientName: row.client_name,
@@ -88,53 +94,53 @@ export function rowToClient(row: ClientRow): Client {
     responseTypes: row.response_types,
     authMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
     isPublic: row.token_endpoint_auth_method === 'none',
-    idTokenSignedResponseAlg: idTokenSignedResponseAlg(row),
-    registeredScope: typeof row.metadata.scope === 'string' ? row.metadata.scope : null,
+    idTokenSignedResponseAlg: m.id_token_signed_response_alg ?? DEFAULT_SIGNING_ALG,
+    registeredScope: m.scope ?? null,
     postLogoutRedirectUris: row.post_logout_redirect_uris,
-    backchannelLogoutUri: typeof row.metadata.backchannel_logout_uri === 'string' ? row.metadata.backchannel_logout_uri : null,
-    backchannelLogoutSessionRequired: row.metadata.backchannel_logout_session_required === true,
+    backchannelLogoutUri: m.backchannel_logout_uri ?? null,
+    backchannelLogoutSessionRequired: m.backchannel_logout_session_required === true,
     revision: row.revision,
     secretExpiresAt: row.client_secret_expires_at ?? null,
     selfRegistered: row.self_registered,
     links: {
-      logoUri: metadataString(row, 'logo_uri'),
-      clientUri: metadataString(row, 'client_uri'),
-      policyUri: metadataString(row, 'policy_uri'),
-      tosUri: metadataString(row, 'tos_uri'),
+      logoUri: m.logo_uri ?? null,
+      clientUri: m.client_uri ?? null,
+      policyUri: m.policy_uri ?? null,
+      tosUri: m.tos_uri ?? null,
     },
-    jwks: typeof row.metadata.jwks === 'object' && row.metadata.jwks !== null ? (row.metadata.jwks as JSONWebKeySet) : null,
-    jwksUri: metadataString(row, 'jwks_uri'),
-    authSigningAlg: metadataString(row, 'token_endpoint_auth_signing_alg'),
+    jwks: m.jwks ?? null,
+    jwksUri: m.jwks_uri ?? null,
+    authSigningAlg: m.token_endpoint_auth_signing_alg ?? null,
     secretSealed: row.client_secret_sealed ?? null,
-    dpopBoundAccessTokens: row.metadata.dpop_bound_access_tokens === true,
-    fapi2: row.metadata.profile === 'fapi2',
-    allowedResources: Array.isArray(row.metadata.allowed_resources) ? (row.metadata.allowed_resources as string[]) : [],
-    defaultResource: metadataString(row, 'default_resource'),
-    requestObjectSigningAlg: metadataString(row, 'request_object_signing_alg'),
-    requirePushedAuthorizationRequests: row.metadata.require_pushed_authorization_requests === true,
-    idTokenClaims: isIdTokenClaimsMode(row.metadata.id_token_claims) ? row.metadata.id_token_claims : null,
-    pairwiseSector: pairwiseSectorOf(row.metadata, row.redirect_uris),
+    dpopBoundAccessTokens: m.dpop_bound_access_tokens === true,
+    fapi2: m.profile === 'fapi2',
+    allowedResources: m.allowed_resources ?? [],
+    defaultResource: m.default_resource ?? null,
+    requestObjectSigningAlg: m.request_object_signing_alg ?? null,
+    requirePushedAuthorizationRequests: m.require_pushed_authorization_requests === true,
+    idTokenClaims: m.id_token_claims ?? null,
+    pairwiseSector: pairwiseSectorOf(m, row.redirect_uris),
     groupRestricted: row.group_restricted === true,
-    requireMfa: row.metadata.require_mfa === true,
+    requireMfa: m.require_mfa === true,
   };
 }
 
-function metadataString(row: ClientRow, field: string): string | null {
-  const value = row.metadata[field];
-  return typeof value === 'string' ? value : null;
+/**
+ * The client a read row stands for, or undefined when its metadata does not fit what this version reads (written
+ * by another version, or by hand): such a client is treated as unknown, and the reason (a path, never a value) logged.
+ */
+export function readableClient(log: EventLog, read: ReadClientRow<ClientMetadata>): Client | undefined {
+  if (read.readable) return rowToClient(read.row);
+  log.warn(
+    { event: 'client_unreadable', clientId: read.clientId, reason: read.reason },
+    'a client this version does not read: treated as unknown',
+  );
+  return undefined;
 }
 
-/** Seeding validates the value; one that is no longer supported fails loudly rather than signing with another alg. */
-function idTokenSignedResponseAlg(row: ClientRow): SigningAlg {
-  const alg = row.metadata.id_token_signed_response_alg;
-  if (alg === undefined) return DEFAULT_SIGNING_ALG;
-  if (!isSigningAlg(alg)) throw new Error(`client ${row.client_id} has an unsupported id_token_signed_response_alg`);
-  return alg;
-}
-
-export async function loadClient(db: Db, clientId: string): Promise<Client | undefined> {
-  const row = await findClient(db, clientId);
-  return row && rowToClient(row);
+export async function loadClient(db: Db, log: EventLog, clientId: string): Promise<Client | undefined> {
+  const read = await findReadableClient(db, CLIENT_METADATA, clientId);
+  return read && readableClient(log, read);
 }
 
 /** What the request presented; at most one method (RFC 6749 2.3: "MUST NOT use more than one"). */

@@ -1,24 +1,28 @@
 // Runs a request with the client as remembered in memory and, when that copy turns out stale, once more with the
 // client as registered now: the one place that retries (why, in domain/clients/client-cache.ts).
 import { ServerError, type OAuthError } from '../../errors/oauth-error.js';
-import { findClient, findClientRevision } from '../../storage/clients.js';
+import { findClientRevision, findReadableClient } from '../../storage/clients.js';
 import type { ClientLookup } from './client-cache.js';
-import { rowToClient, type Client } from './clients.js';
+import { readableClient, type Client } from './clients.js';
+import { CLIENT_METADATA } from './stored-client-metadata.js';
 import type { ProviderContext } from '../context.js';
 
-/** The client from memory when there is a recent copy, else from the database (and remembered). */
+/**
+ * The client from memory when there is a recent copy, else from the database (and remembered). A client whose
+ * metadata this version does not read is unknown here (readableClient logs why), as one that is not registered.
+ */
 export async function lookupClient(ctx: ProviderContext, clientId: string, fresh = false): Promise<ClientLookup | undefined> {
   const nowMs = Date.now();
   if (!fresh) {
     const client = ctx.clients.get(clientId, nowMs);
     if (client) return { client, cached: true };
   }
-  const row = await findClient(ctx.db, clientId);
-  if (!row) {
+  const read = await findReadableClient(ctx.db, CLIENT_METADATA, clientId);
+  const client = read && readableClient(ctx.log, read);
+  if (!client) {
     ctx.clients.forget(clientId);
     return undefined;
   }
-  const client = rowToClient(row);
   ctx.clients.set(client, nowMs);
   return { client, cached: false };
 }

@@ -72,7 +72,7 @@ export async function finishConsoleSignIn(
   // RFC 6749 10.12: the state binds the response to the browser that sent the request.
   if (!binding || params.state === undefined || !safeEqual(params.state, derived(binding, 'state'))) return { kind: 'bad-state' };
   if (params.error !== undefined || params.code === undefined) return { kind: 'refused' };
-  const client = await loadClient(ctx.db, CONSOLE_CLIENT_ID);
+  const client = await loadClient(ctx.db, ctx.log, CONSOLE_CLIENT_ID);
   if (!client) return { kind: 'refused' };
   const tokens = await exchangeAuthorizationCode(ctx, client, {
     code: params.code,

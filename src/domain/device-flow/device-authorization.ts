@@ -193,7 +193,7 @@ export async function boundDeviceAuthorization(
 ): Promise<PendingDeviceAuthorization | undefined> {
   const row = await findBoundDeviceAuthorization(ctx.db, sha256(bindingSecret), ctx.clock());
   if (!row) return undefined;
-  const client = await loadClient(ctx.db, row.client_id);
+  const client = await loadClient(ctx.db, ctx.log, row.client_id);
   const servers =
     row.resources.length > 0
       ? (await findResourceServers(ctx.db, row.resources)).map(rowToResourceServer)
@@ -234,7 +234,7 @@ export async function decideDeviceAuthorization(
   if (!decided) return undefined;
   if (approve && decided.status === 'denied') {
     ctx.log.info({ event: 'device.group_refused', clientId: decided.clientId, userId: session.userId }, 'not in an allowed group');
-    const client = await loadClient(ctx.db, decided.clientId);
+    const client = await loadClient(ctx.db, ctx.log, decided.clientId);
     return { kind: 'refused', clientName: client?.clientName ?? decided.clientId };
   }
   return { kind: decided.status };

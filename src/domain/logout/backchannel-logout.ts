@@ -1,8 +1,10 @@
 // Delivers queued logout tokens to the clients of an ended session (Back-Channel Logout 1.0, 2.5 and 2.8).
 import { guardedFetch, OutboundError } from '../../outbound/guarded-fetch.js';
 import { policyFor, type DestinationOwner } from '../../outbound/policy.js';
+import { readClientRow } from '../../storage/clients.js';
 import { claimDueLogouts, deleteLogout, rescheduleLogout, type ClaimedLogout } from '../../storage/backchannel-logouts.js';
 import { rowToClient } from '../clients/clients.js';
+import { CLIENT_METADATA } from '../clients/stored-client-metadata.js';
 import { addSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { LOGOUT_TOKEN_MAX_TTL_SECONDS, signLogoutToken } from './logout-token.js';
@@ -61,7 +63,18 @@ export async function deliverDueLogouts(ctx: ProviderContext, send: LogoutSender
 async function deliverOne(ctx: ProviderContext, delivery: ClaimedLogout, send: LogoutSender): Promise<DeliveryOutcome> {
   const settings = ctx.config.backchannelLogout;
   const { attempts } = delivery;
-  const client = rowToClient(delivery.client);
+  const read = readClientRow(delivery.client, CLIENT_METADATA);
+  if (!read.readable) {
+    // A client whose metadata this version does not read: tried again later, by an instance that reads it.
+    const reason = `the client cannot be read (${read.reason})`;
+    if (attempts >= settings.maxAttempts) {
+      await deleteLogout(ctx.db, delivery.id);
+      return { clientId: read.clientId, outcome: 'gave-up', attempts, reason };
+    }
+    await rescheduleLogout(ctx.db, delivery.id, addSeconds(ctx.clock(), settings.retrySeconds * 2 ** (attempts - 1)));
+    return { clientId: read.clientId, outcome: 'retry', attempts, reason };
+  }
+  const client = rowToClient(read.row);
   const { clientId } = client;
   try {
     if (client.backchannelLogoutUri === null) throw new Error('the client no longer has a backchannel_logout_uri');

@@ -52,7 +52,7 @@ export async function validateLogoutRequest(ctx: ProviderContext, params: RawPar
   }
   // We issue ID tokens to one audience; a token with several names no one client.
   const named = clientId ?? (hint?.audiences.length === 1 ? hint.audiences[0]! : null);
-  const client = named === null ? null : ((await loadClient(ctx.db, named)) ?? null);
+  const client = named === null ? null : ((await loadClient(ctx.db, ctx.log, named)) ?? null);
   if (clientId !== null && client === null) throw new InvalidRequest('client_id is not a registered client');
 
   if (postLogoutRedirectUri !== null) {

@@ -1,12 +1,14 @@
 // The UserInfo endpoint's rules (OIDC Core 5.3) for an opaque bearer access token (RFC 6750).
 import { DpopError, InsufficientScope, InvalidToken } from '../../errors/oauth-error.js';
 import { DPOP_ALGS } from './dpop.js';
+import { STORED_USER_CLAIMS } from '../claims.js';
 import { findAccessTokenWithUser } from '../../storage/access-tokens.js';
 import type { ProviderContext } from '../context.js';
 import { opaqueTokenHash } from './access-token.js';
 import { claimsForScopes } from '../accounts/users.js';
 import { lookupClient } from '../clients/current-client.js';
 import { applyClaimsRequest } from './claims-request.js';
+import { logUnreadableClaims } from './grants/token-response.js';
 import { splitScope } from '../scope.js';
 
 /**
@@ -15,7 +17,7 @@ import { splitScope } from '../scope.js';
  */
 export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: string | null = null): Promise<Record<string, unknown>> {
   const tokenHash = opaqueTokenHash(accessToken);
-  const token = tokenHash === undefined ? undefined : await findAccessTokenWithUser(ctx.db, tokenHash);
+  const token = tokenHash === undefined ? undefined : await findAccessTokenWithUser(ctx.db, STORED_USER_CLAIMS, tokenHash);
   if (!token || token.revokedAt !== null || token.expiresAt <= ctx.clock() || token.user.disabled_at !== null) {
     throw new InvalidToken('the access token is invalid, expired or revoked');
   }
@@ -38,6 +40,7 @@ export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: s
   const client = (await lookupClient(ctx, token.clientId))?.client;
   if (!client) throw new InvalidToken('the access token is invalid, expired or revoked');
   const sector = client.pairwiseSector;
+  logUnreadableClaims(ctx, token.user);
   const released = claimsForScopes(token.user, scopes);
   // OIDC Core 5.5: the claims the authorization asked for userinfo (value and values honoured).
   const claims = applyClaimsRequest(token.claims, 'userinfo', released, () => released, scopes);

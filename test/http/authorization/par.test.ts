@@ -177,6 +177,21 @@ t.test('RFC 9126 4: a reused, expired or unknown request_uri, or one of another 
   );
 });
 
+t.test('a pushed request this version does not read is invalid_request_uri, used up, never a 500', async (t) => {
+  const { app, db, get } = await setUp(t);
+  const pushed = (await push(app, request({ v: '7' }).params)).json() as { request_uri: string };
+  const stored = await db.selectFrom('pushed_authorization_requests').select('params').executeTakeFirstOrThrow();
+  t.notOk('v' in stored.params, 'a parameter named v is not kept: at version 1 it would name a version');
+
+  await db
+    .updateTable('pushed_authorization_requests')
+    .set({ params: JSON.stringify({ ...stored.params, v: 2 }) })
+    .execute();
+  const path = authorizePath({ client_id: CONFIDENTIAL.client_id, request_uri: pushed.request_uri, redirect_uri: REDIRECT });
+  t.match(assertErrorRedirect(t, await get(path), 'invalid_request_uri').searchParams.get('error_description'), /cannot be read/);
+  t.match(assertErrorRedirect(t, await get(path), 'invalid_request_uri').searchParams.get('error_description'), /already used/);
+});
+
 t.test('RFC 9126 2.1: client authentication as at the token endpoint: secrets, private_key_jwt, public clients', async (t) => {
   const { app, key } = await setUp(t);
   const wrong = await push(app, request().params, basicAuth(CONFIDENTIAL.client_id, 'not-the-secret'));

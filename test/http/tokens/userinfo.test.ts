@@ -174,6 +174,31 @@ t.test('OIDC Core 5.4: the email scope releases email and email_verified and not
   t.notOk('name' in claims);
 });
 
+t.test('a user whose stored claims this version does not read has none of them released, never a 500', async (t) => {
+  const alice = await db.selectFrom('users').select(['id', 'claims']).where('username', '=', ALICE.username).executeTakeFirstOrThrow();
+  const { accessToken } = await tokensFor('openid profile');
+  await db
+    .updateTable('users')
+    .set({ claims: JSON.stringify({ ...alice.claims, v: 2 }) })
+    .where('id', '=', alice.id)
+    .execute();
+  t.teardown(() =>
+    db
+      .updateTable('users')
+      .set({ claims: JSON.stringify(alice.claims) })
+      .where('id', '=', alice.id)
+      .execute(),
+  );
+
+  const res = await getUserinfo(accessToken);
+  t.equal(res.statusCode, 200, res.body);
+  t.notOk('name' in res.json(), 'userinfo: no stored claim');
+  t.equal(res.json().preferred_username, 'alice', 'what the user row itself holds is still released');
+  const idToken = decodeJwt((await tokensFor('openid profile')).idToken!);
+  t.equal(idToken.sub, alice.id);
+  t.notOk('name' in idToken, 'ID token: no stored claim');
+});
+
 t.test('OIDC Core 5.4: the profile scope releases the profile claims and not the email', async (t) => {
   const res = await getUserinfo((await tokensFor('openid profile')).accessToken);
   t.equal(res.statusCode, 200, res.body);

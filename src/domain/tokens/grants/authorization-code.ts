@@ -1,6 +1,7 @@
 // The authorization_code grant (RFC 6749 4.1.3, OIDC Core 3.1.3.2, RFC 7636 4.5-4.6).
 import { InvalidGrant, InvalidRequest } from '../../../errors/oauth-error.js';
 import { redeemCode, revokeTokensFromCode, type CodeRefusal } from '../../../storage/authorization-codes.js';
+import { STORED_USER_CLAIMS } from '../../claims.js';
 import { claimsUserOf } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
@@ -67,7 +68,7 @@ export async function exchangeAuthorizationCode(
       sid: redeemed.sid,
       amr: redeemed.amr,
       acr: redeemed.acr,
-      user: claimsUserOf(redeemed.user_id, redeemed),
+      user: claimsUserOf(redeemed.user_id, redeemed, STORED_USER_CLAIMS),
       claims: redeemed.claims,
     },
     now,

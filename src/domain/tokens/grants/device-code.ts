@@ -1,6 +1,7 @@
 // The device_code grant (RFC 8628 3.4-3.5): a device polls with its device code until the user has decided.
 import { AuthorizationPending, DeviceAccessDenied, ExpiredToken, InvalidGrant, SlowDown } from '../../../errors/oauth-error.js';
 import { pollDeviceAuthorization, revokeTokensFromDeviceCode, type DeviceRefusal } from '../../../storage/device-authorizations.js';
+import { STORED_USER_CLAIMS } from '../../claims.js';
 import { claimsUserOf, type UserClaimColumns } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import type { ProviderContext } from '../../context.js';
@@ -87,7 +88,7 @@ export async function deviceCodeGrant(
       sid: polled.sid,
       amr: polled.amr,
       acr: polled.acr,
-      user: claimsUserOf(polled.user_id, polled as UserClaimColumns),
+      user: claimsUserOf(polled.user_id, polled as UserClaimColumns, STORED_USER_CLAIMS),
       claims: null,
     },
     now,

@@ -2,6 +2,7 @@
 // refresh tokens the authorization_code grant issues (OIDC Core 11).
 import { InvalidGrant, InvalidScope } from '../../../errors/oauth-error.js';
 import { findRefreshToken, revokeRefreshFamily, rotateRefreshToken, type RefreshRefusal } from '../../../storage/refresh-tokens.js';
+import { STORED_USER_CLAIMS } from '../../claims.js';
 import { claimsUserOf } from '../../../storage/user-claim-columns.js';
 import type { Client } from '../../clients/clients.js';
 import { addSeconds } from '../../clock.js';
@@ -93,7 +94,7 @@ export async function refreshTokenGrant(
       sid: rotated.sid,
       amr: rotated.amr,
       acr: rotated.acr,
-      user: claimsUserOf(rotated.user_id, rotated),
+      user: claimsUserOf(rotated.user_id, rotated, STORED_USER_CLAIMS),
       claims: rotated.claims,
     },
     now,

@@ -57,6 +57,7 @@ export async function userTokenResponse(
   if (issued.refreshToken !== null) response.refresh_token = issued.refreshToken;
   const scopes = splitScope(issued.scope);
   if (scopes.includes('openid')) {
+    logUnreadableClaims(ctx, issued.grant.user);
     response.id_token = await signIdToken(ctx.keys, {
       alg: client.idTokenSignedResponseAlg,
       issuer: ctx.config.issuer,
@@ -74,4 +75,10 @@ export async function userTokenResponse(
     });
   }
   return response;
+}
+
+/** A user whose stored claims this version does not read has none of them released: the log says why (no value). */
+export function logUnreadableClaims(ctx: Pick<ProviderContext, 'log'>, user: ClaimsUser): void {
+  if (user.claims_unreadable === undefined) return;
+  ctx.log.warn({ event: 'user_claims_unreadable', userId: user.id, reason: user.claims_unreadable }, 'stored claims not released');
 }
