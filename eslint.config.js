@@ -13,20 +13,10 @@ const HTTP_TO_STORAGE = [
 /** The folders of src/http/ that are surfaces (docs/layout.md). */
 const SURFACES = ['protocol', 'pages', 'admin-api', 'scim', 'console', 'operations'];
 
-/**
- * Crossings that are still there, by surface: the console uses the management API's If-Match guard and its editable
- * fields of a user, a group and a webhook. They move to src/http/ (or the domain) when the console's modules are
- * next edited; this list only shrinks.
- */
-const KNOWN_CROSSINGS = {
-  console: ['admin-api/etag.js', 'admin-api/users.js', 'admin-api/groups.js', 'admin-api/webhooks.js'],
-};
-
-/** An import of another surface's file, but for the known crossings of `surface`. */
+/** An import of another surface's file. */
 function otherSurface(surface) {
   const others = SURFACES.filter((other) => other !== surface).join('|');
-  const known = (KNOWN_CROSSINGS[surface] ?? []).map((path) => path.replaceAll('.', '\\.')).join('|');
-  return known ? `^(\\.\\./)+(?!(${known})$)(${others})/` : `^(\\.\\./)+(${others})/`;
+  return `^(\\.\\./)+(${others})/`;
 }
 
 export default tseslint.config(

@@ -1,15 +1,14 @@
 // Optimistic concurrency for single resources (RFC 9110 8.8.3 ETag, 13.1.1 If-Match, RFC 6585 3): a resource's ETag
 // is a digest of its representation; a change or deletion must send If-Match with the ETag it read, and is refused
-// with 412 when the resource changed meanwhile, 428 when it sent none.
+// with 412 when the resource changed meanwhile, 428 when it sent none. The management API's side: the digest, the
+// guard and what each resource's ETag covers are src/http/etag.ts's.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { asOneChange, lockForChange, type AdminContext, type LockTarget } from '../../domain/admin/admin.js';
-import { sha256 } from '../../domain/secrets.js';
+import { asOneChange, lockForChange, type AdminContext } from '../../domain/admin/admin.js';
+import { etagOf, type IfMatchGuard } from '../etag.js';
 import { ApiProblem } from './problem.js';
 
-/** A strong ETag of the representation (its JSON as sent). */
-export function etagOf(representation: unknown): string {
-  return `"${sha256(JSON.stringify(representation))}"`;
-}
+// The digest and the guard are src/http/etag.ts's, shared with the console; the API's modules take them from here.
+export { etagOf, type IfMatchGuard };
 
 /** Sends the representation with its ETag. */
 export function sendWithEtag(reply: FastifyReply, representation: unknown, status = 200): FastifyReply {
@@ -35,14 +34,6 @@ export function checkIfMatch(request: FastifyRequest, current: unknown): void {
   const wanted = etagOf(current);
   const tags = header.split(',').map((t) => t.trim());
   if (!tags.includes(wanted)) throw new ApiProblem(412, 'precondition_failed', 'the resource changed since you read it: read it again');
-}
-
-/** How a change under If-Match finds the resource, which row it locks, and what of it the ETag covers. */
-export interface IfMatchGuard<R> {
-  /** The resource as it is now (the domain's not_found refusal when there is none). */
-  read(ctx: AdminContext): Promise<R>;
-  lock(current: R): LockTarget;
-  tagged(current: R): unknown;
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   type GroupSummary,
 } from '../../domain/groups/group-admin.js';
 import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
+import { editableGroup } from '../etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
@@ -50,15 +51,13 @@ const MEMBERSHIP: JsonSchema = {
   properties: { group: { type: 'string' }, username: { type: 'string' }, added: { type: 'boolean' }, removed: { type: 'boolean' } },
 };
 
-/** What an ETag covers: what an admin sets (name, description), not the count of members, which moves on its own. */
-export const editable = (g: GroupSummary) => ({ id: g.id, name: g.name, description: g.description });
-const etagOfGroup = (g: GroupSummary) => etagOf(editable(g));
+const etagOfGroup = (g: GroupSummary) => etagOf(editableGroup(g));
 
 /** The group of the path, locked for a change under If-Match (etag.ts changeIfMatch). */
 const groupGuard = (request: FastifyRequest): IfMatchGuard<GroupSummary> => ({
   read: (ctx) => showGroup(ctx, (request.params as GroupParams).group),
   lock: (g) => ({ type: 'group', id: g.id }),
-  tagged: editable,
+  tagged: editableGroup,
 });
 
 export function groupRoutes(api: AdminApi): void {

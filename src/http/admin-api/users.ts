@@ -25,6 +25,7 @@ import {
   type UserDetails,
 } from '../../domain/admin/user-admin.js';
 import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
+import { editableUser } from '../etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { PAGE_QUERY_PROPERTIES, pageOf, pageSchema, readPage, UUID_KEY, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
@@ -108,17 +109,15 @@ const detailsJson = (u: UserDetails) => ({
   role: u.role,
   groups: u.groups,
 });
-/** What an ETag covers: what an admin changes (profile, status), not the counts that move with every sign-in. */
-export const editable = (u: UserDetails) => ({ ...userJson(u), claims: u.claims });
 const sendUser = (reply: FastifyReply, u: UserDetails, status = 200) =>
   reply.code(status).header('etag', etagOfUser(u)).send(detailsJson(u));
-const etagOfUser = (u: UserDetails) => etagOf(editable(u));
+const etagOfUser = (u: UserDetails) => etagOf(editableUser(u));
 
 /** The user of the path, locked for a change under If-Match (etag.ts changeIfMatch). */
 const userGuard = (request: FastifyRequest): IfMatchGuard<UserDetails> => ({
   read: (ctx) => showUser(ctx, (request.params as UserParams).user),
   lock: (u) => ({ type: 'user', id: u.id }),
-  tagged: editable,
+  tagged: editableUser,
 });
 
 export function userRoutes(api: AdminApi): void {

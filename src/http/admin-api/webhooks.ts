@@ -21,6 +21,7 @@ import {
   type WebhookDetails,
 } from '../../domain/webhooks/webhook-admin.js';
 import { changeIfMatch, etagOf, IF_MATCH_HEADERS, type IfMatchGuard } from './etag.js';
+import { editableWebhook } from '../etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { decodeCursor, DEFAULT_LIMIT, encodeCursor, PAGE_QUERY_PROPERTIES, pageOf, pageSchema, type PageQuery } from './pagination.js';
 import type { AdminApi, JsonSchema } from './route.js';
@@ -88,15 +89,13 @@ const EVENTS = {
   description: `event types (${WEBHOOK_EVENT_TYPES.join(', ')}), or "${ALL_EVENTS}" for all`,
 } as const;
 
-export const editable = (w: WebhookDetails) => ({ id: w.id, url: w.url, events: w.events, description: w.description, enabled: w.enabled });
-
 /** A subscription's If-Match guard: read, locked and tagged inside the change's transaction (etag.ts changeIfMatch). */
 const webhookGuard = (id: string): IfMatchGuard<WebhookDetails> => ({
   read: (c) => showWebhook(c, id),
   lock: (w) => ({ type: 'webhook', id: w.id }),
-  tagged: editable,
+  tagged: editableWebhook,
 });
-const sendDetails = (reply: FastifyReply, w: WebhookDetails) => reply.header('etag', etagOf(editable(w))).send(detailsJson(w));
+const sendDetails = (reply: FastifyReply, w: WebhookDetails) => reply.header('etag', etagOf(editableWebhook(w))).send(detailsJson(w));
 
 /** Newest first: a delivery's position is its creation time (to the millisecond), then its id; both fixed once it exists. */
 const deliveryKey = (d: WebhookDelivery) => `${d.createdAt.toISOString()} ${d.id}`;
@@ -247,7 +246,7 @@ export function webhookRoutes(api: AdminApi): void {
         updateWebhook(tctx, id, { ...fields, ...(rotateSecret ? { rotateSecret } : {}) }),
       );
       return reply
-        .header('etag', etagOf(editable(subscription)))
+        .header('etag', etagOf(editableWebhook(subscription)))
         .send({ ...detailsJson(subscription), ...(secret === undefined ? {} : { secret }) });
     },
   });

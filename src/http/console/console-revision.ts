@@ -1,11 +1,11 @@
-// The console's edit and delete forms under the management API's optimistic concurrency (src/http/admin-api/etag.ts,
+// The console's edit and delete forms under the management API's optimistic concurrency (src/http/etag.ts,
 // RFC 9110 13.1.1 If-Match): each form carries the ETag of the resource as its page read it, the same value the API
 // answers, and the change is refused with 412 when the resource changed meanwhile, instead of the last save winning.
 import type { FastifyRequest } from 'fastify';
 import { asOneChange, lockForChange, type AdminContext } from '../../domain/admin/admin.js';
 import { single, type RawParams } from '../../domain/params.js';
 import { translator, type Translate } from '../../i18n/translate.js';
-import { etagOf, type IfMatchGuard } from '../admin-api/etag.js';
+import { etagOf, type IfMatchGuard } from '../etag.js';
 
 /** The hidden field of a form that holds the revision (the ETag) it was read at. */
 export const REVISION_FIELD = 'revision';

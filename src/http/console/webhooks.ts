@@ -31,8 +31,7 @@ import {
   type WebhookFormValues,
 } from './views/webhooks.js';
 import { adminContextOf, mayWrite, personOf, sendPage, textOf } from './console-http.js';
-import { editable as editableWebhook } from '../admin-api/webhooks.js';
-import type { IfMatchGuard } from '../admin-api/etag.js';
+import { editableWebhook, type IfMatchGuard } from '../etag.js';
 import type { WebhookDetails } from '../../domain/webhooks/webhook-admin.js';
 import { attempt, field, noticeOf, notFound } from './console-forms.js';
 import type { MessageKey } from '../../i18n/catalog.js';

@@ -1,5 +1,5 @@
-// Who is signed in on an account page, and a form post from one: shared by the account page's plugins
-// (account.ts, password.ts).
+// Who is signed in on an account page, and a form post from one: shared by the account pages
+// (account-kit.ts, password.ts, email.ts, connections.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isAccountFormToken } from '../../../domain/accounts/account-forms.js';
 import { resolveSession, type ActiveSession } from '../../../domain/accounts/sessions.js';
