@@ -156,7 +156,9 @@ t.test('a key stored in a shape this version does not read is left out of the ke
   const db = await database(t);
   await load(t, db, SECRET);
   const [first, second] = await listSigningKeys(db);
-  await sql`update signing_keys set private_jwk = ${JSON.stringify({ ...first!.private_jwk, v: 2 })}::jsonb where kid = ${first!.kid}`.execute(db);
+  await sql`update signing_keys set private_jwk = ${JSON.stringify({ ...first!.private_jwk, v: 2 })}::jsonb where kid = ${first!.kid}`.execute(
+    db,
+  );
   await sql`update signing_keys set public_jwk = '{"kty":7}'::jsonb where kid = ${second!.kid}`.execute(db);
   const { logger, lines } = capture();
   const store = await load(t, db, SECRET, logger);

@@ -146,7 +146,10 @@ class DatabaseKeyStore implements KeyStore {
   async apply(stored: readonly SigningKeyRow[]): Promise<void> {
     // A key row this version does not read (written by a newer one) is left out of the key set, signing and JWKS.
     const rows = readableKeyRows(stored, (kid, reason) =>
-      this.logger.warn({ event: 'signing_key_unreadable', kid, reason }, 'signing key left out: stored in a shape this version does not read'),
+      this.logger.warn(
+        { event: 'signing_key_unreadable', kid, reason },
+        'signing key left out: stored in a shape this version does not read',
+      ),
     );
     const now = this.clock();
     const timeline = keyTimeline(rows, this.retentionSeconds);

@@ -2,8 +2,7 @@
 import { object, readVersioned, string, type Shape, type VersionedShapes } from '../../storage/json-shape.js';
 import type { SigningKeyRow } from '../../storage/schema.js';
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // The fields checked; the value is kept as written (a JWK has members of its own kind: n and e, x and y, ...).
 const publicFields = object<{ kty: string; kid: string }>({ kty: string, kid: string });
