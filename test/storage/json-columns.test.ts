@@ -22,6 +22,8 @@ import { PUSHED_PARAMS } from '../../src/domain/authorization/pushed-params.js';
 import { loadClient } from '../../src/domain/clients/clients.js';
 import { CLIENT_METADATA } from '../../src/domain/clients/stored-client-metadata.js';
 import { STORED_USER_CLAIMS } from '../../src/domain/claims.js';
+import { STORED_CLAIMS_REQUEST } from '../../src/domain/tokens/claims-request.js';
+import { STORED_PRIVATE_JWK, STORED_PUBLIC_JWK } from '../../src/domain/keys/stored-jwk.js';
 import { STORED_INTERACTION } from '../../src/domain/authorization/stored-interaction.js';
 import { KeyEncryptionError } from '../../src/domain/keys/key-encryption.js';
 import { openSecret } from '../../src/domain/keys/sealed-secrets.js';
@@ -176,10 +178,41 @@ const SHAPED: Record<string, Family> = {
   },
 };
 
-/** Columns still read without a shape, and why they wait (the report of issue 38 lists them). */
-const PENDING: Record<string, string> = {
-  'signing_keys.private_jwk': 'read at start and rotation; a JWK or an encrypted envelope',
-  'signing_keys.public_jwk': 'read by jwks and token signing',
+SHAPED['signing_keys.private_jwk'] = {
+  shapes: STORED_PRIVATE_JWK,
+  refused: 'the key is left out of the key set (logged with its kid); none usable for an algorithm: "no signing key"',
+  fits: { v: 1, iv: 'aXY', tag: 'dGFn', ciphertext: 'Yw' },
+  misfits: [
+    { v: 2, iv: 'aXY', tag: 'dGFn', ciphertext: 'Yw' },
+    { v: 1, iv: 'aXY' },
+    { kty: 'OKP', crv: 'Ed25519', x: 'eA' },
+    { kty: 7, d: 'ZA' },
+    ['field'],
+    'text',
+  ],
+};
+SHAPED['signing_keys.public_jwk'] = {
+  shapes: STORED_PUBLIC_JWK,
+  refused: 'the key is left out of the key set, JWKS and signing alike (logged with its kid)',
+  fits: { kty: 'OKP', crv: 'Ed25519', x: 'eA', kid: 'k', alg: 'EdDSA', use: 'sig' },
+  misfits: [{ v: 2, kty: 'OKP', kid: 'k' }, { kid: 'k' }, { kty: 'OKP' }, ['field'], 'text'],
+};
+
+/** Columns read without a shape: none, and none may be added (a new JSON column comes with its shapes). */
+const PENDING: Record<string, string> = {};
+
+const CLAIMS_REQUEST: Family = {
+  shapes: STORED_CLAIMS_REQUEST,
+  refused: 'no requested claim is released (as if no claims parameter was given), and why is logged; never a 500',
+  fits: { id_token: { email: null }, userinfo: { name: { essential: true } } },
+  misfits: [{ v: 2, userinfo: { name: null } }, { userinfo: ['name'] }, { id_token: 'email' }, ['userinfo'], 'text'],
+};
+
+/** Text columns that hold JSON (information_schema cannot tell them apart): each named here with its shapes. */
+const SHAPED_TEXT: Record<string, Family> = {
+  'authorization_codes.claims': CLAIMS_REQUEST,
+  'access_tokens.claims': CLAIMS_REQUEST,
+  'refresh_tokens.claims': CLAIMS_REQUEST,
 };
 
 const database = await createTestDatabase();
@@ -203,6 +236,7 @@ t.test('every json and jsonb column the migrations make has a shape (or is named
     [],
     'no entry for a column that does not exist',
   );
+  t.same(PENDING, {}, 'no column waits for a shape');
   t.same(
     Object.keys(SHAPED).filter((c) => c in PENDING),
     [],
@@ -210,7 +244,19 @@ t.test('every json and jsonb column the migrations make has a shape (or is named
   );
 });
 
-for (const [column, family] of Object.entries(SHAPED)) {
+t.test('every text column named as holding JSON exists and is text', async (t) => {
+  const { rows } = await sql<{ name: string }>`
+    SELECT table_name || '.' || column_name AS name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND data_type = 'text' ORDER BY 1`.execute(db);
+  const columns = new Set(rows.map((r) => r.name));
+  t.same(
+    Object.keys(SHAPED_TEXT).filter((c) => !columns.has(c)),
+    [],
+    'no entry for a text column that does not exist',
+  );
+});
+
+for (const [column, family] of [...Object.entries(SHAPED), ...Object.entries(SHAPED_TEXT)]) {
   t.test(`${column}: another version or a wrong shape is refused (${family.refused})`, async (t) => {
     if (family.fits !== undefined) t.ok(readVersioned(family.fits, family.shapes).ok, 'the newest version reads');
     for (const misfit of family.misfits) {

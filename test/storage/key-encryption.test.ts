@@ -151,3 +151,32 @@ t.test('without a secret the start log warns once, at level warn, that the keys 
   );
   t.notMatch(JSON.stringify(encrypted.lines), SECRET, 'the secret is never logged');
 });
+
+t.test('a key stored in a shape this version does not read is left out of the key set and logged, not a crash', async (t) => {
+  const db = await database(t);
+  await load(t, db, SECRET);
+  const [first, second] = await listSigningKeys(db);
+  await sql`update signing_keys set private_jwk = ${JSON.stringify({ ...first!.private_jwk, v: 2 })}::jsonb where kid = ${first!.kid}`.execute(
+    db,
+  );
+  await sql`update signing_keys set public_jwk = '{"kty":7}'::jsonb where kid = ${second!.kid}`.execute(db);
+  const { logger, lines } = capture();
+  const store = await load(t, db, SECRET, logger);
+  const published = (JSON.parse(store.jwksJson) as { keys: Array<{ kid: string }> }).keys.map((k) => k.kid);
+  t.notOk(published.includes(first!.kid), 'not published');
+  t.notOk(published.includes(second!.kid), 'not published');
+  t.equal(published.length, SIGNING_ALGS.length - 2, 'the other keys are');
+  t.throws(() => store.signer(first!.alg as never), /no signing key/, 'its algorithm has no signer: the existing refusal');
+  const warned = lines.filter((l) => (l as { event?: string }).event === 'signing_key_unreadable');
+  t.match(warned, [
+    { kid: first!.kid, reason: 'private_jwk: unknown version 2' },
+    { kid: second!.kid, reason: 'public_jwk: unexpected value at public_jwk.kty' },
+  ]);
+  t.notMatch(JSON.stringify(warned), /ciphertext"|"iv"|"d"/, 'no key material in the log');
+  const after = await listSigningKeys(db);
+  t.same(
+    after.find((r) => r.kid === first!.kid)?.private_jwk,
+    { ...first!.private_jwk, v: 2 },
+    'left as written, for an instance that reads it',
+  );
+});

@@ -9,6 +9,7 @@ import { generateSigningKey } from './key-generation.js';
 import { isEnvelope, openKeyCipher, type KeyCipher } from './key-encryption.js';
 import { keyState, keyTimeline, type KeyState, type KeyTimes } from './key-lifecycle.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
+import { readableKeyRows } from './stored-jwk.js';
 
 export interface PreparedKeys {
   cipher: KeyCipher;
@@ -30,7 +31,8 @@ async function prepareLocked(trx: Db, secret: string | undefined, now: Date): Pr
   }
   let encrypted = 0;
   if (cipher.encrypts) {
-    for (const row of rows.filter((r) => !isEnvelope(r.private_jwk))) {
+    // Only a clear JWK this version reads is sealed: a row of another version is left as it was written.
+    for (const row of readableKeyRows(rows).filter((r) => !isEnvelope(r.private_jwk))) {
       await updatePrivateJwk(trx, row.kid, cipher.seal(row.kid, row.private_jwk as JWK));
       encrypted += 1;
     }

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.js';
 import type { KeyCipher } from './key-encryption.js';
 import { isPublished, keyTimeline, maySign, type KeyTimes } from './key-lifecycle.js';
 import { prepareSigningKeys } from './key-rotation.js';
+import { readableKeyRows } from './stored-jwk.js';
 import { SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
 
 export { SIGNING_ALGS, type SigningAlg } from './signing-algs.js';
@@ -142,7 +143,14 @@ class DatabaseKeyStore implements KeyStore {
   }
 
   /** Imports what may sign (decrypting it once per kid), then swaps the snapshot and the JWKS in one step. */
-  async apply(rows: readonly SigningKeyRow[]): Promise<void> {
+  async apply(stored: readonly SigningKeyRow[]): Promise<void> {
+    // A key row this version does not read (written by a newer one) is left out of the key set, signing and JWKS.
+    const rows = readableKeyRows(stored, (kid, reason) =>
+      this.logger.warn(
+        { event: 'signing_key_unreadable', kid, reason },
+        'signing key left out: stored in a shape this version does not read',
+      ),
+    );
     const now = this.clock();
     const timeline = keyTimeline(rows, this.retentionSeconds);
     const rowByKid = new Map(rows.map((r) => [r.kid, r]));

@@ -1,5 +1,6 @@
 // The claims request parameter (OIDC Core 5.5): individual claims asked for the ID token and for userinfo.
 import { InvalidRequest } from '../../errors/oauth-error.js';
+import { optional, readVersioned, record, type Shape, type Versioned, type VersionedShapes } from '../../storage/json-shape.js';
 import { isUserClaim } from '../claims.js';
 import { claimNamesFor } from '../scope.js';
 
@@ -74,8 +75,42 @@ function claimRequest(target: ClaimsTarget, name: string, request: unknown): Cla
   return out;
 }
 
-function read(stored: string | null): ClaimsRequest {
-  return stored === null ? {} : (JSON.parse(stored) as ClaimsRequest);
+/** One claim's request as stored: checked where it is used (`matches` reads only `value` and `values`). */
+const storedClaimRequest: Shape<ClaimRequest | null> = (value) => value as ClaimRequest | null;
+
+const CLAIMS_REQUEST_V1: Shape<ClaimsRequest> = (value, path) => {
+  const member = optional(record(storedClaimRequest));
+  const request = value as Record<string, unknown>;
+  const out: ClaimsRequest = {};
+  const idToken = member(request.id_token, `${path}.id_token`);
+  const userinfo = member(request.userinfo, `${path}.userinfo`);
+  if (idToken !== undefined) out.id_token = idToken;
+  if (userinfo !== undefined) out.userinfo = userinfo;
+  return out;
+};
+
+/**
+ * The shapes of the `claims` text column of authorization_codes, access_tokens and refresh_tokens (what
+ * parseClaimsParameter wrote). Version 1 is stored without `v`, as before versions were kept, so the release before
+ * this one reads what this one writes. Read on the token and userinfo paths: the check is the version and the two
+ * members being objects, no more than the parse that happens anyway.
+ */
+export const STORED_CLAIMS_REQUEST: VersionedShapes<ClaimsRequest> = { 1: CLAIMS_REQUEST_V1 };
+
+/** A stored claims request; null (none asked for) reads as an empty request. */
+export function readClaimsRequest(stored: string | null): Versioned<ClaimsRequest> {
+  return stored === null ? { ok: true, value: {} } : readVersioned(stored, STORED_CLAIMS_REQUEST);
+}
+
+/** Told why a stored claims request was not read (a path or version, never a value). */
+export type UnreadableClaimsRequest = (reason: string) => void;
+
+/** A claims request this version does not read asks for nothing (as if no claims parameter was given). */
+function read(stored: string | null, unreadable?: UnreadableClaimsRequest): ClaimsRequest {
+  const request = readClaimsRequest(stored);
+  if (request.ok) return request.value;
+  unreadable?.(request.reason);
+  return {};
 }
 
 /**
@@ -96,7 +131,8 @@ export function requestedSubject(stored: string | null): string | undefined {
  * The user claims `target` releases: `base` (what the scopes release there), plus each claim the request names that
  * a granted scope covers and the user has (the user consented by scope: 5.5.1 lets a claim not be returned, essential
  * or not, "if the End-User did not authorize their release"), less any whose value is not the `value` or one of the
- * `values` asked for. `claims` holds the user's claims that the granted scopes release (users.ts scopeClaims).
+ * `values` asked for. `claims` holds the user's claims that the granted scopes release (users.ts scopeClaims). A
+ * stored request this version does not read releases `base` only, and `unreadable` is told why.
  */
 export function applyClaimsRequest(
   stored: string | null,
@@ -104,8 +140,9 @@ export function applyClaimsRequest(
   base: Record<string, unknown>,
   claims: () => Record<string, unknown>,
   scopes: readonly string[],
+  unreadable?: UnreadableClaimsRequest,
 ): Record<string, unknown> {
-  const requested = read(stored)[target];
+  const requested = read(stored, unreadable)[target];
   if (requested === undefined) return base;
   const consented: ReadonlySet<string> = claimNamesFor(scopes);
   const available = claims();

@@ -1,7 +1,7 @@
 // Which user claims an ID token carries beside sub, sid and amr: those the granted scopes release, or none.
 import type { ClaimsUser } from '../../storage/user-claim-columns.js';
 import { scopeClaims } from '../accounts/users.js';
-import { applyClaimsRequest } from './claims-request.js';
+import { applyClaimsRequest, type UnreadableClaimsRequest } from './claims-request.js';
 
 /**
  * `scopes`: the claims of the granted profile, email, address and phone scopes go in the ID token too. OIDC Core 5.4
@@ -25,10 +25,11 @@ export function idTokenUserClaims(
   user: ClaimsUser,
   scopes: readonly string[],
   claimsRequest: string | null = null,
+  unreadable?: UnreadableClaimsRequest,
 ): Record<string, unknown> | undefined {
   if (mode === 'minimal' && claimsRequest === null) return undefined;
   const base = mode === 'minimal' ? {} : scopeClaims(user, scopes);
   // OIDC Core 5.5: claims asked for the ID token by the claims parameter, even when it is otherwise minimal.
-  const claims = applyClaimsRequest(claimsRequest, 'id_token', base, () => scopeClaims(user, scopes), scopes);
+  const claims = applyClaimsRequest(claimsRequest, 'id_token', base, () => scopeClaims(user, scopes), scopes, unreadable);
   return Object.keys(claims).length === 0 ? undefined : claims;
 }

@@ -8,7 +8,7 @@ import { opaqueTokenHash } from './access-token.js';
 import { claimsForScopes } from '../accounts/users.js';
 import { lookupClient } from '../clients/current-client.js';
 import { applyClaimsRequest } from './claims-request.js';
-import { logUnreadableClaims } from './grants/token-response.js';
+import { logUnreadableClaims, logUnreadableClaimsRequest } from './grants/token-response.js';
 import { splitScope } from '../scope.js';
 
 /**
@@ -43,6 +43,13 @@ export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: s
   logUnreadableClaims(ctx, token.user);
   const released = claimsForScopes(token.user, scopes);
   // OIDC Core 5.5: the claims the authorization asked for userinfo (value and values honoured).
-  const claims = applyClaimsRequest(token.claims, 'userinfo', released, () => released, scopes);
+  const claims = applyClaimsRequest(
+    token.claims,
+    'userinfo',
+    released,
+    () => released,
+    scopes,
+    logUnreadableClaimsRequest(ctx, client.clientId),
+  );
   return Object.assign({}, claims, { sub: ctx.subjects.subjectFor(sector, token.user.id) });
 }

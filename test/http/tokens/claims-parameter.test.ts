@@ -1,6 +1,8 @@
 // The claims request parameter (OIDC Core 5.5): individual claims for the ID token and for userinfo, with value and
 // values, carried from the authorization request by the code to the tokens (and through refresh).
 import { decodeJwt } from 'jose';
+import { sql } from 'kysely';
+import pino from 'pino';
 import t, { type Test } from 'tap';
 import type { SeedFile } from '../../../src/domain/admin/seed.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
@@ -15,7 +17,9 @@ const MINIMAL = {
   grant_types: ['authorization_code', 'refresh_token'],
 };
 const SEED: SeedFile = { clients: [...FIXTURES.clients, MINIMAL], users: FIXTURES.users };
-const { app } = await buildTestApp(t, { seed: SEED });
+const logged: Array<Record<string, unknown>> = [];
+const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
+const { app, db } = await buildTestApp(t, { seed: SEED, logger });
 const AUTH = basicAuth(MINIMAL.client_id, MINIMAL.client_secret);
 
 async function tokensWith(
@@ -155,4 +159,16 @@ t.test('OIDC Core 5.5.1: with a sub value, another user signing in on the way (p
 t.test('OIDC Discovery 3: claims_parameter_supported is true', async (t) => {
   const res = await app.inject({ method: 'GET', url: '/sso/.well-known/openid-configuration' });
   t.equal(res.json().claims_parameter_supported, true);
+});
+
+t.test('issue 38: a stored claims request this version does not read releases no requested claim, logged, not a 500', async (t) => {
+  const tokens = await tokensWith({ userinfo: { name: { value: 'Someone Else' } } });
+  t.notOk('name' in ((await userinfo(app, tokens.access_token)).json() as Record<string, unknown>), 'read: the request applies');
+  await sql`UPDATE access_tokens SET claims = '{"v":2,"userinfo":{"name":{"value":"Someone Else"}}}' WHERE claims IS NOT NULL`.execute(db);
+  const res = await userinfo(app, tokens.access_token);
+  t.equal(res.statusCode, 200, res.body);
+  const info = res.json() as Record<string, unknown>;
+  t.equal(info.name, ALICE.name, 'as if no claims parameter was given: the scope claims only');
+  t.match(logged.at(-1), { event: 'claims_request_unreadable', clientId: MINIMAL.client_id, reason: 'unknown version 2' });
+  t.notMatch(JSON.stringify(logged), /Someone Else/, 'no value in the log');
 });

@@ -68,7 +68,13 @@ export async function userTokenResponse(
       sid: issued.grant.sid,
       amr: issued.grant.amr,
       acr: issued.grant.acr,
-      userClaims: idTokenUserClaims(client.idTokenClaims ?? ctx.config.idTokenClaims, issued.grant.user, scopes, issued.grant.claims),
+      userClaims: idTokenUserClaims(
+        client.idTokenClaims ?? ctx.config.idTokenClaims,
+        issued.grant.user,
+        scopes,
+        issued.grant.claims,
+        logUnreadableClaimsRequest(ctx, client.clientId),
+      ),
       accessToken: issued.accessToken.value,
       now: issued.now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,
@@ -81,4 +87,9 @@ export async function userTokenResponse(
 export function logUnreadableClaims(ctx: Pick<ProviderContext, 'log'>, user: ClaimsUser): void {
   if (user.claims_unreadable === undefined) return;
   ctx.log.warn({ event: 'user_claims_unreadable', userId: user.id, reason: user.claims_unreadable }, 'stored claims not released');
+}
+
+/** A stored claims request this version does not read releases no requested claim: the log says why (no value). */
+export function logUnreadableClaimsRequest(ctx: Pick<ProviderContext, 'log'>, clientId: string): (reason: string) => void {
+  return (reason) => ctx.log.warn({ event: 'claims_request_unreadable', clientId, reason }, 'requested claims not released');
 }
