@@ -97,7 +97,7 @@ export function interactionKit(ctx: ProviderContext) {
    * registered (RFC 7591 2), which the consent page shows.
    */
   async function clientShown(clientId: string): Promise<{ clientName: string; selfRegistered: boolean; links: ClientLinks }> {
-    const client = await loadClient(ctx.db, clientId);
+    const client = await loadClient(ctx.db, ctx.log, clientId);
     return {
       clientName: client?.clientName ?? clientId,
       selfRegistered: client?.selfRegistered ?? false,
