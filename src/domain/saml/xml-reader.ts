@@ -22,8 +22,8 @@ const PROCESSING_INSTRUCTION = /<\?(?!xml[\s?])/i;
 export function parseUntrustedXml(xml: string, maxBytes: number): Document {
   if (Buffer.byteLength(xml, 'utf8') > maxBytes) throw new SamlError('too_large', `the XML is over ${maxBytes} bytes`);
   if (DOCUMENT_TYPE.test(xml)) throw new SamlError('forbidden_markup', 'a document type declaration is not accepted');
-  const declarationEnd = xml.startsWith('<?xml') ? xml.indexOf('?>') + 2 : 0;
-  if (PROCESSING_INSTRUCTION.test(xml.slice(declarationEnd)) || xml.indexOf('<?xml', 1) !== -1) {
+  const declarationEnd = /^<\?xml[\s?]/.test(xml) ? xml.indexOf('?>') + 2 : 0;
+  if (PROCESSING_INSTRUCTION.test(xml.slice(declarationEnd)) || /<\?xml[\s?]/i.test(xml.slice(declarationEnd))) {
     throw new SamlError('forbidden_markup', 'a processing instruction is not accepted');
   }
   const refuse = (message: string): never => {
