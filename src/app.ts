@@ -13,6 +13,9 @@ import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import adminApi, { ADMIN_API_ROOT } from './http/admin-api/index.js';
 import scimApi, { SCIM_PREFIX } from './http/scim/index.js';
+import samlRoutes, { SAML_PREFIX } from './http/saml/index.js';
+import { StoredSamlCredentials } from './domain/keys/saml-keys.js';
+import type { SamlCredentials } from './domain/saml/credentials.js';
 import consoleRoutes, { CONSOLE_PREFIX } from './http/console/index.js';
 import { requestLogger } from './http/request-logger.js';
 import { clientErrorHandler } from './http/client-error.js';
@@ -55,6 +58,8 @@ export interface AppDeps {
   schemaCompilers?: LazySchemaCompilers;
   /** LISTEN on the database (DatabaseHandle.listen): wakes the webhook deliveries as they are queued; else they poll. */
   listen?: Listen;
+  /** The provider's SAML key pairs (issue 39); the database's, sealed and rotated (domain/keys/saml-keys.ts), unless told. */
+  samlCredentials?: SamlCredentials;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -154,6 +159,12 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ctx,
     onLogoutsQueued: () => backchannel?.kick(),
     onMessagesQueued: () => outbox?.kick(),
+  });
+  // The provider as a SAML 2.0 identity provider (issue 39): metadata, single sign-on and logout at {issuer}/saml.
+  await app.register(samlRoutes, {
+    prefix: `${ROUTES_PREFIX}${SAML_PREFIX}`,
+    ctx,
+    credentials: deps.samlCredentials ?? new StoredSamlCredentials(ctx),
   });
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
   await app.register(adminApi, { prefix: ADMIN_API_ROOT, ctx, bodyLimit: BODY_LIMIT_BYTES });
