@@ -2,11 +2,12 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import type { SamlKeyRow } from './schema.js';
+import { writeSealedSecret, type SealedSecret } from './sealed-secret.js';
 
 export interface NewSamlKey {
   id: string;
   /** The sealed private key, as it is to be stored. */
-  privateKey: unknown;
+  privateKey: SealedSecret;
   certificatePem: string;
   createdAt: Date;
   activatesAt: Date;
@@ -30,7 +31,7 @@ export async function insertSamlKey(db: Db, key: NewSamlKey): Promise<void> {
     .insertInto('saml_keys')
     .values({
       id: key.id,
-      private_key: JSON.stringify(key.privateKey),
+      private_key: writeSealedSecret(key.privateKey),
       certificate_pem: key.certificatePem,
       created_at: key.createdAt,
       activates_at: key.activatesAt,

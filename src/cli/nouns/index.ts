@@ -9,6 +9,7 @@ import { groups } from './groups.js';
 import { keys } from './keys.js';
 import { resources } from './resources.js';
 import { rules } from './rules.js';
+import { samlSps } from './saml-sps.js';
 import { scimTokens } from './scim-tokens.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
@@ -23,6 +24,7 @@ export const NOUNS: readonly Noun[] = [
   devices,
   rules,
   connections,
+  samlSps,
   directories,
   groups,
   webhooks,

@@ -70,7 +70,10 @@ export type AdminEvent =
   | 'admin.scim_token.created'
   | 'admin.scim_token.revoked'
   | 'admin.webhook.updated'
-  | 'admin.webhook.paused';
+  | 'admin.webhook.paused'
+  | 'admin.saml_sp.created'
+  | 'admin.saml_sp.replaced'
+  | 'admin.saml_sp.removed';
 
 /** The value the audit trail records for a secret or password that changed: its name, never its value. */
 export const NOT_RECORDED = '(not recorded)';
