@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ProviderContext } from '../../domain/context.js';
 import type { SamlCredentials } from '../../domain/saml/credentials.js';
 import samlMetadataRoutes from './metadata.js';
+import samlSsoRoutes from './single-sign-on.js';
 
 export const SAML_PREFIX = '/saml';
 
@@ -14,4 +15,5 @@ export interface SamlOptions {
 
 export default async function samlRoutes(app: FastifyInstance, opts: SamlOptions) {
   await app.register(samlMetadataRoutes, { config: opts.ctx.config, credentials: opts.credentials });
+  await app.register(samlSsoRoutes, { ctx: opts.ctx, credentials: opts.credentials });
 }
