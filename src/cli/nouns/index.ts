@@ -24,9 +24,9 @@ export const NOUNS: readonly Noun[] = [
   devices,
   rules,
   connections,
-  samlSps,
   directories,
   groups,
   webhooks,
   scimTokens,
+  samlSps,
 ];
