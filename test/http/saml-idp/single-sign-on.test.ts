@@ -10,7 +10,7 @@ import { spColumns, type SamlSpEntry } from '../../../src/domain/saml/idp/servic
 import { upsertSamlServiceProviderRow } from '../../../src/storage/saml-service-providers.js';
 import type { Db } from '../../../src/storage/database.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../../helpers/app.js';
-import { Browser, hiddenField, signIn } from '../../helpers/flow.js';
+import { Browser, formAction, hiddenField, signIn } from '../../helpers/flow.js';
 import { SP_ACS, SP_ENTITY_ID, spMetadata, testSpKey } from '../../helpers/saml-idp/sp-metadata.js';
 
 const SSO = 'http://localhost:3000/sso/saml/sso';
@@ -174,20 +174,62 @@ t.test('IsPassive without a session is answered with a signed NoPassive status (
   t.equal(profile, null, 'nobody is signed in at the SP');
 });
 
-t.test('without a session the person is asked to sign in and no response is sent', async (t) => {
-  const { app, idpCert } = await setup(t);
-  const saml = await serviceProvider(idpCert);
-  const res = await new Browser().request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
-  t.equal(res.statusCode, 401);
+/** Signs in on the provider's own sign-in page the browser was sent to, following redirects back to the SAML endpoint. */
+async function signInThere(app: FastifyInstance, browser: Browser, location: string) {
+  let res = await browser.request(app, 'GET', localPath(new URL(location, 'http://localhost:3000').href));
+  t.equal(res.statusCode, 200, 'the sign-in page');
+  res = await browser.request(app, 'POST', formAction(res.body), {
+    csrf: hiddenField(res.body, 'csrf'),
+    login: ALICE.username,
+    password: ALICE.password,
+  });
+  for (let i = 0; i < 4 && (res.statusCode === 303 || res.statusCode === 302); i += 1) {
+    res = await browser.request(app, 'GET', localPath(new URL(String(res.headers.location), 'http://localhost:3000').href));
+  }
+  return res;
+}
+
+t.test(
+  "without a session the person signs in on the provider's page, then the waiting request is answered (Profiles §4.1.3)",
+  async (t) => {
+    const { app, idpCert } = await setup(t, { name_id_format: 'email' });
+    const saml = await serviceProvider(idpCert);
+    const browser = new Browser();
+    const started = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('back-here', undefined, {})));
+    t.equal(started.statusCode, 303);
+    t.match(String(started.headers.location), /\/sso\/account\/sign-in$/);
+    t.notMatch(started.body, /SAMLResponse/);
+    const res = await signInThere(app, browser, String(started.headers.location));
+    t.equal(res.statusCode, 200);
+    const form = formOf(res.body);
+    t.equal(form.action, SP_ACS);
+    t.equal(form.RelayState, 'back-here');
+    const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: form.SAMLResponse! });
+    t.equal(profile!.nameID, ALICE.email, 'node-saml accepts it, InResponseTo its own request');
+    const again = await browser.request(app, 'GET', '/sso/saml/resume');
+    t.equal(again.statusCode, 400, 'the waiting request is answered once');
+    t.notMatch(again.body, /SAMLResponse/);
+  },
+);
+
+t.test('a waiting request altered in its cookie is refused', async (t) => {
+  const { app } = await setup(t);
+  const res = await app.inject({ method: 'GET', url: '/sso/saml/resume', headers: { cookie: 'sso_saml_pending=eyJlIjoieCJ9.forged' } });
+  t.equal(res.statusCode, 400);
   t.notMatch(res.body, /SAMLResponse/);
 });
 
-t.test('ForceAuthn does not let the existing session answer (Core §3.4.1)', async (t) => {
+t.test('ForceAuthn does not let the existing session answer: the person signs in again first (Core §3.4.1)', async (t) => {
   const { app, idpCert } = await setup(t);
   const browser = await signedInBrowser(app);
   const saml = await serviceProvider(idpCert, { forceAuthn: true });
-  const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
-  t.notMatch(res.body, /SAMLResponse/);
+  const started = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
+  t.equal(started.statusCode, 303);
+  t.notMatch(started.body, /SAMLResponse/);
+  t.match(String(started.headers.location), /\/sso\/account\/sign-in\?notice=reauth$/);
+  const res = await signInThere(app, browser, String(started.headers.location));
+  const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: formOf(res.body).SAMLResponse! });
+  t.equal(profile!.nameID, ALICE.username);
 });
 
 t.test('a persistent NameID is stable for the SP and is not the user id (Core §8.3.7)', async (t) => {

@@ -17,5 +17,5 @@ export async function idpInitiatedRequest(db: Db, entityId: string, relayState: 
   const posts = sp.role.assertionConsumerServices.filter((a) => a.binding === 'post');
   const acs = posts.find((a) => a.isDefault) ?? posts[0];
   if (!acs) throw new SamlError('bad_message', "the SP's metadata has no HTTP-POST AssertionConsumerService");
-  return { sp, acsUrl: acs.location, relayState, forceAuthn: false, isPassive: false, requestedAuthnContext: [] };
+  return { sp, acsUrl: acs.location, relayState, minAuthTime: null, isPassive: false, requestedAuthnContext: [] };
 }

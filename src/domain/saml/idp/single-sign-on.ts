@@ -84,18 +84,20 @@ export interface SsoRequest {
   /** The AuthnRequest's ID; absent when IdP-initiated. */
   inResponseTo?: string;
   relayState: string | undefined;
-  forceAuthn: boolean;
+  /** Core §3.4.1 ForceAuthn: a session signed in before this cannot serve the request (null: any may). */
+  minAuthTime: Date | null;
   isPassive: boolean;
   requestedAuthnContext: string[];
 }
 
-export function ssoRequestOf(request: AuthnRequest): SsoRequest {
+/** `now`: when the request arrived, the time a ForceAuthn sign-in must come after. */
+export function ssoRequestOf(request: AuthnRequest, now: Date): SsoRequest {
   return {
     sp: request.sp,
     acsUrl: request.acsUrl,
     inResponseTo: request.id,
     relayState: request.relayState,
-    forceAuthn: request.forceAuthn,
+    minAuthTime: request.forceAuthn ? now : null,
     isPassive: request.isPassive,
     requestedAuthnContext: request.requestedAuthnContext,
   };
@@ -124,7 +126,10 @@ export async function answerSso(
       key: await credentials.signing(),
     }),
   });
-  const usable = session !== undefined && !request.forceAuthn && satisfies(request.requestedAuthnContext, achievedContext(session));
+  const usable =
+    session !== undefined &&
+    (request.minAuthTime === null || session.authTime.getTime() >= request.minAuthTime.getTime()) &&
+    satisfies(request.requestedAuthnContext, achievedContext(session));
   // Core §3.4.1: IsPassive "the identity provider MUST NOT visibly take control of the user interface".
   if (!usable) return request.isPassive ? failure(STATUS.responder, STATUS.noPassive, null) : { kind: 'sign-in' };
   const user = await findUserById(ctx.db, session.userId);
