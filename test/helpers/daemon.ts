@@ -1,6 +1,6 @@
 // A long-running program the tests start themselves (slapd, Apache, PHP's server...): spawned with its own arguments,
 // environment and folder, ready once it listens on its ports (the kernel's socket table says the process itself does)
-// or once it prints a given line, stopped by its PID (SIGTERM, then SIGKILL after a grace) and its output kept for
+// or once it prints a given line, stopped by its PID (SIGTERM to its process group, then SIGKILL after a grace) and its output kept for
 // the failure message. Programs that bind their port themselves get it from onFreePort, which tries another port if
 // the program exits because the one it was given is taken.
 import { spawn } from 'node:child_process';
@@ -80,6 +80,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     env: options.env ?? process.env,
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, which stop() signals as a whole: PHP's built-in server leaves its workers running
+    // when it is stopped alone (and signals its whole group when it stops, which would otherwise be the test's);
+    // Apache's piped logger holds the output open after Apache has gone.
+    detached: true,
   });
   let output = '';
   const keep = (chunk: Buffer) => {
@@ -88,7 +92,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const spawned = await new Promise<boolean>((resolve) => {
     child.once('spawn', () => resolve(true));
     child.once('error', (err) => {
@@ -98,22 +102,28 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   if (!spawned || child.pid === undefined) throw new DaemonExitedEarly(options.name, null, output);
   const pid = child.pid;
-  // A test process that dies without its teardown still takes the program with it.
-  const killOnExit = () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGKILL');
+  /** Signals the program's process group: the program and what it started (workers, loggers), nothing else. */
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, name);
+    } catch {
+      // The group has gone already.
+    }
   };
+  // A test process that dies without its teardown still takes the program with it.
+  const killOnExit = () => signal('SIGKILL');
   process.once('exit', killOnExit);
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       if (child.exitCode === null && child.signalCode === null) {
-        process.kill(pid, 'SIGTERM');
-        const grace = setTimeout(() => {
-          if (child.exitCode === null && child.signalCode === null) process.kill(pid, 'SIGKILL');
-        }, options.graceMs ?? 3000);
+        signal('SIGTERM');
+        const grace = setTimeout(() => signal('SIGKILL'), options.graceMs ?? 3000);
         await exited;
         clearTimeout(grace);
       }
+      // What the program started and left behind (a worker, a logger) goes with it.
+      signal('SIGKILL');
       process.removeListener('exit', killOnExit);
     })();
     return stopping;
@@ -124,6 +134,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       const code = await exited;
+      signal('SIGKILL');
       process.removeListener('exit', killOnExit);
       throw new DaemonExitedEarly(options.name, code, output);
     }

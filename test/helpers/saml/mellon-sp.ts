@@ -135,6 +135,7 @@ MellonLockFile ${dir}/run/mellon.lock
   MellonIdPMetadataFile ${dir}/idp-metadata.xml
   MellonSecureCookie Off
   MellonDefaultLoginPath /protected/
+  MellonIdP "IDP"
 ${(options.authnContextClassRefs ?? []).map((ref) => `  MellonAuthnContextClassRef "${ref}"\n`).join('')}</Location>
 <Location /protected/>
   AuthType Mellon
