@@ -139,7 +139,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       throw new DaemonExitedEarly(options.name, code, output);
     }
     const isReady =
-      'ports' in ready ? ((listening) => ready.ports.every((port) => listening.includes(port)))(listeningPorts(pid)) : ready.line.test(output);
+      'ports' in ready
+        ? ((listening) => ready.ports.every((port) => listening.includes(port)))(listeningPorts(pid))
+        : ready.line.test(output);
     if (isReady) break;
     if (Date.now() > deadline) {
       await stop();

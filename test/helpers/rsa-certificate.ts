@@ -36,7 +36,22 @@ export function rsaCertificate(commonName = 'saml-test'): RsaCertificate {
     const certFile = path.join(dir, 'cert.pem');
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'rsa:2048', '-sha256', '-nodes', '-days', '2', '-subj', `/CN=${commonName}`, '-keyout', keyFile, '-out', certFile],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-sha256',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${commonName}`,
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+      ],
       { stdio: 'ignore' },
     );
     const cert = readFileSync(certFile, 'utf8');

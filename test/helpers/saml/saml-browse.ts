@@ -112,7 +112,11 @@ function decodeMessage(binding: 'redirect' | 'post', value: string): string {
  * Follows `start` like a browser until a page that is neither a redirect, nor a SAML form, nor a sign-in form it can
  * fill: that page is returned. Cookies go to and come from `jar` (a new, empty jar by default).
  */
-export async function samlBrowse(start: URL | string, jar: CookieJar = new CookieJar(), options: SamlBrowseOptions = {}): Promise<BrowsedPage> {
+export async function samlBrowse(
+  start: URL | string,
+  jar: CookieJar = new CookieJar(),
+  options: SamlBrowseOptions = {},
+): Promise<BrowsedPage> {
   const steps: string[] = [];
   const messages: SamlMessage[] = [];
   const send = async (url: URL, method: 'GET' | 'POST', body?: URLSearchParams) => {

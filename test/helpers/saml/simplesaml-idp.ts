@@ -210,7 +210,16 @@ $config = [
       const daemon = await startDaemon({
         name: 'SimpleSAMLphp (php -S)',
         command: PHP,
-        args: ['-d', 'display_errors=stderr', '-d', 'opcache.enable_cli=1', '-S', `127.0.0.1:${port}`, '-t', path.join(SIMPLESAMLPHP, 'www')],
+        args: [
+          '-d',
+          'display_errors=stderr',
+          '-d',
+          'opcache.enable_cli=1',
+          '-S',
+          `127.0.0.1:${port}`,
+          '-t',
+          path.join(SIMPLESAMLPHP, 'www'),
+        ],
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', SIMPLESAMLPHP_CONFIG_DIR: dir, PHP_CLI_SERVER_WORKERS: '4' },
         cwd: dir,
         ready: { ports: [port] },
