@@ -2,7 +2,7 @@
 // Apache with mod_auth_mellon as the SP signs a person in through Debian's SimpleSAMLphp as the IdP, SP-initiated
 // over the HTTP-Redirect binding with the response over HTTP-POST (SAML 2.0 Profiles 4.1), shows the NameID and the
 // attributes, and single logout from the SP (Profiles 4.4) ends the session at both. No provider is involved.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { CookieJar } from '../../helpers/cookie-jar.js';
 import { MELLON_MISSING, readShownAttributes, startMellonSp, type MellonSp } from '../../helpers/saml/mellon-sp.js';
 import { samlBrowse } from '../../helpers/saml/saml-browse.js';
@@ -17,14 +17,15 @@ if (missing) {
   const idp = await startSimpleSamlIdp();
   t.teardown(idp.stop);
   const sps: MellonSp[] = [];
-  const startSp = async (nameIdFormat?: 'transient' | 'persistent' | 'email') => {
+  /** An SP stopped when `owner` ends: the file's top level, or the one test that needs it. */
+  const startSp = async (owner: Test, nameIdFormat?: 'transient' | 'persistent' | 'email') => {
     const sp = await startMellonSp({ idpMetadataXml: idp.metadataXml, nameIdFormat, certificateName: 'mellon-sp' });
-    t.teardown(sp.stop);
+    owner.teardown(sp.stop);
     idp.addServiceProvider(sp.metadataXml);
     sps.push(sp);
     return sp;
   };
-  const sp = await startSp();
+  const sp = await startSp(t);
   /** The peers' logs, when a check fails. */
   const logs = () => ({ mellon: sps.map((one) => one.output()).join('\n'), simplesamlphp: idp.output() });
 
@@ -59,7 +60,7 @@ if (missing) {
   t.test('an existing IdP session signs the person in at a second SP without a form, under a persistent NameID', async (t) => {
     const jar = new CookieJar();
     await samlBrowse(sp.protectedUrl, jar, { user: ALICE_SAML });
-    const other = await startSp('persistent');
+    const other = await startSp(t, 'persistent');
     const page = await samlBrowse(other.protectedUrl, jar);
     t.equal(page.status, 200, 'signed in without a password', { steps: page.steps, ...logs() });
     t.match(page.messages[0]?.xml, 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', 'the format of the SP metadata is asked for');
@@ -70,7 +71,7 @@ if (missing) {
 
   t.test('an SP whose metadata asks for emailAddress gets the mail attribute as its NameID', async (t) => {
     const jar = new CookieJar();
-    const byEmail = await startSp('email');
+    const byEmail = await startSp(t, 'email');
     const page = await samlBrowse(byEmail.protectedUrl, jar, { user: BOB_SAML });
     t.equal(page.status, 200, 'signed in', { steps: page.steps, ...logs() });
     t.match(page.messages[0]?.xml, 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress');
