@@ -3,9 +3,10 @@
 // over the HTTP-Redirect binding with the response over HTTP-POST (SAML 2.0 Profiles 4.1), shows the NameID and the
 // attributes, and single logout from the SP (Profiles 4.4) ends the session at both. No provider is involved.
 import t, { type Test } from 'tap';
+import { withChromium } from '../../helpers/chromium.js';
 import { CookieJar } from '../../helpers/cookie-jar.js';
 import { MELLON_MISSING, readShownAttributes, startMellonSp, type MellonSp } from '../../helpers/saml/mellon-sp.js';
-import { samlBrowse } from '../../helpers/saml/saml-browse.js';
+import { chromiumSamlVisit, samlBrowse } from '../../helpers/saml/saml-browse.js';
 import { ALICE_SAML, BOB_SAML, SIMPLESAMLPHP_MISSING, startSimpleSamlIdp } from '../../helpers/saml/simplesaml-idp.js';
 
 const missing = MELLON_MISSING ?? SIMPLESAMLPHP_MISSING;
@@ -97,5 +98,17 @@ if (missing) {
     const after = await samlBrowse(sp.protectedUrl, jar);
     t.equal(after.messages[0]?.name, 'SAMLRequest', 'the SP asks the IdP again');
     t.match(after.body, /type="password"/, 'and the IdP asks for the password again: its session ended too');
+  });
+
+  t.test('the same sign-in and logout in Chromium, whose cookies mellon keeps on plain http', async (t) => {
+    await withChromium(t, async (browser) => {
+      const context = await browser.newContext();
+      t.teardown(() => context.close());
+      const page = await context.newPage();
+      const text = await chromiumSamlVisit(page, sp.protectedUrl, { user: ALICE_SAML, arrived: (url) => url.href === sp.protectedUrl });
+      t.equal(readShownAttributes(text).get('MELLON_mail'), 'alice-saml@example.test', 'signed in', logs());
+      const loggedOut = await chromiumSamlVisit(page, sp.logoutUrl, { arrived: (url) => url.href === sp.loggedOutUrl });
+      t.match(loggedOut, 'Signed out of the SP.');
+    });
   });
 }

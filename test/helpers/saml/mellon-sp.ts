@@ -105,6 +105,7 @@ LoadModule authz_user_module ${MODULES}/mod_authz_user.so
 LoadModule alias_module ${MODULES}/mod_alias.so
 LoadModule mime_module ${MODULES}/mod_mime.so
 LoadModule cgi_module ${MODULES}/mod_cgi.so
+LoadModule setenvif_module ${MODULES}/mod_setenvif.so
 LoadModule auth_mellon_module ${MOD_AUTH_MELLON}
 StartServers 2
 MinSpareServers 1
@@ -124,6 +125,9 @@ DocumentRoot ${dir}/htdocs
 </Directory>
 ScriptAliasMatch ^/protected/ ${dir}/cgi/show
 
+# mellon's cookie test cookie always says SameSite=None, which browsers refuse without Secure (there is no TLS here):
+# without SameSite attributes, Chromium keeps mellon's cookies on http://127.0.0.1.
+SetEnvIf Request_URI . MELLON_DISABLE_SAMESITE=1
 MellonCacheSize 100
 MellonLockFile ${dir}/run/mellon.lock
 <Location />
