@@ -36,22 +36,30 @@ if (missing) {
     t.equal(page.status, 200, 'the protected page', { steps: page.steps, ...logs() });
     t.equal(page.url.href, sp.protectedUrl, 'back where the person started');
     const [request, response] = page.messages;
-    t.match(request, { name: 'SAMLRequest', binding: 'redirect', destination: `${idp.baseUrl}/saml2/idp/SSOService.php` });
-    t.match(request?.xml, /<samlp:AuthnRequest\b/);
+    t.match(
+      request,
+      { name: 'SAMLRequest', binding: 'redirect', destination: `${idp.baseUrl}/saml2/idp/SSOService.php` },
+      'Profiles 4.1.3.3: the AuthnRequest goes to the IdP over HTTP-Redirect',
+    );
+    t.match(request?.xml, /<samlp:AuthnRequest\b/, 'an AuthnRequest');
     t.match(request?.xml, `urn:oasis:names:tc:SAML:2.0:nameid-format:transient`, 'mellon asks for a transient NameID');
-    t.match(response, { name: 'SAMLResponse', binding: 'post', destination: `${sp.baseUrl}/mellon/postResponse` });
+    t.match(
+      response,
+      { name: 'SAMLResponse', binding: 'post', destination: `${sp.baseUrl}/mellon/postResponse` },
+      'Profiles 4.1.3.5: the Response comes back over HTTP-POST to the ACS',
+    );
     t.match(response?.xml, /<saml:Assertion\b[\s\S]*<ds:Signature\b/, 'the assertion is signed');
 
     const shown = readShownAttributes(page.body);
     t.match(shown.get('MELLON_NAME_ID'), /^_[0-9a-f]{20,}$/, 'a transient NameID: random, SimpleSAMLphp style');
     t.equal(shown.get('REMOTE_USER'), shown.get('MELLON_NAME_ID'), 'mellon signs the person in under the NameID');
-    t.equal(shown.get('MELLON_IDP'), idp.entityId);
-    t.equal(shown.get('MELLON_mail'), ALICE_SAML.attributes.mail![0]);
-    t.equal(shown.get('MELLON_givenName'), 'Alice');
-    t.equal(shown.get('MELLON_sn'), 'Assertion');
-    t.equal(shown.get('MELLON_eduPersonPrincipalName'), 'alice-saml@example.test');
+    t.equal(shown.get('MELLON_IDP'), idp.entityId, 'the issuing IdP');
+    t.equal(shown.get('MELLON_mail'), ALICE_SAML.attributes.mail![0], 'each attribute as MELLON_<name>');
+    t.equal(shown.get('MELLON_givenName'), 'Alice', 'givenName');
+    t.equal(shown.get('MELLON_sn'), 'Assertion', 'sn');
+    t.equal(shown.get('MELLON_eduPersonPrincipalName'), 'alice-saml@example.test', 'eduPersonPrincipalName');
     t.equal(shown.get('MELLON_groups_0'), 'staff', 'each value of a repeated attribute');
-    t.equal(shown.get('MELLON_groups_1'), 'admins');
+    t.equal(shown.get('MELLON_groups_1'), 'admins', 'the second value');
 
     const again = await samlBrowse(sp.protectedUrl, jar);
     t.equal(again.status, 200, 'the SP session holds');
@@ -67,7 +75,7 @@ if (missing) {
     t.match(page.messages[0]?.xml, 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', 'the format of the SP metadata is asked for');
     const shown = readShownAttributes(page.body);
     t.match(shown.get('MELLON_NAME_ID'), /^[0-9a-f]{40}$/, 'SimpleSAMLphp derives a persistent NameID from uid');
-    t.equal(shown.get('MELLON_mail'), 'alice-saml@example.test');
+    t.equal(shown.get('MELLON_mail'), 'alice-saml@example.test', 'the same attributes');
   });
 
   t.test('an SP whose metadata asks for emailAddress gets the mail attribute as its NameID', async (t) => {
@@ -75,8 +83,8 @@ if (missing) {
     const byEmail = await startSp(t, 'email');
     const page = await samlBrowse(byEmail.protectedUrl, jar, { user: BOB_SAML });
     t.equal(page.status, 200, 'signed in', { steps: page.steps, ...logs() });
-    t.match(page.messages[0]?.xml, 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress');
-    t.equal(readShownAttributes(page.body).get('MELLON_NAME_ID'), 'bob-saml@example.test');
+    t.match(page.messages[0]?.xml, 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress', 'mellon asks for emailAddress');
+    t.equal(readShownAttributes(page.body).get('MELLON_NAME_ID'), 'bob-saml@example.test', 'the NameID is the mail attribute');
   });
 
   t.test('single logout from the SP ends the session at the SP and at the IdP', async (t) => {
@@ -90,10 +98,18 @@ if (missing) {
       ...logs(),
     });
     const [request, response] = loggedOut.messages;
-    t.match(request, { name: 'SAMLRequest', binding: 'redirect', destination: `${idp.baseUrl}/saml2/idp/SingleLogoutService.php` });
-    t.match(request?.xml, /<samlp:LogoutRequest\b/);
-    t.match(response, { name: 'SAMLResponse', destination: `${sp.baseUrl}/mellon/logout` });
-    t.match(response?.xml, /<samlp:LogoutResponse\b[\s\S]*urn:oasis:names:tc:SAML:2.0:status:Success/);
+    t.match(
+      request,
+      { name: 'SAMLRequest', binding: 'redirect', destination: `${idp.baseUrl}/saml2/idp/SingleLogoutService.php` },
+      'Profiles 4.4.3.1: the LogoutRequest goes to the IdP',
+    );
+    t.match(request?.xml, /<samlp:LogoutRequest\b/, 'a LogoutRequest');
+    t.match(
+      response,
+      { name: 'SAMLResponse', destination: `${sp.baseUrl}/mellon/logout` },
+      'Profiles 4.4.3.4: the LogoutResponse comes back to the SP',
+    );
+    t.match(response?.xml, /<samlp:LogoutResponse\b[\s\S]*urn:oasis:names:tc:SAML:2.0:status:Success/, 'saying Success');
 
     const after = await samlBrowse(sp.protectedUrl, jar);
     t.equal(after.messages[0]?.name, 'SAMLRequest', 'the SP asks the IdP again');
@@ -108,7 +124,7 @@ if (missing) {
       const text = await chromiumSamlVisit(page, sp.protectedUrl, { user: ALICE_SAML, arrived: (url) => url.href === sp.protectedUrl });
       t.equal(readShownAttributes(text).get('MELLON_mail'), 'alice-saml@example.test', 'signed in', logs());
       const loggedOut = await chromiumSamlVisit(page, sp.logoutUrl, { arrived: (url) => url.href === sp.loggedOutUrl });
-      t.match(loggedOut, 'Signed out of the SP.');
+      t.match(loggedOut, 'Signed out of the SP.', 'logged out');
     });
   });
 }

@@ -3,7 +3,7 @@
 // metadata, a key and certificate) on a free loopback port. People sign in with exampleauth:UserPass (a form of
 // username and password) and the IdP sends all their attributes. Stopped by its PID.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { onFreePort, startDaemon } from '../daemon.js';
@@ -12,9 +12,19 @@ import { rsaCertificate } from '../rsa-certificate.js';
 export const SIMPLESAMLPHP = '/usr/share/simplesamlphp';
 export const PHP = '/usr/bin/php';
 
+/** Debian's php-xml (DOM) and php-mbstring, which simplesamlphp needs and does not depend on. */
+function phpHasXmlAndMbstring(): boolean {
+  try {
+    const extensions = readdirSync('/usr/lib/php', { recursive: true, encoding: 'utf8' }).map((file) => path.basename(file));
+    return extensions.includes('dom.so') && extensions.includes('mbstring.so');
+  } catch {
+    return false;
+  }
+}
+
 /** Why the SimpleSAMLphp tests cannot run here, or undefined when they can. */
 export const SIMPLESAMLPHP_MISSING =
-  existsSync(path.join(SIMPLESAMLPHP, 'www', 'saml2', 'idp', 'SSOService.php')) && existsSync(PHP)
+  existsSync(path.join(SIMPLESAMLPHP, 'www', 'saml2', 'idp', 'SSOService.php')) && existsSync(PHP) && phpHasXmlAndMbstring()
     ? undefined
     : `${SIMPLESAMLPHP} or ${PHP} is missing: install Debian's simplesamlphp, php-cli, php-xml and php-mbstring packages`;
 
