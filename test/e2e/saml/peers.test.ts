@@ -87,6 +87,21 @@ if (missing) {
     t.equal(readShownAttributes(page.body).get('MELLON_NAME_ID'), 'bob-saml@example.test', 'the NameID is the mail attribute');
   });
 
+  t.test('an IdP that signs the response and encrypts the assertion to the SP key still signs the person in', async (t) => {
+    const strict = await startSimpleSamlIdp({ signResponse: true, encryptAssertion: true });
+    t.teardown(strict.stop);
+    const encrypting = await startMellonSp({ idpMetadataXml: strict.metadataXml, encryptionKey: true });
+    t.teardown(encrypting.stop);
+    strict.addServiceProvider(encrypting.metadataXml);
+    const page = await samlBrowse(encrypting.protectedUrl, new CookieJar(), { user: ALICE_SAML });
+    t.equal(page.status, 200, 'signed in', { steps: page.steps, mellon: encrypting.output(), simplesamlphp: strict.output() });
+    const response = page.messages[1]?.xml ?? '';
+    t.match(response, /<samlp:Response\b[^>]*>\s*<saml:Issuer\b[^<]*<\/saml:Issuer>\s*<ds:Signature\b/, 'the Response itself is signed');
+    t.match(response, '<saml:EncryptedAssertion>', 'SAML Core 2.3.4: the assertion travels encrypted');
+    t.notMatch(response, 'alice-saml@example.test', 'no attribute in the clear');
+    t.equal(readShownAttributes(page.body).get('MELLON_mail'), 'alice-saml@example.test', 'mellon decrypts it with its own key');
+  });
+
   t.test('single logout from the SP ends the session at the SP and at the IdP', async (t) => {
     const jar = new CookieJar();
     const signedIn = await samlBrowse(sp.protectedUrl, jar, { user: ALICE_SAML });
