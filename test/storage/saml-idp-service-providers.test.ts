@@ -143,3 +143,19 @@ t.test('remove deletes the service provider with an audit record', async (t) => 
   t.same(json(await runAdmin(['saml-sps', 'list', '--json'], s.env)), []);
   t.not((await runAdmin(['saml-sps', 'show', SP_ENTITY_ID], s.env)).code, 0);
 });
+
+t.test('rotate-key adds a SAML key that is published now and signs after the delay, with an audit record', async (t) => {
+  const s = await store(t);
+  t.same(json(await runAdmin(['saml-sps', 'keys', '--json'], s.env)), [], 'none before the first use');
+  const rotated = await runAdmin(['saml-sps', 'rotate-key', '--delay', '600', '--yes', '--json'], s.env);
+  t.equal(rotated.code, 0, rotated.stderr);
+  t.same(events(rotated), ['admin.saml_key.rotated']);
+  const keys = json<Array<{ id: string; state: string; encrypted: boolean }>>(await runAdmin(['saml-sps', 'keys', '--json'], s.env));
+  t.same(
+    keys.map((k) => k.state),
+    ['active', 'pending'],
+    'the first key, made then, signs until the new one activates',
+  );
+  t.equal(keys[1]!.id, json(rotated).id);
+  t.not((await runAdmin(['saml-sps', 'rotate-key', '--delay', 'soon', '--yes'], s.env)).code, 0);
+});

@@ -178,6 +178,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'groups remove',
       'webhooks remove',
       'scim-tokens revoke',
+      'saml-sps rotate-key',
       'saml-sps remove',
     ],
   );
@@ -197,6 +198,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'groups remove': ['staff'],
     'webhooks remove': ['siem'],
     'scim-tokens revoke': ['entra'],
+    'saml-sps rotate-key': [],
     'saml-sps remove': ['https://sp.example/saml'],
   };
   for (const [noun, verb] of destructive) {

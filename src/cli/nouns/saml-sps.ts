@@ -3,13 +3,16 @@
 import { readFileSync } from 'node:fs';
 import {
   checkSpEntry,
+  describeSamlKeys,
   listServiceProviders,
+  rotateSamlKey,
   removeServiceProvider,
   setServiceProvider,
   showServiceProvider,
   updateServiceProvider,
   type SamlSpView,
 } from '../../domain/saml/idp/service-provider-admin.js';
+import { iso } from '../output.js';
 import { UsageError, verb, type Invocation, type Noun, type OptionSpec, type Session } from '../command.js';
 
 const ENTITY_ID = { name: 'entity-id', description: "the service provider's entityID, as its metadata names it" } as const;
@@ -164,6 +167,45 @@ default: add replaces the whole entry, as a seed file entry does.`,
         const sp = await updateServiceProvider(session.ctx, input.args['entity-id']!, changes);
         if (input.json) return session.out.json(sp);
         session.out.line(`service provider "${sp.entity_id}" updated`);
+      },
+    }),
+    verb({
+      name: 'keys',
+      summary: "List the identity provider's SAML signing keys with their state (pending, active, retired, expired).",
+      async run(session, input) {
+        const all = await describeSamlKeys(session.ctx);
+        if (input.json) return session.out.json(all);
+        session.out.table(
+          ['id', 'state', 'activates', 'retires', 'encrypted'],
+          all.map((k) => [
+            k.id.slice(0, 16),
+            k.state,
+            iso(k.activatesAt),
+            k.retiresAt ? iso(k.retiresAt) : '-',
+            k.encrypted ? 'yes' : 'no',
+          ]),
+          'no SAML keys yet (the first SAML request makes one)',
+        );
+      },
+    }),
+    verb({
+      name: 'rotate-key',
+      summary: 'Add a new SAML signing key: in the metadata at once, signing after the delay.',
+      options: {
+        delay: { type: 'string', value: 'SECONDS', description: 'seconds before the new key signs (default KEY_ACTIVATION_DELAY_SECONDS)' },
+      },
+      destructive: true,
+      notes: `Service providers that pin the certificate must read the metadata again before the new key signs.`,
+      prepare(input) {
+        const delay = input.options.delay as string | undefined;
+        if (delay !== undefined && !/^\d{1,9}$/.test(delay)) throw new UsageError('--delay must be a whole number of seconds');
+        return { delay: delay === undefined ? undefined : Number(delay) };
+      },
+      async run(session, input, { delay }: { delay: number | undefined }) {
+        await session.confirm(`Add a new SAML signing key, signing in ${delay ?? session.config.keyActivationDelaySeconds} s?`);
+        const rotated = await rotateSamlKey(session.ctx, delay);
+        if (input.json) return session.out.json({ id: rotated.id, activates_at: iso(rotated.activatesAt) });
+        session.out.line(`SAML key ${rotated.id.slice(0, 16)} added; it signs from ${iso(rotated.activatesAt)}`);
       },
     }),
     verb({

@@ -73,7 +73,8 @@ export type AdminEvent =
   | 'admin.webhook.paused'
   | 'admin.saml_sp.created'
   | 'admin.saml_sp.replaced'
-  | 'admin.saml_sp.removed';
+  | 'admin.saml_sp.removed'
+  | 'admin.saml_key.rotated';
 
 /** The value the audit trail records for a secret or password that changed: its name, never its value. */
 export const NOT_RECORDED = '(not recorded)';

@@ -12,6 +12,7 @@ import {
 import { findGroupsByNames } from '../../../storage/groups.js';
 import { inAdminTransaction, logAdminAction, type AdminContext } from '../../admin/admin.js';
 import { AdminError } from '../../admin-error.js';
+import { describeSamlKeys, rotateSamlKeys, type DescribedSamlKey, type RotatedSamlKey } from '../../keys/saml-keys.js';
 import {
   readSpMetadata,
   rowToServiceProvider,
@@ -150,3 +151,19 @@ export async function removeServiceProvider(ctx: AdminContext, entityId: string)
     await logAdminAction(ctx, trx, { event: 'admin.saml_sp.removed', target: { type: 'saml_sp', id: entityId }, log: { entityId } });
   });
 }
+
+/** Adds a new SAML signing key, published now in the metadata and signing after `delay` seconds, with its audit record. */
+export async function rotateSamlKey(ctx: AdminContext, delay = ctx.config.keyActivationDelaySeconds): Promise<RotatedSamlKey> {
+  return rotateSamlKeys(ctx, {
+    activationDelaySeconds: delay,
+    record: (trx, key) =>
+      logAdminAction(ctx, trx, {
+        event: 'admin.saml_key.rotated',
+        target: { type: 'saml_key', id: key.id },
+        changes: { activates_at: key.activatesAt.toISOString() },
+        log: { samlKey: key.id },
+      }),
+  });
+}
+
+export { describeSamlKeys, type DescribedSamlKey };
