@@ -165,6 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     prefix: `${ROUTES_PREFIX}${SAML_PREFIX}`,
     ctx,
     credentials: deps.samlCredentials ?? new StoredSamlCredentials(ctx),
+    onLogoutsQueued: () => backchannel?.kick(),
   });
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
   await app.register(adminApi, { prefix: ADMIN_API_ROOT, ctx, bodyLimit: BODY_LIMIT_BYTES });

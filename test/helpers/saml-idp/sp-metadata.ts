@@ -17,6 +17,8 @@ export interface SpMetadataOptions {
   wantAssertionsSigned?: boolean;
   /** Leave the signing certificate out. */
   noCertificate?: boolean;
+  /** A SingleLogoutService over HTTP-Redirect at this address. */
+  slo?: string;
 }
 
 export const SP_ENTITY_ID = 'https://sp.example.test/saml';
@@ -37,7 +39,7 @@ export async function spMetadata(options: SpMetadataOptions = {}): Promise<strin
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${options.entityId ?? SP_ENTITY_ID}">
   <md:SPSSODescriptor AuthnRequestsSigned="${options.authnRequestsSigned ?? false}" WantAssertionsSigned="${options.wantAssertionsSigned ?? true}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
     ${keyDescriptor}
-    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>
+${options.slo ? `    <md:SingleLogoutService Binding="${BINDING.redirect}" Location="${options.slo}"/>\n` : ''}    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>
 ${acs
   .map(
     (a, i) =>

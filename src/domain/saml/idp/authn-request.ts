@@ -2,15 +2,14 @@
 // core's caps, its Issuer a registered SP, its signature checked with that SP's certificates only (required when
 // its metadata says AuthnRequestsSigned), and the ACS it names one of its metadata's. Any refusal is a SamlError:
 // the browser gets an error page and no response goes anywhere.
-import { createPublicKey, verify } from 'node:crypto';
-import { SignedXml } from 'xml-crypto';
 import type { Db } from '../../../storage/database.js';
 import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
 import { decodePostMessage, decodeRedirectMessage } from '../bindings.js';
 import type { IndexedEndpoint } from '../metadata-reader.js';
-import { ALGORITHMS, BINDINGS, NS } from '../namespaces.js';
+import { BINDINGS, NS } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
 import { attributeOf, childElements, MAX_MESSAGE_BYTES, onlyChild, parseUntrustedXml, textOf } from '../xml-reader.js';
+import { checkPostSignature, checkRedirectSignature, rawParams } from './message-signatures.js';
 import { rowToServiceProvider, type SamlServiceProvider } from './service-providers.js';
 
 /** Bindings §3.4.4.1 / §3.5.3: RelayState "MUST NOT exceed 80 bytes". */
@@ -40,73 +39,6 @@ export interface AuthnRequest {
   requestedAuthnContext: string[];
   /** NameIDPolicy's Format, when given. */
   nameIdPolicyFormat: string | undefined;
-}
-
-/** The query parameters in the order and encoding they arrived (the signed octets are these, not a re-encoding). */
-function rawParams(rawQuery: string): Map<string, { raw: string; value: string }> {
-  const params = new Map<string, { raw: string; value: string }>();
-  for (const part of rawQuery.split('&')) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const name = decodeURIComponent((eq < 0 ? part : part.slice(0, eq)).replace(/\+/g, ' '));
-    const raw = eq < 0 ? '' : part.slice(eq + 1);
-    if (params.has(name)) throw new SamlError('bad_message', `the parameter ${name} is repeated`);
-    let value: string;
-    try {
-      value = decodeURIComponent(raw.replace(/\+/g, ' '));
-    } catch {
-      throw new SamlError('bad_encoding', `the parameter ${name} is not URL-encoded`);
-    }
-    params.set(name, { raw, value });
-  }
-  return params;
-}
-
-/**
- * Bindings §3.4.4.1: the signature of a Redirect message covers "SAMLRequest=value&RelayState=value&SigAlg=value"
- * as the values were URL-encoded in the query; RSA-SHA256 only, with one of the SP's signing certificates.
- */
-function checkRedirectSignature(params: ReturnType<typeof rawParams>, sp: SamlServiceProvider): boolean {
-  const signature = params.get('Signature');
-  const sigAlg = params.get('SigAlg');
-  if (!signature && !sigAlg) return false;
-  if (!signature || !sigAlg) throw new SamlError('bad_signature', 'the request has a Signature without a SigAlg, or the reverse');
-  if (sigAlg.value !== ALGORITHMS.rsaSha256) throw new SamlError('bad_signature', 'the request is not signed with RSA-SHA256');
-  const relay = params.get('RelayState');
-  const octets = [
-    `SAMLRequest=${params.get('SAMLRequest')!.raw}`,
-    ...(relay ? [`RelayState=${relay.raw}`] : []),
-    `SigAlg=${sigAlg.raw}`,
-  ].join('&');
-  const bytes = Buffer.from(signature.value, 'base64');
-  const valid = sp.role.signingCertificates.some((pem) => verify('sha256', Buffer.from(octets, 'utf8'), createPublicKey(pem), bytes));
-  if (!valid) throw new SamlError('bad_signature', "the request's signature does not verify with the SP's certificate");
-  return true;
-}
-
-/**
- * Core §5.4.2: an enveloped signature whose one Reference is the AuthnRequest itself (its ID), checked with the SP's
- * certificates only (never one the message carries in KeyInfo).
- */
-function checkPostSignature(xml: string, root: Element, sp: SamlServiceProvider): boolean {
-  const signatures = childElements(root, NS.xmldsig, 'Signature');
-  if (signatures.length === 0) return false;
-  if (signatures.length > 1) throw new SamlError('bad_signature', 'the request has more than one signature');
-  const id = attributeOf(root, 'ID');
-  const references = signatures[0]!.getElementsByTagNameNS(NS.xmldsig, 'Reference');
-  if (references.length !== 1 || references[0]!.getAttribute('URI') !== `#${id}`) {
-    throw new SamlError('bad_signature', 'the signature does not reference the request itself');
-  }
-  for (const pem of sp.role.signingCertificates) {
-    const verifier = new SignedXml({ publicCert: pem, getCertFromKeyInfo: () => null });
-    verifier.loadSignature(signatures[0]!);
-    try {
-      if (verifier.checkSignature(xml)) return true;
-    } catch {
-      // another certificate may verify it
-    }
-  }
-  throw new SamlError('bad_signature', "the request's signature does not verify with the SP's certificate");
 }
 
 /** Profiles §4.1.4.1: the ACS by URL (exactly as in metadata) or by index; else the SP's default. HTTP-POST only. */
