@@ -31,7 +31,8 @@ if (MELLON_MISSING) {
       }),
       new Date(),
     );
-    const page = await samlBrowse(sp.protectedUrl, new CookieJar(), { user: { username: ALICE.username, password: ALICE.password } });
+    const jar = new CookieJar();
+    const page = await samlBrowse(sp.protectedUrl, jar, { user: { username: ALICE.username, password: ALICE.password } });
     t.equal(page.status, 200, 'the protected page', { steps: page.steps, mellon: sp.output() });
     const [request, response] = page.messages;
     t.match(request, { name: 'SAMLRequest', binding: 'redirect', destination: `${issuer}/saml/sso` }, 'the AuthnRequest came to us');
@@ -44,5 +45,20 @@ if (MELLON_MISSING) {
     t.equal(shown.get('MELLON_mail'), ALICE.email);
     t.equal(shown.get('MELLON_givenName'), ALICE.given_name);
     t.equal(shown.get('MELLON_uid'), ALICE.username);
+
+    // Profiles §4.4: mellon's signed LogoutRequest ends the provider session; our signed LogoutResponse ends mellon's.
+    const loggedOut = await samlBrowse(sp.logoutUrl, jar);
+    t.equal(loggedOut.url.href, sp.loggedOutUrl, 'mellon accepts the LogoutResponse and returns to its ReturnTo', {
+      steps: loggedOut.steps,
+      mellon: sp.output(),
+    });
+    t.match(loggedOut.messages[0], { name: 'SAMLRequest', destination: `${issuer}/saml/slo` }, 'the LogoutRequest came to us');
+    t.match(loggedOut.messages[1], { name: 'SAMLResponse', destination: `${sp.baseUrl}/mellon/logout` });
+    const again = await samlBrowse(sp.protectedUrl, jar);
+    t.match(
+      again.url.pathname,
+      /\/sso\/account\/sign-in$/,
+      'both sessions ended: the protected page needs a sign-in at the provider again',
+    );
   });
 }
