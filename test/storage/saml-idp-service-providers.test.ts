@@ -159,3 +159,19 @@ t.test('rotate-key adds a SAML key that is published now and signs after the del
   t.equal(keys[1]!.id, json(rotated).id);
   t.not((await runAdmin(['saml-sps', 'rotate-key', '--delay', 'soon', '--yes'], s.env)).code, 0);
 });
+
+t.test('encrypt-assertion needs an encryption certificate in the metadata', async (t) => {
+  const s = await store(t);
+  const file = await metadataFile('sp.xml', spMetadata());
+  const refused = await runAdmin(['saml-sps', 'add', '--metadata-file', file, '--encrypt-assertion', 'yes'], s.env);
+  t.not(refused.code, 0);
+  t.match(refused.message, /encryption certificate/);
+  const withKey = await metadataFile(
+    'enc.xml',
+    (await spMetadata())
+      .replace('use="signing"', 'use="encryption"')
+      .replace('<md:KeyDescriptor use="encryption">', '<md:KeyDescriptor use="encryption">'),
+  );
+  const added = json(await runAdmin(['saml-sps', 'add', '--metadata-file', withKey, '--encrypt-assertion', 'yes', '--json'], s.env));
+  t.equal(added.encrypt_assertion, true);
+});

@@ -46,6 +46,7 @@ function settingsFrom(input: Invocation): Record<string, unknown> {
   for (const [flag, field] of [
     ['sign-assertion', 'sign_assertion'],
     ['sign-response', 'sign_response'],
+    ['encrypt-assertion', 'encrypt_assertion'],
     ['idp-initiated', 'idp_initiated'],
   ] as const) {
     const value = text(input, flag);
@@ -75,6 +76,11 @@ const SETTINGS: Record<string, OptionSpec> = {
   },
   'sign-assertion': { type: 'string', value: 'yes|no', description: 'sign the assertion (default yes)' },
   'sign-response': { type: 'string', value: 'yes|no', description: 'sign the response (default yes)' },
+  'encrypt-assertion': {
+    type: 'string',
+    value: 'yes|no',
+    description: "encrypt the assertion for the encryption certificate of the SP's metadata (default no)",
+  },
   'idp-initiated': {
     type: 'string',
     value: 'yes|no',
@@ -91,6 +97,7 @@ function printSp(session: Session, sp: SamlSpView): void {
     ['attributes', sp.attributes.map((a) => `${a.name}=${a.from}`).join(' ')],
     ['sign_assertion', sp.sign_assertion],
     ['sign_response', sp.sign_response],
+    ['encrypt_assertion', sp.encrypt_assertion],
     ['idp_initiated', sp.idp_initiated],
     ['allowed_groups', sp.allowed_groups?.join(' ') ?? null],
     ['acs', sp.acs.map((a) => `${a.location} (${a.binding}, ${a.index})`).join(' ')],

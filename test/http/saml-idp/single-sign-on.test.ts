@@ -263,3 +263,22 @@ t.test('IdP-initiated at /saml/init only for an SP that allows it (Profiles §4.
   t.equal(profile!.nameID, ALICE.username);
   t.equal((await browser.request(app, 'GET', '/sso/saml/init?sp=https%3A%2F%2Fnobody.example')).statusCode, 400);
 });
+
+t.test('an SP set to encrypted assertions gets an EncryptedAssertion it decrypts with its key (Core §2.3.4)', async (t) => {
+  const { app, db, idpCert } = await setup(t);
+  const encrypting = (await spMetadata()).replace('use="signing"', 'use="encryption"');
+  await upsertSamlServiceProviderRow(
+    db,
+    spColumns({ metadata_xml: encrypting, encrypt_assertion: true, name_id_format: 'email' }),
+    new Date(),
+  );
+  const browser = await signedInBrowser(app);
+  const saml = await serviceProvider(idpCert, { decryptionPvk: (await testSpKey()).privateKeyPem });
+  const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
+  const form = formOf(res.body);
+  const xml = Buffer.from(form.SAMLResponse!, 'base64').toString('utf8');
+  t.match(xml, /<saml:EncryptedAssertion/);
+  t.notMatch(xml, ALICE.email, 'nothing of the person in the clear');
+  const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: form.SAMLResponse! });
+  t.equal(profile!.nameID, ALICE.email);
+});

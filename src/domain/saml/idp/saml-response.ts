@@ -3,7 +3,8 @@
 // released attributes; built as a DOM (no value spliced into markup) and signed by xml-crypto (exclusive c14n,
 // RSA-SHA256, SHA-256 digests): the assertion, the response, or both, as the SP is set.
 import { randomBytes } from 'node:crypto';
-import { DOMImplementation, XMLSerializer } from '@xmldom/xmldom';
+import { DOMImplementation, DOMParser, XMLSerializer } from '@xmldom/xmldom';
+import { encrypt } from 'xml-encryption';
 import { SignedXml } from 'xml-crypto';
 import type { SamlKeyPair } from '../credentials.js';
 import { ALGORITHMS, NAME_ID_FORMATS, NS, STATUS, type NameIdFormatName } from '../namespaces.js';
@@ -39,6 +40,8 @@ export interface SuccessInput {
   key: SamlKeyPair;
   signAssertion: boolean;
   signResponse: boolean;
+  /** The SP's encryption certificate (PEM): the assertion travels as an EncryptedAssertion for it (Core §2.3.4). */
+  encryptFor?: string;
 }
 
 export interface FailureInput {
@@ -115,8 +118,38 @@ function sign(xml: string, id: string, localName: 'Response' | 'Assertion', key:
   return signer.getSignedXml();
 }
 
-/** A successful response with one assertion, signed as the SP is set. */
-export function successResponseXml(input: SuccessInput): string {
+/**
+ * Core §2.3.4, §6: the signed assertion replaced by an EncryptedAssertion for the SP's certificate, by xml-encryption:
+ * AES-256-GCM content (XML Encryption 1.1), its key under RSA-OAEP; no algorithm xml-encryption calls insecure.
+ */
+async function encryptAssertion(xml: string, assertionId: string, certificatePem: string): Promise<string> {
+  const doc = new DOMParser().parseFromString(xml, 'text/xml');
+  const assertion = [...Array.from(doc.getElementsByTagNameNS(NS.assertion, 'Assertion'))].find(
+    (a) => a.getAttribute('ID') === assertionId,
+  )!;
+  const encrypted = await new Promise<string>((resolve, reject) =>
+    encrypt(
+      new XMLSerializer().serializeToString(assertion),
+      {
+        rsa_pub: certificatePem,
+        pem: certificatePem,
+        encryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+        keyEncryptionAlgorithm: 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p',
+        disallowEncryptionWithInsecureAlgorithm: true,
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    ),
+  );
+  const wrapper = new DOMParser().parseFromString(
+    `<saml:EncryptedAssertion xmlns:saml="${NS.assertion}">${encrypted}</saml:EncryptedAssertion>`,
+    'text/xml',
+  );
+  assertion.parentNode!.replaceChild(doc.importNode(wrapper.documentElement!, true), assertion);
+  return new XMLSerializer().serializeToString(doc);
+}
+
+/** A successful response with one assertion, signed (and encrypted) as the SP is set. */
+export async function successResponseXml(input: SuccessInput): Promise<string> {
   const { doc, root, id, add } = responseRoot(input);
   status(add, root, STATUS.success);
   const assertionId = samlId();
@@ -172,6 +205,7 @@ export function successResponseXml(input: SuccessInput): string {
   let xml = new XMLSerializer().serializeToString(doc);
   // The assertion first: the response's signature then covers the assertion as signed.
   if (input.signAssertion) xml = sign(xml, assertionId, 'Assertion', input.key);
+  if (input.encryptFor !== undefined) xml = await encryptAssertion(xml, assertionId, input.encryptFor);
   if (input.signResponse) xml = sign(xml, id, 'Response', input.key);
   return xml;
 }

@@ -124,7 +124,6 @@ export function spEntryProblems(entry: Record<string, unknown>): string[] {
   }
   for (const flag of ['sign_assertion', 'sign_response', 'encrypt_assertion', 'idp_initiated'])
     if (!isBool(entry[flag])) problems.push(`${flag} must be true or false`);
-  if (entry.encrypt_assertion === true) problems.push('encrypt_assertion is not supported yet');
   if (entry.allowed_groups !== undefined) {
     const problem = allowedGroupsProblem(entry.allowed_groups);
     if (problem) problems.push(problem);

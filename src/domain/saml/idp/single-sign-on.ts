@@ -147,7 +147,7 @@ export async function answerSso(
     name: a.name,
     values: attributeValues(a.from, user, groups),
   }));
-  const samlResponse = successResponseXml({
+  const samlResponse = await successResponseXml({
     issuer: ctx.config.issuer,
     audience: request.sp.entityId,
     acsUrl: request.acsUrl,
@@ -162,6 +162,9 @@ export async function answerSso(
     key: await credentials.signing(),
     signAssertion: request.sp.signAssertion,
     signResponse: request.sp.signResponse,
+    ...(request.sp.encryptAssertion && request.sp.role.encryptionCertificates[0] !== undefined
+      ? { encryptFor: request.sp.role.encryptionCertificates[0] }
+      : {}),
   });
   return { kind: 'post', acsUrl: request.acsUrl, relayState: request.relayState, samlResponse, userId: user.id };
 }
