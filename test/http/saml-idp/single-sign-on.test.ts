@@ -282,3 +282,60 @@ t.test('an SP set to encrypted assertions gets an EncryptedAssertion it decrypts
   const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: form.SAMLResponse! });
   t.equal(profile!.nameID, ALICE.email);
 });
+
+t.test('an SP limited to groups gets a signed RequestDenied for a person outside them, as clients are limited', async (t) => {
+  const { app, db, idpCert } = await setup(t);
+  await db
+    .insertInto('groups')
+    .values({
+      id: '00000000-0000-4000-8000-000000000001',
+      name: 'staff',
+      description: null,
+      created_at: new Date(),
+      updated_at: new Date(),
+    })
+    .execute();
+  await upsertSamlServiceProviderRow(db, { ...spColumns({ metadata_xml: await spMetadata(), allowed_groups: ['staff'] }) }, new Date());
+  const browser = await signedInBrowser(app);
+  const saml = await serviceProvider(idpCert);
+  const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
+  const xml = Buffer.from(formOf(res.body).SAMLResponse!, 'base64').toString('utf8');
+  t.match(xml, 'urn:oasis:names:tc:SAML:2.0:status:RequestDenied');
+  t.notMatch(xml, /Assertion/, 'no assertion');
+  await t.rejects(saml.validatePostResponseAsync({ SAMLResponse: formOf(res.body).SAMLResponse! }), /RequestDenied|Responder/);
+});
+
+t.test('a session signed in with a password alone does not answer a request for MultiFactor (AuthnContext §3.4)', async (t) => {
+  const { app, idpCert } = await setup(t);
+  const browser = await signedInBrowser(app);
+  const saml = await serviceProvider(idpCert, {
+    authnContext: ['urn:oasis:names:tc:SAML:2.0:ac:classes:MultiFactor'],
+    racComparison: 'exact',
+  });
+  const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
+  t.equal(res.statusCode, 303, 'sent to sign in again');
+  t.notMatch(res.body, /SAMLResponse/);
+  const passwordOk = await serviceProvider(idpCert, {
+    authnContext: ['urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport'],
+  });
+  const ok = await browser.request(app, 'GET', localPath(await passwordOk.getAuthorizeUrlAsync('', undefined, {})));
+  const { profile } = await passwordOk.validatePostResponseAsync({ SAMLResponse: formOf(ok.body).SAMLResponse! });
+  t.ok(profile, 'PasswordProtectedTransport is what the session achieved');
+});
+
+t.test('a signed HTTP-POST request altered after signing is refused (Core §5.4)', async (t) => {
+  const { app, idpCert } = await setup(t, {}, { authnRequestsSigned: true });
+  const browser = await signedInBrowser(app);
+  const saml = await serviceProvider(idpCert, {
+    privateKey: (await testSpKey()).privateKeyPem,
+    authnRequestBinding: 'HTTP-POST',
+    signatureAlgorithm: 'sha256',
+  });
+  const html = await saml.getAuthorizeFormAsync('', undefined, {});
+  const signedXml = decodeRedirectMessage(/name="SAMLRequest" value="([^"]+)"/.exec(html)![1]!);
+  const altered = signedXml.replace(/IssueInstant="[^"]+"/, 'IssueInstant="2000-01-01T00:00:00Z"');
+  t.not(altered, signedXml);
+  const res = await browser.request(app, 'POST', '/sso/saml/sso', { SAMLRequest: encodePostMessage(altered) });
+  t.equal(res.statusCode, 400);
+  t.notMatch(res.body, /SAMLResponse/);
+});
