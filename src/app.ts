@@ -32,6 +32,7 @@ import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
 import type { Metrics } from './metrics.js';
+import type { SpCredentials } from './domain/saml/sp/sp-credentials.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
 import type { Listen } from './storage/listen.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   schemaCompilers?: LazySchemaCompilers;
   /** LISTEN on the database (DatabaseHandle.listen): wakes the webhook deliveries as they are queued; else they poll. */
   listen?: Listen;
+  /** The SAML key pairs (issue 39): a SAML connection's AuthnRequests are signed, and its assertions decrypted, with them. */
+  samlCredentials?: SpCredentials;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -154,6 +157,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ctx,
     onLogoutsQueued: () => backchannel?.kick(),
     onMessagesQueued: () => outbox?.kick(),
+    samlCredentials: deps.samlCredentials,
   });
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
   await app.register(adminApi, { prefix: ADMIN_API_ROOT, ctx, bodyLimit: BODY_LIMIT_BYTES });

@@ -33,6 +33,8 @@ export interface ConnectionColumns {
   trust_amr: boolean;
   store_tokens: boolean;
   enabled: boolean;
+  /** Kind saml: its settings as written by their shapes (src/domain/saml/sp/saml-settings.ts); null otherwise. */
+  saml?: string | null;
 }
 
 /** Inserts the connection, or replaces every column of the one with its id; true when it was new. */
