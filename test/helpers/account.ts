@@ -12,7 +12,12 @@ export const KEYS_SECRET = { KEYS_ENCRYPTION_SECRET: 'test-keys-encryption-secre
 /** A clock the test moves by hand (the app and the authenticator must agree on the time). */
 export class TestClock {
   private offsetMs = 0;
-  readonly now = (): Date => new Date(Date.now() + this.offsetMs);
+  /**
+   * With `frozenAt`, time moves only when the test advances it: a check of "a second before the limit" then holds
+   * however long the machine takes between two requests. Without it, time runs on from the real clock.
+   */
+  constructor(private readonly frozenAt?: Date) {}
+  readonly now = (): Date => new Date((this.frozenAt?.getTime() ?? Date.now()) + this.offsetMs);
   advance(seconds: number): void {
     this.offsetMs += seconds * 1000;
   }

@@ -88,10 +88,10 @@ t.test(
       oidc.ClientSecretBasic(CONFIDENTIAL.client_secret),
       {
         execute: [oidc.allowInsecureRequests],
-        [oidc.customFetch]: rp.fetch,
+        [oidc.customFetch]: rp.fetch as oidc.CustomFetch,
       },
     );
-    config[oidc.customFetch] = rp.fetch;
+    config[oidc.customFetch] = rp.fetch as oidc.CustomFetch;
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, {
@@ -166,9 +166,9 @@ t.test(
       rp.fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), origin } });
     const config = await oidc.discovery(new URL(server.issuer), PUBLIC.client_id, undefined, oidc.None(), {
       execute: [oidc.allowInsecureRequests],
-      [oidc.customFetch]: withOrigin,
+      [oidc.customFetch]: withOrigin as oidc.CustomFetch,
     });
-    config[oidc.customFetch] = withOrigin;
+    config[oidc.customFetch] = withOrigin as oidc.CustomFetch;
     const verifier = oidc.randomPKCECodeVerifier();
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: PUBLIC.redirect_uris[0]!,

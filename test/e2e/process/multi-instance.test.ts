@@ -123,7 +123,7 @@ function routedTo(publicUrl: string, instance: Instance): oidc.CustomFetch {
     if (target.origin !== publicOrigin) throw new Error(`refusing a request off the public address: ${url}`);
     const listening = new URL(instance.listenUrl);
     target.host = listening.host;
-    return fetch(target, options);
+    return fetch(target, options as RequestInit);
   };
 }
 

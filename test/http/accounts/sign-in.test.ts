@@ -4,8 +4,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import t, { type Test } from 'tap';
 import { PasswordHasher } from '../../../src/domain/accounts/passwords.js';
 import { applySeed } from '../../../src/domain/admin/seed.js';
-import { ALICE, buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../../helpers/app.js';
+import { ALICE, buildTestApp, CONFIDENTIAL, FIXTURES } from '../../helpers/app.js';
 import { authorizePath, Browser, formAction, hiddenField, localPath, pkcePair, signIn } from '../../helpers/flow.js';
+import { TestClock } from '../../helpers/account.js';
 
 const ISSUER = 'http://localhost:3000/sso';
 const GENERIC_FAILURE = 'The username or password is not correct.';
@@ -482,14 +483,14 @@ t.test('the session and interaction cookies are Secure when the issuer is https 
 });
 
 t.test('an interaction older than INTERACTION_TTL shows an error page and signs no one in (RFC 9700 4.2.4)', async (t) => {
-  const testApp: TestApp = await buildTestApp(t, { env: { INTERACTION_TTL_SECONDS: '900' } });
-  const { app } = testApp;
+  const clock = new TestClock(new Date());
+  const { app } = await buildTestApp(t, { env: { INTERACTION_TTL_SECONDS: '900' }, clock: clock.now });
   const browser = new Browser();
   const { path, csrf, action } = await openLoginPage(t, app, browser);
-  testApp.advance(899);
+  clock.advance(899);
   const early = await browser.request(app, 'GET', path);
   t.equal(early.statusCode, 200, 'still valid just before the limit');
-  testApp.advance(2);
+  clock.advance(2);
   const page = await browser.request(app, 'GET', path);
   assertErrorPage(t, page, /expired/);
   const posted = await browser.request(app, 'POST', action, { csrf, login: ALICE.username, password: ALICE.password });
