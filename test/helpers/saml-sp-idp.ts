@@ -7,7 +7,7 @@ import * as x509 from '@peculiar/x509';
 import { SignedXml } from 'xml-crypto';
 import type { SpCredentials, SpKeyPair } from '../../src/domain/saml/sp/sp-credentials.js';
 
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
 export type TestKeyPair = SpKeyPair;
 

@@ -10,7 +10,8 @@ import { serviceProvider } from './service-provider.js';
 import type { SpCredentials, SpKeyPair } from './sp-credentials.js';
 import { SamlSpError } from './saml-sp-error.js';
 import { samlAcsUrl } from './sp-urls.js';
-import { parseUntrustedDocument } from './untrusted-xml.js';
+import { SamlError } from '../saml-error.js';
+import { parseUntrustedXml } from '../xml-reader.js';
 
 /** A response's XML after base64: an IdP's signed assertion with a few hundred attributes stays well under this. */
 export const RESPONSE_MAX_BYTES = 256 * 1024;
@@ -70,6 +71,17 @@ async function validate(
   }
 }
 
+/** The shared careful reader (size cap first, no DTD or processing instruction, no repaired parse). */
+function screened(xml: string): Document {
+  try {
+    return parseUntrustedXml(xml, RESPONSE_MAX_BYTES);
+  } catch (err) {
+    if (!(err instanceof SamlError)) throw err;
+    const code = err.code === 'too_large' ? 'too-large' : err.code === 'forbidden_markup' ? 'dtd' : 'malformed';
+    throw new SamlSpError(code, err.description);
+  }
+}
+
 /** Checks the posted SAMLResponse as described above; throws SamlSpError. */
 export async function verifySamlResponse(
   input: { issuer: string; connection: Connection; credentials: SpCredentials; now: Date },
@@ -80,8 +92,7 @@ export async function verifySamlResponse(
   const settings = connection.saml!;
   const acs = samlAcsUrl(issuer, connection.id);
   const xml = decodePostedResponse(samlResponse);
-  const doc = parseUntrustedDocument(xml, RESPONSE_MAX_BYTES);
-  const root = doc.documentElement;
+  const root = screened(xml).documentElement;
   if (root.namespaceURI !== PROTOCOL_NS || root.localName !== 'Response')
     throw new SamlSpError('malformed', 'the message is not a samlp:Response');
   // SAML Core 3.2.2: "If [Destination is] present, the actual recipient MUST check that the URI reference identifies

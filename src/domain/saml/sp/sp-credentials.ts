@@ -1,13 +1,3 @@
-// The keys our service provider signs AuthnRequests with and decrypts assertions with: the shape of SamlCredentials
-// (src/domain/saml/credentials.ts, the shared core's, implemented by the identity-provider side), restated here so
-// that the connection code depends on nothing but these three calls.
-export interface SpKeyPair {
-  privateKeyPem: string;
-  certificatePem: string;
-}
-
-export interface SpCredentials {
-  signing(): Promise<SpKeyPair>;
-  published(): Promise<string[]>;
-  decryption(): Promise<SpKeyPair[]>;
-}
+// The keys our service provider signs AuthnRequests with and decrypts assertions with: the shared core's
+// SamlCredentials (src/domain/saml/credentials.ts), implemented by the identity-provider side and given to buildApp.
+export type { SamlCredentials as SpCredentials, SamlKeyPair as SpKeyPair } from '../credentials.js';
