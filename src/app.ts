@@ -31,6 +31,7 @@ import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/bac
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
+import { startSamlMetadataJob, type SamlMetadataJob } from './jobs/saml-metadata-job.js';
 import type { Metrics } from './metrics.js';
 import type { SpCredentials } from './domain/saml/sp/sp-credentials.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
@@ -121,6 +122,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     });
     app.addHook('onClose', async () => outbox?.stop());
   }
+
+  // SAML connections' IdP metadata, refreshed from its URL (issue 39).
+  let samlMetadata: SamlMetadataJob | undefined;
+  app.addHook('onReady', async () => {
+    samlMetadata = startSamlMetadataJob(ctx);
+  });
+  app.addHook('onClose', async () => samlMetadata?.stop());
 
   let backchannel: BackchannelLogoutJob | undefined;
   app.addHook('onReady', async () => {

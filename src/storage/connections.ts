@@ -147,3 +147,14 @@ export async function deleteLink(db: Db, userId: string, connectionId: string, s
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
+
+/** The saml settings of a saml connection replaced (a metadata refresh); false when it is gone or no longer saml. */
+export async function updateConnectionSaml(db: Db, id: string, saml: string, issuer: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('connections')
+    .set({ saml, issuer, updated_at: now })
+    .where('id', '=', id)
+    .where('kind', '=', 'saml')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -2,7 +2,7 @@
 // self-signed certificate, its metadata, and Responses signed with xml-crypto as a real IdP signs them (the
 // assertion, enveloped, exclusive c14n, RSA-SHA256), so that the tests can tamper with what was signed.
 import 'reflect-metadata';
-import { generateKeyPairSync, webcrypto, randomUUID } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, webcrypto, randomUUID } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { SignedXml } from 'xml-crypto';
 import type { SpCredentials, SpKeyPair } from '../../src/domain/saml/sp/sp-credentials.js';
@@ -146,3 +146,21 @@ export function responseXml(o: {
 }
 
 export const base64 = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
+
+/** The signed assertion encrypted for `recipient`'s certificate (SAML Core 2.3.4), as an IdP does for an SP with an encryption key. */
+export async function encryptedAssertion(signedAssertion: string, recipient: SpKeyPair): Promise<string> {
+  const { encrypt } = (await import('xml-encryption')).default;
+  const encrypted = await new Promise<string>((resolve, reject) =>
+    encrypt(
+      signedAssertion,
+      {
+        rsa_pub: createPublicKey(recipient.certificatePem).export({ type: 'spki', format: 'pem' }).toString(),
+        pem: recipient.certificatePem,
+        encryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+        keyEncryptionAlgorithm: 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p',
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    ),
+  );
+  return `<saml:EncryptedAssertion>${encrypted}</saml:EncryptedAssertion>`;
+}

@@ -4,7 +4,15 @@
 import { createPublicKey, createVerify } from 'node:crypto';
 import t from 'tap';
 import { sql } from 'kysely';
-import { assertionIdOf, assertionXml, base64, IDP_SSO_URL, responseXml, signElement } from '../../helpers/saml-sp-idp.js';
+import {
+  assertionIdOf,
+  assertionXml,
+  base64,
+  encryptedAssertion,
+  IDP_SSO_URL,
+  responseXml,
+  signElement,
+} from '../../helpers/saml-sp-idp.js';
 import { ACS, SP_ENTITY_ID, followToIdToken, postToAcs, samlApp, startSamlSignIn } from '../../helpers/saml-sp-flow.js';
 
 const OKTA_ATTRIBUTES = {
@@ -82,4 +90,35 @@ t.test('our SP metadata names the ACS, signed requests, signed assertions and ou
   t.ok(res.body.replace(/\s+/g, '').includes(body), 'our certificate is published');
   const missing = await server.app.inject({ method: 'GET', url: '/sso/connections/nope/saml/metadata' });
   t.equal(missing.statusCode, 404);
+});
+
+t.test('an assertion encrypted for our key signs in; one encrypted for another key is refused (Core 2.3.4, 6.1)', async (t) => {
+  const { server, keys } = await samlApp(t);
+  const started = await startSamlSignIn(server);
+  const assertion = assertionXml({ audience: SP_ENTITY_ID, recipient: ACS, inResponseTo: started.requestId, attributes: OKTA_ATTRIBUTES });
+  const signed = signElement(assertion, assertionIdOf(assertion), keys.idp);
+  const answer = await postToAcs(
+    server,
+    started.browser,
+    base64(responseXml({ inner: await encryptedAssertion(signed, keys.sp), destination: ACS, inResponseTo: started.requestId })),
+    started.relayState,
+  );
+  t.equal((await followToIdToken(server, started, answer))?.email, 'ada@corp.example', 'decrypted with our key, then verified');
+
+  const again = await startSamlSignIn(server);
+  const other = assertionXml({ audience: SP_ENTITY_ID, recipient: ACS, inResponseTo: again.requestId, attributes: OKTA_ATTRIBUTES });
+  const refused = await postToAcs(
+    server,
+    again.browser,
+    base64(
+      responseXml({
+        inner: await encryptedAssertion(signElement(other, assertionIdOf(other), keys.idp), keys.other),
+        destination: ACS,
+        inResponseTo: again.requestId,
+      }),
+    ),
+    again.relayState,
+  );
+  t.equal(refused.statusCode, 400, 'a key that is not ours opens nothing');
+  t.notOk(refused.headers.location);
 });
