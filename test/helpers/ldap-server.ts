@@ -1,14 +1,14 @@
 // A real OpenLDAP server for the directory tests: Debian's slapd run as a child process from a temporary folder of
 // its own (a generated slapd.conf, an mdb database loaded with slapadd), on free loopback ports for ldap:// (with
-// StartTLS) and ldaps://, with a certificate of the test's own. Stopped by its PID and its folder removed when the
+// StartTLS) and ldaps://, with a certificate of the test's own. Started and stopped by its PID (test/helpers/daemon.ts) and its folder removed when the
 // test ends. A slapd the system may run on 389 is never touched.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { randomInt } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Attribute, Change, Client } from 'ldapts';
 import type { Test } from 'tap';
+import { onFreePort, startDaemon } from './daemon.js';
 import { testCertificate } from './tls.js';
 
 const SLAPD = '/usr/sbin/slapd';
@@ -104,91 +104,27 @@ export interface LdapServer {
   move(dn: string, newDn: string): Promise<void>;
 }
 
-/** The loopback TCP ports process `pid` listens on, from the kernel's socket table (Linux /proc). */
-function listeningPorts(pid: number): number[] {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    const target = (() => {
-      try {
-        return readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    })();
-    const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-    if (inode) inodes.add(inode);
-  }
-  const ports: number[] = [];
-  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    // local_address is ADDR:PORT in hex; st 0A is LISTEN; the inode is the tenth field.
-    if (fields.length > 9 && fields[3] === '0A' && inodes.has(fields[9]!)) ports.push(parseInt(fields[1]!.split(':')[1]!, 16));
-  }
-  return ports.sort((a, b) => a - b);
-}
-
-/** Resolves once slapd itself listens on both ports (the kernel says so), rejects once it has exited. */
-async function slapdListening(child: ChildProcess, ports: number[], deadline: number): Promise<void> {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`slapd exited with ${child.exitCode}`);
-    const listening = listeningPorts(child.pid!);
-    if (ports.every((port) => listening.includes(port))) return;
-    if (Date.now() > deadline) throw new Error('slapd did not listen in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/**
- * The first port the kernel hands out for port 0 (net.ipv4.ip_local_port_range): slapd's ports are drawn below it,
- * where no test's port-0 listener lands.
- */
-function ephemeralStart(): number {
-  try {
-    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
-  } catch {
-    return 32768;
-  }
-}
-
-const SLAPD_ATTEMPTS = 8;
-
 /**
  * slapd binds the ports it is given itself (it reads port 0 in a URL as the default port, 389), so none can be
- * handed to it already bound, and none is reserved and released for it. Two random ports below the ephemeral range
- * are tried; if slapd exits (one of them is taken: it cannot bind), two others, up to SLAPD_ATTEMPTS times.
+ * handed to it already bound, and none is reserved and released for it: onFreePort draws a port below the ephemeral
+ * range (and slapd takes the next one too), and draws again if slapd exits because one of them is taken.
  */
 async function spawnSlapd(t: Test, dir: string): Promise<{ ldapUrl: string; ldapsUrl: string }> {
-  const low = 10_000;
-  const high = ephemeralStart();
-  let stderr = '';
-  for (let attempt = 1; attempt <= SLAPD_ATTEMPTS; attempt += 1) {
-    const ldapPort = randomInt(low, high);
-    const ldapsPort = ldapPort + 1 < high ? ldapPort + 1 : ldapPort - 1;
+  return onFreePort(async (ldapPort) => {
+    const ldapsPort = ldapPort + 1;
     const ldapUrl = `ldap://127.0.0.1:${ldapPort}`;
     const ldapsUrl = `ldaps://127.0.0.1:${ldapsPort}`;
     // -d 0: stays in the foreground (its PID is the child's) and logs nothing.
-    const child = spawn(SLAPD, ['-f', path.join(dir, 'slapd.conf'), '-h', `${ldapUrl}/ ${ldapsUrl}/`, '-d', '0'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const slapd = await startDaemon({
+      name: 'slapd',
+      command: SLAPD,
+      args: ['-f', path.join(dir, 'slapd.conf'), '-h', `${ldapUrl}/ ${ldapsUrl}/`, '-d', '0'],
+      ready: { ports: [ldapPort, ldapsPort] },
+      readyTimeoutMs: 5000,
     });
-    stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const deadline = Date.now() + 5000;
-    try {
-      await slapdListening(child, [ldapPort, ldapsPort], deadline);
-    } catch (err) {
-      if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-      await exited;
-      if (/exited/.test((err as Error).message) && attempt < SLAPD_ATTEMPTS) continue;
-      throw new Error(`${(err as Error).message}: ${stderr.trim()}`);
-    }
-    t.teardown(async () => {
-      if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-      await exited;
-    });
+    t.teardown(slapd.stop);
     return { ldapUrl, ldapsUrl };
-  }
-  throw new Error(`slapd found no free ports in ${SLAPD_ATTEMPTS} attempts: ${stderr.trim()}`);
+  });
 }
 
 /** Starts slapd for this test file; stopped (by PID) and its folder removed at the test's teardown. */
