@@ -1,5 +1,5 @@
 // An identity provider's SAML metadata (SAML Metadata 2.0 §2.3.2, §2.4.3) read for a connection: its entityID, the
-// SingleSignOnService we send AuthnRequests to (HTTP-Redirect preferred, else HTTP-POST), its SingleLogoutService,
+// SingleSignOnService we send AuthnRequests to (HTTP-Redirect), its SingleLogoutService,
 // and the certificates of its signing KeyDescriptors, each checked by node:crypto. Nothing else in it is believed.
 import { isLoopbackUrl } from '../../../net/loopback.js';
 import { readEntityMetadata } from '../metadata-reader.js';
@@ -48,17 +48,17 @@ export function readIdpMetadata(xml: string): IdpMetadata {
   }
   const idp = entity.identityProvider;
   if (!idp) throw new SamlSpError('metadata', 'the entity has no SAML 2.0 IDPSSODescriptor');
+  // Our AuthnRequests go over HTTP-Redirect (Bindings 3.4), which every IdP we know of offers for SSO; an IdP that
+  // takes them over HTTP-POST only is refused here rather than sent a request it cannot read.
   const redirect = idp.singleSignOnServices.find((e) => e.binding === 'redirect');
-  const post = idp.singleSignOnServices.find((e) => e.binding === 'post');
-  const chosen = redirect ?? post;
-  if (!chosen) throw new SamlSpError('metadata', 'the IdP has no SingleSignOnService with the HTTP-Redirect or HTTP-POST binding');
+  if (!redirect) throw new SamlSpError('metadata', 'the IdP has no SingleSignOnService with the HTTP-Redirect binding');
   const slo = idp.singleLogoutServices.find((e) => e.binding === 'redirect');
   if (idp.signingCertificates.length === 0) throw new SamlSpError('metadata', 'the IdP publishes no signing certificate');
   if (idp.signingCertificates.length > MAX_CERTIFICATES) throw new SamlSpError('metadata', 'the IdP publishes too many certificates');
   return {
     entityId: entity.entityId,
-    ssoUrl: httpsOrLoopback(chosen.location, 'the SingleSignOnService Location'),
-    ssoBinding: chosen === redirect ? 'redirect' : 'post',
+    ssoUrl: httpsOrLoopback(redirect.location, 'the SingleSignOnService Location'),
+    ssoBinding: 'redirect',
     sloUrl: slo ? httpsOrLoopback(slo.location, 'the SingleLogoutService Location') : null,
     signingCertificates: [...new Set(idp.signingCertificates)],
   };
