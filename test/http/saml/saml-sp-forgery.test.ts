@@ -273,3 +273,39 @@ t.test('an unsolicited response is taken where the connection allows it, and sig
   );
   t.equal(withRequest.statusCode, 400, 'but one naming a request nobody here sent is not');
 });
+
+t.test("the validity window is read on the provider's clock, not the host's (Core 2.5.1.2)", async (t) => {
+  const { server, keys } = await samlApp(t);
+  server.advance(400);
+  const hostNow = Date.now();
+  const stale = await startSamlSignIn(server);
+  const validByHostClock = signedAssertion(
+    baseAssertion(stale.requestId, { now: new Date(hostNow), notOnOrAfter: new Date(hostNow + 300_000), nameIdXml: 'employee-5' }),
+    keys.idp,
+  );
+  const refused = await postToAcs(
+    server,
+    stale.browser,
+    base64(responseXml({ inner: validByHostClock, inResponseTo: stale.requestId, destination: ACS })),
+    stale.relayState,
+  );
+  t.equal(refused.statusCode, 400, 'valid by the host clock, expired by the provider clock: refused');
+
+  const fresh = await startSamlSignIn(server);
+  const validByProviderClock = signedAssertion(
+    baseAssertion(fresh.requestId, {
+      now: new Date(hostNow + 400_000),
+      notBefore: new Date(hostNow + 390_000),
+      notOnOrAfter: new Date(hostNow + 700_000),
+      nameIdXml: 'employee-5',
+    }),
+    keys.idp,
+  );
+  const accepted = await postToAcs(
+    server,
+    fresh.browser,
+    base64(responseXml({ inner: validByProviderClock, inResponseTo: fresh.requestId, destination: ACS })),
+    fresh.relayState,
+  );
+  t.equal(accepted.statusCode, 303, 'not yet valid by the host clock, valid by the provider clock: taken');
+});
