@@ -2,8 +2,11 @@
 // IdP's signed Response at the ACS provisions and signs in the person, the mapped attributes reach the ID token, and
 // the second sign-in is the same user through its link.
 import { createPublicKey, createVerify } from 'node:crypto';
+import { inflateRawSync } from 'node:zlib';
 import t from 'tap';
 import { sql } from 'kysely';
+import { accountPage, accountSignIn } from '../../helpers/account.js';
+import { ALICE } from '../../helpers/app.js';
 import {
   assertionIdOf,
   assertionXml,
@@ -121,4 +124,41 @@ t.test('an assertion encrypted for our key signs in; one encrypted for another k
   );
   t.equal(refused.statusCode, 400, 'a key that is not ours opens nothing');
   t.notOk(refused.headers.location);
+});
+
+t.test('a signed-in person links a saml connection from the account page; the NameID then signs them in', async (t) => {
+  const { server, keys } = await samlApp(t);
+  const alice = await accountSignIn(server.app);
+  const { csrf } = await accountPage(server.app, alice);
+  const started = await alice.request(server.app, 'POST', '/sso/account/connections/corp/link', { csrf });
+  t.equal(started.statusCode, 303);
+  const redirect = new URL(String(started.headers.location));
+  t.equal(`${redirect.origin}${redirect.pathname}`, IDP_SSO_URL, 'to the IdP with an AuthnRequest');
+  const requestId = /ID="([^"]+)"/.exec(inflateRawSync(Buffer.from(redirect.searchParams.get('SAMLRequest')!, 'base64')).toString())![1]!;
+  const assertion = assertionXml({ audience: SP_ENTITY_ID, recipient: ACS, inResponseTo: requestId, nameIdXml: 'alice-at-corp' });
+  const linked = await postToAcs(
+    server,
+    alice,
+    base64(responseXml({ inner: signElement(assertion, assertionIdOf(assertion), keys.idp), destination: ACS, inResponseTo: requestId })),
+    redirect.searchParams.get('RelayState')!,
+  );
+  t.equal(linked.statusCode, 303, linked.body);
+  t.equal(linked.headers.location, 'http://localhost:3000/sso/account', 'back to the account page');
+  const link = await server.db.selectFrom('connection_links').selectAll().executeTakeFirstOrThrow();
+  const user = await server.db.selectFrom('users').select('username').where('id', '=', link.user_id).executeTakeFirstOrThrow();
+  t.same([link.subject, user.username], ['alice-at-corp', 'alice'], 'the NameID is linked to the signed-in user');
+
+  const users = await server.db.selectFrom('users').select('id').execute();
+  const next = await startSamlSignIn(server);
+  const again = assertionXml({ audience: SP_ENTITY_ID, recipient: ACS, inResponseTo: next.requestId, nameIdXml: 'alice-at-corp' });
+  const answer = await postToAcs(
+    server,
+    next.browser,
+    base64(responseXml({ inner: signElement(again, assertionIdOf(again), keys.idp), destination: ACS, inResponseTo: next.requestId })),
+    next.relayState,
+  );
+  const claims = await followToIdToken(server, next, answer);
+  t.ok(claims, 'the NameID signs in');
+  t.equal(claims?.email, ALICE.email, 'as Alice: the linked user, whose address the IdP did not even send');
+  t.equal((await server.db.selectFrom('users').select('id').execute()).length, users.length, 'no user was made');
 });
