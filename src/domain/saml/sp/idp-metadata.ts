@@ -7,8 +7,6 @@ import { SamlError } from '../saml-error.js';
 import { SamlSpError } from './saml-sp-error.js';
 
 export const PROTOCOL_NS = 'urn:oasis:names:tc:SAML:2.0:protocol';
-export const BINDING_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-export const BINDING_POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 
 /** An IdP's metadata document is small; one of a federation's aggregates is not a connection's. */
 export const METADATA_MAX_BYTES = 512 * 1024;
