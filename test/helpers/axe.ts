@@ -28,23 +28,28 @@ const RUN_AXE = `axe.run(document, {
   targets: v.nodes.map((n) => n.target.join(' ')),
 })))`;
 
+/** The colour schemes the pages are drawn in (`prefers-color-scheme`). */
+export type ColorScheme = (typeof SCHEMES)[number];
+
 /**
  * No axe violation in either colour scheme (`prefers-color-scheme`: the pages restyle themselves in dark, and a
- * colour that reads well on white may not on the dark card), and no sideways scrolling at 375 px (the viewport is
- * set to it first). axe is loaded into the page once and run once in each scheme; `inScheme` runs in each scheme
- * before axe does (a page's own checks of how it is drawn there). The page is left in the scheme it was in.
+ * colour that reads well on white may not on the dark card), or in `schemes` only where a page was already checked
+ * in both and only its words changed (a translation), and no sideways scrolling at 375 px (the viewport is set to
+ * it first). axe is loaded into the page once and run once in each scheme; `inScheme` runs in each scheme before axe
+ * does (a page's own checks of how it is drawn there). The page is left in the scheme it was in.
  */
 export async function checkPage(
   t: Test,
   page: Page,
   name: string,
-  inScheme?: (scheme: (typeof SCHEMES)[number]) => Promise<void>,
+  inScheme?: (scheme: ColorScheme) => Promise<void>,
+  schemes: readonly ColorScheme[] = SCHEMES,
 ): Promise<void> {
   const size = page.viewportSize();
   if (size?.width !== 375) await page.setViewportSize({ width: 375, height: 740 });
   const wasDark = (await page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")) === true;
   if ((await page.evaluate("typeof axe === 'undefined'")) === true) await page.evaluate(AXE_SOURCE);
-  for (const scheme of SCHEMES) {
+  for (const scheme of schemes) {
     await page.emulateMedia({ colorScheme: scheme });
     await inScheme?.(scheme);
     const violations = (await page.evaluate(RUN_AXE)) as Violations;

@@ -89,12 +89,23 @@ export interface HeldPort {
 
 /**
  * A port held now for an HTTP server built later, when the server's own settings must name its address (an
- * issuer, a redirect URI): connections wait for no one, and are dropped until `serve` is called. Closing the
- * server's connections stays with whoever closes the server (Node's close() closes its idle ones).
+ * issuer, a redirect URI): connections wait for no one, and are dropped until `serve` is called. The connections it
+ * handed on are destroyed with the test, after the server's own teardown (registered later, so run before): a server
+ * that never listened tracks no connections, so its close() leaves every keep-alive one open (Fastify's for 72 s),
+ * and a client of this process (fetch's pool) holding one keeps the test process alive that long after its last test.
  */
 export async function holdPort(t: Test): Promise<HeldPort> {
   let target: http.Server | undefined;
-  const { port } = await listenOnPortZero(t, (socket) => (target ? target.emit('connection', socket) : socket.destroy()));
+  const handedOn = new Set<net.Socket>();
+  const { port } = await listenOnPortZero(t, (socket) => {
+    if (!target) return void socket.destroy();
+    handedOn.add(socket);
+    socket.once('close', () => handedOn.delete(socket));
+    target.emit('connection', socket);
+  });
+  t.teardown(() => {
+    for (const socket of handedOn) socket.destroy();
+  });
   return {
     port,
     serve(server) {

@@ -21,10 +21,14 @@ t.test('npm start builds dist/ and serves discovery from dist/server.js', async 
     detached: true,
   });
   let output = '';
+  let onListening!: () => void;
+  const listened = new Promise<void>((resolve) => (onListening = resolve));
   npm.stdout!.setEncoding('utf8').on('data', (d: string) => {
     output += d;
     const reported = reportedPort(output);
-    if (reported !== undefined) forwarded.forwardTo(reported);
+    if (reported === undefined) return;
+    forwarded.forwardTo(reported);
+    onListening();
   });
   npm.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
   const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
@@ -38,12 +42,23 @@ t.test('npm start builds dist/ and serves discovery from dist/server.js', async 
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  // Asked once the server says it listens: a connection to the held port before then is reset, and fetch's pool,
+  // after such a reset, has been seen to keep the next request pending with no connection at all (until tap's
+  // timeout). Each attempt is bounded all the same.
   const deadline = Date.now() + 60_000;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    listened,
+    exited.then(() => Promise.reject(new Error(`npm start exited before it listened:\n${output}`))),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`npm start did not listen within 60 s:\n${output}`)), 60_000);
+    }),
+  ]).finally(() => clearTimeout(timer));
   let discovery: Record<string, unknown> | undefined;
   while (discovery === undefined) {
     if (Date.now() > deadline) throw new Error(`npm start did not serve discovery within 60 s:\n${output}`);
     try {
-      const res = await fetch(`${baseUrl}/sso/.well-known/openid-configuration`);
+      const res = await fetch(`${baseUrl}/sso/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5_000) });
       if (res.ok) discovery = (await res.json()) as Record<string, unknown>;
     } catch {
       await new Promise((r) => setTimeout(r, 200));

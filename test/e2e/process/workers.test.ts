@@ -44,7 +44,11 @@ t.test(
       // Workers log through the shared stdout of the primary.
       const deadline = Date.now() + 60_000;
       for (;;) {
-        const res = await fetch(`${baseUrl}/sso/.well-known/openid-configuration`).catch(() => undefined);
+        // Bounded: after a reset from the held port (the workers not yet listening), fetch's pool has been seen to
+        // keep the next request pending with no connection (npm-start.test.ts).
+        const res = await fetch(`${baseUrl}/sso/.well-known/openid-configuration`, { signal: AbortSignal.timeout(5_000) }).catch(
+          () => undefined,
+        );
         if (res?.ok && ((await res.json()) as { issuer?: string }).issuer === `${baseUrl}/sso`) break;
         if (Date.now() > deadline) throw new Error('no worker answered within 60 s');
         await new Promise((r) => setTimeout(r, 200));
