@@ -47,6 +47,8 @@ export interface ConnectionView {
     signing_certificates: number;
     metadata_url: string | null;
     metadata_refreshed_at: string | null;
+    /** The IdP's metadata as it was read (what a console edit sends back when it came from a file). */
+    metadata_xml: string;
     allow_unsolicited: boolean;
     attributes: Record<string, string[]>;
     sp_metadata_url: string;
@@ -98,6 +100,7 @@ async function view(ctx: AdminContext, id: string): Promise<ConnectionView> {
             signing_certificates: c.saml.signingCertificates.length,
             metadata_url: c.saml.metadataUrl,
             metadata_refreshed_at: c.saml.metadataRefreshedAt,
+            metadata_xml: c.saml.metadataXml,
             allow_unsolicited: c.saml.allowUnsolicited,
             attributes: c.saml.attributes,
             sp_metadata_url: samlMetadataUrl(ctx.config.issuer, c.id),
