@@ -31,7 +31,9 @@ import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/bac
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
+import { startSamlMetadataJob, type SamlMetadataJob } from './jobs/saml-metadata-job.js';
 import type { Metrics } from './metrics.js';
+import type { SpCredentials } from './domain/saml/sp/sp-credentials.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
 import type { Listen } from './storage/listen.js';
@@ -55,6 +57,8 @@ export interface AppDeps {
   schemaCompilers?: LazySchemaCompilers;
   /** LISTEN on the database (DatabaseHandle.listen): wakes the webhook deliveries as they are queued; else they poll. */
   listen?: Listen;
+  /** The SAML key pairs (issue 39): a SAML connection's AuthnRequests are signed, and its assertions decrypted, with them. */
+  samlCredentials?: SpCredentials;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -119,6 +123,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', async () => outbox?.stop());
   }
 
+  // SAML connections' IdP metadata, refreshed from its URL (issue 39).
+  let samlMetadata: SamlMetadataJob | undefined;
+  app.addHook('onReady', async () => {
+    samlMetadata = startSamlMetadataJob(ctx);
+  });
+  app.addHook('onClose', async () => samlMetadata?.stop());
+
   let backchannel: BackchannelLogoutJob | undefined;
   app.addHook('onReady', async () => {
     backchannel = startBackchannelLogoutJob(ctx, deps.logger);
@@ -154,6 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ctx,
     onLogoutsQueued: () => backchannel?.kick(),
     onMessagesQueued: () => outbox?.kick(),
+    samlCredentials: deps.samlCredentials,
   });
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
   await app.register(adminApi, { prefix: ADMIN_API_ROOT, ctx, bodyLimit: BODY_LIMIT_BYTES });
