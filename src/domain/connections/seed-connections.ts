@@ -22,7 +22,7 @@ import { isPreset, PRESET_DEFAULTS, PRESETS, type Preset } from './presets.js';
 import { writeVersioned } from '../../storage/json-shape.js';
 import { ATTRIBUTE_FIELDS, STORED_SAML_SETTINGS, type AttributeField, type SamlSettings } from '../saml/sp/saml-settings.js';
 import { fetchIdpMetadata, samlSettingsFrom, type SamlMetadataFetching } from '../saml/sp/idp-metadata-source.js';
-import { SamlSpError } from '../saml/sp/saml-sp-error.js';
+import { SamlError } from '../saml/saml-error.js';
 
 export interface SeedConnection {
   id: string;
@@ -296,7 +296,7 @@ async function samlConnectionColumns(
       attributes: entry.saml_attributes ?? {},
     });
   } catch (err) {
-    if (err instanceof SamlSpError) throw new AdminError(`connection "${entry.id}": the SAML metadata was refused: ${err.detail}`);
+    if (err instanceof SamlError) throw new AdminError(`connection "${entry.id}": the SAML metadata was refused: ${err.description}`);
     throw err;
   }
   return {

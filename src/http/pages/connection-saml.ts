@@ -11,8 +11,8 @@ import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import { claimUpstreamCallback } from '../../domain/connections/upstream-throttle.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { finishSamlLogin } from '../../domain/saml/sp/saml-login.js';
-import { RESPONSE_MAX_BYTES } from '../../domain/saml/sp/saml-response.js';
-import { SamlSpError } from '../../domain/saml/sp/saml-sp-error.js';
+import { MAX_ENCODED_MESSAGE_CHARS } from '../../domain/saml/bindings.js';
+import { SamlError } from '../../domain/saml/saml-error.js';
 import { samlAcsUrl, samlMetadataUrl } from '../../domain/saml/sp/sp-urls.js';
 import { samlUpstreamCookie, upstreamCookie } from '../cookies.js';
 import { PAGE_HEADERS } from '../views/layout.js';
@@ -27,7 +27,7 @@ const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 const acsSchema = {
   type: 'object',
   properties: {
-    SAMLResponse: { type: 'string', maxLength: Math.ceil((RESPONSE_MAX_BYTES * 4) / 3) + 4 },
+    SAMLResponse: { type: 'string', maxLength: MAX_ENCODED_MESSAGE_CHARS },
     RelayState: { type: 'string', maxLength: 80 },
   },
   required: ['SAMLResponse'],
@@ -39,7 +39,7 @@ interface AcsBody {
 }
 
 /** The form body's room: the capped SAMLResponse, form-urlencoded (its +, / and = escaped), and the RelayState. */
-const ACS_BODY_LIMIT = Math.ceil((RESPONSE_MAX_BYTES * 4) / 3) * 2;
+const ACS_BODY_LIMIT = MAX_ENCODED_MESSAGE_CHARS * 2;
 
 export default async function connectionSamlRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; directory: UpstreamDirectory }) {
   const { ctx, directory } = opts;
@@ -117,8 +117,8 @@ export default async function connectionSamlRoutes(app: FastifyInstance, opts: {
           setLanguage: (language) => (t = language),
         });
       } catch (err) {
-        if (err instanceof SamlSpError) {
-          request.log.warn({ connection: connectionId, refusal: err.code, detail: err.detail }, 'saml response refused');
+        if (err instanceof SamlError) {
+          request.log.warn({ connection: connectionId, refusal: err.code, detail: err.description }, 'saml response refused');
           return reply
             .code(400)
             .headers(PAGE_HEADERS)

@@ -5,7 +5,7 @@ import { guardedFetch, OutboundError, systemOutbound, type OutboundDeps } from '
 import { WITHOUT_CONFIGURATION } from '../../../outbound/stored-url.js';
 import { jwksUriPolicy } from '../../clients/client-jwks.js';
 import { METADATA_MAX_BYTES, readIdpMetadata } from './idp-metadata.js';
-import { SamlSpError } from './saml-sp-error.js';
+import { SamlError } from '../saml-error.js';
 import type { SamlSettings } from './saml-settings.js';
 
 const METADATA_TIMEOUT_MS = 10_000;
@@ -15,11 +15,11 @@ export interface SamlMetadataFetching {
   outbound: OutboundDeps | undefined;
 }
 
-/** GETs the metadata document at `raw`; throws SamlSpError('metadata') naming the host and what went wrong. */
+/** GETs the metadata document at `raw`; throws SamlError('metadata') naming the host and what went wrong. */
 export async function fetchIdpMetadata(deps: SamlMetadataFetching, raw: string): Promise<string> {
   const url = new URL(raw);
   const policy = deps.config ? jwksUriPolicy(deps.config, url) : WITHOUT_CONFIGURATION.policy;
-  if (typeof policy === 'string') throw new SamlSpError('metadata', `the metadata URL ${policy}`);
+  if (typeof policy === 'string') throw new SamlError('bad_metadata', `the metadata URL ${policy}`);
   let response;
   try {
     response = await guardedFetch(
@@ -35,14 +35,14 @@ export async function fetchIdpMetadata(deps: SamlMetadataFetching, raw: string):
     );
   } catch (err) {
     if (err instanceof OutboundError)
-      throw new SamlSpError('metadata', `the metadata of host ${url.hostname} could not be read: ${err.message}`);
+      throw new SamlError('bad_metadata', `the metadata of host ${url.hostname} could not be read: ${err.message}`);
     throw err;
   }
-  if (response.status !== 200) throw new SamlSpError('metadata', `the metadata of host ${url.hostname} answered ${response.status}`);
+  if (response.status !== 200) throw new SamlError('bad_metadata', `the metadata of host ${url.hostname} answered ${response.status}`);
   return response.body.toString('utf8');
 }
 
-/** The settings `xml` gives, with the operator's choices; throws SamlSpError when the metadata does not serve. */
+/** The settings `xml` gives, with the operator's choices; throws SamlError when the metadata does not serve. */
 export function samlSettingsFrom(
   xml: string,
   choices: {

@@ -8,7 +8,7 @@ import { listConnectionRows, updateConnectionSaml } from '../../../storage/conne
 import { writeVersioned } from '../../../storage/json-shape.js';
 import { fetchIdpMetadata, samlSettingsFrom } from './idp-metadata-source.js';
 import { STORED_SAML_SETTINGS } from './saml-settings.js';
-import { SamlSpError } from './saml-sp-error.js';
+import { SamlError } from '../saml-error.js';
 
 /** How old fetched metadata may get before it is read again. */
 export const REFRESH_AFTER_MS = 6 * 3_600_000;
@@ -33,12 +33,12 @@ export async function refreshSamlMetadata(ctx: Pick<ProviderContext, 'db' | 'clo
         allowUnsolicited: saml.allowUnsolicited,
         attributes: saml.attributes,
       });
-      if (settings.idpEntityId !== saml.idpEntityId) throw new SamlSpError('metadata', 'the refreshed metadata names another entityID');
+      if (settings.idpEntityId !== saml.idpEntityId) throw new SamlError('bad_metadata', 'the refreshed metadata names another entityID');
       if (await updateConnectionSaml(ctx.db, connection.id, writeVersioned(settings, STORED_SAML_SETTINGS), settings.idpEntityId, now))
         refreshed += 1;
     } catch (err) {
-      if (!(err instanceof SamlSpError)) throw err;
-      ctx.log.warn({ connection: connection.id, detail: err.detail }, 'saml metadata not refreshed; the stored metadata stays');
+      if (!(err instanceof SamlError)) throw err;
+      ctx.log.warn({ connection: connection.id, detail: err.description }, 'saml metadata not refreshed; the stored metadata stays');
     }
   }
   return refreshed;

@@ -15,7 +15,7 @@ import type { UpstreamPurpose } from '../../connections/upstream-login.js';
 import { attributeNames } from './saml-settings.js';
 import { serviceProvider } from './service-provider.js';
 import type { SpCredentials } from './sp-credentials.js';
-import { SamlSpError } from './saml-sp-error.js';
+import { SamlError } from '../saml-error.js';
 import { verifySamlResponse, type VerifiedAssertion } from './saml-response.js';
 
 const MAX_UPSTREAM_SECONDS = 600;
@@ -70,7 +70,7 @@ function purposeOf(login: { interactionId: string | null; linkUserId: string | n
 
 /**
  * The ACS: the RelayState's row used up in this browser (or, with none, an unsolicited response where the connection
- * takes them), the response verified, its assertion ID used once. Throws SamlSpError or UpstreamRefusal; on either
+ * takes them), the response verified, its assertion ID used once. Throws SamlError or UpstreamRefusal; on either
  * nothing but the used RelayState row is written.
  */
 export async function finishSamlLogin(
@@ -89,7 +89,7 @@ export async function finishSamlLogin(
     requestId = login.nonce;
     purpose = purposeOf(login);
   } else if (!connection.saml!.allowUnsolicited) {
-    throw new SamlSpError('unsolicited', 'no request of this browser is waiting and the connection takes no unsolicited response');
+    throw new SamlError('unsolicited', 'no request of this browser is waiting and the connection takes no unsolicited response');
   }
   const verified = await verifySamlResponse(
     { issuer: ctx.config.issuer, connection, credentials, now: ctx.clock() },
@@ -98,7 +98,7 @@ export async function finishSamlLogin(
   );
   // Profiles 4.1.4.5: each assertion ID once, kept while the assertion could be accepted.
   if (!(await useAssertionId(ctx.db, { connectionId: connection.id, assertionId: verified.assertionId, expiresAt: verified.notOnOrAfter })))
-    throw new SamlSpError('replayed', 'the assertion ID was used before');
+    throw new SamlError('replayed', 'the assertion ID was used before');
   return { identity: identityFromAssertion(connection, verified), purpose };
 }
 

@@ -5,16 +5,14 @@
 // response's Destination and InResponseTo. What comes out is read from the signed assertion only.
 import { SamlStatusError, type Profile } from '@node-saml/node-saml';
 import type { Connection } from '../../connections/connection.js';
-import { PROTOCOL_NS } from './idp-metadata.js';
+import { decodePostMessage } from '../bindings.js';
+import { NS } from '../namespaces.js';
 import { serviceProvider } from './service-provider.js';
 import type { SpCredentials, SpKeyPair } from './sp-credentials.js';
-import { SamlSpError } from './saml-sp-error.js';
-import { samlAcsUrl } from './sp-urls.js';
 import { SamlError } from '../saml-error.js';
-import { parseUntrustedXml } from '../xml-reader.js';
+import { samlAcsUrl } from './sp-urls.js';
+import { MAX_MESSAGE_BYTES, parseUntrustedXml } from '../xml-reader.js';
 
-/** A response's XML after base64: an IdP's signed assertion with a few hundred attributes stays well under this. */
-export const RESPONSE_MAX_BYTES = 256 * 1024;
 /** The clocks of the IdP and ours may differ by this much (SAML Core 2.5.1.2 leaves it to the relying party). */
 export const CLOCK_SKEW_MS = 60_000;
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
@@ -37,18 +35,8 @@ const all = (v: unknown): Xml2Js[] => (Array.isArray(v) ? (v as Xml2Js[]) : []);
 function instant(value: string | undefined, what: string): number | undefined {
   if (value === undefined) return undefined;
   // SAML Core 1.3.3: xs:dateTime in UTC.
-  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value)) throw new SamlSpError('invalid', `${what} is not a UTC dateTime`);
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value)) throw new SamlError('bad_message', `${what} is not a UTC dateTime`);
   return Date.parse(value);
-}
-
-/** The base64 of the HTTP-POST binding (SAML Bindings §3.5.4) as XML, refused over the cap before decoding. */
-export function decodePostedResponse(samlResponse: string): string {
-  if (samlResponse.length > Math.ceil((RESPONSE_MAX_BYTES * 4) / 3) + 4)
-    throw new SamlSpError('too-large', `the SAMLResponse is over ${RESPONSE_MAX_BYTES} bytes`);
-  const compact = samlResponse.replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(compact) || compact.length % 4 !== 0)
-    throw new SamlSpError('malformed', 'the SAMLResponse is not base64');
-  return Buffer.from(compact, 'base64').toString('utf8');
 }
 
 async function validate(
@@ -62,27 +50,16 @@ async function validate(
   try {
     const sp = serviceProvider(issuer, connection, { signing, decryption }, { requestId });
     const { profile } = await sp.validatePostResponseAsync({ SAMLResponse: samlResponse });
-    if (!profile) throw new SamlSpError('invalid', 'the response carries no assertion');
+    if (!profile) throw new SamlError('bad_message', 'the response carries no assertion');
     return profile;
   } catch (err) {
-    if (err instanceof SamlSpError) throw err;
-    if (err instanceof SamlStatusError) throw new SamlSpError('status', 'the IdP answered with a status other than Success');
-    throw new SamlSpError('invalid', `node-saml refused the response: ${(err as Error).message.slice(0, 160)}`);
+    if (err instanceof SamlError) throw err;
+    if (err instanceof SamlStatusError) throw new SamlError('peer_status', 'the IdP answered with a status other than Success');
+    throw new SamlError('bad_message', `node-saml refused the response: ${(err as Error).message.slice(0, 160)}`);
   }
 }
 
-/** The shared careful reader (size cap first, no DTD or processing instruction, no repaired parse). */
-function screened(xml: string): Document {
-  try {
-    return parseUntrustedXml(xml, RESPONSE_MAX_BYTES);
-  } catch (err) {
-    if (!(err instanceof SamlError)) throw err;
-    const code = err.code === 'too_large' ? 'too-large' : err.code === 'forbidden_markup' ? 'dtd' : 'malformed';
-    throw new SamlSpError(code, err.description);
-  }
-}
-
-/** Checks the posted SAMLResponse as described above; throws SamlSpError. */
+/** Checks the posted SAMLResponse as described above; throws SamlError. */
 export async function verifySamlResponse(
   input: { issuer: string; connection: Connection; credentials: SpCredentials; now: Date },
   samlResponse: string,
@@ -91,20 +68,21 @@ export async function verifySamlResponse(
   const { issuer, connection, now } = input;
   const settings = connection.saml!;
   const acs = samlAcsUrl(issuer, connection.id);
-  const xml = decodePostedResponse(samlResponse);
-  const root = screened(xml).documentElement;
-  if (root.namespaceURI !== PROTOCOL_NS || root.localName !== 'Response')
-    throw new SamlSpError('malformed', 'the message is not a samlp:Response');
+  const xml = decodePostMessage(samlResponse);
+  const root = parseUntrustedXml(xml, MAX_MESSAGE_BYTES).documentElement;
+  if (root.namespaceURI !== NS.protocol || root.localName !== 'Response')
+    throw new SamlError('bad_message', 'the message is not a samlp:Response');
   // SAML Core 3.2.2: "If [Destination is] present, the actual recipient MUST check that the URI reference identifies
   // the location at which the message was received."
   const destination = root.getAttribute('Destination');
-  if (destination !== null && destination !== '' && destination !== acs) throw new SamlSpError('invalid', 'the Destination is not our ACS');
+  if (destination !== null && destination !== '' && destination !== acs)
+    throw new SamlError('bad_message', 'the Destination is not our ACS');
   const responseInResponseTo = root.getAttribute('InResponseTo') || null;
   // Profiles 4.1.4.5 / 4.1.5: a response to our request names it; an unsolicited one names none.
   if (requestId === null && responseInResponseTo !== null)
-    throw new SamlSpError('unsolicited', 'the response answers a request this browser did not send');
+    throw new SamlError('unsolicited', 'the response answers a request this browser did not send');
   if (requestId !== null && responseInResponseTo !== null && responseInResponseTo !== requestId)
-    throw new SamlSpError('invalid', 'the response answers another request');
+    throw new SamlError('bad_message', 'the response answers another request');
 
   const signing = await input.credentials.signing();
   const decryptionKeys = xml.includes('EncryptedAssertion') ? await input.credentials.decryption() : [];
@@ -119,12 +97,12 @@ export async function verifySamlResponse(
   }
 
   const assertion = (profile.getAssertion?.() as { Assertion?: Xml2Js } | undefined)?.Assertion;
-  if (!assertion?.$) throw new SamlSpError('invalid', 'the signed assertion cannot be read');
+  if (!assertion?.$) throw new SamlError('bad_message', 'the signed assertion cannot be read');
   const assertionId = assertion.$.ID;
-  if (!assertionId) throw new SamlSpError('invalid', 'the assertion has no ID');
+  if (!assertionId) throw new SamlError('bad_message', 'the assertion has no ID');
   // SAML Core 2.3.3 / Profiles 4.1.4.2: the assertion's Issuer is the IdP's entityID.
   if (first(assertion.Issuer)?._ !== settings.idpEntityId)
-    throw new SamlSpError('invalid', 'the assertion Issuer is not the connection IdP');
+    throw new SamlError('bad_message', 'the assertion Issuer is not the connection IdP');
 
   const nowMs = now.getTime();
   // Profiles 4.1.4.2: at least one bearer SubjectConfirmation whose data has our ACS as Recipient, a NotOnOrAfter,
@@ -147,21 +125,21 @@ export async function verifySamlResponse(
     }
   }
   if (confirmedUntil === undefined)
-    throw new SamlSpError('invalid', `no bearer SubjectConfirmation holds (${refusals.join(', ') || 'none present'})`);
+    throw new SamlError('bad_message', `no bearer SubjectConfirmation holds (${refusals.join(', ') || 'none present'})`);
 
   // SAML Core 2.5.1.2: NotBefore and NotOnOrAfter of the Conditions; 2.5.1.4: our entityID among the audiences
   // (node-saml checked the AudienceRestriction).
   const conditions = all(assertion.Conditions);
-  if (conditions.length !== 1) throw new SamlSpError('invalid', 'the assertion has no single Conditions');
+  if (conditions.length !== 1) throw new SamlError('bad_message', 'the assertion has no single Conditions');
   const notBefore = instant(conditions[0]!.$?.NotBefore, 'Conditions NotBefore');
   const notOnOrAfter = instant(conditions[0]!.$?.NotOnOrAfter, 'Conditions NotOnOrAfter');
-  if (notBefore !== undefined && nowMs + CLOCK_SKEW_MS < notBefore) throw new SamlSpError('invalid', 'the assertion is not valid yet');
-  if (notOnOrAfter !== undefined && nowMs - CLOCK_SKEW_MS >= notOnOrAfter) throw new SamlSpError('invalid', 'the assertion has expired');
+  if (notBefore !== undefined && nowMs + CLOCK_SKEW_MS < notBefore) throw new SamlError('bad_message', 'the assertion is not valid yet');
+  if (notOnOrAfter !== undefined && nowMs - CLOCK_SKEW_MS >= notOnOrAfter) throw new SamlError('bad_message', 'the assertion has expired');
 
   const nameId = first(subject?.NameID);
   const nameIdValue = profile.nameID;
   if (typeof nameIdValue !== 'string' || nameIdValue.length === 0 || nameIdValue.length > 512 || nameId?._ !== nameIdValue)
-    throw new SamlSpError('invalid', 'the assertion has no NameID');
+    throw new SamlError('bad_message', 'the assertion has no NameID');
   const attributes: Record<string, string[]> = {};
   for (const [name, value] of Object.entries((profile.attributes as Record<string, unknown> | undefined) ?? {})) {
     const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
