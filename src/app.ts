@@ -34,6 +34,7 @@ import { startBackchannelLogoutJob, type BackchannelLogoutJob } from './jobs/bac
 import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
+import { startSamlMetadataJob, type SamlMetadataJob } from './jobs/saml-metadata-job.js';
 import type { Metrics } from './metrics.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
@@ -58,7 +59,10 @@ export interface AppDeps {
   schemaCompilers?: LazySchemaCompilers;
   /** LISTEN on the database (DatabaseHandle.listen): wakes the webhook deliveries as they are queued; else they poll. */
   listen?: Listen;
-  /** The provider's SAML key pairs (issue 39); the database's, sealed and rotated (domain/keys/saml-keys.ts), unless told. */
+  /**
+   * The provider's SAML key pairs (issue 39): they sign the identity provider's responses, a SAML connection's
+   * AuthnRequests, and decrypt its assertions; the database's, sealed and rotated (domain/keys/saml-keys.ts), unless told.
+   */
   samlCredentials?: SamlCredentials;
 }
 
@@ -71,6 +75,8 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger, metrics: deps.metrics, outbound: deps.outbound });
+  // Made on first use (a SAML request), so that a provider without SAML never makes one.
+  const samlCredentials = deps.samlCredentials ?? new StoredSamlCredentials(ctx);
 
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -124,6 +130,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     app.addHook('onClose', async () => outbox?.stop());
   }
 
+  // SAML connections' IdP metadata, refreshed from its URL (issue 39).
+  let samlMetadata: SamlMetadataJob | undefined;
+  app.addHook('onReady', async () => {
+    samlMetadata = startSamlMetadataJob(ctx);
+  });
+  app.addHook('onClose', async () => samlMetadata?.stop());
+
   let backchannel: BackchannelLogoutJob | undefined;
   app.addHook('onReady', async () => {
     backchannel = startBackchannelLogoutJob(ctx, deps.logger);
@@ -159,12 +172,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ctx,
     onLogoutsQueued: () => backchannel?.kick(),
     onMessagesQueued: () => outbox?.kick(),
+    samlCredentials,
   });
   // The provider as a SAML 2.0 identity provider (issue 39): metadata, single sign-on and logout at {issuer}/saml.
   await app.register(samlRoutes, {
     prefix: `${ROUTES_PREFIX}${SAML_PREFIX}`,
     ctx,
-    credentials: deps.samlCredentials ?? new StoredSamlCredentials(ctx),
+    credentials: samlCredentials,
     onLogoutsQueued: () => backchannel?.kick(),
   });
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.

@@ -102,3 +102,13 @@ export const signupCookie = (config: Config): CookieSpec =>
  */
 export const upstreamCookie = (config: Config): CookieSpec =>
   providerCookie(config, 'sso_upstream', '/connections', config.interactionTtlSeconds);
+
+/**
+ * The upstream cookie's twin for SAML connections (issue 39), holding the same value: an IdP answers with a
+ * cross-site POST to the ACS (SAML Bindings §3.5), which a Lax cookie does not go with. On https it is SameSite=None
+ * (with Secure, as the prefix demands); on http (development, one site) Lax like the others.
+ */
+export function samlUpstreamCookie(config: Config): CookieSpec {
+  const cookie = providerCookie(config, 'sso_saml_upstream', '/connections', config.interactionTtlSeconds);
+  return config.secureCookies ? { ...cookie, options: { ...cookie.options, sameSite: 'none' } } : cookie;
+}

@@ -33,6 +33,8 @@ export interface ConnectionColumns {
   trust_amr: boolean;
   store_tokens: boolean;
   enabled: boolean;
+  /** Kind saml: its settings as written by their shapes (src/domain/saml/sp/saml-settings.ts); null otherwise. */
+  saml?: string | null;
 }
 
 /** Inserts the connection, or replaces every column of the one with its id; true when it was new. */
@@ -144,4 +146,15 @@ export async function deleteLink(db: Db, userId: string, connectionId: string, s
     .where('subject', '=', subject)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/** The saml settings of a saml connection replaced (a metadata refresh); false when it is gone or no longer saml. */
+export async function updateConnectionSaml(db: Db, id: string, saml: string, issuer: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('connections')
+    .set({ saml, issuer, updated_at: now })
+    .where('id', '=', id)
+    .where('kind', '=', 'saml')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

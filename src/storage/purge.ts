@@ -71,6 +71,8 @@ export const PURGE_TARGETS: readonly PurgeTarget[] = [
   // A sign-in sent to an upstream provider, and a link waiting for its proof: of no use once expired (issue 19).
   { table: 'upstream_logins', cutoff: expired },
   { table: 'connection_link_proofs', cutoff: expired },
+  // A SAML assertion ID is kept to refuse its replay only while the assertion could be accepted (issue 39).
+  { table: 'saml_assertions', cutoff: expired },
   // Like a code: a used device code stays an access token lifetime past its expiry, so that its replay is recognised.
   { table: 'device_authorizations', cutoff: (s) => new Date(s.now.getTime() - s.accessTokenTtlSeconds * 1000) },
   { table: 'sign_in_attempts', column: 'at', cutoff: (s) => new Date(s.now.getTime() - s.signInAttemptRetentionSeconds * 1000) },

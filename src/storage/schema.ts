@@ -554,6 +554,8 @@ export interface ConnectionsTable {
   /** Keep each sign-in's upstream tokens on the link, sealed. */
   store_tokens: ColumnType<boolean, boolean | undefined, boolean>;
   enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Kind saml only (issue 39): the IdP's metadata and the attribute mapping, versioned (src/domain/saml/sp/saml-settings.ts). */
+  saml: ColumnType<unknown, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -836,3 +838,14 @@ export interface Database {
 
 export type SamlKeyRow = Selectable<SamlKeysTable>;
 export type SamlServiceProviderRow = Selectable<SamlServiceProvidersTable>;
+
+/** An assertion ID a SAML connection's IdP sent (issue 39), kept until its NotOnOrAfter so that it is used once. */
+export interface SamlAssertionsTable {
+  connection_id: string;
+  assertion_id: string;
+  expires_at: Timestamp;
+}
+
+export interface Database {
+  saml_assertions: SamlAssertionsTable;
+}

@@ -1,4 +1,5 @@
 // Builds the app on a test database with a test config and seeded fixtures; torn down with the test.
+import type { SpCredentials } from '../../src/domain/saml/sp/sp-credentials.js';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Test } from 'tap';
@@ -84,6 +85,8 @@ export interface TestAppOptions {
   outbound?: OutboundDeps;
   /** How the routes' schemas are compiled (src/http/lazy-schema-compilers.ts); the app makes its own unless told. */
   schemaCompilers?: LazySchemaCompilers;
+  /** The SAML key pairs (issue 39) a saml connection signs and decrypts with. */
+  samlCredentials?: SpCredentials;
 }
 
 // Each test app starts with a key per algorithm and the fixtures' hashed passwords. Making them anew for every app
@@ -149,6 +152,7 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
     metrics,
     outbound: options.outbound,
     schemaCompilers: options.schemaCompilers,
+    samlCredentials: options.samlCredentials,
   });
   await app.ready();
   t.teardown(async () => {

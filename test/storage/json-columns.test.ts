@@ -7,6 +7,7 @@ import { CHALLENGE_CONTEXT } from '../../src/domain/accounts/challenge-context.j
 import { createOnce } from '../../src/domain/admin/idempotency.js';
 import { AdminError } from '../../src/domain/admin-error.js';
 import { STORED_CLAIM_MAPPING } from '../../src/domain/connections/connection.js';
+import { STORED_SAML_SETTINGS } from '../../src/domain/saml/sp/saml-settings.js';
 import { showConnection } from '../../src/domain/connections/connection-admin.js';
 import { enabledConnection } from '../../src/domain/connections/connections.js';
 import { showDirectory } from '../../src/domain/directories/directory-admin.js';
@@ -170,6 +171,24 @@ const SHAPED: Record<string, Family> = {
     refused: 'the connection is unusable: left out of sign-ins (logged), connections show says why',
     fits: { email: 'mail', subject: 'id' },
     misfits: [{ v: 2, email: 'mail' }, { email: '' }, { groups: 5 }, ['email'], 'text'],
+  },
+  'connections.saml': {
+    shapes: STORED_SAML_SETTINGS,
+    refused: 'the saml connection is unusable: left out of sign-ins (logged), connections show says why',
+    fits: {
+      v: 1,
+      idpEntityId: 'https://idp.example',
+      ssoUrl: 'https://idp.example/sso',
+      ssoBinding: 'redirect',
+      sloUrl: null,
+      signingCertificates: ['PEM'],
+      metadataXml: '<md:EntityDescriptor/>',
+      metadataUrl: null,
+      metadataRefreshedAt: null,
+      allowUnsolicited: false,
+      attributes: {},
+    },
+    misfits: [{ v: 2, idpEntityId: 'x' }, { v: 1, idpEntityId: 'x' }, ['x'], 'text'],
   },
   'directories.settings': {
     shapes: DIRECTORY_SETTINGS,

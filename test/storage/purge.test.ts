@@ -186,6 +186,7 @@ async function insertRows(db: Db, expiresAt: Date, label: string) {
       expires_at: expiresAt,
     })
     .execute();
+  await db.insertInto('saml_assertions').values({ connection_id: CONNECTION, assertion_id: keys.code, expires_at: expiresAt }).execute();
   return keys;
 }
 
@@ -225,6 +226,9 @@ async function present(db: Db, keys: Awaited<ReturnType<typeof insertRows>>) {
     connection_link_proofs: await has(
       db.selectFrom('connection_link_proofs').select('id_hash').where('id_hash', '=', keys.code).executeTakeFirst(),
     ),
+    saml_assertions: await has(
+      db.selectFrom('saml_assertions').select('assertion_id').where('assertion_id', '=', keys.code).executeTakeFirst(),
+    ),
   };
 }
 
@@ -256,6 +260,7 @@ t.test(
       'password_resets',
       'pushed_authorization_requests',
       'refresh_tokens',
+      'saml_assertions',
       'second_factor_challenges',
       'security_events',
       'sessions',
@@ -294,6 +299,7 @@ t.test(
         pushed_authorization_requests: true,
         upstream_logins: true,
         connection_link_proofs: true,
+        saml_assertions: true,
       },
       'nothing unexpired is touched',
     );
@@ -313,6 +319,7 @@ t.test(
         pushed_authorization_requests: false,
         upstream_logins: false,
         connection_link_proofs: false,
+        saml_assertions: false,
       },
       'a code or device code expired 10 s ago stays, so that its replay is still recognised; everything else expired goes',
     );
@@ -332,6 +339,7 @@ t.test(
         pushed_authorization_requests: false,
         upstream_logins: false,
         connection_link_proofs: false,
+        saml_assertions: false,
       },
       'a code or device code expired more than ACCESS_TOKEN_TTL_SECONDS ago goes too',
     );
@@ -353,6 +361,7 @@ t.test(
         pushed_authorization_requests: 0,
         upstream_logins: 0,
         connection_link_proofs: 0,
+        saml_assertions: 0,
         dpop_proof_jtis: 0,
         sign_in_throttle: 0,
         sign_in_attempts: 0,

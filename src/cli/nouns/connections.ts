@@ -14,6 +14,7 @@ import {
 import type { ClaimMapping, ConnectionKind, Provisioning } from '../../domain/connections/connection.js';
 import type { Preset } from '../../domain/connections/presets.js';
 import type { SeedConnection } from '../../domain/connections/seed-connections.js';
+import { readFile } from 'node:fs/promises';
 import { iso } from '../output.js';
 import { UsageError, verb, type Invocation, type Noun, type Session } from '../command.js';
 import type { Terminal } from '../terminal.js';
@@ -37,6 +38,21 @@ async function entryFrom(input: Invocation, terminal: Terminal): Promise<SeedCon
     secret = (await terminal.readAll()).replace(/\r?\n$/, '');
     if (secret === '') throw new UsageError('--client-secret-stdin read nothing from stdin');
   }
+  const attributes: Record<string, string[]> = {};
+  for (const item of list(input, 'attribute') ?? []) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new UsageError('--attribute takes FIELD=NAME, e.g. email=urn:oid:0.9.2342.19200300.100.1.3');
+    (attributes[item.slice(0, eq)] ??= []).push(item.slice(eq + 1));
+  }
+  const metadataFile = str(input, 'metadata-file');
+  let metadata: string | undefined;
+  if (metadataFile !== undefined) {
+    try {
+      metadata = await readFile(metadataFile, 'utf8');
+    } catch {
+      throw new UsageError(`--metadata-file ${metadataFile} cannot be read`);
+    }
+  }
   const scopes = str(input, 'scopes');
   const entry: Record<string, unknown> = {
     id: input.args.id!,
@@ -58,6 +74,10 @@ async function entryFrom(input: Invocation, terminal: Terminal): Promise<SeedCon
     trust_amr: input.options['trust-amr'] === true ? true : undefined,
     store_tokens: input.options['store-tokens'] === true ? true : undefined,
     enabled: input.options.disabled === true ? false : undefined,
+    saml_metadata: metadata,
+    saml_metadata_url: str(input, 'metadata-url'),
+    saml_allow_unsolicited: input.options['allow-unsolicited'] === true ? true : undefined,
+    saml_attributes: Object.keys(attributes).length > 0 ? attributes : undefined,
   };
   for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
   return entry as unknown as SeedConnection;
@@ -89,6 +109,18 @@ function printConnection(session: Session, c: ConnectionView): void {
     ['enabled', c.enabled],
     ['redirect_uri', c.redirect_uri],
     ['links', c.links],
+    ...(c.saml
+      ? ([
+          ['saml_idp_entity_id', c.saml.idp_entity_id],
+          ['saml_sso_url', `${c.saml.sso_url} (${c.saml.sso_binding})`],
+          ['saml_slo_url', c.saml.slo_url],
+          ['saml_signing_certificates', c.saml.signing_certificates],
+          ['saml_metadata_url', c.saml.metadata_url],
+          ['saml_metadata_refreshed_at', c.saml.metadata_refreshed_at],
+          ['saml_allow_unsolicited', c.saml.allow_unsolicited],
+          ['saml_sp_metadata', c.saml.sp_metadata_url],
+        ] as const)
+      : []),
   ]);
 }
 
@@ -125,7 +157,20 @@ export const connections: Noun = {
       args: [ID],
       options: {
         preset: { type: 'string', value: 'PRESET', description: 'google, microsoft, github or gitlab: fills endpoints, scopes and claims' },
-        kind: { type: 'string', value: 'KIND', description: 'oidc (discovery from --issuer) or oauth2 (explicit endpoints)' },
+        kind: {
+          type: 'string',
+          value: 'KIND',
+          description: 'oidc (discovery from --issuer), oauth2 (explicit endpoints) or saml (from --metadata-file or --metadata-url)',
+        },
+        'metadata-file': { type: 'string', value: 'FILE', description: "saml: the IdP's metadata XML" },
+        'metadata-url': { type: 'string', value: 'URL', description: "saml: where the IdP's metadata is read and refreshed from" },
+        'allow-unsolicited': { type: 'boolean', description: 'saml: take IdP-initiated (unsolicited) responses' },
+        attribute: {
+          type: 'string',
+          value: 'FIELD=NAME',
+          multiple: true,
+          description: 'saml: read email, given_name, family_name, name, username or groups from this attribute first',
+        },
         'display-name': { type: 'string', value: 'NAME', description: 'what the sign-in button says after "Sign in with"' },
         icon: { type: 'string', value: 'URL', description: 'an https or data:image URL for the button (presets have one)' },
         tenant: { type: 'string', value: 'TENANT', description: 'microsoft: a tenant id, common (default), organizations or consumers' },
@@ -133,7 +178,7 @@ export const connections: Noun = {
         'authorization-endpoint': { type: 'string', value: 'URL', description: 'oauth2, or an override' },
         'token-endpoint': { type: 'string', value: 'URL', description: 'oauth2, or an override' },
         'userinfo-endpoint': { type: 'string', value: 'URL', description: 'oauth2, or an override' },
-        'client-id': { type: 'string', value: 'ID', required: true, description: 'our client id at the upstream' },
+        'client-id': { type: 'string', value: 'ID', description: 'our client id at the upstream (oidc, oauth2)' },
         'client-secret-stdin': { type: 'boolean', description: 'read our client secret from stdin (it is stored sealed)' },
         scopes: { type: 'string', value: '"S1 S2"', description: "the scopes asked for (default: the preset's, or openid email profile)" },
         claim: {
@@ -152,7 +197,8 @@ export const connections: Noun = {
         disabled: { type: 'boolean', description: 'keep it off the sign-in page' },
       },
       notes: `Register the redirect URI that "show" prints at the upstream: {issuer}/connections/<id>/callback. Every
-option not given goes back to its default: add replaces the whole entry, as a seed file entry does.`,
+option not given goes back to its default: add replaces the whole entry, as a seed file entry does. A saml connection
+is read from its IdP's metadata; give the IdP our SP metadata, {issuer}/connections/<id>/saml/metadata.`,
       async prepare(input, terminal) {
         const entry = await entryFrom(input, terminal);
         checkConnectionEntry(entry);

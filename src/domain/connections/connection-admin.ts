@@ -13,6 +13,8 @@ import { findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type A
 import { AdminError } from '../admin-error.js';
 import { callbackUrl, rowToConnection, type Connection } from './connection.js';
 import { connectionColumns, connectionEntryProblems, type SeedConnection } from './seed-connections.js';
+import type { OutboundDeps } from '../../outbound/guarded-fetch.js';
+import { samlAcsUrl, samlMetadataUrl } from '../saml/sp/sp-urls.js';
 import { openUpstreamTokens, type UpstreamTokens } from './upstream-tokens.js';
 
 /** What an admin sees of a connection: everything but the secret, and the redirect URI to register upstream. */
@@ -36,6 +38,21 @@ export interface ConnectionView {
   enabled: boolean;
   redirect_uri: string;
   links: number;
+  /** Kind saml: the IdP it trusts, and our SP metadata URL to give its admin. */
+  saml?: {
+    idp_entity_id: string;
+    sso_url: string;
+    sso_binding: string;
+    slo_url: string | null;
+    signing_certificates: number;
+    metadata_url: string | null;
+    metadata_refreshed_at: string | null;
+    /** The IdP's metadata as it was read (what a console edit sends back when it came from a file). */
+    metadata_xml: string;
+    allow_unsolicited: boolean;
+    attributes: Record<string, string[]>;
+    sp_metadata_url: string;
+  };
 }
 
 /**
@@ -71,8 +88,25 @@ async function view(ctx: AdminContext, id: string): Promise<ConnectionView> {
     trust_amr: c.trustAmr,
     store_tokens: c.storeTokens,
     enabled: c.enabled,
-    redirect_uri: callbackUrl(ctx.config.issuer, c.id),
+    redirect_uri: c.kind === 'saml' ? samlAcsUrl(ctx.config.issuer, c.id) : callbackUrl(ctx.config.issuer, c.id),
     links: (await listLinksOfConnection(ctx.db, c.id)).length,
+    ...(c.saml
+      ? {
+          saml: {
+            idp_entity_id: c.saml.idpEntityId,
+            sso_url: c.saml.ssoUrl,
+            sso_binding: c.saml.ssoBinding,
+            slo_url: c.saml.sloUrl,
+            signing_certificates: c.saml.signingCertificates.length,
+            metadata_url: c.saml.metadataUrl,
+            metadata_refreshed_at: c.saml.metadataRefreshedAt,
+            metadata_xml: c.saml.metadataXml,
+            allow_unsolicited: c.saml.allowUnsolicited,
+            attributes: c.saml.attributes,
+            sp_metadata_url: samlMetadataUrl(ctx.config.issuer, c.id),
+          },
+        }
+      : {}),
   };
 }
 
@@ -87,12 +121,17 @@ export const showConnection = view;
 export async function setConnection(ctx: AdminContext, entry: SeedConnection): Promise<{ connection: ConnectionView; created: boolean }> {
   checkConnectionEntry(entry, ctx.config);
   return inAdminTransaction(ctx, async (trx, tctx) => {
-    const created = await upsertConnectionRow(trx, await connectionColumns(tctx, entry), ctx.clock());
-    const { client_secret: secret, ...fields } = entry;
+    const fetching = { config: ctx.config, outbound: (ctx as { outbound?: OutboundDeps }).outbound };
+    const created = await upsertConnectionRow(trx, await connectionColumns(tctx, entry, fetching), ctx.clock());
+    const { client_secret: secret, saml_metadata: metadata, ...fields } = entry;
     await logAdminAction(ctx, trx, {
       event: created ? 'admin.connection.created' : 'admin.connection.replaced',
       target: { type: 'connection', id: entry.id },
-      changes: { ...fields, ...(secret !== undefined ? { client_secret: NOT_RECORDED } : {}) },
+      changes: {
+        ...fields,
+        ...(secret !== undefined ? { client_secret: NOT_RECORDED } : {}),
+        ...(metadata !== undefined ? { saml_metadata: `${metadata.length} characters` } : {}),
+      },
       log: { connection: entry.id },
     });
     return { connection: await view(tctx, entry.id), created };

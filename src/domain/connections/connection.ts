@@ -1,13 +1,15 @@
 // A connection to an upstream identity provider (issue 19): an OpenID Connect issuer found by discovery, or an OAuth
 // 2.0 service with explicit endpoints and a userinfo URL; how its claims map to a local user, and what its first
-// sign-in may do (create a user, link to one, or refuse). Rows are mapped and checked here; a row that does not fit
-// is left out (and logged), never half-used.
+// sign-in may do (create a user, link to one, or refuse). A SAML identity provider (issue 39) is a third kind, its
+// metadata and attribute mapping in connections.saml (src/domain/saml/sp/saml-settings.ts). Rows are mapped and
+// checked here; a row that does not fit is left out (and logged), never half-used.
 import { FREE_FORM_V1, object, optional, readVersioned, string, type Shape, type VersionedShapes } from '../../storage/json-shape.js';
 import type { ConnectionRow } from '../../storage/schema.js';
 import type { UserClaim } from '../claims.js';
+import { STORED_SAML_SETTINGS, type SamlSettings } from '../saml/sp/saml-settings.js';
 import { isPreset, PRESET_DEFAULTS, type Preset } from './presets.js';
 
-export const CONNECTION_KINDS = ['oidc', 'oauth2'] as const;
+export const CONNECTION_KINDS = ['oidc', 'oauth2', 'saml'] as const;
 export type ConnectionKind = (typeof CONNECTION_KINDS)[number];
 
 /** A first sign-in with no link: make a user from the claims, link to an existing one only, or refuse. */
@@ -86,6 +88,8 @@ export interface Connection {
   /** Each sign-in's upstream tokens are kept on the link, sealed (upstream-tokens.ts). */
   storeTokens: boolean;
   enabled: boolean;
+  /** Kind saml only: the IdP and how its attributes map; null for the other kinds. */
+  saml: SamlSettings | null;
 }
 
 function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
@@ -105,6 +109,12 @@ export function rowToConnection(row: ConnectionRow): { connection: Connection } 
   for (const field of MAPPING_FIELDS) {
     const value = stored.value[field];
     if (value !== undefined) mapping[field] = value;
+  }
+  let saml: SamlSettings | null = null;
+  if (row.kind === 'saml') {
+    const read = readVersioned(row.saml, STORED_SAML_SETTINGS, 'saml');
+    if (!read.ok) return { problem: read.reason.includes('saml') ? read.reason : `saml: ${read.reason}` };
+    saml = read.value;
   }
   const sealed = row.client_secret_sealed;
   if (sealed !== null && (typeof sealed !== 'object' || Array.isArray(sealed))) return { problem: 'client_secret_sealed' };
@@ -128,6 +138,7 @@ export function rowToConnection(row: ConnectionRow): { connection: Connection } 
       trustAmr: row.trust_amr,
       storeTokens: row.store_tokens,
       enabled: row.enabled,
+      saml,
     },
   };
 }

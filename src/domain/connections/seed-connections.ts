@@ -19,6 +19,10 @@ import {
   type Provisioning,
 } from './connection.js';
 import { isPreset, PRESET_DEFAULTS, PRESETS, type Preset } from './presets.js';
+import { writeVersioned } from '../../storage/json-shape.js';
+import { ATTRIBUTE_FIELDS, STORED_SAML_SETTINGS, type AttributeField, type SamlSettings } from '../saml/sp/saml-settings.js';
+import { fetchIdpMetadata, samlSettingsFrom, type SamlMetadataFetching } from '../saml/sp/idp-metadata-source.js';
+import { SamlError } from '../saml/saml-error.js';
 
 export interface SeedConnection {
   id: string;
@@ -32,7 +36,8 @@ export interface SeedConnection {
   authorization_endpoint?: string;
   token_endpoint?: string;
   userinfo_endpoint?: string;
-  client_id: string;
+  /** oidc and oauth2: our client id upstream (a saml connection has none: our SP entityID names us). */
+  client_id?: string;
   client_secret?: string;
   scopes?: string[];
   claims?: Partial<ClaimMapping>;
@@ -43,6 +48,13 @@ export interface SeedConnection {
   /** Keep each sign-in's upstream tokens, sealed (needs KEYS_ENCRYPTION_SECRET). Default: false. */
   store_tokens?: boolean;
   enabled?: boolean;
+  /** saml: the IdP's metadata document (XML), or the https URL it is read (and refreshed) from. */
+  saml_metadata?: string;
+  saml_metadata_url?: string;
+  /** saml: take IdP-initiated (unsolicited) responses. Default: false. */
+  saml_allow_unsolicited?: boolean;
+  /** saml: attribute names per claim, tried before the defaults (src/domain/saml/sp/saml-settings.ts). */
+  saml_attributes?: Partial<Record<AttributeField, string[]>>;
 }
 
 const FIELDS = new Set([
@@ -65,6 +77,10 @@ const FIELDS = new Set([
   'trust_amr',
   'store_tokens',
   'enabled',
+  'saml_metadata',
+  'saml_metadata_url',
+  'saml_allow_unsolicited',
+  'saml_attributes',
 ]);
 /** The URLs an entry may give (a preset's own stay the preset's): the provider requests each of them. */
 export const CONNECTION_URL_FIELDS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
@@ -99,7 +115,8 @@ export function connectionEntryProblems(raw: unknown, config?: Pick<Config, 'iss
     problems.push('id must be 1 to 63 lowercase letters, digits, "-" or "_"');
   if (e.preset !== undefined && !isPreset(e.preset)) problems.push(`preset must be one of ${PRESETS.join(', ')}`);
   const preset = isPreset(e.preset) ? PRESET_DEFAULTS[e.preset] : undefined;
-  if (e.kind !== undefined && !(CONNECTION_KINDS as readonly unknown[]).includes(e.kind)) problems.push('kind must be oidc or oauth2');
+  if (e.kind !== undefined && !(CONNECTION_KINDS as readonly unknown[]).includes(e.kind))
+    problems.push('kind must be oidc, oauth2 or saml');
   const kind = (e.kind as ConnectionKind | undefined) ?? preset?.kind;
   if (kind === undefined) problems.push('kind is required without a preset');
   if (e.tenant !== undefined && (e.preset !== 'microsoft' || typeof e.tenant !== 'string' || !TENANT.test(e.tenant))) {
@@ -120,7 +137,8 @@ export function connectionEntryProblems(raw: unknown, config?: Pick<Config, 'iss
       if (e[field] === undefined && fallback === undefined) problems.push(`${field} is required for an oauth2 connection`);
     }
   }
-  if (typeof e.client_id !== 'string' || e.client_id.length === 0 || e.client_id.length > 255)
+  if (kind === 'saml') problems.push(...samlEntryProblems(e, config));
+  else if (typeof e.client_id !== 'string' || e.client_id.length === 0 || e.client_id.length > 255)
     problems.push('client_id must be a non-empty string');
   if (
     e.client_secret !== undefined &&
@@ -162,7 +180,44 @@ export function connectionEntryProblems(raw: unknown, config?: Pick<Config, 'iss
   }
   for (const flag of ['trust_amr', 'store_tokens', 'enabled'] as const)
     if (e[flag] !== undefined && typeof e[flag] !== 'boolean') problems.push(`${flag} must be true or false`);
+  if (kind !== 'saml') problems.push(...noSamlFields(e));
   return problems;
+}
+
+/** The saml fields of an entry of kind saml (and none of the OAuth ones); the metadata itself is read when stored. */
+function samlEntryProblems(e: Record<string, unknown>, config: Pick<Config, 'issuer' | 'outbound'> | undefined): string[] {
+  const problems: string[] = [];
+  for (const field of ['preset', 'client_id', 'client_secret', 'scopes', 'claims', 'store_tokens', 'tenant', ...CONNECTION_URL_FIELDS])
+    if (e[field] !== undefined) problems.push(`${field} is not for a saml connection`);
+  const hasXml = e.saml_metadata !== undefined;
+  const hasUrl = e.saml_metadata_url !== undefined;
+  if (!hasXml && !hasUrl) problems.push('saml_metadata or saml_metadata_url is required for a saml connection');
+  if (hasXml && (typeof e.saml_metadata !== 'string' || e.saml_metadata.length === 0)) problems.push('saml_metadata must be the XML');
+  if (hasUrl) {
+    const problem = urlProblem(e.saml_metadata_url, config);
+    if (problem) problems.push(`saml_metadata_url ${problem}`);
+  }
+  if (e.saml_allow_unsolicited !== undefined && typeof e.saml_allow_unsolicited !== 'boolean')
+    problems.push('saml_allow_unsolicited must be true or false');
+  const attributes = e.saml_attributes;
+  if (attributes !== undefined) {
+    if (typeof attributes !== 'object' || attributes === null || Array.isArray(attributes))
+      problems.push('saml_attributes must be an object');
+    else
+      for (const [key, value] of Object.entries(attributes)) {
+        if (!(ATTRIBUTE_FIELDS as readonly string[]).includes(key))
+          problems.push(`saml_attributes: unknown field "${key}" (one of ${ATTRIBUTE_FIELDS.join(', ')})`);
+        else if (!Array.isArray(value) || value.some((n) => typeof n !== 'string' || n.length === 0 || n.length > 512))
+          problems.push(`saml_attributes.${key} must be an array of attribute names`);
+      }
+  }
+  return problems;
+}
+
+function noSamlFields(e: Record<string, unknown>): string[] {
+  return ['saml_metadata', 'saml_metadata_url', 'saml_allow_unsolicited', 'saml_attributes']
+    .filter((f) => e[f] !== undefined)
+    .map((f) => `${f} is for a saml connection`);
 }
 
 /** The `connections` section: undefined when absent; problems pushed with each entry's index. */
@@ -182,7 +237,11 @@ export function checkConnections(raw: unknown, problems: string[]): SeedConnecti
 }
 
 /** The row of a checked entry, its secret sealed. */
-export async function connectionColumns(sealing: SealingContext, entry: SeedConnection): Promise<ConnectionColumns> {
+export async function connectionColumns(
+  sealing: SealingContext,
+  entry: SeedConnection,
+  fetching?: SamlMetadataFetching,
+): Promise<ConnectionColumns> {
   // Issue 19: upstream tokens are kept only encrypted; without the key they would sit in the clear.
   if (entry.store_tokens === true && sealing.config.keysEncryptionSecret === undefined)
     throw new AdminError(`connection "${entry.id}": store_tokens needs KEYS_ENCRYPTION_SECRET (upstream tokens are kept only encrypted)`);
@@ -190,6 +249,7 @@ export async function connectionColumns(sealing: SealingContext, entry: SeedConn
   const issuer =
     entry.issuer ?? (entry.preset === 'microsoft' && entry.tenant ? `https://login.microsoftonline.com/${entry.tenant}/v2.0` : null);
   const kind = entry.kind ?? preset!.kind;
+  if (kind === 'saml') return samlConnectionColumns(sealing, entry, fetching);
   return {
     id: entry.id,
     display_name: entry.display_name ?? preset!.displayName,
@@ -200,7 +260,7 @@ export async function connectionColumns(sealing: SealingContext, entry: SeedConn
     authorization_endpoint: entry.authorization_endpoint ?? null,
     token_endpoint: entry.token_endpoint ?? null,
     userinfo_endpoint: entry.userinfo_endpoint ?? null,
-    client_id: entry.client_id,
+    client_id: entry.client_id!,
     client_secret_sealed:
       entry.client_secret === undefined ? null : await sealSecret(sealing, 'connection-secret', entry.id, Buffer.from(entry.client_secret)),
     scopes: entry.scopes ?? preset?.scopes ?? (kind === 'oidc' ? ['openid', 'email', 'profile'] : []),
@@ -210,6 +270,55 @@ export async function connectionColumns(sealing: SealingContext, entry: SeedConn
     trust_amr: entry.trust_amr ?? false,
     store_tokens: entry.store_tokens ?? false,
     enabled: entry.enabled ?? true,
+    saml: null,
+  };
+}
+
+/**
+ * The row of a saml entry: its metadata read (fetched through the guarded fetch when only its URL is given), the
+ * IdP's entityID, endpoints and signing certificates taken from it. Refused, naming why, when it does not serve.
+ */
+async function samlConnectionColumns(
+  sealing: SealingContext,
+  entry: SeedConnection,
+  fetching: SamlMetadataFetching | undefined,
+): Promise<ConnectionColumns> {
+  let settings: SamlSettings;
+  try {
+    const fetched =
+      entry.saml_metadata === undefined
+        ? await fetchIdpMetadata(fetching ?? { config: undefined, outbound: undefined }, entry.saml_metadata_url!)
+        : undefined;
+    settings = samlSettingsFrom(entry.saml_metadata ?? fetched!, {
+      metadataUrl: entry.saml_metadata_url ?? null,
+      refreshedAt: fetched === undefined ? null : sealing.clock(),
+      allowUnsolicited: entry.saml_allow_unsolicited ?? false,
+      attributes: entry.saml_attributes ?? {},
+    });
+  } catch (err) {
+    if (err instanceof SamlError) throw new AdminError(`connection "${entry.id}": the SAML metadata was refused: ${err.description}`);
+    throw err;
+  }
+  return {
+    id: entry.id,
+    display_name: entry.display_name!,
+    icon: entry.icon ?? null,
+    kind: 'saml',
+    preset: null,
+    issuer: settings.idpEntityId,
+    authorization_endpoint: null,
+    token_endpoint: null,
+    userinfo_endpoint: null,
+    client_id: '',
+    client_secret_sealed: null,
+    scopes: [],
+    claim_mapping: {},
+    provisioning: entry.provisioning ?? 'create',
+    email_domains: (entry.email_domains ?? []).map((d) => d.toLowerCase()),
+    trust_amr: entry.trust_amr ?? false,
+    store_tokens: false,
+    enabled: entry.enabled ?? true,
+    saml: writeVersioned(settings, STORED_SAML_SETTINGS),
   };
 }
 

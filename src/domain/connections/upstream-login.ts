@@ -17,6 +17,7 @@ import { upstreamPolicy } from './upstream-directory.js';
 import { UpstreamRefusal } from './upstream-errors.js';
 import { identityFromClaims, readUserinfo, type UpstreamIdentity } from './upstream-identity.js';
 import { tokensOf, type UpstreamTokens } from './upstream-tokens.js';
+import { startSamlLogin } from '../saml/sp/saml-login.js';
 
 /** How long a sign-in may stay upstream: as long as the interaction it resumes, at most ten minutes. */
 const MAX_UPSTREAM_SECONDS = 600;
@@ -41,6 +42,10 @@ export async function startUpstreamLogin(
   input: { connection: Connection; purpose: UpstreamPurpose; browserSecret: string; loginHint?: string | null },
 ): Promise<string> {
   const { connection } = input;
+  if (connection.kind === 'saml') {
+    if (!directory.samlCredentials) throw new UpstreamRefusal('upstream-down', 'no SAML key pair is configured');
+    return startSamlLogin(ctx, directory.samlCredentials, input);
+  }
   const metadata = await directory.metadataOf(connection);
   const state = randomToken();
   const nonce = randomToken();
@@ -101,6 +106,8 @@ export async function finishUpstreamLogin(
   input: { connection: Connection; params: CallbackParams; browserSecret: string | undefined },
 ): Promise<FinishedUpstreamLogin> {
   const { connection, params } = input;
+  // A SAML connection answers at its ACS (src/domain/saml/sp/saml-login.ts), never here.
+  if (connection.kind === 'saml') throw new UpstreamRefusal('bad-state', 'a saml connection has no OAuth callback');
   if (!params.state) throw new UpstreamRefusal('bad-state', 'the callback has no state');
   const stateHash = sha256(params.state);
   // RFC 6749 10.12: the state binds the response to the browser that sent the request; used once whatever follows.

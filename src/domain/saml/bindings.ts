@@ -5,13 +5,13 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { SamlError } from './saml-error.js';
 import { MAX_MESSAGE_BYTES } from './xml-reader.js';
 
-/** A base64 text can be at most this long to decode within MAX_MESSAGE_BYTES. */
-const MAX_BASE64_CHARS = Math.ceil((MAX_MESSAGE_BYTES * 4) / 3) + 4;
+/** The longest base64 text that decodes within MAX_MESSAGE_BYTES: a form field or query value past it is refused. */
+export const MAX_ENCODED_MESSAGE_CHARS = Math.ceil((MAX_MESSAGE_BYTES * 4) / 3) + 4;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function decodeBase64(value: string): Buffer {
   const compact = value.replace(/[\r\n\t ]+/g, '');
-  if (compact.length > MAX_BASE64_CHARS) throw new SamlError('too_large', 'the SAML message is too large');
+  if (compact.length > MAX_ENCODED_MESSAGE_CHARS) throw new SamlError('too_large', 'the SAML message is too large');
   if (compact.length % 4 !== 0 || !BASE64.test(compact)) {
     throw new SamlError('bad_encoding', 'the SAML message is not base64');
   }

@@ -11,7 +11,13 @@ export type SamlErrorCode =
   | 'bad_metadata'
   | 'unknown_peer'
   | 'bad_signature'
-  | 'bad_message';
+  | 'bad_message'
+  /** An assertion ID seen before (Profiles 4.1.4.5). */
+  | 'replayed'
+  /** A response to no request of this browser, where unsolicited ones are not taken. */
+  | 'unsolicited'
+  /** The peer answered with a status other than Success. */
+  | 'peer_status';
 
 export class SamlError extends Error {
   override readonly name = 'SamlError';

@@ -29,15 +29,19 @@ const VIEW: JsonSchema = {
     email_domains: STRINGS,
     trust_amr: { type: 'boolean' },
     enabled: { type: 'boolean' },
-    redirect_uri: { type: 'string', description: 'the callback to register upstream' },
+    redirect_uri: { type: 'string', description: 'the callback to register upstream (kind saml: our ACS)' },
     links: { type: 'integer' },
+    saml: {
+      type: 'object',
+      description: 'kind saml: the IdP it trusts, and our SP metadata URL to give its admin',
+      additionalProperties: true,
+    },
   },
 };
 
 /** The seed file's entry (src/domain/connections/seed-connections.ts checks the values). */
 const BODY: JsonSchema = {
   type: 'object',
-  required: ['client_id'],
   properties: {
     id: STRING,
     display_name: STRING,
@@ -57,6 +61,10 @@ const BODY: JsonSchema = {
     email_domains: STRINGS,
     trust_amr: { type: 'boolean' },
     enabled: { type: 'boolean' },
+    saml_metadata: { type: 'string', minLength: 1, maxLength: 1048576, description: "kind saml: the IdP's metadata XML" },
+    saml_metadata_url: { type: 'string', description: "kind saml: where the IdP's metadata is read and refreshed from" },
+    saml_allow_unsolicited: { type: 'boolean' },
+    saml_attributes: { type: 'object', additionalProperties: STRINGS },
   },
   additionalProperties: false,
 };

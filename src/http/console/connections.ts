@@ -18,10 +18,27 @@ import { entityPages } from './entities.js';
 
 /** A connection as the entry its form edits: the seed file's fields, none that is only shown (links, redirect URI). */
 function entryOf(c: ConnectionView): Record<string, unknown> {
+  if (c.saml) return samlEntryOf(c, c.saml);
   const { has_client_secret: _secret, redirect_uri: _redirect, links: _links, ...fields } = c;
   return Object.fromEntries(
     Object.entries(fields).filter(([, v]) => v !== null && !(typeof v === 'object' && Object.keys(v).length === 0 && !Array.isArray(v))),
   );
+}
+
+/** A saml connection's entry (issue 39): its IdP's metadata (by URL when it has one) and its own choices. */
+function samlEntryOf(c: ConnectionView, saml: NonNullable<ConnectionView['saml']>): Record<string, unknown> {
+  return {
+    id: c.id,
+    kind: 'saml',
+    display_name: c.display_name,
+    ...(saml.metadata_url ? { saml_metadata_url: saml.metadata_url } : { saml_metadata: saml.metadata_xml }),
+    ...(saml.allow_unsolicited ? { saml_allow_unsolicited: true } : {}),
+    ...(Object.keys(saml.attributes).length > 0 ? { saml_attributes: saml.attributes } : {}),
+    provisioning: c.provisioning,
+    ...(c.email_domains.length > 0 ? { email_domains: c.email_domains } : {}),
+    trust_amr: c.trust_amr,
+    enabled: c.enabled,
+  };
 }
 
 export function connectionPages(app: FastifyInstance, ctx: ProviderContext, base: string): void {

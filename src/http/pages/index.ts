@@ -13,6 +13,8 @@ import brandingRoutes from './branding.js';
 import connectionCallbackRoutes from './connection-callback.js';
 import connectionLinkRoutes from './connection-link.js';
 import connectionStartRoutes from './connection-start.js';
+import connectionSamlRoutes from './connection-saml.js';
+import type { SpCredentials } from '../../domain/saml/sp/sp-credentials.js';
 import deviceVerificationRoutes from './device-verification.js';
 import interactionRoutes from './interaction.js';
 import passwordResetRoutes from './password-reset.js';
@@ -25,13 +27,15 @@ export interface PagesOptions {
   onLogoutsQueued: () => void;
   /** A page queued a message (a code, a link): deliver it now. */
   onMessagesQueued: () => void;
+  /** The SAML key pairs a saml connection signs its AuthnRequests and decrypts with; without them it cannot start. */
+  samlCredentials?: SpCredentials | undefined;
 }
 
 export default async function pageRoutes(app: FastifyInstance, opts: PagesOptions) {
   const { ctx, onLogoutsQueued, onMessagesQueued } = opts;
   const { config } = ctx;
   app.setErrorHandler(oauthErrorHandler(config));
-  const upstream = new UpstreamDirectory(ctx);
+  const upstream = new UpstreamDirectory(ctx, opts.samlCredentials);
   if (config.brand.color) await app.register(brandingRoutes, { color: config.brand.color });
   await app.register(interactionRoutes, { ctx, onMessagesQueued, upstream });
   await app.register(secondFactorRoutes, { ctx });
@@ -40,6 +44,8 @@ export default async function pageRoutes(app: FastifyInstance, opts: PagesOption
   // the account page's link and unlink.
   await app.register(connectionStartRoutes, { ctx, directory: upstream });
   await app.register(connectionCallbackRoutes, { ctx, directory: upstream });
+  // SAML connections (issue 39): our SP metadata and the ACS.
+  await app.register(connectionSamlRoutes, { ctx, directory: upstream });
   await app.register(connectionLinkRoutes, { ctx });
   await app.register(accountConnectionRoutes, { ctx, directory: upstream });
   await app.register(accountRoutes, { ctx, onLogoutsQueued, onMessagesQueued });

@@ -8,7 +8,7 @@ import { startUpstreamLogin, type UpstreamPurpose } from '../../domain/connectio
 import type { Interaction } from '../../domain/authorization/authorize.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { randomToken } from '../../domain/secrets.js';
-import { upstreamCookie } from '../cookies.js';
+import { samlUpstreamCookie, upstreamCookie } from '../cookies.js';
 import { seeOther } from '../redirect.js';
 import { enabledConnections, hintedConnection } from '../../domain/connections/connections.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
@@ -36,6 +36,10 @@ export async function sendUpstream(
     loginHint: trip.loginHint ?? null,
   });
   reply.setCookie(cookie.name, browserSecret, cookie.options);
+  if (connection.kind === 'saml') {
+    const twin = samlUpstreamCookie(ctx.config);
+    reply.setCookie(twin.name, browserSecret, twin.options);
+  }
   return seeOther(reply, location);
 }
 

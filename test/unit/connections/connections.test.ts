@@ -43,6 +43,7 @@ function row(overrides: Partial<ConnectionRow> = {}): ConnectionRow {
     trust_amr: false,
     store_tokens: false,
     enabled: true,
+    saml: null,
     created_at: now,
     updated_at: now,
     ...overrides,

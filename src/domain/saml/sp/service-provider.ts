@@ -1,0 +1,53 @@
+// node-saml configured as our service provider towards one connection's IdP (issue 39). node-saml signs the
+// AuthnRequest (SAML Bindings §3.4.4.1, RSA-SHA256) and verifies responses: the XML signature with the connection's
+// certificates only, by the reference that is the element it then reads (no wrapping), one assertion per response,
+// the audience. We set the InResponseTo it accepts per request (the one request this browser started), and take the
+// clock checks into our own hands (saml-response.ts) so that they run on the injected clock.
+import { SAML, ValidateInResponseTo, type CacheProvider, type SamlConfig } from '@node-saml/node-saml';
+import type { Connection } from '../../connections/connection.js';
+import { samlAcsUrl, samlMetadataUrl } from './sp-urls.js';
+import type { SpKeyPair } from './sp-credentials.js';
+
+/** A cache that knows exactly one request ID (or none): InResponseTo is valid only when it is that one. */
+function oneRequestCache(requestId: string | null): CacheProvider {
+  return {
+    saveAsync: async () => null,
+    getAsync: async (key) => (requestId !== null && key === requestId ? new Date(0).toISOString() : null),
+    removeAsync: async () => null,
+  };
+}
+
+export function serviceProvider(
+  issuer: string,
+  connection: Connection,
+  keys: { signing: SpKeyPair; decryption?: SpKeyPair | undefined },
+  inResponseTo: { requestId: string | null; newRequestId?: string },
+): SAML {
+  const settings = connection.saml!;
+  const entityId = samlMetadataUrl(issuer, connection.id);
+  const config: SamlConfig = {
+    issuer: entityId,
+    callbackUrl: samlAcsUrl(issuer, connection.id),
+    entryPoint: settings.ssoUrl,
+    idpCert: settings.signingCertificates,
+    audience: entityId,
+    privateKey: keys.signing.privateKeyPem,
+    publicCert: keys.signing.certificatePem,
+    signatureAlgorithm: 'sha256',
+    digestAlgorithm: 'sha256',
+    ...(keys.decryption ? { decryptionPvk: keys.decryption.privateKeyPem } : {}),
+    // SAML Profiles 4.1.4.2: a bearer assertion signed by the IdP; the response's own signature is not required.
+    wantAssertionsSigned: true,
+    wantAuthnResponseSigned: false,
+    // The clock checks are ours (saml-response.ts), on the injected clock.
+    acceptedClockSkewMs: -1,
+    // A request ID is known only for a solicited response; an unsolicited one must carry no InResponseTo at all.
+    validateInResponseTo: ValidateInResponseTo.ifPresent,
+    requestIdExpirationPeriodMs: Number.MAX_SAFE_INTEGER,
+    cacheProvider: oneRequestCache(inResponseTo.requestId),
+    identifierFormat: null,
+    disableRequestedAuthnContext: true,
+    ...(inResponseTo.newRequestId !== undefined ? { generateUniqueId: () => inResponseTo.newRequestId! } : {}),
+  };
+  return new SAML(config);
+}
