@@ -92,7 +92,7 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
       const notice = request.query.notice;
       // Signed in already: the account page, unless a step asked for the password again.
       const who = await signedIn(request);
-      if (who && !(notice !== undefined && ASKS_SIGN_IN_AGAIN.has(notice))) return seeOther(reply, afterSignIn(request));
+      if (who && !(notice !== undefined && ASKS_SIGN_IN_AGAIN.has(notice))) return seeOther(reply, base);
       ensureDeviceCookie(request, reply, ctx.config);
       const binding = bindingCookie(request, reply);
       const t = language(request);
