@@ -151,6 +151,7 @@ const LOCKED_TABLES = {
   webhook: 'webhook_subscriptions',
   resource_server: 'resource_servers',
   connection: 'connections',
+  saml_sp: 'saml_service_providers',
 } as const satisfies Record<string, LockableTable>;
 
 export interface LockTarget {
