@@ -11,7 +11,7 @@ const HTTP_TO_STORAGE = [
 ];
 
 /** The folders of src/http/ that are surfaces (docs/layout.md). */
-const SURFACES = ['protocol', 'pages', 'admin-api', 'scim', 'console', 'operations'];
+const SURFACES = ['protocol', 'pages', 'admin-api', 'scim', 'console', 'operations', 'saml'];
 
 /** An import of another surface's file. */
 function otherSurface(surface) {

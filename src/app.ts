@@ -13,6 +13,9 @@ import { createProviderContext } from './domain/provider-context.js';
 import { readinessProbe, type Lifecycle } from './domain/readiness.js';
 import adminApi, { ADMIN_API_ROOT } from './http/admin-api/index.js';
 import scimApi, { SCIM_PREFIX } from './http/scim/index.js';
+import samlRoutes, { SAML_PREFIX } from './http/saml/index.js';
+import { StoredSamlCredentials } from './domain/keys/saml-keys.js';
+import type { SamlCredentials } from './domain/saml/credentials.js';
 import consoleRoutes, { CONSOLE_PREFIX } from './http/console/index.js';
 import { requestLogger } from './http/request-logger.js';
 import { clientErrorHandler } from './http/client-error.js';
@@ -33,7 +36,6 @@ import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.j
 import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
 import { startSamlMetadataJob, type SamlMetadataJob } from './jobs/saml-metadata-job.js';
 import type { Metrics } from './metrics.js';
-import type { SpCredentials } from './domain/saml/sp/sp-credentials.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
 import type { Listen } from './storage/listen.js';
@@ -57,8 +59,11 @@ export interface AppDeps {
   schemaCompilers?: LazySchemaCompilers;
   /** LISTEN on the database (DatabaseHandle.listen): wakes the webhook deliveries as they are queued; else they poll. */
   listen?: Listen;
-  /** The SAML key pairs (issue 39): a SAML connection's AuthnRequests are signed, and its assertions decrypted, with them. */
-  samlCredentials?: SpCredentials;
+  /**
+   * The provider's SAML key pairs (issue 39): they sign the identity provider's responses, a SAML connection's
+   * AuthnRequests, and decrypt its assertions; the database's, sealed and rotated (domain/keys/saml-keys.ts), unless told.
+   */
+  samlCredentials?: SamlCredentials;
 }
 
 /** How long /readyz waits for the database before it counts as down (keep probe timeouts above it). */
@@ -70,6 +75,8 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger, metrics: deps.metrics, outbound: deps.outbound });
+  // Made on first use (a SAML request), so that a provider without SAML never makes one.
+  const samlCredentials = deps.samlCredentials ?? new StoredSamlCredentials(ctx);
 
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -165,7 +172,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ctx,
     onLogoutsQueued: () => backchannel?.kick(),
     onMessagesQueued: () => outbox?.kick(),
-    samlCredentials: deps.samlCredentials,
+    samlCredentials,
+  });
+  // The provider as a SAML 2.0 identity provider (issue 39): metadata, single sign-on and logout at {issuer}/saml.
+  await app.register(samlRoutes, {
+    prefix: `${ROUTES_PREFIX}${SAML_PREFIX}`,
+    ctx,
+    credentials: samlCredentials,
+    onLogoutsQueued: () => backchannel?.kick(),
   });
   // The management API (issue 20): JSON, RFC 9457 problems, client_credentials tokens with admin:read / admin:write.
   await app.register(adminApi, { prefix: ADMIN_API_ROOT, ctx, bodyLimit: BODY_LIMIT_BYTES });

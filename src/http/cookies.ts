@@ -29,6 +29,13 @@ function providerCookie(config: Config, name: string, subPath: string, maxAge: n
 export const sessionCookie = (config: Config): CookieSpec => providerCookie(config, 'sso_session', '', config.sessionTtlSeconds);
 
 /**
+ * A SAML AuthnRequest waiting for its person to sign in (src/domain/saml/idp/pending-sign-in.ts): set by
+ * {issuer}/saml/sso, read by the account sign-in (which then returns the browser to {issuer}/saml/resume).
+ */
+export const samlPendingCookie = (config: Config): CookieSpec =>
+  providerCookie(config, 'sso_saml_pending', '', config.interactionTtlSeconds);
+
+/**
  * Binds one pending interaction to the browser that started it; one cookie per interaction, so that
  * sign-ins in several tabs do not disturb each other: scoped by path on http, and, since a "__Host-"
  * cookie must have Path=/, by name on https.

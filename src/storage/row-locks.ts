@@ -12,6 +12,7 @@ const KEYS = {
   webhook_subscriptions: 'id',
   resource_servers: 'identifier',
   connections: 'id',
+  saml_service_providers: 'entity_id',
 } as const;
 
 export type LockableTable = keyof typeof KEYS;

@@ -797,6 +797,48 @@ export interface Database {
   purge_cursors: PurgeCursorsTable;
 }
 
+/** A SAML signing key pair of the provider as an identity provider (issue 39), rotated like signing_keys. */
+export interface SamlKeysTable {
+  /** The SHA-256 thumbprint of the certificate (hex). */
+  id: string;
+  /** The PKCS#8 PEM as a sealed secret (storage/sealed-secret.ts). */
+  private_key: Json<unknown>;
+  certificate_pem: string;
+  created_at: Timestamp;
+  /** When the key starts signing; it is published from created_at. */
+  activates_at: Timestamp;
+}
+
+/** A SAML service provider the provider signs people in to, registered from its metadata. */
+export interface SamlServiceProvidersTable {
+  entity_id: string;
+  metadata_xml: string;
+  metadata_url: string | null;
+  name_id_format: string;
+  attributes: Json<unknown>;
+  sign_assertion: boolean;
+  sign_response: boolean;
+  encrypt_assertion: boolean;
+  idp_initiated: boolean;
+  group_restricted: ColumnType<boolean, boolean | undefined, boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SamlSpAllowedGroupsTable {
+  entity_id: string;
+  group_id: string;
+}
+
+export interface Database {
+  saml_keys: SamlKeysTable;
+  saml_service_providers: SamlServiceProvidersTable;
+  saml_sp_allowed_groups: SamlSpAllowedGroupsTable;
+}
+
+export type SamlKeyRow = Selectable<SamlKeysTable>;
+export type SamlServiceProviderRow = Selectable<SamlServiceProvidersTable>;
+
 /** An assertion ID a SAML connection's IdP sent (issue 39), kept until its NotOnOrAfter so that it is used once. */
 export interface SamlAssertionsTable {
   connection_id: string;

@@ -46,6 +46,7 @@ import { claimDueMessages, insertOutboxMessage } from '../../src/storage/outbox.
 import { findResourceServers, upsertResourceServer } from '../../src/storage/resource-servers.js';
 import { SEALED_SECRET, writeSealedSecret } from '../../src/storage/sealed-secret.js';
 import { createSignup, verifySignup } from '../../src/storage/signups.js';
+import { STORED_SP_ATTRIBUTES } from '../../src/domain/saml/idp/service-providers.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -215,6 +216,17 @@ SHAPED['signing_keys.public_jwk'] = {
   refused: 'the key is left out of the key set, JWKS and signing alike (logged with its kid)',
   fits: { kty: 'OKP', crv: 'Ed25519', x: 'eA', kid: 'k', alg: 'EdDSA', use: 'sig' },
   misfits: [{ v: 2, kty: 'OKP', kid: 'k' }, { kid: 'k' }, { kty: 'OKP' }, ['field'], 'text'],
+};
+
+SHAPED['saml_keys.private_key'] = {
+  ...SEALED,
+  refused: 'the SAML key does not open (KeyEncryptionError): the identity provider cannot sign or publish metadata until it does',
+};
+SHAPED['saml_service_providers.attributes'] = {
+  shapes: STORED_SP_ATTRIBUTES,
+  refused: 'the service provider is unusable: saml-sps show and list say why; a sign-in to it gets an error page',
+  fits: { v: 1, list: [{ name: 'email', from: 'email' }] },
+  misfits: [{ v: 2, list: [] }, { list: [{ name: 'x', from: 'password_hash' }] }, { list: 'email' }, ['field'], 'text'],
 };
 
 /** Columns read without a shape: none, and none may be added (a new JSON column comes with its shapes). */

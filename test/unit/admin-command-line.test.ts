@@ -81,15 +81,15 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
   const cases: Array<[string[], string]> = [
     [
       [],
-      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens (sso-admin --help)',
+      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps (sso-admin --help)',
     ],
     [
       ['--json'],
-      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens) (sso-admin --help)',
+      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps) (sso-admin --help)',
     ],
     [
       ['bogus'],
-      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens) (sso-admin --help)',
+      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps) (sso-admin --help)',
     ],
     [
       ['users'],
@@ -178,6 +178,8 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'groups remove',
       'webhooks remove',
       'scim-tokens revoke',
+      'saml-sps rotate-key',
+      'saml-sps remove',
     ],
   );
   const args: Record<string, string[]> = {
@@ -196,6 +198,8 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'groups remove': ['staff'],
     'webhooks remove': ['siem'],
     'scim-tokens revoke': ['entra'],
+    'saml-sps rotate-key': [],
+    'saml-sps remove': ['https://sp.example/saml'],
   };
   for (const [noun, verb] of destructive) {
     const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);

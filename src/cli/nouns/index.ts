@@ -9,6 +9,7 @@ import { groups } from './groups.js';
 import { keys } from './keys.js';
 import { resources } from './resources.js';
 import { rules } from './rules.js';
+import { samlSps } from './saml-sps.js';
 import { scimTokens } from './scim-tokens.js';
 import { sessions } from './sessions.js';
 import { users } from './users.js';
@@ -27,4 +28,5 @@ export const NOUNS: readonly Noun[] = [
   groups,
   webhooks,
   scimTokens,
+  samlSps,
 ];

@@ -70,7 +70,11 @@ export type AdminEvent =
   | 'admin.scim_token.created'
   | 'admin.scim_token.revoked'
   | 'admin.webhook.updated'
-  | 'admin.webhook.paused';
+  | 'admin.webhook.paused'
+  | 'admin.saml_sp.created'
+  | 'admin.saml_sp.replaced'
+  | 'admin.saml_sp.removed'
+  | 'admin.saml_key.rotated';
 
 /** The value the audit trail records for a secret or password that changed: its name, never its value. */
 export const NOT_RECORDED = '(not recorded)';
@@ -147,6 +151,7 @@ const LOCKED_TABLES = {
   webhook: 'webhook_subscriptions',
   resource_server: 'resource_servers',
   connection: 'connections',
+  saml_sp: 'saml_service_providers',
 } as const satisfies Record<string, LockableTable>;
 
 export interface LockTarget {

@@ -24,6 +24,8 @@ import { checkWebhooks, seedWebhooks } from '../webhooks/seed-webhooks.js';
 import type { WebhookEntry } from '../webhooks/webhook-entry.js';
 import { clientColumns, clientEntryProblems, clientRowValues, type ClientEntryWithSecret } from '../client-entry.js';
 import { userColumns, userEntryProblems, type UserEntry } from '../user-entry.js';
+import { checkSamlServiceProviders, seedSamlServiceProviders } from '../saml/idp/seed-service-providers.js';
+import type { SamlSpEntry } from '../saml/idp/service-providers.js';
 
 export interface SeedFile {
   clients: ClientEntryWithSecret[];
@@ -40,6 +42,8 @@ export interface SeedFile {
   groups?: SeedGroup[];
   /** Webhook subscriptions (src/domain/webhooks/seed-webhooks.ts); absent when the file has none. */
   webhooks?: WebhookEntry[];
+  /** SAML service providers (src/domain/saml/idp/seed-service-providers.ts), after the groups they may be limited to. */
+  saml_service_providers?: SamlSpEntry[];
 }
 
 export class SeedError extends Error {
@@ -63,7 +67,19 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SeedError(['the file must hold a JSON object']);
   const file = raw as Record<string, unknown>;
   for (const key of Object.keys(file))
-    if (!['clients', 'users', 'risk_rules', 'resource_servers', 'directories', 'connections', 'groups', 'webhooks'].includes(key))
+    if (
+      ![
+        'clients',
+        'users',
+        'risk_rules',
+        'resource_servers',
+        'directories',
+        'connections',
+        'groups',
+        'webhooks',
+        'saml_service_providers',
+      ].includes(key)
+    )
       problems.push(`unknown top-level field "${key}"`);
   const clients = file.clients ?? [];
   const users = file.users ?? [];
@@ -77,6 +93,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const connections = checkConnections(file.connections, problems);
   const groups = checkGroups(file.groups, problems);
   const webhooks = checkWebhooks(file.webhooks, problems);
+  const samlServiceProviders = checkSamlServiceProviders(file.saml_service_providers, problems);
   if (problems.length === 0) {
     for (const id of findDuplicates((clients as ClientEntryWithSecret[]).map((c) => c.client_id)))
       problems.push(`client_id "${id}" appears more than once`);
@@ -99,6 +116,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
     ...(connections ? { connections } : {}),
     ...(groups ? { groups } : {}),
     ...(webhooks ? { webhooks } : {}),
+    ...(samlServiceProviders ? { saml_service_providers: samlServiceProviders } : {}),
   };
 }
 
@@ -160,6 +178,8 @@ export interface SeedReport {
   groups?: SeedCounts;
   /** Present when the seed has a webhooks section. */
   webhooks?: SeedCounts;
+  /** Present when the seed has a saml_service_providers section. */
+  saml_service_providers?: SeedCounts;
 }
 
 /** JSON with sorted keys, so that two equal objects compare equal whatever their key order. */
@@ -304,6 +324,11 @@ export async function applySeed(
     if (seed.directories) directoryCounts = await seedDirectories(sealing, seed.directories, now);
     if (seed.connections) report.connections = await seedConnections(trx, sealing, seed.connections, now);
     if (seed.webhooks) report.webhooks = await seedWebhooks(trx, sealing, seed.webhooks, now);
+    if (seed.saml_service_providers) {
+      const sps = await seedSamlServiceProviders(trx, seed.saml_service_providers, now);
+      if (sps.problems.length > 0) throw new SeedError(sps.problems);
+      report.saml_service_providers = sps.counts;
+    }
   });
   return {
     ...report,

@@ -23,7 +23,14 @@ export interface SealingContext {
 
 /** What a sealed secret is for: each purpose has a key of its own, and names itself in the authenticated data. */
 export type SealPurpose =
-  'totp' | 'client-secret' | 'directory-bind' | 'connection-secret' | 'upstream-verifier' | 'upstream-tokens' | 'webhook-secret';
+  | 'totp'
+  | 'client-secret'
+  | 'directory-bind'
+  | 'connection-secret'
+  | 'upstream-verifier'
+  | 'upstream-tokens'
+  | 'webhook-secret'
+  | 'saml-key';
 
 const HKDF_INFO: Record<SealPurpose, string> = {
   totp: 'sso-provider totp secret v1',
@@ -33,6 +40,7 @@ const HKDF_INFO: Record<SealPurpose, string> = {
   'upstream-verifier': 'sso-provider upstream pkce verifier v1',
   'upstream-tokens': 'sso-provider upstream tokens v1',
   'webhook-secret': 'sso-provider webhook secret v1',
+  'saml-key': 'sso-provider saml private key v1',
 };
 
 const WHAT: Record<SealPurpose, string> = {
@@ -43,6 +51,7 @@ const WHAT: Record<SealPurpose, string> = {
   'upstream-verifier': 'an upstream sign-in',
   'upstream-tokens': "an upstream account's tokens",
   'webhook-secret': "a webhook subscription's secret",
+  'saml-key': 'a SAML signing key',
 };
 
 /** The derived keys per context: scrypt runs once per process and purpose, at the first use, not at start. */

@@ -8,6 +8,7 @@ import { answerWithProblems } from './error-handler.js';
 import { authenticate, type PersonPrincipal } from './authenticate.js';
 import { clientRoutes } from './clients.js';
 import { connectionRoutes } from './connections.js';
+import { samlServiceProviderRoutes } from './saml-service-providers.js';
 import { groupRoutes } from './groups.js';
 import { openApiRoute } from './openapi.js';
 import { resourceServerRoutes } from './resource-servers.js';
@@ -34,6 +35,7 @@ export const RESOURCES: readonly AdminResource[] = [
   signingKeyRoutes,
   resourceServerRoutes,
   connectionRoutes,
+  samlServiceProviderRoutes,
   webhookRoutes,
   scimTokenRoutes,
   auditRoutes,

@@ -6,7 +6,7 @@ import { passkeyRequestOptions, signInWithPasskey, type PasskeySignIn } from '..
 import { single, type RawParams } from '../../../domain/params.js';
 import { randomToken, safeEqual } from '../../../domain/secrets.js';
 import type { MessageKey } from '../../../i18n/catalog.js';
-import { accountSignInCookie, sessionCookie } from '../../cookies.js';
+import { accountSignInCookie, samlPendingCookie, sessionCookie } from '../../cookies.js';
 import { seeOther } from '../../redirect.js';
 import type { PageText } from '../../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage } from '../../views/pages.js';
@@ -54,6 +54,10 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
           ...extra,
         }),
       );
+
+  /** Where a sign-in ends: back at {issuer}/saml/resume when a SAML request waits for it, else the account page. */
+  const afterSignIn = (request: FastifyRequest) =>
+    request.cookies[samlPendingCookie(ctx.config).name] ? `${ctx.config.issuer}/saml/resume` : base;
 
   /** The form's binding cookie: the browser's own when it is well formed, else a new one, set. */
   function bindingCookie(request: FastifyRequest, reply: FastifyReply): string {
@@ -106,7 +110,7 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
     // The same form, throttles, risk evaluation and second factor as every sign-in; the second-factor page
     // finishes the sign-in and sends the browser back to the account page.
     const result = await submitPasswordForm(ctx, request, reply, {
-      returnTo: base,
+      returnTo: afterSignIn(request),
       clientId: null,
       locale: t.preferred,
       onMessagesQueued: opts.onMessagesQueued,
@@ -115,7 +119,7 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
       return signInPage(reply, t, result.status, binding, { login: typedLogin(request.body), error: t.text(result.message) });
     spendBinding(reply);
     if (result.kind === 'answered') return reply;
-    return seeOther(reply, base);
+    return seeOther(reply, afterSignIn(request));
   });
 
   app.post<{ Body: RawParams }>('/account/sign-in/passkey/options', { schema: { body: formSchema } }, async (request, reply) => {
@@ -154,7 +158,7 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
       if (result.kind !== 'signed-in') return passkeyRefusal(reply, t, binding, result);
       setSignInCookies(ctx, reply, result.completed);
       spendBinding(reply);
-      return seeOther(reply, base);
+      return seeOther(reply, afterSignIn(request));
     },
   );
 }

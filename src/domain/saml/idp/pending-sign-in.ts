@@ -1,0 +1,69 @@
+// A checked AuthnRequest waiting for its person to sign in: kept in the browser (a cookie this module seals with an
+// HMAC under a key of its own, derived from the instance's shared device secret) rather than in a table, and
+// checked again when it returns: the SP still registered, its ACS still in its metadata, the wait not too long.
+import { createHmac, hkdfSync } from 'node:crypto';
+import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
+import type { ProviderContext } from '../../context.js';
+import { safeEqual } from '../../secrets.js';
+import { SamlError } from '../saml-error.js';
+import { rowToServiceProvider } from './service-providers.js';
+import type { SsoRequest } from './single-sign-on.js';
+
+interface Pending {
+  e: string;
+  a: string;
+  i?: string;
+  r?: string;
+  m: number | null;
+  c: string[];
+  x: number;
+}
+
+const keys = new WeakMap<Buffer, Buffer>();
+function macKey(secret: Buffer): Buffer {
+  let key = keys.get(secret);
+  if (!key) keys.set(secret, (key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'sso-provider saml pending sign-in v1', 32))));
+  return key;
+}
+
+const mac = (ctx: Pick<ProviderContext, 'deviceSecret'>, body: string) =>
+  createHmac('sha256', macKey(ctx.deviceSecret)).update(body).digest('base64url');
+
+/** The cookie's value for a request that waits for a sign-in (for at most INTERACTION_TTL_SECONDS). */
+export function sealPendingSignIn(ctx: Pick<ProviderContext, 'deviceSecret' | 'clock' | 'config'>, sso: SsoRequest): string {
+  const pending: Pending = {
+    e: sso.sp.entityId,
+    a: sso.acsUrl,
+    ...(sso.inResponseTo !== undefined ? { i: sso.inResponseTo } : {}),
+    ...(sso.relayState !== undefined ? { r: sso.relayState } : {}),
+    m: sso.minAuthTime?.getTime() ?? null,
+    c: sso.requestedAuthnContext,
+    x: ctx.clock().getTime() + ctx.config.interactionTtlSeconds * 1000,
+  };
+  const body = Buffer.from(JSON.stringify(pending), 'utf8').toString('base64url');
+  return `${body}.${mac(ctx, body)}`;
+}
+
+/** The request back from the cookie, checked again; SamlError when it was altered, has expired or no longer fits. */
+export async function openPendingSignIn(ctx: ProviderContext, value: string | undefined): Promise<SsoRequest> {
+  const [body, tag] = (value ?? '').split('.');
+  if (!body || !tag || !safeEqual(tag, mac(ctx, body))) throw new SamlError('bad_message', 'there is no sign-in waiting for this browser');
+  const pending = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Pending;
+  if (pending.x <= ctx.clock().getTime()) throw new SamlError('bad_message', 'the sign-in took too long: start again at the application');
+  const row = await findSamlServiceProviderRow(ctx.db, pending.e);
+  const read = row && rowToServiceProvider(row);
+  if (!read || 'problem' in read) throw new SamlError('unknown_peer', 'the service provider is no longer registered');
+  const { sp } = read;
+  if (!sp.role.assertionConsumerServices.some((a) => a.binding === 'post' && a.location === pending.a)) {
+    throw new SamlError('bad_message', "the AssertionConsumerService is no longer in the SP's metadata");
+  }
+  return {
+    sp,
+    acsUrl: pending.a,
+    ...(pending.i !== undefined ? { inResponseTo: pending.i } : {}),
+    relayState: pending.r,
+    minAuthTime: pending.m === null ? null : new Date(pending.m),
+    isPassive: false,
+    requestedAuthnContext: pending.c,
+  };
+}

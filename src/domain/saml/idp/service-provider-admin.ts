@@ -1,0 +1,169 @@
+// Registering, changing, showing and removing SAML service providers by hand (sso-admin saml-sps, the seed file, the
+// API): each change with its audit record in one transaction, and the view an admin sees.
+import type { Db } from '../../../storage/database.js';
+import {
+  deleteSamlServiceProviderRow,
+  findSamlServiceProviderRow,
+  listSamlServiceProviderRows,
+  replaceSpAllowedGroups,
+  spAllowedGroupNames,
+  upsertSamlServiceProviderRow,
+} from '../../../storage/saml-service-providers.js';
+import { findGroupsByNames } from '../../../storage/groups.js';
+import { inAdminTransaction, logAdminAction, type AdminContext } from '../../admin/admin.js';
+import { AdminError } from '../../admin-error.js';
+import { describeSamlKeys, rotateSamlKeys, type DescribedSamlKey, type RotatedSamlKey } from '../../keys/saml-keys.js';
+import {
+  readSpMetadata,
+  rowToServiceProvider,
+  spColumns,
+  spEntryProblems,
+  type ReleasedAttribute,
+  type SamlSpEntry,
+} from './service-providers.js';
+
+/** What an admin sees of a service provider: its settings and what its metadata says. */
+export interface SamlSpView {
+  entity_id: string;
+  metadata_url: string | null;
+  name_id_format: string;
+  attributes: ReleasedAttribute[];
+  sign_assertion: boolean;
+  sign_response: boolean;
+  encrypt_assertion: boolean;
+  idp_initiated: boolean;
+  allowed_groups?: string[];
+  acs: Array<{ binding: string; location: string; index: number; is_default: boolean }>;
+  authn_requests_signed: boolean;
+  signing_certificates: number;
+  encryption_certificates: number;
+}
+
+/** Refuses an entry the seed file would refuse. */
+export function checkSpEntry(entry: Record<string, unknown>): SamlSpEntry {
+  const problems = spEntryProblems(entry);
+  if (problems.length > 0) throw new AdminError(`service provider refused: ${problems.join('; ')}`);
+  return entry as unknown as SamlSpEntry;
+}
+
+async function view(ctx: Pick<AdminContext, 'db'>, entityId: string): Promise<{ view: SamlSpView; entry: SamlSpEntry }> {
+  const row = await findSamlServiceProviderRow(ctx.db, entityId);
+  if (!row) throw new AdminError(`no service provider "${entityId}"`, 'not_found');
+  const read = rowToServiceProvider(row);
+  if ('problem' in read) throw new AdminError(`service provider "${entityId}" is stored unreadably (${read.problem}): add it again`);
+  const { sp } = read;
+  const groups = sp.groupRestricted ? await spAllowedGroupNames(ctx.db, entityId) : undefined;
+  const entry: SamlSpEntry = {
+    metadata_xml: sp.metadataXml,
+    ...(sp.metadataUrl === null ? {} : { metadata_url: sp.metadataUrl }),
+    name_id_format: sp.nameIdFormat,
+    attributes: sp.attributes,
+    sign_assertion: sp.signAssertion,
+    sign_response: sp.signResponse,
+    encrypt_assertion: sp.encryptAssertion,
+    idp_initiated: sp.idpInitiated,
+    ...(groups === undefined ? {} : { allowed_groups: groups }),
+  };
+  return {
+    entry,
+    view: {
+      entity_id: sp.entityId,
+      metadata_url: sp.metadataUrl,
+      name_id_format: sp.nameIdFormat,
+      attributes: sp.attributes,
+      sign_assertion: sp.signAssertion,
+      sign_response: sp.signResponse,
+      encrypt_assertion: sp.encryptAssertion,
+      idp_initiated: sp.idpInitiated,
+      ...(groups === undefined ? {} : { allowed_groups: groups }),
+      acs: sp.role.assertionConsumerServices.map((a) => ({
+        binding: a.binding,
+        location: a.location,
+        index: a.index,
+        is_default: a.isDefault,
+      })),
+      authn_requests_signed: sp.role.authnRequestsSigned,
+      signing_certificates: sp.role.signingCertificates.length,
+      encryption_certificates: sp.role.encryptionCertificates.length,
+    },
+  };
+}
+
+export async function showServiceProvider(ctx: Pick<AdminContext, 'db'>, entityId: string): Promise<SamlSpView> {
+  return (await view(ctx, entityId)).view;
+}
+
+export async function listServiceProviders(ctx: Pick<AdminContext, 'db'>): Promise<SamlSpView[]> {
+  const rows = await listSamlServiceProviderRows(ctx.db);
+  return Promise.all(rows.map(async (r) => (await view(ctx, r.entity_id)).view));
+}
+
+async function write(ctx: AdminContext, trx: Db, entry: SamlSpEntry): Promise<{ entityId: string; created: boolean }> {
+  const columns = spColumns(entry);
+  const groups = await findGroupsByNames(trx, entry.allowed_groups ?? []);
+  const found = new Set(groups.map((g) => g.name.toLowerCase()));
+  const missing = (entry.allowed_groups ?? []).filter((n) => !found.has(n.toLowerCase()));
+  if (missing.length > 0) throw new AdminError(`allowed_groups names no group "${missing.join('", "')}"`);
+  const created = await upsertSamlServiceProviderRow(trx, columns, ctx.clock());
+  await replaceSpAllowedGroups(
+    trx,
+    columns.entity_id,
+    groups.map((g) => g.id),
+  );
+  const { metadata_xml: _xml, ...fields } = entry;
+  await logAdminAction(ctx, trx, {
+    event: created ? 'admin.saml_sp.created' : 'admin.saml_sp.replaced',
+    target: { type: 'saml_sp', id: columns.entity_id },
+    changes: { ...fields, metadata_xml: '(metadata)' },
+    log: { entityId: columns.entity_id },
+  });
+  return { entityId: columns.entity_id, created };
+}
+
+/** Registers the service provider its metadata names, or replaces every setting of the one registered. */
+export async function setServiceProvider(ctx: AdminContext, input: Record<string, unknown>): Promise<{ sp: SamlSpView; created: boolean }> {
+  const entry = checkSpEntry(input);
+  return inAdminTransaction(ctx, async (trx, tctx) => {
+    const { entityId, created } = await write(tctx, trx, entry);
+    return { sp: (await view(tctx, entityId)).view, created };
+  });
+}
+
+/** Changes some settings of a registered service provider (new metadata must name the same entityID). */
+export async function updateServiceProvider(ctx: AdminContext, entityId: string, changes: Record<string, unknown>): Promise<SamlSpView> {
+  return inAdminTransaction(ctx, async (trx, tctx) => {
+    const { entry: current } = await view(tctx, entityId);
+    const merged: Record<string, unknown> = { ...current, ...changes };
+    // allowed_groups: null lifts the limit.
+    if (changes.allowed_groups === null) delete merged.allowed_groups;
+    const entry = checkSpEntry(merged);
+    const named = readSpMetadata(entry.metadata_xml).entityId;
+    if (named !== entityId)
+      throw new AdminError(`the new metadata names "${named}", not "${entityId}": add it as a service provider of its own`);
+    await write(tctx, trx, entry);
+    return (await view(tctx, entityId)).view;
+  });
+}
+
+export async function removeServiceProvider(ctx: AdminContext, entityId: string): Promise<void> {
+  await inAdminTransaction(ctx, async (trx) => {
+    if (!(await deleteSamlServiceProviderRow(trx, entityId))) throw new AdminError(`no service provider "${entityId}"`, 'not_found');
+    await logAdminAction(ctx, trx, { event: 'admin.saml_sp.removed', target: { type: 'saml_sp', id: entityId }, log: { entityId } });
+  });
+}
+
+/** Adds a new SAML signing key, published now in the metadata and signing after `delay` seconds, with its audit record. */
+export async function rotateSamlKey(ctx: AdminContext, delay = ctx.config.keyActivationDelaySeconds): Promise<RotatedSamlKey> {
+  return rotateSamlKeys(ctx, {
+    activationDelaySeconds: delay,
+    record: (trx, key) =>
+      logAdminAction(ctx, trx, {
+        event: 'admin.saml_key.rotated',
+        target: { type: 'saml_key', id: key.id },
+        changes: { activates_at: key.activatesAt.toISOString() },
+        log: { samlKey: key.id },
+      }),
+  });
+}
+
+export { describeSamlKeys, type DescribedSamlKey };

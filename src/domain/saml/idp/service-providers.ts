@@ -1,0 +1,181 @@
+// A SAML service provider as the identity provider knows it: registered from its metadata (entityID, assertion
+// consumer services, certificates are read from it, never typed in), and what it gets: the NameID format, the
+// attributes released, what is signed, whether it may be signed in to unasked (IdP-initiated), the groups it admits.
+import { arrayOf, object, oneOf, readVersioned, string, writeVersioned, type VersionedShapes } from '../../../storage/json-shape.js';
+import type { SamlServiceProviderColumns } from '../../../storage/saml-service-providers.js';
+import type { SamlServiceProviderRow } from '../../../storage/schema.js';
+import { allowedGroupsProblem } from '../../groups/group-names.js';
+import { readEntityMetadata, type ServiceProviderRole } from '../metadata-reader.js';
+import { NAME_ID_FORMATS, type NameIdFormatName } from '../namespaces.js';
+import { SamlError } from '../saml-error.js';
+
+/** The user fields an attribute may carry: the account's, its OIDC profile claims, and its groups. */
+export const ATTRIBUTE_SOURCES = ['email', 'username', 'user_id', 'name', 'given_name', 'family_name', 'groups'] as const;
+export type AttributeSource = (typeof ATTRIBUTE_SOURCES)[number];
+
+/** One attribute released: its SAML Name (a URI such as https://aws.amazon.com/SAML/Attributes/RoleSessionName, or a short name) and its source. */
+export interface ReleasedAttribute {
+  name: string;
+  from: AttributeSource;
+}
+
+/** What an SP gets unless told otherwise: the names most SPs read (eduPerson/inetOrgPerson short names). */
+export const DEFAULT_ATTRIBUTES: readonly ReleasedAttribute[] = Object.freeze([
+  { name: 'email', from: 'email' },
+  { name: 'givenName', from: 'given_name' },
+  { name: 'sn', from: 'family_name' },
+  { name: 'displayName', from: 'name' },
+  { name: 'groups', from: 'groups' },
+]);
+
+const ATTRIBUTES_V1 = object<{ list: ReleasedAttribute[] }>({
+  list: arrayOf(object<ReleasedAttribute>({ name: string, from: oneOf(ATTRIBUTE_SOURCES) })),
+});
+/** saml_service_providers.attributes: version 1 is {v: 1, list: [{name, from}]}. */
+export const STORED_SP_ATTRIBUTES: VersionedShapes<{ list: ReleasedAttribute[] }> = { 1: ATTRIBUTES_V1 };
+
+export const NAME_ID_FORMAT_NAMES = Object.keys(NAME_ID_FORMATS) as NameIdFormatName[];
+
+/** The seed file's, the command line's and the API's entry for a service provider. */
+export interface SamlSpEntry {
+  metadata_xml: string;
+  metadata_url?: string;
+  name_id_format?: NameIdFormatName;
+  attributes?: ReleasedAttribute[];
+  sign_assertion?: boolean;
+  sign_response?: boolean;
+  encrypt_assertion?: boolean;
+  idp_initiated?: boolean;
+  allowed_groups?: string[];
+}
+
+export const SP_ENTRY_FIELDS = new Set<string>([
+  'metadata_xml',
+  'metadata_url',
+  'name_id_format',
+  'attributes',
+  'sign_assertion',
+  'sign_response',
+  'encrypt_assertion',
+  'idp_initiated',
+  'allowed_groups',
+]);
+
+export interface SamlServiceProvider {
+  entityId: string;
+  metadataXml: string;
+  metadataUrl: string | null;
+  /** What its metadata says: ACS and SLO endpoints, AuthnRequestsSigned, certificates. */
+  role: ServiceProviderRole;
+  nameIdFormat: NameIdFormatName;
+  attributes: ReleasedAttribute[];
+  signAssertion: boolean;
+  signResponse: boolean;
+  encryptAssertion: boolean;
+  idpInitiated: boolean;
+  groupRestricted: boolean;
+}
+
+/** The service provider described by `xml`; SamlError when it is not SAML metadata of an SP. */
+export function readSpMetadata(xml: string): { entityId: string; role: ServiceProviderRole } {
+  const entity = readEntityMetadata(xml);
+  const role = entity.serviceProvider;
+  if (!role) throw new SamlError('bad_metadata', 'the metadata has no SPSSODescriptor');
+  if (role.assertionConsumerServices.length === 0) {
+    throw new SamlError('bad_metadata', 'the metadata has no AssertionConsumerService over HTTP-POST or HTTP-Redirect');
+  }
+  return { entityId: entity.entityId, role };
+}
+
+const isBool = (v: unknown) => v === undefined || typeof v === 'boolean';
+
+/** What is wrong with an entry, each in words safe to show; empty when nothing is. */
+export function spEntryProblems(entry: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const key of Object.keys(entry)) if (!SP_ENTRY_FIELDS.has(key)) problems.push(`unknown field "${key}"`);
+  if (typeof entry.metadata_xml !== 'string' || entry.metadata_xml === '') problems.push('metadata_xml is required');
+  else {
+    try {
+      const { role } = readSpMetadata(entry.metadata_xml);
+      if (entry.encrypt_assertion === true && role.encryptionCertificates.length === 0)
+        problems.push('encrypt_assertion needs an encryption certificate in the metadata');
+    } catch (err) {
+      if (!(err instanceof SamlError)) throw err;
+      problems.push(`metadata_xml: ${err.description}`);
+    }
+  }
+  if (entry.metadata_url !== undefined && (typeof entry.metadata_url !== 'string' || !URL.canParse(entry.metadata_url)))
+    problems.push('metadata_url must be a URL');
+  if (entry.name_id_format !== undefined && !(NAME_ID_FORMAT_NAMES as unknown[]).includes(entry.name_id_format))
+    problems.push(`name_id_format must be one of ${NAME_ID_FORMAT_NAMES.join(', ')}`);
+  if (entry.attributes !== undefined) {
+    const list = entry.attributes;
+    if (!Array.isArray(list)) problems.push('attributes must be a list of {name, from}');
+    else
+      for (const a of list as unknown[]) {
+        const item = a as Partial<ReleasedAttribute> | null;
+        if (typeof item?.name !== 'string' || item.name === '' || item.name.length > 1024)
+          problems.push('each attribute needs a name of 1 to 1024 characters');
+        else if (!(ATTRIBUTE_SOURCES as readonly unknown[]).includes(item.from))
+          problems.push(`attribute "${item.name}": from must be one of ${ATTRIBUTE_SOURCES.join(', ')}`);
+      }
+    if (Array.isArray(list) && new Set(list.map((a: { name?: unknown }) => a?.name)).size !== list.length)
+      problems.push('each attribute name once');
+  }
+  for (const flag of ['sign_assertion', 'sign_response', 'encrypt_assertion', 'idp_initiated'])
+    if (!isBool(entry[flag])) problems.push(`${flag} must be true or false`);
+  if (entry.allowed_groups !== undefined) {
+    const problem = allowedGroupsProblem(entry.allowed_groups);
+    if (problem) problems.push(problem);
+  }
+  return problems;
+}
+
+/**
+ * The columns an entry is stored in. Unless told, both the assertion and the response are signed: Profiles §4.1.3.5
+ * requires a signed assertion over HTTP-POST, and some SPs check only the response's signature.
+ */
+export function spColumns(entry: SamlSpEntry): SamlServiceProviderColumns {
+  const { entityId } = readSpMetadata(entry.metadata_xml);
+  return {
+    entity_id: entityId,
+    metadata_xml: entry.metadata_xml,
+    metadata_url: entry.metadata_url ?? null,
+    name_id_format: entry.name_id_format ?? 'unspecified',
+    attributes: writeVersioned({ list: entry.attributes ?? [...DEFAULT_ATTRIBUTES] }, STORED_SP_ATTRIBUTES),
+    sign_assertion: entry.sign_assertion ?? true,
+    sign_response: entry.sign_response ?? true,
+    encrypt_assertion: entry.encrypt_assertion ?? false,
+    idp_initiated: entry.idp_initiated ?? false,
+    group_restricted: entry.allowed_groups !== undefined,
+  };
+}
+
+/** The service provider a row holds, or why it cannot be read (a newer version's row, metadata no longer read). */
+export function rowToServiceProvider(row: SamlServiceProviderRow): { sp: SamlServiceProvider } | { problem: string } {
+  const attributes = readVersioned(row.attributes, STORED_SP_ATTRIBUTES, 'attributes');
+  if (!attributes.ok) return { problem: attributes.reason };
+  if (!(NAME_ID_FORMAT_NAMES as string[]).includes(row.name_id_format)) return { problem: 'name_id_format' };
+  let role: ServiceProviderRole;
+  try {
+    role = readSpMetadata(row.metadata_xml).role;
+  } catch (err) {
+    if (err instanceof SamlError) return { problem: `metadata_xml: ${err.description}` };
+    throw err;
+  }
+  return {
+    sp: {
+      entityId: row.entity_id,
+      metadataXml: row.metadata_xml,
+      metadataUrl: row.metadata_url,
+      role,
+      nameIdFormat: row.name_id_format as NameIdFormatName,
+      attributes: attributes.value.list,
+      signAssertion: row.sign_assertion,
+      signResponse: row.sign_response,
+      encryptAssertion: row.encrypt_assertion,
+      idpInitiated: row.idp_initiated,
+      groupRestricted: row.group_restricted,
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// SP-initiated Single Logout (SAML Profiles 2.0 §4.4): a LogoutRequest from a registered SP, signed (§4.4.4.1: it
+// "MUST be authenticated by the recipient"; over the browser bindings only a signature does that), read here; the
+// LogoutResponse back to the SP's SingleLogoutService of its metadata, signed.
+import { DOMImplementation, XMLSerializer } from '@xmldom/xmldom';
+import { SignedXml } from 'xml-crypto';
+import type { Db } from '../../../storage/database.js';
+import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
+import { decodePostMessage, decodeRedirectMessage, encodePostMessage, encodeRedirectMessage } from '../bindings.js';
+import type { SamlKeyPair } from '../credentials.js';
+import { ALGORITHMS, NS, STATUS } from '../namespaces.js';
+import { SamlError } from '../saml-error.js';
+import { attributeOf, childElements, MAX_MESSAGE_BYTES, onlyChild, parseUntrustedXml, textOf } from '../xml-reader.js';
+import { checkPostSignature, checkRedirectSignature, rawParams, signedRedirectQuery } from './message-signatures.js';
+import { pemBody } from './idp-metadata.js';
+import { samlId } from './saml-response.js';
+import { rowToServiceProvider, type SamlServiceProvider } from './service-providers.js';
+
+export interface LogoutRequestMessage {
+  id: string;
+  sp: SamlServiceProvider;
+  /** The SessionIndex values: our session's sid, as the assertion's AuthnStatement gave it. */
+  sessionIndexes: string[];
+  relayState: string | undefined;
+}
+
+export type SloInput = { binding: 'redirect'; rawQuery: string } | { binding: 'post'; SAMLRequest: string; RelayState?: string };
+
+/** The LogoutRequest, checked: a registered SP's, signed with its certificate, sent to this endpoint. */
+export async function readLogoutRequest(db: Db, input: SloInput, sloUrl: string, now: Date): Promise<LogoutRequestMessage> {
+  let xml: string;
+  let relayState: string | undefined;
+  let params: ReturnType<typeof rawParams> | undefined;
+  if (input.binding === 'redirect') {
+    params = rawParams(input.rawQuery);
+    const message = params.get('SAMLRequest');
+    if (!message) throw new SamlError('bad_message', 'there is no SAMLRequest');
+    xml = decodeRedirectMessage(message.value);
+    relayState = params.get('RelayState')?.value;
+  } else {
+    xml = decodePostMessage(input.SAMLRequest);
+    relayState = input.RelayState;
+  }
+  if (relayState !== undefined && Buffer.byteLength(relayState, 'utf8') > 80)
+    throw new SamlError('bad_message', 'the RelayState is over 80 bytes');
+  const root = parseUntrustedXml(xml, MAX_MESSAGE_BYTES).documentElement!;
+  if (root.namespaceURI !== NS.protocol || root.localName !== 'LogoutRequest')
+    throw new SamlError('bad_message', 'the message is not a LogoutRequest');
+  const id = attributeOf(root, 'ID');
+  if (!id) throw new SamlError('bad_message', 'the LogoutRequest has no ID');
+  const issuerElement = onlyChild(root, NS.assertion, 'Issuer');
+  const row = issuerElement ? await findSamlServiceProviderRow(db, textOf(issuerElement)) : undefined;
+  const read = row && rowToServiceProvider(row);
+  if (!read || 'problem' in read) throw new SamlError('unknown_peer', 'the LogoutRequest comes from no registered service provider');
+  const { sp } = read;
+  const signed = params ? checkRedirectSignature(params, sp) : checkPostSignature(xml, root, sp);
+  if (!signed) throw new SamlError('bad_signature', 'a LogoutRequest must be signed (Profiles §4.4.4.1)');
+  const destination = attributeOf(root, 'Destination');
+  if (destination !== undefined && destination !== sloUrl) throw new SamlError('bad_message', 'the Destination is not this endpoint');
+  const notOnOrAfter = attributeOf(root, 'NotOnOrAfter');
+  if (notOnOrAfter !== undefined && !Number.isNaN(Date.parse(notOnOrAfter)) && Date.parse(notOnOrAfter) < now.getTime() - 60_000) {
+    throw new SamlError('bad_message', 'the LogoutRequest has expired');
+  }
+  return { id, sp, sessionIndexes: childElements(root, NS.protocol, 'SessionIndex').map(textOf), relayState };
+}
+
+/** Where the LogoutResponse goes: the SP's SingleLogoutService (Redirect preferred), or undefined when it has none. */
+export type LogoutAnswer =
+  { kind: 'redirect'; url: string } | { kind: 'post'; url: string; params: Record<string, string> } | { kind: 'none' };
+
+export function logoutResponse(input: {
+  issuer: string;
+  request: LogoutRequestMessage;
+  now: Date;
+  key: SamlKeyPair;
+  partial: boolean;
+}): LogoutAnswer {
+  const services = input.request.sp.role.singleLogoutServices;
+  const service = services.find((s) => s.binding === 'redirect') ?? services.find((s) => s.binding === 'post');
+  if (!service) return { kind: 'none' };
+  const destination = service.responseLocation ?? service.location;
+  const doc = new DOMImplementation().createDocument(NS.protocol, 'samlp:LogoutResponse', null);
+  const root = doc.documentElement!;
+  const id = samlId();
+  root.setAttribute('ID', id);
+  root.setAttribute('Version', '2.0');
+  root.setAttribute('IssueInstant', input.now.toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  root.setAttribute('Destination', destination);
+  root.setAttribute('InResponseTo', input.request.id);
+  const issuer = doc.createElementNS(NS.assertion, 'saml:Issuer');
+  issuer.appendChild(doc.createTextNode(input.issuer));
+  root.appendChild(issuer);
+  const status = doc.createElementNS(NS.protocol, 'samlp:Status');
+  const code = doc.createElementNS(NS.protocol, 'samlp:StatusCode');
+  code.setAttribute('Value', STATUS.success);
+  if (input.partial) {
+    const sub = doc.createElementNS(NS.protocol, 'samlp:StatusCode');
+    sub.setAttribute('Value', STATUS.partialLogout);
+    code.appendChild(sub);
+  }
+  status.appendChild(code);
+  root.appendChild(status);
+  const xml = new XMLSerializer().serializeToString(doc);
+  const relayState = input.request.relayState;
+  if (service.binding === 'redirect') {
+    const query = signedRedirectQuery('SAMLResponse', encodeRedirectMessage(xml), relayState, input.key);
+    return { kind: 'redirect', url: `${destination}${destination.includes('?') ? '&' : '?'}${query}` };
+  }
+  const signer = new SignedXml({
+    privateKey: input.key.privateKeyPem,
+    publicCert: input.key.certificatePem,
+    signatureAlgorithm: ALGORITHMS.rsaSha256,
+    canonicalizationAlgorithm: ALGORITHMS.exclusiveC14n,
+    getKeyInfoContent: () => `<ds:X509Data><ds:X509Certificate>${pemBody(input.key.certificatePem)}</ds:X509Certificate></ds:X509Data>`,
+  });
+  signer.addReference({
+    xpath: `//*[local-name(.)='LogoutResponse' and @ID='${id}']`,
+    digestAlgorithm: ALGORITHMS.sha256,
+    transforms: [ALGORITHMS.envelopedSignature, ALGORITHMS.exclusiveC14n],
+  });
+  signer.computeSignature(xml, { prefix: 'ds', location: { reference: "//*[local-name(.)='Issuer']", action: 'after' } });
+  return {
+    kind: 'post',
+    url: destination,
+    params: { SAMLResponse: encodePostMessage(signer.getSignedXml()), ...(relayState !== undefined ? { RelayState: relayState } : {}) },
+  };
+}
