@@ -57,6 +57,21 @@ export const de = {
   'consent.privacy': 'Datenschutzerklärung von {client}',
   'consent.terms': 'Nutzungsbedingungen von {client}',
 
+  'saml.refused.too_large':
+    'Die Anwendung hat eine zu große Anmeldenachricht gesendet. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
+  'saml.refused.malformed_xml':
+    'Die Anwendung hat eine Anmeldenachricht gesendet, die nicht gelesen werden konnte. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
+  'saml.refused.bad_metadata':
+    'Die SAML-Einstellungen dieser Anwendung konnten nicht gelesen werden. Wenden Sie sich an ihren Administrator.',
+  'saml.refused.unknown_peer': 'Diese Anwendung ist hier nicht für die SAML-Anmeldung eingetragen. Wenden Sie sich an ihren Administrator.',
+  'saml.refused.bad_signature':
+    'Die Anmeldenachricht der Anwendung trägt keine gültige Signatur und wurde daher nicht bearbeitet. Wenden Sie sich an ihren Administrator.',
+  'saml.refused.bad_message':
+    'Die Anwendung hat eine Anmeldenachricht gesendet, die dieser Anbieter nicht bearbeiten kann. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
+  'saml.refused.replayed': 'Diese Anmeldenachricht wurde bereits verwendet. Gehen Sie zurück zur Anwendung und beginnen Sie von vorn.',
+  'saml.refused.unsolicited':
+    'Diese Antwort gehört zu keiner in diesem Browser begonnenen Anmeldung. Gehen Sie zurück zur Anwendung und beginnen Sie von vorn.',
+  'saml.refused.peer_status': 'Die Gegenseite hat die Anfrage abgelehnt. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
   'error.title': 'Anmeldefehler',
   'error.heading': 'Etwas ist schiefgegangen',
 

@@ -53,6 +53,17 @@ export const en = {
   'consent.privacy': "{client}'s privacy policy",
   'consent.terms': "{client}'s terms of service",
 
+  'saml.refused.too_large': 'The application sent a sign-in message that is too large. Go back to the application and try again.',
+  'saml.refused.malformed_xml': 'The application sent a sign-in message that could not be read. Go back to the application and try again.',
+  'saml.refused.bad_metadata': "This application's SAML settings could not be read. Tell its administrator.",
+  'saml.refused.unknown_peer': 'This application is not registered here for SAML sign-in. Tell its administrator.',
+  'saml.refused.bad_signature':
+    "The application's sign-in message carries no valid signature, so it was not acted on. Tell its administrator.",
+  'saml.refused.bad_message':
+    'The application sent a sign-in message this provider cannot act on. Go back to the application and try again.',
+  'saml.refused.replayed': 'This sign-in message was used before. Go back to the application and start again.',
+  'saml.refused.unsolicited': 'This answer belongs to no sign-in started in this browser. Go back to the application and start again.',
+  'saml.refused.peer_status': 'The other side refused the request. Go back to the application and try again.',
   'error.title': 'Sign-in error',
   'error.heading': 'Something went wrong',
 

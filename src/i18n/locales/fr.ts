@@ -56,6 +56,18 @@ export const fr = {
   'consent.privacy': 'Politique de confidentialité de {client}',
   'consent.terms': 'Conditions d’utilisation de {client}',
 
+  'saml.refused.too_large': 'L’application a envoyé un message de connexion trop volumineux. Retournez à l’application et réessayez.',
+  'saml.refused.malformed_xml': 'L’application a envoyé un message de connexion illisible. Retournez à l’application et réessayez.',
+  'saml.refused.bad_metadata': 'Les réglages SAML de cette application n’ont pas pu être lus. Prévenez son administrateur.',
+  'saml.refused.unknown_peer': 'Cette application n’est pas enregistrée ici pour la connexion SAML. Prévenez son administrateur.',
+  'saml.refused.bad_signature':
+    'Le message de connexion de l’application ne porte pas de signature valide ; il n’a donc pas été traité. Prévenez son administrateur.',
+  'saml.refused.bad_message':
+    'L’application a envoyé un message de connexion que ce fournisseur ne peut pas traiter. Retournez à l’application et réessayez.',
+  'saml.refused.replayed': 'Ce message de connexion a déjà été utilisé. Retournez à l’application et recommencez.',
+  'saml.refused.unsolicited':
+    'Cette réponse ne correspond à aucune connexion commencée dans ce navigateur. Retournez à l’application et recommencez.',
+  'saml.refused.peer_status': 'L’autre partie a refusé la demande. Retournez à l’application et réessayez.',
   'error.title': 'Erreur de connexion',
   'error.heading': 'Une erreur s’est produite',
 
