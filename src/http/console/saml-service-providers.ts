@@ -2,8 +2,8 @@
 // the SP's admin, added from pasted metadata, their settings changed under the revision the page was read at (the
 // API's If-Match) and removed after a confirmation; through src/domain/saml/idp/service-provider-admin.ts, as
 // `sso-admin saml-sps` and the API's /saml-service-providers do. The admin role changes, an auditor reads (index.ts).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { asOneChange } from '../../domain/admin/admin.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { asOneChange, type AdminContext } from '../../domain/admin/admin.js';
 import { AdminError } from '../../domain/admin-error.js';
 import { consoleFormToken } from '../../domain/console/console-sessions.js';
 import type { ProviderContext } from '../../domain/context.js';
@@ -109,14 +109,14 @@ export function samlServiceProviderPages(app: FastifyInstance, ctx: ProviderCont
   // What the SP's admin configures first: where this provider's IdP metadata is (src/http/saml/metadata.ts).
   const idpMetadataUrl = `${ctx.config.issuer}/saml/metadata`;
   const guard = (id: string) => ({
-    read: (c: Parameters<typeof showServiceProvider>[0]) => showServiceProvider(c, id),
+    read: (c: AdminContext) => showServiceProvider(c, id),
     lock: (sp: SamlSpView) => ({ type: 'saml_sp' as const, id: sp.entity_id }),
     tagged: (sp: SamlSpView) => sp,
   });
 
   async function renderOne(
     request: FastifyRequest,
-    reply: Parameters<typeof sendPage>[0],
+    reply: FastifyReply,
     id: string,
     extra: { status?: number; notice?: string; error?: string; values?: SpFormValues } = {},
   ) {

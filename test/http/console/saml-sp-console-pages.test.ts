@@ -53,7 +53,11 @@ t.test('an admin adds a service provider from its pasted metadata and its page s
   t.equal(page.statusCode, 200);
   t.match(page.body, SP_ENTITY_ID, 'the entity ID');
   t.match(page.body, SP_ACS, 'its assertion consumer service, read from the metadata');
-  t.match(page.body, /\/saml\/metadata<\/code>/, 'the IdP metadata URL to give the SP');
+  const idpMetadata = /<code>([^<]+\/saml\/metadata)<\/code>/.exec(page.body)?.[1];
+  t.ok(idpMetadata, 'the IdP metadata URL to give the SP');
+  const served = await app.inject({ method: 'GET', url: new URL(idpMetadata!).pathname });
+  t.equal(served.statusCode, 200, 'that URL serves the IdP metadata');
+  t.match(served.body, /IDPSSODescriptor/);
   t.match(page.body, /name="revision" value="[^"]+"/, 'the edit form carries the revision');
   const list = await get('/admin/saml-service-providers');
   t.match(list.body, `${PAGE}">${SP_ENTITY_ID}</a>`, 'listed, linked to its page');
