@@ -15,6 +15,7 @@ import { seeOther } from '../redirect.js';
 import { FORM_POST_HEADERS, formPostPage } from '../views/form-post.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
+import { samlRefusalText } from './refusal-text.js';
 
 export interface SloRoutesOptions {
   ctx: ProviderContext;
@@ -35,7 +36,10 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
     } catch (err) {
       if (!(err instanceof SamlError)) throw err;
       request.log.info({ event: 'saml_request_refused', code: err.code, reason: err.description }, 'SAML request refused');
-      return reply.code(400).headers(PAGE_HEADERS).send(errorPage(t, err.description));
+      return reply
+        .code(400)
+        .headers(PAGE_HEADERS)
+        .send(errorPage(t, samlRefusalText(t, err)));
     }
     const cookie = sessionCookie(ctx.config);
     const value = request.cookies[cookie.name];
@@ -70,11 +74,13 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
 
   app.post<{ Body: RawParams }>('/slo', { config: { html: true } }, async (request, reply) => {
     const message = single(request.body, 'SAMLRequest');
-    if (!message)
+    if (!message) {
+      const t = pageLanguage(request, ctx.config);
       return reply
         .code(400)
         .headers(PAGE_HEADERS)
-        .send(errorPage(pageLanguage(request, ctx.config), 'there is no SAMLRequest'));
+        .send(errorPage(t, samlRefusalText(t, { code: 'bad_message' })));
+    }
     const relayState = single(request.body, 'RelayState');
     return handle(request, reply, { binding: 'post', SAMLRequest: message, ...(relayState ? { RelayState: relayState } : {}) });
   });
