@@ -1,5 +1,5 @@
 // Builds the app on a test database with a test config and seeded fixtures; torn down with the test.
-import type { SpCredentials } from '../../src/domain/saml/sp/sp-credentials.js';
+import type { SamlCredentials } from '../../src/domain/saml/credentials.js';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Test } from 'tap';
@@ -86,7 +86,7 @@ export interface TestAppOptions {
   /** How the routes' schemas are compiled (src/http/lazy-schema-compilers.ts); the app makes its own unless told. */
   schemaCompilers?: LazySchemaCompilers;
   /** The SAML key pairs (issue 39) a saml connection signs and decrypts with. */
-  samlCredentials?: SpCredentials;
+  samlCredentials?: SamlCredentials;
 }
 
 // Each test app starts with a key per algorithm and the fixtures' hashed passwords. Making them anew for every app

@@ -28,6 +28,7 @@ import { seeOther } from '../redirect.js';
 import { FORM_POST_HEADERS, formPostPage } from '../views/form-post.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage, signedOutPage } from '../views/pages.js';
+import { samlRefusalText } from './refusal-text.js';
 
 export interface SloRoutesOptions {
   ctx: ProviderContext;
@@ -42,12 +43,14 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
   const chainCookie = samlLogoutCookie(ctx.config);
   const signingKey = () => credentials.signing();
 
+  /** A refusal: the page says why in the reader's language, the English description goes to the log only. */
   function refuse(request: FastifyRequest, reply: FastifyReply, err: SamlError) {
     request.log.info({ event: 'saml_request_refused', code: err.code, reason: err.description }, 'SAML request refused');
+    const t = pageLanguage(request, ctx.config);
     return reply
       .code(400)
       .headers(PAGE_HEADERS)
-      .send(errorPage(pageLanguage(request, ctx.config), err.description));
+      .send(errorPage(t, samlRefusalText(t, err)));
   }
 
   /** The LogoutResponse to the SP that asked (or, IdP-initiated, the place the sign-out said). */
