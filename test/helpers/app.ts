@@ -11,8 +11,11 @@ import { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import { applySeed, type SeedFile } from '../../src/domain/admin/seed.js';
 import { openKeyCipher } from '../../src/domain/keys/key-encryption.js';
 import { generateSigningKey, type GeneratedKey } from '../../src/domain/keys/key-generation.js';
+import { generateSamlKey, StoredSamlCredentials, type GeneratedSamlKey, type SamlKeyContext } from '../../src/domain/keys/saml-keys.js';
+import { sealSecret } from '../../src/domain/keys/sealed-secrets.js';
 import { SIGNING_ALGS } from '../../src/domain/keys/signing-algs.js';
 import { insertSigningKey } from '../../src/storage/signing-keys.js';
+import { insertSamlKey, listSamlKeys, withSamlKeysLock } from '../../src/storage/saml-keys.js';
 import { createMetrics, type Metrics } from '../../src/metrics.js';
 import type { OutboundDeps } from '../../src/outbound/guarded-fetch.js';
 import type { LazySchemaCompilers } from '../../src/http/lazy-schema-compilers.js';
@@ -104,6 +107,36 @@ async function presetSigningKeys(db: Db, config: Config, now: Date): Promise<voi
   }
 }
 
+// The identity provider's SAML key (issue 39) is made on first use in each database (src/domain/keys/saml-keys.ts):
+// an RSA key pair and a certificate, some 0.2 s of CPU, which the SAML tests paid for nearly every app they built. A
+// key is made once per process and issuer instead, and stored in a database that has none on its first use, as the
+// first use would have stored its own; a database that has keys (a test rotated first, say) is left as it is.
+const samlKeys = new Map<string, Promise<GeneratedSamlKey>>();
+
+/** The database's SAML credentials, as buildApp makes them unless told, with the process's key as the first one. */
+function presetSamlCredentials(ctx: SamlKeyContext): SpCredentials {
+  const stored = new StoredSamlCredentials(ctx);
+  let preset: Promise<void> | undefined;
+  const presetOnce = () =>
+    (preset ??= (async () => {
+      if ((await listSamlKeys(ctx.db)).length > 0) return;
+      const { issuer } = ctx.config;
+      if (!samlKeys.has(issuer)) samlKeys.set(issuer, generateSamlKey(issuer, new Date()));
+      const key = await samlKeys.get(issuer)!;
+      const now = ctx.clock();
+      const privateKey = await sealSecret(ctx, 'saml-key', key.id, Buffer.from(key.privateKeyPem, 'utf8'));
+      await withSamlKeysLock(ctx.db, async (trx) => {
+        if ((await listSamlKeys(trx)).length > 0) return;
+        await insertSamlKey(trx, { id: key.id, privateKey, certificatePem: key.certificatePem, createdAt: now, activatesAt: now });
+      });
+    })());
+  return {
+    signing: async () => (await presetOnce(), stored.signing()),
+    published: async () => (await presetOnce(), stored.published()),
+    decryption: async () => (await presetOnce(), stored.decryption()),
+  };
+}
+
 /** A hasher that hashes each seeded password once per process (a salted argon2id hash verifies in any database). */
 function rememberingHasher(config: Config): PasswordHasher {
   const hasher = new PasswordHasher(config.argon2);
@@ -152,7 +185,7 @@ export async function buildTestApp(t: Test, options: TestAppOptions = {}): Promi
     metrics,
     outbound: options.outbound,
     schemaCompilers: options.schemaCompilers,
-    samlCredentials: options.samlCredentials,
+    samlCredentials: options.samlCredentials ?? presetSamlCredentials({ db: database.handle.db, clock, config }),
   });
   await app.ready();
   t.teardown(async () => {
