@@ -109,8 +109,9 @@ async function presetSigningKeys(db: Db, config: Config, now: Date): Promise<voi
 
 // The identity provider's SAML key (issue 39) is made on first use in each database (src/domain/keys/saml-keys.ts):
 // an RSA key pair and a certificate, some 0.2 s of CPU, which the SAML tests paid for nearly every app they built. A
-// key is made once per process and issuer instead, and stored in a database that has none on its first use, as the
-// first use would have stored its own; a database that has keys (a test rotated first, say) is left as it is.
+// key is made once per process and issuer host instead (the certificate names the host, not the port), and stored in
+// a database that has none on its first use, as the first use would have stored its own; a database that has keys
+// already (a test rotated first, say) is left as it is.
 const samlKeys = new Map<string, Promise<GeneratedSamlKey>>();
 
 /** The database's SAML credentials, as buildApp makes them unless told, with the process's key as the first one. */
@@ -121,8 +122,9 @@ function presetSamlCredentials(ctx: SamlKeyContext): SpCredentials {
     (preset ??= (async () => {
       if ((await listSamlKeys(ctx.db)).length > 0) return;
       const { issuer } = ctx.config;
-      if (!samlKeys.has(issuer)) samlKeys.set(issuer, generateSamlKey(issuer, new Date()));
-      const key = await samlKeys.get(issuer)!;
+      const host = new URL(issuer).hostname;
+      if (!samlKeys.has(host)) samlKeys.set(host, generateSamlKey(issuer, new Date()));
+      const key = await samlKeys.get(host)!;
       const now = ctx.clock();
       const privateKey = await sealSecret(ctx, 'saml-key', key.id, Buffer.from(key.privateKeyPem, 'utf8'));
       await withSamlKeysLock(ctx.db, async (trx) => {
