@@ -122,7 +122,7 @@ async function presetSigningKeys(db: Db, config: Config, now: Date): Promise<voi
 const samlKeys = new Map<string, Promise<GeneratedSamlKey>>();
 
 /** The database's SAML credentials, as buildApp makes them unless told, with the process's key as the first one. */
-function presetSamlCredentials(ctx: SamlKeyContext): SpCredentials {
+function presetSamlCredentials(ctx: SamlKeyContext): SamlCredentials {
   const stored = new StoredSamlCredentials(ctx);
   let preset: Promise<void> | undefined;
   const presetOnce = () =>
