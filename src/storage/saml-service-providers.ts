@@ -15,6 +15,7 @@ export interface SamlServiceProviderColumns {
   encrypt_assertion: boolean;
   idp_initiated: boolean;
   group_restricted: boolean;
+  encryption_algorithm: string;
 }
 
 export function listSamlServiceProviderRows(db: Db): Promise<SamlServiceProviderRow[]> {

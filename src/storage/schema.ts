@@ -821,6 +821,7 @@ export interface SamlServiceProvidersTable {
   encrypt_assertion: boolean;
   idp_initiated: boolean;
   group_restricted: ColumnType<boolean, boolean | undefined, boolean>;
+  encryption_algorithm: ColumnType<string, string | undefined, string>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -54,6 +54,7 @@ function settingsFrom(input: Invocation): Record<string, unknown> {
     if (value !== 'yes' && value !== 'no') throw new UsageError(`--${flag} takes yes or no`);
     entry[field] = value === 'yes';
   }
+  if (text(input, 'encryption-algorithm') !== undefined) entry.encryption_algorithm = text(input, 'encryption-algorithm');
   const groups = input.options['allowed-group'] as string[] | undefined;
   if (input.options['any-group'] === true) entry.allowed_groups = null;
   else if (groups !== undefined) entry.allowed_groups = groups;
@@ -81,6 +82,12 @@ const SETTINGS: Record<string, OptionSpec> = {
     value: 'yes|no',
     description: "encrypt the assertion for the encryption certificate of the SP's metadata (default no)",
   },
+  'encryption-algorithm': {
+    type: 'string',
+    value: 'CIPHER',
+    description:
+      "the block cipher when the SP's metadata names none we support: aes256-gcm (default), aes128-gcm, aes256-cbc or aes128-cbc",
+  },
   'idp-initiated': {
     type: 'string',
     value: 'yes|no',
@@ -98,6 +105,8 @@ function printSp(session: Session, sp: SamlSpView): void {
     ['sign_assertion', sp.sign_assertion],
     ['sign_response', sp.sign_response],
     ['encrypt_assertion', sp.encrypt_assertion],
+    ['encryption_algorithm', sp.encryption_algorithm],
+    ['encryption_method', sp.encryption_method],
     ['idp_initiated', sp.idp_initiated],
     ['allowed_groups', sp.allowed_groups?.join(' ') ?? null],
     ['acs', sp.acs.map((a) => `${a.location} (${a.binding}, ${a.index})`).join(' ')],

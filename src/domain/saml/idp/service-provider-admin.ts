@@ -18,6 +18,7 @@ import {
   rowToServiceProvider,
   spColumns,
   spEntryProblems,
+  blockCipherFor,
   type ReleasedAttribute,
   type SamlSpEntry,
 } from './service-providers.js';
@@ -31,6 +32,9 @@ export interface SamlSpView {
   sign_assertion: boolean;
   sign_response: boolean;
   encrypt_assertion: boolean;
+  /** The block cipher set for it; `encryption_method` is the one used (its metadata's choice when we support it). */
+  encryption_algorithm: string;
+  encryption_method: string;
   idp_initiated: boolean;
   allowed_groups?: string[];
   acs: Array<{ binding: string; location: string; index: number; is_default: boolean }>;
@@ -61,6 +65,7 @@ async function view(ctx: Pick<AdminContext, 'db'>, entityId: string): Promise<{ 
     sign_assertion: sp.signAssertion,
     sign_response: sp.signResponse,
     encrypt_assertion: sp.encryptAssertion,
+    encryption_algorithm: sp.encryptionAlgorithm,
     idp_initiated: sp.idpInitiated,
     ...(groups === undefined ? {} : { allowed_groups: groups }),
   };
@@ -74,6 +79,8 @@ async function view(ctx: Pick<AdminContext, 'db'>, entityId: string): Promise<{ 
       sign_assertion: sp.signAssertion,
       sign_response: sp.signResponse,
       encrypt_assertion: sp.encryptAssertion,
+      encryption_algorithm: sp.encryptionAlgorithm,
+      encryption_method: blockCipherFor(sp),
       idp_initiated: sp.idpInitiated,
       ...(groups === undefined ? {} : { allowed_groups: groups }),
       acs: sp.role.assertionConsumerServices.map((a) => ({

@@ -12,7 +12,7 @@ import type { SamlCredentials } from '../credentials.js';
 import { AUTHN_CONTEXT, STATUS } from '../namespaces.js';
 import type { AuthnRequest } from './authn-request.js';
 import { failureResponseXml, samlId, successResponseXml, type ResponseAttribute } from './saml-response.js';
-import type { AttributeSource, SamlServiceProvider } from './service-providers.js';
+import { blockCipherFor, type AttributeSource, type SamlServiceProvider } from './service-providers.js';
 
 export type SsoAnswer =
   /** Post this to the ACS (a response, successful or not). */
@@ -178,7 +178,7 @@ export async function answerSso(
     signAssertion: request.sp.signAssertion,
     signResponse: request.sp.signResponse,
     ...(request.sp.encryptAssertion && request.sp.role.encryptionCertificates[0] !== undefined
-      ? { encryptFor: request.sp.role.encryptionCertificates[0] }
+      ? { encryptFor: request.sp.role.encryptionCertificates[0], blockCipher: blockCipherFor(request.sp) }
       : {}),
   });
   return { kind: 'post', acsUrl: request.acsUrl, relayState: request.relayState, samlResponse, userId: user.id };
