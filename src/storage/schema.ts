@@ -822,6 +822,7 @@ export interface SamlServiceProvidersTable {
   idp_initiated: boolean;
   group_restricted: ColumnType<boolean, boolean | undefined, boolean>;
   encryption_algorithm: ColumnType<string, string | undefined, string>;
+  metadata_refreshed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -62,7 +62,12 @@ function settingsFrom(input: Invocation): Record<string, unknown> {
 }
 
 const SETTINGS: Record<string, OptionSpec> = {
-  'metadata-url': { type: 'string', value: 'URL', description: 'where the metadata was published (kept for reference)' },
+  'metadata-url': {
+    type: 'string',
+    value: 'URL',
+    description:
+      'where the SP publishes its metadata (https): read from there when no --metadata-file is given, and refreshed every 6 hours',
+  },
   'name-id-format': {
     type: 'string',
     value: 'FORMAT',
@@ -149,8 +154,7 @@ export const samlSps: Noun = {
         'metadata-file': {
           type: 'string',
           value: 'FILE',
-          required: true,
-          description: "the SP's SAML metadata (its entityID, ACS, certificates)",
+          description: "the SP's SAML metadata (its entityID, ACS, certificates); or --metadata-url",
         },
         ...SETTINGS,
       },
@@ -158,7 +162,10 @@ export const samlSps: Noun = {
 default: add replaces the whole entry, as a seed file entry does.`,
       prepare(input) {
         const entry = settingsFrom(input);
-        checkSpEntry(entry);
+        if (entry.metadata_xml === undefined && entry.metadata_url === undefined)
+          throw new UsageError('add needs --metadata-file or --metadata-url');
+        // Metadata from a URL is read in run(), through the guarded fetch.
+        if (entry.metadata_xml !== undefined) checkSpEntry(entry);
         return entry;
       },
       async run(session, input, entry: Record<string, unknown>) {
