@@ -36,6 +36,12 @@ export const samlPendingCookie = (config: Config): CookieSpec =>
   providerCookie(config, 'sso_saml_pending', '', config.interactionTtlSeconds);
 
 /**
+ * A single logout on its way through the SAML SPs of the session (src/domain/saml/idp/front-channel-logout.ts): set
+ * by {issuer}/saml/slo or the end-session endpoint, read at {issuer}/saml/slo as each SP's LogoutResponse returns.
+ */
+export const samlLogoutCookie = (config: Config): CookieSpec => providerCookie(config, 'sso_saml_logout', '', config.interactionTtlSeconds);
+
+/**
  * Binds one pending interaction to the browser that started it; one cookie per interaction, so that
  * sign-ins in several tabs do not disturb each other: scoped by path on http, and, since a "__Host-"
  * cookie must have Path=/, by name on https.

@@ -832,10 +832,21 @@ export interface SamlSpAllowedGroupsTable {
   group_id: string;
 }
 
+/** A SAML service provider a session has signed in to, with what a LogoutRequest to it names (issue 39). */
+export interface SamlSessionParticipantsTable {
+  sid: string;
+  entity_id: string;
+  name_id: string;
+  name_id_format: string;
+  session_index: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   saml_keys: SamlKeysTable;
   saml_service_providers: SamlServiceProvidersTable;
   saml_sp_allowed_groups: SamlSpAllowedGroupsTable;
+  saml_session_participants: SamlSessionParticipantsTable;
 }
 
 export type SamlKeyRow = Selectable<SamlKeysTable>;

@@ -6,20 +6,33 @@ import type { Test } from 'tap';
 import { decodeJwt } from 'jose';
 import { CONFIDENTIAL, FIXTURES, buildTestApp, type TestApp } from './app.js';
 import { Browser, authorizePath, basicAuth, hiddenField, localPath, pkcePair } from './flow.js';
+import { madeOncePerRun } from './temp-cache.js';
 import { idpMetadata, makeKeyPair, memoryCredentials, type TestKeyPair } from './saml-sp-idp.js';
 import type { SeedConnection } from '../../src/domain/connections/seed-connections.js';
 
 export const ACS = 'http://localhost:3000/sso/connections/corp/saml/acs';
 export const SP_ENTITY_ID = 'http://localhost:3000/sso/connections/corp/saml/metadata';
 
-let pairs: Promise<{ idp: TestKeyPair; sp: TestKeyPair; other: TestKeyPair }> | undefined;
-/** The test keys, made once per process. */
-export function testKeys() {
-  return (pairs ??= (async () => ({
+interface TestKeys {
+  idp: TestKeyPair;
+  sp: TestKeyPair;
+  other: TestKeyPair;
+}
+
+// Three RSA key pairs cost some 0.5 s of CPU, and six test processes of a run ask for them: made by the first, read
+// by the others (test/helpers/temp-cache.ts); their certificates are valid for a year, the file is kept for a day.
+async function makeKeys(): Promise<TestKeys> {
+  return {
     idp: await makeKeyPair('idp.example.test'),
     sp: await makeKeyPair('localhost'),
     other: await makeKeyPair('attacker.example.test'),
-  }))());
+  };
+}
+
+let pairs: Promise<TestKeys> | undefined;
+/** The test keys, made once per process, or read from the temp folder when another process made them today. */
+export function testKeys(): Promise<TestKeys> {
+  return (pairs ??= madeOncePerRun('saml-sp-keys-v1', 86_400_000, makeKeys));
 }
 
 export async function samlApp(t: Test, entry: Partial<SeedConnection> = {}) {

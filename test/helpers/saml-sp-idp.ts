@@ -5,11 +5,11 @@ import 'reflect-metadata';
 import { createPublicKey, generateKeyPairSync, webcrypto, randomUUID } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { SignedXml } from 'xml-crypto';
-import type { SpCredentials, SpKeyPair } from '../../src/domain/saml/sp/sp-credentials.js';
+import type { SamlCredentials, SamlKeyPair } from '../../src/domain/saml/credentials.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
-export type TestKeyPair = SpKeyPair;
+export type TestKeyPair = SamlKeyPair;
 
 /** An RSA 2048 key and a self-signed certificate for it. */
 export async function makeKeyPair(commonName: string): Promise<TestKeyPair> {
@@ -31,7 +31,7 @@ export async function makeKeyPair(commonName: string): Promise<TestKeyPair> {
 }
 
 /** SamlCredentials in memory: one key pair signs and decrypts. */
-export function memoryCredentials(pair: SpKeyPair): SpCredentials {
+export function memoryCredentials(pair: SamlKeyPair): SamlCredentials {
   return { signing: async () => pair, published: async () => [pair.certificatePem], decryption: async () => [pair] };
 }
 
@@ -40,7 +40,7 @@ const certBody = (pem: string) => pem.replace(/-----[A-Z ]+-----/g, '').replace(
 export const IDP_ENTITY_ID = 'https://idp.example.test/saml/metadata';
 export const IDP_SSO_URL = 'https://idp.example.test/saml/sso';
 
-export function idpMetadata(pair: SpKeyPair, entityId = IDP_ENTITY_ID, ssoUrl = IDP_SSO_URL): string {
+export function idpMetadata(pair: SamlKeyPair, entityId = IDP_ENTITY_ID, ssoUrl = IDP_SSO_URL): string {
   return `<?xml version="1.0"?>
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${entityId}">
   <md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol" WantAuthnRequestsSigned="true">
@@ -102,7 +102,7 @@ export function assertionXml(o: AssertionOptions): string {
 }
 
 /** Signs the element with this ID the way IdPs do: enveloped, exclusive c14n, RSA-SHA256, after its Issuer. */
-export function signElement(xml: string, elementId: string, pair: SpKeyPair): string {
+export function signElement(xml: string, elementId: string, pair: SamlKeyPair): string {
   const sig = new SignedXml({
     privateKey: pair.privateKeyPem,
     publicCert: pair.certificatePem,
@@ -148,7 +148,7 @@ export function responseXml(o: {
 export const base64 = (xml: string) => Buffer.from(xml, 'utf8').toString('base64');
 
 /** The signed assertion encrypted for `recipient`'s certificate (SAML Core 2.3.4), as an IdP does for an SP with an encryption key. */
-export async function encryptedAssertion(signedAssertion: string, recipient: SpKeyPair): Promise<string> {
+export async function encryptedAssertion(signedAssertion: string, recipient: SamlKeyPair): Promise<string> {
   const { encrypt } = (await import('xml-encryption')).default;
   const encrypted = await new Promise<string>((resolve, reject) =>
     encrypt(

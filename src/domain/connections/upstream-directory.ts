@@ -17,7 +17,7 @@ import {
 import type { Clock } from '../clock.js';
 import { MICROSOFT_TENANT_PLACEHOLDER } from './presets.js';
 import type { Connection } from './connection.js';
-import type { SpCredentials } from '../saml/sp/sp-credentials.js';
+import type { SamlCredentials } from '../saml/credentials.js';
 import { UpstreamRefusal } from './upstream-errors.js';
 
 /** The upstream as the flow uses it. */
@@ -131,7 +131,7 @@ export class UpstreamDirectory {
   constructor(
     private readonly deps: { config: Config; outbound: OutboundDeps; clock: Clock },
     /** The SAML key pairs of our service provider (issue 39), for saml connections. */
-    readonly samlCredentials?: SpCredentials | undefined,
+    readonly samlCredentials?: SamlCredentials | undefined,
   ) {
     this.keySets = new ClientKeySets(async (uri) => {
       const json = await fetchUpstreamJson(deps, uri, 'jwks_uri', { accept: 'application/jwk-set+json, application/json' });

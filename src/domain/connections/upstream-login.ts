@@ -32,6 +32,9 @@ const TOKEN_MAX_BYTES = 64 * 1024;
  */
 export type UpstreamPurpose = { kind: 'sign-in'; interactionId: string } | { kind: 'link'; userId: string };
 
+/** How the browser goes upstream: a redirect to `url`, or (SAML Bindings §3.5) a form of `post` fields sent there. */
+export type UpstreamDeparture = { kind: 'redirect'; url: string } | { kind: 'post'; url: string; post: Readonly<Record<string, string>> };
+
 /**
  * Sends the browser upstream: a fresh state, nonce and PKCE verifier, remembered under the state's digest with the
  * digest of the browser's cookie (so the callback is honoured in this browser only) and the purpose it returns to.
@@ -40,7 +43,7 @@ export async function startUpstreamLogin(
   ctx: ProviderContext,
   directory: UpstreamDirectory,
   input: { connection: Connection; purpose: UpstreamPurpose; browserSecret: string; loginHint?: string | null },
-): Promise<string> {
+): Promise<UpstreamDeparture> {
   const { connection } = input;
   if (connection.kind === 'saml') {
     if (!directory.samlCredentials) throw new UpstreamRefusal('upstream-down', 'no SAML key pair is configured');
@@ -75,7 +78,7 @@ export async function startUpstreamLogin(
     ...(input.loginHint ? { login_hint: input.loginHint } : {}),
   };
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-  return url.href;
+  return { kind: 'redirect', url: url.href };
 }
 
 export interface CallbackParams {

@@ -17,6 +17,7 @@ import { clientPages } from './clients.js';
 import { connectionPages } from './connections.js';
 import { directoryPages } from './directories.js';
 import { resourceServerPages } from './resource-servers.js';
+import { samlServiceProviderPages } from './saml-service-providers.js';
 import { scimTokenPages } from './scim-tokens.js';
 import { dashboardPage } from './dashboard.js';
 import { groupPages } from './groups.js';
@@ -98,6 +99,7 @@ export default async function consoleRoutes(app: FastifyInstance, opts: ConsoleO
     webhookPages(area, ctx, base);
     securityPages(area, ctx, base);
     connectionPages(area, ctx, base);
+    samlServiceProviderPages(area, ctx, base);
     directoryPages(area, ctx, base);
     resourceServerPages(area, ctx, base);
     scimTokenPages(area, ctx, base);

@@ -14,7 +14,7 @@ import connectionCallbackRoutes from './connection-callback.js';
 import connectionLinkRoutes from './connection-link.js';
 import connectionStartRoutes from './connection-start.js';
 import connectionSamlRoutes from './connection-saml.js';
-import type { SpCredentials } from '../../domain/saml/sp/sp-credentials.js';
+import type { SamlCredentials } from '../../domain/saml/credentials.js';
 import deviceVerificationRoutes from './device-verification.js';
 import interactionRoutes from './interaction.js';
 import passwordResetRoutes from './password-reset.js';
@@ -28,7 +28,7 @@ export interface PagesOptions {
   /** A page queued a message (a code, a link): deliver it now. */
   onMessagesQueued: () => void;
   /** The SAML key pairs a saml connection signs its AuthnRequests and decrypts with; without them it cannot start. */
-  samlCredentials?: SpCredentials | undefined;
+  samlCredentials?: SamlCredentials | undefined;
 }
 
 export default async function pageRoutes(app: FastifyInstance, opts: PagesOptions) {

@@ -1,6 +1,7 @@
 // Sends the browser to an upstream connection, for a pending interaction's sign-in or for a link the account page
 // started: the browser's binding cookie (made once, kept for every upstream trip of this browser), the state row, and
-// a 303 to the upstream's authorization endpoint.
+// a 303 to the upstream's authorization endpoint (or, for a SAML IdP that takes AuthnRequests over HTTP-POST only, the
+// auto-submitting form page the other POST bindings use).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Connection } from '../../domain/connections/connection.js';
 import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
@@ -12,7 +13,8 @@ import { samlUpstreamCookie, upstreamCookie } from '../cookies.js';
 import { seeOther } from '../redirect.js';
 import { enabledConnections, hintedConnection } from '../../domain/connections/connections.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
-import { refusalPage } from './upstream-pages.js';
+import { languageOf, refusalPage } from './upstream-pages.js';
+import { FORM_POST_HEADERS, formPostPage } from '../views/form-post.js';
 import type { ConnectionButtons } from '../views/connection-pages.js';
 import type { PageText } from '../views/layout.js';
 
@@ -29,7 +31,7 @@ export async function sendUpstream(
   const cookie = upstreamCookie(ctx.config);
   const held = request.cookies[cookie.name];
   const browserSecret = held !== undefined && BROWSER_SECRET.test(held) ? held : randomToken();
-  const location = await startUpstreamLogin(ctx, directory, {
+  const departure = await startUpstreamLogin(ctx, directory, {
     connection,
     purpose: trip.purpose,
     browserSecret,
@@ -40,7 +42,12 @@ export async function sendUpstream(
     const twin = samlUpstreamCookie(ctx.config);
     reply.setCookie(twin.name, browserSecret, twin.options);
   }
-  return seeOther(reply, location);
+  if (departure.kind === 'post')
+    return reply
+      .code(200)
+      .headers(FORM_POST_HEADERS)
+      .send(formPostPage(languageOf(ctx, request, undefined), { action: departure.url, params: departure.post }));
+  return seeOther(reply, departure.url);
 }
 
 /** A sign-in's trip: back to the interaction, with its login_hint passed on. */

@@ -13,7 +13,8 @@ import {
 import { single, type RawParams } from '../../domain/params.js';
 import { resolveSession } from '../../domain/accounts/sessions.js';
 import { InvalidRequest } from '../../errors/oauth-error.js';
-import { sessionCookie } from '../cookies.js';
+import { beginLogoutChain, sealLogoutChain } from '../../domain/saml/idp/front-channel-logout.js';
+import { samlLogoutCookie, sessionCookie } from '../cookies.js';
 import { parseForm } from '../form-parser.js';
 import { seeOther } from '../redirect.js';
 import { PAGE_HEADERS } from '../views/layout.js';
@@ -39,15 +40,25 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
   const { ctx } = opts;
   const cookie = sessionCookie(ctx.config);
 
-  /** Ends the browser's session, forgets its cookie, and wakes the back-channel deliveries. */
-  async function signOut(reply: FastifyReply, cookieValue: string) {
+  /**
+   * Ends the browser's session, forgets its cookie, and wakes the back-channel deliveries. When the session signed in
+   * to SAML SPs, returns the address that logs them out in turn (SAML Profiles 2.0 §4.4, IdP-initiated) before the
+   * browser goes where `logout` says.
+   */
+  async function signOut(reply: FastifyReply, cookieValue: string, logout: LogoutRequest): Promise<string | undefined> {
     const ended = await endSession(ctx, cookieValue);
     reply.clearCookie(cookie.name, cookie.options);
     if (ended && ended.queued > 0) opts.onLogoutsQueued();
+    const chain = ended && (await beginLogoutChain(ctx, ended.sid, undefined, { kind: 'url', url: postLogoutLocation(logout) }));
+    if (!chain) return undefined;
+    const chainCookie = samlLogoutCookie(ctx.config);
+    reply.setCookie(chainCookie.name, sealLogoutChain(ctx, chain), chainCookie.options);
+    return `${ctx.config.issuer}/saml/slo/next`;
   }
 
-  /** To the verified post_logout_redirect_uri (with state), or the provider's own page. */
-  function finish(reply: FastifyReply, t: PageLanguage, logout: LogoutRequest, signedOut: boolean) {
+  /** To the SAML SPs' logout first, then the verified post_logout_redirect_uri (with state), or the provider's own page. */
+  function finish(reply: FastifyReply, t: PageLanguage, logout: LogoutRequest, signedOut: boolean, samlLogout?: string) {
+    if (samlLogout !== undefined) return seeOther(reply, samlLogout);
     const location = postLogoutLocation(logout);
     if (location !== null) return seeOther(reply, location);
     return reply.code(200).headers(PAGE_HEADERS).send(signedOutPage(t, signedOut));
@@ -81,8 +92,8 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
           }),
         );
     }
-    if (session !== undefined && cookieValue !== undefined) await signOut(reply, cookieValue);
-    return finish(reply, t, logout, true);
+    const samlLogout = session !== undefined && cookieValue !== undefined ? await signOut(reply, cookieValue, logout) : undefined;
+    return finish(reply, t, logout, true, samlLogout);
   }
 
   app.get('/session/end', { config: { html: true } }, async (request, reply) => {
@@ -115,8 +126,7 @@ export default async function endSessionRoutes(app: FastifyInstance, opts: EndSe
         throw new InvalidRequest('The form has expired or did not come from this site. Go back to the application and sign out again.');
       }
       if (single(body, 'decision') !== 'logout') return finish(reply, t, logout, false);
-      await signOut(reply, cookieValue);
-      return finish(reply, t, logout, true);
+      return finish(reply, t, logout, true, await signOut(reply, cookieValue, logout));
     },
   );
 }

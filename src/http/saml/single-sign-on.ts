@@ -19,6 +19,7 @@ import { pageLanguage } from '../page-language.js';
 import { FORM_POST_HEADERS, formPostPage } from '../views/form-post.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
+import { samlRefusalText } from './refusal-text.js';
 
 export interface SsoRoutesOptions {
   ctx: ProviderContext;
@@ -29,11 +30,14 @@ export default async function samlSsoRoutes(app: FastifyInstance, opts: SsoRoute
   const { ctx, credentials } = opts;
   const ssoUrl = `${ctx.config.issuer}/saml/sso`;
 
-  /** A refusal: the page says why (in words safe to show), and no message leaves for the SP. */
+  /** A refusal: the page says why in the person's language (the description goes to the log), and no message leaves for the SP. */
   function refuse(request: FastifyRequest, reply: FastifyReply, err: SamlError) {
     request.log.info({ event: 'saml_request_refused', code: err.code, reason: err.description }, 'SAML request refused');
     const t = pageLanguage(request, ctx.config);
-    return reply.code(400).headers(PAGE_HEADERS).send(errorPage(t, err.description));
+    return reply
+      .code(400)
+      .headers(PAGE_HEADERS)
+      .send(errorPage(t, samlRefusalText(t, err)));
   }
 
   async function answer(request: FastifyRequest, reply: FastifyReply, sso: SsoRequest, resumed = false) {

@@ -57,6 +57,21 @@ export const de = {
   'consent.privacy': 'Datenschutzerklärung von {client}',
   'consent.terms': 'Nutzungsbedingungen von {client}',
 
+  'saml.refused.too_large':
+    'Die Anwendung hat eine zu große Anmeldenachricht gesendet. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
+  'saml.refused.malformed_xml':
+    'Die Anwendung hat eine Anmeldenachricht gesendet, die nicht gelesen werden konnte. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
+  'saml.refused.bad_metadata':
+    'Die SAML-Einstellungen dieser Anwendung konnten nicht gelesen werden. Wenden Sie sich an ihren Administrator.',
+  'saml.refused.unknown_peer': 'Diese Anwendung ist hier nicht für die SAML-Anmeldung eingetragen. Wenden Sie sich an ihren Administrator.',
+  'saml.refused.bad_signature':
+    'Die Anmeldenachricht der Anwendung trägt keine gültige Signatur und wurde daher nicht bearbeitet. Wenden Sie sich an ihren Administrator.',
+  'saml.refused.bad_message':
+    'Die Anwendung hat eine Anmeldenachricht gesendet, die dieser Anbieter nicht bearbeiten kann. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
+  'saml.refused.replayed': 'Diese Anmeldenachricht wurde bereits verwendet. Gehen Sie zurück zur Anwendung und beginnen Sie von vorn.',
+  'saml.refused.unsolicited':
+    'Diese Antwort gehört zu keiner in diesem Browser begonnenen Anmeldung. Gehen Sie zurück zur Anwendung und beginnen Sie von vorn.',
+  'saml.refused.peer_status': 'Die Gegenseite hat die Anfrage abgelehnt. Gehen Sie zurück zur Anwendung und versuchen Sie es erneut.',
   'error.title': 'Anmeldefehler',
   'error.heading': 'Etwas ist schiefgegangen',
 
@@ -453,6 +468,7 @@ export const de = {
   'console.nav.signingKeys': 'Signaturschlüssel',
   'console.nav.webhooks': 'Webhooks',
   'console.nav.connections': 'Verbindungen',
+  'console.nav.samlSps': 'SAML-Dienstanbieter',
   'console.nav.directories': 'Verzeichnisse',
   'console.nav.resourceServers': 'Ressourcenserver',
   'console.nav.scimTokens': 'SCIM-Tokens',
@@ -572,6 +588,46 @@ export const de = {
   'console.connections.secretAgain':
     'diese Verbindung hat ein Client-Geheimnis: Geben Sie es erneut ein (eine Änderung ersetzt jedes Feld, auch das Geheimnis)',
   'console.connections.consequence': 'Ihre {links} Verknüpfungen mit Konten beim Anbieter werden mit entfernt; die Konten hier bleiben.',
+  'console.samlSps.title': 'SAML-Dienstanbieter',
+  'console.samlSps.lead':
+    'Die Anwendungen, bei denen man sich mit SAML 2.0 anmeldet, mit diesem Anbieter als Identitätsanbieter: was jede erhält und wie es signiert wird.',
+  'console.samlSps.idpMetadata': 'URL der IdP-Metadaten (für den Administrator des Dienstanbieters):',
+  'console.samlSps.new': 'Neuer SAML-Dienstanbieter',
+  'console.samlSps.newLead':
+    'Fügen Sie die Metadaten ein, die der Dienstanbieter veröffentlicht: Entitäts-ID und Assertion-Consumer-Dienste werden daraus gelesen.',
+  'console.samlSps.none': 'Noch kein SAML-Dienstanbieter.',
+  'console.samlSps.create': 'Dienstanbieter hinzufügen',
+  'console.samlSps.page': 'SAML-Dienstanbieter {id}',
+  'console.samlSps.details': 'Der Dienstanbieter',
+  'console.samlSps.entityId': 'Entitäts-ID',
+  'console.samlSps.acs': 'Assertion-Consumer-Dienste',
+  'console.samlSps.isDefault': 'Standard',
+  'console.samlSps.nameIdFormat': 'NameID-Format',
+  'console.samlSps.attributes': 'Übermittelte Attribute',
+  'console.samlSps.attributesField':
+    'Übermittelte Attribute, eines pro Zeile: der SAML-Attributname, ein Leerzeichen und seine Quelle (email, username, user_id, name, given_name, family_name, groups)',
+  'console.samlSps.attributeLine': 'die Attributzeile „{line}“ braucht einen Namen und eine Quelle',
+  'console.samlSps.signAssertion': 'Assertion signieren',
+  'console.samlSps.signResponse': 'Antwort signieren',
+  'console.samlSps.encryptAssertion': 'Assertion verschlüsseln',
+  'console.samlSps.idpInitiated': 'Hier begonnene Anmeldungen (IdP-initiiert)',
+  'console.samlSps.limitGroups': 'Nur Mitglieder der unten genannten Gruppen dürfen sich dort anmelden',
+  'console.samlSps.allowedGroups': 'Zugelassene Gruppen (eine pro Zeile)',
+  'console.samlSps.everyone': 'alle',
+  'console.samlSps.requestsSigned': 'Signiert seine Authentifizierungsanfragen',
+  'console.samlSps.certificates': 'Zertifikate in seinen Metadaten',
+  'console.samlSps.certificateCounts': '{signing} zum Signieren, {encryption} zum Verschlüsseln',
+  'console.samlSps.metadataUrl': 'URL seiner Metadaten',
+  'console.samlSps.metadataField': 'Die Metadaten des Dienstanbieters (XML)',
+  'console.samlSps.newMetadataField':
+    'Neue Metadaten (XML; leer lassen, um die jetzigen zu behalten; sie müssen dieselbe Entitäts-ID nennen)',
+  'console.samlSps.metadataUrlField': 'URL seiner Metadaten (optional)',
+  'console.samlSps.metadataNeeded': 'fügen Sie die Metadaten des Dienstanbieters ein',
+  'console.samlSps.exists': 'ein Dienstanbieter „{id}“ ist bereits eingetragen: ändern Sie ihn auf seiner eigenen Seite',
+  'console.samlSps.deleteThis': 'Diesen Dienstanbieter entfernen',
+  'console.samlSps.deleteTitle': 'SAML-Dienstanbieter entfernen',
+  'console.samlSps.deleteQuestion': 'Den Dienstanbieter {id} entfernen?',
+  'console.samlSps.consequence': 'Niemand kann sich dann über diesen Anbieter dort anmelden.',
   'console.resourceServers.title': 'Ressourcenserver',
   'console.resourceServers.lead':
     'Die APIs, für die Zugriffstokens ausgestellt werden (Ressourcenindikatoren nach RFC 8707): ihre Berechtigungen sowie Format und Lebensdauer ihrer Tokens.',

@@ -56,6 +56,18 @@ export const fr = {
   'consent.privacy': 'Politique de confidentialité de {client}',
   'consent.terms': 'Conditions d’utilisation de {client}',
 
+  'saml.refused.too_large': 'L’application a envoyé un message de connexion trop volumineux. Retournez à l’application et réessayez.',
+  'saml.refused.malformed_xml': 'L’application a envoyé un message de connexion illisible. Retournez à l’application et réessayez.',
+  'saml.refused.bad_metadata': 'Les réglages SAML de cette application n’ont pas pu être lus. Prévenez son administrateur.',
+  'saml.refused.unknown_peer': 'Cette application n’est pas enregistrée ici pour la connexion SAML. Prévenez son administrateur.',
+  'saml.refused.bad_signature':
+    'Le message de connexion de l’application ne porte pas de signature valide ; il n’a donc pas été traité. Prévenez son administrateur.',
+  'saml.refused.bad_message':
+    'L’application a envoyé un message de connexion que ce fournisseur ne peut pas traiter. Retournez à l’application et réessayez.',
+  'saml.refused.replayed': 'Ce message de connexion a déjà été utilisé. Retournez à l’application et recommencez.',
+  'saml.refused.unsolicited':
+    'Cette réponse ne correspond à aucune connexion commencée dans ce navigateur. Retournez à l’application et recommencez.',
+  'saml.refused.peer_status': 'L’autre partie a refusé la demande. Retournez à l’application et réessayez.',
   'error.title': 'Erreur de connexion',
   'error.heading': 'Une erreur s’est produite',
 
@@ -446,6 +458,7 @@ export const fr = {
   'console.nav.signingKeys': 'Clés de signature',
   'console.nav.webhooks': 'Webhooks',
   'console.nav.connections': 'Connexions externes',
+  'console.nav.samlSps': 'Fournisseurs de services SAML',
   'console.nav.directories': 'Annuaires',
   'console.nav.resourceServers': 'Serveurs de ressources',
   'console.nav.scimTokens': 'Jetons SCIM',
@@ -566,6 +579,46 @@ export const fr = {
     'cette connexion a un secret client : saisissez-le à nouveau (une modification remplace chaque champ, le secret aussi)',
   'console.connections.consequence':
     'Ses {links} liens vers des comptes du fournisseur disparaissent avec elle ; les comptes d’ici restent.',
+  'console.samlSps.title': 'Fournisseurs de services SAML',
+  'console.samlSps.lead':
+    'Les applications auxquelles on se connecte avec SAML 2.0, ce fournisseur étant leur fournisseur d’identité : ce que chacune reçoit, et comment c’est signé.',
+  'console.samlSps.idpMetadata': 'URL des métadonnées de l’IdP (à donner à l’administrateur du fournisseur de services) :',
+  'console.samlSps.new': 'Nouveau fournisseur de services SAML',
+  'console.samlSps.newLead':
+    'Collez les métadonnées que publie le fournisseur de services : son identifiant d’entité et ses services consommateurs d’assertions y sont lus.',
+  'console.samlSps.none': 'Aucun fournisseur de services SAML pour l’instant.',
+  'console.samlSps.create': 'Ajouter le fournisseur de services',
+  'console.samlSps.page': 'Fournisseur de services SAML {id}',
+  'console.samlSps.details': 'Le fournisseur de services',
+  'console.samlSps.entityId': 'Identifiant d’entité',
+  'console.samlSps.acs': 'Services consommateurs d’assertions',
+  'console.samlSps.isDefault': 'par défaut',
+  'console.samlSps.nameIdFormat': 'Format du NameID',
+  'console.samlSps.attributes': 'Attributs transmis',
+  'console.samlSps.attributesField':
+    'Attributs transmis, un par ligne : le nom de l’attribut SAML, une espace, et sa source (email, username, user_id, name, given_name, family_name, groups)',
+  'console.samlSps.attributeLine': 'la ligne d’attribut « {line} » demande un nom et une source',
+  'console.samlSps.signAssertion': 'Signer l’assertion',
+  'console.samlSps.signResponse': 'Signer la réponse',
+  'console.samlSps.encryptAssertion': 'Chiffrer l’assertion',
+  'console.samlSps.idpInitiated': 'Connexions commencées ici (à l’initiative de l’IdP)',
+  'console.samlSps.limitGroups': 'Seuls les membres des groupes ci-dessous peuvent s’y connecter',
+  'console.samlSps.allowedGroups': 'Groupes admis (un par ligne)',
+  'console.samlSps.everyone': 'tout le monde',
+  'console.samlSps.requestsSigned': 'Signe ses demandes d’authentification',
+  'console.samlSps.certificates': 'Certificats de ses métadonnées',
+  'console.samlSps.certificateCounts': '{signing} pour la signature, {encryption} pour le chiffrement',
+  'console.samlSps.metadataUrl': 'URL de ses métadonnées',
+  'console.samlSps.metadataField': 'Les métadonnées du fournisseur de services (XML)',
+  'console.samlSps.newMetadataField':
+    'Nouvelles métadonnées (XML ; laisser vide pour garder les actuelles ; elles doivent nommer le même identifiant d’entité)',
+  'console.samlSps.metadataUrlField': 'URL de ses métadonnées (facultatif)',
+  'console.samlSps.metadataNeeded': 'collez les métadonnées du fournisseur de services',
+  'console.samlSps.exists': 'un fournisseur de services « {id} » est déjà enregistré : modifiez-le depuis sa propre page',
+  'console.samlSps.deleteThis': 'Retirer ce fournisseur de services',
+  'console.samlSps.deleteTitle': 'Retirer le fournisseur de services SAML',
+  'console.samlSps.deleteQuestion': 'Retirer le fournisseur de services {id} ?',
+  'console.samlSps.consequence': 'Plus personne ne pourra s’y connecter par ce fournisseur.',
   'console.resourceServers.title': 'Serveurs de ressources',
   'console.resourceServers.lead':
     'Les API pour lesquelles des jetons d’accès sont émis (indicateurs de ressource, RFC 8707) : leurs portées, ainsi que le format et la durée de vie de leurs jetons.',

@@ -3,7 +3,7 @@
 // sent to her verified address, read from the notifier as she reads her message. She creates a client, disables a
 // user, makes a SCIM token (shown once); axe-core (WCAG 2.1 AA) finds no violation on any console page, in the light
 // colour scheme and in the dark one (prefers-color-scheme), each page loaded once and checked in both: the groups and
-// webhooks pages, the seeded connection, directory and resource server, and the 412 page of a stale form included;
+// webhooks pages, the seeded connection, SAML service provider, directory and resource server, and the 412 page of a stale form included;
 // then every list and edit page again in German, in the light scheme, and in French, in the dark one: a translation
 // changes the words, not the colours, so each page is still checked in both schemes, with longer words in each.
 import t from 'tap';
@@ -16,6 +16,7 @@ import { CapturingNotifier } from '../../helpers/notifier.js';
 import { riskEnv, weightsEnv } from '../../helpers/risk.js';
 import { findUserByUsername } from '../../../src/storage/users.js';
 import { pauseWebhookSubscription } from '../../../src/storage/webhooks.js';
+import { SP_ENTITY_ID, spMetadata } from '../../helpers/saml-idp/sp-metadata.js';
 
 /**
  * axe in the light colour scheme and in the dark one (the console's CSS follows prefers-color-scheme), once each, or
@@ -47,6 +48,7 @@ await withChromium(t, async (browser) => {
         webhooks: [{ id: 'siem', url: 'https://siem.example/in', events: ['sign_in.failed'], secret: 's'.repeat(32) }],
         resource_servers: [{ identifier: 'https://orders.example/api', name: 'Orders', scopes: { 'orders:read': 'Read your orders' } }],
         connections: [{ id: 'gitlab', preset: 'gitlab', client_id: 'gitlab-client', client_secret: 'gitlab-secret-0123456789' }],
+        saml_service_providers: [{ metadata_xml: await spMetadata(), idp_initiated: true }],
         directories: [
           {
             id: 'corp',
@@ -154,6 +156,10 @@ await withChromium(t, async (browser) => {
       ['connections', '/connections'],
       ['connection', '/connections/gitlab'],
       ['new connection', '/connections/new'],
+      ['SAML service providers', '/saml-service-providers'],
+      ['SAML service provider', `/saml-service-providers/${encodeURIComponent(SP_ENTITY_ID)}`],
+      ['new SAML service provider', '/saml-service-providers/new'],
+      ['delete SAML service provider', `/saml-service-providers/${encodeURIComponent(SP_ENTITY_ID)}/delete`],
       ['directories', '/directories'],
       ['directory', '/directories/corp'],
       ['resource servers', '/resource-servers'],
@@ -191,6 +197,8 @@ await withChromium(t, async (browser) => {
         '/webhooks/siem/delete',
         '/connections',
         '/connections/gitlab',
+        '/saml-service-providers',
+        `/saml-service-providers/${encodeURIComponent(SP_ENTITY_ID)}`,
         '/directories',
         '/directories/corp',
         '/resource-servers',

@@ -44,6 +44,11 @@ export interface MellonSpOptions {
   authnContextClassRefs?: readonly string[];
   /** Apache's LogLevel (default 'warn'; 'debug' shows mellon's reasoning in the failure output). */
   logLevel?: string;
+  /**
+   * MellonVariable: mellon's session cookie is mellon-NAME (default mellon-cookie). Two SPs on 127.0.0.1 share one cookie
+   * jar (cookies ignore the port), so the second needs a name of its own.
+   */
+  cookieVar?: string;
 }
 
 export interface MellonSp {
@@ -140,7 +145,7 @@ MellonLockFile ${dir}/run/mellon.lock
   MellonSecureCookie Off
   MellonDefaultLoginPath /protected/
   MellonIdP "IDP"
-${(options.authnContextClassRefs ?? []).map((ref) => `  MellonAuthnContextClassRef "${ref}"\n`).join('')}</Location>
+${options.cookieVar ? `  MellonVariable ${options.cookieVar}\n` : ''}${(options.authnContextClassRefs ?? []).map((ref) => `  MellonAuthnContextClassRef "${ref}"\n`).join('')}</Location>
 <Location /protected/>
   AuthType Mellon
   MellonEnable auth

@@ -8,6 +8,7 @@ import { findUserByUsername } from '../../../src/storage/users.js';
 import { CATALOGS, type Locale } from '../../../src/i18n/catalog.js';
 import { en } from '../../../src/i18n/locales/en.js';
 import { postFromPage } from './console-forms.js';
+import { SP_ENTITY_ID, spMetadata } from '../../helpers/saml-idp/sp-metadata.js';
 
 const ADMIN = { username: 'ada', password: 'ada-password-0123', role: 'admin' as const };
 const MEMBER = { username: 'tom', password: 'tom-password-0123', email: 'tom@example.com' };
@@ -53,6 +54,15 @@ const corp = {
 await create('/admin/directories', { entry: JSON.stringify(corp), secret: 'bind-password-0123' });
 const RS = encodeURIComponent('https://orders.example/api');
 await create('/admin/resource-servers', { entry: JSON.stringify({ identifier: 'https://orders.example/api', name: 'Orders' }) });
+const SP = encodeURIComponent(SP_ENTITY_ID);
+await create('/admin/saml-service-providers', {
+  metadata_xml: await spMetadata(),
+  name_id_format: 'email',
+  attributes: 'mail email',
+  sign_assertion: 'on',
+  limit_groups: 'on',
+  allowed_groups: 'ops',
+});
 await create('/admin/scim-tokens', { name: 'entra', expires_in_days: '30' });
 await create('/admin/risk-rules', { kind: 'network', value: '203.0.113.0/24', effect: 'block', note: 'test net' });
 
@@ -86,6 +96,10 @@ const PAGES = [
   `/admin/resource-servers/${RS}`,
   '/admin/resource-servers/new',
   `/admin/resource-servers/${RS}/delete`,
+  '/admin/saml-service-providers',
+  `/admin/saml-service-providers/${SP}`,
+  '/admin/saml-service-providers/new',
+  `/admin/saml-service-providers/${SP}/delete`,
   '/admin/scim-tokens',
   '/admin/scim-tokens/entra',
   '/admin/scim-tokens/new',

@@ -46,8 +46,10 @@ t.test('metadata that does not serve is refused, naming why (Metadata 2.4.3)', a
   const { idp } = await testKeys();
   const noCertificate = idpMetadata(idp).replace(/<md:KeyDescriptor[\s\S]*?<\/md:KeyDescriptor>/, '');
   await t.rejects(setConnection(admin, { ...base, saml_metadata: noCertificate }), /no signing certificate/);
-  const postOnly = idpMetadata(idp).replace(/<md:SingleSignOnService Binding="[^"]+HTTP-Redirect"[^>]*\/>/, '');
-  await t.rejects(setConnection(admin, { ...base, saml_metadata: postOnly }), /no SingleSignOnService with the HTTP-Redirect binding/);
+  const artifactOnly = idpMetadata(idp).replace(/<md:SingleSignOnService [^>]*\/>/g, (element) =>
+    element.replace(/bindings:HTTP-(Redirect|POST)/, 'bindings:HTTP-Artifact'),
+  );
+  await t.rejects(setConnection(admin, { ...base, saml_metadata: artifactOnly }), /SingleSignOnService/);
   t.equal(await server.db.selectFrom('connections').select('id').where('id', '=', 'bad').executeTakeFirst(), undefined, 'nothing stored');
 });
 

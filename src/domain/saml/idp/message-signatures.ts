@@ -44,7 +44,7 @@ export function checkRedirectSignature(
   if (!signature || !sigAlg) throw new SamlError('bad_signature', 'the message has a Signature without a SigAlg, or the reverse');
   if (sigAlg.value !== ALGORITHMS.rsaSha256) throw new SamlError('bad_signature', 'the message is not signed with RSA-SHA256');
   const relay = params.get('RelayState');
-  const octets = [`SAMLRequest=${params.get(name)!.raw}`, ...(relay ? [`RelayState=${relay.raw}`] : []), `SigAlg=${sigAlg.raw}`].join('&');
+  const octets = [`${name}=${params.get(name)!.raw}`, ...(relay ? [`RelayState=${relay.raw}`] : []), `SigAlg=${sigAlg.raw}`].join('&');
   const bytes = Buffer.from(signature.value, 'base64');
   const valid = sp.role.signingCertificates.some((pem) => verify('sha256', Buffer.from(octets, 'utf8'), createPublicKey(pem), bytes));
   if (!valid) throw new SamlError('bad_signature', "the message's signature does not verify with the SP's certificate");

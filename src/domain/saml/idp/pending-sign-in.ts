@@ -82,3 +82,15 @@ export async function openPendingSignIn(ctx: ProviderContext, value: string | un
     requestedAuthnContext: pending.c,
   };
 }
+
+/**
+ * The relying party a sign-in made now is for, when a SAML request waits for it in `value` (the cookie, its seal
+ * checked, unexpired): `saml:` and the SP's entityID, the name its security events and webhook events give it as
+ * an OIDC sign-in's give the client_id. Undefined when none waits.
+ */
+export function waitingRelyingParty(ctx: Pick<ProviderContext, 'deviceSecret' | 'clock'>, value: string | undefined): string | undefined {
+  const [body, tag] = (value ?? '').split('.');
+  if (!body || !tag || !safeEqual(tag, mac(ctx, body))) return undefined;
+  const pending = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Pending;
+  return pending.x > ctx.clock().getTime() ? `saml:${pending.e}` : undefined;
+}

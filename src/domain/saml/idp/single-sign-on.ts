@@ -5,6 +5,7 @@
 import type { ActiveSession } from '../../../storage/sessions.js';
 import { groupNamesOfUser } from '../../../storage/groups.js';
 import { spAdmitsUser } from '../../../storage/saml-service-providers.js';
+import { recordSamlSessionParticipant } from '../../../storage/saml-session-participants.js';
 import { findUserById } from '../../../storage/users.js';
 import { hasSecondFactor } from '../../accounts/second-factor-policy.js';
 import type { ProviderContext } from '../../context.js';
@@ -181,5 +182,8 @@ export async function answerSso(
       ? { encryptFor: request.sp.role.encryptionCertificates[0], blockCipher: blockCipherFor(request.sp) }
       : {}),
   });
+  // Profiles §4.4: single logout later names this NameID and SessionIndex to the SP.
+  const participant = { entityId: request.sp.entityId, nameId, nameIdFormat: request.sp.nameIdFormat, sessionIndex: session.sid };
+  await recordSamlSessionParticipant(ctx.db, session.sid, participant, now);
   return { kind: 'post', acsUrl: request.acsUrl, relayState: request.relayState, samlResponse, userId: user.id };
 }

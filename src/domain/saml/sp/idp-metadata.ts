@@ -1,5 +1,5 @@
 // An identity provider's SAML metadata (SAML Metadata 2.0 §2.3.2, §2.4.3) read for a connection: its entityID, the
-// SingleSignOnService we send AuthnRequests to (HTTP-Redirect), its SingleLogoutService,
+// SingleSignOnService we send AuthnRequests to (HTTP-Redirect, else HTTP-POST), its SingleLogoutService,
 // and the certificates of its signing KeyDescriptors, each checked by node:crypto. Nothing else in it is believed.
 import { isLoopbackUrl } from '../../../net/loopback.js';
 import { readEntityMetadata } from '../metadata-reader.js';
@@ -43,17 +43,17 @@ export function readIdpMetadata(xml: string): IdpMetadata {
   }
   const idp = entity.identityProvider;
   if (!idp) throw new SamlError('bad_metadata', 'the entity has no SAML 2.0 IDPSSODescriptor');
-  // Our AuthnRequests go over HTTP-Redirect (Bindings 3.4), which every IdP we know of offers for SSO; an IdP that
-  // takes them over HTTP-POST only is refused here rather than sent a request it cannot read.
-  const redirect = idp.singleSignOnServices.find((e) => e.binding === 'redirect');
-  if (!redirect) throw new SamlError('bad_metadata', 'the IdP has no SingleSignOnService with the HTTP-Redirect binding');
+  // Our AuthnRequests go over HTTP-Redirect (Bindings 3.4) where the IdP offers it, the shorter trip; an IdP that
+  // takes them over HTTP-POST only (Bindings 3.5) is sent an XML-signed request in an auto-submitted form.
+  const sso = idp.singleSignOnServices.find((e) => e.binding === 'redirect') ?? idp.singleSignOnServices.find((e) => e.binding === 'post');
+  if (!sso) throw new SamlError('bad_metadata', 'the IdP has no SingleSignOnService with the HTTP-Redirect or HTTP-POST binding');
   const slo = idp.singleLogoutServices.find((e) => e.binding === 'redirect');
   if (idp.signingCertificates.length === 0) throw new SamlError('bad_metadata', 'the IdP publishes no signing certificate');
   if (idp.signingCertificates.length > MAX_CERTIFICATES) throw new SamlError('bad_metadata', 'the IdP publishes too many certificates');
   return {
     entityId: entity.entityId,
-    ssoUrl: httpsOrLoopback(redirect.location, 'the SingleSignOnService Location'),
-    ssoBinding: 'redirect',
+    ssoUrl: httpsOrLoopback(sso.location, 'the SingleSignOnService Location'),
+    ssoBinding: sso.binding,
     sloUrl: slo ? httpsOrLoopback(slo.location, 'the SingleLogoutService Location') : null,
     signingCertificates: [...new Set(idp.signingCertificates)],
   };

@@ -1,7 +1,8 @@
 // A sign-in through a SAML connection (issue 39), the same trip as an OIDC connection's (upstream-login.ts): a signed
-// AuthnRequest over HTTP-Redirect whose ID is kept in the upstream_logins row of a fresh RelayState, bound to this
-// browser and used once; at the ACS the response is verified (saml-response.ts), its assertion ID used once, and the
-// signed assertion mapped to the upstream identity the connection pages already sign in, link or provision.
+// AuthnRequest over HTTP-Redirect (or HTTP-POST, when the IdP takes only that) whose ID is kept in the upstream_logins
+// row of a fresh RelayState, bound to this browser and used once; at the ACS the response is verified
+// (saml-response.ts), its assertion ID used once, and the signed assertion mapped to the upstream identity the
+// connection pages already sign in, link or provision.
 import { addSeconds } from '../../clock.js';
 import type { ProviderContext } from '../../context.js';
 import { sealSecret } from '../../keys/sealed-secrets.js';
@@ -11,10 +12,10 @@ import { useAssertionId } from '../../../storage/saml-assertions.js';
 import type { Connection } from '../../connections/connection.js';
 import { UpstreamRefusal } from '../../connections/upstream-errors.js';
 import type { UpstreamIdentity } from '../../connections/upstream-identity.js';
-import type { UpstreamPurpose } from '../../connections/upstream-login.js';
+import type { UpstreamDeparture, UpstreamPurpose } from '../../connections/upstream-login.js';
 import { attributeNames } from './saml-settings.js';
 import { serviceProvider } from './service-provider.js';
-import type { SpCredentials } from './sp-credentials.js';
+import type { SamlCredentials } from '../credentials.js';
 import { SamlError } from '../saml-error.js';
 import { verifySamlResponse, type VerifiedAssertion } from './saml-response.js';
 
@@ -24,12 +25,16 @@ const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const TRANSIENT_FORMAT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient';
 
-/** The IdP's SSO URL with a signed AuthnRequest (SAML Bindings §3.4.4.1) and a RelayState bound to this browser. */
+/**
+ * A signed AuthnRequest with a RelayState bound to this browser, in the IdP's SSO binding: the SSO URL with the
+ * request and its signature in the query (SAML Bindings §3.4.4.1), or the fields of a form posted there, the
+ * request XML-signed (Bindings §3.5.4: base64, not deflated).
+ */
 export async function startSamlLogin(
   ctx: ProviderContext,
-  credentials: SpCredentials,
+  credentials: SamlCredentials,
   input: { connection: Connection; purpose: UpstreamPurpose; browserSecret: string },
-): Promise<string> {
+): Promise<UpstreamDeparture> {
   const { connection } = input;
   // SAML Core 1.3.4: an xs:ID, so it must not start with a digit.
   const requestId = `_${randomToken()}`;
@@ -46,13 +51,21 @@ export async function startSamlLogin(
     verifierSealed: { ...(await sealSecret(ctx, 'upstream-verifier', stateHash, Buffer.from(requestId))) },
     expiresAt: addSeconds(ctx.clock(), Math.min(ctx.config.interactionTtlSeconds, MAX_UPSTREAM_SECONDS)),
   });
+  const post = connection.saml!.ssoBinding === 'post';
   const sp = serviceProvider(
     ctx.config.issuer,
     connection,
     { signing: await credentials.signing() },
     { requestId: null, newRequestId: requestId },
+    post,
   );
-  return sp.getAuthorizeUrlAsync(relayState, undefined, {});
+  if (post) {
+    const message = await sp.getAuthorizeMessageAsync(relayState, undefined, {});
+    const post: Record<string, string> = {};
+    for (const [name, value] of Object.entries(message)) if (typeof value === 'string') post[name] = value;
+    return { kind: 'post', url: connection.saml!.ssoUrl, post };
+  }
+  return { kind: 'redirect', url: await sp.getAuthorizeUrlAsync(relayState, undefined, {}) };
 }
 
 export interface FinishedSamlLogin {
@@ -75,7 +88,7 @@ function purposeOf(login: { interactionId: string | null; linkUserId: string | n
  */
 export async function finishSamlLogin(
   ctx: ProviderContext,
-  credentials: SpCredentials,
+  credentials: SamlCredentials,
   input: { connection: Connection; samlResponse: string; relayState: string | undefined; browserSecret: string | undefined },
 ): Promise<FinishedSamlLogin> {
   const { connection } = input;

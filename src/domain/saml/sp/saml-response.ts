@@ -8,7 +8,7 @@ import type { Connection } from '../../connections/connection.js';
 import { decodePostMessage } from '../bindings.js';
 import { NS } from '../namespaces.js';
 import { serviceProvider } from './service-provider.js';
-import type { SpCredentials, SpKeyPair } from './sp-credentials.js';
+import type { SamlCredentials, SamlKeyPair } from '../credentials.js';
 import { SamlError } from '../saml-error.js';
 import { samlAcsUrl } from './sp-urls.js';
 import { MAX_MESSAGE_BYTES, parseUntrustedXml } from '../xml-reader.js';
@@ -42,8 +42,8 @@ function instant(value: string | undefined, what: string): number | undefined {
 async function validate(
   issuer: string,
   connection: Connection,
-  signing: SpKeyPair,
-  decryption: SpKeyPair | undefined,
+  signing: SamlKeyPair,
+  decryption: SamlKeyPair | undefined,
   samlResponse: string,
   requestId: string | null,
 ): Promise<Profile> {
@@ -61,7 +61,7 @@ async function validate(
 
 /** Checks the posted SAMLResponse as described above; throws SamlError. */
 export async function verifySamlResponse(
-  input: { issuer: string; connection: Connection; credentials: SpCredentials; now: Date },
+  input: { issuer: string; connection: Connection; credentials: SamlCredentials; now: Date },
   samlResponse: string,
   requestId: string | null,
 ): Promise<VerifiedAssertion> {

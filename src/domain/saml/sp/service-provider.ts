@@ -6,7 +6,7 @@
 import { SAML, ValidateInResponseTo, type CacheProvider, type SamlConfig } from '@node-saml/node-saml';
 import type { Connection } from '../../connections/connection.js';
 import { samlAcsUrl, samlMetadataUrl } from './sp-urls.js';
-import type { SpKeyPair } from './sp-credentials.js';
+import type { SamlKeyPair } from '../credentials.js';
 
 /** A cache that knows exactly one request ID (or none): InResponseTo is valid only when it is that one. */
 function oneRequestCache(requestId: string | null): CacheProvider {
@@ -20,8 +20,9 @@ function oneRequestCache(requestId: string | null): CacheProvider {
 export function serviceProvider(
   issuer: string,
   connection: Connection,
-  keys: { signing: SpKeyPair; decryption?: SpKeyPair | undefined },
+  keys: { signing: SamlKeyPair; decryption?: SamlKeyPair | undefined },
   inResponseTo: { requestId: string | null; newRequestId?: string },
+  postBinding = false,
 ): SAML {
   const settings = connection.saml!;
   const entityId = samlMetadataUrl(issuer, connection.id);
@@ -47,6 +48,9 @@ export function serviceProvider(
     cacheProvider: oneRequestCache(inResponseTo.requestId),
     identifierFormat: null,
     disableRequestedAuthnContext: true,
+    // SAML Bindings §3.5.4: a message over HTTP-POST is the base64 of its XML, never deflated (node-saml deflates
+    // unless told, and the same switch would stop the deflating §3.4.4.1 asks of a Redirect message).
+    ...(postBinding ? { authnRequestBinding: 'HTTP-POST', skipRequestCompression: true } : {}),
     ...(inResponseTo.newRequestId !== undefined ? { generateUniqueId: () => inResponseTo.newRequestId! } : {}),
   };
   return new SAML(config);

@@ -68,6 +68,7 @@ const SECTIONS: ReadonlyArray<[string, MessageKey]> = [
   ['/signing-keys', 'console.nav.signingKeys'],
   ['/webhooks', 'console.nav.webhooks'],
   ['/connections', 'console.nav.connections'],
+  ['/saml-service-providers', 'console.nav.samlSps'],
   ['/directories', 'console.nav.directories'],
   ['/resource-servers', 'console.nav.resourceServers'],
   ['/scim-tokens', 'console.nav.scimTokens'],

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { passkeysOffered } from '../../../domain/accounts/passkey-ceremony.js';
 import { passkeyRequestOptions, signInWithPasskey, type PasskeySignIn } from '../../../domain/accounts/passkey-sign-in.js';
 import { single, type RawParams } from '../../../domain/params.js';
+import { waitingRelyingParty } from '../../../domain/saml/idp/pending-sign-in.js';
 import { randomToken, safeEqual } from '../../../domain/secrets.js';
 import type { MessageKey } from '../../../i18n/catalog.js';
 import { accountSignInCookie, samlPendingCookie, sessionCookie } from '../../cookies.js';
@@ -60,6 +61,9 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
   const afterSignIn = (request: FastifyRequest) =>
     request.cookies[samlPendingCookie(ctx.config).name] ? `${ctx.config.issuer}/saml/resume` : base;
 
+  /** The SAML SP a sign-in here is for (named in its security events), or null for the account page itself. */
+  const relyingParty = (request: FastifyRequest) => waitingRelyingParty(ctx, request.cookies[samlPendingCookie(ctx.config).name]) ?? null;
+
   /** The form's binding cookie: the browser's own when it is well formed, else a new one, set. */
   function bindingCookie(request: FastifyRequest, reply: FastifyReply): string {
     const spec = accountSignInCookie(ctx.config);
@@ -112,7 +116,7 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
     // finishes the sign-in and sends the browser back to the account page.
     const result = await submitPasswordForm(ctx, request, reply, {
       returnTo: afterSignIn(request),
-      clientId: null,
+      clientId: relyingParty(request),
       // A waiting SAML request for MultiFactor: the person's second factor follows the password (SAML step-up).
       stepUp: pendingAsksSecondFactor(ctx, request.cookies[samlPendingCookie(ctx.config).name]),
       locale: t.preferred,
@@ -154,7 +158,7 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
         binding,
         credential,
         signals: deviceSignalsOf(request, ctx.config),
-        clientId: null,
+        clientId: relyingParty(request),
         replacesSession: request.cookies[sessionCookie(ctx.config).name],
         locale: t.preferred,
       });
