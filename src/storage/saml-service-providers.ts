@@ -15,6 +15,9 @@ export interface SamlServiceProviderColumns {
   encrypt_assertion: boolean;
   idp_initiated: boolean;
   group_restricted: boolean;
+  encryption_algorithm: string;
+  /** When the metadata was read from metadata_url (absent: left as it is; null: given inline). */
+  metadata_refreshed_at?: Date | null;
 }
 
 export function listSamlServiceProviderRows(db: Db): Promise<SamlServiceProviderRow[]> {
@@ -84,4 +87,14 @@ export async function spAdmitsUser(db: Db, entityId: string, userId: string): Pr
     .where('u.id', '=', userId)
     .executeTakeFirst();
   return row?.admitted === true;
+}
+
+/** The metadata read again from its URL, and when; false when the SP is gone. */
+export async function updateSamlSpMetadata(db: Db, entityId: string, metadataXml: string, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('saml_service_providers')
+    .set({ metadata_xml: metadataXml, metadata_refreshed_at: now, updated_at: now })
+    .where('entity_id', '=', entityId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }

@@ -821,6 +821,8 @@ export interface SamlServiceProvidersTable {
   encrypt_assertion: boolean;
   idp_initiated: boolean;
   group_restricted: ColumnType<boolean, boolean | undefined, boolean>;
+  encryption_algorithm: ColumnType<string, string | undefined, string>;
+  metadata_refreshed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

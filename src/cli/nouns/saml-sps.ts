@@ -54,6 +54,7 @@ function settingsFrom(input: Invocation): Record<string, unknown> {
     if (value !== 'yes' && value !== 'no') throw new UsageError(`--${flag} takes yes or no`);
     entry[field] = value === 'yes';
   }
+  if (text(input, 'encryption-algorithm') !== undefined) entry.encryption_algorithm = text(input, 'encryption-algorithm');
   const groups = input.options['allowed-group'] as string[] | undefined;
   if (input.options['any-group'] === true) entry.allowed_groups = null;
   else if (groups !== undefined) entry.allowed_groups = groups;
@@ -61,7 +62,12 @@ function settingsFrom(input: Invocation): Record<string, unknown> {
 }
 
 const SETTINGS: Record<string, OptionSpec> = {
-  'metadata-url': { type: 'string', value: 'URL', description: 'where the metadata was published (kept for reference)' },
+  'metadata-url': {
+    type: 'string',
+    value: 'URL',
+    description:
+      'where the SP publishes its metadata (https): read from there when no --metadata-file is given, and refreshed every 6 hours',
+  },
   'name-id-format': {
     type: 'string',
     value: 'FORMAT',
@@ -81,6 +87,12 @@ const SETTINGS: Record<string, OptionSpec> = {
     value: 'yes|no',
     description: "encrypt the assertion for the encryption certificate of the SP's metadata (default no)",
   },
+  'encryption-algorithm': {
+    type: 'string',
+    value: 'CIPHER',
+    description:
+      "the block cipher when the SP's metadata names none we support: aes256-gcm (default), aes128-gcm, aes256-cbc or aes128-cbc",
+  },
   'idp-initiated': {
     type: 'string',
     value: 'yes|no',
@@ -98,6 +110,8 @@ function printSp(session: Session, sp: SamlSpView): void {
     ['sign_assertion', sp.sign_assertion],
     ['sign_response', sp.sign_response],
     ['encrypt_assertion', sp.encrypt_assertion],
+    ['encryption_algorithm', sp.encryption_algorithm],
+    ['encryption_method', sp.encryption_method],
     ['idp_initiated', sp.idp_initiated],
     ['allowed_groups', sp.allowed_groups?.join(' ') ?? null],
     ['acs', sp.acs.map((a) => `${a.location} (${a.binding}, ${a.index})`).join(' ')],
@@ -140,8 +154,7 @@ export const samlSps: Noun = {
         'metadata-file': {
           type: 'string',
           value: 'FILE',
-          required: true,
-          description: "the SP's SAML metadata (its entityID, ACS, certificates)",
+          description: "the SP's SAML metadata (its entityID, ACS, certificates); or --metadata-url",
         },
         ...SETTINGS,
       },
@@ -149,7 +162,10 @@ export const samlSps: Noun = {
 default: add replaces the whole entry, as a seed file entry does.`,
       prepare(input) {
         const entry = settingsFrom(input);
-        checkSpEntry(entry);
+        if (entry.metadata_xml === undefined && entry.metadata_url === undefined)
+          throw new UsageError('add needs --metadata-file or --metadata-url');
+        // Metadata from a URL is read in run(), through the guarded fetch.
+        if (entry.metadata_xml !== undefined) checkSpEntry(entry);
         return entry;
       },
       async run(session, input, entry: Record<string, unknown>) {

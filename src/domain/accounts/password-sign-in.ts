@@ -72,6 +72,9 @@ export type PasswordSignIn =
 /**
  * `clientId`: the relying party the sign-in is for (null on the account page), recorded in its security events.
  * `requireMfa`: that client requires a second factor (second-factor-policy.ts): a sign-in let in goes on to one.
+ * `stepUp`: the request waiting for this sign-in asks for a second factor (a SAML RequestedAuthnContext of
+ * MultiFactor): a sign-in let in goes on to one when the user has one, and signs in with the password alone when not
+ * (the request then gets its own answer, SAML Core 3.3.2.2.1 NoAuthnContext).
  */
 export async function signInWithPassword(
   ctx: ProviderContext,
@@ -80,6 +83,7 @@ export async function signInWithPassword(
   signals: DeviceSignals,
   clientId: string | null = null,
   requireMfa = false,
+  stepUp = false,
 ): Promise<PasswordSignIn> {
   // Nothing to guess with: refused without counting and without hashing.
   if (!login.trim() || !password || login.length > MAX_CREDENTIAL_LENGTH || password.length > MAX_CREDENTIAL_LENGTH) {
@@ -153,6 +157,9 @@ export async function signInWithPassword(
       clientId,
       details: verdictDetails(verdict),
     });
+    return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
+  }
+  if (stepUp && !requireMfa && (await hasSecondFactor(ctx, user))) {
     return { kind: 'challenge', user, verdict, device, attemptId: early.attemptId, throttleClaim: claim, ...time.figures() };
   }
   if (requireMfa) {

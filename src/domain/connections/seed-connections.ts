@@ -21,7 +21,9 @@ import {
 import { isPreset, PRESET_DEFAULTS, PRESETS, type Preset } from './presets.js';
 import { writeVersioned } from '../../storage/json-shape.js';
 import { ATTRIBUTE_FIELDS, STORED_SAML_SETTINGS, type AttributeField, type SamlSettings } from '../saml/sp/saml-settings.js';
-import { fetchIdpMetadata, samlSettingsFrom, type SamlMetadataFetching } from '../saml/sp/idp-metadata-source.js';
+import { fetchSamlMetadata, type SamlMetadataFetching } from '../saml/metadata-fetch.js';
+import { METADATA_MAX_BYTES } from '../saml/sp/idp-metadata.js';
+import { samlSettingsFrom } from '../saml/sp/idp-metadata-source.js';
 import { SamlError } from '../saml/saml-error.js';
 
 export interface SeedConnection {
@@ -287,7 +289,7 @@ async function samlConnectionColumns(
   try {
     const fetched =
       entry.saml_metadata === undefined
-        ? await fetchIdpMetadata(fetching ?? { config: undefined, outbound: undefined }, entry.saml_metadata_url!)
+        ? await fetchSamlMetadata(fetching ?? { config: undefined, outbound: undefined }, entry.saml_metadata_url!, METADATA_MAX_BYTES)
         : undefined;
     settings = samlSettingsFrom(entry.saml_metadata ?? fetched!, {
       metadataUrl: entry.saml_metadata_url ?? null,

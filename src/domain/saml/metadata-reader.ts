@@ -27,6 +27,8 @@ export interface ServiceProviderRole {
   wantAssertionsSigned: boolean;
   signingCertificates: string[];
   encryptionCertificates: string[];
+  /** Metadata §2.4.1.1: the EncryptionMethod Algorithms its encryption keys name, in the metadata's order. */
+  encryptionMethods: string[];
 }
 
 export interface IdentityProviderRole {
@@ -108,6 +110,7 @@ function readServiceProvider(role: Element): ServiceProviderRole {
     wantAssertionsSigned: attributeOf(role, 'WantAssertionsSigned') === 'true',
     signingCertificates: certificates(role, 'signing'),
     encryptionCertificates: certificates(role, 'encryption'),
+    encryptionMethods: encryptionMethods(role),
   };
 }
 
@@ -161,6 +164,16 @@ function absoluteUrl(value: string | undefined, what: string): string {
 
 function nameIdFormats(role: Element): string[] {
   return childElements(role, NS.metadata, 'NameIDFormat').map(textOf).filter(Boolean);
+}
+
+/** Metadata §2.4.1.1: the algorithms an SP's encryption KeyDescriptors name (their EncryptionMethod elements). */
+function encryptionMethods(role: Element): string[] {
+  const algorithms = childElements(role, NS.metadata, 'KeyDescriptor')
+    .filter((descriptor) => (attributeOf(descriptor, 'use') ?? 'encryption') === 'encryption')
+    .flatMap((descriptor) => childElements(descriptor, NS.metadata, 'EncryptionMethod'))
+    .map((method) => attributeOf(method, 'Algorithm') ?? '')
+    .filter(Boolean);
+  return [...new Set(algorithms)];
 }
 
 /** Metadata §2.4.1.1: a KeyDescriptor without `use` serves both signing and encryption. */

@@ -63,6 +63,8 @@ export interface PasswordFormContext {
   locale: Locale | undefined;
   /** The client requires a second factor (src/domain/accounts/second-factor-policy.ts). */
   requireMfa?: boolean;
+  /** The request waiting for the sign-in asks for a second factor: one follows when the user has one. */
+  stepUp?: boolean;
   onMessagesQueued?: (() => void) | undefined;
 }
 
@@ -114,11 +116,11 @@ async function attemptSignIn(
   login: string,
   password: string,
   request: FastifyRequest<{ Body: RawParams }>,
-  form: Pick<PasswordFormContext, 'clientId' | 'requireMfa'>,
+  form: Pick<PasswordFormContext, 'clientId' | 'requireMfa' | 'stepUp'>,
 ): Promise<PasswordSignIn | { kind: 'busy' } | { kind: 'directory-unavailable' }> {
   const signals = deviceSignalsOf(request, ctx.config, request.body);
   try {
-    return await signInWithPassword(ctx, login, password, signals, form.clientId, form.requireMfa ?? false);
+    return await signInWithPassword(ctx, login, password, signals, form.clientId, form.requireMfa ?? false, form.stepUp ?? false);
   } catch (err) {
     if (err instanceof DirectoryUnavailable) return { kind: 'directory-unavailable' };
     if (err instanceof TemporarilyUnavailable) return { kind: 'busy' };

@@ -7,7 +7,7 @@ import type { ProviderContext } from '../../context.js';
 import { safeEqual } from '../../secrets.js';
 import { SamlError } from '../saml-error.js';
 import { rowToServiceProvider } from './service-providers.js';
-import type { SsoRequest } from './single-sign-on.js';
+import { asksSecondFactor, type SsoRequest } from './single-sign-on.js';
 
 interface Pending {
   e: string;
@@ -44,11 +44,26 @@ export function sealPendingSignIn(ctx: Pick<ProviderContext, 'deviceSecret' | 'c
   return `${body}.${mac(ctx, body)}`;
 }
 
+/** The body of an intact cookie (its MAC checked), else undefined. */
+function unsealed(ctx: Pick<ProviderContext, 'deviceSecret'>, value: string | undefined): Pending | undefined {
+  const [body, tag] = (value ?? '').split('.');
+  if (!body || !tag || !safeEqual(tag, mac(ctx, body))) return undefined;
+  return JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Pending;
+}
+
+/**
+ * Does the request waiting in this cookie ask for more than a password (a RequestedAuthnContext of MultiFactor)? The
+ * sign-in page then goes on to the person's second factor, as for a client that requires one.
+ */
+export function pendingAsksSecondFactor(ctx: Pick<ProviderContext, 'deviceSecret' | 'clock'>, value: string | undefined): boolean {
+  const pending = unsealed(ctx, value);
+  return pending !== undefined && pending.x > ctx.clock().getTime() && asksSecondFactor(pending.c);
+}
+
 /** The request back from the cookie, checked again; SamlError when it was altered, has expired or no longer fits. */
 export async function openPendingSignIn(ctx: ProviderContext, value: string | undefined): Promise<SsoRequest> {
-  const [body, tag] = (value ?? '').split('.');
-  if (!body || !tag || !safeEqual(tag, mac(ctx, body))) throw new SamlError('bad_message', 'there is no sign-in waiting for this browser');
-  const pending = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Pending;
+  const pending = unsealed(ctx, value);
+  if (!pending) throw new SamlError('bad_message', 'there is no sign-in waiting for this browser');
   if (pending.x <= ctx.clock().getTime()) throw new SamlError('bad_message', 'the sign-in took too long: start again at the application');
   const row = await findSamlServiceProviderRow(ctx.db, pending.e);
   const read = row && rowToServiceProvider(row);

@@ -15,6 +15,20 @@ export const ASSERTION_LIFETIME_SECONDS = 300;
 /** NotBefore a little in the past, for an SP's clock that runs behind. */
 const CLOCK_SKEW_SECONDS = 60;
 
+/**
+ * The block ciphers an assertion may be encrypted with, by the name an SP setting uses: XML Encryption 1.1 §5.2.4
+ * AES-GCM, and §5.2.2 AES-CBC for older SPs that cannot decrypt GCM (CBC has no integrity of its own: the assertion's
+ * signature inside is what protects it).
+ */
+export const BLOCK_CIPHERS = Object.freeze({
+  'aes256-gcm': 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+  'aes128-gcm': 'http://www.w3.org/2009/xmlenc11#aes128-gcm',
+  'aes256-cbc': 'http://www.w3.org/2001/04/xmlenc#aes256-cbc',
+  'aes128-cbc': 'http://www.w3.org/2001/04/xmlenc#aes128-cbc',
+});
+export type BlockCipherName = keyof typeof BLOCK_CIPHERS;
+export const BLOCK_CIPHER_NAMES = Object.keys(BLOCK_CIPHERS) as BlockCipherName[];
+
 export interface ResponseAttribute {
   name: string;
   values: string[];
@@ -42,6 +56,8 @@ export interface SuccessInput {
   signResponse: boolean;
   /** The SP's encryption certificate (PEM): the assertion travels as an EncryptedAssertion for it (Core §2.3.4). */
   encryptFor?: string;
+  /** The block cipher of the EncryptedAssertion (default aes256-gcm). */
+  blockCipher?: BlockCipherName;
 }
 
 export interface FailureInput {
@@ -120,9 +136,9 @@ function sign(xml: string, id: string, localName: 'Response' | 'Assertion', key:
 
 /**
  * Core §2.3.4, §6: the signed assertion replaced by an EncryptedAssertion for the SP's certificate, by xml-encryption:
- * AES-256-GCM content (XML Encryption 1.1), its key under RSA-OAEP; no algorithm xml-encryption calls insecure.
+ * AES content (GCM unless the SP needs CBC), its key under RSA-OAEP; no algorithm xml-encryption calls insecure.
  */
-async function encryptAssertion(xml: string, assertionId: string, certificatePem: string): Promise<string> {
+async function encryptAssertion(xml: string, assertionId: string, certificatePem: string, cipher: BlockCipherName): Promise<string> {
   const doc = new DOMParser().parseFromString(xml, 'text/xml');
   const assertion = [...Array.from(doc.getElementsByTagNameNS(NS.assertion, 'Assertion'))].find(
     (a) => a.getAttribute('ID') === assertionId,
@@ -133,7 +149,7 @@ async function encryptAssertion(xml: string, assertionId: string, certificatePem
       {
         rsa_pub: certificatePem,
         pem: certificatePem,
-        encryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm',
+        encryptionAlgorithm: BLOCK_CIPHERS[cipher],
         keyEncryptionAlgorithm: 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p',
         disallowEncryptionWithInsecureAlgorithm: true,
       },
@@ -205,7 +221,7 @@ export async function successResponseXml(input: SuccessInput): Promise<string> {
   let xml = new XMLSerializer().serializeToString(doc);
   // The assertion first: the response's signature then covers the assertion as signed.
   if (input.signAssertion) xml = sign(xml, assertionId, 'Assertion', input.key);
-  if (input.encryptFor !== undefined) xml = await encryptAssertion(xml, assertionId, input.encryptFor);
+  if (input.encryptFor !== undefined) xml = await encryptAssertion(xml, assertionId, input.encryptFor, input.blockCipher ?? 'aes256-gcm');
   if (input.signResponse) xml = sign(xml, id, 'Response', input.key);
   return xml;
 }

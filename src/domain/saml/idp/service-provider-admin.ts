@@ -12,12 +12,16 @@ import {
 import { findGroupsByNames } from '../../../storage/groups.js';
 import { inAdminTransaction, logAdminAction, type AdminContext } from '../../admin/admin.js';
 import { AdminError } from '../../admin-error.js';
+import type { OutboundDeps } from '../../../outbound/guarded-fetch.js';
+import { fetchSamlMetadata } from '../metadata-fetch.js';
+import { SamlError } from '../saml-error.js';
 import { describeSamlKeys, rotateSamlKeys, type DescribedSamlKey, type RotatedSamlKey } from '../../keys/saml-keys.js';
 import {
   readSpMetadata,
   rowToServiceProvider,
   spColumns,
   spEntryProblems,
+  blockCipherFor,
   type ReleasedAttribute,
   type SamlSpEntry,
 } from './service-providers.js';
@@ -31,6 +35,9 @@ export interface SamlSpView {
   sign_assertion: boolean;
   sign_response: boolean;
   encrypt_assertion: boolean;
+  /** The block cipher set for it; `encryption_method` is the one used (its metadata's choice when we support it). */
+  encryption_algorithm: string;
+  encryption_method: string;
   idp_initiated: boolean;
   allowed_groups?: string[];
   acs: Array<{ binding: string; location: string; index: number; is_default: boolean }>;
@@ -61,6 +68,7 @@ async function view(ctx: Pick<AdminContext, 'db'>, entityId: string): Promise<{ 
     sign_assertion: sp.signAssertion,
     sign_response: sp.signResponse,
     encrypt_assertion: sp.encryptAssertion,
+    encryption_algorithm: sp.encryptionAlgorithm,
     idp_initiated: sp.idpInitiated,
     ...(groups === undefined ? {} : { allowed_groups: groups }),
   };
@@ -74,6 +82,8 @@ async function view(ctx: Pick<AdminContext, 'db'>, entityId: string): Promise<{ 
       sign_assertion: sp.signAssertion,
       sign_response: sp.signResponse,
       encrypt_assertion: sp.encryptAssertion,
+      encryption_algorithm: sp.encryptionAlgorithm,
+      encryption_method: blockCipherFor(sp),
       idp_initiated: sp.idpInitiated,
       ...(groups === undefined ? {} : { allowed_groups: groups }),
       acs: sp.role.assertionConsumerServices.map((a) => ({
@@ -98,8 +108,35 @@ export async function listServiceProviders(ctx: Pick<AdminContext, 'db'>): Promi
   return Promise.all(rows.map(async (r) => (await view(ctx, r.entity_id)).view));
 }
 
-async function write(ctx: AdminContext, trx: Db, entry: SamlSpEntry): Promise<{ entityId: string; created: boolean }> {
-  const columns = spColumns(entry);
+/** An admin context that may carry the provider's outbound settings (the API's does; the command line's uses the system's). */
+type FetchingAdminContext = AdminContext & { outbound?: OutboundDeps };
+
+/**
+ * An entry given a metadata_url and no metadata_xml gets the metadata read from the URL (the guarded fetch, as a SAML
+ * connection's); `fetchedAt` says when, for the refresh (src/domain/saml/idp/sp-metadata-refresh.ts).
+ */
+async function withMetadata(
+  ctx: FetchingAdminContext,
+  input: Record<string, unknown>,
+): Promise<{ input: Record<string, unknown>; fetchedAt?: Date }> {
+  if (typeof input.metadata_url !== 'string' || input.metadata_xml !== undefined) return { input };
+  if (!URL.canParse(input.metadata_url)) throw new AdminError('service provider refused: metadata_url must be a URL');
+  try {
+    const xml = await fetchSamlMetadata({ config: ctx.config, outbound: ctx.outbound }, input.metadata_url);
+    return { input: { ...input, metadata_xml: xml }, fetchedAt: ctx.clock() };
+  } catch (err) {
+    if (err instanceof SamlError) throw new AdminError(`service provider refused: ${err.description}`);
+    throw err;
+  }
+}
+
+async function write(
+  ctx: AdminContext,
+  trx: Db,
+  entry: SamlSpEntry,
+  fetchedAt?: Date | null,
+): Promise<{ entityId: string; created: boolean }> {
+  const columns = { ...spColumns(entry), ...(fetchedAt !== undefined ? { metadata_refreshed_at: fetchedAt } : {}) };
   const groups = await findGroupsByNames(trx, entry.allowed_groups ?? []);
   const found = new Set(groups.map((g) => g.name.toLowerCase()));
   const missing = (entry.allowed_groups ?? []).filter((n) => !found.has(n.toLowerCase()));
@@ -121,16 +158,26 @@ async function write(ctx: AdminContext, trx: Db, entry: SamlSpEntry): Promise<{ 
 }
 
 /** Registers the service provider its metadata names, or replaces every setting of the one registered. */
-export async function setServiceProvider(ctx: AdminContext, input: Record<string, unknown>): Promise<{ sp: SamlSpView; created: boolean }> {
+export async function setServiceProvider(
+  ctx: FetchingAdminContext,
+  raw: Record<string, unknown>,
+): Promise<{ sp: SamlSpView; created: boolean }> {
+  const { input, fetchedAt } = await withMetadata(ctx, raw);
   const entry = checkSpEntry(input);
   return inAdminTransaction(ctx, async (trx, tctx) => {
-    const { entityId, created } = await write(tctx, trx, entry);
+    // Metadata given inline was not read from the URL: the next refresh reads it.
+    const { entityId, created } = await write(tctx, trx, entry, fetchedAt ?? null);
     return { sp: (await view(tctx, entityId)).view, created };
   });
 }
 
 /** Changes some settings of a registered service provider (new metadata must name the same entityID). */
-export async function updateServiceProvider(ctx: AdminContext, entityId: string, changes: Record<string, unknown>): Promise<SamlSpView> {
+export async function updateServiceProvider(
+  ctx: FetchingAdminContext,
+  entityId: string,
+  raw: Record<string, unknown>,
+): Promise<SamlSpView> {
+  const { input: changes, fetchedAt } = await withMetadata(ctx, raw);
   return inAdminTransaction(ctx, async (trx, tctx) => {
     const { entry: current } = await view(tctx, entityId);
     const merged: Record<string, unknown> = { ...current, ...changes };
@@ -140,7 +187,7 @@ export async function updateServiceProvider(ctx: AdminContext, entityId: string,
     const named = readSpMetadata(entry.metadata_xml).entityId;
     if (named !== entityId)
       throw new AdminError(`the new metadata names "${named}", not "${entityId}": add it as a service provider of its own`);
-    await write(tctx, trx, entry);
+    await write(tctx, trx, entry, fetchedAt ?? (changes.metadata_xml !== undefined ? null : undefined));
     return (await view(tctx, entityId)).view;
   });
 }

@@ -8,6 +8,7 @@ import { allowedGroupsProblem } from '../../groups/group-names.js';
 import { readEntityMetadata, type ServiceProviderRole } from '../metadata-reader.js';
 import { NAME_ID_FORMATS, type NameIdFormatName } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
+import { BLOCK_CIPHER_NAMES, BLOCK_CIPHERS, type BlockCipherName } from './saml-response.js';
 
 /** The user fields an attribute may carry: the account's, its OIDC profile claims, and its groups. */
 export const ATTRIBUTE_SOURCES = ['email', 'username', 'user_id', 'name', 'given_name', 'family_name', 'groups'] as const;
@@ -45,6 +46,8 @@ export interface SamlSpEntry {
   sign_assertion?: boolean;
   sign_response?: boolean;
   encrypt_assertion?: boolean;
+  /** The block cipher when the metadata's EncryptionMethod names none we support (default aes256-gcm). */
+  encryption_algorithm?: BlockCipherName;
   idp_initiated?: boolean;
   allowed_groups?: string[];
 }
@@ -57,6 +60,7 @@ export const SP_ENTRY_FIELDS = new Set<string>([
   'sign_assertion',
   'sign_response',
   'encrypt_assertion',
+  'encryption_algorithm',
   'idp_initiated',
   'allowed_groups',
 ]);
@@ -72,6 +76,7 @@ export interface SamlServiceProvider {
   signAssertion: boolean;
   signResponse: boolean;
   encryptAssertion: boolean;
+  encryptionAlgorithm: BlockCipherName;
   idpInitiated: boolean;
   groupRestricted: boolean;
 }
@@ -122,6 +127,8 @@ export function spEntryProblems(entry: Record<string, unknown>): string[] {
     if (Array.isArray(list) && new Set(list.map((a: { name?: unknown }) => a?.name)).size !== list.length)
       problems.push('each attribute name once');
   }
+  if (entry.encryption_algorithm !== undefined && !(BLOCK_CIPHER_NAMES as unknown[]).includes(entry.encryption_algorithm))
+    problems.push(`encryption_algorithm must be one of ${BLOCK_CIPHER_NAMES.join(', ')}`);
   for (const flag of ['sign_assertion', 'sign_response', 'encrypt_assertion', 'idp_initiated'])
     if (!isBool(entry[flag])) problems.push(`${flag} must be true or false`);
   if (entry.allowed_groups !== undefined) {
@@ -146,6 +153,7 @@ export function spColumns(entry: SamlSpEntry): SamlServiceProviderColumns {
     sign_assertion: entry.sign_assertion ?? true,
     sign_response: entry.sign_response ?? true,
     encrypt_assertion: entry.encrypt_assertion ?? false,
+    encryption_algorithm: entry.encryption_algorithm ?? 'aes256-gcm',
     idp_initiated: entry.idp_initiated ?? false,
     group_restricted: entry.allowed_groups !== undefined,
   };
@@ -156,6 +164,7 @@ export function rowToServiceProvider(row: SamlServiceProviderRow): { sp: SamlSer
   const attributes = readVersioned(row.attributes, STORED_SP_ATTRIBUTES, 'attributes');
   if (!attributes.ok) return { problem: attributes.reason };
   if (!(NAME_ID_FORMAT_NAMES as string[]).includes(row.name_id_format)) return { problem: 'name_id_format' };
+  if (!(BLOCK_CIPHER_NAMES as string[]).includes(row.encryption_algorithm)) return { problem: 'encryption_algorithm' };
   let role: ServiceProviderRole;
   try {
     role = readSpMetadata(row.metadata_xml).role;
@@ -174,8 +183,18 @@ export function rowToServiceProvider(row: SamlServiceProviderRow): { sp: SamlSer
       signAssertion: row.sign_assertion,
       signResponse: row.sign_response,
       encryptAssertion: row.encrypt_assertion,
+      encryptionAlgorithm: row.encryption_algorithm as BlockCipherName,
       idpInitiated: row.idp_initiated,
       groupRestricted: row.group_restricted,
     },
   };
+}
+
+/**
+ * The block cipher of an SP's encrypted assertions: the first its metadata's EncryptionMethod names that we support
+ * (Metadata §2.4.1.1: the SP's preference), else its setting.
+ */
+export function blockCipherFor(sp: Pick<SamlServiceProvider, 'role' | 'encryptionAlgorithm'>): BlockCipherName {
+  const named = sp.role.encryptionMethods.flatMap((uri) => BLOCK_CIPHER_NAMES.filter((name) => BLOCK_CIPHERS[name] === uri));
+  return named[0] ?? sp.encryptionAlgorithm;
 }

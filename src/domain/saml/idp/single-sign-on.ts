@@ -1,17 +1,19 @@
 // Web Browser SSO (SAML Profiles 2.0 §4.1) once the request is known good: what answers it for the browser's session.
 // A session that may serve it gets a signed Response for the SP's ACS; IsPassive without one gets NoPassive; a
-// person outside the SP's groups gets RequestDenied; otherwise the person must sign in first.
+// person outside the SP's groups gets RequestDenied; a request for a second factor from a person who has none gets
+// NoAuthnContext; otherwise the person must sign in first (with their second factor when one was asked for).
 import type { ActiveSession } from '../../../storage/sessions.js';
 import { groupNamesOfUser } from '../../../storage/groups.js';
 import { spAdmitsUser } from '../../../storage/saml-service-providers.js';
 import { recordSamlSessionParticipant } from '../../../storage/saml-session-participants.js';
 import { findUserById } from '../../../storage/users.js';
+import { hasSecondFactor } from '../../accounts/second-factor-policy.js';
 import type { ProviderContext } from '../../context.js';
 import type { SamlCredentials } from '../credentials.js';
 import { AUTHN_CONTEXT, STATUS } from '../namespaces.js';
 import type { AuthnRequest } from './authn-request.js';
 import { failureResponseXml, samlId, successResponseXml, type ResponseAttribute } from './saml-response.js';
-import type { AttributeSource, SamlServiceProvider } from './service-providers.js';
+import { blockCipherFor, type AttributeSource, type SamlServiceProvider } from './service-providers.js';
 
 export type SsoAnswer =
   /** Post this to the ACS (a response, successful or not). */
@@ -38,6 +40,14 @@ function satisfies(requested: readonly string[], achieved: string): boolean {
   if (requested.length === 0) return true;
   if (requested.includes(achieved)) return true;
   return achieved === AUTHN_CONTEXT.multiFactor && requested.some((r) => r !== AUTHN_CONTEXT.multiFactor);
+}
+
+/**
+ * Does a request for these classes need more than a password (a RequestedAuthnContext of MultiFactor)? Then the
+ * sign-in it waits for goes on to the person's second factor.
+ */
+export function asksSecondFactor(requested: readonly string[]): boolean {
+  return !satisfies(requested, AUTHN_CONTEXT.passwordProtectedTransport);
 }
 
 function attributeValues(
@@ -127,15 +137,20 @@ export async function answerSso(
       key: await credentials.signing(),
     }),
   });
-  const usable =
-    session !== undefined &&
-    (request.minAuthTime === null || session.authTime.getTime() >= request.minAuthTime.getTime()) &&
-    satisfies(request.requestedAuthnContext, achievedContext(session));
   // Core §3.4.1: IsPassive "the identity provider MUST NOT visibly take control of the user interface".
-  if (!usable) return request.isPassive ? failure(STATUS.responder, STATUS.noPassive, null) : { kind: 'sign-in' };
+  const signInFirst = (): Promise<SsoAnswer> | SsoAnswer =>
+    request.isPassive ? failure(STATUS.responder, STATUS.noPassive, null) : { kind: 'sign-in' };
+  const fresh = session !== undefined && (request.minAuthTime === null || session.authTime.getTime() >= request.minAuthTime.getTime());
+  if (!fresh) return signInFirst();
   const user = await findUserById(ctx.db, session.userId);
-  if (!user || user.disabled_at !== null)
-    return request.isPassive ? failure(STATUS.responder, STATUS.noPassive, null) : { kind: 'sign-in' };
+  if (!user || user.disabled_at !== null) return signInFirst();
+  if (!satisfies(request.requestedAuthnContext, achievedContext(session))) {
+    // Core §3.3.2.2.1: "If the responder cannot satisfy the request, it MUST return a <Response> message with a
+    // second-level <StatusCode> of urn:oasis:names:tc:SAML:2.0:status:NoAuthnContext." A person with a second
+    // factor can still satisfy it, by signing in with it.
+    if (await hasSecondFactor(ctx, user)) return signInFirst();
+    return failure(STATUS.responder, STATUS.noAuthnContext, user.id);
+  }
   if (request.sp.groupRestricted && !(await spAdmitsUser(ctx.db, request.sp.entityId, user.id))) {
     return failure(STATUS.responder, STATUS.requestDenied, user.id);
   }
@@ -164,7 +179,7 @@ export async function answerSso(
     signAssertion: request.sp.signAssertion,
     signResponse: request.sp.signResponse,
     ...(request.sp.encryptAssertion && request.sp.role.encryptionCertificates[0] !== undefined
-      ? { encryptFor: request.sp.role.encryptionCertificates[0] }
+      ? { encryptFor: request.sp.role.encryptionCertificates[0], blockCipher: blockCipherFor(request.sp) }
       : {}),
   });
   // Profiles §4.4: single logout later names this NameID and SessionIndex to the SP.

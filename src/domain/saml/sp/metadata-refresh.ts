@@ -6,7 +6,9 @@ import type { ProviderContext } from '../../context.js';
 import { rowToConnection, type Connection } from '../../connections/connection.js';
 import { listConnectionRows, updateConnectionSaml } from '../../../storage/connections.js';
 import { writeVersioned } from '../../../storage/json-shape.js';
-import { fetchIdpMetadata, samlSettingsFrom } from './idp-metadata-source.js';
+import { fetchSamlMetadata } from '../metadata-fetch.js';
+import { METADATA_MAX_BYTES } from './idp-metadata.js';
+import { samlSettingsFrom } from './idp-metadata-source.js';
 import { STORED_SAML_SETTINGS } from './saml-settings.js';
 import { SamlError } from '../saml-error.js';
 
@@ -26,7 +28,7 @@ export async function refreshSamlMetadata(ctx: Pick<ProviderContext, 'db' | 'clo
   for (const connection of due) {
     const { saml } = connection;
     try {
-      const xml = await fetchIdpMetadata({ config: ctx.config, outbound: ctx.outbound }, saml.metadataUrl!);
+      const xml = await fetchSamlMetadata({ config: ctx.config, outbound: ctx.outbound }, saml.metadataUrl!, METADATA_MAX_BYTES);
       const settings = samlSettingsFrom(xml, {
         metadataUrl: saml.metadataUrl,
         refreshedAt: now,

@@ -20,6 +20,7 @@ import {
   setSignInCookies,
   UNREADABLE_PASSKEY,
 } from '../passkey-form.js';
+import { pendingAsksSecondFactor } from '../../../domain/saml/idp/pending-sign-in.js';
 import { submitPasswordForm, typedLogin } from '../password-form.js';
 import { accountErrorPage } from '../views/account-pages.js';
 import { accountKit, formSchema, querySchema, type AccountRoutesOptions } from './account-kit.js';
@@ -116,6 +117,8 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
     const result = await submitPasswordForm(ctx, request, reply, {
       returnTo: afterSignIn(request),
       clientId: relyingParty(request),
+      // A waiting SAML request for MultiFactor: the person's second factor follows the password (SAML step-up).
+      stepUp: pendingAsksSecondFactor(ctx, request.cookies[samlPendingCookie(ctx.config).name]),
       locale: t.preferred,
       onMessagesQueued: opts.onMessagesQueued,
     });
