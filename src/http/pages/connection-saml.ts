@@ -2,7 +2,6 @@
 // its IdP's admin (SAML Metadata §2.4.4: entityID = that URL, AuthnRequestsSigned, WantAssertionsSigned, the ACS, our
 // signing and encryption certificates), and POST /connections/:id/saml/acs, where the IdP posts its Response (SAML
 // Bindings §3.5). A refused response is an error page: nothing is sent anywhere, nothing is signed in or stored.
-import { generateServiceProviderMetadata } from '@node-saml/node-saml';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Connection } from '../../domain/connections/connection.js';
 import { enabledConnection } from '../../domain/connections/connections.js';
@@ -13,15 +12,13 @@ import type { ProviderContext } from '../../domain/context.js';
 import { finishSamlLogin } from '../../domain/saml/sp/saml-login.js';
 import { MAX_ENCODED_MESSAGE_CHARS } from '../../domain/saml/bindings.js';
 import { SamlError } from '../../domain/saml/saml-error.js';
-import { samlAcsUrl, samlMetadataUrl } from '../../domain/saml/sp/sp-urls.js';
+import { serviceProviderMetadata } from '../../domain/saml/sp/service-provider.js';
 import { samlUpstreamCookie, upstreamCookie } from '../cookies.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
 import { connectionIdParams } from './connection-params.js';
 import { upstreamArrival } from './upstream-arrival.js';
 import { languageOf, refusalPage } from './upstream-pages.js';
-
-const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 
 // SAML Bindings §3.5.3: "RelayState data MUST NOT exceed 80 bytes"; the response's base64 is capped before decoding.
 const acsSchema = {
@@ -65,15 +62,10 @@ export default async function connectionSamlRoutes(app: FastifyInstance, opts: {
           credentials.published(),
           credentials.decryption(),
         ]);
-        const xml = generateServiceProviderMetadata({
-          issuer: samlMetadataUrl(ctx.config.issuer, connection.id),
-          callbackUrl: samlAcsUrl(ctx.config.issuer, connection.id),
-          identifierFormat: PERSISTENT,
-          wantAssertionsSigned: true,
-          privateKey: signing.privateKeyPem,
-          publicCerts: published,
-          signatureAlgorithm: 'sha256',
-          ...(decryption[0] ? { decryptionPvk: decryption[0].privateKeyPem, decryptionCert: decryption[0].certificatePem } : {}),
+        const xml = await serviceProviderMetadata(ctx.config.issuer, connection.id, {
+          signing,
+          published,
+          decryption: decryption[0],
         });
         return reply.header('content-type', 'application/samlmetadata+xml; charset=utf-8').header('cache-control', 'no-cache').send(xml);
       } catch (err) {

@@ -52,7 +52,7 @@ export async function startSamlLogin(
     expiresAt: addSeconds(ctx.clock(), Math.min(ctx.config.interactionTtlSeconds, MAX_UPSTREAM_SECONDS)),
   });
   const post = connection.saml!.ssoBinding === 'post';
-  const sp = serviceProvider(
+  const sp = await serviceProvider(
     ctx.config.issuer,
     connection,
     { signing: await credentials.signing() },

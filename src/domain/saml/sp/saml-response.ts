@@ -3,11 +3,11 @@
 // reference that is the assertion it reads, and the audience; then here, on the injected clock: the issuer, the
 // bearer SubjectConfirmation's Recipient, NotOnOrAfter and InResponseTo, the Conditions' validity window, the
 // response's Destination and InResponseTo. What comes out is read from the signed assertion only.
-import { SamlStatusError, type Profile } from '@node-saml/node-saml';
+import type { Profile } from '@node-saml/node-saml';
 import type { Connection } from '../../connections/connection.js';
 import { decodePostMessage } from '../bindings.js';
 import { NS } from '../namespaces.js';
-import { serviceProvider } from './service-provider.js';
+import { loadNodeSaml, serviceProvider } from './service-provider.js';
 import type { SamlCredentials, SamlKeyPair } from '../credentials.js';
 import { SamlError } from '../saml-error.js';
 import { samlAcsUrl } from './sp-urls.js';
@@ -48,13 +48,14 @@ async function validate(
   requestId: string | null,
 ): Promise<Profile> {
   try {
-    const sp = serviceProvider(issuer, connection, { signing, decryption }, { requestId });
+    const sp = await serviceProvider(issuer, connection, { signing, decryption }, { requestId });
     const { profile } = await sp.validatePostResponseAsync({ SAMLResponse: samlResponse });
     if (!profile) throw new SamlError('bad_message', 'the response carries no assertion');
     return profile;
   } catch (err) {
     if (err instanceof SamlError) throw err;
-    if (err instanceof SamlStatusError) throw new SamlError('peer_status', 'the IdP answered with a status other than Success');
+    if (err instanceof (await loadNodeSaml()).SamlStatusError)
+      throw new SamlError('peer_status', 'the IdP answered with a status other than Success');
     throw new SamlError('bad_message', `node-saml refused the response: ${(err as Error).message.slice(0, 160)}`);
   }
 }

@@ -3,10 +3,24 @@
 // certificates only, by the reference that is the element it then reads (no wrapping), one assertion per response,
 // the audience. We set the InResponseTo it accepts per request (the one request this browser started), and take the
 // clock checks into our own hands (saml-response.ts) so that they run on the injected clock.
-import { SAML, ValidateInResponseTo, type CacheProvider, type SamlConfig } from '@node-saml/node-saml';
+import type * as NodeSaml from '@node-saml/node-saml';
+import type { CacheProvider, SAML, SamlConfig } from '@node-saml/node-saml';
 import type { Connection } from '../../connections/connection.js';
 import { samlAcsUrl, samlMetadataUrl } from './sp-urls.js';
 import type { SamlKeyPair } from '../credentials.js';
+
+/**
+ * node-saml (with xml-crypto, xml-encryption and xmldom behind it) is loaded on a SAML connection's first use, not at
+ * start-up: about 3 MiB of heap that every request's garbage collection would otherwise walk on a provider that may
+ * have no SAML connection at all.
+ */
+let nodeSamlModule: Promise<typeof NodeSaml> | undefined;
+export function loadNodeSaml(): Promise<typeof NodeSaml> {
+  nodeSamlModule ??= import('@node-saml/node-saml');
+  return nodeSamlModule;
+}
+
+const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 
 /** A cache that knows exactly one request ID (or none): InResponseTo is valid only when it is that one. */
 function oneRequestCache(requestId: string | null): CacheProvider {
@@ -17,13 +31,14 @@ function oneRequestCache(requestId: string | null): CacheProvider {
   };
 }
 
-export function serviceProvider(
+export async function serviceProvider(
   issuer: string,
   connection: Connection,
   keys: { signing: SamlKeyPair; decryption?: SamlKeyPair | undefined },
   inResponseTo: { requestId: string | null; newRequestId?: string },
   postBinding = false,
-): SAML {
+): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await loadNodeSaml();
   const settings = connection.saml!;
   const entityId = samlMetadataUrl(issuer, connection.id);
   const config: SamlConfig = {
@@ -54,4 +69,23 @@ export function serviceProvider(
     ...(inResponseTo.newRequestId !== undefined ? { generateUniqueId: () => inResponseTo.newRequestId! } : {}),
   };
   return new SAML(config);
+}
+
+/** Our SP metadata towards one connection's IdP (SAML Metadata §2.4.4), signed with our signing key. */
+export async function serviceProviderMetadata(
+  issuer: string,
+  connectionId: string,
+  keys: { signing: SamlKeyPair; published: string[]; decryption?: SamlKeyPair | undefined },
+): Promise<string> {
+  const { generateServiceProviderMetadata } = await loadNodeSaml();
+  return generateServiceProviderMetadata({
+    issuer: samlMetadataUrl(issuer, connectionId),
+    callbackUrl: samlAcsUrl(issuer, connectionId),
+    identifierFormat: PERSISTENT,
+    wantAssertionsSigned: true,
+    privateKey: keys.signing.privateKeyPem,
+    publicCerts: keys.published,
+    signatureAlgorithm: 'sha256',
+    ...(keys.decryption ? { decryptionPvk: keys.decryption.privateKeyPem, decryptionCert: keys.decryption.certificatePem } : {}),
+  });
 }
