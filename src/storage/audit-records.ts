@@ -13,6 +13,8 @@ export interface NewAuditRecord {
   targetType: string;
   targetId: string;
   changes: Record<string, unknown>;
+  /** The organization the change was in (issue 40); null for the provider's own. */
+  organizationId?: string | null;
 }
 
 export interface AuditRecordRow {
@@ -25,6 +27,7 @@ export interface AuditRecordRow {
   target_type: string;
   target_id: string;
   changes: Record<string, unknown>;
+  organization_id: string | null;
 }
 
 export async function insertAuditRecord(db: Db, r: NewAuditRecord): Promise<void> {
@@ -39,6 +42,7 @@ export async function insertAuditRecord(db: Db, r: NewAuditRecord): Promise<void
       target_type: r.targetType,
       target_id: r.targetId,
       changes: writeFreeForm(r.changes),
+      organization_id: r.organizationId ?? null,
     })
     .execute();
 }
@@ -55,19 +59,22 @@ export interface AuditFilter {
   until?: Date;
   /** Only rows older than this id (the last row of the previous page). */
   beforeId?: string;
+  /** Only changes in this organization (an organization's admin sees no other). */
+  organizationId?: string;
 }
 
 /** Up to `limit` records matching the filter, newest first. */
 export async function listAuditRecords(db: Db, filter: AuditFilter, limit: number): Promise<AuditRecordRow[]> {
   let query = db
     .selectFrom('admin_audit_records')
-    .select(['occurred_at', 'actor_kind', 'actor_id', 'origin', 'event', 'target_type', 'target_id', 'changes'])
+    .select(['occurred_at', 'actor_kind', 'actor_id', 'origin', 'event', 'target_type', 'target_id', 'changes', 'organization_id'])
     .select(sql<string>`id::text`.as('id'));
   if (filter.actorKind !== undefined) query = query.where('actor_kind', '=', filter.actorKind);
   if (filter.actorId !== undefined) query = query.where('actor_id', '=', filter.actorId);
   if (filter.targetType !== undefined) query = query.where('target_type', '=', filter.targetType);
   if (filter.targetId !== undefined) query = query.where('target_id', '=', filter.targetId);
   if (filter.event !== undefined) query = query.where('event', '=', filter.event);
+  if (filter.organizationId !== undefined) query = query.where('organization_id', '=', filter.organizationId);
   if (filter.since !== undefined) query = query.where('occurred_at', '>=', filter.since);
   if (filter.until !== undefined) query = query.where('occurred_at', '<', filter.until);
   if (filter.beforeId !== undefined) query = query.where(sql<boolean>`id < ${filter.beforeId}::bigint`);

@@ -862,3 +862,118 @@ export interface SamlAssertionsTable {
 export interface Database {
   saml_assertions: SamlAssertionsTable;
 }
+
+// Organizations (issue 40, migrations/20261208100000_organizations.sql). Declared here at the end; the interfaces
+// named again below merge into the ones above.
+
+type NullableRef = ColumnType<string | null, string | null | undefined, string | null>;
+
+/** A customer of a B2B product: slug, display name, branding and policies (src/domain/organizations/). */
+export interface OrganizationsTable {
+  id: string;
+  slug: string;
+  display_name: string;
+  branding: Json<Record<string, unknown>>;
+  policies: Json<Record<string, unknown>>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A role an organization defines beside admin and member. */
+export interface OrganizationRolesTable {
+  organization_id: string;
+  name: string;
+  description: string | null;
+  created_at: Timestamp;
+}
+
+/** How a membership came. */
+export type MembershipSource = 'admin' | 'invitation' | 'domain' | 'scim' | 'connection';
+
+/** A user's membership of an organization, with roles by name. */
+export interface OrganizationMembersTable {
+  organization_id: string;
+  user_id: string;
+  roles: ColumnType<string[], string[] | undefined, string[]>;
+  source: MembershipSource;
+  joined_at: Timestamp;
+}
+
+/** A domain an organization claims; verified once its TXT record held the token. */
+export interface OrganizationDomainsTable {
+  organization_id: string;
+  domain: string;
+  verification_token: string;
+  verified_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  checked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  check_failures: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+}
+
+/** An invitation by email; only the link token's hash is kept. */
+export interface OrganizationInvitationsTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  roles: ColumnType<string[], string[] | undefined, string[]>;
+  token_hash: string;
+  invited_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  accepted_by: NullableRef;
+  revoked_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  organization_roles: OrganizationRolesTable;
+  organization_members: OrganizationMembersTable;
+  organization_domains: OrganizationDomainsTable;
+  organization_invitations: OrganizationInvitationsTable;
+}
+
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type OrganizationMemberRow = Selectable<OrganizationMembersTable>;
+export type OrganizationDomainRow = Selectable<OrganizationDomainsTable>;
+export type OrganizationInvitationRow = Selectable<OrganizationInvitationsTable>;
+export type OrganizationRoleRow = Selectable<OrganizationRolesTable>;
+
+/** Whether a client's sign-ins name an organization. */
+export type OrganizationUsage = 'none' | 'allow' | 'require';
+
+export interface ClientsTable {
+  organization_usage: ColumnType<OrganizationUsage, OrganizationUsage | undefined, OrganizationUsage>;
+  /** A management-API client limited to this organization (delegated administration); null: the whole provider. */
+  admin_organization_id: NullableRef;
+}
+export interface ConnectionsTable {
+  /** The organization the connection belongs to: offered only to sign-ins for it or its domains. */
+  organization_id: NullableRef;
+}
+export interface InteractionsTable {
+  organization_id: NullableRef;
+}
+export interface AuthorizationCodesTable {
+  organization_id: NullableRef;
+}
+export interface RefreshTokensTable {
+  organization_id: NullableRef;
+}
+export interface AccessTokensTable {
+  organization_id: NullableRef;
+}
+export interface ScimTokensTable {
+  /** A SCIM token limited to provisioning into this organization; null: the whole provider. */
+  organization_id: NullableRef;
+}
+export interface AdminAuditRecordsTable {
+  organization_id: NullableRef;
+}
+export interface SecurityEventsTable {
+  organization_id: NullableRef;
+}
+export interface WebhookSubscriptionsTable {
+  /** Only events of this organization; null: every event. */
+  organization_id: NullableRef;
+}

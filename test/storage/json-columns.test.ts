@@ -47,6 +47,7 @@ import { findResourceServers, upsertResourceServer } from '../../src/storage/res
 import { SEALED_SECRET, writeSealedSecret } from '../../src/storage/sealed-secret.js';
 import { createSignup, verifySignup } from '../../src/storage/signups.js';
 import { STORED_SP_ATTRIBUTES } from '../../src/domain/saml/idp/service-providers.js';
+import { STORED_BRANDING, STORED_POLICIES } from '../../src/domain/organizations/organization-settings.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
 
@@ -227,6 +228,31 @@ SHAPED['saml_service_providers.attributes'] = {
   refused: 'the service provider is unusable: saml-sps show and list say why; a sign-in to it gets an error page',
   fits: { v: 1, list: [{ name: 'email', from: 'email' }] },
   misfits: [{ v: 2, list: [] }, { list: [{ name: 'x', from: 'password_hash' }] }, { list: 'email' }, ['field'], 'text'],
+};
+
+SHAPED['organizations.branding'] = {
+  shapes: STORED_BRANDING,
+  refused: 'the organization is unusable: organizations show says why; a sign-in for it is refused, never run without its policies',
+  fits: { v: 1, logo_url: 'https://acme.example/logo.png', primary_color: '#aa0000', background_color: null },
+  misfits: [{ v: 2, logo_url: null }, { logo_url: 42, primary_color: null, background_color: null }, ['logo_url'], 'text'],
+};
+SHAPED['organizations.policies'] = {
+  shapes: STORED_POLICIES,
+  refused: 'the organization is unusable: organizations show says why; a sign-in for it is refused, never run without its policies',
+  fits: {
+    v: 1,
+    require_second_factor: true,
+    sign_in_methods: ['password'],
+    enforce_connection: false,
+    session_lifetime_seconds: null,
+    join: 'domain',
+  },
+  misfits: [
+    { v: 2, require_second_factor: true },
+    { require_second_factor: 'yes', sign_in_methods: [], enforce_connection: false, session_lifetime_seconds: null, join: 'domain' },
+    { require_second_factor: true, sign_in_methods: ['magic'], enforce_connection: false, session_lifetime_seconds: null, join: 'domain' },
+    'text',
+  ],
 };
 
 /** Columns read without a shape: none, and none may be added (a new JSON column comes with its shapes). */

@@ -24,6 +24,12 @@ export type AdminContext = Pick<ProviderContext, 'config' | 'db' | 'clock' | 'lo
   origin?: string | null;
   /** The surface acting, as user.email_changed names it: `scim` for a provisioning client; `admin` when unset. */
   via?: 'admin' | 'scim';
+  /**
+   * Delegated administration (issue 40): the id of the one organization the actor administers (an organization's
+   * admin in the console, an organization-scoped API client or SCIM token). Unset: the whole provider. Every
+   * organization action checks it (src/domain/organizations/organization-scope.ts); outside it, nothing exists.
+   */
+  organizationScope?: string | undefined;
 };
 
 /** The stable `event` of each admin action's log line, for shipping and searching. */
@@ -74,7 +80,21 @@ export type AdminEvent =
   | 'admin.saml_sp.created'
   | 'admin.saml_sp.replaced'
   | 'admin.saml_sp.removed'
-  | 'admin.saml_key.rotated';
+  | 'admin.saml_key.rotated'
+  | 'admin.organization.created'
+  | 'admin.organization.updated'
+  | 'admin.organization.deleted'
+  | 'admin.organization.role_created'
+  | 'admin.organization.role_deleted'
+  | 'admin.organization.member_added'
+  | 'admin.organization.member_updated'
+  | 'admin.organization.member_removed'
+  | 'admin.organization.domain_added'
+  | 'admin.organization.domain_verified'
+  | 'admin.organization.domain_removed'
+  | 'admin.organization.invitation_created'
+  | 'admin.organization.invitation_resent'
+  | 'admin.organization.invitation_revoked';
 
 /** The value the audit trail records for a secret or password that changed: its name, never its value. */
 export const NOT_RECORDED = '(not recorded)';
@@ -86,6 +106,8 @@ export interface AdminAction {
   changes?: Record<string, unknown>;
   /** What only the log line says (counts, revisions). */
   log?: Record<string, unknown>;
+  /** The organization the change is in (issue 40); the actor's organization scope when unset. */
+  organizationId?: string | null;
 }
 
 const actorColumns = (actor: AdminActor = { kind: 'system' }): { actorKind: string; actorId: string } => {
@@ -107,7 +129,7 @@ const actorColumns = (actor: AdminActor = { kind: 'system' }): { actorKind: stri
  * line: ids and counts, never a secret or a password.
  */
 export async function logAdminAction(
-  ctx: Pick<AdminContext, 'log' | 'clock' | 'actor' | 'origin'>,
+  ctx: Pick<AdminContext, 'log' | 'clock' | 'actor' | 'origin' | 'organizationScope'>,
   db: Db,
   action: AdminAction,
 ): Promise<void> {
@@ -120,6 +142,7 @@ export async function logAdminAction(
     targetType: action.target.type,
     targetId: action.target.id,
     changes: action.changes ?? {},
+    organizationId: action.organizationId ?? ctx.organizationScope ?? null,
   });
   ctx.log.info({ event: action.event, ...action.log }, 'admin action');
 }

@@ -235,7 +235,15 @@ export async function registerClient(ctx: ProviderContext, body: unknown): Promi
   ctx.log.info({ event: 'client_registered', clientId }, 'client registration');
   return clientInformation(
     ctx.config.issuer,
-    { ...row, metadata: m.metadata, client_secret_sealed: null, revision: 1, group_restricted: false },
+    {
+      ...row,
+      metadata: m.metadata,
+      client_secret_sealed: null,
+      revision: 1,
+      group_restricted: false,
+      organization_usage: 'none',
+      admin_organization_id: null,
+    },
     { clientSecret: secret?.secret, registrationAccessToken },
   );
 }

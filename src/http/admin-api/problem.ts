@@ -55,7 +55,7 @@ const body = (status: number, code: string, detail?: string, errors?: ProblemFie
   ...(errors ? { errors } : {}),
 });
 
-const ADMIN_STATUS = { invalid: 400, not_found: 404, conflict: 409 } as const;
+const ADMIN_STATUS = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 } as const;
 
 /** Fastify's own refusals: a schema failure (with every failed check), a body that is not JSON, too large... */
 function fromFastify(err: FastifyError): Problem | undefined {

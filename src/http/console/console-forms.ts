@@ -9,7 +9,7 @@ import { StaleForm } from './console-revision.js';
 import type { MessageKey } from '../../i18n/catalog.js';
 import type { Translate } from '../../i18n/translate.js';
 
-export const STATUS_OF: Record<AdminErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
+export const STATUS_OF: Record<AdminErrorKind, number> = { invalid: 400, forbidden: 403, not_found: 404, conflict: 409 };
 
 /** What a page says after a change (`?done=`): one of a fixed list, so nothing from the URL is shown. */
 export function noticeOf(t: Translate, notices: Readonly<Record<string, MessageKey>>, done: string | undefined): string | undefined {

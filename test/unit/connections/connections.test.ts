@@ -44,6 +44,7 @@ function row(overrides: Partial<ConnectionRow> = {}): ConnectionRow {
     store_tokens: false,
     enabled: true,
     saml: null,
+    organization_id: null,
     created_at: now,
     updated_at: now,
     ...overrides,

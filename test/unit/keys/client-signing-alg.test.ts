@@ -26,6 +26,8 @@ function row(metadata: Record<string, unknown>): ClientRow {
     self_registered: false,
     client_secret_sealed: null,
     group_restricted: false,
+    organization_usage: 'none',
+    admin_organization_id: null,
     created_at: new Date(),
     updated_at: new Date(),
   } as ClientRow;
