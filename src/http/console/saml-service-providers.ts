@@ -1,7 +1,8 @@
 // The console's SAML service provider pages (issue 39, docs/saml.md): listed, shown with the IdP metadata URL to give
-// the SP's admin, added from pasted metadata or from its metadata URL alone, their settings changed under the revision the page was read at (the
-// API's If-Match) and removed after a confirmation; through src/domain/saml/idp/service-provider-admin.ts, as
-// `sso-admin saml-sps` and the API's /saml-service-providers do. The admin role changes, an auditor reads (index.ts).
+// the SP's admin, added from pasted metadata or from its metadata URL alone, their settings changed under the
+// revision the page was read at (the API's If-Match) and removed after a confirmation; through
+// src/domain/saml/idp/service-provider-admin.ts, as `sso-admin saml-sps` and the API's /saml-service-providers do.
+// The admin role changes, an auditor reads (index.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asOneChange, type AdminContext } from '../../domain/admin/admin.js';
 import { AdminError } from '../../domain/admin-error.js';
