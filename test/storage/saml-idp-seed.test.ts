@@ -98,7 +98,10 @@ t.test('a seed entry with only a metadata_url is read from it when applied, and 
     });
     const err = await applySeed(db, hasher, refused, new Date(), { samlMetadata }).catch((e: unknown) => e);
     t.type(err, SeedError);
-    t.ok((err as SeedError).problems.some((p) => why.test(p)), String((err as SeedError).problems));
+    t.ok(
+      (err as SeedError).problems.some((p) => why.test(p)),
+      String((err as SeedError).problems),
+    );
     t.equal((await urlRow())?.name_id_format, 'email', 'the SP is unchanged');
     t.equal(await db.selectFrom('groups').select('name').where('name', '=', `seeded-with-${status}`).executeTakeFirst(), undefined);
   }

@@ -105,7 +105,13 @@ t.test('an update to a new metadata_url must name the same entityID, as new inli
   t.teardown(() => new Promise<void>((resolve) => http.close(() => resolve())));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const { db, config } = await buildTestApp(t);
-  const admin = { db, config, clock: () => new Date(), log: pino({ level: 'silent' }), outbound: systemOutbound } as unknown as AdminContext;
+  const admin = {
+    db,
+    config,
+    clock: () => new Date(),
+    log: pino({ level: 'silent' }),
+    outbound: systemOutbound,
+  } as unknown as AdminContext;
   await setServiceProvider(admin, { metadata_url: `${base}/first` });
 
   served = await spMetadata({ entityId: 'https://impostor.example.test/saml', acs: [{ location: 'https://impostor.example.test/acs' }] });

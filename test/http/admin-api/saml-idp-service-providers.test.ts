@@ -82,7 +82,10 @@ t.test('PUT with only a metadata_url reads the metadata from it (201) and stores
   t.equal(replaced.json().acs.length, 2);
 
   // Metadata Core 2.3.2: the entityID identifies the entity; a new URL serving another one is no replacement.
-  state.body = await spMetadata({ entityId: 'https://impostor.example.test/saml', acs: [{ location: 'https://impostor.example.test/acs' }] });
+  state.body = await spMetadata({
+    entityId: 'https://impostor.example.test/saml',
+    acs: [{ location: 'https://impostor.example.test/acs' }],
+  });
   const impostor = await api.call(t, 'PUT', path, {
     body: { metadata_url: url, idp_initiated: true },
     headers: { 'if-match': replaced.headers.etag as string },
@@ -102,7 +105,11 @@ t.test('a metadata_url that cannot be read or serves no SP metadata is a 400 pro
   const down = await api.call(t, 'PUT', path, { body: { metadata_url: url } });
   t.equal(down.statusCode, 400);
   t.match(down.headers['content-type'], 'application/problem+json');
-  t.match(down.json(), { status: 400, code: 'invalid', detail: /service provider refused: the metadata of host 127\.0\.0\.1 answered 503/ });
+  t.match(down.json(), {
+    status: 400,
+    code: 'invalid',
+    detail: /service provider refused: the metadata of host 127\.0\.0\.1 answered 503/,
+  });
 
   state.status = 200;
   state.body = '<not-metadata/>';
@@ -113,7 +120,11 @@ t.test('a metadata_url that cannot be read or serves no SP metadata is a 400 pro
   state.body = await spMetadata();
   const unencryptable = await api.call(t, 'PUT', path, { body: { metadata_url: url, encrypt_assertion: true } });
   t.equal(unencryptable.statusCode, 400);
-  t.match(unencryptable.json().detail, /encrypt_assertion needs an encryption certificate/, 'the settings checked against the fetched metadata');
+  t.match(
+    unencryptable.json().detail,
+    /encrypt_assertion needs an encryption certificate/,
+    'the settings checked against the fetched metadata',
+  );
 
   const refused = await api.call(t, 'PUT', path, { body: { metadata_url: 'http://metadata.example.test/sp' } });
   t.equal(refused.statusCode, 400, 'the guarded fetch: https only for a host other than loopback');
