@@ -26,6 +26,7 @@ const database = await openMigratedDatabase(config, logger);
 try {
   const report = await applySeed(database.db, new PasswordHasher(config.argon2), seed, new Date(), {
     keysEncryptionSecret: config.keysEncryptionSecret,
+    samlMetadata: { config, outbound: undefined },
   });
   const line = (name: string, c: { created: number; updated: number; unchanged: number }) =>
     `${name}: ${c.created} created, ${c.updated} updated, ${c.unchanged} unchanged`;

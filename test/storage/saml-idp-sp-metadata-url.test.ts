@@ -94,3 +94,39 @@ t.test('a metadata URL that cannot be read refuses the SP, nothing stored', asyn
   );
   t.equal((await db.selectFrom('saml_service_providers').select('entity_id').execute()).length, 0);
 });
+
+t.test('an update to a new metadata_url must name the same entityID, as new inline metadata must', async (t) => {
+  let served = await spMetadata();
+  const http = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' });
+    res.end(served);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => http.close(() => resolve())));
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const { db, config } = await buildTestApp(t);
+  const admin = {
+    db,
+    config,
+    clock: () => new Date(),
+    log: pino({ level: 'silent' }),
+    outbound: systemOutbound,
+  } as unknown as AdminContext;
+  await setServiceProvider(admin, { metadata_url: `${base}/first` });
+
+  served = await spMetadata({ entityId: 'https://impostor.example.test/saml', acs: [{ location: 'https://impostor.example.test/acs' }] });
+  await t.rejects(
+    updateServiceProvider(admin, SP_ENTITY_ID, { metadata_url: `${base}/moved` }),
+    /names "https:\/\/impostor\.example\.test\/saml", not "https:\/\/sp\.example\.test\/saml"/,
+  );
+  t.equal((await showServiceProvider(admin, SP_ENTITY_ID)).metadata_url, `${base}/first`, 'the stored URL stays');
+
+  served = await spMetadata({ acs: [{ location: MOVED_ACS }] });
+  const moved = await updateServiceProvider(admin, SP_ENTITY_ID, { metadata_url: `${base}/moved` });
+  t.equal(moved.metadata_url, `${base}/moved`, 'a new URL naming the same entity is taken');
+  t.same(
+    moved.acs.map((a) => a.location),
+    [MOVED_ACS],
+    'with the metadata read from it',
+  );
+});

@@ -25,7 +25,8 @@ import type { WebhookEntry } from '../webhooks/webhook-entry.js';
 import { clientColumns, clientEntryProblems, clientRowValues, type ClientEntryWithSecret } from '../client-entry.js';
 import { userColumns, userEntryProblems, type UserEntry } from '../user-entry.js';
 import { checkSamlServiceProviders, seedSamlServiceProviders } from '../saml/idp/seed-service-providers.js';
-import type { SamlSpEntry } from '../saml/idp/service-providers.js';
+import type { SamlSpInput } from '../saml/idp/service-providers.js';
+import type { SamlMetadataFetching } from '../saml/metadata-fetch.js';
 
 export interface SeedFile {
   clients: ClientEntryWithSecret[];
@@ -42,8 +43,11 @@ export interface SeedFile {
   groups?: SeedGroup[];
   /** Webhook subscriptions (src/domain/webhooks/seed-webhooks.ts); absent when the file has none. */
   webhooks?: WebhookEntry[];
-  /** SAML service providers (src/domain/saml/idp/seed-service-providers.ts), after the groups they may be limited to. */
-  saml_service_providers?: SamlSpEntry[];
+  /**
+   * SAML service providers (src/domain/saml/idp/seed-service-providers.ts), after the groups they may be limited to;
+   * an entry's metadata inline, or read from its metadata_url when the file is applied.
+   */
+  saml_service_providers?: SamlSpInput[];
 }
 
 export class SeedError extends Error {
@@ -293,13 +297,15 @@ async function seedUser(db: Db, passwords: PasswordHasher, entry: UserEntry, now
 /**
  * Applies a checked seed file in one transaction. `keysEncryptionSecret` (KEYS_ENCRYPTION_SECRET) seals the secrets of
  * client_secret_jwt clients; without it they are kept in the clear, marked so (src/domain/keys/sealed-secrets.ts).
+ * `samlMetadata` is the configuration SAML service providers' metadata URLs are fetched under (the issuer's rule of
+ * an upstream's URLs, OUTBOUND_*); without it, under the rule of a check without the configuration.
  */
 export async function applySeed(
   db: Db,
   passwords: PasswordHasher,
   seed: SeedFile,
   now = new Date(),
-  options: { keysEncryptionSecret?: string } = {},
+  options: { keysEncryptionSecret?: string; samlMetadata?: SamlMetadataFetching } = {},
 ): Promise<SeedReport> {
   const report: SeedReport = {
     clients: { created: 0, updated: 0, unchanged: 0 },
@@ -325,7 +331,7 @@ export async function applySeed(
     if (seed.connections) report.connections = await seedConnections(trx, sealing, seed.connections, now);
     if (seed.webhooks) report.webhooks = await seedWebhooks(trx, sealing, seed.webhooks, now);
     if (seed.saml_service_providers) {
-      const sps = await seedSamlServiceProviders(trx, seed.saml_service_providers, now);
+      const sps = await seedSamlServiceProviders(trx, seed.saml_service_providers, now, options.samlMetadata);
       if (sps.problems.length > 0) throw new SeedError(sps.problems);
       report.saml_service_providers = sps.counts;
     }

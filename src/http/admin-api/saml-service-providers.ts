@@ -1,15 +1,13 @@
 // /saml-service-providers: the SAML service providers the provider signs people in to (src/domain/saml/idp/
 // service-provider-admin.ts, as `sso-admin saml-sps`), keyed by their entityID (URL-encoded in the path). A PUT body
-// is the seed file's entry: the SP's metadata XML and its settings; the entityID in the metadata must be the path's.
+// is the seed file's entry: the SP's metadata XML, or the URL it is read from, and its settings; the entityID in the
+// metadata must be the path's.
 import {
   listServiceProviders,
   removeServiceProvider,
   setServiceProvider,
   showServiceProvider,
 } from '../../domain/saml/idp/service-provider-admin.js';
-import { readSpMetadata } from '../../domain/saml/idp/service-providers.js';
-import { AdminError } from '../../domain/admin-error.js';
-import { SamlError } from '../../domain/saml/saml-error.js';
 import { entityRoutes } from './entity-routes.js';
 import type { AdminApi, JsonSchema } from './route.js';
 
@@ -44,11 +42,18 @@ const VIEW: JsonSchema = {
 
 const BODY: JsonSchema = {
   type: 'object',
-  required: ['metadata_xml'],
+  description: 'The metadata inline (metadata_xml), or only its URL (metadata_url), or both; one of the two is required.',
+  anyOf: [{ required: ['metadata_xml'] }, { required: ['metadata_url'] }],
   properties: {
     entity_id: STRING,
     metadata_xml: { type: 'string', minLength: 1, maxLength: 1048576, description: "the SP's SAML metadata" },
-    metadata_url: STRING,
+    metadata_url: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 2048,
+      description:
+        "where the SP publishes its metadata: read from there (through the guarded fetch) when no metadata_xml is given, and refreshed from there every 6 hours; it must name the path's entityID",
+    },
     name_id_format: STRING,
     attributes: ATTRIBUTES,
     sign_assertion: BOOLEAN,
@@ -79,15 +84,7 @@ export function samlServiceProviderRoutes(api: AdminApi): void {
     show: showServiceProvider,
     set: async (ctx, body) => {
       const { entity_id: entityId, ...entry } = body;
-      let named: string;
-      try {
-        named = readSpMetadata(String(entry.metadata_xml)).entityId;
-      } catch (err) {
-        if (err instanceof SamlError) throw new AdminError(`service provider refused: metadata_xml: ${err.description}`);
-        throw err;
-      }
-      if (named !== entityId) throw new AdminError(`the metadata names "${named}", not the path's "${String(entityId)}"`);
-      const done = await setServiceProvider(ctx, entry);
+      const done = await setServiceProvider(ctx, entry, { entityId: String(entityId) });
       return { item: done.sp, created: done.created };
     },
     remove: removeServiceProvider,

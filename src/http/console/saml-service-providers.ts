@@ -1,7 +1,8 @@
 // The console's SAML service provider pages (issue 39, docs/saml.md): listed, shown with the IdP metadata URL to give
-// the SP's admin, added from pasted metadata, their settings changed under the revision the page was read at (the
-// API's If-Match) and removed after a confirmation; through src/domain/saml/idp/service-provider-admin.ts, as
-// `sso-admin saml-sps` and the API's /saml-service-providers do. The admin role changes, an auditor reads (index.ts).
+// the SP's admin, added from pasted metadata or from its metadata URL alone, their settings changed under the
+// revision the page was read at (the API's If-Match) and removed after a confirmation; through
+// src/domain/saml/idp/service-provider-admin.ts, as `sso-admin saml-sps` and the API's /saml-service-providers do.
+// The admin role changes, an auditor reads (index.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asOneChange, type AdminContext } from '../../domain/admin/admin.js';
 import { AdminError } from '../../domain/admin-error.js';
@@ -10,14 +11,13 @@ import type { ProviderContext } from '../../domain/context.js';
 import type { RawParams } from '../../domain/params.js';
 import {
   listServiceProviders,
+  prepareServiceProvider,
   removeServiceProvider,
-  setServiceProvider,
   showServiceProvider,
+  storeServiceProvider,
   updateServiceProvider,
   type SamlSpView,
 } from '../../domain/saml/idp/service-provider-admin.js';
-import { readSpMetadata } from '../../domain/saml/idp/service-providers.js';
-import { SamlError } from '../../domain/saml/saml-error.js';
 import type { MessageKey } from '../../i18n/catalog.js';
 import type { Translate } from '../../i18n/translate.js';
 import { seeOther } from '../redirect.js';
@@ -78,16 +78,6 @@ function settingsOf(t: Translate, v: SpFormValues): Record<string, unknown> {
     // allowed_groups: null lifts the limit (updateServiceProvider).
     allowed_groups: v.limit_groups === 'on' ? lines(v.allowed_groups) : null,
   };
-}
-
-/** The entityID pasted metadata names, or an AdminError saying why it cannot be read. */
-function entityIdOf(xml: string): string {
-  try {
-    return readSpMetadata(xml).entityId;
-  } catch (err) {
-    if (err instanceof SamlError) throw new AdminError(`service provider refused: metadata_xml: ${err.description}`);
-    throw err;
-  }
 }
 
 const NEW_VALUES: SpFormValues = {
@@ -166,18 +156,20 @@ export function samlServiceProviderPages(app: FastifyInstance, ctx: ProviderCont
     const done = await attempt(
       () =>
         asOneChange(adminContextOf(ctx, request), async (tctx) => {
-          if (values.metadata_xml === '') throw new AdminError(t('console.samlSps.metadataNeeded'));
-          const id = entityIdOf(values.metadata_xml);
-          // A new one only: changing a registered one is its own page's form, under its revision.
-          if ((await showServiceProvider(tctx, id).catch(() => undefined)) !== undefined)
-            throw new AdminError(t('console.samlSps.exists', { id }), 'conflict');
+          if (values.metadata_xml === '' && values.metadata_url === '') throw new AdminError(t('console.samlSps.metadataNeeded'));
           const { allowed_groups: groups, metadata_url: url, ...settings } = settingsOf(t, values);
-          await setServiceProvider(tctx, {
-            metadata_xml: values.metadata_xml,
+          // Pasted metadata, or the document at its URL (read through the guarded fetch), checked alike.
+          const prepared = await prepareServiceProvider(tctx, {
+            ...(values.metadata_xml === '' ? {} : { metadata_xml: values.metadata_xml }),
             ...settings,
             ...(url === undefined ? {} : { metadata_url: url }),
             ...(groups === null ? {} : { allowed_groups: groups }),
           });
+          const id = prepared.entityId;
+          // A new one only: changing a registered one is its own page's form, under its revision.
+          if ((await showServiceProvider(tctx, id).catch(() => undefined)) !== undefined)
+            throw new AdminError(t('console.samlSps.exists', { id }), 'conflict');
+          await storeServiceProvider(tctx, prepared);
           return id;
         }),
       (message, status) =>

@@ -1,7 +1,10 @@
-// The console's SAML service provider pages (issue 39): one is added from its pasted metadata and shown with its
+// The console's SAML service provider pages (issue 39): one is added from its pasted metadata (or its metadata URL
+// alone, read from a loopback server of the test's own) and shown with its
 // ACS and the IdP metadata URL its admin needs, its settings changed under the revision the page was read at (RFC
 // 9110 13.1.1: a stale one is refused with 412), removed after a confirmation, each change audited with the person;
 // an auditor reads but changes nothing.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { ADMIN_FIXTURES, adminApiApp } from '../../helpers/admin-api.js';
 import { startConsoleSession } from '../../../src/domain/console/console-sessions.js';
@@ -164,4 +167,32 @@ t.test('a service provider is removed after its confirmation page, under its rev
   t.equal((await get(PAGE)).statusCode, 404);
   t.ok(await lastAudit('admin.saml_sp.removed'), 'the removal is audited');
   t.match((await get('/admin/saml-service-providers')).body, /No SAML service provider yet/);
+});
+
+t.test('an admin adds a service provider from its metadata URL alone; one that cannot be read is refused, nothing stored', async (t) => {
+  const served = { status: 503, body: 'down' };
+  const http = createServer((_req, res) => {
+    res.writeHead(served.status, { 'content-type': 'application/samlmetadata+xml' });
+    res.end(served.body);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => http.close(() => resolve())));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/metadata`;
+
+  const down = await post('/admin/saml-service-providers', { metadata_xml: '', metadata_url: url, ...settings() });
+  t.equal(down.statusCode, 400);
+  t.match(down.body, /role="alert"[^>]*>service provider refused: the metadata of host 127\.0\.0\.1 answered 503/);
+  t.match(down.body, `name="metadata_url" value="${url}"`, 'the URL typed is shown again');
+  t.equal(await stored(), undefined, 'nothing stored');
+
+  served.status = 200;
+  served.body = metadata;
+  const added = await post('/admin/saml-service-providers', { metadata_xml: '', metadata_url: url, ...settings() });
+  t.equal(added.statusCode, 303, added.body.slice(0, 400));
+  t.ok(added.headers.location?.endsWith(`${PAGE}?done=created`), 'to the page of the entityID the served metadata names');
+  const page = await get(PAGE);
+  t.match(page.body, SP_ACS, 'the ACS read from the URL');
+  const row = await stored();
+  t.equal(row?.metadata_url, url, 'stored with its URL, for the refresh');
+  t.ok(row?.metadata_refreshed_at, 'and when it was read');
 });

@@ -13,7 +13,6 @@ import { findGroupsByNames } from '../../../storage/groups.js';
 import { inAdminTransaction, logAdminAction, type AdminContext } from '../../admin/admin.js';
 import { AdminError } from '../../admin-error.js';
 import type { OutboundDeps } from '../../../outbound/guarded-fetch.js';
-import { fetchSamlMetadata } from '../metadata-fetch.js';
 import { SamlError } from '../saml-error.js';
 import { describeSamlKeys, rotateSamlKeys, type DescribedSamlKey, type RotatedSamlKey } from '../../keys/saml-keys.js';
 import {
@@ -21,6 +20,7 @@ import {
   rowToServiceProvider,
   spColumns,
   spEntryProblems,
+  withSpMetadata,
   blockCipherFor,
   type ReleasedAttribute,
   type SamlSpEntry,
@@ -111,23 +111,39 @@ export async function listServiceProviders(ctx: Pick<AdminContext, 'db'>): Promi
 /** An admin context that may carry the provider's outbound settings (the API's does; the command line's uses the system's). */
 type FetchingAdminContext = AdminContext & { outbound?: OutboundDeps };
 
-/**
- * An entry given a metadata_url and no metadata_xml gets the metadata read from the URL (the guarded fetch, as a SAML
- * connection's); `fetchedAt` says when, for the refresh (src/domain/saml/idp/sp-metadata-refresh.ts).
- */
+/** The entry with its metadata read from its metadata_url when none is given inline (withSpMetadata), refused in words. */
 async function withMetadata(
   ctx: FetchingAdminContext,
   input: Record<string, unknown>,
 ): Promise<{ input: Record<string, unknown>; fetchedAt?: Date }> {
-  if (typeof input.metadata_url !== 'string' || input.metadata_xml !== undefined) return { input };
-  if (!URL.canParse(input.metadata_url)) throw new AdminError('service provider refused: metadata_url must be a URL');
   try {
-    const xml = await fetchSamlMetadata({ config: ctx.config, outbound: ctx.outbound }, input.metadata_url);
-    return { input: { ...input, metadata_xml: xml }, fetchedAt: ctx.clock() };
+    const { entry, fetched } = await withSpMetadata({ config: ctx.config, outbound: ctx.outbound }, input);
+    return fetched ? { input: entry, fetchedAt: ctx.clock() } : { input: entry };
   } catch (err) {
     if (err instanceof SamlError) throw new AdminError(`service provider refused: ${err.description}`);
     throw err;
   }
+}
+
+/** An entry read and checked, ready to store: its metadata (fetched when only its URL was given) and the entityID it names. */
+export interface PreparedSp {
+  entry: SamlSpEntry;
+  entityId: string;
+  /** When the metadata was read from its URL; null when it was given inline (the next refresh reads the URL). */
+  fetchedAt: Date | null;
+}
+
+/**
+ * The first phase of registering a service provider, writing nothing: the metadata read from metadata_url when the
+ * entry has no metadata_xml (through the guarded fetch), then the entry checked as the seed file checks it. A URL
+ * that cannot be read, or serves what is not SP metadata, is an AdminError naming why.
+ */
+export async function prepareServiceProvider(ctx: FetchingAdminContext, raw: Record<string, unknown>): Promise<PreparedSp> {
+  if (raw.metadata_xml === undefined && raw.metadata_url === undefined)
+    throw new AdminError('service provider refused: metadata_xml or metadata_url is required');
+  const { input, fetchedAt } = await withMetadata(ctx, raw);
+  const entry = checkSpEntry(input);
+  return { entry, entityId: readSpMetadata(entry.metadata_xml).entityId, fetchedAt: fetchedAt ?? null };
 }
 
 async function write(
@@ -157,18 +173,28 @@ async function write(
   return { entityId: columns.entity_id, created };
 }
 
-/** Registers the service provider its metadata names, or replaces every setting of the one registered. */
+/** The second phase: stores a prepared entry (a new SP, or every setting of the one registered) with its audit record. */
+export async function storeServiceProvider(ctx: AdminContext, prepared: PreparedSp): Promise<{ sp: SamlSpView; created: boolean }> {
+  return inAdminTransaction(ctx, async (trx, tctx) => {
+    const { entityId, created } = await write(tctx, trx, prepared.entry, prepared.fetchedAt);
+    return { sp: (await view(tctx, entityId)).view, created };
+  });
+}
+
+/**
+ * Registers the service provider its metadata names (inline, or read from metadata_url), or replaces every setting
+ * of the one registered. With `expected.entityId` (the API's path, the key a replacement is for), metadata naming
+ * another entity is refused: an SP's key is the entityID its metadata names, never changed by new metadata.
+ */
 export async function setServiceProvider(
   ctx: FetchingAdminContext,
   raw: Record<string, unknown>,
+  expected: { entityId?: string } = {},
 ): Promise<{ sp: SamlSpView; created: boolean }> {
-  const { input, fetchedAt } = await withMetadata(ctx, raw);
-  const entry = checkSpEntry(input);
-  return inAdminTransaction(ctx, async (trx, tctx) => {
-    // Metadata given inline was not read from the URL: the next refresh reads it.
-    const { entityId, created } = await write(tctx, trx, entry, fetchedAt ?? null);
-    return { sp: (await view(tctx, entityId)).view, created };
-  });
+  const prepared = await prepareServiceProvider(ctx, raw);
+  if (expected.entityId !== undefined && prepared.entityId !== expected.entityId)
+    throw new AdminError(`the metadata names "${prepared.entityId}", not "${expected.entityId}": an SP is keyed by its entityID`);
+  return storeServiceProvider(ctx, prepared);
 }
 
 /** Changes some settings of a registered service provider (new metadata must name the same entityID). */

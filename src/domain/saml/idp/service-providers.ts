@@ -5,6 +5,7 @@ import { arrayOf, object, oneOf, readVersioned, string, writeVersioned, type Ver
 import type { SamlServiceProviderColumns } from '../../../storage/saml-service-providers.js';
 import type { SamlServiceProviderRow } from '../../../storage/schema.js';
 import { allowedGroupsProblem } from '../../groups/group-names.js';
+import { fetchSamlMetadata, type SamlMetadataFetching } from '../metadata-fetch.js';
 import { readEntityMetadata, type ServiceProviderRole } from '../metadata-reader.js';
 import { NAME_ID_FORMATS, type NameIdFormatName } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
@@ -52,6 +53,12 @@ export interface SamlSpEntry {
   allowed_groups?: string[];
 }
 
+/**
+ * An entry as the seed file, the API, the console and the command line take it: the metadata inline, or only its URL
+ * (read from there by withSpMetadata before the entry is checked and stored).
+ */
+export type SamlSpInput = Omit<SamlSpEntry, 'metadata_xml'> & { metadata_xml?: string };
+
 export const SP_ENTRY_FIELDS = new Set<string>([
   'metadata_xml',
   'metadata_url',
@@ -94,12 +101,16 @@ export function readSpMetadata(xml: string): { entityId: string; role: ServicePr
 
 const isBool = (v: unknown) => v === undefined || typeof v === 'boolean';
 
-/** What is wrong with an entry, each in words safe to show; empty when nothing is. */
-export function spEntryProblems(entry: Record<string, unknown>): string[] {
+/**
+ * What is wrong with an entry, each in words safe to show; empty when nothing is. With `metadata: 'inline-or-url'` an
+ * entry with a metadata_url may leave metadata_xml out: its document is checked, as this checks inline metadata, once
+ * withSpMetadata has read it.
+ */
+export function spEntryProblems(entry: Record<string, unknown>, metadata: 'inline' | 'inline-or-url' = 'inline'): string[] {
   const problems: string[] = [];
   for (const key of Object.keys(entry)) if (!SP_ENTRY_FIELDS.has(key)) problems.push(`unknown field "${key}"`);
-  if (typeof entry.metadata_xml !== 'string' || entry.metadata_xml === '') problems.push('metadata_xml is required');
-  else {
+  const fromUrl = metadata === 'inline-or-url' && entry.metadata_xml === undefined && typeof entry.metadata_url === 'string';
+  if (typeof entry.metadata_xml === 'string' && entry.metadata_xml !== '') {
     try {
       const { role } = readSpMetadata(entry.metadata_xml);
       if (entry.encrypt_assertion === true && role.encryptionCertificates.length === 0)
@@ -108,7 +119,7 @@ export function spEntryProblems(entry: Record<string, unknown>): string[] {
       if (!(err instanceof SamlError)) throw err;
       problems.push(`metadata_xml: ${err.description}`);
     }
-  }
+  } else if (!fromUrl) problems.push(metadata === 'inline' ? 'metadata_xml is required' : 'metadata_xml or metadata_url is required');
   if (entry.metadata_url !== undefined && (typeof entry.metadata_url !== 'string' || !URL.canParse(entry.metadata_url)))
     problems.push('metadata_url must be a URL');
   if (entry.name_id_format !== undefined && !(NAME_ID_FORMAT_NAMES as unknown[]).includes(entry.name_id_format))
@@ -136,6 +147,22 @@ export function spEntryProblems(entry: Record<string, unknown>): string[] {
     if (problem) problems.push(problem);
   }
   return problems;
+}
+
+/**
+ * The entry with its metadata document: one with a metadata_url and no metadata_xml gets the document read from the
+ * URL through the guarded fetch (src/domain/saml/metadata-fetch.ts, as a SAML connection's), and `fetched` says so;
+ * SamlError('bad_metadata') when the URL is none or cannot be read. The document is then checked as inline metadata
+ * is (spEntryProblems), by whoever stores the entry: the seed file, the API, the console and the command line alike.
+ */
+export async function withSpMetadata<E extends Record<string, unknown>>(
+  fetching: SamlMetadataFetching,
+  entry: E,
+): Promise<{ entry: E; fetched: boolean }> {
+  if (typeof entry.metadata_url !== 'string' || entry.metadata_xml !== undefined) return { entry, fetched: false };
+  if (!URL.canParse(entry.metadata_url)) throw new SamlError('bad_metadata', 'metadata_url must be a URL');
+  const xml = await fetchSamlMetadata(fetching, entry.metadata_url);
+  return { entry: { ...entry, metadata_xml: xml }, fetched: true };
 }
 
 /**

@@ -1,6 +1,6 @@
 // The console's SAML service provider pages (issue 39): the list, one with its details (the IdP metadata URL its
-// admin needs first) and the form of its settings, the form that adds one from its pasted metadata, and the
-// confirmation before a removal.
+// admin needs first) and the form of its settings, the form that adds one from its pasted metadata or its
+// metadata URL, and the confirmation before a removal.
 import { html, type SafeHtml } from '../../../html.js';
 import type { Translate } from '../../../i18n/translate.js';
 import type { SamlSpView } from '../../../domain/saml/idp/service-provider-admin.js';
@@ -67,7 +67,7 @@ function check(name: keyof SpFormValues, label: string, v: SpFormValues): SafeHt
 
 function spFields(t: Translate, v: SpFormValues, isNew: boolean): SafeHtml {
   return html`<label for="metadata_xml">${isNew ? t('console.samlSps.metadataField') : t('console.samlSps.newMetadataField')}</label>
-<textarea id="metadata_xml" name="metadata_xml" rows="10" spellcheck="false"${isNew ? html` required` : ''}>${v.metadata_xml}</textarea>
+<textarea id="metadata_xml" name="metadata_xml" rows="10" spellcheck="false">${v.metadata_xml}</textarea>
 <label for="metadata_url">${t('console.samlSps.metadataUrlField')}</label><input type="url" id="metadata_url" name="metadata_url" value="${v.metadata_url}">
 <label for="name_id_format">${t('console.samlSps.nameIdFormat')}</label><select id="name_id_format" name="name_id_format">${NAME_ID_FORMAT_NAMES.map(
     (f) => html`<option value="${f}"${f === v.name_id_format ? html` selected` : ''}>${f}</option>`,
