@@ -1,8 +1,9 @@
 // GET|POST {issuer}/saml/slo (Profiles 2.0 §4.4). A signed LogoutRequest from an SP ends the browser's session here
 // (its OIDC clients told by back-channel logout, as the end-session endpoint does); then every other SAML SP of the
 // session is sent a signed LogoutRequest in turn through the browser (§4.4.3.3: a redirect, or the auto-submitting
-// form of HTTP-POST for an SP that takes only that), its LogoutResponse coming back here over either binding, and at the end the SP that asked gets a signed LogoutResponse (PartialLogout when some SP was not logged out,
-// §4.4.3.4). GET {issuer}/saml/slo/next goes on with a chain the provider's own sign-out began (IdP-initiated).
+// form of HTTP-POST for an SP that takes only that), its LogoutResponse coming back here over either binding, and at
+// the end the SP that asked gets a signed LogoutResponse (PartialLogout when some SP was not logged out, §4.4.3.4).
+// GET {issuer}/saml/slo/next goes on with a chain the provider's own sign-out began (IdP-initiated).
 // A refused request gets an error page and nothing ends.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveSession } from '../../domain/accounts/sessions.js';
