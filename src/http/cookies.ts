@@ -38,8 +38,13 @@ export const samlPendingCookie = (config: Config): CookieSpec =>
 /**
  * A single logout on its way through the SAML SPs of the session (src/domain/saml/idp/front-channel-logout.ts): set
  * by {issuer}/saml/slo or the end-session endpoint, read at {issuer}/saml/slo as each SP's LogoutResponse returns.
+ * An SP that answers over HTTP-POST does so with a cross-site POST (SAML Bindings §3.5), which a Lax cookie does not
+ * go with: on https it is SameSite=None, as samlUpstreamCookie is; on http (one site) Lax like the others.
  */
-export const samlLogoutCookie = (config: Config): CookieSpec => providerCookie(config, 'sso_saml_logout', '', config.interactionTtlSeconds);
+export function samlLogoutCookie(config: Config): CookieSpec {
+  const cookie = providerCookie(config, 'sso_saml_logout', '', config.interactionTtlSeconds);
+  return config.secureCookies ? { ...cookie, options: { ...cookie.options, sameSite: 'none' } } : cookie;
+}
 
 /**
  * Binds one pending interaction to the browser that started it; one cookie per interaction, so that

@@ -1,8 +1,9 @@
 // GET|POST {issuer}/saml/slo (Profiles 2.0 §4.4). A signed LogoutRequest from an SP ends the browser's session here
 // (its OIDC clients told by back-channel logout, as the end-session endpoint does); then every other SAML SP of the
-// session is sent a signed LogoutRequest in turn through the browser (§4.4.3.3), its LogoutResponse coming back
-// here, and at the end the SP that asked gets a signed LogoutResponse (PartialLogout when some SP was not logged out,
-// §4.4.3.4). GET {issuer}/saml/slo/next goes on with a chain the provider's own sign-out began (IdP-initiated).
+// session is sent a signed LogoutRequest in turn through the browser (§4.4.3.3: a redirect, or the auto-submitting
+// form of HTTP-POST for an SP that takes only that), its LogoutResponse coming back here over either binding, and at
+// the end the SP that asked gets a signed LogoutResponse (PartialLogout when some SP was not logged out, §4.4.3.4).
+// GET {issuer}/saml/slo/next goes on with a chain the provider's own sign-out began (IdP-initiated).
 // A refused request gets an error page and nothing ends.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveSession } from '../../domain/accounts/sessions.js';
@@ -20,6 +21,7 @@ import {
   type LogoutChain,
   type LogoutResponseInput,
 } from '../../domain/saml/idp/front-channel-logout.js';
+import type { FrontChannelMessage } from '../../domain/saml/idp/message-signatures.js';
 import { logoutResponse, readLogoutRequest, type SloInput } from '../../domain/saml/idp/single-logout.js';
 import { SamlError } from '../../domain/saml/saml-error.js';
 import { samlLogoutCookie, sessionCookie } from '../cookies.js';
@@ -53,6 +55,15 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
       .send(errorPage(t, samlRefusalText(t, err)));
   }
 
+  /** A signed message to an SP through the browser: a redirect (Bindings §3.4), or a form that posts itself (§3.5). */
+  function send(request: FastifyRequest, reply: FastifyReply, message: FrontChannelMessage) {
+    if (message.kind === 'redirect') return seeOther(reply, message.url);
+    return reply
+      .headers(FORM_POST_HEADERS)
+      .header('cache-control', 'no-store')
+      .send(formPostPage(pageLanguage(request, ctx.config), { action: message.url, params: message.params }));
+  }
+
   /** The LogoutResponse to the SP that asked (or, IdP-initiated, the place the sign-out said). */
   async function finish(request: FastifyRequest, reply: FastifyReply, chain: Pick<LogoutChain, 'finish'>, partial: boolean) {
     const t = pageLanguage(request, ctx.config);
@@ -71,12 +82,7 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
           partial,
         })
       : ({ kind: 'none' } as const);
-    if (answer.kind === 'redirect') return seeOther(reply, answer.url);
-    if (answer.kind === 'post')
-      return reply
-        .headers(FORM_POST_HEADERS)
-        .header('cache-control', 'no-store')
-        .send(formPostPage(t, { action: answer.url, params: answer.params }));
+    if (answer.kind !== 'none') return send(request, reply, answer);
     return reply.headers(PAGE_HEADERS).send(signedOutPage(t, true));
   }
 
@@ -84,9 +90,9 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
   async function goOn(request: FastifyRequest, reply: FastifyReply, chain: LogoutChain) {
     const step = await nextLogoutStep(ctx, signingKey, chain);
     if (step.kind === 'request') {
-      request.log.info({ event: 'saml_logout_request_sent', sp: step.entityId }, 'SAML LogoutRequest sent');
+      request.log.info({ event: 'saml_logout_request_sent', sp: step.entityId, binding: step.message.kind }, 'SAML LogoutRequest sent');
       reply.setCookie(chainCookie.name, sealLogoutChain(ctx, step.chain), chainCookie.options);
-      return seeOther(reply, step.url);
+      return send(request, reply, step.message);
     }
     reply.clearCookie(chainCookie.name, chainCookie.options);
     request.log.info({ event: 'saml_logout_done', partial: step.partial }, 'SAML single logout done');

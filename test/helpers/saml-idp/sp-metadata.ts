@@ -17,8 +17,10 @@ export interface SpMetadataOptions {
   wantAssertionsSigned?: boolean;
   /** Leave the signing certificate out. */
   noCertificate?: boolean;
-  /** A SingleLogoutService over HTTP-Redirect at this address. */
+  /** A SingleLogoutService at this address, */
   slo?: string;
+  /** in these bindings, in this order (default HTTP-Redirect only). */
+  sloBindings?: ReadonlyArray<'post' | 'redirect'>;
 }
 
 export const SP_ENTITY_ID = 'https://sp.example.test/saml';
@@ -39,7 +41,9 @@ export async function spMetadata(options: SpMetadataOptions = {}): Promise<strin
 <md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${options.entityId ?? SP_ENTITY_ID}">
   <md:SPSSODescriptor AuthnRequestsSigned="${options.authnRequestsSigned ?? false}" WantAssertionsSigned="${options.wantAssertionsSigned ?? true}" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">
     ${keyDescriptor}
-${options.slo ? `    <md:SingleLogoutService Binding="${BINDING.redirect}" Location="${options.slo}"/>\n` : ''}    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>
+${(options.slo ? (options.sloBindings ?? ['redirect']) : [])
+  .map((binding) => `    <md:SingleLogoutService Binding="${BINDING[binding]}" Location="${options.slo}"/>\n`)
+  .join('')}    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>
 ${acs
   .map(
     (a, i) =>

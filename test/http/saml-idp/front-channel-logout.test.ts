@@ -127,7 +127,7 @@ t.test('an SP that answers with a failure makes the answer PartialLogout (Profil
   ]);
 });
 
-t.test('an SP without an HTTP-Redirect SingleLogoutService cannot be told: PartialLogout (Profiles §4.4.3.4)', async (t) => {
+t.test('an SP with no SingleLogoutService (Redirect or POST) cannot be told: PartialLogout (Profiles §4.4.3.4)', async (t) => {
   const { app, a, c, browser } = await setup(t, { cWithoutSlo: true });
   const profileA = await samlSignIn(app, a, browser);
   await samlSignIn(app, c, browser);

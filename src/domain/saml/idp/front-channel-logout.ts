@@ -1,6 +1,7 @@
 // Single logout's propagation (SAML Profiles 2.0 §4.4.3.3-4.4.3.4) over the front channel: once the provider session
-// has ended, every other SP it signed in to gets a signed LogoutRequest over HTTP-Redirect, one after the other through
-// the browser; each LogoutResponse returns to {issuer}/saml/slo and the chain goes on. Where it stands is kept in the
+// has ended, every other SP it signed in to gets a signed LogoutRequest over HTTP-Redirect, or HTTP-POST where its
+// metadata offers only that, one after the other through the browser; each LogoutResponse returns to
+// {issuer}/saml/slo (either binding) and the chain goes on. Where it stands is kept in the
 // browser (a cookie sealed with an HMAC under a key of its own), the NameIDs in the database (saml-session-participants).
 import { createHmac, hkdfSync } from 'node:crypto';
 import { DOMImplementation, XMLSerializer } from '@xmldom/xmldom';
@@ -8,12 +9,18 @@ import { findSamlServiceProviderRow } from '../../../storage/saml-service-provid
 import { listSamlSessionParticipants } from '../../../storage/saml-session-participants.js';
 import type { ProviderContext } from '../../context.js';
 import { safeEqual } from '../../secrets.js';
-import { decodePostMessage, decodeRedirectMessage, encodeRedirectMessage } from '../bindings.js';
+import { decodePostMessage, decodeRedirectMessage } from '../bindings.js';
 import type { SamlKeyPair } from '../credentials.js';
 import { NAME_ID_FORMATS, NS, STATUS, type NameIdFormatName } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
 import { attributeOf, MAX_MESSAGE_BYTES, onlyChild, parseUntrustedXml, textOf } from '../xml-reader.js';
-import { checkPostSignature, checkRedirectSignature, rawParams, signedRedirectQuery } from './message-signatures.js';
+import {
+  checkPostSignature,
+  checkRedirectSignature,
+  rawParams,
+  signedFrontChannelMessage,
+  type FrontChannelMessage,
+} from './message-signatures.js';
 import { samlId } from './saml-response.js';
 import { rowToServiceProvider, type SamlServiceProvider } from './service-providers.js';
 
@@ -79,8 +86,8 @@ export async function beginLogoutChain(
 }
 
 export type LogoutStep =
-  /** The browser goes to this SP's SingleLogoutService with a signed LogoutRequest; the chain waits for its answer. */
-  | { kind: 'request'; url: string; chain: LogoutChain; entityId: string }
+  /** The browser takes a signed LogoutRequest to this SP's SingleLogoutService; the chain waits for its answer. */
+  | { kind: 'request'; message: FrontChannelMessage; chain: LogoutChain; entityId: string }
   /** Every SP has been told: finish. */
   | { kind: 'done'; finish: LogoutFinish; partial: boolean };
 
@@ -94,7 +101,11 @@ export async function registeredServiceProvider(
   return read && !('problem' in read) ? read.sp : undefined;
 }
 
-/** The next SP to tell; one with no HTTP-Redirect SingleLogoutService (or gone) cannot be, and makes the logout partial. */
+/**
+ * The next SP to tell, at the SingleLogoutService of its metadata: HTTP-Redirect where it offers that, else HTTP-POST
+ * (Bindings §3.5; Profiles §4.4.4.1: the request signed either way). One with neither (or gone) cannot be told, and
+ * makes the logout partial.
+ */
 export async function nextLogoutStep(
   ctx: Pick<ProviderContext, 'db' | 'clock' | 'config'>,
   key: () => Promise<SamlKeyPair>,
@@ -106,7 +117,8 @@ export async function nextLogoutStep(
   for (let entityId = remaining.shift(); entityId !== undefined; entityId = remaining.shift()) {
     const participant = participants.find((p) => p.entityId === entityId);
     const sp = await registeredServiceProvider(ctx, entityId);
-    const service = sp?.role.singleLogoutServices.find((s) => s.binding === 'redirect');
+    const services = sp?.role.singleLogoutServices ?? [];
+    const service = services.find((s) => s.binding === 'redirect') ?? services.find((s) => s.binding === 'post');
     if (!participant || !sp || !service) {
       partial = true;
       continue;
@@ -122,9 +134,16 @@ export async function nextLogoutStep(
       spEntityId: sp.entityId,
       sessionIndex: participant.sessionIndex,
     });
-    const query = signedRedirectQuery('SAMLRequest', encodeRedirectMessage(xml), undefined, await key());
-    const url = `${service.location}${service.location.includes('?') ? '&' : '?'}${query}`;
-    return { kind: 'request', url, entityId, chain: { ...chain, remaining, partial, pending: { id, entityId } } };
+    const message = signedFrontChannelMessage({
+      binding: service.binding,
+      name: 'SAMLRequest',
+      xml,
+      id,
+      location: service.location,
+      relayState: undefined,
+      key: await key(),
+    });
+    return { kind: 'request', message, entityId, chain: { ...chain, remaining, partial, pending: { id, entityId } } };
   }
   return { kind: 'done', finish: chain.finish, partial };
 }
@@ -204,7 +223,11 @@ export async function readLogoutResponse(
     const signed = params ? checkRedirectSignature(params, sp, 'SAMLResponse') : checkPostSignature(xml, root, sp);
     if (!signed) throw new SamlError('bad_signature', 'a LogoutResponse must be signed (Profiles §4.4.4.2)');
     if (attributeOf(root, 'InResponseTo') !== pending.id) throw new SamlError('bad_message', 'the LogoutResponse answers another request');
+    // Bindings §3.5.5.2: "If the message is signed, the Destination XML attribute in the root SAML element of the
+    // protocol message MUST contain the URL to which the sender has instructed the user agent to deliver the
+    // message"; over HTTP-POST the signature in the XML is all that ties the message to this endpoint.
     const destination = attributeOf(root, 'Destination');
+    if (destination === undefined && input.binding === 'post') throw new SamlError('bad_message', 'the LogoutResponse has no Destination');
     if (destination !== undefined && destination !== sloUrl) throw new SamlError('bad_message', 'the Destination is not this endpoint');
     const status = onlyChild(root, NS.protocol, 'Status');
     const code = status && onlyChild(status, NS.protocol, 'StatusCode');

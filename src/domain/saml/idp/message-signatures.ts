@@ -1,12 +1,14 @@
 // The signatures of SAML messages from a service provider (Bindings 2.0 §3.4.4.1 for HTTP-Redirect, Core §5 for an
 // enveloped XML signature over HTTP-POST), checked with the SP's metadata certificates only; and our own signature of
-// a message we send over HTTP-Redirect.
+// a message we send over HTTP-Redirect or HTTP-POST.
 import { createPublicKey, sign, verify } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
+import { encodePostMessage, encodeRedirectMessage } from '../bindings.js';
 import type { SamlKeyPair } from '../credentials.js';
-import { ALGORITHMS, NS } from '../namespaces.js';
+import { ALGORITHMS, NS, type BindingName } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
 import { attributeOf, childElements } from '../xml-reader.js';
+import { pemBody } from './idp-metadata.js';
 import type { SamlServiceProvider } from './service-providers.js';
 
 /** The query parameters in the order and encoding they arrived (the signed octets are these, not a re-encoding). */
@@ -89,4 +91,59 @@ export function signedRedirectQuery(
   const octets = parts.join('&');
   const signature = sign('sha256', Buffer.from(octets, 'utf8'), key.privateKeyPem).toString('base64');
   return `${octets}&Signature=${encodeURIComponent(signature)}`;
+}
+
+/**
+ * Bindings §3.5.4 (HTTP-POST): a message we send in a form carries its signature inside, an enveloped XML signature
+ * (Core §5.4.2: one Reference, to the root element's ID, with the enveloped-signature and exclusive c14n transforms;
+ * RSA-SHA256, SHA-256 digest; our certificate in KeyInfo), placed right after the Issuer as the schema orders it
+ * (Core §3.2.1 and §3.2.2). `id` is the root element's ID.
+ */
+export function signedPostXml(xml: string, id: string, key: SamlKeyPair): string {
+  if (!/^[A-Za-z_][\w.-]*$/.test(id)) throw new TypeError('signedPostXml: the ID is not an NCName');
+  const root = `/*[@ID='${id}']`;
+  const signer = new SignedXml({
+    privateKey: key.privateKeyPem,
+    publicCert: key.certificatePem,
+    signatureAlgorithm: ALGORITHMS.rsaSha256,
+    canonicalizationAlgorithm: ALGORITHMS.exclusiveC14n,
+    getKeyInfoContent: () => `<ds:X509Data><ds:X509Certificate>${pemBody(key.certificatePem)}</ds:X509Certificate></ds:X509Data>`,
+  });
+  signer.addReference({
+    xpath: root,
+    digestAlgorithm: ALGORITHMS.sha256,
+    transforms: [ALGORITHMS.envelopedSignature, ALGORITHMS.exclusiveC14n],
+  });
+  signer.computeSignature(xml, {
+    prefix: 'ds',
+    location: { reference: `${root}/*[local-name(.)='Issuer' and namespace-uri(.)='${NS.assertion}']`, action: 'after' },
+  });
+  return signer.getSignedXml();
+}
+
+/** A signed message of ours on its way to a peer through the browser: a redirect to `url`, or a form posted to it. */
+export type FrontChannelMessage = { kind: 'redirect'; url: string } | { kind: 'post'; url: string; params: Record<string, string> };
+
+/**
+ * `xml` (its root's ID `id`) as the `name` parameter to `location` over `binding`, signed the binding's way: the
+ * query signature over HTTP-Redirect (§3.4.4.1, DEFLATE then base64), the enveloped one over HTTP-POST (§3.5.4, the
+ * XML in base64, not deflated).
+ */
+export function signedFrontChannelMessage(input: {
+  binding: BindingName;
+  name: 'SAMLRequest' | 'SAMLResponse';
+  xml: string;
+  id: string;
+  location: string;
+  relayState: string | undefined;
+  key: SamlKeyPair;
+}): FrontChannelMessage {
+  const { location, relayState } = input;
+  if (input.binding === 'redirect') {
+    const query = signedRedirectQuery(input.name, encodeRedirectMessage(input.xml), relayState, input.key);
+    return { kind: 'redirect', url: `${location}${location.includes('?') ? '&' : '?'}${query}` };
+  }
+  const params: Record<string, string> = { [input.name]: encodePostMessage(signedPostXml(input.xml, input.id, input.key)) };
+  if (relayState !== undefined) params.RelayState = relayState;
+  return { kind: 'post', url: location, params };
 }

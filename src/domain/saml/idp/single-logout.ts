@@ -2,16 +2,20 @@
 // "MUST be authenticated by the recipient"; over the browser bindings only a signature does that), read here; the
 // LogoutResponse back to the SP's SingleLogoutService of its metadata, signed.
 import { DOMImplementation, XMLSerializer } from '@xmldom/xmldom';
-import { SignedXml } from 'xml-crypto';
 import type { Db } from '../../../storage/database.js';
 import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
-import { decodePostMessage, decodeRedirectMessage, encodePostMessage, encodeRedirectMessage } from '../bindings.js';
+import { decodePostMessage, decodeRedirectMessage } from '../bindings.js';
 import type { SamlKeyPair } from '../credentials.js';
-import { ALGORITHMS, NS, STATUS } from '../namespaces.js';
+import { NS, STATUS } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
 import { attributeOf, childElements, MAX_MESSAGE_BYTES, onlyChild, parseUntrustedXml, textOf } from '../xml-reader.js';
-import { checkPostSignature, checkRedirectSignature, rawParams, signedRedirectQuery } from './message-signatures.js';
-import { pemBody } from './idp-metadata.js';
+import {
+  checkPostSignature,
+  checkRedirectSignature,
+  rawParams,
+  signedFrontChannelMessage,
+  type FrontChannelMessage,
+} from './message-signatures.js';
 import { samlId } from './saml-response.js';
 import { rowToServiceProvider, type SamlServiceProvider } from './service-providers.js';
 
@@ -64,8 +68,7 @@ export async function readLogoutRequest(db: Db, input: SloInput, sloUrl: string,
 }
 
 /** Where the LogoutResponse goes: the SP's SingleLogoutService (Redirect preferred), or undefined when it has none. */
-export type LogoutAnswer =
-  { kind: 'redirect'; url: string } | { kind: 'post'; url: string; params: Record<string, string> } | { kind: 'none' };
+export type LogoutAnswer = FrontChannelMessage | { kind: 'none' };
 
 export function logoutResponse(input: {
   issuer: string;
@@ -99,28 +102,13 @@ export function logoutResponse(input: {
   }
   status.appendChild(code);
   root.appendChild(status);
-  const xml = new XMLSerializer().serializeToString(doc);
-  const relayState = input.request.relayState;
-  if (service.binding === 'redirect') {
-    const query = signedRedirectQuery('SAMLResponse', encodeRedirectMessage(xml), relayState, input.key);
-    return { kind: 'redirect', url: `${destination}${destination.includes('?') ? '&' : '?'}${query}` };
-  }
-  const signer = new SignedXml({
-    privateKey: input.key.privateKeyPem,
-    publicCert: input.key.certificatePem,
-    signatureAlgorithm: ALGORITHMS.rsaSha256,
-    canonicalizationAlgorithm: ALGORITHMS.exclusiveC14n,
-    getKeyInfoContent: () => `<ds:X509Data><ds:X509Certificate>${pemBody(input.key.certificatePem)}</ds:X509Certificate></ds:X509Data>`,
+  return signedFrontChannelMessage({
+    binding: service.binding,
+    name: 'SAMLResponse',
+    xml: new XMLSerializer().serializeToString(doc),
+    id,
+    location: destination,
+    relayState: input.request.relayState,
+    key: input.key,
   });
-  signer.addReference({
-    xpath: `//*[local-name(.)='LogoutResponse' and @ID='${id}']`,
-    digestAlgorithm: ALGORITHMS.sha256,
-    transforms: [ALGORITHMS.envelopedSignature, ALGORITHMS.exclusiveC14n],
-  });
-  signer.computeSignature(xml, { prefix: 'ds', location: { reference: "//*[local-name(.)='Issuer']", action: 'after' } });
-  return {
-    kind: 'post',
-    url: destination,
-    params: { SAMLResponse: encodePostMessage(signer.getSignedXml()), ...(relayState !== undefined ? { RelayState: relayState } : {}) },
-  };
 }
