@@ -10,7 +10,7 @@ import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import { claimUpstreamCallback } from '../../domain/connections/upstream-throttle.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { finishSamlLogin } from '../../domain/saml/sp/saml-login.js';
-import { MAX_ENCODED_MESSAGE_CHARS } from '../../domain/saml/bindings.js';
+import { MAX_ENCODED_MESSAGE_CHARS, MAX_RELAY_STATE_BYTES } from '../../domain/saml/bindings.js';
 import { SamlError } from '../../domain/saml/saml-error.js';
 import { serviceProviderMetadata } from '../../domain/saml/sp/service-provider.js';
 import { samlUpstreamCookie, upstreamCookie } from '../cookies.js';
@@ -25,7 +25,7 @@ const acsSchema = {
   type: 'object',
   properties: {
     SAMLResponse: { type: 'string', maxLength: MAX_ENCODED_MESSAGE_CHARS },
-    RelayState: { type: 'string', maxLength: 80 },
+    RelayState: { type: 'string', maxLength: MAX_RELAY_STATE_BYTES },
   },
   required: ['SAMLResponse'],
 } as const;
