@@ -1,11 +1,11 @@
 // A sign-in through a saml connection driven over app.inject (issue 39): the OIDC authorization request, the
 // connection's button, the AuthnRequest it sends to the IdP stand-in (test/helpers/saml-sp-idp.ts), and the
-// Response posted back to the ACS; then on through consent to the code and the ID token.
+// Response posted back to the ACS; then on through consent to the code and the ID token (test/helpers/connection-flow.ts).
 import { inflateRawSync } from 'node:zlib';
 import type { Test } from 'tap';
-import { decodeJwt } from 'jose';
-import { CONFIDENTIAL, FIXTURES, buildTestApp, type TestApp } from './app.js';
-import { Browser, authorizePath, basicAuth, hiddenField, localPath, pkcePair } from './flow.js';
+import { FIXTURES, buildTestApp, type TestApp } from './app.js';
+import { followToClient, pressConnectionButton, redeemForIdToken } from './connection-flow.js';
+import { Browser } from './flow.js';
 import { madeOncePerRun } from './temp-cache.js';
 import { idpMetadata, makeKeyPair, memoryCredentials, type TestKeyPair } from './saml-sp-idp.js';
 import type { SeedConnection } from '../../src/domain/connections/seed-connections.js';
@@ -61,26 +61,7 @@ export interface StartedSamlSignIn {
 
 /** To the IdP: the URL the button sends the browser to, and the AuthnRequest's ID read from it. */
 export async function startSamlSignIn(server: TestApp, browser = new Browser()): Promise<StartedSamlSignIn> {
-  const { verifier, challenge } = pkcePair();
-  const params = {
-    response_type: 'code',
-    client_id: CONFIDENTIAL.client_id,
-    redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
-    scope: 'openid profile email',
-    nonce: 'n-0S6_WzA2Mj',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  };
-  const page = await browser.request(
-    server.app,
-    'GET',
-    localPath(String((await browser.request(server.app, 'GET', authorizePath(params))).headers.location)),
-  );
-  const interaction = hiddenField(page.body, 'interaction');
-  const started = await browser.request(server.app, 'POST', '/sso/connections/corp/start', {
-    interaction,
-    csrf: hiddenField(page.body, 'csrf'),
-  });
+  const { interaction, started, verifier } = await pressConnectionButton(server, 'corp', { browser });
   const redirect = new URL(String(started.headers.location));
   const request = inflateRawSync(Buffer.from(redirect.searchParams.get('SAMLRequest') ?? '', 'base64')).toString('utf8');
   const requestId = /ID="([^"]+)"/.exec(request)?.[1] ?? '';
@@ -97,35 +78,5 @@ export function postToAcs(server: TestApp, browser: Browser, samlResponse: strin
 
 /** From the ACS's answer through consent to the client: the ID token's claims, or undefined when none came. */
 export async function followToIdToken(server: TestApp, started: StartedSamlSignIn, response: Awaited<ReturnType<typeof postToAcs>>) {
-  const { browser, interaction } = started;
-  for (let step = 0; step < 4 && (response.statusCode === 303 || response.statusCode === 200); step++) {
-    if (response.statusCode === 200) {
-      if (!response.body.includes('name="decision"')) break;
-      response = await browser.request(server.app, 'POST', `/sso/interaction/${interaction}/consent`, {
-        csrf: hiddenField(response.body, 'csrf'),
-        decision: 'allow',
-      });
-      continue;
-    }
-    const location = String(response.headers.location);
-    if (!location.startsWith('http://localhost:3000/sso/')) break;
-    response = await browser.request(server.app, 'GET', localPath(location));
-  }
-  const code = response.headers.location ? new URL(String(response.headers.location)).searchParams.get('code') : null;
-  if (!code) return undefined;
-  const token = await server.app.inject({
-    method: 'POST',
-    url: '/sso/token',
-    headers: {
-      authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret),
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
-      code_verifier: started.verifier,
-    }).toString(),
-  });
-  return decodeJwt(token.json<{ id_token: string }>().id_token);
+  return redeemForIdToken(server, await followToClient(server, started, response), started.verifier);
 }

@@ -9,6 +9,16 @@ import { MAX_MESSAGE_BYTES } from './xml-reader.js';
 export const MAX_ENCODED_MESSAGE_CHARS = Math.ceil((MAX_MESSAGE_BYTES * 4) / 3) + 4;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** Bindings §3.4.3 / §3.5.3: "RelayState data MUST NOT exceed 80 bytes in length". */
+export const MAX_RELAY_STATE_BYTES = 80;
+
+/** Refuses a RelayState longer than the bindings allow; `undefined` (none sent) passes. */
+export function checkRelayState(relayState: string | undefined): void {
+  if (relayState !== undefined && Buffer.byteLength(relayState, 'utf8') > MAX_RELAY_STATE_BYTES) {
+    throw new SamlError('bad_message', `the RelayState is over ${MAX_RELAY_STATE_BYTES} bytes`);
+  }
+}
+
 function decodeBase64(value: string): Buffer {
   const compact = value.replace(/[\r\n\t ]+/g, '');
   if (compact.length > MAX_ENCODED_MESSAGE_CHARS) throw new SamlError('too_large', 'the SAML message is too large');

@@ -6,12 +6,8 @@ import { enabledConnection } from '../../domain/connections/connections.js';
 import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import { finishUpstreamLogin } from '../../domain/connections/upstream-login.js';
-import { claimUpstreamCallback } from '../../domain/connections/upstream-throttle.js';
-import { PAGE_HEADERS } from '../views/layout.js';
-import { errorPage } from '../views/pages.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { upstreamCookie } from '../cookies.js';
-import { languageOf, refusalPage } from './upstream-pages.js';
 import { connectionIdParams } from './connection-params.js';
 import { upstreamArrival } from './upstream-arrival.js';
 
@@ -36,24 +32,14 @@ interface Query {
 
 export default async function connectionCallbackRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; directory: UpstreamDirectory }) {
   const { ctx, directory } = opts;
-  const arrive = upstreamArrival(ctx);
+  const arriveAfter = upstreamArrival(ctx);
 
   app.get<{ Params: { id: string }; Querystring: Query }>(
     '/connections/:id/callback',
     { schema: { params: connectionIdParams, querystring: querySchema }, config: { html: true } },
     async (request: FastifyRequest<{ Params: { id: string }; Querystring: Query }>, reply: FastifyReply) => {
       const connectionId = request.params.id;
-      let t = languageOf(ctx, request, undefined);
-      const claim = await claimUpstreamCallback(ctx, request.ip);
-      if (claim.kind === 'throttled') {
-        // RFC 6585 4: 429 with Retry-After.
-        reply.header('retry-after', String(claim.retryAfterSeconds));
-        return reply
-          .code(429)
-          .headers(PAGE_HEADERS)
-          .send(errorPage(t, t('common.tooManyAttempts.other', { count: claim.retryAfterSeconds })));
-      }
-      try {
+      return arriveAfter(request, reply, connectionId, async () => {
         const connection = await enabledConnection(ctx, connectionId);
         if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${connectionId}`);
         const browserSecret = request.cookies[upstreamCookie(ctx.config).name];
@@ -62,19 +48,8 @@ export default async function connectionCallbackRoutes(app: FastifyInstance, opt
           params: request.query,
           browserSecret,
         });
-        return await arrive(request, reply, {
-          connection,
-          identity,
-          purpose,
-          tokens,
-          browserSecret,
-          claim,
-          setLanguage: (language) => (t = language),
-        });
-      } catch (err) {
-        if (err instanceof UpstreamRefusal) return refusalPage(request, reply, t, err, connectionId);
-        throw err;
-      }
+        return { connection, identity, purpose, tokens, browserSecret };
+      });
     },
   );
 }

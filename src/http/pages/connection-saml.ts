@@ -7,17 +7,16 @@ import type { Connection } from '../../domain/connections/connection.js';
 import { enabledConnection } from '../../domain/connections/connections.js';
 import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
-import { claimUpstreamCallback } from '../../domain/connections/upstream-throttle.js';
 import type { ProviderContext } from '../../domain/context.js';
 import { finishSamlLogin } from '../../domain/saml/sp/saml-login.js';
-import { MAX_ENCODED_MESSAGE_CHARS } from '../../domain/saml/bindings.js';
+import { MAX_ENCODED_MESSAGE_CHARS, MAX_RELAY_STATE_BYTES } from '../../domain/saml/bindings.js';
 import { SamlError } from '../../domain/saml/saml-error.js';
 import { serviceProviderMetadata } from '../../domain/saml/sp/service-provider.js';
 import { samlUpstreamCookie, upstreamCookie } from '../cookies.js';
 import { PAGE_HEADERS } from '../views/layout.js';
 import { errorPage } from '../views/pages.js';
 import { connectionIdParams } from './connection-params.js';
-import { upstreamArrival } from './upstream-arrival.js';
+import { upstreamArrival, type OwnRefusal } from './upstream-arrival.js';
 import { languageOf, refusalPage } from './upstream-pages.js';
 
 // SAML Bindings §3.5.3: "RelayState data MUST NOT exceed 80 bytes"; the response's base64 is capped before decoding.
@@ -25,7 +24,7 @@ const acsSchema = {
   type: 'object',
   properties: {
     SAMLResponse: { type: 'string', maxLength: MAX_ENCODED_MESSAGE_CHARS },
-    RelayState: { type: 'string', maxLength: 80 },
+    RelayState: { type: 'string', maxLength: MAX_RELAY_STATE_BYTES },
   },
   required: ['SAMLResponse'],
 } as const;
@@ -40,7 +39,7 @@ const ACS_BODY_LIMIT = MAX_ENCODED_MESSAGE_CHARS * 2;
 
 export default async function connectionSamlRoutes(app: FastifyInstance, opts: { ctx: ProviderContext; directory: UpstreamDirectory }) {
   const { ctx, directory } = opts;
-  const arrive = upstreamArrival(ctx);
+  const arriveAfter = upstreamArrival(ctx);
 
   async function samlConnection(id: string): Promise<Connection> {
     const connection = await enabledConnection(ctx, id);
@@ -80,45 +79,32 @@ export default async function connectionSamlRoutes(app: FastifyInstance, opts: {
     { schema: { params: connectionIdParams, body: acsSchema }, bodyLimit: ACS_BODY_LIMIT, config: { html: true } },
     async (request: FastifyRequest<{ Params: { id: string }; Body: AcsBody }>, reply: FastifyReply) => {
       const connectionId = request.params.id;
-      let t = languageOf(ctx, request, undefined);
-      const claim = await claimUpstreamCallback(ctx, request.ip);
-      if (claim.kind === 'throttled') {
-        reply.header('retry-after', String(claim.retryAfterSeconds));
+      const badResponse: OwnRefusal = (err, t) => {
+        if (!(err instanceof SamlError)) return undefined;
+        request.log.warn({ connection: connectionId, refusal: err.code, detail: err.description }, 'saml response refused');
         return reply
-          .code(429)
+          .code(400)
           .headers(PAGE_HEADERS)
-          .send(errorPage(t, t('common.tooManyAttempts.other', { count: claim.retryAfterSeconds })));
-      }
-      try {
-        const connection = await samlConnection(connectionId);
-        if (!directory.samlCredentials) throw new UpstreamRefusal('upstream-down', 'no SAML key pair is configured');
-        const browserSecret = request.cookies[samlUpstreamCookie(ctx.config).name] ?? request.cookies[upstreamCookie(ctx.config).name];
-        const { identity, purpose } = await finishSamlLogin(ctx, directory.samlCredentials, {
-          connection,
-          samlResponse: request.body.SAMLResponse,
-          relayState: request.body.RelayState,
-          browserSecret,
-        });
-        return await arrive(request, reply, {
-          connection,
-          identity,
-          purpose,
-          tokens: undefined,
-          browserSecret,
-          claim,
-          setLanguage: (language) => (t = language),
-        });
-      } catch (err) {
-        if (err instanceof SamlError) {
-          request.log.warn({ connection: connectionId, refusal: err.code, detail: err.description }, 'saml response refused');
-          return reply
-            .code(400)
-            .headers(PAGE_HEADERS)
-            .send(errorPage(t, t('connections.badResponse')));
-        }
-        if (err instanceof UpstreamRefusal) return refusalPage(request, reply, t, err, connectionId);
-        throw err;
-      }
+          .send(errorPage(t, t('connections.badResponse')));
+      };
+      return arriveAfter(
+        request,
+        reply,
+        connectionId,
+        async () => {
+          const connection = await samlConnection(connectionId);
+          if (!directory.samlCredentials) throw new UpstreamRefusal('upstream-down', 'no SAML key pair is configured');
+          const browserSecret = request.cookies[samlUpstreamCookie(ctx.config).name] ?? request.cookies[upstreamCookie(ctx.config).name];
+          const { identity, purpose } = await finishSamlLogin(ctx, directory.samlCredentials, {
+            connection,
+            samlResponse: request.body.SAMLResponse,
+            relayState: request.body.RelayState,
+            browserSecret,
+          });
+          return { connection, identity, purpose, tokens: undefined, browserSecret };
+        },
+        badResponse,
+      );
     },
   );
 }

@@ -1,7 +1,8 @@
 // What follows once an upstream vouched for a person, whatever the protocol (the OAuth callback, the SAML ACS): a link
 // the account page started is made for the user whose live session started it (account-links.ts); a sign-in signs in
 // the linked user, provisions one, asks the person to prove the local account with the upstream's verified address,
-// or is refused (federated-sign-in.ts). Throws UpstreamRefusal; the routes turn it into a page.
+// or is refused (federated-sign-in.ts). The arrival routes' shared steps: the callback throttle first, the protocol's
+// own check, then the arrival; an UpstreamRefusal on the way is its page.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { interactionFacts } from '../../domain/authorization/authorize.js';
 import { linkToSignedInUser } from '../../domain/connections/account-links.js';
@@ -11,7 +12,7 @@ import { issueLinkProof } from '../../domain/connections/link-proofs.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import type { UpstreamIdentity } from '../../domain/connections/upstream-identity.js';
 import type { UpstreamPurpose } from '../../domain/connections/upstream-login.js';
-import { upstreamCallbackSucceeded } from '../../domain/connections/upstream-throttle.js';
+import { claimUpstreamCallback, upstreamCallbackSucceeded } from '../../domain/connections/upstream-throttle.js';
 import { keepUpstreamTokens, sealUpstreamTokens, type UpstreamTokens } from '../../domain/connections/upstream-tokens.js';
 import type { ProviderContext } from '../../domain/context.js';
 import type { CounterClaim } from '../../domain/network-counter.js';
@@ -20,8 +21,9 @@ import { seeOther } from '../redirect.js';
 import { accountSession } from './account/account-session.js';
 import { deviceSignalsOf } from './device-signals.js';
 import { setSignInCookies } from './passkey-form.js';
-import { backToInteraction, languageOf, toSecondFactor } from './upstream-pages.js';
-import type { PageText } from '../views/layout.js';
+import { backToInteraction, languageOf, refusalPage, toSecondFactor } from './upstream-pages.js';
+import { PAGE_HEADERS, type PageText } from '../views/layout.js';
+import { errorPage } from '../views/pages.js';
 
 export interface Arrival {
   connection: Connection;
@@ -34,6 +36,12 @@ export interface Arrival {
   /** Set to the interaction's language once it is known, for the refusal page. */
   setLanguage(t: PageText): void;
 }
+
+/** What the protocol's own check of the upstream's answer yields (the OAuth callback's, the SAML ACS's). */
+export type Vouched = Omit<Arrival, 'claim' | 'setLanguage'>;
+
+/** An error the route's protocol turns into its own page (`t` the page language so far), or undefined to rethrow. */
+export type OwnRefusal = (err: unknown, t: PageText) => FastifyReply | undefined;
 
 export function upstreamArrival(ctx: ProviderContext) {
   const { signedIn } = accountSession(ctx);
@@ -60,7 +68,7 @@ export function upstreamArrival(ctx: ProviderContext) {
     return sealed && { ...sealed };
   }
 
-  return async function arrive(request: FastifyRequest, reply: FastifyReply, a: Arrival): Promise<FastifyReply> {
+  async function arrive(request: FastifyRequest, reply: FastifyReply, a: Arrival): Promise<FastifyReply> {
     const { connection, identity, purpose, tokens } = a;
     if (purpose?.kind === 'link') return linkForAccount(request, reply, a, purpose.userId);
     const interactionId = purpose?.interactionId;
@@ -105,5 +113,37 @@ export function upstreamArrival(ctx: ProviderContext) {
       return seeOther(reply, returnTo);
     }
     return backToInteraction(ctx, reply, result.completed, interactionId);
+  }
+
+  /**
+   * An arrival route top to bottom: the callback throttle (RFC 6585 4: 429 with Retry-After), `check` (the protocol's
+   * verification of what the upstream sent), then the arrival; an UpstreamRefusal, or an error `ownRefusal` takes, is
+   * a page with its status.
+   */
+  return async function arriveAfter(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    connectionId: string,
+    check: () => Promise<Vouched>,
+    ownRefusal?: OwnRefusal,
+  ): Promise<FastifyReply> {
+    let t = languageOf(ctx, request, undefined);
+    const claim = await claimUpstreamCallback(ctx, request.ip);
+    if (claim.kind === 'throttled') {
+      reply.header('retry-after', String(claim.retryAfterSeconds));
+      return reply
+        .code(429)
+        .headers(PAGE_HEADERS)
+        .send(errorPage(t, t('common.tooManyAttempts.other', { count: claim.retryAfterSeconds })));
+    }
+    try {
+      const vouched = await check();
+      return await arrive(request, reply, { ...vouched, claim, setLanguage: (language) => (t = language) });
+    } catch (err) {
+      if (err instanceof UpstreamRefusal) return refusalPage(request, reply, t, err, connectionId);
+      const page = ownRefusal?.(err, t);
+      if (page) return page;
+      throw err;
+    }
   };
 }

@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import t from 'tap';
 import { loggerOptions } from '../../../src/logger.js';
 import type { Test } from 'tap';
-import { decodeJwt } from 'jose';
 import { BOB, CONFIDENTIAL, FIXTURES, buildTestApp, type TestApp } from '../../helpers/app.js';
-import { Browser, authorizePath, basicAuth, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
+import { followToClient, pressConnectionButton, redeemForIdToken } from '../../helpers/connection-flow.js';
+import { hiddenField, localPath } from '../../helpers/flow.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
 import { riskEnv, weightsEnv } from '../../helpers/risk.js';
 import { startGithubStandIn, type GithubStandIn, type GithubUser } from '../../helpers/github-stand-in.js';
@@ -73,70 +73,15 @@ async function setUp(
 /** Through the GitHub button to the client's redirect URI; the ID token of the code it brings back. */
 async function signInWithGithub(server: TestApp, github: GithubStandIn, user: GithubUser, secondFactor?: () => Promise<string>) {
   github.signedIn = user;
-  const browser = new Browser();
-  const { verifier, challenge } = pkcePair();
-  const params = {
-    response_type: 'code',
-    client_id: CONFIDENTIAL.client_id,
-    redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
-    scope: 'openid profile email',
-    nonce: 'n-0S6_WzA2Mj',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  };
-  const page = await browser.request(
-    server.app,
-    'GET',
-    localPath(String((await browser.request(server.app, 'GET', authorizePath(params))).headers.location)),
-  );
-  t.match(page.body, 'Sign in with GitHub', 'the sign-in page has the button');
-  const interaction = hiddenField(page.body, 'interaction');
-  const started = await browser.request(server.app, 'POST', '/sso/connections/github/start', {
-    interaction,
-    csrf: hiddenField(page.body, 'csrf'),
-  });
-  const upstream = new URL(String(started.headers.location));
+  const pressed = await pressConnectionButton(server, 'github');
+  t.match(pressed.page.body, 'Sign in with GitHub', 'the sign-in page has the button');
+  const upstream = new URL(String(pressed.started.headers.location));
   const atGithub = await fetch(upstream, { redirect: 'manual' });
-  let response = await browser.request(server.app, 'GET', localPath(atGithub.headers.get('location')!));
-  const callbackStatus = response.statusCode;
-  for (let step = 0; step < 4 && (response.statusCode === 303 || response.statusCode === 200); step++) {
-    if (response.statusCode === 200) {
-      if (secondFactor && response.body.includes('name="code"')) {
-        response = await browser.request(server.app, 'POST', '/sso/sign-in/verify', {
-          csrf: hiddenField(response.body, 'csrf'),
-          code: await secondFactor(),
-        });
-        continue;
-      }
-      if (!response.body.includes('name="decision"')) break;
-      response = await browser.request(server.app, 'POST', `/sso/interaction/${interaction}/consent`, {
-        csrf: hiddenField(response.body, 'csrf'),
-        decision: 'allow',
-      });
-      continue;
-    }
-    const location = String(response.headers.location);
-    if (!location.startsWith('http://localhost:3000/sso/')) break;
-    response = await browser.request(server.app, 'GET', localPath(location));
-  }
-  const location = response.headers.location ? new URL(String(response.headers.location)) : undefined;
-  const code = location?.searchParams.get('code');
-  if (!code) return { upstream, callbackStatus, response, browser, claims: undefined };
-  const token = await server.app.inject({
-    method: 'POST',
-    url: '/sso/token',
-    headers: {
-      authorization: basicAuth(CONFIDENTIAL.client_id, CONFIDENTIAL.client_secret),
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    payload: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: params.redirect_uri,
-      code_verifier: verifier,
-    }).toString(),
-  });
-  return { upstream, callbackStatus, response, browser, claims: decodeJwt(token.json<{ id_token: string }>().id_token) };
+  const { browser } = pressed;
+  const callback = await browser.request(server.app, 'GET', localPath(atGithub.headers.get('location')!));
+  const response = await followToClient(server, pressed, callback, secondFactor);
+  const claims = await redeemForIdToken(server, response, pressed.verifier);
+  return { upstream, callbackStatus: callback.statusCode, response, browser, claims };
 }
 
 t.test('GitHub: the primary verified address provisions the user; the second sign-in is the same user', async (t) => {

@@ -1,7 +1,7 @@
 // Web Browser SSO at {issuer}/saml/sso (SAML Profiles 2.0 §4.1) with node-saml as the service provider: its
 // AuthnRequests over HTTP-Redirect and HTTP-POST (signed and not), our Response checked by it; each refusal gets an
 // error page and no SAMLResponse.
-import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { type SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { FastifyInstance } from 'fastify';
 import t, { type Test } from 'tap';
 import { decodeRedirectMessage, encodePostMessage } from '../../../src/domain/saml/bindings.js';
@@ -11,9 +11,8 @@ import { upsertSamlServiceProviderRow } from '../../../src/storage/saml-service-
 import type { Db } from '../../../src/storage/database.js';
 import { ALICE, buildTestApp, CONFIDENTIAL } from '../../helpers/app.js';
 import { Browser, formAction, hiddenField, signIn } from '../../helpers/flow.js';
+import { nodeSamlSp } from '../../helpers/saml-idp/node-saml-sp.js';
 import { SP_ACS, SP_ENTITY_ID, spMetadata, testSpKey } from '../../helpers/saml-idp/sp-metadata.js';
-
-const SSO = 'http://localhost:3000/sso/saml/sso';
 
 interface Setup {
   app: FastifyInstance;
@@ -27,22 +26,6 @@ async function setup(t: Test, entry: Partial<SamlSpEntry> = {}, metadata: Parame
   const res = await app.inject({ method: 'GET', url: '/sso/saml/metadata' });
   const idpCert = /<ds:X509Certificate>([^<]+)</.exec(res.body)![1]!;
   return { app, db, idpCert };
-}
-
-/** node-saml as the SP, trusting our certificate; it signs its requests when given its key. */
-async function serviceProvider(idpCert: string, options: Partial<ConstructorParameters<typeof SAML>[0]> = {}): Promise<SAML> {
-  return new SAML({
-    entryPoint: SSO,
-    idpCert,
-    issuer: SP_ENTITY_ID,
-    callbackUrl: SP_ACS,
-    audience: SP_ENTITY_ID,
-    wantAssertionsSigned: true,
-    wantAuthnResponseSigned: true,
-    validateInResponseTo: ValidateInResponseTo.always,
-    identifierFormat: null,
-    ...options,
-  });
 }
 
 async function signedInBrowser(app: FastifyInstance): Promise<Browser> {
@@ -76,7 +59,7 @@ t.test(
   async (t) => {
     const { app, idpCert } = await setup(t, { name_id_format: 'email' });
     const browser = await signedInBrowser(app);
-    const saml = await serviceProvider(idpCert);
+    const saml = nodeSamlSp(idpCert);
     const url = await saml.getAuthorizeUrlAsync('relay-123', undefined, {});
     const res = await browser.request(app, 'GET', localPath(url));
     t.equal(res.statusCode, 200);
@@ -98,7 +81,7 @@ t.test(
     const { app, idpCert } = await setup(t, {}, { authnRequestsSigned: true });
     const browser = await signedInBrowser(app);
     const key = await testSpKey();
-    const saml = await serviceProvider(idpCert, {
+    const saml = nodeSamlSp(idpCert, {
       privateKey: key.privateKeyPem,
       authnRequestBinding: 'HTTP-POST',
       signatureAlgorithm: 'sha256',
@@ -119,7 +102,7 @@ t.test(
 t.test('a signed HTTP-Redirect request is checked over its query octets (Bindings §3.4.4.1)', async (t) => {
   const { app, idpCert } = await setup(t, {}, { authnRequestsSigned: true });
   const browser = await signedInBrowser(app);
-  const saml = await serviceProvider(idpCert, { privateKey: (await testSpKey()).privateKeyPem, signatureAlgorithm: 'sha256' });
+  const saml = nodeSamlSp(idpCert, { privateKey: (await testSpKey()).privateKeyPem, signatureAlgorithm: 'sha256' });
   const url = new URL(await saml.getAuthorizeUrlAsync('r', undefined, {}));
   t.equal((await browser.request(app, 'GET', `${url.pathname}${url.search}`)).statusCode, 200);
   url.searchParams.set('RelayState', 'changed');
@@ -133,14 +116,11 @@ t.test('refusals get an error page and no SAMLResponse, even for a signed-in per
   const browser = await signedInBrowser(app);
   const other = await generateSamlKey('https://attacker.example', new Date());
   const cases: Array<[string, SAML]> = [
-    ['an unsigned request from an SP that signs its requests (Metadata §2.4.4)', await serviceProvider(idpCert)],
-    [
-      'a request signed with another key',
-      await serviceProvider(idpCert, { privateKey: other.privateKeyPem, signatureAlgorithm: 'sha256' }),
-    ],
+    ['an unsigned request from an SP that signs its requests (Metadata §2.4.4)', nodeSamlSp(idpCert)],
+    ['a request signed with another key', nodeSamlSp(idpCert, { privateKey: other.privateKeyPem, signatureAlgorithm: 'sha256' })],
     [
       'an unknown issuer',
-      await serviceProvider(idpCert, {
+      nodeSamlSp(idpCert, {
         issuer: 'https://unknown.example',
         privateKey: (await testSpKey()).privateKeyPem,
         signatureAlgorithm: 'sha256',
@@ -148,7 +128,7 @@ t.test('refusals get an error page and no SAMLResponse, even for a signed-in per
     ],
     [
       'an ACS URL not in the metadata (Profiles §4.1.4.1)',
-      await serviceProvider(idpCert, {
+      nodeSamlSp(idpCert, {
         callbackUrl: 'https://attacker.example/acs',
         privateKey: (await testSpKey()).privateKeyPem,
         signatureAlgorithm: 'sha256',
@@ -167,7 +147,7 @@ t.test('refusals get an error page and no SAMLResponse, even for a signed-in per
 
 t.test('IsPassive without a session is answered with a signed NoPassive status (Core §3.4.1)', async (t) => {
   const { app, idpCert } = await setup(t);
-  const saml = await serviceProvider(idpCert, { passive: true });
+  const saml = nodeSamlSp(idpCert, { passive: true });
   const res = await new Browser().request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
   t.equal(res.statusCode, 200);
   const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: formOf(res.body).SAMLResponse! });
@@ -193,7 +173,7 @@ t.test(
   "without a session the person signs in on the provider's page, then the waiting request is answered (Profiles §4.1.3)",
   async (t) => {
     const { app, idpCert } = await setup(t, { name_id_format: 'email' });
-    const saml = await serviceProvider(idpCert);
+    const saml = nodeSamlSp(idpCert);
     const browser = new Browser();
     const started = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('back-here', undefined, {})));
     t.equal(started.statusCode, 303);
@@ -222,7 +202,7 @@ t.test('a waiting request altered in its cookie is refused', async (t) => {
 t.test('ForceAuthn does not let the existing session answer: the person signs in again first (Core §3.4.1)', async (t) => {
   const { app, idpCert } = await setup(t);
   const browser = await signedInBrowser(app);
-  const saml = await serviceProvider(idpCert, { forceAuthn: true });
+  const saml = nodeSamlSp(idpCert, { forceAuthn: true });
   const started = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
   t.equal(started.statusCode, 303);
   t.notMatch(started.body, /SAMLResponse/);
@@ -237,7 +217,7 @@ t.test('a persistent NameID is stable for the SP and is not the user id (Core §
   const browser = await signedInBrowser(app);
   const ids: string[] = [];
   for (let i = 0; i < 2; i += 1) {
-    const saml = await serviceProvider(idpCert);
+    const saml = nodeSamlSp(idpCert);
     const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
     const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: formOf(res.body).SAMLResponse! });
     ids.push(profile!.nameID);
@@ -258,7 +238,7 @@ t.test('IdP-initiated at /saml/init only for an SP that allows it (Profiles §4.
   const form = formOf(res.body);
   t.equal(form.action, SP_ACS);
   t.equal(form.RelayState, 'home');
-  const saml = await serviceProvider(idpCert, { validateInResponseTo: ValidateInResponseTo.never });
+  const saml = nodeSamlSp(idpCert, { validateInResponseTo: ValidateInResponseTo.never });
   const { profile } = await saml.validatePostResponseAsync({ SAMLResponse: form.SAMLResponse! });
   t.equal(profile!.nameID, ALICE.username);
   t.equal((await browser.request(app, 'GET', '/sso/saml/init?sp=https%3A%2F%2Fnobody.example')).statusCode, 400);
@@ -273,7 +253,7 @@ t.test('an SP set to encrypted assertions gets an EncryptedAssertion it decrypts
     new Date(),
   );
   const browser = await signedInBrowser(app);
-  const saml = await serviceProvider(idpCert, { decryptionPvk: (await testSpKey()).privateKeyPem });
+  const saml = nodeSamlSp(idpCert, { decryptionPvk: (await testSpKey()).privateKeyPem });
   const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
   const form = formOf(res.body);
   const xml = Buffer.from(form.SAMLResponse!, 'base64').toString('utf8');
@@ -297,7 +277,7 @@ t.test('an SP limited to groups gets a signed RequestDenied for a person outside
     .execute();
   await upsertSamlServiceProviderRow(db, { ...spColumns({ metadata_xml: await spMetadata(), allowed_groups: ['staff'] }) }, new Date());
   const browser = await signedInBrowser(app);
-  const saml = await serviceProvider(idpCert);
+  const saml = nodeSamlSp(idpCert);
   const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
   const xml = Buffer.from(formOf(res.body).SAMLResponse!, 'base64').toString('utf8');
   t.match(xml, 'urn:oasis:names:tc:SAML:2.0:status:RequestDenied');
@@ -308,14 +288,14 @@ t.test('an SP limited to groups gets a signed RequestDenied for a person outside
 t.test('a session signed in with a password alone does not answer a request for MultiFactor (AuthnContext §3.4)', async (t) => {
   const { app, idpCert } = await setup(t);
   const browser = await signedInBrowser(app);
-  const saml = await serviceProvider(idpCert, {
+  const saml = nodeSamlSp(idpCert, {
     authnContext: ['urn:oasis:names:tc:SAML:2.0:ac:classes:MultiFactor'],
     racComparison: 'exact',
   });
   const res = await browser.request(app, 'GET', localPath(await saml.getAuthorizeUrlAsync('', undefined, {})));
   t.equal(res.statusCode, 303, 'sent to sign in again');
   t.notMatch(res.body, /SAMLResponse/);
-  const passwordOk = await serviceProvider(idpCert, {
+  const passwordOk = nodeSamlSp(idpCert, {
     authnContext: ['urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport'],
   });
   const ok = await browser.request(app, 'GET', localPath(await passwordOk.getAuthorizeUrlAsync('', undefined, {})));
@@ -326,7 +306,7 @@ t.test('a session signed in with a password alone does not answer a request for 
 t.test('a signed HTTP-POST request altered after signing is refused (Core §5.4)', async (t) => {
   const { app, idpCert } = await setup(t, {}, { authnRequestsSigned: true });
   const browser = await signedInBrowser(app);
-  const saml = await serviceProvider(idpCert, {
+  const saml = nodeSamlSp(idpCert, {
     privateKey: (await testSpKey()).privateKeyPem,
     authnRequestBinding: 'HTTP-POST',
     signatureAlgorithm: 'sha256',

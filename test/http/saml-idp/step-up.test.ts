@@ -1,7 +1,6 @@
 // A RequestedAuthnContext of MultiFactor (SAML AuthnContext 2.0 §3.4) at {issuer}/saml/sso: the person goes through
 // the provider's own second factor after the password, the assertion then says MultiFactor; a person with no second
 // factor gets a signed NoAuthnContext response at the SP's ACS (Core §3.3.2.2.1), not an error page.
-import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { FastifyInstance } from 'fastify';
 import t, { type Test } from 'tap';
 import { spColumns } from '../../../src/domain/saml/idp/service-providers.js';
@@ -10,9 +9,9 @@ import { findUserByUsername } from '../../../src/storage/users.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL } from '../../helpers/app.js';
 import { Browser, formAction, hiddenField, signIn } from '../../helpers/flow.js';
 import { CapturingNotifier } from '../../helpers/notifier.js';
-import { SP_ACS, SP_ENTITY_ID, spMetadata } from '../../helpers/saml-idp/sp-metadata.js';
+import { nodeSamlSp, type NodeSamlOptions } from '../../helpers/saml-idp/node-saml-sp.js';
+import { SP_ACS, spMetadata } from '../../helpers/saml-idp/sp-metadata.js';
 
-const SSO = 'http://localhost:3000/sso/saml/sso';
 const MULTI_FACTOR = 'urn:oasis:names:tc:SAML:2.0:ac:classes:MultiFactor';
 const PPT = 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport';
 
@@ -22,19 +21,7 @@ async function setup(t: Test) {
   await upsertSamlServiceProviderRow(db, spColumns({ metadata_xml: await spMetadata({}) }), new Date());
   const res = await app.inject({ method: 'GET', url: '/sso/saml/metadata' });
   const idpCert = /<ds:X509Certificate>([^<]+)</.exec(res.body)![1]!;
-  const sp = (options: Partial<ConstructorParameters<typeof SAML>[0]> = {}) =>
-    new SAML({
-      entryPoint: SSO,
-      idpCert,
-      issuer: SP_ENTITY_ID,
-      callbackUrl: SP_ACS,
-      audience: SP_ENTITY_ID,
-      wantAssertionsSigned: true,
-      wantAuthnResponseSigned: true,
-      validateInResponseTo: ValidateInResponseTo.always,
-      identifierFormat: null,
-      ...options,
-    });
+  const sp = (options: NodeSamlOptions = {}) => nodeSamlSp(idpCert, options);
   return { app, db, notifier, sp };
 }
 

@@ -5,11 +5,10 @@
 import { DOMParser } from '@xmldom/xmldom';
 import t from 'tap';
 import { SignedXml } from 'xml-crypto';
-import { Browser, authorizePath, hiddenField, localPath, pkcePair } from '../../helpers/flow.js';
-import { CONFIDENTIAL } from '../../helpers/app.js';
+import { followToClient, pressConnectionButton, redeemForIdToken } from '../../helpers/connection-flow.js';
+import { Browser, hiddenField } from '../../helpers/flow.js';
 import { assertionXml, base64, idpMetadata, IDP_SSO_URL, responseXml, signElement } from '../../helpers/saml-sp-idp.js';
-import { ACS, SP_ENTITY_ID, followToIdToken, postToAcs, samlApp, testKeys } from '../../helpers/saml-sp-flow.js';
-import type { TestApp } from '../../helpers/app.js';
+import { ACS, SP_ENTITY_ID, postToAcs, samlApp, testKeys } from '../../helpers/saml-sp-flow.js';
 
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 
@@ -18,35 +17,10 @@ async function postOnlyMetadata(): Promise<string> {
   return idpMetadata(idp).replace(/<md:SingleSignOnService Binding="[^"]+HTTP-Redirect"[^>]*\/>/, '');
 }
 
-/** The sign-in page's button pressed: the answer of POST /connections/corp/start. */
-async function pressButton(server: TestApp, browser: Browser) {
-  const { verifier, challenge } = pkcePair();
-  const params = {
-    response_type: 'code',
-    client_id: CONFIDENTIAL.client_id,
-    redirect_uri: CONFIDENTIAL.redirect_uris[0]!,
-    scope: 'openid email',
-    nonce: 'n-0S6_WzA2Mj',
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  };
-  const page = await browser.request(
-    server.app,
-    'GET',
-    localPath(String((await browser.request(server.app, 'GET', authorizePath(params))).headers.location)),
-  );
-  const interaction = hiddenField(page.body, 'interaction');
-  const started = await browser.request(server.app, 'POST', '/sso/connections/corp/start', {
-    interaction,
-    csrf: hiddenField(page.body, 'csrf'),
-  });
-  return { started, interaction, verifier };
-}
-
 t.test('an IdP with only an HTTP-POST SingleSignOnService is sent an XML-signed AuthnRequest in a form (Bindings 3.5)', async (t) => {
   const { server, keys } = await samlApp(t, { saml_metadata: await postOnlyMetadata() });
   const browser = new Browser();
-  const { started } = await pressButton(server, browser);
+  const { started } = await pressConnectionButton(server, 'corp', { browser, scope: 'openid email' });
   t.equal(started.statusCode, 200, 'a page, not a redirect');
   t.match(String(started.headers['content-security-policy']), /script-src 'sha256-/, 'the form page CSP allows its one script');
   t.notMatch(String(started.headers['content-security-policy']), /unsafe-inline/);
@@ -82,7 +56,7 @@ t.test('an IdP with only an HTTP-POST SingleSignOnService is sent an XML-signed 
 t.test('the Response to a POST-sent AuthnRequest signs the person in (Profiles 4.1.4)', async (t) => {
   const { server, keys } = await samlApp(t, { saml_metadata: await postOnlyMetadata() });
   const browser = new Browser();
-  const { started, interaction, verifier } = await pressButton(server, browser);
+  const { started, interaction, verifier } = await pressConnectionButton(server, 'corp', { browser, scope: 'openid email' });
   const xml = Buffer.from(hiddenField(started.body, 'SAMLRequest'), 'base64').toString('utf8');
   const requestId = /ID="([^"]+)"/.exec(xml)![1]!;
   const assertion = assertionXml({
@@ -98,14 +72,13 @@ t.test('the Response to a POST-sent AuthnRequest signs the person in (Profiles 4
     inner: signElement(assertion, /ID="([^"]+)"/.exec(assertion)![1]!, keys.idp),
   });
   const acs = await postToAcs(server, browser, base64(response), hiddenField(started.body, 'RelayState'));
-  const relayState = hiddenField(started.body, 'RelayState');
-  const claims = await followToIdToken(server, { browser, interaction, redirect: new URL(ACS), requestId, relayState, verifier }, acs);
+  const claims = await redeemForIdToken(server, await followToClient(server, { browser, interaction }, acs), verifier);
   t.equal(claims?.email, 'posted@corp.example', 'signed in with the mapped claims');
 });
 
 t.test('an IdP offering both bindings is sent the AuthnRequest over HTTP-Redirect (Bindings 3.4)', async (t) => {
   const { server } = await samlApp(t);
-  const { started } = await pressButton(server, new Browser());
+  const { started } = await pressConnectionButton(server, 'corp', { scope: 'openid email' });
   t.equal(started.statusCode, 303);
   const location = new URL(String(started.headers.location));
   t.equal(`${location.origin}${location.pathname}`, IDP_SSO_URL, 'the Redirect endpoint, though POST is listed first');

@@ -1,42 +1,10 @@
 // Peers' metadata (SAML Metadata 2.0 §2.3-2.4) read by src/domain/saml/metadata-reader.ts for both roles.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import t from 'tap';
 import { readEntityMetadata } from '../../../src/domain/saml/metadata-reader.js';
 import { SamlError } from '../../../src/domain/saml/saml-error.js';
+import { rsaCertificate } from '../../helpers/rsa-certificate.js';
 
-function selfSignedCertificate(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'saml-md-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'rsa:2048',
-        '-nodes',
-        '-days',
-        '2',
-        '-subj',
-        '/CN=metadata test',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    return readFileSync(path.join(dir, 'cert.pem'), 'utf8');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const PEM = selfSignedCertificate();
-const BASE64 = PEM.replace(/-----[A-Z ]+-----|\s/g, '');
+const { cert: PEM, certBase64: BASE64 } = rsaCertificate('metadata-test');
 const REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 const POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 const keyInfo = (use?: string) =>

@@ -4,28 +4,13 @@
 // the browser gets an error page and no response goes anywhere.
 import type { Db } from '../../../storage/database.js';
 import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
-import { decodePostMessage, decodeRedirectMessage } from '../bindings.js';
 import type { IndexedEndpoint } from '../metadata-reader.js';
 import { BINDINGS, NS } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
 import { attributeOf, childElements, MAX_MESSAGE_BYTES, onlyChild, parseUntrustedXml, textOf } from '../xml-reader.js';
-import { checkPostSignature, checkRedirectSignature, rawParams } from './message-signatures.js';
+import { readIncomingRequest, type IncomingRequest } from './incoming-message.js';
+import { checkPostSignature, checkRedirectSignature } from './message-signatures.js';
 import { rowToServiceProvider, type SamlServiceProvider } from './service-providers.js';
-
-/** Bindings §3.4.4.1 / §3.5.3: RelayState "MUST NOT exceed 80 bytes". */
-const MAX_RELAY_STATE_BYTES = 80;
-
-export interface RedirectBindingInput {
-  binding: 'redirect';
-  /** The query string as the browser sent it, undecoded: the signature covers its octets (Bindings §3.4.4.1). */
-  rawQuery: string;
-}
-
-export interface PostBindingInput {
-  binding: 'post';
-  SAMLRequest: string;
-  RelayState?: string;
-}
 
 export interface AuthnRequest {
   id: string;
@@ -63,23 +48,8 @@ function chooseAcs(request: Element, sp: SamlServiceProvider): string {
 }
 
 /** The request, checked; `ssoUrl` is this endpoint (a Destination must name it). */
-export async function readAuthnRequest(db: Db, input: RedirectBindingInput | PostBindingInput, ssoUrl: string): Promise<AuthnRequest> {
-  let xml: string;
-  let relayState: string | undefined;
-  let params: ReturnType<typeof rawParams> | undefined;
-  if (input.binding === 'redirect') {
-    params = rawParams(input.rawQuery);
-    const message = params.get('SAMLRequest');
-    if (!message) throw new SamlError('bad_message', 'there is no SAMLRequest');
-    xml = decodeRedirectMessage(message.value);
-    relayState = params.get('RelayState')?.value;
-  } else {
-    xml = decodePostMessage(input.SAMLRequest);
-    relayState = input.RelayState;
-  }
-  if (relayState !== undefined && Buffer.byteLength(relayState, 'utf8') > MAX_RELAY_STATE_BYTES) {
-    throw new SamlError('bad_message', 'the RelayState is over 80 bytes');
-  }
+export async function readAuthnRequest(db: Db, input: IncomingRequest, ssoUrl: string): Promise<AuthnRequest> {
+  const { xml, relayState, params } = readIncomingRequest(input);
   const root = parseUntrustedXml(xml, MAX_MESSAGE_BYTES).documentElement!;
   if (root.namespaceURI !== NS.protocol || root.localName !== 'AuthnRequest')
     throw new SamlError('bad_message', 'the message is not an AuthnRequest');

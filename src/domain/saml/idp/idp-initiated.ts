@@ -2,6 +2,7 @@
 // default HTTP-POST ACS of its metadata, with no InResponseTo.
 import type { Db } from '../../../storage/database.js';
 import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
+import { checkRelayState } from '../bindings.js';
 import { SamlError } from '../saml-error.js';
 import { rowToServiceProvider } from './service-providers.js';
 import type { SsoRequest } from './single-sign-on.js';
@@ -12,8 +13,7 @@ export async function idpInitiatedRequest(db: Db, entityId: string, relayState: 
   if (!read || 'problem' in read) throw new SamlError('unknown_peer', 'no such service provider');
   const { sp } = read;
   if (!sp.idpInitiated) throw new SamlError('bad_message', 'this service provider does not accept sign-ins started here');
-  if (relayState !== undefined && Buffer.byteLength(relayState, 'utf8') > 80)
-    throw new SamlError('bad_message', 'the RelayState is over 80 bytes');
+  checkRelayState(relayState);
   const posts = sp.role.assertionConsumerServices.filter((a) => a.binding === 'post');
   const acs = posts.find((a) => a.isDefault) ?? posts[0];
   if (!acs) throw new SamlError('bad_message', "the SP's metadata has no HTTP-POST AssertionConsumerService");

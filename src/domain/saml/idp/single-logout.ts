@@ -4,18 +4,12 @@
 import { DOMImplementation, XMLSerializer } from '@xmldom/xmldom';
 import type { Db } from '../../../storage/database.js';
 import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
-import { decodePostMessage, decodeRedirectMessage } from '../bindings.js';
 import type { SamlKeyPair } from '../credentials.js';
 import { NS, STATUS } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
 import { attributeOf, childElements, MAX_MESSAGE_BYTES, onlyChild, parseUntrustedXml, textOf } from '../xml-reader.js';
-import {
-  checkPostSignature,
-  checkRedirectSignature,
-  rawParams,
-  signedFrontChannelMessage,
-  type FrontChannelMessage,
-} from './message-signatures.js';
+import { readIncomingRequest, type IncomingRequest } from './incoming-message.js';
+import { checkPostSignature, checkRedirectSignature, signedFrontChannelMessage, type FrontChannelMessage } from './message-signatures.js';
 import { samlId } from './saml-response.js';
 import { rowToServiceProvider, type SamlServiceProvider } from './service-providers.js';
 
@@ -27,25 +21,11 @@ export interface LogoutRequestMessage {
   relayState: string | undefined;
 }
 
-export type SloInput = { binding: 'redirect'; rawQuery: string } | { binding: 'post'; SAMLRequest: string; RelayState?: string };
+export type SloInput = IncomingRequest;
 
 /** The LogoutRequest, checked: a registered SP's, signed with its certificate, sent to this endpoint. */
 export async function readLogoutRequest(db: Db, input: SloInput, sloUrl: string, now: Date): Promise<LogoutRequestMessage> {
-  let xml: string;
-  let relayState: string | undefined;
-  let params: ReturnType<typeof rawParams> | undefined;
-  if (input.binding === 'redirect') {
-    params = rawParams(input.rawQuery);
-    const message = params.get('SAMLRequest');
-    if (!message) throw new SamlError('bad_message', 'there is no SAMLRequest');
-    xml = decodeRedirectMessage(message.value);
-    relayState = params.get('RelayState')?.value;
-  } else {
-    xml = decodePostMessage(input.SAMLRequest);
-    relayState = input.RelayState;
-  }
-  if (relayState !== undefined && Buffer.byteLength(relayState, 'utf8') > 80)
-    throw new SamlError('bad_message', 'the RelayState is over 80 bytes');
+  const { xml, relayState, params } = readIncomingRequest(input);
   const root = parseUntrustedXml(xml, MAX_MESSAGE_BYTES).documentElement!;
   if (root.namespaceURI !== NS.protocol || root.localName !== 'LogoutRequest')
     throw new SamlError('bad_message', 'the message is not a LogoutRequest');
