@@ -31,6 +31,8 @@ export interface NewWebhookSubscription {
   secretSealed: SealedSecret;
   description: string | null;
   enabled: boolean;
+  /** Only events of this organization (issue 40); null or absent: every event. */
+  organizationId?: string | null;
   now: Date;
 }
 
@@ -45,6 +47,7 @@ export async function insertWebhookSubscription(db: Db, s: NewWebhookSubscriptio
       secret_sealed: writeSealedSecret(s.secretSealed),
       description: s.description,
       enabled: s.enabled,
+      organization_id: s.organizationId ?? null,
       created_at: s.now,
       updated_at: s.now,
     })
@@ -64,6 +67,7 @@ export async function replaceWebhookSubscription(db: Db, s: NewWebhookSubscripti
       secret_sealed: writeSealedSecret(s.secretSealed),
       description: s.description,
       enabled: s.enabled,
+      organization_id: s.organizationId ?? null,
       updated_at: s.now,
     })
     .where('id', '=', s.id)
@@ -152,6 +156,8 @@ export interface NewWebhookEvent {
   eventId: string;
   type: string;
   payload: Record<string, unknown>;
+  /** The organization the event is of (issue 40): a subscription limited to another one does not get it. */
+  organizationId?: string | null;
   now: Date;
 }
 
@@ -185,6 +191,11 @@ export function webhookDeliveriesInsert(db: Pick<Db, 'insertInto'>, e: NewWebhoo
         ])
         .where('s.enabled', '=', true)
         .where(sql<boolean>`(${e.type} = ANY (s.event_types) OR '*' = ANY (s.event_types))`)
+        .where((eb) =>
+          e.organizationId == null
+            ? eb('s.organization_id', 'is', null)
+            : eb.or([eb('s.organization_id', 'is', null), eb('s.organization_id', '=', e.organizationId)]),
+        )
         .orderBy('s.id'),
     );
 }

@@ -25,6 +25,8 @@ import {
   updateOrganization,
 } from '../../src/domain/organizations/organization-admin.js';
 import { normalizeDomain } from '../../src/domain/organizations/organization-names.js';
+import { addWebhook } from '../../src/domain/webhooks/webhook-admin.js';
+import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
 import { isUniqueViolation } from '../../src/storage/database-errors.js';
 import { findVerifiedDomain, recordDomainCheck } from '../../src/storage/organizations.js';
 import { ALICE, BOB, testConfig } from '../helpers/app.js';
@@ -175,4 +177,46 @@ t.test('domains: normalised, claimed by several, verified by one only; deleting 
   t.equal(await findVerifiedDomain(db, 'hooli.example'), undefined, 'its domains went with it');
   t.same((await organizationsOfUser(ctx, ALICE.username)).map((o) => o.slug).includes('hooli'), false, 'its memberships went with it');
   t.ok(await db.selectFrom('users').select('id').where('username', '=', ALICE.username).executeTakeFirst(), 'the users stay');
+});
+
+t.test("a webhook subscription limited to an organization gets that organization's events only", async (t) => {
+  const a = await createOrganization(ctx, { slug: 'wh-a', display_name: 'A' });
+  await createOrganization(ctx, { slug: 'wh-b', display_name: 'B' });
+  const hook = (id: string, organization?: string) =>
+    addWebhook(ctx, {
+      id,
+      url: 'https://hooks.example/in',
+      events: ['organization.member_added', 'user.updated'],
+      ...(organization === undefined ? {} : { organization }),
+    });
+  t.equal((await hook('wh-only-a', 'wh-a')).subscription.organizationId, a.id);
+  await hook('wh-all');
+  await refused(t, hook('wh-none', 'no-such-org'), 'not_found', 'an organization that does not exist');
+  await refused(
+    t,
+    addWebhook(
+      { ...ctx, organizationScope: a.id },
+      { id: 'wh-b-spy', url: 'https://hooks.example/in', events: ['*'], organization: 'wh-b' },
+    ),
+    'not_found',
+    "another organization's events, for a scoped actor",
+  );
+  await addOrganizationMember(ctx, 'wh-a', ALICE.username);
+  await addOrganizationMember(ctx, 'wh-b', ALICE.username);
+  await emitWebhookEvent(ctx, db, 'user.updated', { user_id: 'u1' });
+  const delivered = async (subscription: string) =>
+    (
+      await db
+        .selectFrom('webhook_deliveries')
+        .select(['event_type', 'payload'])
+        .where('subscription_id', '=', subscription)
+        .orderBy('position')
+        .execute()
+    ).map((d) => `${d.event_type} ${(d.payload as { organization_id?: string }).organization_id ?? '-'}`);
+  t.same(
+    await delivered('wh-only-a'),
+    [`organization.member_added ${a.id}`],
+    'its own organization only: not the other, not provider-wide events',
+  );
+  t.equal((await delivered('wh-all')).length, 3, 'an unlimited subscription gets every event');
 });

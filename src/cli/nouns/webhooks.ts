@@ -30,6 +30,7 @@ function printWebhook(session: Session, w: WebhookDetails): void {
     ['url', w.url],
     ['events', w.events.join(' ')],
     ['description', w.description],
+    ['organization_id', w.organizationId],
     ['secret', '(set, sealed)'],
     ['state', state(w)],
     ['paused_at', w.pausedAt && iso(w.pausedAt)],
@@ -88,6 +89,7 @@ export const webhooks: Noun = {
           description: 'read the signing secret from stdin (at least 32 characters) instead of generating one',
         },
         disabled: { type: 'boolean', description: 'keep it, but queue no event for it' },
+        organization: { type: 'string', value: 'ORG', description: "only this organization's events (its id or slug)" },
       },
       notes: `Event types: ${WEBHOOK_EVENT_TYPES.join(', ')}. The URL is checked as a client's jwks_uri is: no
 address of this machine or of a private network (unless the issuer is on loopback, or OUTBOUND_ALLOW_NETWORKS
@@ -106,6 +108,7 @@ it is kept sealed and never shown again.`,
           ...(secret === undefined ? {} : { secret }),
           ...(typeof input.options.description === 'string' ? { description: input.options.description } : {}),
           ...(input.options.disabled === true ? { enabled: false } : {}),
+          ...(typeof input.options.organization === 'string' ? { organization: input.options.organization } : {}),
         };
         const problems = webhookEntryProblems(entry, { secretRequired: false });
         if (problems.length > 0) throw new AdminError(`webhook "${entry.id}" was refused: ${problems.join('; ')}`);

@@ -88,6 +88,7 @@ export const webhookJson = (w: WebhookSubscription) => ({
   events: w.events,
   description: w.description,
   enabled: w.enabled,
+  organization_id: w.organizationId,
   paused_at: w.pausedAt && isoTime(w.pausedAt),
   pause_reason: w.pauseReason,
   consecutive_failures: w.consecutiveFailures,

@@ -28,6 +28,7 @@ import type { NewOrganizationRow } from '../../storage/organizations.js';
 import { findUserByRef, inAdminTransaction, logAdminAction, type AdminContext } from '../admin/admin.js';
 import { AdminError } from '../admin-error.js';
 import { randomToken } from '../secrets.js';
+import { emitWebhookEvent } from '../webhooks/emit.js';
 import {
   ADMIN_ROLE,
   BUILT_IN_ROLES,
@@ -392,7 +393,8 @@ export async function addOrganizationMember(
   const source = options.source ?? 'admin';
   const added = await inAdminTransaction(ctx, async (trx) => {
     const written = await insertMembership(trx, { organization_id: org.id, user_id: user.id, roles, source, joined_at: ctx.clock() });
-    if (written)
+    if (written) {
+      await emitWebhookEvent(ctx, trx, 'organization.member_added', { organization_id: org.id, user_id: user.id, roles, source });
       await logAdminAction(ctx, trx, {
         event: 'admin.organization.member_added',
         target: { type: 'organization', id: org.id },
@@ -400,6 +402,7 @@ export async function addOrganizationMember(
         log: { organizationId: org.id, userId: user.id, source },
         organizationId: org.id,
       });
+    }
     return written;
   });
   return { organization: org.slug, userId: user.id, added };
@@ -449,13 +452,15 @@ export async function removeOrganizationMember(
   const removed = await inAdminTransaction(ctx, async (trx, tctx) => {
     await keepAnAdmin(tctx, org.id, user.id, false);
     const deleted = await deleteMembership(trx, org.id, user.id);
-    if (deleted)
+    if (deleted) {
+      await emitWebhookEvent(ctx, trx, 'organization.member_removed', { organization_id: org.id, user_id: user.id });
       await logAdminAction(ctx, trx, {
         event: 'admin.organization.member_removed',
         target: { type: 'organization', id: org.id },
         changes: { member: user.id },
         organizationId: org.id,
       });
+    }
     return deleted;
   });
   return { organization: org.slug, userId: user.id, removed };

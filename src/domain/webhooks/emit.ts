@@ -21,9 +21,14 @@ export async function emitWebhookEvent(
   return insertWebhookDeliveries(db, webhookEventOf(type, data, ctx.clock()));
 }
 
-/** The event as stored for its deliveries, with a new id: for a statement that queues it beside its own write. */
+/**
+ * The event as stored for its deliveries, with a new id: for a statement that queues it beside its own write. An
+ * event whose data names an `organization_id` is that organization's (issue 40): a subscription limited to an
+ * organization gets only its events.
+ */
 export function webhookEventOf(type: WebhookEventType, data: Record<string, unknown>, now: Date): NewWebhookEvent {
-  return { eventId: randomUUID(), type, payload: data, now };
+  const organizationId = typeof data.organization_id === 'string' ? data.organization_id : null;
+  return { eventId: randomUUID(), type, payload: data, organizationId, now };
 }
 
 /** The stored security events that are webhook events too (src/domain/risk/security-events.ts records them). */

@@ -13,6 +13,9 @@ export const WEBHOOK_EVENT_TYPES = [
   'device.added',
   'session.ended',
   'client.changed',
+  // A membership of an organization made or ended (issue 40), with how it came.
+  'organization.member_added',
+  'organization.member_removed',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -7,6 +7,9 @@ import type { WebhookSubscriptionRow } from '../../storage/schema.js';
 import { findWebhookSubscription, insertWebhookSubscription, replaceWebhookSubscription } from '../../storage/webhooks.js';
 import { KeyEncryptionError } from '../keys/key-encryption.js';
 import { openSecret, sealSecret, type SealingContext } from '../keys/sealed-secrets.js';
+import { AdminError } from '../admin-error.js';
+import { SeedError } from '../admin/seed.js';
+import { findOrganizationByRef } from '../organizations/organization-scope.js';
 import { webhookEntryProblems, type WebhookEntry } from './webhook-entry.js';
 
 interface Counts {
@@ -46,8 +49,11 @@ export async function seedWebhooks(db: Db, sealing: SealingContext, entries: rea
     const secret = entry.secret!;
     const enabled = entry.enabled ?? true;
     const description = entry.description ?? null;
+    // Organizations are seeded before webhooks: a slug names one of them, or one already in the database.
+    const organizationId = entry.organization === undefined ? null : await organizationIdOf(db, entry);
     if (
       existing &&
+      existing.organization_id === organizationId &&
       existing.url === entry.url &&
       existing.event_types.join(',') === entry.events.join(',') &&
       existing.description === description &&
@@ -64,6 +70,7 @@ export async function seedWebhooks(db: Db, sealing: SealingContext, entries: rea
       secretSealed: { ...(await sealSecret(sealing, 'webhook-secret', entry.id, Buffer.from(secret, 'utf8'))) },
       description,
       enabled,
+      organizationId,
       now,
     };
     if (existing) {
@@ -75,4 +82,13 @@ export async function seedWebhooks(db: Db, sealing: SealingContext, entries: rea
     }
   }
   return counts;
+}
+
+async function organizationIdOf(db: Db, entry: WebhookEntry): Promise<string> {
+  try {
+    return (await findOrganizationByRef(db, entry.organization!)).id;
+  } catch (err) {
+    if (err instanceof AdminError) throw new SeedError([`webhooks: "${entry.id}": no organization "${entry.organization}"`]);
+    throw err;
+  }
 }

@@ -17,6 +17,7 @@ import {
   updateWebhookSubscription,
 } from '../../storage/webhooks.js';
 import { inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
+import { organizationInScope } from '../organizations/organization-scope.js';
 import { AdminError } from '../admin-error.js';
 import { sealSecret } from '../keys/sealed-secrets.js';
 import { webhookEntryProblems, type WebhookEntry } from './webhook-entry.js';
@@ -28,6 +29,8 @@ export interface WebhookSubscription {
   events: string[];
   description: string | null;
   enabled: boolean;
+  /** Only this organization's events (issue 40); null: every event. */
+  organizationId: string | null;
   /** Set when it kept failing: nothing is sent until it is resumed; `pauseReason` says why. */
   pausedAt: Date | null;
   pauseReason: string | null;
@@ -61,6 +64,7 @@ const rowToSubscription = (row: WebhookSubscriptionRow): WebhookSubscription => 
   events: row.event_types,
   description: row.description,
   enabled: row.enabled,
+  organizationId: row.organization_id,
   pausedAt: row.paused_at,
   pauseReason: row.pause_reason,
   consecutiveFailures: row.consecutive_failures,
@@ -119,6 +123,7 @@ export async function addWebhook(ctx: AdminContext, entry: WebhookEntry): Promis
   const urlProblem = problems.length === 0 ? webhookUrlProblem(ctx.config, entry.url) : undefined;
   if (urlProblem) problems.push(urlProblem);
   if (problems.length > 0) throw new AdminError(`webhook "${String(entry.id)}" was refused: ${problems.join('; ')}`);
+  const organizationId = entry.organization === undefined ? null : (await organizationInScope(ctx, entry.organization)).id;
   const secret = entry.secret ?? generateWebhookSecret();
   const now = ctx.clock();
   const secretSealed = { ...(await sealSecret(ctx, 'webhook-secret', entry.id, Buffer.from(secret, 'utf8'))) };
@@ -130,6 +135,7 @@ export async function addWebhook(ctx: AdminContext, entry: WebhookEntry): Promis
       secretSealed,
       description: entry.description ?? null,
       enabled: entry.enabled ?? true,
+      organizationId,
       now,
     });
     if (!inserted) throw new AdminError(`webhook "${entry.id}" exists already (remove it first, or choose another id)`, 'conflict');
@@ -137,7 +143,7 @@ export async function addWebhook(ctx: AdminContext, entry: WebhookEntry): Promis
     await logAdminAction(ctx, trx, {
       event: 'admin.webhook.created',
       target: { type: 'webhook', id: entry.id },
-      changes: { host: new URL(entry.url).host, events: entry.events, secret: NOT_RECORDED },
+      changes: { host: new URL(entry.url).host, events: entry.events, secret: NOT_RECORDED, organization_id: organizationId },
       log: { webhookId: entry.id, host: new URL(entry.url).host, events: entry.events },
     });
   });

@@ -16,12 +16,14 @@ export interface WebhookEntry {
   description?: string;
   /** Default: true. A disabled subscription is kept but gets no new events. */
   enabled?: boolean;
+  /** Only the events of this organization (its id or slug; issue 40). Default: every event. */
+  organization?: string;
 }
 
 export const WEBHOOK_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 /** A secret shorter than this is refused: it is an HMAC key, and a guessable one lets anyone forge deliveries. */
 export const WEBHOOK_SECRET_MIN_LENGTH = 32;
-const FIELDS = new Set(['id', 'url', 'events', 'secret', 'description', 'enabled']);
+const FIELDS = new Set(['id', 'url', 'events', 'secret', 'description', 'enabled', 'organization']);
 
 /**
  * The URL's form: https, or http on loopback; no credentials, no fragment. Its address: without the configuration
@@ -70,5 +72,7 @@ export function webhookEntryProblems(
   if (e.description !== undefined && (typeof e.description !== 'string' || e.description.length > 200))
     problems.push('description must be at most 200 characters');
   if (e.enabled !== undefined && typeof e.enabled !== 'boolean') problems.push('enabled must be true or false');
+  if (e.organization !== undefined && (typeof e.organization !== 'string' || e.organization === ''))
+    problems.push('organization must be an organization id or slug');
   return problems;
 }

@@ -37,6 +37,7 @@ const WEBHOOK_PROPERTIES = {
   events: { type: 'array', items: { type: 'string' } },
   description: { type: ['string', 'null'] },
   enabled: { type: 'boolean' },
+  organization_id: { type: ['string', 'null'], description: "only this organization's events; null: every event" },
   paused_at: { ...NULLABLE_DATE_TIME, description: 'set when it kept failing: nothing is sent until it is resumed' },
   pause_reason: { type: ['string', 'null'] },
   consecutive_failures: { type: 'integer' },
@@ -149,6 +150,7 @@ export function webhookRoutes(api: AdminApi): void {
         events: EVENTS,
         description: { type: 'string', maxLength: 200 },
         enabled: { type: 'boolean', description: 'false keeps it but queues no event for it' },
+        organization: { type: 'string', minLength: 1, maxLength: 100, description: "only this organization's events (its id or slug)" },
       },
       // The secret is generated here, never chosen by the caller (the command line may read one from stdin); other
       // unknown fields are refused by the domain, which names them.
@@ -158,7 +160,14 @@ export function webhookRoutes(api: AdminApi): void {
     response: { 201: WITH_SECRET },
     async handler(request, reply, { ctx, principal }) {
       return idempotentCreate(ctx, principal, request, reply, async () => {
-        const body = request.body as { id: string; url: string; events: string[]; description?: string; enabled?: boolean };
+        const body = request.body as {
+          id: string;
+          url: string;
+          events: string[];
+          description?: string;
+          enabled?: boolean;
+          organization?: string;
+        };
         const { subscription, secret } = await addWebhook(ctx, body);
         reply.header('location', `${api.prefix}/webhooks/${subscription.id}`);
         return { status: 201, body: { ...webhookJson(subscription), secret }, secretFields: ['secret'] };
