@@ -19,6 +19,16 @@ export async function recordSamlSessionParticipant(db: Db, sid: string, p: SamlS
     .execute();
 }
 
+/**
+ * The sessions in which the SP was told this NameID, limited to those `sessionIndexes` names when it names any
+ * (SAML Core §3.7.1: without a SessionIndex a LogoutRequest means every session of the principal at that SP).
+ */
+export async function samlSessionsNamed(db: Db, entityId: string, nameId: string, sessionIndexes: readonly string[]): Promise<string[]> {
+  let query = db.selectFrom('saml_session_participants').select('sid').where('entity_id', '=', entityId).where('name_id', '=', nameId);
+  if (sessionIndexes.length > 0) query = query.where('session_index', 'in', [...sessionIndexes]);
+  return (await query.orderBy('created_at').execute()).map((r) => r.sid);
+}
+
 /** The SPs the session signed in to, oldest first. */
 export async function listSamlSessionParticipants(db: Db, sid: string): Promise<SamlSessionParticipant[]> {
   const rows = await db

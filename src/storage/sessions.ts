@@ -72,13 +72,25 @@ export interface EndedSession {
  * to that registered a backchannel_logout_uri, so that a crash cannot end the one without the other.
  * Returns nothing when the session was not live (unknown, expired or already ended).
  */
-export async function endSession(db: Db, idHash: string, now: Date): Promise<EndedSession | undefined> {
+export function endSession(db: Db, idHash: string, now: Date): Promise<EndedSession | undefined> {
+  return endOneSession(db, 'id_hash', idHash, now);
+}
+
+/**
+ * endSession for the session a SAML LogoutRequest names (its SessionIndex is the sid), when the request came without
+ * the browser's session cookie (SAML Profiles 2.0 §4.4.3.2).
+ */
+export function endSessionBySid(db: Db, sid: string, now: Date): Promise<EndedSession | undefined> {
+  return endOneSession(db, 'sid', sid, now);
+}
+
+async function endOneSession(db: Db, column: 'id_hash' | 'sid', value: string, now: Date): Promise<EndedSession | undefined> {
   const row = await db
     .with('ended', (qb) =>
       qb
         .updateTable('sessions')
         .set({ revoked_at: now })
-        .where('id_hash', '=', idHash)
+        .where(column, '=', value)
         .where('revoked_at', 'is', null)
         .where('expires_at', '>', now)
         .returning(['sid', 'user_id']),

@@ -1,7 +1,12 @@
 // RP-Initiated Logout 1.0: who asks to end the session, whether the user must confirm, and where the browser goes.
 import { createHash } from 'node:crypto';
 import { InvalidRequest } from '../../errors/oauth-error.js';
-import { endSession as endSessionRow, type ActiveSession, type EndedSession } from '../../storage/sessions.js';
+import {
+  endSessionBySid as endSessionRowBySid,
+  endSession as endSessionRow,
+  type ActiveSession,
+  type EndedSession,
+} from '../../storage/sessions.js';
 import { loadClient, type Client } from '../clients/clients.js';
 import type { SubjectIdentifiers } from '../clients/pairwise.js';
 import type { ProviderContext } from '../context.js';
@@ -100,9 +105,18 @@ export function isConfirmationToken(sessionCookie: string, presented: string | u
  * Ends the session of this cookie (and queues its back-channel logouts and its session.ended webhook event, in one
  * transaction); nothing when it was not live.
  */
-export async function endSession(ctx: ProviderContext, sessionCookie: string): Promise<EndedSession | undefined> {
+export function endSession(ctx: ProviderContext, sessionCookie: string): Promise<EndedSession | undefined> {
+  return endNamedSession(ctx, (trx) => endSessionRow(trx, sessionKey(sessionCookie), ctx.clock()));
+}
+
+/** endSession for a session named by its sid (a SAML LogoutRequest's SessionIndex) rather than by its cookie. */
+export function endSessionBySid(ctx: ProviderContext, sid: string): Promise<EndedSession | undefined> {
+  return endNamedSession(ctx, (trx) => endSessionRowBySid(trx, sid, ctx.clock()));
+}
+
+function endNamedSession(ctx: ProviderContext, end: (trx: Db) => Promise<EndedSession | undefined>): Promise<EndedSession | undefined> {
   return ctx.db.transaction().execute(async (trx: Db) => {
-    const ended = await endSessionRow(trx, sessionKey(sessionCookie), ctx.clock());
+    const ended = await end(trx);
     if (ended) await emitSessionsEnded(ctx, trx, ended.userId, 'logout', { sids: [ended.sid] });
     return ended;
   });

@@ -22,7 +22,7 @@ import {
   type LogoutResponseInput,
 } from '../../domain/saml/idp/front-channel-logout.js';
 import type { FrontChannelMessage } from '../../domain/saml/idp/message-signatures.js';
-import { logoutResponse, readLogoutRequest, type SloInput } from '../../domain/saml/idp/single-logout.js';
+import { endSessionsNamedBy, logoutResponse, readLogoutRequest, type SloInput } from '../../domain/saml/idp/single-logout.js';
 import { SamlError } from '../../domain/saml/saml-error.js';
 import { samlLogoutCookie, sessionCookie } from '../cookies.js';
 import { pageLanguage } from '../page-language.js';
@@ -76,7 +76,7 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
     const answer = sp
       ? logoutResponse({
           issuer: ctx.config.issuer,
-          request: { id: done.requestId, sp, sessionIndexes: [], relayState: done.relayState },
+          request: { id: done.requestId, sp, sessionIndexes: [], nameId: undefined, relayState: done.relayState },
           now: ctx.clock(),
           key: await signingKey(),
           partial,
@@ -113,10 +113,17 @@ export default async function samlSloRoutes(app: FastifyInstance, opts: SloRoute
     const finishing = { kind: 'saml', entityId: message.sp.entityId, requestId: message.id, relayState: message.relayState } as const;
     // Core §3.7.1: the SessionIndex names the session to end; without one, every session of the principal here.
     const named = session !== undefined && (message.sessionIndexes.length === 0 || message.sessionIndexes.includes(session.sid));
-    if (!named || !value) return finish(request, reply, { finish: finishing }, false);
-    const ended = await endSession(ctx, value);
-    reply.clearCookie(cookie.name, cookie.options);
-    if (ended && ended.queued > 0) opts.onLogoutsQueued();
+    let ended;
+    if (named && value) {
+      ended = await endSession(ctx, value);
+      reply.clearCookie(cookie.name, cookie.options);
+      if (ended && ended.queued > 0) opts.onLogoutsQueued();
+    } else {
+      // Profiles §4.4.3.2: the request itself names the principal and the session (a POST from the SP's site
+      // brings no SameSite=Lax session cookie).
+      ended = await endSessionsNamedBy(ctx, message, opts.onLogoutsQueued);
+      if (!ended) return finish(request, reply, { finish: finishing }, false);
+    }
     request.log.info({ event: 'saml_logout', sp: message.sp.entityId }, 'SAML single logout');
     const chain = ended && (await beginLogoutChain(ctx, ended.sid, message.sp.entityId, finishing));
     if (!chain) return finish(request, reply, { finish: finishing }, false);

@@ -80,3 +80,30 @@ t.test('an unsigned or forged LogoutRequest is refused and the session stays (Pr
   const still = await browser.request(app, 'GET', path(await saml.getAuthorizeUrlAsync('', undefined, {})));
   t.equal(still.statusCode, 200, 'still signed in');
 });
+
+t.test(
+  'a LogoutRequest that comes without the session cookie ends the session its NameID and SessionIndex name (Profiles §4.4.3.2)',
+  async (t) => {
+    const { app, saml, browser } = await setup(t);
+    const profile = await samlSignIn(app, saml, browser);
+    // A cross-site POST from the SP's site brings no SameSite=Lax cookie: the request alone must name the session.
+    const cookieless = await app.inject({ method: 'GET', url: path(await saml.getLogoutUrlAsync(profile, '', {})) });
+    t.equal(cookieless.statusCode, 303);
+    const back = new URL(String(cookieless.headers.location));
+    t.equal(`${back.origin}${back.pathname}`, SP_SLO);
+    t.equal((await saml.validateRedirectAsync(Object.fromEntries(back.searchParams), back.search.slice(1))).loggedOut, true);
+    const again = await browser.request(app, 'GET', path(await saml.getAuthorizeUrlAsync('', undefined, {})));
+    t.equal(again.statusCode, 303, 'the session the request named has ended, though the browser that holds it never asked');
+    t.match(String(again.headers.location), /account\/sign-in/);
+  },
+);
+
+t.test('a cookieless LogoutRequest naming a NameID the SP was never told ends nothing', async (t) => {
+  const { app, saml, browser } = await setup(t);
+  const profile = await samlSignIn(app, saml, browser);
+  const other = { ...profile, nameID: 'someone-else' };
+  const res = await app.inject({ method: 'GET', url: path(await saml.getLogoutUrlAsync(other, '', {})) });
+  t.equal(res.statusCode, 303, 'answered (Success: there is no such session to end)');
+  const still = await browser.request(app, 'GET', path(await saml.getAuthorizeUrlAsync('', undefined, {})));
+  t.equal(still.statusCode, 200, 'still signed in');
+});

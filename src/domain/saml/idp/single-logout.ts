@@ -4,6 +4,10 @@
 import { DOMImplementation, XMLSerializer } from '@xmldom/xmldom';
 import type { Db } from '../../../storage/database.js';
 import { findSamlServiceProviderRow } from '../../../storage/saml-service-providers.js';
+import { samlSessionsNamed } from '../../../storage/saml-session-participants.js';
+import type { EndedSession } from '../../../storage/sessions.js';
+import type { ProviderContext } from '../../context.js';
+import { endSessionBySid } from '../../logout/logout.js';
 import type { SamlKeyPair } from '../credentials.js';
 import { NS, STATUS } from '../namespaces.js';
 import { SamlError } from '../saml-error.js';
@@ -18,6 +22,8 @@ export interface LogoutRequestMessage {
   sp: SamlServiceProvider;
   /** The SessionIndex values: our session's sid, as the assertion's AuthnStatement gave it. */
   sessionIndexes: string[];
+  /** The NameID's value (Core §3.7.1), which names the principal as the SP was told at sign-in. */
+  nameId: string | undefined;
   relayState: string | undefined;
 }
 
@@ -44,7 +50,34 @@ export async function readLogoutRequest(db: Db, input: SloInput, sloUrl: string,
   if (notOnOrAfter !== undefined && !Number.isNaN(Date.parse(notOnOrAfter)) && Date.parse(notOnOrAfter) < now.getTime() - 60_000) {
     throw new SamlError('bad_message', 'the LogoutRequest has expired');
   }
-  return { id, sp, sessionIndexes: childElements(root, NS.protocol, 'SessionIndex').map(textOf), relayState };
+  const nameIdElement = onlyChild(root, NS.assertion, 'NameID');
+  return {
+    id,
+    sp,
+    sessionIndexes: childElements(root, NS.protocol, 'SessionIndex').map(textOf),
+    nameId: nameIdElement ? textOf(nameIdElement) : undefined,
+    relayState,
+  };
+}
+
+/**
+ * Ends the sessions a LogoutRequest names when the browser's cookie does not (Profiles §4.4.3.2): those in which this
+ * SP was told the request's NameID (and SessionIndex, when it gives any), as recorded at sign-in. A LogoutRequest
+ * posted from the SP's site is a cross-site POST and brings no SameSite=Lax session cookie. Returns the first ended.
+ */
+export async function endSessionsNamedBy(
+  ctx: ProviderContext,
+  message: LogoutRequestMessage,
+  onLogoutsQueued: () => void,
+): Promise<EndedSession | undefined> {
+  if (message.nameId === undefined) return undefined;
+  let first: EndedSession | undefined;
+  for (const sid of await samlSessionsNamed(ctx.db, message.sp.entityId, message.nameId, message.sessionIndexes)) {
+    const ended = await endSessionBySid(ctx, sid);
+    if (ended && ended.queued > 0) onLogoutsQueued();
+    first ??= ended;
+  }
+  return first;
 }
 
 /** Where the LogoutResponse goes: the SP's SingleLogoutService (Redirect preferred), or undefined when it has none. */
