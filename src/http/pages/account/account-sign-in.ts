@@ -7,7 +7,7 @@ import { single, type RawParams } from '../../../domain/params.js';
 import { waitingRelyingParty } from '../../../domain/saml/idp/pending-sign-in.js';
 import { randomToken, safeEqual } from '../../../domain/secrets.js';
 import type { MessageKey } from '../../../i18n/catalog.js';
-import { accountSignInCookie, samlPendingCookie, sessionCookie } from '../../cookies.js';
+import { accountSignInCookie, invitationPendingCookie, samlPendingCookie, sessionCookie } from '../../cookies.js';
 import { seeOther } from '../../redirect.js';
 import type { PageText } from '../../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage } from '../../views/pages.js';
@@ -57,9 +57,15 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
         }),
       );
 
-  /** Where a sign-in ends: back at {issuer}/saml/resume when a SAML request waits for it, else the account page. */
-  const afterSignIn = (request: FastifyRequest) =>
-    request.cookies[samlPendingCookie(ctx.config).name] ? `${ctx.config.issuer}/saml/resume` : base;
+  /**
+   * Where a sign-in ends: back at {issuer}/saml/resume when a SAML request waits for it, at the invitation's link
+   * when one does (src/http/pages/invitation.ts), else the account page.
+   */
+  const afterSignIn = (request: FastifyRequest) => {
+    if (request.cookies[samlPendingCookie(ctx.config).name]) return `${ctx.config.issuer}/saml/resume`;
+    const invitation = request.cookies[invitationPendingCookie(ctx.config).name];
+    return invitation && /^[A-Za-z0-9_-]{43}$/.test(invitation) ? `${ctx.config.issuer}/invitations/${invitation}` : base;
+  };
 
   /** The SAML SP a sign-in here is for (named in its security events), or null for the account page itself. */
   const relyingParty = (request: FastifyRequest) => waitingRelyingParty(ctx, request.cookies[samlPendingCookie(ctx.config).name]) ?? null;
