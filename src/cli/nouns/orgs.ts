@@ -61,7 +61,7 @@ async function run(session: Session, input: Invocation, action: Action): Promise
     }
     case 'revoke': {
       const id = needed(input, 'id', action);
-      await session.confirm(`Revoke invitation ${id}? Its link stops working at once.`);
+      // Not asked first: an invitation revoked by mistake is made again in one command.
       const i = await revokeInvitation(ctx, org, id);
       if (input.json) return out.json(invitationJson(i));
       return out.line(`${describe(i)}`);
@@ -85,10 +85,9 @@ export const orgs: Noun = {
         role: { type: 'string', value: 'ROLE', multiple: true, description: 'create: a role the invitation gives (member always)' },
         'expires-in': { type: 'string', value: 'DAYS', description: `create, resend: days the link works (1 to ${MAX_INVITATION_DAYS}; 7 unless given)` },
         id: { type: 'string', value: 'ID', description: "resend, revoke: the invitation's id (from list)" },
-        yes: { type: 'boolean', short: 'y', description: 'revoke: do it without asking (needed when stdin is not a terminal)' },
       },
-      notes: `The link is mailed to the address through the outbox (NOTIFIER); it is never printed. It works once, for a
-person signed in with that address (verified), until it expires.`,
+      notes: `The link is mailed to the address through the outbox (NOTIFIER); it is never printed. It works once,
+for a person signed in with that address (verified), until it expires.`,
       prepare(input) {
         const action = input.args.action as Action;
         if (!(ACTIONS as readonly string[]).includes(action)) throw new UsageError(`unknown action "${action}" (${ACTIONS.join(', ')})`);
