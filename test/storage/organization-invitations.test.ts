@@ -99,7 +99,10 @@ t.test('an invitation is recorded with its roles and a digest of its token, and 
   t.notMatch(logged.join(''), token, 'the link is in no log line');
   const open = await openInvitation(ctx, token);
   t.equal(open?.organization.displayName, 'Acme & Co');
-  t.same((await listInvitations(ctx, 'acme')).map((i) => i.id), [invitation.id]);
+  t.same(
+    (await listInvitations(ctx, 'acme')).map((i) => i.id),
+    [invitation.id],
+  );
 });
 
 t.test('a role the organization does not define, a bad address or expiry, and another organization are refused', async (t) => {

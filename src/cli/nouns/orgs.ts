@@ -83,7 +83,11 @@ export const orgs: Noun = {
       options: {
         email: { type: 'string', value: 'ADDRESS', description: 'create: the address to invite' },
         role: { type: 'string', value: 'ROLE', multiple: true, description: 'create: a role the invitation gives (member always)' },
-        'expires-in': { type: 'string', value: 'DAYS', description: `create, resend: days the link works (1 to ${MAX_INVITATION_DAYS}; 7 unless given)` },
+        'expires-in': {
+          type: 'string',
+          value: 'DAYS',
+          description: `create, resend: days the link works (1 to ${MAX_INVITATION_DAYS}; 7 unless given)`,
+        },
         id: { type: 'string', value: 'ID', description: "resend, revoke: the invitation's id (from list)" },
       },
       notes: `The link is mailed to the address through the outbox (NOTIFIER); it is never printed. It works once,

@@ -225,7 +225,10 @@ export async function resendInvitation(ctx: AdminContext, ref: string, id: strin
   const now = ctx.clock();
   const token = randomToken();
   const row = await inAdminTransaction(ctx, async (trx) => {
-    const renewed = await renewInvitationRow(trx, org.id, current.id, { tokenHash: sha256(token), expiresAt: addSeconds(now, days * 86_400) });
+    const renewed = await renewInvitationRow(trx, org.id, current.id, {
+      tokenHash: sha256(token),
+      expiresAt: addSeconds(now, days * 86_400),
+    });
     if (!renewed) throw new AdminError(`the invitation was ${stateOf(current, now)} already`, 'conflict');
     await queueMail(ctx, trx, org, renewed, token, now);
     await logAdminAction(ctx, trx, {
@@ -284,7 +287,10 @@ const TOKEN = /^[A-Za-z0-9_-]{43}$/;
  * The open invitation the link's token names; undefined when it names none, or one accepted, revoked or expired
  * (the page says the same for all four).
  */
-export async function openInvitation(ctx: Pick<ProviderContext, 'db' | 'clock'>, token: string | undefined): Promise<OpenInvitation | undefined> {
+export async function openInvitation(
+  ctx: Pick<ProviderContext, 'db' | 'clock'>,
+  token: string | undefined,
+): Promise<OpenInvitation | undefined> {
   if (!token || !TOKEN.test(token)) return undefined;
   const row = await findInvitationByTokenHash(ctx.db, sha256(token));
   if (!row || stateOf(row, ctx.clock()) !== 'pending') return undefined;
@@ -328,7 +334,13 @@ export async function acceptInvitation(
   const roles = await ctx.db.transaction().execute(async (trx: Db) => {
     const accepted = await acceptInvitationRow(trx, open.id, user.id, now);
     if (!accepted) return undefined;
-    const member = { organization_id: accepted.organization_id, user_id: user.id, roles: accepted.roles, source: 'invitation' as const, joined_at: now };
+    const member = {
+      organization_id: accepted.organization_id,
+      user_id: user.id,
+      roles: accepted.roles,
+      source: 'invitation' as const,
+      joined_at: now,
+    };
     if (await insertMembership(trx, member)) return accepted.roles;
     const current = await findMembership(trx, accepted.organization_id, user.id);
     const union = [...new Set([...(current?.roles ?? []), ...accepted.roles])];

@@ -73,7 +73,12 @@ export function organizationInvitationRoutes(api: AdminApi): void {
       additionalProperties: false,
       properties: {
         email: { type: 'string', minLength: 3, maxLength: 254 },
-        roles: { type: 'array', maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 64 }, description: '`member` is always added' },
+        roles: {
+          type: 'array',
+          maxItems: 50,
+          items: { type: 'string', minLength: 1, maxLength: 64 },
+          description: '`member` is always added',
+        },
         expires_in_days: EXPIRES_IN_DAYS,
       },
     },

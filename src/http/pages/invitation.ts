@@ -63,7 +63,11 @@ export default async function invitationRoutes(app: FastifyInstance, opts: Invit
     const claim = await claimInvitationCounter(ctx, request.ip);
     if (claim.kind === 'claimed') return true;
     reply.header('retry-after', String(claim.retryAfterSeconds));
-    page(reply, 429, accountErrorPage(t, account, t('common.somethingWrong'), t('common.waitThenRetry', { wait: waitTime(t, claim.retryAfterSeconds) })));
+    page(
+      reply,
+      429,
+      accountErrorPage(t, account, t('common.somethingWrong'), t('common.waitThenRetry', { wait: waitTime(t, claim.retryAfterSeconds) })),
+    );
     return false;
   }
 

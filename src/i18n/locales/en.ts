@@ -374,7 +374,8 @@ export const en = {
   'mail.orgInvitation.introBy': '{inviter} invites you to join {organization} on {service}.',
   'mail.orgInvitation.intro': 'You are invited to join {organization} on {service}.',
   'mail.orgInvitation.action': 'Accept the invitation',
-  'mail.orgInvitation.valid': 'The link works once, until {at}, for a person signed in with this email address. If you have no account yet, you can create one with this address first.',
+  'mail.orgInvitation.valid':
+    'The link works once, until {at}, for a person signed in with this email address. If you have no account yet, you can create one with this address first.',
   'mail.orgInvitation.notYou': 'If you did not expect this invitation, ignore this message.',
   'invitation.title': 'Join {organization}',
   'invitation.invitedBy': '{inviter} invites you to join {organization}.',
@@ -384,12 +385,15 @@ export const en = {
   'invitation.signInFirst': 'Sign in with the email address the invitation was sent to, and you will come back here to accept it.',
   'invitation.signIn': 'Sign in',
   'invitation.signUp': 'Create an account',
-  'invitation.signUpHint': 'No account yet? Create one with the address the invitation was sent to, then open the link in the invitation again.',
+  'invitation.signUpHint':
+    'No account yet? Create one with the address the invitation was sent to, then open the link in the invitation again.',
   'invitation.wrongAddressTitle': 'This invitation is for another address',
-  'invitation.wrongAddress': 'You are signed in with an address the invitation was not sent to, or one not verified yet. Sign in with the address that received the invitation.',
+  'invitation.wrongAddress':
+    'You are signed in with an address the invitation was not sent to, or one not verified yet. Sign in with the address that received the invitation.',
   'invitation.signOut': 'Sign out',
   'invitation.unusableTitle': 'This invitation cannot be used',
-  'invitation.unusable': 'The link is not valid: it may have expired, been used already or been withdrawn. Ask the person who invited you for a new one.',
+  'invitation.unusable':
+    'The link is not valid: it may have expired, been used already or been withdrawn. Ask the person who invited you for a new one.',
   'invitation.acceptedTitle': 'Welcome to {organization}',
   'invitation.accepted': 'You are now a member of {organization}.',
   'invitation.goToAccount': 'Go to your account',

@@ -22,7 +22,13 @@ await withChromium(t, async (browser) => {
     const server = await listenTestApp(t, {
       seed: ADMIN_FIXTURES,
       logger,
-      env: { ...HEADLESS_IS_FINE, NOTIFIER: 'smtp', SMTP_URL: mail.url(), MAIL_FROM: 'Example SSO <sso@example.com>', OUTBOX_POLL_SECONDS: '1' },
+      env: {
+        ...HEADLESS_IS_FINE,
+        NOTIFIER: 'smtp',
+        SMTP_URL: mail.url(),
+        MAIL_FROM: 'Example SSO <sso@example.com>',
+        OUTBOX_POLL_SECONDS: '1',
+      },
     });
     // Bob's address is his, verified: the invitation goes to it.
     await server.db.updateTable('users').set({ email_verified: true }).where('username', '=', BOB.username).execute();
@@ -78,7 +84,10 @@ await withChromium(t, async (browser) => {
     t.pass('the used link shows the one clear page');
 
     const secret = link!.slice(link!.lastIndexOf('/') + 1);
-    t.ok(lines.some((l) => l.includes('/invitations/:token')), 'the request lines name the route');
+    t.ok(
+      lines.some((l) => l.includes('/invitations/:token')),
+      'the request lines name the route',
+    );
     t.notOk(
       lines.some((l) => l.includes(secret)),
       'the link is in no log line',

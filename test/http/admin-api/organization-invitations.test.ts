@@ -44,7 +44,11 @@ t.test('the API creates, lists, resends and revokes, and answers as openapi.json
   const firstLink = await linkTo('new@example.com');
 
   const listed = await api.call(t, 'GET', `/organizations/${acme.id}/invitations`, { token: api.reader });
-  t.same((listed.json() as { items: Array<{ id: string }> }).items.map((i) => i.id), [body.id], 'by id or slug');
+  t.same(
+    (listed.json() as { items: Array<{ id: string }> }).items.map((i) => i.id),
+    [body.id],
+    'by id or slug',
+  );
 
   const resent = await api.call(t, 'POST', `/organizations/acme/invitations/${body.id}/resend`, { body: { expires_in_days: 3 } });
   t.equal(resent.statusCode, 200);
@@ -68,8 +72,14 @@ t.test('the API creates, lists, resends and revokes, and answers as openapi.json
 
 t.test('bad input is a 400 problem, an unknown organization or invitation a 404, a reader cannot write', async (t) => {
   t.equal((await api.call(t, 'POST', '/organizations/acme/invitations', { body: { email: 'nope' } })).statusCode, 400);
-  t.equal((await api.call(t, 'POST', '/organizations/acme/invitations', { body: { email: 'a@example.com', roles: ['owner'] } })).statusCode, 400);
-  t.equal((await api.call(t, 'POST', '/organizations/acme/invitations', { body: { email: 'a@example.com', expires_in_days: 0 } })).statusCode, 400);
+  t.equal(
+    (await api.call(t, 'POST', '/organizations/acme/invitations', { body: { email: 'a@example.com', roles: ['owner'] } })).statusCode,
+    400,
+  );
+  t.equal(
+    (await api.call(t, 'POST', '/organizations/acme/invitations', { body: { email: 'a@example.com', expires_in_days: 0 } })).statusCode,
+    400,
+  );
   t.equal((await api.call(t, 'POST', '/organizations/nowhere/invitations', { body: { email: 'a@example.com' } })).statusCode, 404);
   t.equal((await api.call(t, 'DELETE', '/organizations/acme/invitations/not-an-id')).statusCode, 404);
   t.equal((await api.call(t, 'DELETE', `/organizations/acme/invitations/${acme.id}`)).statusCode, 404);

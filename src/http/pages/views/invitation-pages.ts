@@ -34,7 +34,10 @@ export function invitationAcceptPage(t: PageText, input: InvitationPageInput & {
 }
 
 /** Nobody signed in: sign in (and come back here), or create an account first. */
-export function invitationSignInPage(t: PageText, input: InvitationPageInput & { signInUrl: string; signUpUrl?: string | undefined }): string {
+export function invitationSignInPage(
+  t: PageText,
+  input: InvitationPageInput & { signInUrl: string; signUpUrl?: string | undefined },
+): string {
   return layout(
     t,
     t('invitation.title', { organization: input.organization }),
