@@ -416,7 +416,7 @@ export const de = {
   'invitation.signIn': 'Anmelden',
   'invitation.signUp': 'Konto erstellen',
   'invitation.signUpHint':
-    'Noch kein Konto? Erstellen Sie eines mit der Adresse, an die die Einladung ging, und öffnen Sie dann den Link der Einladung erneut.',
+    'Noch kein Konto? Erstellen Sie eines mit der Adresse, an die die Einladung ging; danach kommen Sie hierher zurück, um sie anzunehmen.',
   'invitation.wrongAddressTitle': 'Diese Einladung gilt einer anderen Adresse',
   'invitation.wrongAddress':
     'Sie sind mit einer Adresse angemeldet, an die die Einladung nicht ging, oder mit einer noch nicht bestätigten. Melden Sie sich mit der Adresse an, die die Einladung erhalten hat.',

@@ -385,8 +385,7 @@ export const en = {
   'invitation.signInFirst': 'Sign in with the email address the invitation was sent to, and you will come back here to accept it.',
   'invitation.signIn': 'Sign in',
   'invitation.signUp': 'Create an account',
-  'invitation.signUpHint':
-    'No account yet? Create one with the address the invitation was sent to, then open the link in the invitation again.',
+  'invitation.signUpHint': 'No account yet? Create one with the address the invitation was sent to; you will come back here to accept it.',
   'invitation.wrongAddressTitle': 'This invitation is for another address',
   'invitation.wrongAddress':
     'You are signed in with an address the invitation was not sent to, or one not verified yet. Sign in with the address that received the invitation.',

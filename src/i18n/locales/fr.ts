@@ -407,7 +407,7 @@ export const fr = {
   'invitation.signIn': 'Se connecter',
   'invitation.signUp': 'Créer un compte',
   'invitation.signUpHint':
-    'Pas encore de compte ? Créez-en un avec l’adresse à laquelle l’invitation a été envoyée, puis rouvrez le lien de l’invitation.',
+    'Pas encore de compte ? Créez-en un avec l’adresse à laquelle l’invitation a été envoyée ; vous reviendrez ici pour l’accepter.',
   'invitation.wrongAddressTitle': 'Cette invitation est destinée à une autre adresse',
   'invitation.wrongAddress':
     'Vous êtes connecté avec une adresse à laquelle l’invitation n’a pas été envoyée, ou pas encore vérifiée. Connectez-vous avec l’adresse qui a reçu l’invitation.',

@@ -58,9 +58,15 @@ t.test('the API creates, lists, resends and revokes, and answers as openapi.json
   t.equal(old.statusCode, 404);
   t.match(old.body, 'This invitation cannot be used', 'the old link is dead');
 
+  const bare = await api.call(t, 'POST', `/organizations/acme/invitations/${body.id}/resend`);
+  t.equal(bare.statusCode, 400, 'a POST takes a JSON object, as every POST of the API does');
+  t.equal(await linkTo('new@example.com'), secondLink, 'nothing sent');
+  const again = await api.call(t, 'POST', `/organizations/acme/invitations/${body.id}/resend`, { body: {} });
+  t.equal(again.statusCode, 200, 'an empty object: seven days');
+  t.not(await linkTo('new@example.com'), secondLink);
   const revoked = await api.call(t, 'DELETE', `/organizations/acme/invitations/${body.id}`);
   t.equal((revoked.json() as { state: string }).state, 'revoked');
-  const dead = await api.app.inject({ method: 'GET', url: pathOf(secondLink) });
+  const dead = await api.app.inject({ method: 'GET', url: pathOf(await linkTo('new@example.com')) });
   t.equal(dead.statusCode, 404);
   t.equal(dead.body, old.body, 'the same page for a superseded and a revoked link');
   const unknown = await api.app.inject({ method: 'GET', url: `/sso/invitations/${'A'.repeat(43)}` });
@@ -128,4 +134,36 @@ t.test('the page is counted per network before the token is looked up', async (t
   t.equal(status, 429, 'a flood is refused');
   const other = await api.app.inject({ method: 'GET', url: `/sso/invitations/${'B'.repeat(43)}`, remoteAddress: '198.51.100.7' });
   t.equal(other.statusCode, 404, 'another network is not');
+});
+
+t.test('an address with no account signs up from the link and comes back to it to accept', async (t) => {
+  const open = await adminApiApp(t, { notifier: null, env: { SIGNUP: 'open' } });
+  const openCtx = { ...ctx, config: open.config, db: open.db };
+  const org = await createOrganization(openCtx, { slug: 'newco', display_name: 'NewCo' });
+  await open.call(t, 'POST', '/organizations/newco/invitations', { body: { email: 'dodo@example.org', roles: ['admin'] } });
+  const row = await open.db.selectFrom('outbox').select('payload').where('address', '=', 'dodo@example.org').executeTakeFirstOrThrow();
+  const path = pathOf(String((row.payload as Record<string, unknown>).url));
+
+  const browser = new Browser();
+  const shown = await browser.request(open.app, 'GET', path);
+  t.match(shown.body, 'href="http://localhost:3000/sso/account/signup"', 'sign-up is offered');
+  const form = { email: 'dodo@example.org', name: 'The Dodo', password: 'caucus race winners', repeat: 'caucus race winners' };
+  const posted = await browser.request(open.app, 'POST', '/sso/account/signup', form);
+  t.equal(posted.statusCode, 303);
+  const mail = await open.db
+    .selectFrom('outbox')
+    .select('payload')
+    .where('address', '=', 'dodo@example.org')
+    .where('kind', '=', 'signup-verification')
+    .executeTakeFirstOrThrow();
+  const code = String((mail.payload as Record<string, unknown>).code);
+  const verified = await browser.request(open.app, 'POST', '/sso/account/signup/code', { code });
+  t.equal(verified.statusCode, 303);
+  t.equal(verified.headers.location, `http://localhost:3000${path}`, 'the end of the sign-up returns to the link');
+  const accept = await browser.request(open.app, 'GET', path);
+  t.equal(accept.statusCode, 200);
+  const done = await browser.request(open.app, 'POST', path, { csrf: hiddenField(accept.body, 'csrf') });
+  t.match(done.body, 'You are now a member of NewCo.');
+  const dodo = await open.db.selectFrom('users').select('id').where('email', '=', 'dodo@example.org').executeTakeFirstOrThrow();
+  t.same((await findMembership(open.db, org.id, dodo.id))?.roles, ['member', 'admin']);
 });

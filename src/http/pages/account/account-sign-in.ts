@@ -7,7 +7,8 @@ import { single, type RawParams } from '../../../domain/params.js';
 import { waitingRelyingParty } from '../../../domain/saml/idp/pending-sign-in.js';
 import { randomToken, safeEqual } from '../../../domain/secrets.js';
 import type { MessageKey } from '../../../i18n/catalog.js';
-import { accountSignInCookie, invitationPendingCookie, samlPendingCookie, sessionCookie } from '../../cookies.js';
+import { accountSignInCookie, samlPendingCookie, sessionCookie } from '../../cookies.js';
+import { pendingInvitationUrl } from '../invitation-return.js';
 import { seeOther } from '../../redirect.js';
 import type { PageText } from '../../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage } from '../../views/pages.js';
@@ -63,8 +64,7 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
    */
   const afterSignIn = (request: FastifyRequest) => {
     if (request.cookies[samlPendingCookie(ctx.config).name]) return `${ctx.config.issuer}/saml/resume`;
-    const invitation = request.cookies[invitationPendingCookie(ctx.config).name];
-    return invitation && /^[A-Za-z0-9_-]{43}$/.test(invitation) ? `${ctx.config.issuer}/invitations/${invitation}` : base;
+    return pendingInvitationUrl(ctx.config, request) ?? base;
   };
 
   /** The SAML SP a sign-in here is for (named in its security events), or null for the account page itself. */
