@@ -8,6 +8,7 @@ import {
   findInvitation,
   findInvitationByTokenHash,
   findMembership,
+  findOrganizationById,
   insertInvitation,
   insertMembership,
   listInvitationRows,
@@ -18,7 +19,6 @@ import {
 import { insertOutboxMessage } from '../../storage/outbox.js';
 import type { Db } from '../../storage/database.js';
 import type { OrganizationInvitationRow, OrganizationRow, UserRow } from '../../storage/schema.js';
-import { findOrganizationById } from '../../storage/organizations.js';
 import { findUserById } from '../../storage/users.js';
 import { inAdminTransaction, logAdminAction, type AdminActor, type AdminContext } from '../admin/admin.js';
 import { AdminError } from '../admin-error.js';
