@@ -101,6 +101,13 @@ export const accountSignInCookie = (config: Config): CookieSpec =>
   providerCookie(config, 'sso_account_sign_in', '/account', config.interactionTtlSeconds);
 
 /**
+ * An organization's invitation waiting for its person to sign in (src/http/pages/invitation.ts): the link's token,
+ * set by {issuer}/invitations/{token}, read by the account sign-in, which then returns the browser to the link.
+ */
+export const invitationPendingCookie = (config: Config): CookieSpec =>
+  providerCookie(config, 'sso_invitation', '', config.interactionTtlSeconds);
+
+/**
  * A sign-up waiting for its email to be verified, in the browser that signed up: its id, so that the code typed
  * on the page finds it (the code alone names nothing). Lives as long as the verification.
  */

@@ -13,7 +13,8 @@ export type OutboxKind =
   | 'invitation'
   | 'email-verification'
   | 'email-taken'
-  | 'email-change-notice';
+  | 'email-change-notice'
+  | 'organization-invitation';
 
 export interface NewOutboxMessage {
   /** The user it is for (sent to their email address unless `address` says otherwise); null with `address` alone. */

@@ -188,6 +188,12 @@ t.test('every kind says the same in both parts: each paragraph, code and link of
     'email-verification': { url: 'https://sso.example/sso/account/email/verify?token=abc' },
     'email-taken': {},
     'email-change-notice': { to: 'n***@example.org' },
+    'organization-invitation': {
+      url: 'https://sso.example/sso/invitations/abc',
+      organization: 'Acme & Sons',
+      inviter: 'Alice <Admin>',
+      expires: '2026-12-15T08:00:00.000Z',
+    },
   };
   for (const [locale, kind, payload] of LOCALES.flatMap((locale) => Object.entries(payloads).map((entry) => [locale, ...entry] as const))) {
     const content = messageContent({ kind, payload }, setting, locale);

@@ -125,6 +125,21 @@ const TEMPLATES: Readonly<Record<OutboxKind, Template>> = {
     action: { label: t('mail.invitation.action'), url: field(payload, 'url') },
     outro: [t('mail.invitation.valid', { minutes: s.signupMinutes })],
   }),
+  // An invitation to an organization (src/domain/organizations/invitations.ts): who invited, when the link ends.
+  'organization-invitation': (payload, s, t) => {
+    const organization = field(payload, 'organization');
+    const inviter = typeof payload.inviter === 'string' && payload.inviter !== '' ? payload.inviter : undefined;
+    return {
+      subject: t('mail.orgInvitation.subject', { organization, service: s.serviceName }),
+      intro: [
+        inviter
+          ? t('mail.orgInvitation.introBy', { inviter, organization, service: s.serviceName })
+          : t('mail.orgInvitation.intro', { organization, service: s.serviceName }),
+      ],
+      action: { label: t('mail.orgInvitation.action'), url: field(payload, 'url') },
+      outro: [t('mail.orgInvitation.valid', { at: utcMinute(field(payload, 'expires')) }), t('mail.orgInvitation.notYou')],
+    };
+  },
 };
 
 /**

@@ -341,7 +341,7 @@ export async function deleteOrganizationRoleByName(ctx: AdminContext, ref: strin
 }
 
 /** The roles as given, checked against the organization's: `member` always among them, no duplicates. */
-async function checkedRoles(ctx: AdminContext, organizationId: string, roles: readonly string[]): Promise<string[]> {
+export async function checkedRoles(ctx: AdminContext, organizationId: string, roles: readonly string[]): Promise<string[]> {
   const own = new Set((await listOrganizationRoleRows(ctx.db, organizationId)).map((r) => r.name));
   const unknown = roles.filter((r) => !(BUILT_IN_ROLES as readonly string[]).includes(r) && !own.has(r));
   if (unknown.length > 0) throw new AdminError(`the organization has no role ${unknown.map((r) => `"${r}"`).join(', ')}`);

@@ -17,6 +17,7 @@ import connectionSamlRoutes from './connection-saml.js';
 import type { SamlCredentials } from '../../domain/saml/credentials.js';
 import deviceVerificationRoutes from './device-verification.js';
 import interactionRoutes from './interaction.js';
+import invitationRoutes from './invitation.js';
 import passwordResetRoutes from './password-reset.js';
 import secondFactorRoutes from './second-factor.js';
 import signupRoutes from './signup.js';
@@ -52,6 +53,8 @@ export default async function pageRoutes(app: FastifyInstance, opts: PagesOption
   await app.register(accountPasswordRoutes, { ctx, onLogoutsQueued, onMessagesQueued });
   await app.register(accountEmailRoutes, { ctx, onMessagesQueued });
   await app.register(passwordResetRoutes, { ctx, onLogoutsQueued, onMessagesQueued });
+  // Organizations' invitations (issue 40): the mailed link, accepted by the invited address signed in.
+  await app.register(invitationRoutes, { ctx });
   // Self-service sign-up: off (404) unless SIGNUP is open or invite.
   if (config.signup.mode !== 'off') await app.register(signupRoutes, { ctx, onMessagesQueued });
 }

@@ -9,6 +9,7 @@ import type { ProviderContext } from '../../domain/context.js';
 import { sessionCookie, signupCookie } from '../cookies.js';
 import { pageLanguage, type PageLanguage } from '../page-language.js';
 import { seeOther } from '../redirect.js';
+import { pendingInvitationUrl } from './invitation-return.js';
 import { PAGE_HEADERS, type PageText } from '../views/layout.js';
 import { signupEndPage, type SignupPageInput } from './views/signup-pages.js';
 
@@ -74,7 +75,9 @@ export function signupKit(ctx: ProviderContext) {
     reply.setCookie(spec.name, created.cookie, spec.options);
     // A link opened elsewhere (a phone's mail app) lands on the account page instead.
     const back = sameBrowser(request, reply, result.signupId) && result.interactionId;
-    return seeOther(reply, back ? `${ctx.config.issuer}/interaction/${result.interactionId}` : `${base}?done=signed-up`);
+    if (back) return seeOther(reply, `${ctx.config.issuer}/interaction/${result.interactionId}`);
+    // Signed up from an organization's invitation (src/http/pages/invitation.ts): back to it, to accept.
+    return seeOther(reply, pendingInvitationUrl(ctx.config, request) ?? `${base}?done=signed-up`);
   }
 
   return { base, page, formInput, language, invitationOnly, finish };

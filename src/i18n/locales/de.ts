@@ -399,6 +399,34 @@ export const de = {
   'mail.invitation.intro': 'Sie sind eingeladen, mit dieser E-Mail-Adresse ein {service}-Konto zu erstellen.',
   'mail.invitation.action': 'Konto erstellen',
   'mail.invitation.valid': 'Der Link funktioniert {minutes} Minuten lang, einmal.',
+  'mail.orgInvitation.subject': 'Treten Sie {organization} bei {service} bei',
+  'mail.orgInvitation.introBy': '{inviter} lädt Sie ein, {organization} bei {service} beizutreten.',
+  'mail.orgInvitation.intro': 'Sie sind eingeladen, {organization} bei {service} beizutreten.',
+  'mail.orgInvitation.action': 'Einladung annehmen',
+  'mail.orgInvitation.valid':
+    'Der Link funktioniert einmal, bis {at}, für eine Person, die mit dieser E-Mail-Adresse angemeldet ist. Wenn Sie noch kein Konto haben, können Sie zuerst eines mit dieser Adresse erstellen.',
+  'mail.orgInvitation.notYou': 'Wenn Sie diese Einladung nicht erwartet haben, ignorieren Sie diese Nachricht.',
+  'invitation.title': '{organization} beitreten',
+  'invitation.invitedBy': '{inviter} lädt Sie ein, {organization} beizutreten.',
+  'invitation.invited': 'Sie sind eingeladen, {organization} beizutreten.',
+  'invitation.roles': 'Ihre Rollen: {roles}.',
+  'invitation.accept': 'Einladung annehmen',
+  'invitation.signInFirst':
+    'Melden Sie sich mit der E-Mail-Adresse an, an die die Einladung ging; danach kommen Sie hierher zurück, um sie anzunehmen.',
+  'invitation.signIn': 'Anmelden',
+  'invitation.signUp': 'Konto erstellen',
+  'invitation.signUpHint':
+    'Noch kein Konto? Erstellen Sie eines mit der Adresse, an die die Einladung ging; danach kommen Sie hierher zurück, um sie anzunehmen.',
+  'invitation.wrongAddressTitle': 'Diese Einladung gilt einer anderen Adresse',
+  'invitation.wrongAddress':
+    'Sie sind mit einer Adresse angemeldet, an die die Einladung nicht ging, oder mit einer noch nicht bestätigten. Melden Sie sich mit der Adresse an, die die Einladung erhalten hat.',
+  'invitation.signOut': 'Abmelden',
+  'invitation.unusableTitle': 'Diese Einladung kann nicht verwendet werden',
+  'invitation.unusable':
+    'Der Link ist nicht gültig: Er ist vielleicht abgelaufen, schon verwendet oder zurückgezogen worden. Bitten Sie die Person, die Sie eingeladen hat, um einen neuen.',
+  'invitation.acceptedTitle': 'Willkommen bei {organization}',
+  'invitation.accepted': 'Sie sind jetzt Mitglied von {organization}.',
+  'invitation.goToAccount': 'Zu Ihrem Konto',
   'signIn.directoryUnavailable': 'Der Anmeldedienst ist vorübergehend nicht verfügbar. Versuchen Sie es in ein paar Minuten erneut.',
   'signIn.secondFactorRequired':
     'Diese Anwendung verlangt einen zweiten Faktor, und Ihr Konto hat noch keinen. Richten Sie auf Ihrer Kontoseite eine Authenticator-App oder einen Passkey ein und melden Sie sich dann erneut an.',

@@ -390,6 +390,34 @@ export const fr = {
   'mail.invitation.intro': 'Vous êtes invité à créer un compte {service} avec cette adresse e-mail.',
   'mail.invitation.action': 'Créer votre compte',
   'mail.invitation.valid': 'Le lien fonctionne pendant {minutes} minutes, une seule fois.',
+  'mail.orgInvitation.subject': 'Rejoignez {organization} sur {service}',
+  'mail.orgInvitation.introBy': '{inviter} vous invite à rejoindre {organization} sur {service}.',
+  'mail.orgInvitation.intro': 'Vous êtes invité à rejoindre {organization} sur {service}.',
+  'mail.orgInvitation.action': 'Accepter l’invitation',
+  'mail.orgInvitation.valid':
+    'Le lien fonctionne une seule fois, jusqu’au {at}, pour une personne connectée avec cette adresse e-mail. Si vous n’avez pas encore de compte, vous pouvez d’abord en créer un avec cette adresse.',
+  'mail.orgInvitation.notYou': 'Si vous n’attendiez pas cette invitation, ignorez ce message.',
+  'invitation.title': 'Rejoindre {organization}',
+  'invitation.invitedBy': '{inviter} vous invite à rejoindre {organization}.',
+  'invitation.invited': 'Vous êtes invité à rejoindre {organization}.',
+  'invitation.roles': 'Vos rôles : {roles}.',
+  'invitation.accept': 'Accepter l’invitation',
+  'invitation.signInFirst':
+    'Connectez-vous avec l’adresse e-mail à laquelle l’invitation a été envoyée ; vous reviendrez ici pour l’accepter.',
+  'invitation.signIn': 'Se connecter',
+  'invitation.signUp': 'Créer un compte',
+  'invitation.signUpHint':
+    'Pas encore de compte ? Créez-en un avec l’adresse à laquelle l’invitation a été envoyée ; vous reviendrez ici pour l’accepter.',
+  'invitation.wrongAddressTitle': 'Cette invitation est destinée à une autre adresse',
+  'invitation.wrongAddress':
+    'Vous êtes connecté avec une adresse à laquelle l’invitation n’a pas été envoyée, ou pas encore vérifiée. Connectez-vous avec l’adresse qui a reçu l’invitation.',
+  'invitation.signOut': 'Se déconnecter',
+  'invitation.unusableTitle': 'Cette invitation ne peut pas être utilisée',
+  'invitation.unusable':
+    'Le lien n’est pas valide : il a peut-être expiré, déjà servi ou été retiré. Demandez-en un nouveau à la personne qui vous a invité.',
+  'invitation.acceptedTitle': 'Bienvenue dans {organization}',
+  'invitation.accepted': 'Vous êtes maintenant membre de {organization}.',
+  'invitation.goToAccount': 'Aller à votre compte',
   'signIn.directoryUnavailable': 'Le service de connexion est temporairement indisponible. Réessayez dans quelques minutes.',
   'signIn.secondFactorRequired':
     'Cette application demande un second facteur, et votre compte n’en a pas encore. Ajoutez une application d’authentification ou une clé d’accès sur la page de votre compte, puis reconnectez-vous.',

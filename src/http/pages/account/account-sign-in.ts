@@ -8,6 +8,7 @@ import { waitingRelyingParty } from '../../../domain/saml/idp/pending-sign-in.js
 import { randomToken, safeEqual } from '../../../domain/secrets.js';
 import type { MessageKey } from '../../../i18n/catalog.js';
 import { accountSignInCookie, samlPendingCookie, sessionCookie } from '../../cookies.js';
+import { pendingInvitationUrl } from '../invitation-return.js';
 import { seeOther } from '../../redirect.js';
 import type { PageText } from '../../views/layout.js';
 import { LOGIN_PAGE_HEADERS, loginPage } from '../../views/pages.js';
@@ -57,9 +58,14 @@ export default async function accountSignInRoutes(app: FastifyInstance, opts: Ac
         }),
       );
 
-  /** Where a sign-in ends: back at {issuer}/saml/resume when a SAML request waits for it, else the account page. */
-  const afterSignIn = (request: FastifyRequest) =>
-    request.cookies[samlPendingCookie(ctx.config).name] ? `${ctx.config.issuer}/saml/resume` : base;
+  /**
+   * Where a sign-in ends: back at {issuer}/saml/resume when a SAML request waits for it, at the invitation's link
+   * when one does (src/http/pages/invitation.ts), else the account page.
+   */
+  const afterSignIn = (request: FastifyRequest) => {
+    if (request.cookies[samlPendingCookie(ctx.config).name]) return `${ctx.config.issuer}/saml/resume`;
+    return pendingInvitationUrl(ctx.config, request) ?? base;
+  };
 
   /** The SAML SP a sign-in here is for (named in its security events), or null for the account page itself. */
   const relyingParty = (request: FastifyRequest) => waitingRelyingParty(ctx, request.cookies[samlPendingCookie(ctx.config).name]) ?? null;
