@@ -23,7 +23,13 @@ import {
   type NewGrantRefreshToken,
   type Taken,
 } from './grant-statement.js';
-import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
+import {
+  USER_CLAIM_ALIASES,
+  USER_CLAIM_COLUMNS,
+  organizationClaimsOf,
+  userLocalGroupsColumn,
+  type UserClaimColumns,
+} from './user-claim-columns.js';
 
 export interface NewCode {
   codeHash: string;
@@ -363,7 +369,10 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: Redemptio
         .where(allHold(CODE_CONDITIONS, v, shape))
         .returningAll('authorization_codes')
         .returning(USER_CLAIM_COLUMNS)
-        .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id')),
+        .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id'))
+        .returning(
+          organizationClaimsOf('authorization_codes.scope', 'authorization_codes.organization_id', 'users.id').as('user_organization'),
+        ),
     ),
     v,
     {
@@ -372,11 +381,13 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: Redemptio
       scope: sql<string>`taken.scope`,
       codeHash: true,
       claims: true,
+      organization: true,
     },
   )
     .selectFrom('taken')
     .select(REDEEMED_COLUMNS.map((column) => `taken.${column}` as const))
     .select(USER_CLAIM_ALIASES.map((column) => `taken.${column}` as const))
+    .select('taken.user_organization')
     .select((eb) => [
       eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
       // What was stored: known beforehand in the plain shape; read back from the CTE that stored it in the other.
