@@ -1,5 +1,6 @@
-// The client entry: a client as the seed file, the command line, the management API and the console give one (RFC
-// 7591 metadata names, plus allowed_groups and organization_usage): its fields, its checks, and the columns it and its secret are stored in.
+// The client entry: a client as the seed file, the command line, the management API and the console give one
+// (RFC 7591 metadata names, plus allowed_groups and organization_usage): its fields, its checks, and the columns it
+// and its secret are stored in.
 import { allowedGroupsProblem } from './groups/group-names.js';
 import { holdsSecret, type TokenEndpointAuthMethod } from './clients/auth-methods.js';
 import { clientMetadataProblems, METADATA_FIELDS } from './clients/client-metadata.js';
