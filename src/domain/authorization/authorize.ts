@@ -3,7 +3,7 @@
 import { FAPI2_MAX_CODE_TTL_SECONDS } from '../clients/fapi2.js';
 import type { Locale, MessageKey } from '../../i18n/catalog.js';
 import { translate } from '../../i18n/translate.js';
-import { ConsentRequired, LoginRequired } from '../../errors/oauth-error.js';
+import { ConsentRequired, InteractionRequired, LoginRequired } from '../../errors/oauth-error.js';
 import { insertCodeForConsentedSession, type NewCode } from '../../storage/authorization-codes.js';
 import { findConsentedScopes } from '../../storage/consents.js';
 import { findInteraction, insertInteraction } from '../../storage/interactions.js';
@@ -127,11 +127,16 @@ export async function authorize(
     const limit = { clientId: request.clientId, groupRestricted: client.groupRestricted };
     if (usable && !(await clientAdmits(ctx, limit, session.userId)))
       return { kind: 'respond', response: errorResponse(ctx, request, notInAllowedGroup()), clientConfirmed: false };
-    const err = usable
-      ? new ConsentRequired('the user has not consented to this request')
-      : new LoginRequired(
-          otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
-        );
+    // Issue 40: an organization's membership and policies are checked on the pages only (OIDC Core 3.1.2.6
+    // interaction_required: the request "cannot be completed without displaying a user interface").
+    const err =
+      usable && forOrganization
+        ? new InteractionRequired('a sign-in for an organization is completed on its pages')
+        : usable
+          ? new ConsentRequired('the user has not consented to this request')
+          : new LoginRequired(
+              otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
+            );
     return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
   }
   // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.

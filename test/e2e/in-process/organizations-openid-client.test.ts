@@ -240,3 +240,16 @@ t.test('RFC 9126: a pushed request may name the organization', async (t) => {
   t.ok(err instanceof oidc.ResponseBodyError);
   t.equal((err as oidc.ResponseBodyError).error, 'invalid_request');
 });
+
+t.test('OIDC Core 3.1.2.6: prompt=none for an organization, with a session, is interaction_required', async (t) => {
+  const config = await configFor(PORTAL);
+  const jar = new CookieJar();
+  const first = await prepareAttempt(config, PORTAL.redirect_uris[0]!, 'openid', { organization: 'globex' });
+  const signedIn = await browse(first.authorizationUrl, ALICE, undefined, jar);
+  t.equal(signedIn.kind, 'client', 'signed in once, with a session');
+  const silent = await prepareAttempt(config, PORTAL.redirect_uris[0]!, 'openid', { organization: 'globex', prompt: 'none' });
+  const answer = await browse(silent.authorizationUrl, ALICE, undefined, jar);
+  if (answer.kind !== 'client') throw new Error(`expected a redirect, got HTTP ${answer.status}`);
+  t.equal(answer.callback.searchParams.get('error'), 'interaction_required');
+  t.equal(answer.callback.searchParams.get('state'), silent.state);
+});
