@@ -1,10 +1,12 @@
-// The client entry: a client as the seed file, the command line, the management API and the console give one (RFC
-// 7591 metadata names, plus allowed_groups): its fields, its checks, and the columns it and its secret are stored in.
+// The client entry: a client as the seed file, the command line, the management API and the console give one
+// (RFC 7591 metadata names, plus allowed_groups and organization_usage): its fields, its checks, and the columns it
+// and its secret are stored in.
 import { allowedGroupsProblem } from './groups/group-names.js';
 import { holdsSecret, type TokenEndpointAuthMethod } from './clients/auth-methods.js';
 import { clientMetadataProblems, METADATA_FIELDS } from './clients/client-metadata.js';
 import { writeSealedSecret } from '../storage/sealed-secret.js';
 import type { StoredSecret } from './keys/sealed-secrets.js';
+import type { OrganizationUsage } from '../storage/schema.js';
 
 /** A client entry that may carry its secret: only the seed file gives one (an operator's chosen secret). */
 export interface ClientEntryWithSecret {
@@ -19,13 +21,18 @@ export interface ClientEntryWithSecret {
   token_endpoint_auth_method?: TokenEndpointAuthMethod;
   /** Issue 20: only members of these groups may sign in to it (absent: anybody; empty: nobody). Not metadata. */
   allowed_groups?: string[];
+  /** Issue 40: whether its sign-ins name an organization (none, the default; allow; require). A column, not metadata. */
+  organization_usage?: OrganizationUsage;
   [metadata: string]: unknown;
 }
 
 /** A client as the command line, the management API and the console give it: they generate its secret, never take one. */
 export type ClientEntry = ClientEntryWithSecret & { client_secret?: never };
 
-export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS, 'allowed_groups']);
+export const CLIENT_FIELDS = new Set<string>(['client_id', 'client_secret', ...METADATA_FIELDS, 'allowed_groups', 'organization_usage']);
+
+/** Issue 40: the values of organization_usage (src/domain/authorization/organization-request.ts). */
+export const ORGANIZATION_USAGES: readonly OrganizationUsage[] = ['none', 'allow', 'require'];
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
@@ -59,6 +66,8 @@ export function clientEntryProblems(raw: unknown, where = ''): string[] {
     const problem = allowedGroupsProblem(c.allowed_groups);
     if (problem) bad(problem);
   }
+  if (c.organization_usage !== undefined && !(ORGANIZATION_USAGES as readonly unknown[]).includes(c.organization_usage))
+    bad('organization_usage must be none, allow or require');
   return problems;
 }
 
@@ -82,10 +91,12 @@ export function clientColumns(entry: ClientEntryWithSecret, secret: SecretColumn
     response_types,
     token_endpoint_auth_method,
     allowed_groups,
+    organization_usage,
     ...metadata
   } = entry;
   return {
     ...secret,
+    organization_usage: organization_usage ?? 'none',
     // The groups themselves are rows of client_allowed_groups (src/domain/groups/allowed-groups.ts).
     group_restricted: allowed_groups !== undefined,
     client_name: client_name ?? null,

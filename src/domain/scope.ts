@@ -30,6 +30,9 @@ export const SCOPE_CLAIMS = {
   // names): the user's groups here with those an upstream provider or a directory mapped (src/domain/accounts/users.ts
   // groupsOf).
   groups: ['groups'],
+  // Not an OIDC Core scope (issue 40): the member's roles in the organization the sign-in was for, as the `org_roles`
+  // claim (src/domain/tokens/organization-claims.ts); no user claim.
+  org_roles: [],
   // OIDC Core 11: asks for a refresh token; releases no claim.
   offline_access: [],
 } as const satisfies Record<string, readonly UserClaim[]>;
@@ -46,6 +49,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, MessageKey>> = {
   address: 'scope.address',
   phone: 'scope.phone',
   groups: 'scope.groups',
+  org_roles: 'scope.org_roles',
   offline_access: 'scope.offline_access',
 };
 

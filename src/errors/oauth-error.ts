@@ -134,6 +134,13 @@ export class ConsentRequired extends OAuthError {
   }
 }
 
+/** OIDC Core 3.1.2.6: prompt=none, but the request "cannot be completed without displaying a user interface". */
+export class InteractionRequired extends OAuthError {
+  constructor(description: string, options?: OAuthErrorOptions) {
+    super('interaction_required', description, 400, {}, options);
+  }
+}
+
 /** RFC 6750 3.1: the bearer token is missing, expired, revoked or malformed. */
 export class InvalidToken extends OAuthError {
   constructor(description: string) {

@@ -5,7 +5,7 @@ import type { Db } from './database.js';
 import { reusableQuery } from './hot-path/reusable-query.js';
 import type { AccessTokenRow } from './schema.js';
 import type { VersionedShapes } from './json-shape.js';
-import { readUserClaims, USER_CLAIM_FIELDS, type ClaimsUser } from './user-claim-columns.js';
+import { organizationClaimsOf, readUserClaims, USER_CLAIM_FIELDS, type ClaimsUser } from './user-claim-columns.js';
 
 export interface AccessTokenWithUser {
   clientId: string;
@@ -29,6 +29,8 @@ const tokenWithUserQuery = reusableQuery((db: Db, v: { tokenHash: string }) =>
     .select(['u.id', ...USER_CLAIM_FIELDS.map((field) => `u.${field}` as const), 'u.disabled_at'])
     // The user's groups ride along only when the token was granted the `groups` scope (storage/groups.ts).
     .select(localGroupNames(sql.ref('t.scope') as Expression<string>, sql.ref('u.id') as Expression<string>).as('local_groups'))
+    // Issue 40: the organization's claims ride along in the same statement, only for a token that has one.
+    .select(organizationClaimsOf('t.scope', 't.organization_id', 'u.id').as('organization'))
     .select([
       't.client_id as token_client_id',
       't.scope as token_scope',

@@ -23,7 +23,13 @@ import {
   type NewGrantRefreshToken,
   type Taken,
 } from './grant-statement.js';
-import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
+import {
+  USER_CLAIM_ALIASES,
+  USER_CLAIM_COLUMNS,
+  organizationClaimsOf,
+  userLocalGroupsColumn,
+  type UserClaimColumns,
+} from './user-claim-columns.js';
 
 export interface NewCode {
   codeHash: string;
@@ -41,6 +47,8 @@ export interface NewCode {
   claims: string | null;
   /** RFC 9449 10: the thumbprint of the DPoP key the code is bound to; null: none. */
   dpopJkt: string | null;
+  /** Issue 40: the organization the sign-in was for; null or absent: none. */
+  organizationId?: string | null;
 }
 
 /** The columns a code is written with (the statements that issue one list their values in this order). */
@@ -62,6 +70,7 @@ const CODE_COLUMNS = [
   'resources',
   'claims',
   'dpop_jkt',
+  'organization_id',
 ] as const;
 
 /** Inserts a code issued in session `sid` and records that the session signed in to the code's client. */
@@ -135,7 +144,8 @@ export async function completeConsentedInteraction(
           sql`SELECT ${v.code_hash}::text, ${v.client_id}::text, ${v.user_id}::uuid, ${v.redirect_uri}::text,
                      ${v.redirect_uri_in_request}::boolean, ${v.scope}::text, ${v.nonce}::text, ${v.code_challenge}::text,
                      ${v.auth_time}::timestamptz, ${v.issued_at}::timestamptz, ${v.expires_at}::timestamptz, ${v.sid}::text,
-                     ${v.amr}::text[], ${v.acr}::text, ${v.resources}::text[], ${v.claims}::text, ${v.dpop_jkt}::text
+                     ${v.amr}::text[], ${v.acr}::text, ${v.resources}::text[], ${v.claims}::text, ${v.dpop_jkt}::text,
+                     ${v.organization_id}::uuid
                 FROM done`,
         )
         .returning(['sid', 'client_id']),
@@ -215,6 +225,8 @@ const consentedCodeQuery = reusableQuery((db: Db, v: ConsentedCodeValues, shape:
               eb.cast(eb.val(v.resources), sql.raw('text[]')).as('resources'),
               eb.cast(eb.val(v.claims), 'text').as('claims'),
               eb.cast(eb.val(v.dpopJkt), 'text').as('dpop_jkt'),
+              // A request for an organization never takes this path (authorize.ts): no parameter for it.
+              sql<null>`null::uuid`.as('organization_id'),
             ])
             .where('s.id_hash', '=', v.idHash)
             .where('s.expires_at', '>', v.now)
@@ -357,7 +369,10 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: Redemptio
         .where(allHold(CODE_CONDITIONS, v, shape))
         .returningAll('authorization_codes')
         .returning(USER_CLAIM_COLUMNS)
-        .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id')),
+        .returning(userLocalGroupsColumn('authorization_codes.scope', 'users.id'))
+        .returning(
+          organizationClaimsOf('authorization_codes.scope', 'authorization_codes.organization_id', 'users.id').as('user_organization'),
+        ),
     ),
     v,
     {
@@ -366,11 +381,13 @@ const redeemQuery = reusableQuery((db: Db, v: RedemptionValues, shape: Redemptio
       scope: sql<string>`taken.scope`,
       codeHash: true,
       claims: true,
+      organization: true,
     },
   )
     .selectFrom('taken')
     .select(REDEEMED_COLUMNS.map((column) => `taken.${column}` as const))
     .select(USER_CLAIM_ALIASES.map((column) => `taken.${column}` as const))
+    .select('taken.user_organization')
     .select((eb) => [
       eb.selectFrom('issued_refresh').select('issued_refresh.family_id').as('refresh_family_id'),
       // What was stored: known beforehand in the plain shape; read back from the CTE that stored it in the other.
@@ -467,5 +484,6 @@ function codeValues(code: NewCode, userId: string, authTime: Date, sid: string) 
     resources: code.resources,
     claims: code.claims,
     dpop_jkt: code.dpopJkt,
+    organization_id: code.organizationId ?? null,
   };
 }

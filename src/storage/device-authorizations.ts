@@ -255,8 +255,9 @@ const pollQuery = reusableQuery((db: Db, v: PollValues, shape: PollShape) => {
       resources: true,
       scope: sql<string>`taken.scope`,
       codeHash: false,
-      // A device authorization has no claims request.
+      // A device authorization has no claims request, and is for no organization.
       claims: false,
+      organization: false,
       // Tokens only from the poll that redeemed an approved request.
       onlyWhen: sql<boolean>`taken.issued_access_token_hash IN (${v.atOpaqueHash}::text, ${v.atJwtHash}::text)`,
     },

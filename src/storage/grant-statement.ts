@@ -118,6 +118,8 @@ export interface Issuing {
   claims: boolean;
   /** Tokens are stored only when this holds of the taken row (a device request: once it is approved). */
   onlyWhen?: RawBuilder<boolean>;
+  /** Issue 40: the taken row carries the organization the sign-in was for (code, refresh), which the tokens keep. */
+  organization: boolean;
 }
 
 /** The grant's row as the `taken` CTE returns it, as far as the tokens issued from it read it. */
@@ -134,6 +136,7 @@ interface TakenRow {
   family_id: string;
   jkt: string | null;
   code_hash: string;
+  organization_id: string | null;
 }
 
 /** The CTEs withIssuedTokens adds: the refresh token stored (when one was) and the access token stored. */
@@ -184,6 +187,7 @@ export function withIssuedTokens<DB extends Database>(
               'taken.resources',
               issuing.claims ? 'taken.claims' : sql<string | null>`null::text`.as('claims'),
               successor ? 'taken.jkt' : eb.cast(eb.val(v.refreshJkt), 'text').as('jkt'),
+              issuing.organization ? 'taken.organization_id' : sql<string | null>`null::uuid`.as('organization_id'),
             ])
             .$if(onlyWhen !== undefined, (qb) => qb.where(onlyWhen!))
             .$if(refreshDue !== undefined, (qb) => qb.where(refreshDue!)),
@@ -205,6 +209,7 @@ export function withIssuedTokens<DB extends Database>(
           'refresh_family_id',
           ...(issuing.codeHash ? (['code_hash'] as const) : []),
           ...(issuing.claims ? (['claims'] as const) : []),
+          ...(issuing.organization ? (['organization_id'] as const) : []),
         ])
         .expression((eb) => {
           const target = accessTokenTargetColumns(v, issuing.scope, issuing.resources);
@@ -230,6 +235,7 @@ export function withIssuedTokens<DB extends Database>(
             ])
             .$if(issuing.codeHash, (qb) => qb.select('taken.code_hash'))
             .$if(issuing.claims, (qb) => qb.select('taken.claims'))
+            .$if(issuing.organization, (qb) => qb.select('taken.organization_id'))
             .$if(onlyWhen !== undefined, (qb) => qb.where(onlyWhen!));
         })
         .returning(['token_hash', 'audience', 'scope', 'expires_at']),
@@ -239,7 +245,7 @@ export function withIssuedTokens<DB extends Database>(
 /**
  * The columns of a refresh token a grant's statement stores, the same whether a code, a device or a rotation issues
  * it: the token, its family, who and what it is for (scope, resources, the claims request), the sign-in it stands on,
- * its DPoP key.
+ * its DPoP key, the organization it was for (issue 40).
  */
 const REFRESH_TOKEN_COLUMNS = [
   'token_hash',
@@ -256,4 +262,5 @@ const REFRESH_TOKEN_COLUMNS = [
   'resources',
   'claims',
   'jkt',
+  'organization_id',
 ] as const;

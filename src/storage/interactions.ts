@@ -5,7 +5,7 @@
 import { sql } from 'kysely';
 import type { Db } from './database.js';
 import { readVersioned, writeVersioned, type VersionedShapes } from './json-shape.js';
-import type { InteractionRow } from './schema.js';
+import type { InteractionRow, OrganizationUsage } from './schema.js';
 
 export interface NewInteraction<S extends object> {
   id: string;
@@ -14,6 +14,8 @@ export interface NewInteraction<S extends object> {
   stored: S;
   createdAt: Date;
   expiresAt: Date;
+  /** Issue 40: the organization the request named; null or absent: none (yet). */
+  organizationId?: string | null;
 }
 
 export async function insertInteraction<S extends object>(db: Db, shapes: VersionedShapes<S>, i: NewInteraction<S>): Promise<void> {
@@ -26,6 +28,7 @@ export async function insertInteraction<S extends object>(db: Db, shapes: Versio
       request: writeVersioned(i.stored, shapes),
       created_at: i.createdAt,
       expires_at: i.expiresAt,
+      organization_id: i.organizationId ?? null,
     })
     .execute();
 }
@@ -35,6 +38,8 @@ export type FoundInteraction<S> = Omit<InteractionRow, 'request'> & {
   client_group_restricted: boolean;
   /** Its client requires a second factor now (`require_mfa` metadata, src/domain/accounts/second-factor-policy.ts). */
   client_require_mfa: boolean;
+  /** Its client's `organization_usage` now (none when the client is gone). */
+  client_organization_usage: OrganizationUsage;
 } & ({ readable: true; stored: S } | { readable: false; reason: string });
 
 /** The row, with its stored request checked; `readable: false` (and why, never a value) when it does not fit. */
@@ -45,6 +50,7 @@ export async function findInteraction<S>(db: Db, shapes: VersionedShapes<S>, id:
     .selectAll('i')
     .select(sql<boolean>`coalesce(c.group_restricted, false)`.as('client_group_restricted'))
     .select(sql<boolean>`coalesce(c.metadata->'require_mfa' = 'true'::jsonb, false)`.as('client_require_mfa'))
+    .select(sql<OrganizationUsage>`coalesce(c.organization_usage, 'none')`.as('client_organization_usage'))
     .where('i.id', '=', id)
     .executeTakeFirst();
   if (!row) return undefined;
@@ -58,6 +64,18 @@ export async function completeInteraction(db: Db, id: string, now: Date): Promis
   const row = await db
     .updateTable('interactions')
     .set({ completed_at: now })
+    .where('id', '=', id)
+    .where('completed_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Issue 40: the organization the person picked for a pending interaction; false when it is complete or gone. */
+export async function setInteractionOrganization(db: Db, id: string, organizationId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('interactions')
+    .set({ organization_id: organizationId })
     .where('id', '=', id)
     .where('completed_at', 'is', null)
     .returning('id')

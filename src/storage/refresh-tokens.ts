@@ -20,7 +20,13 @@ import {
   type IssuingValues,
   type Taken,
 } from './grant-statement.js';
-import { USER_CLAIM_ALIASES, USER_CLAIM_COLUMNS, userLocalGroupsColumn, type UserClaimColumns } from './user-claim-columns.js';
+import {
+  USER_CLAIM_ALIASES,
+  USER_CLAIM_COLUMNS,
+  organizationClaimsOf,
+  userLocalGroupsColumn,
+  type UserClaimColumns,
+} from './user-claim-columns.js';
 
 export interface Rotation {
   tokenHash: string;
@@ -57,6 +63,13 @@ export const REFRESH_CONDITIONS = grantConditions<RotationValues, RotationShape>
   { name: 'unrevoked', check: () => sql<boolean>`refresh_tokens.revoked_at is null` },
   { name: 'unexpired', check: (v) => sql<boolean>`refresh_tokens.expires_at > ${v.now}` },
   { name: 'user_enabled', check: () => sql<boolean>`users.disabled_at is null` },
+  // Issue 40: a grant for an organization lasts as long as the membership: removed from it, the person's refresh
+  // tokens for it are refused (RFC 6749 5.2 invalid_grant: the grant "was issued to another client" or is "revoked").
+  {
+    name: 'member',
+    check: () => sql<boolean>`(refresh_tokens.organization_id is null or exists (select 1 from organization_members m
+      where m.organization_id = refresh_tokens.organization_id and m.user_id = refresh_tokens.user_id))`,
+  },
   // RFC 9449 5: a bound refresh token is taken only with a proof by its key.
   { name: 'dpop_key', check: (v) => sql<boolean>`(refresh_tokens.jkt is null or refresh_tokens.jkt = ${v.atJkt}::text)` },
   // RFC 6749 6: "The requested scope MUST NOT include any scope not originally granted by the resource owner".
@@ -89,7 +102,8 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: RotationSha
         .where(allHold(REFRESH_CONDITIONS, v, shape))
         .returningAll('refresh_tokens')
         .returning(USER_CLAIM_COLUMNS)
-        .returning(userLocalGroupsColumn('refresh_tokens.scope', 'users.id')),
+        .returning(userLocalGroupsColumn('refresh_tokens.scope', 'users.id'))
+        .returning(organizationClaimsOf('refresh_tokens.scope', 'refresh_tokens.organization_id', 'users.id').as('user_organization')),
     ),
     v,
     {
@@ -98,11 +112,13 @@ const rotateQuery = reusableQuery((db: Db, v: RotationValues, shape: RotationSha
       scope: shape.narrower ? sql<string>`${v.scopeText}::text` : sql<string>`taken.scope`,
       codeHash: false,
       claims: true,
+      organization: true,
     },
   )
     .selectFrom('taken')
     .select(ROTATED_COLUMNS.map((column) => `taken.${column}` as const))
     .select(USER_CLAIM_ALIASES.map((column) => `taken.${column}` as const))
+    .select('taken.user_organization')
     .select(storedAccessTokenColumns(shape.resources, 'issued')),
 );
 

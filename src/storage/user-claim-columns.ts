@@ -1,5 +1,5 @@
 // The user columns a token statement returns beside its own row: the ID token's claims need no second query.
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import { localGroupNames } from './groups.js';
 import { readVersioned, type VersionedShapes } from './json-shape.js';
 import type { UserRow } from './schema.js';
@@ -10,6 +10,11 @@ import type { UserRow } from './schema.js';
  */
 export type ClaimsUser = Pick<UserRow, 'id' | 'username' | 'email' | 'email_verified' | 'claims' | 'updated_at' | 'locale'> & {
   local_groups?: unknown;
+  /**
+   * Issue 40: the claims of the organization the grant is for (org_id, org_name, and org_roles when the scope asks),
+   * read with the token (organizationClaimsColumn); null or absent: none. Checked where released.
+   */
+  organization?: unknown;
   /** Why the stored claims were not read (a path or version, never a value); `claims` is then empty. */
   claims_unreadable?: string;
 };
@@ -40,6 +45,21 @@ export function userLocalGroupsColumn(scope: string, userId: string) {
   return localGroupNames(sql.ref(scope) as Expression<string>, sql.ref(userId) as Expression<string>).as('user_local_groups');
 }
 
+/**
+ * Issue 40: the claims of the organization a token row is for (`org_id` its id, `org_name` its slug, and `org_roles` the
+ * member's roles when `scope` holds org_roles), as one JSON object read in the same statement: no round trip of its
+ * own, and for a row with no organization nothing is read (NULL).
+ */
+export function organizationClaimsOf(scope: string, organizationId: string, userId: string): RawBuilder<unknown> {
+  return sql<unknown>`CASE WHEN ${sql.ref(organizationId)} IS NOT NULL THEN (
+    SELECT jsonb_build_object('org_id', o.id, 'org_name', o.slug) ||
+           CASE WHEN 'org_roles' = ANY(string_to_array(${sql.ref(scope)}, ' '))
+             THEN jsonb_build_object('org_roles', coalesce((SELECT to_jsonb(m.roles) FROM organization_members m
+                                                            WHERE m.organization_id = o.id AND m.user_id = ${sql.ref(userId)}), '[]'::jsonb))
+             ELSE '{}'::jsonb END
+      FROM organizations o WHERE o.id = ${sql.ref(organizationId)}) END`;
+}
+
 /** The names those columns have in the statement's answer. */
 export const USER_CLAIM_ALIASES = [...USER_CLAIM_FIELDS.map((field) => `user_${field}` as const), 'user_local_groups' as const];
 
@@ -52,6 +72,8 @@ export interface UserClaimColumns {
   user_locale: string | null;
   /** Checked when read (src/domain/accounts/users.ts groupsOf). */
   user_local_groups: unknown;
+  /** Issue 40 (organizationClaimsOf): absent from the statements of grants that have no organization (device). */
+  user_organization?: unknown;
 }
 
 /** The user a token row's `user_id` and prefixed columns describe, their claims read through `shapes`. */
@@ -65,5 +87,6 @@ export function claimsUserOf(userId: string, row: UserClaimColumns, shapes: Vers
     updated_at: row.user_updated_at,
     locale: row.user_locale,
     local_groups: row.user_local_groups,
+    organization: row.user_organization ?? null,
   };
 }

@@ -146,6 +146,13 @@ const FIELD_OPTIONS: ReadonlyArray<{
     description: 'its users sign in with a second factor (amr mfa), whatever the risk verdict',
   },
   {
+    option: 'organization-usage',
+    field: 'organization_usage',
+    kind: 'string',
+    value: 'none|allow|require',
+    description: 'whether its sign-ins name an organization (issue 40): none (default), allow, or require (the person picks one)',
+  },
+  {
     option: 'request-object-signing-alg',
     field: 'request_object_signing_alg',
     kind: 'string',

@@ -76,6 +76,8 @@ export interface AuthorizationRequest {
   idpHint?: string | undefined;
   /** RFC 9449 10 dpop_jkt: the thumbprint of the DPoP key the code is bound to; absent: none. */
   dpopJkt?: string | undefined;
+  /** Issue 40: the organization the sign-in is for (its id; organization-request.ts); absent: none named. */
+  organizationId?: string | undefined;
 }
 
 /** A scope a resource server defines (src/domain/resources/resource-servers.ts). */

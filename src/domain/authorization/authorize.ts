@@ -3,7 +3,7 @@
 import { FAPI2_MAX_CODE_TTL_SECONDS } from '../clients/fapi2.js';
 import type { Locale, MessageKey } from '../../i18n/catalog.js';
 import { translate } from '../../i18n/translate.js';
-import { ConsentRequired, LoginRequired } from '../../errors/oauth-error.js';
+import { ConsentRequired, InteractionRequired, LoginRequired } from '../../errors/oauth-error.js';
 import { insertCodeForConsentedSession, type NewCode } from '../../storage/authorization-codes.js';
 import { findConsentedScopes } from '../../storage/consents.js';
 import { findInteraction, insertInteraction } from '../../storage/interactions.js';
@@ -20,6 +20,9 @@ import { requestedSubject } from '../tokens/claims-request.js';
 import { resolveSession, sessionKey } from '../accounts/sessions.js';
 import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
 import { meetsMfaRequirement } from '../accounts/second-factor-policy.js';
+import { findOrganizationById } from '../../storage/organizations.js';
+import type { OrganizationUsage } from '../../storage/schema.js';
+import { organizationOf, type Organization } from '../organizations/organization-admin.js';
 
 /**
  * `clientConfirmed`: the outcome was committed in a statement that checked the client's revision (the hot path),
@@ -52,6 +55,7 @@ export function newCode(ctx: ProviderContext, request: AuthorizationRequest): { 
       resources: request.resources ?? [],
       claims: request.claims ?? null,
       dpopJkt: request.dpopJkt ?? null,
+      organizationId: request.organizationId ?? null,
     },
   };
 }
@@ -70,7 +74,7 @@ export async function authorize(
   ctx: ProviderContext,
   request: AuthorizationRequest,
   sessionCookie: string | undefined,
-  client: Pick<Client, 'revision' | 'pairwiseSector' | 'groupRestricted' | 'requireMfa'>,
+  client: Pick<Client, 'revision' | 'pairwiseSector' | 'groupRestricted' | 'requireMfa' | 'organizationUsage'>,
 ): Promise<AuthorizeOutcome> {
   const now = ctx.clock();
   const clientRevision = client.revision;
@@ -92,7 +96,10 @@ export async function authorize(
   const forceLogin = request.prompts.includes('login') || request.prompts.includes('select_account');
   let minAuthTime = forceLogin ? now : request.maxAge !== null ? new Date(now.getTime() - request.maxAge * 1000) : null;
   const forceConsent = request.prompts.includes('consent');
-  if (sessionCookie && !forceLogin && !forceConsent) {
+  // Issue 40: a sign-in for an organization (or one a `require` client must pick) goes through the pages, which check
+  // the membership and the organization's policies; the one-statement path serves the requests without one.
+  const forOrganization = request.organizationId !== undefined || client.organizationUsage === 'require';
+  if (sessionCookie && !forceLogin && !forceConsent && !forOrganization) {
     const { code, row } = newCode(ctx, request);
     const issued = await insertCodeForConsentedSession(ctx.db, row, {
       idHash: sessionKey(sessionCookie),
@@ -120,11 +127,16 @@ export async function authorize(
     const limit = { clientId: request.clientId, groupRestricted: client.groupRestricted };
     if (usable && !(await clientAdmits(ctx, limit, session.userId)))
       return { kind: 'respond', response: errorResponse(ctx, request, notInAllowedGroup()), clientConfirmed: false };
-    const err = usable
-      ? new ConsentRequired('the user has not consented to this request')
-      : new LoginRequired(
-          otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
-        );
+    // Issue 40: an organization's membership and policies are checked on the pages only (OIDC Core 3.1.2.6
+    // interaction_required: the request "cannot be completed without displaying a user interface").
+    const err =
+      usable && forOrganization
+        ? new InteractionRequired('a sign-in for an organization is completed on its pages')
+        : usable
+          ? new ConsentRequired('the user has not consented to this request')
+          : new LoginRequired(
+              otherUser ? 'the signed-in user is not the user of id_token_hint' : 'the user is not signed in, or not recently enough',
+            );
     return { kind: 'respond', response: errorResponse(ctx, request, err), clientConfirmed: false };
   }
   // Someone else is signed in here: the hinted user is to be "logged in by the request", so sign in afresh.
@@ -181,6 +193,7 @@ async function startInteraction(
     stored: { request, ...flags },
     createdAt: now,
     expiresAt: addSeconds(now, ctx.config.interactionTtlSeconds),
+    organizationId: request.organizationId ?? null,
   });
   return { interactionId, bindingSecret };
 }
@@ -199,8 +212,17 @@ export interface Interaction extends StoredInteraction {
   createdAt: Date;
   /** Its client admits only members of its groups (src/domain/groups/allowed-groups.ts), as the client is now. */
   groupRestricted: boolean;
-  /** Its client requires a second factor (src/domain/accounts/second-factor-policy.ts), as the client is now. */
+  /**
+   * Its client requires a second factor (src/domain/accounts/second-factor-policy.ts), as the client is now, or its
+   * organization's policy does (requireSecondFactor).
+   */
   requireMfa: boolean;
+  /** Issue 40: the organization the sign-in is for (named by the request, or picked after the sign-in); null: none. */
+  organizationId: string | null;
+  /** That organization as it is now; undefined when there is none (or it was deleted meanwhile). */
+  organization: Organization | undefined;
+  /** Its client's organization_usage, as the client is now. */
+  organizationUsage: OrganizationUsage;
 }
 
 /**
@@ -219,12 +241,31 @@ export async function loadInteraction(ctx: ProviderContext, id: string, bindingS
     ctx.log.warn({ interaction: row.id, reason: row.reason }, 'stored interaction unreadable; treated as expired');
     throw new InteractionError('interaction.expired');
   }
+  const organization = await organizationNow(ctx, row.organization_id);
+  const organizationId = row.organization_id;
   return Object.assign({}, row.stored, {
+    // The column is the organization of record: it also holds one the person picked (organization-choice.ts).
+    request: Object.assign({}, row.stored.request, { organizationId: organizationId ?? undefined }),
     id: row.id,
     createdAt: row.created_at,
     groupRestricted: row.client_group_restricted,
-    requireMfa: row.client_require_mfa,
+    requireMfa: row.client_require_mfa || organizationRequiresSecondFactor(organization),
+    organizationId,
+    organization,
+    organizationUsage: row.client_organization_usage,
   });
+}
+
+/** The organization of an interaction as it is now: read only for a sign-in that has one. */
+async function organizationNow(ctx: ProviderContext, organizationId: string | null): Promise<Organization | undefined> {
+  if (organizationId === null) return undefined;
+  const row = await findOrganizationById(ctx.db, organizationId);
+  return row ? organizationOf(row) : undefined;
+}
+
+/** The organization's policy asks for a second factor after the password, whatever the risk verdict. */
+function organizationRequiresSecondFactor(organization: Organization | undefined): boolean {
+  return organization !== undefined && organization.problem === null && organization.policies.requireSecondFactor;
 }
 
 /**
@@ -243,10 +284,11 @@ export async function interactionFacts(
   interactionId: string,
 ): Promise<{ clientId: string | null; locale: Locale | undefined; requireMfa: boolean }> {
   const row = await findInteraction(ctx.db, STORED_INTERACTION, interactionId);
+  const organization = await organizationNow(ctx, row?.organization_id ?? null);
   return {
     clientId: row?.client_id ?? null,
     locale: row?.readable ? row.stored.request.uiLocale : undefined,
-    requireMfa: row?.client_require_mfa ?? false,
+    requireMfa: (row?.client_require_mfa ?? false) || organizationRequiresSecondFactor(organization),
   };
 }
 

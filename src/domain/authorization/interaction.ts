@@ -11,16 +11,26 @@ import type { ProviderContext } from '../context.js';
 import { loadClient } from '../clients/clients.js';
 import { requestedSubject } from '../tokens/claims-request.js';
 import { clientAdmits, notInAllowedGroup } from '../groups/allowed-groups.js';
+import type { MessageKey } from '../../i18n/catalog.js';
+import { organizationStep, type OrganizationStep } from './organization-choice.js';
 
 /**
  * `refused`: the client is limited to groups and the user is in none of them; the person is told on a page, whose
  * link takes `response` (access_denied) back to the client.
  */
 export type NextStep =
-  { kind: 'consent' } | { kind: 'respond'; response: AuthorizationResponse } | { kind: 'refused'; response: AuthorizationResponse };
+  | { kind: 'consent' }
+  | { kind: 'respond'; response: AuthorizationResponse }
+  | { kind: 'refused'; response: AuthorizationResponse }
+  | Exclude<OrganizationStep, { kind: 'pass' | 'refused' }>
+  | { kind: 'organization-refused'; message: MessageKey };
 
 /** After sign-in (or on arrival with a session): straight back to the client, or on to consent. */
 export async function afterSignIn(ctx: ProviderContext, interaction: Interaction, session: ActiveSession): Promise<NextStep> {
+  // Issue 40: an organization's sign-in admits its members only (or has the person pick one of theirs).
+  const organization = await organizationStep(ctx, interaction, session);
+  if (organization.kind === 'refused') return { kind: 'organization-refused', message: organization.message };
+  if (organization.kind !== 'pass') return organization;
   const refused = await refusedByGroups(ctx, interaction, session);
   if (refused) return { kind: 'refused', response: refused };
   if (interaction.forceConsent) return { kind: 'consent' };

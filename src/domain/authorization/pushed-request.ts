@@ -11,6 +11,7 @@ import { randomToken, sha256 } from '../secrets.js';
 import { UntrustedRedirectError, validateRequest, verifyTarget } from './authorization-request.js';
 import { PUSHED_PARAMS, withoutVersionField } from './pushed-params.js';
 import { withResources } from './resource-request.js';
+import { withOrganization } from './organization-request.js';
 import { verifyRequestObject, type RequestParams } from './request-object.js';
 import { DPOP_ALGS, type DpopProof } from '../tokens/dpop.js';
 
@@ -52,7 +53,7 @@ export async function pushAuthorizationRequest(
   try {
     const target = await verifyTarget(async (id) => (id === client.clientId ? client : undefined), params);
     // RFC 8707 2.1: the resources too, so that one the client may not ask for is refused here, not at /authorize.
-    await withResources(ctx, client, validateRequest(target, params), params);
+    await withOrganization(ctx, client, await withResources(ctx, client, validateRequest(target, params), params), params);
   } catch (err) {
     if (err instanceof UntrustedRedirectError) throw new InvalidRequest(err.message);
     throw err;

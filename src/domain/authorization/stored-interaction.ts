@@ -55,6 +55,9 @@ const INTERACTION_V1: Shape<StoredInteraction> = object<StoredInteraction>({
     idpHint: optional(string),
     // Added after version 1 was first written (RFC 9449 10): the DPoP key a request's dpop_jkt bound its code to.
     dpopJkt: optional(string),
+    // Added after version 1 was first written (issue 40): the organization the request named. The interaction's
+    // organization_id column is what the pages read (it also holds one picked after the sign-in).
+    organizationId: optional(string),
   }),
   minAuthTime: nullable(number),
   forceConsent: boolean,

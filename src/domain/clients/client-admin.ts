@@ -64,6 +64,7 @@ function entryFromRow(row: ClientRow, allowedGroups: string[]): ClientEntry {
     response_types: row.response_types,
     ...row.metadata,
     ...(row.group_restricted ? { allowed_groups: allowedGroups } : {}),
+    ...(row.organization_usage === 'none' ? {} : { organization_usage: row.organization_usage }),
   };
 }
 

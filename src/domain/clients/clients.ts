@@ -3,7 +3,7 @@ import { hash } from 'node:crypto';
 import { InvalidClient, InvalidRequest, TemporarilyUnavailable } from '../../errors/oauth-error.js';
 import type { Db } from '../../storage/database.js';
 import { findReadableClient, type ReadClientRow } from '../../storage/clients.js';
-import type { ClientRow } from '../../storage/schema.js';
+import type { ClientRow, OrganizationUsage } from '../../storage/schema.js';
 import type { JSONWebKeySet } from 'jose';
 import type { EventLog } from '../context.js';
 import type { PasswordHasher } from '../accounts/passwords.js';
@@ -71,6 +71,11 @@ export interface Client {
   groupRestricted: boolean;
   /** `require_mfa` metadata: its users sign in with a second factor (RFC 8176 `mfa` in the session's amr). */
   requireMfa: boolean;
+  /**
+   * Whether its sign-ins name an organization (issue 40, src/domain/authorization/organization-request.ts): `none`
+   * refuses the `organization` parameter, `allow` takes it, `require` has the person pick one when it is absent.
+   */
+  organizationUsage: OrganizationUsage;
 }
 
 export interface ClientLinks {
@@ -122,6 +127,7 @@ export function rowToClient(row: ShapedClientRow): Client {
     pairwiseSector: pairwiseSectorOf(m, row.redirect_uris),
     groupRestricted: row.group_restricted === true,
     requireMfa: m.require_mfa === true,
+    organizationUsage: row.organization_usage ?? 'none',
   };
 }
 

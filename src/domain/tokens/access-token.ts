@@ -9,6 +9,7 @@ import { addSeconds, epochSeconds } from '../clock.js';
 import type { ProviderContext } from '../context.js';
 import { isSigningAlg } from '../keys/signing-algs.js';
 import { storedKey } from '../secrets.js';
+import { organizationClaims } from './organization-claims.js';
 
 /** RFC 9068 2.1: "Resource servers MUST verify that the "typ" header value is "at+jwt"". */
 export const JWT_ACCESS_TOKEN_TYP = 'at+jwt';
@@ -83,6 +84,8 @@ export interface AccessTokenSubject {
   authTime: Date | null;
   /** The sign-in's authentication context class (OIDC Core 2 `acr`), when one is known. */
   acr?: string | null;
+  /** Issue 40: the claims of the organization the grant is for (organization-claims.ts); absent or null: none. */
+  organization?: unknown;
   now: Date;
 }
 
@@ -138,6 +141,9 @@ async function signJwtAccessToken(
   if (t.acr) claims.acr = t.acr;
   // RFC 9449 6.1: a DPoP-bound JWT names the key's thumbprint in cnf.jkt.
   if (t.jkt !== null) claims.cnf = { jkt: t.jkt };
+  // RFC 9068 2.2: further claims about the authentication are allowed; issue 40's org_id, org_name (and org_roles).
+  const organization = organizationClaims(t.organization);
+  for (const name in organization) if (!Object.hasOwn(claims, name)) claims[name] = organization[name];
   return new CompactSign(utf8.encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: JWT_ACCESS_TOKEN_TYP })
     .sign(key.privateKey);

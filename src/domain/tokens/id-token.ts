@@ -22,6 +22,8 @@ export interface IdTokenInput {
   acr?: string | null;
   /** User claims (OIDC Core 5.1) to carry too (id-token-claims.ts); they never replace a claim set here. */
   userClaims?: Record<string, unknown> | undefined;
+  /** Issue 40: org_id, org_name (and org_roles) of the organization the grant is for (organization-claims.ts). */
+  organizationClaims?: Record<string, unknown> | undefined;
   accessToken: string;
   now: Date;
   ttlSeconds: number;
@@ -65,6 +67,7 @@ export async function signIdToken(keys: Pick<KeyStore, 'signer'>, input: IdToken
   // The user's claims after, and never over, those set here. Not `{ ...userClaims, iss, ... }`: V8 (Node 20) builds
   // an object literal that starts with a spread and goes on with more keys tens of times slower (docs/benchmarks-history.md).
   for (const name in input.userClaims) if (!Object.hasOwn(claims, name)) claims[name] = input.userClaims[name];
+  for (const name in input.organizationClaims) if (!Object.hasOwn(claims, name)) claims[name] = input.organizationClaims[name];
   return new CompactSign(utf8.encode(JSON.stringify(claims)))
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: ID_TOKEN_TYP })
     .sign(key.privateKey);

@@ -6,8 +6,12 @@ import type { ProviderContext } from '../context.js';
 import { required, single, type RawParams } from '../params.js';
 import { findIssuedToken, isActive, parseTokenTypeHint, type IssuedToken } from './token-lookup.js';
 import { findResourceServers } from '../../storage/resource-servers.js';
+import { organizationClaimsFor } from './organization-claims.js';
 
 export interface IntrospectionResponse {
+  org_id?: string;
+  org_name?: string;
+  org_roles?: string[];
   active: boolean;
   scope?: string;
   client_id?: string;
@@ -45,6 +49,9 @@ export async function introspectToken(ctx: ProviderContext, client: Client, para
     iss: ctx.config.issuer,
     ...(audience === null ? {} : { aud: audience }),
     ...(jkt === null ? {} : { cnf: { jkt } }),
+    // RFC 7662 2.2: "Specific implementations MAY extend this structure with their own service-specific response
+    // names as top-level members": issue 40's org_id, org_name (and org_roles) for a grant for an organization.
+    ...(await organizationClaimsFor(ctx.db, row)),
   };
 }
 

@@ -10,6 +10,7 @@ import { lookupClient } from '../clients/current-client.js';
 import { applyClaimsRequest } from './claims-request.js';
 import { logUnreadableClaims, logUnreadableClaimsRequest } from './grants/token-response.js';
 import { splitScope } from '../scope.js';
+import { organizationClaims } from './organization-claims.js';
 
 /**
  * `jkt`: the thumbprint of the DPoP proof's key when the token came with the DPoP scheme and a valid proof (RFC 9449
@@ -51,5 +52,6 @@ export async function userinfo(ctx: ProviderContext, accessToken: string, jkt: s
     scopes,
     logUnreadableClaimsRequest(ctx, client.clientId),
   );
-  return Object.assign({}, claims, { sub: ctx.subjects.subjectFor(sector, token.user.id) });
+  // Issue 40: the organization the grant is for (org_id, org_name, org_roles), as in the ID token.
+  return Object.assign({}, claims, organizationClaims(token.user.organization), { sub: ctx.subjects.subjectFor(sector, token.user.id) });
 }

@@ -37,6 +37,11 @@ const CLIENT_METADATA: JsonSchema = {
     items: { type: 'string' },
     description: 'limits sign-in to the members of these groups (by name); absent: not limited; empty: nobody',
   },
+  organization_usage: {
+    type: 'string',
+    enum: ['none', 'allow', 'require'],
+    description: 'whether its sign-ins name an organization (the organization parameter): none (default), allow, require',
+  },
 };
 
 const CLIENT: JsonSchema = {

@@ -26,6 +26,7 @@ import { consentPage, LOGIN_PAGE_HEADERS, loginPage } from '../views/pages.js';
 import { pageErrors } from './page-errors.js';
 import { connectionButtonsFor } from './upstream-redirect.js';
 import { notInGroupPage } from './views/group-pages.js';
+import { organizationPickPage, organizationRefusedPage } from './views/organization-pages.js';
 
 export interface InteractionRoutesOptions {
   ctx: ProviderContext;
@@ -185,7 +186,18 @@ export function interactionKit(ctx: ProviderContext) {
       clearBinding(reply, interaction.id);
       return page(reply, 403, notInGroupPage(t, { clientName: await clientName(interaction.request.clientId), response: next.response }));
     }
+    // Issue 40: the organization's sign-in ends on a page (no response to the client), asks for a pick, or starts over
+    // with the organization picked (its policies may ask for more of the sign-in).
+    if (next.kind === 'organization-refused') {
+      clearBinding(reply, interaction.id);
+      return page(reply, 403, organizationRefusedPage(t, next.message));
+    }
+    if (next.kind === 'again') return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
     if (afterPost) return seeOther(reply, `${ctx.config.issuer}/interaction/${interaction.id}`);
+    if (next.kind === 'pick') {
+      const shown = { action: action(interaction.id, 'organization'), csrfToken: binding, choices: next.choices };
+      return page(reply, 200, organizationPickPage(t, { ...shown, clientName: await clientName(interaction.request.clientId) }));
+    }
     return consent(reply, t, interaction, binding, session);
   }
 

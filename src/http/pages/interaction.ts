@@ -7,6 +7,7 @@ import { single, type RawParams } from '../../domain/params.js';
 import { sendAuthorizationResponse } from '../authorization-response.js';
 import { ensureDeviceCookie } from './device-signals.js';
 import interactionPasskeyRoutes from './interaction-passkey.js';
+import organizationPickRoutes from './organization-pick.js';
 import { formSchema, interactionKit, paramsSchema, type InteractionRoutesOptions, type Params } from './interaction-kit.js';
 import { submitPasswordForm, typedLogin } from './password-form.js';
 import { hintedUpstream } from './upstream-redirect.js';
@@ -55,6 +56,7 @@ export default async function interactionRoutes(app: FastifyInstance, opts: Inte
   );
 
   await app.register(interactionPasskeyRoutes, opts);
+  await app.register(organizationPickRoutes, opts);
 
   app.post<{ Params: Params; Body: RawParams }>(
     '/interaction/:id/consent',

@@ -1,5 +1,6 @@
 // The authorization endpoint (RFC 6749 3.1, OIDC Core 3.1.2), GET and POST.
 import { withResources } from '../../domain/authorization/resource-request.js';
+import { withOrganization } from '../../domain/authorization/organization-request.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   verifyTarget,
@@ -84,7 +85,8 @@ export default async function authorizeRoutes(app: FastifyInstance, opts: { ctx:
     try {
       if (refusal) throw refusal;
       assertPushedWhenRequired(ctx.config, target.client, resolved.pushed);
-      const authRequest = await withResources(ctx, target.client, validateRequest(target, params), params);
+      const validated = await withResources(ctx, target.client, validateRequest(target, params), params);
+      const authRequest = await withOrganization(ctx, target.client, validated, params);
       const outcome = await authorize(ctx, authRequest, request.cookies[sessionCookie(ctx.config).name], target.client);
       if (outcome.clientConfirmed) attempt.confirm();
       else await attempt.ensureCurrent();

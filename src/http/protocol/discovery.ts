@@ -6,6 +6,7 @@ import { DEVICE_CODE_GRANT } from '../../domain/device-flow/device-authorization
 import { SIGNING_ALGS } from '../../domain/keys/keys.js';
 import { CLAIMS_SUPPORTED } from '../../domain/claims.js';
 import { SUPPORTED_SCOPES } from '../../domain/scope.js';
+import { ORGANIZATION_CLAIMS } from '../../domain/tokens/organization-claims.js';
 import { LOCALES } from '../../i18n/catalog.js';
 import { ASSERTION_ALGS, AUTH_METHODS } from '../../domain/clients/auth-methods.js';
 import { REQUEST_OBJECT_ALGS } from '../../domain/authorization/request-object.js';
@@ -45,7 +46,8 @@ export function discoveryDocument(config: Config): Record<string, unknown> {
     // OIDC Core 9: the secret methods, the two JWT assertions (RFC 7523), and none for public clients.
     token_endpoint_auth_methods_supported: [...AUTH_METHODS],
     token_endpoint_auth_signing_alg_values_supported: ASSERTION_SIGNING_ALGS,
-    claims_supported: [...CLAIMS_SUPPORTED],
+    // Issue 40: the organization's claims beside the user's (src/domain/tokens/organization-claims.ts).
+    claims_supported: [...CLAIMS_SUPPORTED, ...ORGANIZATION_CLAIMS],
     claim_types_supported: ['normal'],
     code_challenge_methods_supported: ['S256'],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

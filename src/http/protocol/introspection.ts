@@ -27,6 +27,10 @@ const responseSchema = {
       iss: str,
       aud: str,
       cnf: { type: 'object', properties: { jkt: str } },
+      // Issue 40: the organization the grant is for (RFC 7662 2.2 allows such service-specific members).
+      org_id: str,
+      org_name: str,
+      org_roles: { type: 'array', items: str },
     },
   },
 } as const;

@@ -98,6 +98,7 @@ export const de = {
   'scope.address': 'Ihre Postanschrift',
   'scope.phone': 'Ihre Telefonnummer',
   'scope.groups': 'Die Gruppen, zu denen Sie gehören',
+  'scope.org_roles': 'Ihre Rollen in der Organisation, für die Sie sich anmelden',
   'scope.offline_access': 'Zugriff behalten, während Sie die App nicht verwenden',
 
   'device.title': 'Gerät verbinden',
@@ -335,6 +336,13 @@ export const de = {
   'interaction.foreign': 'Dieser Anmeldelink ist in diesem Browser nicht gültig. Kehren Sie zur Anwendung zurück und beginnen Sie erneut.',
   'interaction.expired':
     'Diese Anmeldung ist abgelaufen oder wurde bereits abgeschlossen. Kehren Sie zur Anwendung zurück und beginnen Sie erneut.',
+  'organization.pickTitle': 'Organisation auswählen',
+  'organization.pickLead': 'Für welche Ihrer Organisationen melden Sie sich bei {client} an?',
+  'organization.noMembership':
+    'Sie sind kein Mitglied einer Organisation. Bitten Sie eine Administratorin oder einen Administrator Ihrer Organisation, Sie hinzuzufügen, und melden Sie sich dann erneut an.',
+  'organization.notMember':
+    'Sie sind kein Mitglied dieser Organisation. Bitten Sie eine ihrer Administratorinnen oder einen ihrer Administratoren, Sie hinzuzufügen, und melden Sie sich dann erneut an.',
+  'organization.unavailable': 'Die Anmeldung für diese Organisation ist derzeit nicht möglich. Versuchen Sie es später erneut.',
   'interaction.completed': 'Diese Anmeldung wurde bereits abgeschlossen. Kehren Sie zur Anwendung zurück und beginnen Sie erneut.',
   'interaction.formExpired':
     'Das Formular ist abgelaufen oder stammt nicht von dieser Website. Kehren Sie zur Anwendung zurück und beginnen Sie erneut.',

@@ -90,6 +90,7 @@ export const en = {
   'scope.address': 'Your postal address',
   'scope.phone': 'Your phone number',
   'scope.groups': 'The groups you belong to',
+  'scope.org_roles': 'Your roles in the organization you sign in for',
   'scope.offline_access': 'Keep access while you are not using the app',
 
   'device.title': 'Connect a device',
@@ -309,6 +310,12 @@ export const en = {
 
   'interaction.foreign': 'This sign-in link is not valid in this browser. Go back to the application and start again.',
   'interaction.expired': 'This sign-in has expired or was already completed. Go back to the application and start again.',
+  'organization.pickTitle': 'Choose an organization',
+  'organization.pickLead': 'Which of your organizations are you signing in to {client} for?',
+  'organization.noMembership':
+    'You are not a member of any organization. Ask an administrator of your organization to add you, then sign in again.',
+  'organization.notMember': 'You are not a member of this organization. Ask one of its administrators to add you, then sign in again.',
+  'organization.unavailable': 'Signing in for this organization is not possible at the moment. Try again later.',
   'interaction.completed': 'This sign-in was already completed. Go back to the application and start again.',
   'interaction.formExpired': 'The form has expired or did not come from this site. Go back to the application and start again.',
   'interaction.signedOut': 'You are no longer signed in. Go back to the application and start again.',

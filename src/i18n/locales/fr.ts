@@ -94,6 +94,7 @@ export const fr = {
   'scope.address': 'Votre adresse postale',
   'scope.phone': 'Votre numéro de téléphone',
   'scope.groups': 'Les groupes dont vous faites partie',
+  'scope.org_roles': 'Vos rôles dans l’organisation pour laquelle vous vous connectez',
   'scope.offline_access': 'Conserver l’accès lorsque vous n’utilisez pas l’application',
 
   'device.title': 'Connecter un appareil',
@@ -325,6 +326,13 @@ export const fr = {
 
   'interaction.foreign': 'Ce lien de connexion n’est pas valide dans ce navigateur. Retournez à l’application et recommencez.',
   'interaction.expired': 'Cette connexion a expiré ou est déjà terminée. Retournez à l’application et recommencez.',
+  'organization.pickTitle': 'Choisir une organisation',
+  'organization.pickLead': 'Pour laquelle de vos organisations vous connectez-vous à {client} ?',
+  'organization.noMembership':
+    'Vous n’êtes membre d’aucune organisation. Demandez à un administrateur de votre organisation de vous ajouter, puis reconnectez-vous.',
+  'organization.notMember':
+    'Vous n’êtes pas membre de cette organisation. Demandez à l’un de ses administrateurs de vous ajouter, puis reconnectez-vous.',
+  'organization.unavailable': 'La connexion pour cette organisation n’est pas possible pour le moment. Réessayez plus tard.',
   'interaction.completed': 'Cette connexion est déjà terminée. Retournez à l’application et recommencez.',
   'interaction.formExpired': 'Le formulaire a expiré ou ne provient pas de ce site. Retournez à l’application et recommencez.',
   'interaction.signedOut': 'Vous n’êtes plus connecté. Retournez à l’application et recommencez.',

@@ -57,6 +57,7 @@ export async function exchangeAuthorizationCode(
       subject: ctx.subjects.subjectFor(client.pairwiseSector, redeemed.user_id),
       authTime: redeemed.auth_time,
       acr: redeemed.acr,
+      organization: redeemed.user_organization,
       now,
     }),
     scope: redeemed.scope,

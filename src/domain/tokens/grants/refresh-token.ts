@@ -83,6 +83,7 @@ export async function refreshTokenGrant(
       subject: ctx.subjects.subjectFor(client.pairwiseSector, rotated.user_id),
       authTime: rotated.auth_time,
       acr: rotated.acr,
+      organization: rotated.user_organization,
       now,
     }),
     scope: grantedScope,
@@ -124,6 +125,8 @@ const REFRESH_REFUSALS: GrantRefusals<RefreshRefusal, Presented> = {
   unrevoked: () => new InvalidGrant('the refresh token was revoked'),
   unexpired: () => new InvalidGrant('the refresh token has expired'),
   user_enabled: invalidToken,
+  // Issue 40: the person is no longer a member of the organization the grant was for.
+  member: () => new InvalidGrant('the refresh token is for an organization the user is no longer a member of'),
   dpop_key: () => new InvalidGrant('the refresh token is bound to a DPoP key: send a proof made with it'),
   scope_granted: () => new InvalidScope('the requested scope exceeds the scope originally granted'),
   ...TARGET_REFUSALS,

@@ -6,6 +6,7 @@ import { signIdToken } from '../id-token.js';
 import type { IssuedAccessToken } from '../access-token.js';
 import { idTokenUserClaims } from '../id-token-claims.js';
 import { splitScope } from '../../scope.js';
+import { organizationClaims } from '../organization-claims.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -75,6 +76,7 @@ export async function userTokenResponse(
         issued.grant.claims,
         logUnreadableClaimsRequest(ctx, client.clientId),
       ),
+      organizationClaims: organizationClaims(issued.grant.user.organization),
       accessToken: issued.accessToken.value,
       now: issued.now,
       ttlSeconds: ctx.config.idTokenTtlSeconds,
