@@ -78,7 +78,15 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
-  const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger, metrics: deps.metrics, outbound: deps.outbound, dns: deps.dns });
+  const ctx = await createProviderContext({
+    config,
+    db: deps.db,
+    clock,
+    log: deps.logger,
+    metrics: deps.metrics,
+    outbound: deps.outbound,
+    dns: deps.dns,
+  });
   // Made on first use (a SAML request), so that a provider without SAML never makes one.
   const samlCredentials = deps.samlCredentials ?? new StoredSamlCredentials(ctx);
 

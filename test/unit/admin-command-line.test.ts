@@ -81,15 +81,15 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
   const cases: Array<[string[], string]> = [
     [
       [],
-      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps (sso-admin --help)',
+      'sso-admin: expected a noun: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps, orgs (sso-admin --help)',
     ],
     [
       ['--json'],
-      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps) (sso-admin --help)',
+      'sso-admin: unknown noun "--json" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps, orgs) (sso-admin --help)',
     ],
     [
       ['bogus'],
-      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps) (sso-admin --help)',
+      'sso-admin: unknown noun "bogus" (nouns: clients, resources, users, keys, sessions, devices, rules, connections, directories, groups, webhooks, scim-tokens, saml-sps, orgs) (sso-admin --help)',
     ],
     [
       ['users'],

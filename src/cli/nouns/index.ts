@@ -7,6 +7,7 @@ import { devices } from './devices.js';
 import { directories } from './directories.js';
 import { groups } from './groups.js';
 import { keys } from './keys.js';
+import { orgs } from './orgs.js';
 import { resources } from './resources.js';
 import { rules } from './rules.js';
 import { samlSps } from './saml-sps.js';
@@ -29,4 +30,5 @@ export const NOUNS: readonly Noun[] = [
   webhooks,
   scimTokens,
   samlSps,
+  orgs,
 ];
