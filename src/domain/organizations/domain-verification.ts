@@ -78,7 +78,12 @@ async function recordCheck(
       found && row.verified_at?.getTime() === now.getTime() ? 'verified' : unverify && row.verified_at === null ? 'unverified' : undefined;
     if (event) {
       const data = { organization_id: row.organization_id, domain: row.domain };
-      await emitWebhookEvent(ctx, trx, `organization.domain_${event}`, event === 'unverified' ? { ...data, failed_checks: row.check_failures } : data);
+      await emitWebhookEvent(
+        ctx,
+        trx,
+        `organization.domain_${event}`,
+        event === 'unverified' ? { ...data, failed_checks: row.check_failures } : data,
+      );
       await logAdminAction(ctx, trx, {
         event: `admin.organization.domain_${event}`,
         target: { type: 'organization', id: row.organization_id },
