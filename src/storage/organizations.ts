@@ -387,7 +387,7 @@ export function renewInvitationRow(
 export type ClaimedDomainCheck = OrganizationDomainRow & { previous_checked_at: Date | null };
 
 /**
- * Claims up to `limit` verified domains checked before `checkedBefore` (or never), longest ago first, in one
+ * Claims up to `limit` verified domains checked at `checkedBefore` or earlier (or never), longest ago first, in one
  * statement: their checked_at moves to `now`, so that another instance's round passes them by (SKIP LOCKED, then
  * no longer due) and each domain is checked by one instance at a time.
  */
@@ -398,7 +398,7 @@ export function claimDomainsDueForCheck(db: Db, checkedBefore: Date, now: Date, 
         .selectFrom('organization_domains')
         .select(['organization_id', 'domain', 'checked_at as previous_checked_at'])
         .where('verified_at', 'is not', null)
-        .where((eb) => eb.or([eb('checked_at', 'is', null), eb('checked_at', '<', checkedBefore)]))
+        .where((eb) => eb.or([eb('checked_at', 'is', null), eb('checked_at', '<=', checkedBefore)]))
         .orderBy(sql`checked_at asc nulls first`)
         .limit(limit)
         .forUpdate()
