@@ -14,7 +14,7 @@ t.test('orgs domains verify: refused with the reason until the record is publish
   const store = await adminStore(t);
   const env = { ...store.env, DNS_RESOLVERS: dns.address };
   const claims = await store.withDb(async (db) => {
-    const ctx = { config: testConfig(), db, clock: () => new Date(), log: pino({ level: 'silent' }) } as AdminContext;
+    const ctx = { config: testConfig(), db, clock: () => new Date(), log: pino({ level: 'silent' }) } as unknown as AdminContext;
     await createOrganization(ctx, { slug: 'acme', display_name: 'Acme' });
     await createOrganization(ctx, { slug: 'initech', display_name: 'Initech' });
     return [await addOrganizationDomain(ctx, 'acme', 'acme.example'), await addOrganizationDomain(ctx, 'initech', 'acme.example')];

@@ -12,7 +12,7 @@ import { startDnsServer } from '../../helpers/dns-server.js';
 
 const dns = await startDnsServer(t);
 const test = await adminApiApp(t, { env: { DNS_RESOLVERS: dns.address } });
-const ctx = { config: test.config, db: test.db, clock: () => new Date(), log: pino({ level: 'silent' }) } as AdminContext;
+const ctx = { config: test.config, db: test.db, clock: () => new Date(), log: pino({ level: 'silent' }) } as unknown as AdminContext;
 const acme = await createOrganization(ctx, { slug: 'acme', display_name: 'Acme' });
 const umbrella = await createOrganization(ctx, { slug: 'umbrella', display_name: 'Umbrella' });
 const acmeClaim = await addOrganizationDomain(ctx, 'acme', 'acme.example');
