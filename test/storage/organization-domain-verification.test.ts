@@ -188,6 +188,17 @@ t.test('the re-check unverifies a domain whose record is gone after UNVERIFY_AFT
   t.equal(dnsServer.queries.filter((q) => q === name).length, asked, 'an unverified domain is no longer checked');
 });
 
+t.test('two re-check rounds at once (two instances) check each due domain once', async (t) => {
+  const { org, name, value } = await claimant('twice.example');
+  dnsServer.setTxt(name, [[value]]);
+  await verifyOrganizationDomain(ctx, org.slug, 'twice.example');
+  advanceHours(RECHECK_INTERVAL_HOURS);
+  const asked = dnsServer.queries.filter((q) => q === name).length;
+  await Promise.all([recheckVerifiedDomains(ctx), recheckVerifiedDomains(ctx)]);
+  t.equal(dnsServer.queries.filter((q) => q === name).length - asked, 1, 'claimed by one round (FOR UPDATE SKIP LOCKED)');
+  t.match(await row(org.id, 'twice.example'), { checked_at: new Date(nowMs), check_failures: 0 });
+});
+
 t.test('the per-organization counter refuses a flood of checks before any lookup', async (t) => {
   const { org } = await claimant('flood.example');
   const other = await claimant('calm.example');
