@@ -116,7 +116,7 @@ export async function verifyOrganizationDomain(ctx: VerificationContext, ref: st
   );
 
   const { finding, answer } = await lookUp(ctx.dns, claim);
-  const record = `${verificationRecordName(domain)}`;
+  const record = verificationRecordName(domain);
   if (finding === 'dns_unavailable') {
     const reason = answer.kind === 'unavailable' ? answer.reason : 'no answer';
     return { outcome: finding, domain: domainOf(claim), detail: `the DNS did not answer for ${record} (${reason}): try again later` };
