@@ -35,7 +35,9 @@ import { startOutboxJob, type OutboxJob } from './jobs/outbox-job.js';
 import { purgeRetention, startPurgeJob, type PurgeJob } from './jobs/purge-job.js';
 import { startWebhookJob, type WebhookJob } from './jobs/webhook-job.js';
 import { startSamlMetadataJob, type SamlMetadataJob } from './jobs/saml-metadata-job.js';
+import { startOrganizationDomainsJob, type OrganizationDomainsJob } from './jobs/organization-domains-job.js';
 import type { Metrics } from './metrics.js';
+import type { TxtLookup } from './outbound/dns-txt.js';
 import type { OutboundDeps } from './outbound/guarded-fetch.js';
 import type { Db, PoolStats } from './storage/database.js';
 import type { Listen } from './storage/listen.js';
@@ -55,6 +57,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** How requests to clients and relays resolve names and which extra CAs they trust; the system's unless told. */
   outbound?: OutboundDeps;
+  /** TXT lookups (organizations' domains, issue 40); DNS_RESOLVERS's servers unless told. */
+  dns?: TxtLookup;
   /** Compiles the routes' schemas on first use (http/lazy-schema-compilers.ts); a test passes its own to compile them all. */
   schemaCompilers?: LazySchemaCompilers;
   /** LISTEN on the database (DatabaseHandle.listen): wakes the webhook deliveries as they are queued; else they poll. */
@@ -74,7 +78,15 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
-  const ctx = await createProviderContext({ config, db: deps.db, clock, log: deps.logger, metrics: deps.metrics, outbound: deps.outbound });
+  const ctx = await createProviderContext({
+    config,
+    db: deps.db,
+    clock,
+    log: deps.logger,
+    metrics: deps.metrics,
+    outbound: deps.outbound,
+    dns: deps.dns,
+  });
   // Made on first use (a SAML request), so that a provider without SAML never makes one.
   const samlCredentials = deps.samlCredentials ?? new StoredSamlCredentials(ctx);
 
@@ -136,6 +148,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     samlMetadata = startSamlMetadataJob(ctx);
   });
   app.addHook('onClose', async () => samlMetadata?.stop());
+
+  // Organizations' verified domains, their TXT records checked again (issue 40).
+  let organizationDomains: OrganizationDomainsJob | undefined;
+  app.addHook('onReady', async () => {
+    organizationDomains = startOrganizationDomainsJob(ctx);
+  });
+  app.addHook('onClose', async () => organizationDomains?.stop());
 
   let backchannel: BackchannelLogoutJob | undefined;
   app.addHook('onReady', async () => {

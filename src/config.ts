@@ -5,6 +5,7 @@ import path from 'node:path';
 import { isLocale, LOCALES, type Locale } from './i18n/catalog.js';
 import { idTokenClaimsSetting, signupSettings, type SignupSettings } from './config/accounts.js';
 import { brandSettings, type BrandSettings } from './config/brand.js';
+import { dnsResolversSetting } from './config/dns.js';
 import { issuerSettings } from './config/issuer.js';
 import { notifierSettings, type NotifierSettings } from './config/notifications.js';
 import { operationsSettings, outboundSettings, type OperationsSettings, type OutboundSettings } from './config/operations.js';
@@ -121,6 +122,11 @@ export interface Config extends NotifierSettings {
   readonly registration: RegistrationSettings;
   readonly operations: OperationsSettings;
   readonly outbound: OutboundSettings;
+  /**
+   * DNS_RESOLVERS: the DNS servers asked for the TXT records that prove an organization's domain (issue 40), as
+   * node:dns setServers takes them; empty: the system's resolvers.
+   */
+  readonly dnsResolvers: readonly string[];
   /** The bearer token of admins on GET /sso/security-events; undefined turns admin access off. */
   readonly adminApiToken: string | undefined;
 }
@@ -200,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     registration: registrationSettings(reader, lock),
     operations: operationsSettings(reader, { port: issuer.port, host: issuer.host }),
     outbound: outboundSettings(reader),
+    dnsResolvers: dnsResolversSetting(reader),
     adminApiToken,
   };
   // The embedded database lives in one process; several workers need a shared PostgreSQL.

@@ -135,6 +135,8 @@ export const SETTINGS = {
   TRUST_PROXY: text(),
   // Outbound requests (src/outbound/)
   OUTBOUND_ALLOW_NETWORKS: text(),
+  // DNS servers asked for TXT records (organization domain verification); empty: the system's
+  DNS_RESOLVERS: text(),
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -9,6 +9,7 @@ import type { SubjectIdentifiers } from './clients/pairwise.js';
 import type { Clock } from './clock.js';
 import type { KeyStore } from './keys/keys.js';
 import type { OutboundDeps } from '../outbound/guarded-fetch.js';
+import type { TxtLookup } from '../outbound/dns-txt.js';
 import type { PasswordHasher } from './accounts/passwords.js';
 import type { RandomSource } from './secrets.js';
 import type { PasswordPolicy } from './accounts/password-policy.js';
@@ -42,4 +43,6 @@ export interface ProviderContext {
   readonly metrics: Metrics;
   /** The resolver and trusted certificates of requests to clients and relays (src/outbound/guarded-fetch.ts). */
   readonly outbound: OutboundDeps;
+  /** TXT lookups (DNS_RESOLVERS, src/outbound/dns-txt.ts): the records that prove organizations' domains. */
+  readonly dns: TxtLookup;
 }

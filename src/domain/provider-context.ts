@@ -2,6 +2,7 @@
 // dependency added to the context is added everywhere at once.
 import type { Config } from '../config.js';
 import { createMetrics, type Metrics } from '../metrics.js';
+import { dnsTxtLookup, type TxtLookup } from '../outbound/dns-txt.js';
 import { systemOutbound, type OutboundDeps } from '../outbound/guarded-fetch.js';
 import type { Db } from '../storage/database.js';
 import { ClientCache } from './clients/client-cache.js';
@@ -27,6 +28,8 @@ export interface ContextParts {
   metrics?: Metrics;
   /** The resolver and extra CA certificates of outbound requests; the system's unless told (tests inject theirs). */
   outbound?: OutboundDeps;
+  /** TXT lookups; DNS_RESOLVERS's servers unless told (a test may give its own). */
+  dns?: TxtLookup;
 }
 
 /** Loads the signing keys and the device secret (generating them on a new database). Close `keys` when done. */
@@ -48,5 +51,6 @@ export async function createProviderContext(p: ContextParts): Promise<ProviderCo
     log: p.log,
     metrics: p.metrics ?? createMetrics(),
     outbound,
+    dns: p.dns ?? dnsTxtLookup(p.config.dnsResolvers),
   };
 }

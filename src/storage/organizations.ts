@@ -382,3 +382,45 @@ export function renewInvitationRow(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** A verified domain claimed for its periodic re-check, with when it had been checked before the claim. */
+export type ClaimedDomainCheck = OrganizationDomainRow & { previous_checked_at: Date | null };
+
+/**
+ * Claims up to `limit` verified domains checked at `checkedBefore` or earlier (or never), longest ago first, in one
+ * statement: their checked_at moves to `now`, so that another instance's round passes them by (SKIP LOCKED, then
+ * no longer due) and each domain is checked by one instance at a time.
+ */
+export function claimDomainsDueForCheck(db: Db, checkedBefore: Date, now: Date, limit: number): Promise<ClaimedDomainCheck[]> {
+  return db
+    .with('due', (qb) =>
+      qb
+        .selectFrom('organization_domains')
+        .select(['organization_id', 'domain', 'checked_at as previous_checked_at'])
+        .where('verified_at', 'is not', null)
+        .where((eb) => eb.or([eb('checked_at', 'is', null), eb('checked_at', '<=', checkedBefore)]))
+        .orderBy(sql`checked_at asc nulls first`)
+        .limit(limit)
+        .forUpdate()
+        .skipLocked(),
+    )
+    .updateTable('organization_domains')
+    .from('due')
+    .set({ checked_at: now })
+    .whereRef('organization_domains.organization_id', '=', 'due.organization_id')
+    .whereRef('organization_domains.domain', '=', 'due.domain')
+    .returningAll('organization_domains')
+    .returning('due.previous_checked_at')
+    .execute();
+}
+
+/** Gives back a claimed check that learnt nothing (the DNS did not answer): checked_at as before, unless checked since. */
+export async function releaseDomainCheck(db: Db, claimed: ClaimedDomainCheck): Promise<void> {
+  await db
+    .updateTable('organization_domains')
+    .set({ checked_at: claimed.previous_checked_at })
+    .where('organization_id', '=', claimed.organization_id)
+    .where('domain', '=', claimed.domain)
+    .where('checked_at', '=', claimed.checked_at)
+    .execute();
+}

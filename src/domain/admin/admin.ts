@@ -91,6 +91,7 @@ export type AdminEvent =
   | 'admin.organization.member_removed'
   | 'admin.organization.domain_added'
   | 'admin.organization.domain_verified'
+  | 'admin.organization.domain_unverified'
   | 'admin.organization.domain_removed'
   | 'admin.organization.invitation_created'
   | 'admin.organization.invitation_resent'

@@ -16,6 +16,9 @@ export const WEBHOOK_EVENT_TYPES = [
   // A membership of an organization made or ended (issue 40), with how it came.
   'organization.member_added',
   'organization.member_removed',
+  // A domain proven by its TXT record, or no longer (issue 40: the periodic re-check found it gone).
+  'organization.domain_verified',
+  'organization.domain_unverified',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];

@@ -12,6 +12,7 @@ import { samlServiceProviderRoutes } from './saml-service-providers.js';
 import { groupRoutes } from './groups.js';
 import { openApiRoute } from './openapi.js';
 import { organizationInvitationRoutes } from './organization-invitations.js';
+import { organizationDomainVerifyRoutes } from './organization-domains-verify.js';
 import { resourceServerRoutes } from './resource-servers.js';
 import { AdminApi, type AdminResource } from './route.js';
 import { ruleRoutes } from './rules.js';
@@ -40,6 +41,7 @@ export const RESOURCES: readonly AdminResource[] = [
   webhookRoutes,
   scimTokenRoutes,
   organizationInvitationRoutes,
+  organizationDomainVerifyRoutes,
   auditRoutes,
 ];
 

@@ -19,6 +19,7 @@ import { sessionKey } from '../../../src/domain/accounts/sessions.js';
 import { systemOutbound } from '../../../src/outbound/guarded-fetch.js';
 import { countQueuedLogouts } from '../../../src/storage/backchannel-logouts.js';
 import { endSession } from '../../../src/storage/sessions.js';
+import { dnsTxtLookup } from '../../../src/outbound/dns-txt.js';
 import { ALICE, BOB, buildTestApp, CONFIDENTIAL, FIXTURES, type TestApp } from '../../helpers/app.js';
 import { Browser, obtainCode, silentAuthorize, tokenRequest, basicAuth } from '../../helpers/flow.js';
 import { startLogoutReceiver, type LogoutReceiver } from '../../helpers/logout-receiver.js';
@@ -101,6 +102,7 @@ async function providerContext(t: Test, test: TestApp, clock: () => Date): Promi
     log: pino({ level: 'silent' }),
     metrics: createMetrics(),
     outbound: systemOutbound,
+    dns: dnsTxtLookup(config.dnsResolvers),
   };
   t.teardown(() => ctx.keys.close());
   return ctx;
