@@ -11,6 +11,7 @@ import { connectionRoutes } from './connections.js';
 import { samlServiceProviderRoutes } from './saml-service-providers.js';
 import { groupRoutes } from './groups.js';
 import { openApiRoute } from './openapi.js';
+import { organizationRoutes } from './organizations.js';
 import { resourceServerRoutes } from './resource-servers.js';
 import { AdminApi, type AdminResource } from './route.js';
 import { ruleRoutes } from './rules.js';
@@ -38,6 +39,7 @@ export const RESOURCES: readonly AdminResource[] = [
   samlServiceProviderRoutes,
   webhookRoutes,
   scimTokenRoutes,
+  organizationRoutes,
   auditRoutes,
 ];
 
