@@ -11,7 +11,7 @@ export const NO_ORGANIZATION = 'none';
 
 /** Limits the client to the organization `ref` names (its id or slug), or lifts the limit (null); answers the id set. */
 export async function setAdminOrganization(ctx: AdminContext, clientId: string, ref: string | null): Promise<string | null> {
-  requireProviderWide(ctx, "change the organization an API client administers");
+  requireProviderWide(ctx, 'change the organization an API client administers');
   const organizationId = ref === null || ref === NO_ORGANIZATION ? null : (await findOrganizationByRef(ctx.db, ref)).id;
   return inAdminTransaction(ctx, async (trx) => {
     const current = await findClient(trx, clientId);

@@ -46,7 +46,7 @@ const ADMIN_ORGANIZATION = {
   type: ['string', 'null'],
   minLength: 1,
   maxLength: 255,
-  description: "its admin:* tokens administer this organization only (its id or slug); null or \"none\": the whole provider",
+  description: 'its admin:* tokens administer this organization only (its id or slug); null or "none": the whole provider',
 } as const;
 
 /** The body without admin_organization, and what it says of it (undefined: nothing). */

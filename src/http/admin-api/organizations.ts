@@ -48,7 +48,11 @@ type OrgParams = { org: string };
 
 const BRANDING: JsonSchema = {
   type: 'object',
-  properties: { logo_url: { type: ['string', 'null'] }, primary_color: { type: ['string', 'null'] }, background_color: { type: ['string', 'null'] } },
+  properties: {
+    logo_url: { type: ['string', 'null'] },
+    primary_color: { type: ['string', 'null'] },
+    background_color: { type: ['string', 'null'] },
+  },
 };
 const POLICIES: JsonSchema = {
   type: 'object',
@@ -66,7 +70,10 @@ const ORG_PROPERTIES = {
   display_name: STRING,
   branding: BRANDING,
   policies: POLICIES,
-  problem: { type: ['string', 'null'], description: 'why its settings cannot be read (a newer version wrote them): its sign-ins are refused' },
+  problem: {
+    type: ['string', 'null'],
+    description: 'why its settings cannot be read (a newer version wrote them): its sign-ins are refused',
+  },
   members: { type: 'integer', description: 'how many users are members' },
   created_at: DATE_TIME,
   updated_at: DATE_TIME,
@@ -105,7 +112,12 @@ const DOMAIN_VIEW: JsonSchema = {
   },
 };
 /** The display name, slug and settings are checked by the domain (organization-names.ts, organization-settings.ts). */
-const WRITABLE = { slug: { type: 'string', minLength: 1, maxLength: 63 }, display_name: { type: 'string', minLength: 1, maxLength: 200 }, branding: { type: 'object' }, policies: { type: 'object' } } as const;
+const WRITABLE = {
+  slug: { type: 'string', minLength: 1, maxLength: 63 },
+  display_name: { type: 'string', minLength: 1, maxLength: 200 },
+  branding: { type: 'object' },
+  policies: { type: 'object' },
+} as const;
 const NONE: JsonSchema = { type: 'null', description: 'done' };
 
 const organizationJson = (o: Organization & { members?: number }) => ({
@@ -151,7 +163,8 @@ const organizationGuard = (request: FastifyRequest): IfMatchGuard<OrganizationSu
 
 export function organizationRoutes(api: AdminApi): void {
   // Every route of this resource keeps an organization-scoped caller to its own organization (the domain's rule).
-  const route = (spec: Omit<AdminRoute, 'tag' | 'organizationScoped'>) => api.route({ ...spec, tag: 'organizations', organizationScoped: true });
+  const route = (spec: Omit<AdminRoute, 'tag' | 'organizationScoped'>) =>
+    api.route({ ...spec, tag: 'organizations', organizationScoped: true });
 
   route({
     method: 'GET',
@@ -305,7 +318,7 @@ export function organizationRoutes(api: AdminApi): void {
     url: '/organizations/:org/roles',
     access: 'read',
     operationId: 'listOrganizationRoles',
-    summary: 'The roles a member may hold: admin and member, then the organization\'s own.',
+    summary: "The roles a member may hold: admin and member, then the organization's own.",
     params: PARAMS,
     response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: ROLE_VIEW } } } },
     async handler(request, _reply, { ctx }) {
@@ -340,7 +353,7 @@ export function organizationRoutes(api: AdminApi): void {
     url: '/organizations/:org/roles/:role',
     access: 'write',
     operationId: 'deleteOrganizationRole',
-    summary: 'Delete one of the organization\'s own roles and take it from every member.',
+    summary: "Delete one of the organization's own roles and take it from every member.",
     params: ROLE_PARAMS,
     response: { 204: NONE },
     async handler(request, reply, { ctx }) {
