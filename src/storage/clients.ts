@@ -190,3 +190,19 @@ export async function deleteClientRow(db: Db, clientId: string, now: Date): Prom
   if (Number(row.deleted) === 0) return undefined;
   return { accessTokens: Number(row.access), refreshTokens: Number(row.refresh), codes: Number(row.codes) };
 }
+
+/** The organization a management-API client is limited to (issue 40 delegated administration); null: none. */
+export async function findClientAdminOrganization(db: Db, clientId: string): Promise<string | null | undefined> {
+  const row = await db.selectFrom('clients').select('admin_organization_id').where('client_id', '=', clientId).executeTakeFirst();
+  return row?.admin_organization_id;
+}
+
+/** Limits the client's admin:* tokens to the organization (null lifts the limit); false when there is no such client. */
+export async function setClientAdminOrganization(db: Db, clientId: string, organizationId: string | null, now: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('clients')
+    .set({ admin_organization_id: organizationId, updated_at: now })
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

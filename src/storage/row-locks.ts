@@ -13,6 +13,7 @@ const KEYS = {
   resource_servers: 'identifier',
   connections: 'id',
   saml_service_providers: 'entity_id',
+  organizations: 'id',
 } as const;
 
 export type LockableTable = keyof typeof KEYS;

@@ -1,4 +1,6 @@
 // sso-admin clients list|show|create|update|rotate-secret|delete, over src/domain/clients/client-admin.ts.
+import { asOneChange } from '../../domain/admin/admin.js';
+import { NO_ORGANIZATION, setAdminOrganization } from '../../domain/clients/client-admin-organization.js';
 import {
   checkClientEntry,
   createClient,
@@ -308,6 +310,11 @@ stored only as a keyed digest: copy it from the output, it is never shown again 
           multiple: true,
           description: `remove a field, back to its default (${REMOVABLE_CLIENT_FIELDS.join(', ')})`,
         },
+        'admin-organization': {
+          type: 'string',
+          value: 'ORG',
+          description: `its admin:* tokens administer this organization only (id or slug; ${NO_ORGANIZATION}: the whole provider)`,
+        },
       },
       notes: `A list option replaces the whole list: give every redirect URI the client keeps. The result is checked
 as a whole, like a seed file entry. Making a public client confidential (--token-endpoint-auth-method
@@ -315,12 +322,19 @@ client_secret_basic) generates a secret, printed once; making it public drops it
       prepare(input) {
         const set = fieldsFrom(input);
         const remove = (input.options.remove as string[] | undefined) ?? [];
-        if (Object.keys(set).length === 0 && remove.length === 0)
-          throw new UsageError('nothing to change: give a field option or --remove');
-        return { set, remove };
+        const adminOrganization = input.options['admin-organization'] as string | undefined;
+        if (Object.keys(set).length === 0 && remove.length === 0 && adminOrganization === undefined)
+          throw new UsageError('nothing to change: give a field option, --remove or --admin-organization');
+        return { set, remove, adminOrganization };
       },
-      async run(session, input, changes: { set: Partial<ClientEntry>; remove: string[] }) {
-        const result = await updateClient(session.ctx, input.args.client_id!, changes);
+      async run(session, input, changes: { set: Partial<ClientEntry>; remove: string[]; adminOrganization?: string }) {
+        const clientId = input.args.client_id!;
+        const result = await asOneChange(session.ctx, async (tctx) => {
+          const updated = await updateClient(tctx, clientId, changes);
+          if (changes.adminOrganization === undefined) return updated;
+          await setAdminOrganization(tctx, clientId, changes.adminOrganization);
+          return { ...updated, changed: [...updated.changed, 'admin_organization'], client: await showClient(tctx, clientId) };
+        });
         if (input.json) {
           return session.out.json({
             ...clientJson(result.client),

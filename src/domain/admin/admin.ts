@@ -176,6 +176,7 @@ const LOCKED_TABLES = {
   resource_server: 'resource_servers',
   connection: 'connections',
   saml_sp: 'saml_service_providers',
+  organization: 'organizations',
 } as const satisfies Record<string, LockableTable>;
 
 export interface LockTarget {

@@ -1,6 +1,7 @@
 // Who calls the management API (issue 20): a confidential client with a client_credentials token granted admin:read
 // and/or admin:write, or (the web console) a signed-in person with the admin or auditor role. The same handlers serve
 // both; what each may do is decided here.
+import { findClientAdminOrganization } from '../../storage/clients.js';
 import type { ProviderContext } from '../context.js';
 import { clientTokenScopes } from '../tokens/client-token-scopes.js';
 import type { AdminActor } from './admin.js';
@@ -11,7 +12,14 @@ export const ADMIN_SCOPES = [ADMIN_READ, ADMIN_WRITE] as const;
 export type AdminScope = (typeof ADMIN_SCOPES)[number];
 
 export type AdminPrincipal =
-  { kind: 'client'; clientId: string; scopes: AdminScope[] } | { kind: 'person'; userId: string; role: 'admin' | 'auditor' };
+  | {
+      kind: 'client';
+      clientId: string;
+      scopes: AdminScope[];
+      /** Delegated administration (issue 40): the one organization the client administers (clients.admin_organization_id). */
+      organizationId?: string;
+    }
+  | { kind: 'person'; userId: string; role: 'admin' | 'auditor' };
 
 /** Reading needs admin:read or admin:write (or either role); changing needs admin:write (or the admin role). */
 export type AdminAccess = 'read' | 'write';
@@ -27,8 +35,18 @@ export async function clientPrincipal(ctx: Pick<ProviderContext, 'db' | 'clock'>
     description: `the management API needs a client_credentials token with the ${ADMIN_READ} or ${ADMIN_WRITE} scope`,
     challenge: `${ADMIN_READ} ${ADMIN_WRITE}`,
   });
-  return { kind: 'client', clientId: holder.clientId, scopes: holder.scopes as AdminScope[] };
+  const organizationId = await findClientAdminOrganization(ctx.db, holder.clientId);
+  return {
+    kind: 'client',
+    clientId: holder.clientId,
+    scopes: holder.scopes as AdminScope[],
+    ...(typeof organizationId === 'string' ? { organizationId } : {}),
+  };
 }
+
+/** The organization the principal is limited to (AdminContext.organizationScope); undefined: the whole provider. */
+export const organizationScopeOf = (principal: AdminPrincipal): string | undefined =>
+  principal.kind === 'client' ? principal.organizationId : undefined;
 
 /** How the audit trail names the principal. */
 export function actorOf(principal: AdminPrincipal): AdminActor {

@@ -408,6 +408,20 @@ export async function addOrganizationMember(
   return { organization: org.slug, userId: user.id, added };
 }
 
+/** One member of the organization: their roles and how they came; not_found when the user is not one. */
+export async function showOrganizationMember(ctx: AdminContext, ref: string, userRef: string): Promise<OrganizationMember> {
+  const org = await organizationInScope(ctx, ref);
+  const user = await findUserByRef(ctx.db, userRef).catch((err: unknown) => {
+    throw err instanceof AdminError ? notAMember(userRef) : err;
+  });
+  const row = await findMembership(ctx.db, org.id, user.id);
+  if (!row) throw notAMember(userRef);
+  return memberOf({ ...row, username: user.username, email: user.email });
+}
+
+/** The same answer for a user who exists elsewhere and one who exists nowhere: a scoped actor learns nothing outside. */
+const notAMember = (userRef: string) => new AdminError(`"${userRef}" is not a member of the organization`, 'not_found');
+
 /** Keeps an organization from being left with no admin by a change an admin makes to themselves or another. */
 async function keepAnAdmin(ctx: AdminContext, organizationId: string, userId: string, keepsAdmin: boolean): Promise<void> {
   if (keepsAdmin || ctx.organizationScope === undefined) return;

@@ -1,5 +1,6 @@
 // /audit: the audit trail of admin changes (src/domain/admin/admin.ts logAdminAction writes it, from the command line
-// and the API alike), newest first, filtered by actor, target, event and time, continued with an opaque cursor.
+// and the API alike), newest first, filtered by actor, target, event and time, continued with an opaque cursor. An
+// organization's API client (issue 40) sees the records of its organization only.
 import { auditTrail, type AuditFilter } from '../../domain/admin/audit-trail.js';
 import { isoTime } from '../../domain/admin/representations.js';
 import { ApiProblem } from './problem.js';
@@ -29,6 +30,7 @@ const RECORD: JsonSchema = {
       additionalProperties: true,
       description: 'the fields changed and their new values; a secret is named, never valued',
     },
+    organization_id: { type: ['string', 'null'], description: 'the organization the change was in; null: the whole provider' },
   },
 };
 
@@ -46,6 +48,8 @@ export function auditRoutes(api: AdminApi): void {
     method: 'GET',
     url: '/audit',
     access: 'read',
+    // An organization's API client (issue 40) reads the records of its own organization only.
+    organizationScoped: true,
     operationId: 'listAuditRecords',
     summary: 'The audit trail, newest first; actor (client:ID, person:ID, cli:NAME), target (client:ID, user:ID...), event, since, until.',
     tag: 'audit',
@@ -63,7 +67,7 @@ export function auditRoutes(api: AdminApi): void {
     response: { 200: pageSchema(RECORD) },
     async handler(request, _reply, { ctx }) {
       const query = request.query as AuditQuery;
-      const filter: AuditFilter = {};
+      const filter: AuditFilter = ctx.organizationScope === undefined ? {} : { organizationId: ctx.organizationScope };
       if (query.actor) [filter.actorKind, filter.actorId] = split(query.actor);
       if (query.target) [filter.targetType, filter.targetId] = split(query.target);
       if (query.event) filter.event = query.event;
@@ -88,6 +92,7 @@ export function auditRoutes(api: AdminApi): void {
           event: r.event,
           target: { type: r.target_type, id: r.target_id },
           changes: r.changes,
+          organization_id: r.organization_id,
         })),
         next_cursor: rows.length > limit ? encodeCursor('audit', page[page.length - 1]!.id) : null,
       };

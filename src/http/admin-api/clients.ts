@@ -13,6 +13,8 @@ import {
   type RegisteredClient,
 } from '../../domain/clients/client-admin.js';
 import type { ClientEntry } from '../../domain/client-entry.js';
+import { asOneChange } from '../../domain/admin/admin.js';
+import { setAdminOrganization } from '../../domain/clients/client-admin-organization.js';
 import { checkIfMatch, etagOf, IF_MATCH_HEADERS, sendWithEtag } from './etag.js';
 import { IDEMPOTENCY_HEADERS, idempotentCreate } from './idempotency.js';
 import { PAGE_QUERY_PROPERTIES, pageSchema, readPage, type PageQuery } from './pagination.js';
@@ -44,6 +46,20 @@ const CLIENT_METADATA: JsonSchema = {
   },
 };
 
+/** Issue 40: limits the client's admin:* tokens to one organization (its id or slug); null or "none" lifts it. */
+const ADMIN_ORGANIZATION = {
+  type: ['string', 'null'],
+  minLength: 1,
+  maxLength: 255,
+  description: 'its admin:* tokens administer this organization only (its id or slug); null or "none": the whole provider',
+} as const;
+
+/** The body without admin_organization, and what it says of it (undefined: nothing). */
+function splitAdminOrganization(body: Record<string, unknown>): [Record<string, unknown>, string | null | undefined] {
+  const { admin_organization: org, ...rest } = body;
+  return [rest, org as string | null | undefined];
+}
+
 const CLIENT: JsonSchema = {
   type: 'object',
   required: ['client_id', 'has_secret', 'revision', 'created_at', 'updated_at'],
@@ -70,7 +86,7 @@ const WITH_SECRET: JsonSchema = {
 const CREATE_BODY: JsonSchema = {
   type: 'object',
   required: ['client_id'],
-  properties: { client_id: CLIENT_ID, ...CLIENT_METADATA },
+  properties: { client_id: CLIENT_ID, ...CLIENT_METADATA, admin_organization: ADMIN_ORGANIZATION },
   // The secret is generated here, never chosen by the caller.
   not: { required: ['client_secret'] },
   additionalProperties: true,
@@ -80,7 +96,7 @@ const CREATE_BODY: JsonSchema = {
 const PATCH_BODY: JsonSchema = {
   type: 'object',
   minProperties: 1,
-  properties: { client_id: CLIENT_ID },
+  properties: { client_id: CLIENT_ID, admin_organization: ADMIN_ORGANIZATION },
   not: { anyOf: [{ required: ['client_secret'] }, { required: ['client_secret_hash'] }] },
   additionalProperties: true,
 };
@@ -139,7 +155,12 @@ export function clientRoutes(api: AdminApi): void {
     response: { 201: WITH_SECRET },
     async handler(request, reply, { ctx, principal }) {
       return idempotentCreate(ctx, principal, request, reply, async () => {
-        const { client, clientSecret } = await createClient(ctx, request.body as ClientEntry);
+        const [entry, adminOrganization] = splitAdminOrganization(request.body as Record<string, unknown>);
+        const { client, clientSecret } = await asOneChange(ctx, async (tctx) => {
+          const created = await createClient(tctx, entry as unknown as ClientEntry);
+          if (adminOrganization !== undefined) await setAdminOrganization(tctx, created.client.entry.client_id, adminOrganization);
+          return created;
+        });
         reply.header('location', `${api.prefix}/clients/${encodeURIComponent(client.entry.client_id)}`);
         const body = { ...clientJson(client), ...(clientSecret === undefined ? {} : { client_secret: clientSecret }) };
         return { status: 201, body, secretFields: ['client_secret'] };
@@ -160,12 +181,18 @@ export function clientRoutes(api: AdminApi): void {
     response: { 200: WITH_SECRET },
     async handler(request, reply, { ctx }) {
       const { client_id } = request.params as ClientParams;
-      const patch = request.body as Record<string, unknown>;
+      const [patch, adminOrganization] = splitAdminOrganization(request.body as Record<string, unknown>);
       const remove = Object.keys(patch).filter((k) => patch[k] === null);
       const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null)) as Partial<ClientEntry>;
       // If-Match is checked on the row locked for the change: a change in between cannot slip past it.
       const precondition = (current: RegisteredClient) => checkIfMatch(request, clientJson(current));
-      const { client, clientSecret } = await updateClient(ctx, client_id, { set, remove, precondition });
+      // If-Match is checked first, on the client as read before this change.
+      const { client, clientSecret } = await asOneChange(ctx, async (tctx) => {
+        const updated = await updateClient(tctx, client_id, { set, remove, precondition });
+        if (adminOrganization === undefined) return updated;
+        await setAdminOrganization(tctx, client_id, adminOrganization);
+        return { ...updated, client: await showClient(tctx, client_id) };
+      });
       const json = clientJson(client);
       if (clientSecret === undefined) return sendWithEtag(reply, json);
       return reply.header('etag', etagOf(json)).send({ ...json, client_secret: clientSecret });

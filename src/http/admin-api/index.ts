@@ -13,6 +13,7 @@ import { groupRoutes } from './groups.js';
 import { openApiRoute } from './openapi.js';
 import { organizationInvitationRoutes } from './organization-invitations.js';
 import { organizationDomainVerifyRoutes } from './organization-domains-verify.js';
+import { organizationRoutes } from './organizations.js';
 import { resourceServerRoutes } from './resource-servers.js';
 import { AdminApi, type AdminResource } from './route.js';
 import { ruleRoutes } from './rules.js';
@@ -42,6 +43,7 @@ export const RESOURCES: readonly AdminResource[] = [
   scimTokenRoutes,
   organizationInvitationRoutes,
   organizationDomainVerifyRoutes,
+  organizationRoutes,
   auditRoutes,
 ];
 

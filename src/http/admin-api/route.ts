@@ -3,13 +3,15 @@
 // declaration for the OpenAPI document (openapi.ts), so the document is made from the schemas the routes validate with.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import type { AdminContext } from '../../domain/admin/admin.js';
-import { actorOf, type AdminAccess, type AdminPrincipal } from '../../domain/admin/principal.js';
+import { actorOf, organizationScopeOf, type AdminAccess, type AdminPrincipal } from '../../domain/admin/principal.js';
 import type { ProviderContext } from '../../domain/context.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Under /admin/api/v1: what the route needs of its caller. */
     adminAccess?: AdminAccess;
+    /** Under /admin/api/v1: an organization-scoped caller may call the route (AdminRoute.organizationScoped). */
+    adminOrganizationScoped?: boolean;
   }
   interface FastifyRequest {
     /** Under /admin/api/v1: who calls, once authenticated (src/http/admin-api/authenticate.ts); else null. */
@@ -24,6 +26,12 @@ export interface AdminRoute {
   /** Fastify's path syntax, below the prefix: /clients/:client_id. */
   url: string;
   access: AdminAccess;
+  /**
+   * Delegated administration (issue 40): a caller limited to one organization (an organization-scoped API client) may
+   * call the route, whose domain functions keep it to that organization (ctx.organizationScope). Unset: such a caller
+   * is refused with 403 before anything else (authenticate.ts): a provider-wide resource is no organization's.
+   */
+  organizationScoped?: boolean;
   /** The OpenAPI operation's id and summary, and its tag (the resource). */
   operationId: string;
   summary: string;
@@ -63,7 +71,7 @@ export class AdminApi {
     this.app.route({
       method: spec.method,
       url: spec.url,
-      config: { adminAccess: spec.access },
+      config: { adminAccess: spec.access, adminOrganizationScoped: spec.organizationScoped === true },
       schema: {
         ...(spec.params ? { params: spec.params } : {}),
         ...(spec.querystring ? { querystring: spec.querystring } : {}),
@@ -84,6 +92,7 @@ export class AdminApi {
             passwordPolicy: ctx.passwordPolicy,
             actor: actorOf(principal),
             origin: request.ip,
+            organizationScope: organizationScopeOf(principal),
           },
         };
         reply.header('cache-control', 'no-store');
