@@ -388,6 +388,13 @@ export async function addOrganizationMember(
   options: { roles?: readonly string[]; source?: MembershipSource } = {},
 ): Promise<{ organization: string; userId: string; added: boolean }> {
   const org = await organizationInScope(ctx, ref);
+  // An organization's own admin brings people in by invitation, which the person accepts: adding an existing account
+  // directly would let it pull in (and read) any user of the provider, and learn which usernames exist.
+  if (ctx.organizationScope !== undefined)
+    throw new AdminError(
+      "an organization's admin invites people (organizations invitations); only a provider-wide admin adds an existing account",
+      'forbidden',
+    );
   const user = await findUserByRef(ctx.db, userRef);
   const roles = await checkedRoles(ctx, org.id, options.roles ?? []);
   const source = options.source ?? 'admin';

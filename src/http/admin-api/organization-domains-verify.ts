@@ -57,6 +57,8 @@ export function organizationDomainVerifyRoutes(api: AdminApi): void {
     method: 'POST',
     url: '/organizations/:org/domains/:domain/verify',
     access: 'write',
+    // An organization's own admin client may call it for its organization (organizationInScope refuses others).
+    organizationScoped: true,
     operationId: 'verifyOrganizationDomain',
     summary: "Look up the domain's TXT record (_sso-verify.{domain}) now and record the check; verified when it holds the claim's value.",
     tag: 'organizations',

@@ -47,6 +47,8 @@ export function organizationInvitationRoutes(api: AdminApi): void {
     method: 'GET',
     url: '/organizations/:org/invitations',
     access: 'read',
+    // An organization's own admin client may call it for its organization (organizationInScope refuses others).
+    organizationScoped: true,
     operationId: 'listOrganizationInvitations',
     summary: "An organization's invitations, newest first, in every state; never a link.",
     tag: 'organizations',
@@ -62,6 +64,8 @@ export function organizationInvitationRoutes(api: AdminApi): void {
     method: 'POST',
     url: '/organizations/:org/invitations',
     access: 'write',
+    // An organization's own admin client may call it for its organization (organizationInScope refuses others).
+    organizationScoped: true,
     operationId: 'createOrganizationInvitation',
     summary: 'Invite an email address with roles; the link is mailed to it (single use, to that address only), never returned.',
     tag: 'organizations',
@@ -102,6 +106,8 @@ export function organizationInvitationRoutes(api: AdminApi): void {
     method: 'DELETE',
     url: '/organizations/:org/invitations/:id',
     access: 'write',
+    // An organization's own admin client may call it for its organization (organizationInScope refuses others).
+    organizationScoped: true,
     operationId: 'revokeOrganizationInvitation',
     summary: 'Revoke a pending invitation: its link stops working at once.',
     tag: 'organizations',
@@ -117,6 +123,8 @@ export function organizationInvitationRoutes(api: AdminApi): void {
     method: 'POST',
     url: '/organizations/:org/invitations/:id/resend',
     access: 'write',
+    // An organization's own admin client may call it for its organization (organizationInScope refuses others).
+    organizationScoped: true,
     operationId: 'resendOrganizationInvitation',
     summary: 'Mail a new link for a pending or expired invitation, with a new expiry; the old link stops working.',
     tag: 'organizations',

@@ -2,6 +2,7 @@
 // organization-admin.ts, as `sso-admin orgs`). An organization is named in the path by its id or slug. Every route
 // here may be called by an organization-scoped API client: the domain keeps it to its own organization (outside it,
 // nothing exists: 404), and refuses it the creation and deletion of organizations (403).
+import { AdminError } from '../../domain/admin-error.js';
 import type { FastifyRequest } from 'fastify';
 import { isoTime } from '../../domain/admin/representations.js';
 import {
@@ -289,9 +290,14 @@ export function organizationRoutes(api: AdminApi): void {
       const { org, user_id } = request.params as { org: string; user_id: string };
       const roles = (request.body as { roles?: string[] } | undefined)?.roles ?? [];
       const { member, added } = await asOneChange(ctx, async (tctx) => {
-        const done = await addOrganizationMember(tctx, org, user_id, { roles });
-        if (!done.added) await setOrganizationMemberRoles(tctx, org, user_id, roles);
-        return { member: await showOrganizationMember(tctx, org, user_id), added: done.added };
+        // A member's roles are replaced; anyone else is added (which an organization's own admin may not do).
+        const member = await showOrganizationMember(tctx, org, user_id).catch((err: unknown) => {
+          if (err instanceof AdminError && err.kind === 'not_found') return undefined;
+          throw err;
+        });
+        if (member) await setOrganizationMemberRoles(tctx, org, user_id, roles);
+        else await addOrganizationMember(tctx, org, user_id, { roles });
+        return { member: await showOrganizationMember(tctx, org, user_id), added: member === undefined };
       });
       return reply.code(added ? 201 : 200).send(memberJson(member));
     },

@@ -159,6 +159,24 @@ t.test("an organization's client administers its organization and nothing else (
     0,
   );
 
+  // Its own organization's members: roles of a member replaced, but no existing account pulled in (people come in
+  // by invitation, which they accept): the same 403 whether the username exists or not, nothing written.
+  const acmeMembers = await api.db.selectFrom('organization_members').select('user_id').where('organization_id', '=', acme!.id).execute();
+  for (const who of [BOB.username, 'nobody-here']) {
+    const pulled = await api.call(t, 'PUT', `/organizations/acme/members/${who}`, { token, body: { roles: [] } });
+    t.equal(pulled.statusCode, 403, `adding ${who} is refused`);
+    t.equal(pulled.json().code, 'forbidden');
+  }
+  t.same(
+    await api.db.selectFrom('organization_members').select('user_id').where('organization_id', '=', acme!.id).execute(),
+    acmeMembers,
+    'no membership was made',
+  );
+  const invited = await api.call(t, 'POST', '/organizations/acme/invitations', { token, body: { email: 'carol@acme.example' } });
+  t.equal(invited.statusCode, 201, 'it invites instead (its invitations routes are open to it)');
+  t.equal((await api.call(t, 'GET', '/organizations/acme/invitations', { token })).statusCode, 200);
+  t.equal((await api.call(t, 'GET', '/organizations/globex/invitations', { token })).statusCode, 404, "not another organization's");
+
   // Making or deleting an organization is the provider's: 403.
   const created = await api.call(t, 'POST', '/organizations', { token, body: { slug: 'initech', display_name: 'Initech' } });
   t.equal(created.statusCode, 403);
