@@ -131,3 +131,19 @@ t.test('orgs members, roles and domains; users show lists the organizations', as
   t.equal(removed.stdout, '"alice" removed from "acme"\n');
   t.match((await runAdmin(['users', 'show', 'alice'], store.env)).stdout, /organizations\s+none\n/);
 });
+
+t.test('connections add --organization makes a connection of the organization; show names it', async (t) => {
+  const store = await adminStore(t);
+  t.equal((await runAdmin(['orgs', 'add', 'acme', '--display-name', 'Acme'], store.env)).code, 0);
+  const base = ['--kind', 'oidc', '--issuer', 'https://idp.example', '--client-id', 'ours', '--display-name', 'Acme IdP'];
+  const added = await runAdmin(['connections', 'add', 'acme-idp', ...base, '--organization', 'acme'], store.env);
+  t.equal(added.code, 0, added.stderr);
+  t.match(json(await runAdmin(['connections', 'show', 'acme-idp', '--json'], store.env)), { organization: 'acme' });
+  t.match((await runAdmin(['connections', 'show', 'acme-idp'], store.env)).stdout, /organization\s+acme\n/);
+  const unknown = await runAdmin(['connections', 'add', 'ghost', ...base, '--organization', 'nope'], store.env);
+  t.equal(unknown.code, 1);
+  t.match(unknown.message, 'no organization "nope"');
+  const wide = await runAdmin(['connections', 'add', 'wide', ...base], store.env);
+  t.equal(wide.code, 0, wide.stderr);
+  t.match((await runAdmin(['connections', 'show', 'wide'], store.env)).stdout, /organization\s+\(provider-wide\)\n/);
+});
