@@ -40,6 +40,8 @@ export type OptionSpec = {
 export interface ArgSpec {
   name: string;
   description: string;
+  /** May be left out (only the last ones): the verb checks whether its action needs it. */
+  optional?: boolean;
 }
 
 export type OptionValues = Record<string, string | string[] | boolean | undefined>;
@@ -135,7 +137,7 @@ ${PROGRAM} ${noun.name} <verb> --help tells one verb.
 
 export function verbHelp(noun: Noun, v: Verb<never>): string {
   const options = verbOptions(v);
-  const args = (v.args ?? []).map((a) => ` <${a.name}>`).join('');
+  const args = (v.args ?? []).map((a) => (a.optional ? ` [<${a.name}>]` : ` <${a.name}>`)).join('');
   const required = Object.entries(options)
     .filter(([, o]) => o.type === 'string' && o.required)
     .map(([name, o]) => ` --${name} ${(o as { value: string }).value}`)
@@ -214,7 +216,8 @@ export function parseCommandLine(nouns: readonly Noun[], argv: readonly string[]
   const specs = v.args ?? [];
   const { positionals, values } = parsed;
   if (positionals.length > specs.length) throw new UsageError(`unexpected argument "${positionals[specs.length]}"`, verbCommand);
-  if (positionals.length < specs.length) throw new UsageError(`missing <${specs[positionals.length]!.name}>`, verbCommand);
+  const required = specs.filter((a) => !a.optional).length;
+  if (positionals.length < required) throw new UsageError(`missing <${specs[positionals.length]!.name}>`, verbCommand);
   for (const [name, o] of Object.entries(options)) {
     if (o.type === 'string' && o.required && values[name] === undefined) throw new UsageError(`missing --${name} ${o.value}`, verbCommand);
   }
@@ -222,7 +225,7 @@ export function parseCommandLine(nouns: readonly Noun[], argv: readonly string[]
     noun,
     verb: v,
     input: {
-      args: Object.fromEntries(specs.map((a, i) => [a.name, positionals[i]!])),
+      args: Object.fromEntries(specs.slice(0, positionals.length).map((a, i) => [a.name, positionals[i]!])),
       options: values as OptionValues,
       json: values.json === true,
       yes: values.yes === true,

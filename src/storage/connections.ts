@@ -35,6 +35,8 @@ export interface ConnectionColumns {
   enabled: boolean;
   /** Kind saml: its settings as written by their shapes (src/domain/saml/sp/saml-settings.ts); null otherwise. */
   saml?: string | null;
+  /** The organization it belongs to (issue 40); null: provider-wide. */
+  organization_id?: string | null;
 }
 
 /** Inserts the connection, or replaces every column of the one with its id; true when it was new. */

@@ -180,6 +180,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
       'scim-tokens revoke',
       'saml-sps rotate-key',
       'saml-sps remove',
+      'orgs remove',
     ],
   );
   const args: Record<string, string[]> = {
@@ -200,6 +201,7 @@ t.test('every destructive verb refuses without --yes when stdin is not a termina
     'scim-tokens revoke': ['entra'],
     'saml-sps rotate-key': [],
     'saml-sps remove': ['https://sp.example/saml'],
+    'orgs remove': ['acme'],
   };
   for (const [noun, verb] of destructive) {
     const refused = await run([noun, verb, ...args[`${noun} ${verb}`]!]);

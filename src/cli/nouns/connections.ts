@@ -78,6 +78,7 @@ async function entryFrom(input: Invocation, terminal: Terminal): Promise<SeedCon
     saml_metadata_url: str(input, 'metadata-url'),
     saml_allow_unsolicited: input.options['allow-unsolicited'] === true ? true : undefined,
     saml_attributes: Object.keys(attributes).length > 0 ? attributes : undefined,
+    organization: str(input, 'organization'),
   };
   for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key];
   return entry as unknown as SeedConnection;
@@ -109,6 +110,7 @@ function printConnection(session: Session, c: ConnectionView): void {
     ['enabled', c.enabled],
     ['redirect_uri', c.redirect_uri],
     ['links', c.links],
+    ['organization', c.organization ?? '(provider-wide)'],
     ...(c.saml
       ? ([
           ['saml_idp_entity_id', c.saml.idp_entity_id],
@@ -195,6 +197,11 @@ export const connections: Noun = {
           description: 'keep each sign-in\'s upstream tokens, encrypted (needs KEYS_ENCRYPTION_SECRET); read with "tokens"',
         },
         disabled: { type: 'boolean', description: 'keep it off the sign-in page' },
+        organization: {
+          type: 'string',
+          value: 'ORG',
+          description: 'the organization it belongs to (slug or id); without it: provider-wide',
+        },
       },
       notes: `Register the redirect URI that "show" prints at the upstream: {issuer}/connections/<id>/callback. Every
 option not given goes back to its default: add replaces the whole entry, as a seed file entry does. A saml connection

@@ -1,5 +1,6 @@
 // sso-admin users list|show|create|set-password|set-role|reset-link|invite|disable|enable|delete, over
 // src/domain/admin/user-admin.ts.
+import { organizationsOfUser } from '../../domain/organizations/organization-admin.js';
 import { AdminError } from '../../domain/admin-error.js';
 import { isSettableClaim, USER_CLAIMS } from '../../domain/claims.js';
 import { ADMIN_ROLES, isAdminRoleChoice, type UserEntry } from '../../domain/user-entry.js';
@@ -103,6 +104,7 @@ export const users: Noun = {
       args: [USER],
       async run(session, input) {
         const u = await showUser(session.ctx, input.args.user!);
+        const orgs = await organizationsOfUser(session.ctx, u.id);
         if (input.json) {
           return session.out.json({
             ...userJson(u),
@@ -112,6 +114,7 @@ export const users: Noun = {
             authenticator_app: u.authenticatorApp,
             role: u.role,
             groups: u.groups,
+            organizations: orgs.map((o) => ({ id: o.organizationId, slug: o.slug, roles: o.roles, source: o.source })),
           });
         }
         session.out.fields([
@@ -125,6 +128,7 @@ export const users: Noun = {
           ['authenticator app', u.authenticatorApp ? 'enrolled' : 'none'],
           ['role', u.role],
           ['groups', u.groups.length === 0 ? 'none' : u.groups.join(', ')],
+          ['organizations', orgs.length === 0 ? 'none' : orgs.map((o) => `${o.slug} (${o.roles.join(', ')})`)],
           ['created', u.createdAt],
           ['updated', u.updatedAt],
         ]);

@@ -19,6 +19,7 @@ import { checkDirectories, seedDirectories } from '../directories/seed-directori
 
 import { checkConnections, seedConnections, type SeedConnection } from '../connections/seed-connections.js';
 import { checkGroups, seedGroups, seedUserRole, type SeedGroup } from '../groups/seed-groups.js';
+import { checkOrganizations, seedOrganizations, type SeedOrganization } from '../organizations/seed-organizations.js';
 import { writeAllowedGroups } from '../groups/allowed-groups.js';
 import { checkWebhooks, seedWebhooks } from '../webhooks/seed-webhooks.js';
 import type { WebhookEntry } from '../webhooks/webhook-entry.js';
@@ -41,6 +42,8 @@ export interface SeedFile {
   connections?: SeedConnection[];
   /** Groups of users (issue 20), before the clients limited to them; absent when the file has no such section. */
   groups?: SeedGroup[];
+  /** Organizations (issue 40), after the users they list, before the connections that belong to them. */
+  organizations?: SeedOrganization[];
   /** Webhook subscriptions (src/domain/webhooks/seed-webhooks.ts); absent when the file has none. */
   webhooks?: WebhookEntry[];
   /**
@@ -80,6 +83,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
         'directories',
         'connections',
         'groups',
+        'organizations',
         'webhooks',
         'saml_service_providers',
       ].includes(key)
@@ -96,6 +100,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
   const directories = checkDirectories(file.directories, problems);
   const connections = checkConnections(file.connections, problems);
   const groups = checkGroups(file.groups, problems);
+  const organizations = checkOrganizations(file.organizations, problems);
   const webhooks = checkWebhooks(file.webhooks, problems);
   const samlServiceProviders = checkSamlServiceProviders(file.saml_service_providers, problems);
   if (problems.length === 0) {
@@ -119,6 +124,7 @@ export function parseSeed(raw: unknown, policy: PasswordPolicy = new PasswordPol
     ...(directories ? { directories } : {}),
     ...(connections ? { connections } : {}),
     ...(groups ? { groups } : {}),
+    ...(organizations ? { organizations } : {}),
     ...(webhooks ? { webhooks } : {}),
     ...(samlServiceProviders ? { saml_service_providers: samlServiceProviders } : {}),
   };
@@ -180,6 +186,8 @@ export interface SeedReport {
   connections?: SeedCounts;
   /** Present when the seed has a groups section. */
   groups?: SeedCounts;
+  /** Present when the seed has an organizations section. */
+  organizations?: SeedCounts;
   /** Present when the seed has a webhooks section. */
   webhooks?: SeedCounts;
   /** Present when the seed has a saml_service_providers section. */
@@ -326,6 +334,11 @@ export async function applySeed(
       report.groups = groups.counts;
     }
     for (const client of seed.clients) await seedAllowedGroups(trx, client);
+    if (seed.organizations) {
+      const organizations = await seedOrganizations(trx, seed.organizations, now);
+      if (organizations.problems.length > 0) throw new SeedError(organizations.problems);
+      report.organizations = organizations.counts;
+    }
     if (rules) await seedRiskRules(trx, rules, now, ruleCounts);
     if (seed.directories) directoryCounts = await seedDirectories(sealing, seed.directories, now);
     if (seed.connections) report.connections = await seedConnections(trx, sealing, seed.connections, now);

@@ -11,6 +11,8 @@ import {
 } from '../../storage/connections.js';
 import { findUserByRef, inAdminTransaction, logAdminAction, NOT_RECORDED, type AdminContext } from '../admin/admin.js';
 import { AdminError } from '../admin-error.js';
+import { organizationInScope, requireProviderWide } from '../organizations/organization-scope.js';
+import { findOrganizationById } from '../../storage/organizations.js';
 import { callbackUrl, rowToConnection, type Connection } from './connection.js';
 import { connectionColumns, connectionEntryProblems, type SeedConnection } from './seed-connections.js';
 import type { OutboundDeps } from '../../outbound/guarded-fetch.js';
@@ -38,6 +40,9 @@ export interface ConnectionView {
   enabled: boolean;
   redirect_uri: string;
   links: number;
+  /** The organization it belongs to (its slug), null when provider-wide (issue 40). */
+  organization: string | null;
+  organization_id: string | null;
   /** Kind saml: the IdP it trusts, and our SP metadata URL to give its admin. */
   saml?: {
     idp_entity_id: string;
@@ -62,6 +67,18 @@ export interface ConnectionView {
 export function checkConnectionEntry(entry: SeedConnection, config?: AdminContext['config']): void {
   const problems = connectionEntryProblems(entry, config);
   if (problems.length > 0) throw new AdminError(`connection "${String(entry.id)}" was refused: ${problems.join('; ')}`);
+}
+
+/**
+ * An organization-scoped actor (organization-scope.ts) creates and changes only connections of its own organization:
+ * the entry must name it, and a stored connection with the id must be one of its. A provider-wide actor may do all.
+ */
+async function connectionInScope(ctx: AdminContext, id: string, organization: string | null): Promise<void> {
+  if (ctx.organizationScope === undefined) return;
+  if (organization === null) requireProviderWide(ctx, 'manage a provider-wide connection');
+  const org = await organizationInScope(ctx, organization!);
+  const stored = await findConnectionRow(ctx.db, id);
+  if (stored && stored.organization_id !== org.id) throw new AdminError(`no connection "${id}"`, 'not_found');
 }
 
 async function view(ctx: AdminContext, id: string): Promise<ConnectionView> {
@@ -90,6 +107,8 @@ async function view(ctx: AdminContext, id: string): Promise<ConnectionView> {
     enabled: c.enabled,
     redirect_uri: c.kind === 'saml' ? samlAcsUrl(ctx.config.issuer, c.id) : callbackUrl(ctx.config.issuer, c.id),
     links: (await listLinksOfConnection(ctx.db, c.id)).length,
+    organization_id: row.organization_id,
+    organization: row.organization_id === null ? null : ((await findOrganizationById(ctx.db, row.organization_id))?.slug ?? null),
     ...(c.saml
       ? {
           saml: {
@@ -120,6 +139,7 @@ export const showConnection = view;
 /** Creates the connection, or replaces every field of the one with its id (its links stay). */
 export async function setConnection(ctx: AdminContext, entry: SeedConnection): Promise<{ connection: ConnectionView; created: boolean }> {
   checkConnectionEntry(entry, ctx.config);
+  await connectionInScope(ctx, entry.id, entry.organization ?? null);
   return inAdminTransaction(ctx, async (trx, tctx) => {
     const fetching = { config: ctx.config, outbound: (ctx as { outbound?: OutboundDeps }).outbound };
     const created = await upsertConnectionRow(trx, await connectionColumns(tctx, entry, fetching), ctx.clock());
@@ -140,6 +160,7 @@ export async function setConnection(ctx: AdminContext, entry: SeedConnection): P
 
 /** Removes the connection and every link to it; its people keep their accounts. */
 export async function removeConnection(ctx: AdminContext, id: string): Promise<void> {
+  if (ctx.organizationScope !== undefined) await connectionInScope(ctx, id, ctx.organizationScope);
   await inAdminTransaction(ctx, async (trx) => {
     if (!(await deleteConnectionRow(trx, id))) throw new AdminError(`no connection "${id}"`, 'not_found');
     await logAdminAction(ctx, trx, { event: 'admin.connection.removed', target: { type: 'connection', id }, log: { connection: id } });

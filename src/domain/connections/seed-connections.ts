@@ -3,6 +3,8 @@
 // endpoints are not copied into the row: they stay the preset's unless the entry overrides them.
 import { findConnectionRow, upsertConnectionRow, type ConnectionColumns } from '../../storage/connections.js';
 import type { Db } from '../../storage/database.js';
+import { findOrganizationById, findOrganizationBySlug } from '../../storage/organizations.js';
+import { isOrganizationId } from '../organizations/organization-names.js';
 import { AdminError } from '../admin-error.js';
 import { sealSecret, type SealingContext } from '../keys/sealed-secrets.js';
 import { isLoopbackUrl } from '../../net/loopback.js';
@@ -57,6 +59,8 @@ export interface SeedConnection {
   saml_allow_unsolicited?: boolean;
   /** saml: attribute names per claim, tried before the defaults (src/domain/saml/sp/saml-settings.ts). */
   saml_attributes?: Partial<Record<AttributeField, string[]>>;
+  /** The organization it belongs to, by slug or id (issue 40); null or absent: provider-wide. */
+  organization?: string | null;
 }
 
 const FIELDS = new Set([
@@ -83,6 +87,7 @@ const FIELDS = new Set([
   'saml_metadata_url',
   'saml_allow_unsolicited',
   'saml_attributes',
+  'organization',
 ]);
 /** The URLs an entry may give (a preset's own stay the preset's): the provider requests each of them. */
 export const CONNECTION_URL_FIELDS = ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint'] as const;
@@ -183,6 +188,12 @@ export function connectionEntryProblems(raw: unknown, config?: Pick<Config, 'iss
   for (const flag of ['trust_amr', 'store_tokens', 'enabled'] as const)
     if (e[flag] !== undefined && typeof e[flag] !== 'boolean') problems.push(`${flag} must be true or false`);
   if (kind !== 'saml') problems.push(...noSamlFields(e));
+  if (
+    e.organization !== undefined &&
+    e.organization !== null &&
+    (typeof e.organization !== 'string' || e.organization.length === 0 || e.organization.length > 100)
+  )
+    problems.push("organization must be an organization's slug or id, or null");
   return problems;
 }
 
@@ -238,6 +249,16 @@ export function checkConnections(raw: unknown, problems: string[]): SeedConnecti
   return raw as SeedConnection[];
 }
 
+/** The id of the organization the entry names (slug or id), null for none; refused when there is no such one. */
+export async function organizationIdOf(db: Db, entry: Pick<SeedConnection, 'id' | 'organization'>): Promise<string | null> {
+  if (entry.organization === undefined || entry.organization === null) return null;
+  const row = isOrganizationId(entry.organization)
+    ? await findOrganizationById(db, entry.organization)
+    : await findOrganizationBySlug(db, entry.organization);
+  if (!row) throw new AdminError(`connection "${entry.id}": no organization "${entry.organization}"`);
+  return row.id;
+}
+
 /** The row of a checked entry, its secret sealed. */
 export async function connectionColumns(
   sealing: SealingContext,
@@ -251,8 +272,10 @@ export async function connectionColumns(
   const issuer =
     entry.issuer ?? (entry.preset === 'microsoft' && entry.tenant ? `https://login.microsoftonline.com/${entry.tenant}/v2.0` : null);
   const kind = entry.kind ?? preset!.kind;
-  if (kind === 'saml') return samlConnectionColumns(sealing, entry, fetching);
+  const organization_id = await organizationIdOf(sealing.db, entry);
+  if (kind === 'saml') return { ...(await samlConnectionColumns(sealing, entry, fetching)), organization_id };
   return {
+    organization_id,
     id: entry.id,
     display_name: entry.display_name ?? preset!.displayName,
     icon: entry.icon ?? null,

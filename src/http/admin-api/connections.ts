@@ -31,6 +31,8 @@ const VIEW: JsonSchema = {
     enabled: { type: 'boolean' },
     redirect_uri: { type: 'string', description: 'the callback to register upstream (kind saml: our ACS)' },
     links: { type: 'integer' },
+    organization: { type: ['string', 'null'], description: 'the slug of the organization it belongs to; null: provider-wide' },
+    organization_id: NULLABLE,
     saml: {
       type: 'object',
       description: 'kind saml: the IdP it trusts, and our SP metadata URL to give its admin',
@@ -65,6 +67,11 @@ const BODY: JsonSchema = {
     saml_metadata_url: { type: 'string', description: "kind saml: where the IdP's metadata is read and refreshed from" },
     saml_allow_unsolicited: { type: 'boolean' },
     saml_attributes: { type: 'object', additionalProperties: STRINGS },
+    organization: {
+      type: ['string', 'null'],
+      description:
+        'the organization it belongs to (slug or id); null or absent: provider-wide. An organization-scoped caller must name its own',
+    },
   },
   additionalProperties: false,
 };
