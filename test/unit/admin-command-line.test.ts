@@ -110,7 +110,7 @@ t.test('a bad command line exits 2 with one line naming the command whose help t
     [['clients', 'list', '--yes'], 'sso-admin clients list: unknown option --yes (sso-admin clients list --help)'],
     [
       ['clients', 'update', 'a'],
-      'sso-admin clients update: nothing to change: give a field option or --remove (sso-admin clients update --help)',
+      'sso-admin clients update: nothing to change: give a field option, --remove or --admin-organization (sso-admin clients update --help)',
     ],
     [
       ['clients', 'create', 'a', '--backchannel-logout-session-required', 'maybe'],
