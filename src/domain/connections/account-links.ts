@@ -7,7 +7,7 @@ import { countPasskeys } from '../../storage/passkeys.js';
 import type { UserRow } from '../../storage/schema.js';
 import type { ProviderContext } from '../context.js';
 import { recordSecurityEvent } from '../risk/security-events.js';
-import { enabledConnections } from './connections.js';
+import { connectionsForSignIn } from './connections.js';
 
 export interface AccountLink {
   connectionId: string;
@@ -58,7 +58,8 @@ export interface LinkableConnection {
 
 export async function linkableConnections(ctx: ProviderContext, links: readonly AccountLink[]): Promise<LinkableConnection[]> {
   const linked = new Set(links.map((l) => l.connectionId));
-  return (await enabledConnections(ctx)).filter((c) => !linked.has(c.id)).map((c) => ({ id: c.id, name: c.displayName }));
+  // The provider-wide connections only: an organization's serves the sign-ins for that organization (issue 40).
+  return (await connectionsForSignIn(ctx, null)).filter((c) => !linked.has(c.id)).map((c) => ({ id: c.id, name: c.displayName }));
 }
 
 export type LinkOutcome = 'linked' | 'already-yours' | 'linked-elsewhere';

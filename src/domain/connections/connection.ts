@@ -90,6 +90,8 @@ export interface Connection {
   enabled: boolean;
   /** Kind saml only: the IdP and how its attributes map; null for the other kinds. */
   saml: SamlSettings | null;
+  /** The organization it belongs to (issue 40): offered only to sign-ins for it; null: to every sign-in. */
+  organizationId: string | null;
 }
 
 function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
@@ -138,6 +140,7 @@ export function rowToConnection(row: ConnectionRow): { connection: Connection } 
       trustAmr: row.trust_amr,
       storeTokens: row.store_tokens,
       enabled: row.enabled,
+      organizationId: row.organization_id ?? null,
       saml,
     },
   };

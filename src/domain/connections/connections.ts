@@ -25,6 +25,19 @@ export async function enabledConnections(ctx: ProviderContext): Promise<Connecti
 }
 
 /**
+ * Whether a sign-in for `organizationId` (null: for none) may go through the connection (issue 40): a provider-wide
+ * connection serves every sign-in, an organization's serves the sign-ins for that organization only. The one rule
+ * for the sign-in page's buttons, the hints that skip it, and the start of an upstream sign-in.
+ */
+export const servesSignIn = (connection: Pick<Connection, 'organizationId'>, organizationId: string | null): boolean =>
+  connection.organizationId === null || connection.organizationId === organizationId;
+
+/** The enabled connections a sign-in for `organizationId` (null: for none) may go through. */
+export async function connectionsForSignIn(ctx: ProviderContext, organizationId: string | null): Promise<Connection[]> {
+  return (await enabledConnections(ctx)).filter((c) => servesSignIn(c, organizationId));
+}
+
+/**
  * The connection the authorization request points at: its idp_hint by id, else the one whose email domains hold
  * the domain of a login_hint that is an address (OIDC Core 3.1.2.1 login_hint "MAY ... be an email address").
  */

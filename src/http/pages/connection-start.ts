@@ -3,7 +3,7 @@
 // nonce and PKCE challenge (src/domain/connections/upstream-login.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InteractionError, interactionLocale, loadInteraction } from '../../domain/authorization/authorize.js';
-import { enabledConnection } from '../../domain/connections/connections.js';
+import { enabledConnection, servesSignIn } from '../../domain/connections/connections.js';
 import type { UpstreamDirectory } from '../../domain/connections/upstream-directory.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import type { ProviderContext } from '../../domain/context.js';
@@ -36,7 +36,9 @@ export default async function connectionStartRoutes(app: FastifyInstance, opts: 
         // The binding secret is the interaction's CSRF token: only the page of the browser that started it holds it.
         const interaction = await loadInteraction(ctx, interactionId, single(request.body, 'csrf'));
         const connection = await enabledConnection(ctx, request.params.id);
-        if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${request.params.id}`);
+        // An organization's connection serves the sign-ins for it only (issue 40): to any other it does not exist.
+        if (!connection || !servesSignIn(connection, interaction.organizationId))
+          throw new UpstreamRefusal('unknown-connection', `no enabled connection ${request.params.id} for this sign-in`);
         return await sendUpstream(ctx, directory, request, reply, connection, signInTrip(interaction));
       } catch (err) {
         if (err instanceof InteractionError)

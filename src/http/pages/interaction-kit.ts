@@ -144,7 +144,7 @@ export function interactionKit(ctx: ProviderContext) {
       clientName: await clientName(interaction.request.clientId),
       ...extra,
       passkey: passkeyForm(interaction.id),
-      connections: await connectionButtonsFor(ctx, interaction.id, binding),
+      connections: await connectionButtonsFor(ctx, interaction, binding),
     });
     return reply.code(status).headers(LOGIN_PAGE_HEADERS).send(body);
   }

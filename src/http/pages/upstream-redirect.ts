@@ -11,7 +11,7 @@ import type { ProviderContext } from '../../domain/context.js';
 import { randomToken } from '../../domain/secrets.js';
 import { samlUpstreamCookie, upstreamCookie } from '../cookies.js';
 import { seeOther } from '../redirect.js';
-import { enabledConnections, hintedConnection } from '../../domain/connections/connections.js';
+import { connectionsForSignIn, hintedConnection } from '../../domain/connections/connections.js';
 import { UpstreamRefusal } from '../../domain/connections/upstream-errors.js';
 import { languageOf, refusalPage } from './upstream-pages.js';
 import { FORM_POST_HEADERS, formPostPage } from '../views/form-post.js';
@@ -58,10 +58,11 @@ export function signInTrip(interaction: Interaction): { purpose: UpstreamPurpose
 /** The sign-in page's connection buttons for this interaction (its binding echoed as their CSRF field). */
 export async function connectionButtonsFor(
   ctx: ProviderContext,
-  interactionId: string,
+  interaction: Pick<Interaction, 'id' | 'organizationId'>,
   binding: string,
 ): Promise<ConnectionButtons | undefined> {
-  const connections = await enabledConnections(ctx);
+  const interactionId = interaction.id;
+  const connections = await connectionsForSignIn(ctx, interaction.organizationId);
   if (connections.length === 0) return undefined;
   return {
     interactionId,
@@ -84,7 +85,7 @@ export async function hintedUpstream(
 ): Promise<FastifyReply | undefined> {
   const { idpHint, loginHint } = interaction.request;
   if (idpHint === undefined && !loginHint?.includes('@')) return undefined;
-  const connection = hintedConnection(await enabledConnections(ctx), { idpHint, loginHint });
+  const connection = hintedConnection(await connectionsForSignIn(ctx, interaction.organizationId), { idpHint, loginHint });
   if (!connection) return undefined;
   try {
     return await sendUpstream(ctx, directory, request, reply, connection, signInTrip(interaction));

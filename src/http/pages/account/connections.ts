@@ -4,7 +4,7 @@
 // (src/domain/connections/account-links.ts).
 import type { FastifyInstance } from 'fastify';
 import { unlinkOwn } from '../../../domain/connections/account-links.js';
-import { enabledConnection } from '../../../domain/connections/connections.js';
+import { enabledConnection, servesSignIn } from '../../../domain/connections/connections.js';
 import type { UpstreamDirectory } from '../../../domain/connections/upstream-directory.js';
 import { UpstreamRefusal } from '../../../domain/connections/upstream-errors.js';
 import type { ProviderContext } from '../../../domain/context.js';
@@ -41,7 +41,9 @@ export default async function accountConnectionRoutes(app: FastifyInstance, opts
       if (!who) return reply;
       try {
         const connection = await enabledConnection(ctx, request.params.id);
-        if (!connection) throw new UpstreamRefusal('unknown-connection', `no enabled connection ${request.params.id}`);
+        // Linking goes through a provider-wide connection only, as the account page offers (issue 40).
+        if (!connection || !servesSignIn(connection, null))
+          throw new UpstreamRefusal('unknown-connection', `no enabled connection ${request.params.id}`);
         // The same trip as a sign-in (PKCE S256, state, nonce, the browser's binding), coming back to link, not to sign in.
         return await sendUpstream(ctx, directory, request, reply, connection, { purpose: { kind: 'link', userId: who.user.id } });
       } catch (err) {
