@@ -338,7 +338,7 @@ const METADATA_CASES: Array<[string, Record<string, unknown>, RegExp]> = [
   [
     'a scope this provider does not define',
     { scope: 'openid admin' },
-    /scope may only contain openid, profile, email, address, phone, groups, offline_access/,
+    /scope may only contain openid, profile, email, address, phone, groups, org_roles, offline_access/,
   ],
   ['a scope that is not a string', { scope: ['openid'] }, /scope must be a string/],
   [
