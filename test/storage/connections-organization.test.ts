@@ -1,34 +1,22 @@
 // A connection that belongs to an organization (issue 40): `organization` (slug or id) in the seed file's entry and
 // the admin's, stored in connections.organization_id, shown; an organization-scoped admin creates and changes only
 // connections of its own organization (organization-scope.ts).
-import pino from 'pino';
 import t from 'tap';
-import { PasswordPolicy } from '../../src/domain/accounts/password-policy.js';
-import { type PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import type { AdminContext } from '../../src/domain/admin/admin.js';
 import { AdminError } from '../../src/domain/admin-error.js';
 import { applySeed, parseSeed, SeedError } from '../../src/domain/admin/seed.js';
 import { removeConnection, setConnection, showConnection } from '../../src/domain/connections/connection-admin.js';
 import { createOrganization } from '../../src/domain/organizations/organization-admin.js';
 import { testConfig } from '../helpers/app.js';
+import { adminContext, PLAIN_PASSWORDS } from '../helpers/admin-context.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 const database = await createTestDatabase();
 t.teardown(() => database.drop());
 const db = database.handle.db;
 const config = testConfig();
-const passwords = {
-  hash: async (p: string) => `plain:${p}`,
-  verify: async (h: string, p: string) => h === `plain:${p}`,
-} as unknown as PasswordHasher;
-const ctx: AdminContext = {
-  config,
-  db,
-  clock: () => new Date(),
-  log: pino({ level: 'silent' }),
-  passwords,
-  passwordPolicy: new PasswordPolicy(config.passwordPolicy),
-};
+const passwords = PLAIN_PASSWORDS;
+const ctx = adminContext(db, config);
 const entry = (id: string, organization?: string | null) => ({
   id,
   kind: 'oidc' as const,

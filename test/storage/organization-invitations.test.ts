@@ -4,7 +4,6 @@
 import pino from 'pino';
 import t, { type Test } from 'tap';
 import { PasswordPolicy } from '../../src/domain/accounts/password-policy.js';
-import type { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import type { AdminContext } from '../../src/domain/admin/admin.js';
 import { AdminError } from '../../src/domain/admin-error.js';
 import { applySeed, parseSeed } from '../../src/domain/admin/seed.js';
@@ -23,16 +22,14 @@ import { findMembership } from '../../src/storage/organizations.js';
 import { findUserByUsername } from '../../src/storage/users.js';
 import type { UserRow } from '../../src/storage/schema.js';
 import { testConfig } from '../helpers/app.js';
+import { PLAIN_PASSWORDS } from '../helpers/admin-context.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 const database = await createTestDatabase();
 t.teardown(() => database.drop());
 const db = database.handle.db;
 const config = testConfig();
-const passwords = {
-  hash: async (plain: string) => `plain:${plain}`,
-  verify: async (hash: string, plain: string) => hash === `plain:${plain}`,
-} as unknown as PasswordHasher;
+const passwords = PLAIN_PASSWORDS;
 let now = new Date('2026-12-08T10:00:00Z');
 const logged: string[] = [];
 const log = pino({ level: 'info' }, { write: (line: string) => void logged.push(line) });

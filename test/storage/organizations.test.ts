@@ -1,10 +1,7 @@
 // Organizations (issue 40) on a real database: the admin's organization actions, roles, members and domain claims,
 // and the isolation of an organization-scoped actor (an organization's admin, an organization-scoped token): outside
 // its organization nothing exists, and what only a provider-wide admin may do is refused.
-import pino from 'pino';
 import t, { type Test } from 'tap';
-import { PasswordPolicy } from '../../src/domain/accounts/password-policy.js';
-import type { PasswordHasher } from '../../src/domain/accounts/passwords.js';
 import type { AdminContext } from '../../src/domain/admin/admin.js';
 import { AdminError } from '../../src/domain/admin-error.js';
 import { applySeed, parseSeed } from '../../src/domain/admin/seed.js';
@@ -30,24 +27,15 @@ import { emitWebhookEvent } from '../../src/domain/webhooks/emit.js';
 import { isUniqueViolation } from '../../src/storage/database-errors.js';
 import { findVerifiedDomain, recordDomainCheck } from '../../src/storage/organizations.js';
 import { ALICE, BOB, testConfig } from '../helpers/app.js';
+import { adminContext, PLAIN_PASSWORDS } from '../helpers/admin-context.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 const database = await createTestDatabase();
 t.teardown(() => database.drop());
 const db = database.handle.db;
 const config = testConfig();
-const passwords = {
-  hash: async (plain: string) => `plain:${plain}`,
-  verify: async (hash: string, plain: string) => hash === `plain:${plain}`,
-} as unknown as PasswordHasher;
-const ctx: AdminContext = {
-  config,
-  db,
-  clock: () => new Date(),
-  log: pino({ level: 'silent' }),
-  passwords,
-  passwordPolicy: new PasswordPolicy(config.passwordPolicy),
-};
+const passwords = PLAIN_PASSWORDS;
+const ctx = adminContext(db, config);
 await applySeed(db, passwords, parseSeed({ users: [ALICE, BOB] }));
 
 const refused = async (t: Test, p: Promise<unknown>, kind: string, what: string) => {
