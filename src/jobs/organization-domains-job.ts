@@ -1,9 +1,10 @@
 // Checks organizations' verified domains again (src/domain/organizations/domain-verification.ts) from this instance:
-// a first round a minute after start, then every INTERVAL_MS; a failed round is logged and the next comes all the
-// same. Every instance may run it: each domain is claimed by one instance for its check (SKIP LOCKED), and a domain
-// is due only RECHECK_INTERVAL_HOURS after its last check, so a round finds little to do most of the time.
+// a first round a minute after start, then every INTERVAL_MS (polling-job.ts); a failed round is logged and the next
+// comes all the same. Every instance may run it: each domain is claimed by one instance for its check (SKIP LOCKED),
+// and a domain is due only RECHECK_INTERVAL_HOURS after its last check, so a round finds little to do most of the time.
 import type { ProviderContext } from '../domain/context.js';
 import { recheckVerifiedDomains } from '../domain/organizations/domain-verification.js';
+import { startPollingJob } from './polling-job.js';
 
 const FIRST_ROUND_MS = 60_000;
 const INTERVAL_MS = 15 * 60_000;
@@ -15,31 +16,19 @@ export interface OrganizationDomainsJob {
 
 export function startOrganizationDomainsJob(ctx: ProviderContext): OrganizationDomainsJob {
   let stopped = false;
-  let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = recheckVerifiedDomains(ctx, () => !stopped)
-        .then(
-          (round) => {
-            if (round.unverified > 0 || round.unavailable > 0) ctx.log.info({ ...round }, 'organization domains checked again');
-          },
-          (err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'organization domain re-check round failed'),
-        )
-        .finally(() => {
-          running = undefined;
-          schedule(INTERVAL_MS);
-        });
-    }, ms);
-    timer.unref();
-  };
-  schedule(FIRST_ROUND_MS);
+  const job = startPollingJob(ctx, {
+    name: 'organization domain re-check',
+    intervalMs: INTERVAL_MS,
+    firstRoundMs: FIRST_ROUND_MS,
+    round: async () => {
+      const round = await recheckVerifiedDomains(ctx, () => !stopped);
+      if (round.unverified > 0 || round.unavailable > 0) ctx.log.info({ ...round }, 'organization domains checked again');
+    },
+  });
   return {
-    async stop() {
+    stop() {
       stopped = true;
-      clearTimeout(timer);
-      await running;
+      return job.stop();
     },
   };
 }

@@ -1,6 +1,6 @@
 // A job that runs one round of work now, then again `intervalMs` after each round ends (sooner after a kick), one
 // round at a time; a failed round is logged and the next one comes all the same. Stopping cancels the next round and
-// waits for the one in progress. The outbox and the webhook deliveries run on it.
+// waits for the one in progress. The outbox, the SAML metadata refresh and the domains' re-check run on it.
 import type { ProviderContext } from '../domain/context.js';
 
 export interface PollingJob {
@@ -12,7 +12,12 @@ export interface PollingJob {
 
 export function startPollingJob(
   ctx: Pick<ProviderContext, 'log'>,
-  job: { name: string; intervalMs: number; round: () => Promise<unknown> },
+  job: {
+    name: string;
+    intervalMs: number;
+    round: () => Promise<unknown>;
+    /** Default 0: the first round at once. */ firstRoundMs?: number;
+  },
 ): PollingJob {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -36,7 +41,7 @@ export function startPollingJob(
         schedule(job.intervalMs);
       });
   }
-  schedule(0);
+  schedule(job.firstRoundMs ?? 0);
   return {
     kick: () => schedule(0),
     async stop() {

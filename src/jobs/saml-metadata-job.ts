@@ -1,10 +1,11 @@
 // Refreshes SAML connections' IdP metadata (src/domain/saml/sp/metadata-refresh.ts) and service providers' metadata
 // (src/domain/saml/idp/sp-metadata-refresh.ts) from their URLs in this instance:
-// a first round a minute after start, then every INTERVAL_MS; a failed round is logged and the next comes all the
+// a first round a minute after start, then every INTERVAL_MS (polling-job.ts); a failed round is logged and the next comes all the
 // same. Every instance may run it: a refresh writes the same document, whichever instance reads it.
 import type { ProviderContext } from '../domain/context.js';
 import { refreshSamlMetadata } from '../domain/saml/sp/metadata-refresh.js';
 import { refreshServiceProviderMetadata } from '../domain/saml/idp/sp-metadata-refresh.js';
+import { startPollingJob } from './polling-job.js';
 
 /** One round: connections, then service providers; one failing does not keep the other from its round. */
 async function refreshRound(ctx: ProviderContext): Promise<void> {
@@ -21,30 +22,10 @@ export interface SamlMetadataJob {
 }
 
 export function startSamlMetadataJob(ctx: ProviderContext): SamlMetadataJob {
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const schedule = (ms: number) => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      running = refreshRound(ctx)
-        .then(
-          () => undefined,
-          (err: unknown) => ctx.log.warn({ err: (err as Error).message }, 'saml metadata refresh round failed'),
-        )
-        .finally(() => {
-          running = undefined;
-          schedule(INTERVAL_MS);
-        });
-    }, ms);
-    timer.unref();
-  };
-  schedule(FIRST_ROUND_MS);
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startPollingJob(ctx, {
+    name: 'saml metadata refresh',
+    intervalMs: INTERVAL_MS,
+    firstRoundMs: FIRST_ROUND_MS,
+    round: () => refreshRound(ctx),
+  });
 }
